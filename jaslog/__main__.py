@@ -1,0 +1,3 @@
+from jaslog.cli import main
+
+main()

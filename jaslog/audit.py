@@ -1,0 +1,71 @@
+"""The audit of a game: what happened, what was wrong, and how it scored.
+
+:func:`game_report` is the one projection of a folded game that ``jaslog check --json``
+prints and the export reads; its keys are a contract for scripts (see the README).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaslog.cards import SUIT_LETTERS, card_text
+from jaslog.fold import FoldError, GameFold
+from jaslog.rules.base import Violation
+
+REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals", "finished",
+               "winner")
+
+
+def violation_dict(v: Violation) -> dict[str, Any]:
+    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
+            "card": card_text(v.card) if v.card is not None else None, "rule": v.rule,
+            "message": v.message}
+
+
+def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
+    state = fold.state
+    out = []
+    for r, o in zip(state.rounds, state.outcomes(), strict=True):
+        out.append({
+            "round": r.number,
+            "dealer": r.dealer,
+            "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
+            "chooser": r.chooser,
+            "tricks": [{"leader": t.leader, "cards": [card_text(c) for c in t.cards],
+                        "winner": t.winner if t.complete else None, "points": t.points,
+                        "roem": (t.claimed if state.claimed_mode else t.roem),
+                        "roem_on_table": t.roem} for t in r.tricks if t.cards],
+            "points": o.points,
+            "roem": o.roem,
+            "roem_on_table": o.roem_on_table,
+            "result": o.result,
+            "score": o.score,
+            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+                       if r.ruling else None),
+        })
+    return out
+
+
+def game_report(game: str | None, fold: GameFold | None,
+                error: FoldError | None = None) -> dict[str, Any]:
+    """The audit of one game, with exactly :data:`REPORT_KEYS`.
+
+    With an integrity ``error`` the report still shows everything folded before it.
+    """
+    if fold is None:
+        return {"game": game, "ruleset": None, "ok": False,
+                "error": str(error) if error else "no events", "violations": [], "rounds": [],
+                "totals": [0, 0], "finished": False, "winner": None}
+    state = fold.state
+    violations = sorted(state.violations, key=lambda v: v.seq)
+    return {
+        "game": fold.game_id,
+        "ruleset": fold.ruleset,
+        "ok": not violations and error is None,
+        "error": str(error) if error else None,
+        "violations": [violation_dict(v) for v in violations],
+        "rounds": rounds_report(fold),
+        "totals": state.totals(),
+        "finished": state.finished,
+        "winner": state.winner,
+    }

@@ -1,0 +1,300 @@
+"""The ``jaslog/1`` event log: models, JSON Lines reading and writing, upcasters.
+
+One event per line, UTF-8 JSON. Every event has ``game``, ``seq`` (0-based, contiguous
+within its game) and ``type``, and may have ``at`` (RFC 3339) and ``id`` (a UUID that makes
+retries idempotent). The models here are the format: ``schemas/`` is generated from them.
+
+>>> e = parse_event(b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}')
+>>> e.type, e.seat, e.card
+('play', 2, '10H')
+>>> canonical_json(e)
+b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}'
+>>> parse_event(b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"TH"}')
+Traceback (most recent call last):
+...
+jaslog.events.EventError: field 'card': 'TH' is not a card (canonical text: 10H, JC, AS)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import IO, Annotated, Any, Literal, Union
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
+from pydantic import field_validator
+
+from jaslog.rules.options import PRESETS
+
+FORMAT = "jaslog/1"
+VERSION = 1
+MAX_LINE = 1 << 20  # a line longer than 1 MiB is refused before parsing
+
+CARD_PATTERN = r"^(7|8|9|10|J|Q|K|A)[CDHS]$"
+TURNED_PATTERN = r"^(2|3|4|5|6|7|8|9|10|J|Q|K|A)[CDHS]$"
+GAME_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
+PLAYER_ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,64}$"
+RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
+
+GameId = Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN)]
+PlayerId = Annotated[str, StringConstraints(pattern=PLAYER_ID_PATTERN)]
+CardText = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
+Seat = Annotated[int, Field(ge=0, le=3)]
+Ruleset = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
+
+
+class EventError(ValueError):
+    """An event that is not valid ``jaslog/1``: the message says which field and why."""
+
+
+class Event(BaseModel):
+    """The envelope every event shares."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    game: GameId = Field(description="Game id: 1-128 letters, digits or ._:-")
+    seq: int = Field(ge=0, description="Position in the game's log, from 0, no gaps")
+    type: str
+    at: str | None = Field(default=None, description="When it happened (RFC 3339)")
+    id: str | None = Field(default=None, description="Event UUID for idempotent retries",
+                           pattern=r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
+
+    @field_validator("at")
+    @classmethod
+    def _rfc3339(cls, v: str | None) -> str | None:
+        if v is not None:
+            if not RFC3339.match(v):
+                raise ValueError(f"{v!r} is not an RFC 3339 time (e.g. 2026-11-30T20:15:00Z)")
+            try:
+                datetime.fromisoformat(v.replace("z", "Z").replace("Z", "+00:00"))
+            except ValueError:
+                raise ValueError(f"{v!r} is not a real date and time") from None
+        return v
+
+
+class GameStarted(Event):
+    """Seq 0 of every game: the rules and who sits where."""
+
+    type: Literal["game_started"]
+    ruleset: Ruleset = Field(description="A preset of the rule book, section 7")  # type: ignore[valid-type]
+    options: dict[str, Any] | None = Field(default=None, description="Overrides of the preset")
+    seats: list[PlayerId] = Field(min_length=2, max_length=4,
+                                  description="Opaque player ids by seat, clockwise")
+    dealer: Seat = Field(description="Seat of the first dealer")
+    meta: dict[str, Any] | None = Field(default=None, description="Event name, table, place...")
+
+
+class Dealt(Event):
+    """Opens a round. ``hands`` absent: the scorer did not see them."""
+
+    type: Literal["dealt"]
+    hands: list[list[CardText]] | None = Field(default=None, description="Cards by seat")
+    dealer: Seat | None = Field(default=None, description="If given, must match the rotation")
+
+
+class TrumpTurned(Event):
+    """Random trump: a card turned to propose (or fix) the trump suit."""
+
+    type: Literal["trump_turned"]
+    card: Annotated[str, StringConstraints(pattern=TURNED_PATTERN)]
+
+
+class Bid(Event):
+    type: Literal["bid"]
+    seat: Seat
+    call: Literal["pass", "accept", "C", "D", "H", "S"]
+
+
+class Play(Event):
+    type: Literal["play"]
+    seat: Seat
+    card: CardText
+
+
+class Roem(Event):
+    """A roem claim for the trick just completed."""
+
+    type: Literal["roem"]
+    seat: Seat
+    points: int = Field(ge=0)
+
+
+class Ruling(Event):
+    """A referee's score for a round (1-based); totals use it instead of the played score."""
+
+    type: Literal["ruling"]
+    round: int = Field(ge=1)
+    score: list[Annotated[int, Field(ge=0)]] = Field(min_length=2, max_length=4)
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class Note(Event):
+    """An annotation that changes nothing."""
+
+    type: Literal["note"]
+    text: str = Field(min_length=1, max_length=10000)
+    seat: Seat | None = None
+    round: int | None = Field(default=None, ge=1)
+
+
+EVENT_MODELS: dict[str, type[Event]] = {
+    "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
+    "play": Play, "roem": Roem, "ruling": Ruling, "note": Note,
+}
+
+AnyEvent = Annotated[
+    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Ruling, Note],  # noqa: UP007
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
+
+
+def _describe(err: ValidationError, raw: dict[str, Any]) -> str:
+    e = err.errors(include_url=False)[0]
+    loc = ".".join(str(x) for x in e["loc"] if x not in EVENT_MODELS)
+    kind, value = e["type"], e.get("input")
+    if kind == "extra_forbidden":
+        return f"unknown field {loc!r} for a {raw.get('type')} event"
+    if kind == "missing":
+        return f"field {loc!r} is missing"
+    if kind == "string_pattern_mismatch":
+        pattern = e.get("ctx", {}).get("pattern", "")
+        if pattern == CARD_PATTERN:
+            return f"field {loc!r}: {value!r} is not a card (canonical text: 10H, JC, AS)"
+        if pattern == TURNED_PATTERN:
+            return f"field {loc!r}: {value!r} is not a card (2-10, J, Q, K, A then C D H S)"
+        if pattern in (GAME_ID_PATTERN, PLAYER_ID_PATTERN):
+            return f"field {loc!r}: {value!r} is not a valid id (letters, digits, ._:-)"
+    msg = e["msg"]
+    return f"field {loc!r}: {msg}" + (f" (got {value!r})" if not isinstance(value, dict) else "")
+
+
+def event_from_dict(raw: Any) -> Event:
+    """Validate a decoded JSON object as an event, or raise :class:`EventError`."""
+    if not isinstance(raw, dict):
+        raise EventError(f"an event is a JSON object, not {type(raw).__name__}")
+    t = raw.get("type")
+    if t not in EVENT_MODELS:
+        if t is None:
+            raise EventError("field 'type' is missing")
+        raise EventError(f"unknown event type {t!r} (known: {', '.join(EVENT_MODELS)})")
+    try:
+        return EVENT_MODELS[t].model_validate(raw)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise EventError(_describe(err, raw)) from None
+
+
+def parse_event(line: bytes | str) -> Event:
+    """One JSON line to an event, or :class:`EventError` saying what is wrong."""
+    if len(line) > MAX_LINE:
+        raise EventError(f"line is {len(line)} bytes long; the limit is {MAX_LINE}")
+    try:
+        return _ADAPTER.validate_json(line)  # type: ignore[no-any-return]
+    except ValueError:
+        pass  # the slow path below says precisely what is wrong
+    try:
+        raw = orjson.loads(line)
+    except orjson.JSONDecodeError as e:
+        raise EventError(f"not valid JSON: {e}") from None
+    return event_from_dict(raw)
+
+
+def canonical_json(event: Event) -> bytes:
+    """The canonical bytes of an event: fields in model order, absent fields left out."""
+    return orjson.dumps(event.model_dump(exclude_none=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """What one line of a log held: an event, or the error that made it unreadable."""
+
+    source: str
+    number: int
+    event: Event | None
+    error: str | None = None
+    game: str | None = None
+    seq: int | None = None
+
+
+def _peek(raw: bytes) -> tuple[str | None, int | None]:
+    """Best-effort game and seq of a line that failed, for the error message."""
+    try:
+        d = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(d, dict):
+        return None, None
+    g, s = d.get("game"), d.get("seq")
+    return (g if isinstance(g, str) else None), (s if isinstance(s, int) else None)
+
+
+def read_lines(stream: IO[bytes], source: str) -> Iterator[Line]:
+    """Every non-blank line of a JSON Lines stream, parsed. Never raises for bad input."""
+    for number, raw in enumerate(stream, 1):
+        if not raw.strip():
+            continue
+        try:
+            yield Line(source, number, parse_event(raw))
+        except EventError as e:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as u:
+                yield Line(source, number, None, f"not UTF-8 (byte {u.start + 1} of the line)")
+                continue
+            game, seq = _peek(raw) if len(raw) <= MAX_LINE else (None, None)
+            yield Line(source, number, None, str(e), game, seq)
+
+
+def read_file(path: str | Path) -> Iterator[Line]:
+    """The lines of a log file (``-`` is standard input)."""
+    if str(path) == "-":
+        import sys
+
+        yield from read_lines(sys.stdin.buffer, "<stdin>")
+        return
+    with open(path, "rb") as f:
+        yield from read_lines(f, str(path))
+
+
+def write_events(events: Iterable[Event], stream: IO[bytes]) -> int:
+    """Write events as canonical JSON Lines; returns how many."""
+    n = 0
+    for e in events:
+        stream.write(canonical_json(e) + b"\n")
+        n += 1
+    return n
+
+
+# ------------------------------------------------------------------ format versions
+
+def _upcast_v0(raw: dict[str, Any]) -> dict[str, Any]:
+    """v0 (the pre-release draft) wrote ``player`` for ``seat`` and ``T`` for ten."""
+    out = dict(raw)
+    if "player" in out:
+        out["seat"] = out.pop("player")
+    for key in ("card",):
+        v = out.get(key)
+        if isinstance(v, str) and v[:1] == "T":
+            out[key] = "10" + v[1:]
+    if isinstance(out.get("hands"), list):
+        out["hands"] = [["10" + c[1:] if isinstance(c, str) and c[:1] == "T" else c for c in h]
+                        for h in out["hands"]]
+    return out
+
+
+#: Functions that lift an event dict from format version N to N + 1.
+UPCASTERS = {0: _upcast_v0}
+
+
+def upcast(raw: dict[str, Any], version: int) -> dict[str, Any]:
+    """An event dict written in format ``version``, lifted to the current version."""
+    if version > VERSION:
+        raise EventError(f"format version {version} is newer than this jaslog ({VERSION})")
+    while version < VERSION:
+        raw = UPCASTERS[version](raw)
+        version += 1
+    return raw

@@ -1,0 +1,1 @@
+"""The rules of the games: pure functions and states, no I/O, no storage, no CLI."""
