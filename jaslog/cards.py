@@ -92,7 +92,7 @@ def parse_card(text: str, *, lenient: bool = False) -> int:
     >>> parse_card("TH")
     Traceback (most recent call last):
     ...
-    jaslog.cards.CardError: 'TH' is not a card in canonical form (rank 7 8 9 10 J Q K A, then suit C D H S, e.g. 10H)
+    jaslog.cards.CardError: 'TH' is not a card in canonical form (e.g. 10H, JC, AS)
     """
     c = CARD_INDEX.get(text)
     if c is not None:
@@ -108,10 +108,7 @@ def parse_card(text: str, *, lenient: bool = False) -> int:
             if r is not None and s is not None:
                 return card(r, s)
         raise CardError(f"{text!r} is not a card (try e.g. 10H, TH, jh or J♥)")
-    raise CardError(
-        f"{text!r} is not a card in canonical form "
-        "(rank 7 8 9 10 J Q K A, then suit C D H S, e.g. 10H)"
-    )
+    raise CardError(f"{text!r} is not a card in canonical form (e.g. 10H, JC, AS)")
 
 
 def parse_suit(text: str, *, lenient: bool = False) -> int:

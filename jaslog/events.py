@@ -25,8 +25,15 @@ from pathlib import Path
 from typing import IO, Annotated, Any, Literal, Union
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
-from pydantic import field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
 from jaslog.rules.options import PRESETS
 

@@ -2,7 +2,15 @@
 
 from jaslog.rules.klaverjas.game import KlaverjasGame, Outcome, Round, Trick, check_deal
 from jaslog.rules.klaverjas.play import (
-    PlayRules, RoemRules, ScoreRules, explain, judge, legal, roem_parts, score_round, trick_roem,
+    PlayRules,
+    RoemRules,
+    ScoreRules,
+    explain,
+    judge,
+    legal,
+    roem_parts,
+    score_round,
+    trick_roem,
 )
 
 __all__ = [

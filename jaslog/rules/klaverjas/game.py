@@ -29,12 +29,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jaslog.cards import (
-    FULL_DECK, SUIT_NAMES, card_text, hand_text, parse_card, popcount,
+    FULL_DECK,
+    SUIT_NAMES,
+    card_text,
+    hand_text,
+    parse_card,
+    popcount,
 )
 from jaslog.rules.base import IntegrityError, Violation
 from jaslog.rules.jacknine import beats, trick_points
 from jaslog.rules.klaverjas.play import (
-    PlayRules, RoemRules, ScoreRules, judge, legal, score_round, stuk_cards, trick_roem,
+    PlayRules,
+    RoemRules,
+    ScoreRules,
+    judge,
+    legal,
+    score_round,
+    stuk_cards,
+    trick_roem,
 )
 from jaslog.rules.klaverjas.trump import TrumpSelection, make_selection
 from jaslog.rules.options import resolve
@@ -269,13 +281,17 @@ class KlaverjasGame:
         dealer_hand = r.hands[r.dealer] if r.hands_known else None
         for code, msg in r.selection.turn_card(text, self.options["random.source"], dealer_hand):
             self._violate(r, code, msg, seq=seq)
+        self._open_first_trick(r)
 
     def bid(self, seat: int, call: str, seq: int = -1) -> None:
         r = self._open_round()
         _check_seat(seat)
         for code, msg in r.selection.bid(seat, call):
             self._violate(r, code, msg, seat=seat, seq=seq)
-        if r.selection.done:
+        self._open_first_trick(r)
+
+    def _open_first_trick(self, r: Round) -> None:
+        if r.selection.done and not r.tricks:
             first = r.chooser if self.options["first_lead"] == "trump_chooser" else r.forehand
             r.tricks.append(Trick(1, first if first is not None else r.forehand))
 

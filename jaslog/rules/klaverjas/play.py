@@ -24,10 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from jaslog.cards import (
-    HIGHER_TRUMPS, JACK, KING, QUEEN, RANK_TEXT, SUIT_MASK, SUIT_NAMES, card, card_text,
+    HIGHER_TRUMPS,
+    JACK,
+    KING,
+    QUEEN,
+    RANK_TEXT,
+    SUIT_MASK,
+    SUIT_NAMES,
+    card,
+    card_text,
     hand_text,
 )
-from jaslog.rules.jacknine import RUN_LENGTH, trick_points, trick_winner
+from jaslog.rules.jacknine import RUN_LENGTH, trick_winner
 
 # ---------------------------------------------------------------- legal plays (3.3)
 

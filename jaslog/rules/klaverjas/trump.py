@@ -93,6 +93,8 @@ class TrumpSelection:
     def turn_card(self, text: str, source: str, dealer_hand: int | None) -> list[BidViolation]:
         if self.expects != "turn":
             raise IntegrityError("turn_unexpected", "no trump card is to be turned now")
+        if self.turned:  # later cards are turned from a pack beside the deal, whatever the source
+            source, dealer_hand = "any", None
         suit = turned_suit(text, source, dealer_hand)
         self.turned.append(text)
         return self._on_turn(suit)
@@ -105,7 +107,16 @@ class TrumpSelection:
 
 
 def turned_suit(text: str, source: str, dealer_hand: int | None) -> int:
-    """The suit of a turned card. From the separate pack it is a 2, 3, 4, 5 or 6."""
+    """The suit of a turned card. From the separate pack it is a 2, 3, 4, 5 or 6.
+
+    ``source`` ``dealers_last_card`` wants a card of the dealer's hand (when it is known);
+    ``any`` takes any rank 2 to ace.
+    """
+    if source == "any":
+        if len(text) in (2, 3) and text[:-1] in ("2", "3", "4", "5", "6", "7", "8", "9", "10",
+                                                   "J", "Q", "K", "A") and text[-1] in SUIT_LETTERS:
+            return SUIT_LETTERS.index(text[-1])
+        raise IntegrityError("bad_turned_card", f"{text!r} is not a card")
     if source == "separate_pack":
         if len(text) == 2 and text[0] in "23456" and text[1] in SUIT_LETTERS:
             return SUIT_LETTERS.index(text[1])

@@ -5,7 +5,7 @@ record cannot contain raises :class:`FoldError`, which names the game, seq, seat
 rule; rule violations are kept in the state and reported by :mod:`jaslog.audit`.
 
 >>> from jaslog.events import parse_event as p
->>> f = GameFold(p('{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
+>>> f = start_fold(p('{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
 ...                '"seats":["ann","bob","cor","dirk"],"dealer":3}'))
 >>> f.apply(p('{"game":"g","seq":1,"type":"dealt"}'))
 >>> f.apply(p('{"game":"g","seq":2,"type":"bid","seat":0,"call":"H"}'))
@@ -19,12 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from jaslog.cards import CARD_INDEX
 from jaslog.events import Event, GameStarted, Line
 from jaslog.rules.base import IntegrityError
-from jaslog.rules.klaverjas import KlaverjasGame
 from jaslog.rules.options import OptionError, game_of, resolve
 
 
@@ -57,52 +55,34 @@ class FoldError(ValueError):
         return self.text()
 
 
-PLAYERS = {"klaverjas": 4, "klaberjass": 2, "kloepper": 4}
-
-
-def _cards(texts: list[str]) -> int:
-    m = 0
-    for t in texts:
-        m |= 1 << CARD_INDEX[t]
-    return m
-
-
 class GameFold:
-    """One game's fold: the state after every event applied so far."""
+    """One game's fold: the state after every event applied so far.
 
-    def __init__(self, started: Event) -> None:
-        if not isinstance(started, GameStarted) or started.seq != 0:
-            raise FoldError("a game's first event is game_started at seq 0",
-                            code="no_game_started", game=started.game, seq=started.seq)
+    The game's own events are turned into rule actions by a handler per event type; each
+    game registers its fold class in :data:`FOLDS` (see :mod:`jaslog.fold.klaverjas`).
+    """
+
+    game = ""
+    players = 4
+    #: Handlers by event type: a method name of the subclass.
+    handlers: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, started: GameStarted, options: dict[str, Any]) -> None:
         self.game_id = started.game
         self.started = started
         self.ruleset = started.ruleset
-        try:
-            self.game = game_of(started.ruleset)
-            self.options = resolve(started.ruleset, started.options)
-        except OptionError as e:
-            raise FoldError(str(e), code="bad_options", game=self.game_id, seq=0) from None
+        self.options = options
         self.seats = list(started.seats)
-        want = PLAYERS[self.game]
-        if len(self.seats) != want:
-            raise FoldError(f"{self.game} has {want} seats, not {len(self.seats)}",
-                            code="bad_seats", game=self.game_id, seq=0)
-        if len(set(self.seats)) != len(self.seats):
-            raise FoldError("a player sits in two seats", code="bad_seats", game=self.game_id, seq=0)
-        if started.dealer >= want:
-            raise FoldError(f"dealer {started.dealer} is not a seat", code="bad_seat",
-                            game=self.game_id, seq=0)
-        if self.game != "klaverjas":  # pragma: no cover - the other games land with their rules
-            raise FoldError(f"{self.game} is not supported yet", code="unsupported_game",
-                            game=self.game_id, seq=0)
-        self.state = KlaverjasGame(self.options, started.dealer)
         self.next_seq = 1
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
+        self.state: Any = self.initial(started)
         self._apply: dict[str, Callable[[Any], None]] = {
-            "dealt": self._dealt, "trump_turned": self._trump_turned, "bid": self._bid,
-            "play": self._play, "roem": self._roem, "ruling": self._ruling, "note": self._note,
-        }
+            t: getattr(self, name) for t, name in self.handlers.items()}
+        self._apply["note"] = self._note
+
+    def initial(self, started: GameStarted) -> Any:
+        raise NotImplementedError
 
     def apply(self, e: Event) -> None:
         """Move the state on by one event, or raise :class:`FoldError` and change nothing."""
@@ -116,7 +96,9 @@ class GameFold:
                             game=self.game_id, seq=e.seq)
         handler = self._apply.get(e.type)
         if handler is None:
-            raise FoldError(f"{e.type} is only the first event of a game", code="misplaced_event",
+            what = ("is only the first event of a game" if e.type == "game_started"
+                    else f"is not an event of {self.game}")
+            raise FoldError(f"{e.type} {what}", code="misplaced_event",
                             game=self.game_id, seq=e.seq)
         try:
             handler(e)
@@ -129,45 +111,47 @@ class GameFold:
         if e.at is not None:
             self.last_at = e.at
 
-    # -- one handler per event type -----------------------------------------------------
-
-    def _dealt(self, e: Any) -> None:
-        hands = None
-        if e.hands is not None:
-            if len(e.hands) != 4 or any(len(h) != 8 for h in e.hands):
-                sizes = ", ".join(str(len(h)) for h in e.hands)
-                raise IntegrityError("bad_deal", f"a deal is 4 hands of 8 cards, not [{sizes}]")
-            hands = [_cards(h) for h in e.hands]
-            for seat, (h, texts) in enumerate(zip(hands, e.hands, strict=True)):
-                if h.bit_count() != 8:
-                    twice = sorted({t for t in texts if texts.count(t) > 1})
-                    raise IntegrityError("dealt_twice", f"{', '.join(twice)} dealt twice to seat "
-                                         f"{seat}", seat=seat)
-        self.state.deal(hands, e.dealer, e.seq)
-
-    def _trump_turned(self, e: Any) -> None:
-        self.state.turn_trump(e.card, e.seq)
-
-    def _bid(self, e: Any) -> None:
-        self.state.bid(e.seat, e.call, e.seq)
-
-    def _play(self, e: Any) -> None:
-        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
-
-    def _roem(self, e: Any) -> None:
-        self.state.claim_roem(e.seat, e.points, e.seq)
-
-    def _ruling(self, e: Any) -> None:
-        want = 2 if self.game == "klaverjas" else PLAYERS[self.game]
-        if len(e.score) != want:
-            raise IntegrityError("bad_ruling", f"a {self.game} ruling gives {want} scores, "
-                                 f"not {len(e.score)}")
-        self.state.rule(e.round, list(e.score), e.reason, e.seq)
-
     def _note(self, e: Any) -> None:
-        if e.round is not None and e.round > len(self.state.rounds):
+        if e.round is not None and e.round > self.rounds_dealt():
             raise IntegrityError("no_such_round", f"a note names round {e.round}, which was not dealt")
+        if e.seat is not None and e.seat >= self.players:
+            raise IntegrityError("bad_seat", f"{e.seat} is not a seat")
         self.notes.append(e)
+
+    def rounds_dealt(self) -> int:
+        return len(self.state.rounds)
+
+
+#: The fold class of each game, by game name (filled in by the game modules below).
+FOLDS: dict[str, type[GameFold]] = {}
+
+
+def start_fold(started: Event) -> GameFold:
+    """The fold of a new game, from its ``game_started`` event."""
+    if not isinstance(started, GameStarted) or started.seq != 0:
+        raise FoldError("a game's first event is game_started at seq 0",
+                        code="no_game_started", game=started.game, seq=started.seq)
+    gid = started.game
+    try:
+        game = game_of(started.ruleset)
+        options = resolve(started.ruleset, started.options)
+    except OptionError as e:
+        raise FoldError(str(e), code="bad_options", game=gid, seq=0) from None
+    cls = FOLDS.get(game)
+    if cls is None:
+        raise FoldError(f"{game} is not supported yet", code="unsupported_game", game=gid, seq=0)
+    seats = started.seats
+    if len(seats) != cls.players:
+        raise FoldError(f"{game} has {cls.players} seats, not {len(seats)}",
+                        code="bad_seats", game=gid, seq=0)
+    if len(set(seats)) != len(seats):
+        raise FoldError("a player sits in two seats", code="bad_seats", game=gid, seq=0)
+    if started.dealer >= cls.players:
+        raise FoldError(f"dealer {started.dealer} is not a seat", code="bad_seat", game=gid, seq=0)
+    try:
+        return cls(started, options)
+    except IntegrityError as err:
+        raise FoldError(err.message, code=err.code, game=gid, seq=0) from None
 
 
 def fold(events: Iterable[Event]) -> GameFold:
@@ -177,7 +161,7 @@ def fold(events: Iterable[Event]) -> GameFold:
         first = next(it)
     except StopIteration:
         raise FoldError("a game needs at least its game_started event", code="empty_game") from None
-    f = GameFold(first)
+    f = start_fold(first)
     for e in it:
         f.apply(e)
     return f
@@ -219,9 +203,23 @@ def fold_lines(lines: Iterable[Line]) -> Iterator[FileGame | FoldError]:
         g.lines.append((ln.source, ln.number))
         try:
             if g.fold is None:
-                g.fold = GameFold(ln.event)
+                g.fold = start_fold(ln.event)
             else:
                 g.fold.apply(ln.event)
         except FoldError as e:
             g.error = e.located(ln.source, ln.number)
     yield from games.values()
+
+
+from jaslog.fold import klaverjas as _klaverjas  # noqa: E402  (registers the game)
+
+__all__ = [
+    "FOLDS",
+    "FileGame",
+    "FoldError",
+    "GameFold",
+    "_klaverjas",
+    "fold",
+    "fold_lines",
+    "start_fold",
+]

@@ -1,0 +1,25 @@
+# The newcomer's commands. `make demo` sets up and runs the main job on SQLite;
+# `make test` sets up and runs the whole test suite (this is what CI runs).
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: setup demo test lint bench schemas
+
+setup:
+	@./scripts/setup
+
+demo: setup
+	$(VENV)/bin/jaslog demo
+
+lint:
+	$(VENV)/bin/ruff check jaslog tests
+	$(VENV)/bin/mypy
+
+test: setup lint
+	$(PY) -m pytest -n 2 -p no:cacheprovider
+
+bench: setup
+	$(PY) -m jaslog.bench
+
+schemas: setup
+	$(PY) -m jaslog.schemas
