@@ -192,8 +192,12 @@ def judge(hand: int, trick: Sequence[int], trump: int, rules: PlayRules,
         return "must_follow_suit", (
             f"played {played} to a {_suit(led)} lead while holding {_suit(led)} "
             f"({hand_text(held)}): must follow suit")
+    # A plain card where a higher trump was due breaks "overtrump" only when, unable to
+    # overtrump, the player could have discarded (Amsterdam, option discard); when any trump
+    # was due anyway (Rotterdam, must_undertrump) it breaks "trump".
     if branch in (TRUMP_LED_HIGHER, ROTTERDAM_HIGHER, OPPONENT_HIGHER) and (
-            is_trump or (top >= 0 and branch == OPPONENT_HIGHER)):
+            is_trump or (top >= 0 and branch == OPPONENT_HIGHER
+                         and rules.cannot_overtrump == "discard")):
         return "must_overtrump", (
             f"played {played} while holding a trump that beats {card_text(top)} "
             f"({hand_text(mask)}): must overtrump")
