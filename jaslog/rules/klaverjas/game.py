@@ -378,6 +378,13 @@ class KlaverjasGame:
         last = r.tricks[-1] if r.tricks else None
         if last is None or not last.complete:
             before = last.number - 1 if last is not None and last.cards else 0
+            if not before and len(self.rounds) > 1:  # the previous round's trick 8 is scored
+                prev = self.rounds[-2]
+                self._violate(prev, "roem_late",
+                              f"seat {seat} claimed {points} roem after round {r.number} was "
+                              f"dealt; round {prev.number} is scored",
+                              seat=seat, seq=seq, trick=len(prev.tricks) or None)
+                return
             self._violate(r, "roem_late" if before else "roem_no_trick",
                           f"seat {seat} claimed {points} roem "
                           + (f"after the next trick began; trick {before} is covered"
