@@ -20,10 +20,11 @@ One contract, two backends (through sqlmodel / SQLAlchemy core):
 >>> events = simulate_game("doc-1", seed=1)
 >>> s.append("doc-1", events[:10]).head.next_seq
 10
->>> s.append("doc-1", events[10:20], expected_seq=9)
-Traceback (most recent call last):
-...
-jaslog.store.types.ConflictError: game doc-1: conflict: expected to append at seq 9, but the game's next seq is 10; nothing was written
+>>> try:
+...     s.append("doc-1", events[10:20], expected_seq=9)
+... except ConflictError as e:
+...     print(e.expected, e.actual)
+9 10
 >>> s.append("doc-1", events[10:]).appended == len(events) - 10
 True
 >>> s.verify("doc-1").ok

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy.engine import Connection, Engine
 
 ENV = "JASLOG_DB"
 
@@ -27,3 +32,67 @@ def resolve_url(url: str | None) -> str:
     if "://" in url:
         return url
     return "sqlite:///" + str(Path(url).expanduser().resolve())
+
+
+def describe(url: str) -> str:
+    """The URL without a password, for messages."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # a message helper must not fail
+        return url
+
+
+#: The advisory lock that serializes writers on PostgreSQL (SQLite has BEGIN IMMEDIATE).
+PG_WRITE_LOCK = 0x6A61736C6F67  # "jaslog"
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``: SQLite in WAL mode with write transactions that begin IMMEDIATE
+    (so writers queue instead of failing), PostgreSQL through psycopg 3."""
+    from sqlalchemy import create_engine, event
+
+    if url.startswith("sqlite"):
+        path = url.split(":///", 1)[1] if ":///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 60})
+
+        @event.listens_for(engine, "connect")
+        def _connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA busy_timeout = 60000")
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = NORMAL")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            write = conn.get_execution_options().get("jaslog_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True)
+
+
+@contextmanager
+def write_tx(engine: Engine) -> Iterator[Connection]:
+    """A write transaction: on SQLite ``BEGIN IMMEDIATE``, on PostgreSQL the writers' advisory
+    lock, so that positions are handed out in commit order. Commits on success."""
+    with engine.connect() as conn:
+        conn = conn.execution_options(jaslog_write=True)
+        with conn.begin():
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+            yield conn
+
+
+@contextmanager
+def read_tx(engine: Engine) -> Iterator[Connection]:
+    """A read transaction (one consistent snapshot on both backends)."""
+    with engine.connect() as conn, conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield conn

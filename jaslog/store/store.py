@@ -2,52 +2,336 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from jaslog.events import Event, Line
+from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from jaslog.events import VERSION, Event, EventError, GameStarted, Line, event_from_dict
+from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.store import engine as eng
+from jaslog.store.codec import (
+    canonical,
+    decode,
+    event_dict,
+    link,
+    norm_id,
+    now_rfc3339,
+    now_text,
+    parse_time,
+    utc_text,
+)
+from jaslog.store.schema import (
+    EVENTS,
+    GAME_PLAYERS,
+    GAMES,
+    PLAYERS,
+    SCHEMA_VERSION,
+    create,
+    schema_version,
+)
 from jaslog.store.types import (
+    GENESIS,
     AppendResult,
+    ConflictError,
     GameInfo,
     Head,
     ImportSummary,
+    NoSuchGame,
+    RejectedError,
     StoredEvent,
+    StoreError,
     VerifyReport,
 )
 
 EventLike = Event | dict[str, Any] | bytes | str
+EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "payload",
+                 "prev_hash", "hash")
+_FOLD_CACHE = 32
+
+
+def created_at(started: GameStarted) -> str:
+    """The sortable UTC start of a game: its ``at``, else now."""
+    if started.at:
+        return parse_time(started.at)
+    return now_text()
 
 
 class Store:
     """A jaslog event store on one database (``sqlite:///...`` or ``postgresql+psycopg://...``).
 
-    Open it with :func:`open_store`. A Store is safe to use from one thread; open one per
-    process (the database serializes writers).
+    Open it with :func:`open_store`. A Store is for one thread; open one per process (the
+    database serializes writers: SQLite by ``BEGIN IMMEDIATE``, PostgreSQL by an advisory
+    lock, which also keeps event positions in commit order for incremental readers).
     """
 
-    url: str
-    dialect: str  # "sqlite" or "postgresql"
+    def __init__(self, url: str | None = None) -> None:
+        self.url = eng.resolve_url(url)
+        self.engine = eng.make_engine(self.url)
+        self.dialect = self.engine.dialect.name
+        self._folds: OrderedDict[str, tuple[int, str, GameFold]] = OrderedDict()
+        ph = "%s" if self.dialect == "postgresql" else "?"
+        self._insert_events_sql = (f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) "
+                                   f"VALUES ({', '.join([ph] * len(EVENT_COLUMNS))})")
+        try:
+            self._ensure_schema()
+        except SQLAlchemyError as e:
+            self.engine.dispose()
+            raise StoreError(f"cannot open the store at {eng.describe(self.url)}: "
+                             f"{_db_message(e)}") from None
+
+    def _ensure_schema(self) -> None:
+        with self.engine.connect() as conn:
+            v = schema_version(conn)
+            conn.rollback()
+        if v is None:
+            with eng.write_tx(self.engine) as conn:
+                if schema_version(conn) is None:
+                    create(conn)
+            return
+        if v > SCHEMA_VERSION:
+            raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}; "
+                             f"this jaslog knows up to {SCHEMA_VERSION}: upgrade jaslog")
+
+    # ------------------------------------------------------------------ heads
+
+    @staticmethod
+    def _head(conn: Connection, game: str) -> Head:
+        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == game)
+                           .order_by(EVENTS.c.seq.desc()).limit(1)).first()
+        if row is None:
+            return Head(game, 0, GENESIS)
+        return Head(game, row.seq + 1, row.hash)
+
+    @staticmethod
+    def _heads(conn: Connection, games: Sequence[str]) -> dict[str, Head]:
+        """Heads of many games at once (games without events are left out)."""
+        out: dict[str, Head] = {}
+        for i in range(0, len(games), 500):
+            chunk = list(games[i:i + 500])
+            last = (select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq"))
+                    .where(EVENTS.c.game.in_(chunk)).group_by(EVENTS.c.game).subquery())
+            q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.hash).join(
+                last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
+            for r in conn.execute(q):
+                out[r.game] = Head(r.game, r.seq + 1, r.hash)
+        return out
+
+    def head(self, game: str) -> Head:
+        """The game's head: next seq and last hash (raises :class:`NoSuchGame`)."""
+        with eng.read_tx(self.engine) as conn:
+            h = self._head(conn, game)
+        if h.next_seq == 0:
+            raise NoSuchGame(game)
+        return h
+
+    def cursor(self) -> int:
+        """The store's write position: the ``pos`` of the last event stored (0 when empty).
+
+        Positions are contiguous and in commit order on both backends.
+        """
+        with eng.read_tx(self.engine) as conn:
+            return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+
+    # ------------------------------------------------------------------ appending
+
+    def _coerce(self, game: str, events: Iterable[EventLike],
+                expected_seq: int | None) -> list[Event]:
+        out: list[Event] = []
+        for i, item in enumerate(events):
+            try:
+                if isinstance(item, Event):
+                    e = item
+                else:
+                    raw = event_dict(item)
+                    if isinstance(raw, dict) and ("game" not in raw or "seq" not in raw):
+                        raw = dict(raw)
+                        raw.setdefault("game", game)
+                        if "seq" not in raw:
+                            if expected_seq is None:
+                                raise EventError("field 'seq' is missing (give the event a seq, "
+                                                 "or the seq expected)")
+                            raw["seq"] = expected_seq + i
+                    e = event_from_dict(raw)
+            except EventError as err:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch: {err}; "
+                                    "nothing was written", game=game, code="bad_event") from None
+            if e.game != game:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch is of game {e.game}; "
+                                    "nothing was written", game=game, seq=e.seq, code="wrong_game")
+            if out and e.seq != out[-1].seq + 1:
+                raise RejectedError(f"game {game}: the batch jumps from seq {out[-1].seq} to "
+                                    f"{e.seq}; nothing was written", game=game, seq=e.seq,
+                                    code="seq_gap")
+            out.append(e)
+        return out
+
+    def _stored_fold(self, conn: Connection, head: Head) -> GameFold:
+        """The fold of a stored game at ``head`` (cached between appends of this Store)."""
+        hit = self._folds.pop(head.game, None)
+        if hit is not None and hit[0] == head.next_seq and hit[1] == head.hash:
+            return hit[2]
+        events = self._read_events(conn, head.game)
+        if not events:
+            raise NoSuchGame(head.game)
+        try:
+            f = start_fold(events[0])
+            for e in events[1:]:
+                f.apply(e)
+        except FoldError as err:
+            raise StoreError(f"game {head.game}: the stored log no longer folds: {err}") from None
+        return f
 
     def append(self, game: str, events: Iterable[EventLike],
                expected_seq: int | None = None) -> AppendResult:
         """Append ``events`` (in seq order) to ``game`` in one transaction.
 
         Events may be :class:`jaslog.events.Event` models, dicts or JSON text; a dict
-        without ``game`` or ``seq`` gets the game and the next seq. ``expected_seq`` is the
-        seq the first new event must get (default: the first event's own seq). Raises
-        :class:`ConflictError` (expected vs actual seq) when the game moved on,
-        :class:`RejectedError` when the fold refuses an event; in both cases nothing is
-        written. Events already stored at their position with the same ``id`` (retries)
-        are skipped and counted in ``already_stored``.
+        without ``game`` or ``seq`` gets the game and ``expected_seq`` + its index.
+        ``expected_seq`` is the seq the first new event must get (default: the first
+        event's own seq). Raises :class:`ConflictError` (expected vs actual seq) when the
+        game moved on, :class:`RejectedError` when the fold refuses an event; in both cases
+        nothing is written. Events already stored at their position with the same ``id``
+        (retries) are skipped and counted in ``already_stored``.
         """
-        raise NotImplementedError
+        evs = self._coerce(game, events, expected_seq)
+        if expected_seq is not None and evs and evs[0].seq != expected_seq:
+            raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
+                                f"{expected_seq} was expected; nothing was written",
+                                game=game, seq=evs[0].seq, code="seq_mismatch")
+        try:
+            with eng.write_tx(self.engine) as conn:
+                head = self._head(conn, game)
+                if not evs:
+                    return AppendResult(game, 0, 0, head)
+                skip = self._already_stored(conn, head, evs)
+                rest = evs[skip:]
+                if not rest:
+                    return AppendResult(game, 0, skip, head)
+                if rest[0].seq != head.next_seq:
+                    detail = "another writer got there first" if rest[0].seq < head.next_seq \
+                        else "that would leave a gap"
+                    raise ConflictError(game, rest[0].seq, head.next_seq, detail)
+                self._check_ids(conn, game, rest)
+                f = self._validate(conn, head, rest)
+                rows, new_head = self._rows(conn, head, rest)
+                if head.next_seq == 0:
+                    self._insert_game(conn, rest[0])  # type: ignore[arg-type]
+                conn.exec_driver_sql(self._insert_events_sql, rows)
+        except IntegrityError as e:
+            self._folds.pop(game, None)
+            actual = self._head_quiet(game)
+            raise ConflictError(game, evs[0].seq, actual,
+                                f"the database refused the rows: {_db_message(e)}") from None
+        except BaseException:
+            self._folds.pop(game, None)
+            raise
+        self._remember(game, new_head, f)
+        return AppendResult(game, len(rest), skip, new_head)
+
+    def _head_quiet(self, game: str) -> int:
+        try:
+            with eng.read_tx(self.engine) as conn:
+                return self._head(conn, game).next_seq
+        except SQLAlchemyError:
+            return -1
+
+    def _remember(self, game: str, head: Head, f: GameFold) -> None:
+        self._folds[game] = (head.next_seq, head.hash, f)
+        while len(self._folds) > _FOLD_CACHE:
+            self._folds.popitem(last=False)
+
+    @staticmethod
+    def _already_stored(conn: Connection, head: Head, evs: list[Event]) -> int:
+        """How many leading events are retries: stored at their seq with the same id."""
+        if evs[0].seq >= head.next_seq or evs[0].id is None:
+            return 0
+        top = min(evs[-1].seq, head.next_seq - 1)
+        stored = {r.seq: r for r in conn.execute(
+            select(EVENTS.c.seq, EVENTS.c.event_id, EVENTS.c.payload, EVENTS.c.version)
+            .where(EVENTS.c.game == head.game, EVENTS.c.seq.between(evs[0].seq, top)))}
+        n = 0
+        for e in evs:
+            row = stored.get(e.seq)
+            if row is None or e.id is None or row.event_id != norm_id(e.id):
+                break
+            if row.version == VERSION and bytes(row.payload) != canonical(e):
+                raise ConflictError(head.game, e.seq, head.next_seq,
+                                    f"event id {e.id} is stored at seq {e.seq} with other content")
+            n += 1
+        return n
+
+    @staticmethod
+    def _check_ids(conn: Connection, game: str, evs: list[Event]) -> None:
+        ids = {norm_id(e.id): e.seq for e in evs if e.id is not None}
+        if not ids:
+            return
+        if len(ids) != sum(1 for e in evs if e.id is not None):
+            raise RejectedError(f"game {game}: the batch uses one event id twice; nothing was "
+                                "written", game=game, code="duplicate_id")
+        hit = conn.execute(select(EVENTS.c.seq, EVENTS.c.event_id).where(
+            EVENTS.c.game == game, EVENTS.c.event_id.in_(list(ids)))).first()
+        if hit is not None:
+            raise RejectedError(f"game {game} seq {ids[hit.event_id]}: event id {hit.event_id} "
+                                f"is already stored at seq {hit.seq}; nothing was written",
+                                game=game, seq=ids[hit.event_id], code="duplicate_id")
+
+    def _validate(self, conn: Connection, head: Head, evs: list[Event]) -> GameFold:
+        try:
+            if head.next_seq == 0:
+                f = start_fold(evs[0])
+                todo = evs[1:]
+            else:
+                f = self._stored_fold(conn, head)
+                todo = evs
+            for e in todo:
+                f.apply(e)
+        except FoldError as err:
+            raise RejectedError(f"{err}; nothing was written", game=err.game, seq=err.seq,
+                                code=err.code, fold_error=err) from None
+        return f
+
+    def _rows(self, conn: Connection, head: Head,
+              evs: list[Event]) -> tuple[list[tuple[Any, ...]], Head]:
+        pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        prev = bytes.fromhex(head.hash)
+        rows = []
+        for e in evs:
+            payload = canonical(e)
+            h = link(prev, payload)
+            pos += 1
+            rows.append((e.game, e.seq, pos, e.type, VERSION, norm_id(e.id), e.at, payload,
+                         prev.hex(), h.hex()))
+            prev = h
+        return rows, Head(head.game, evs[-1].seq + 1, prev.hex())
+
+    @staticmethod
+    def _insert_game(conn: Connection, started: GameStarted) -> None:
+        insert_games(conn, [started])
 
     def new_game(self, ruleset: str, seats: list[str], *, dealer: int = 0,
                  options: dict[str, Any] | None = None, game: str | None = None,
                  meta: dict[str, Any] | None = None, at: str | None = None) -> str:
-        """Start a game (its ``game_started`` event) and return its id (generated if None)."""
-        raise NotImplementedError
+        """Start a game (its ``game_started`` event) and return its id (generated if None:
+        the date and 6 random hex digits)."""
+        gid = game or f"{datetime.now(UTC):%Y%m%d}-{secrets.token_hex(3)}"
+        ev: dict[str, Any] = {"game": gid, "seq": 0, "type": "game_started",
+                              "at": at or now_rfc3339(), "ruleset": ruleset, "seats": seats,
+                              "dealer": dealer}
+        if options:
+            ev["options"] = options
+        if meta:
+            ev["meta"] = meta
+        self.append(gid, [ev], expected_seq=0)
+        return gid
+
+    # ------------------------------------------------------------------ importing
 
     def import_lines(self, lines: Iterable[Line | bytes | str], *, source: str = "<lines>",
                      batch_games: int = 500,
@@ -60,69 +344,180 @@ class Store:
         stored in part is extended. A game with a bad line or an integrity error is
         rejected whole. ``progress`` is called with the number of lines read so far.
         """
-        raise NotImplementedError
+        from jaslog.store.importer import Importer
+
+        imp = Importer(self, batch_games=batch_games)
+        imp.feed(imp.lines_of(lines, source), progress)
+        return imp.finish()
 
     def import_files(self, paths: Iterable[str | Path], *, batch_games: int = 500,
                      progress: Callable[[int], None] | None = None) -> ImportSummary:
-        """:meth:`import_lines` over files (``-`` is stdin); ``progress`` gets bytes read."""
-        raise NotImplementedError
+        """:meth:`import_lines` over files (``-`` is stdin); ``progress`` gets bytes read so far
+        (over all files). Raises :class:`StoreError` for a file that cannot be read."""
+        from jaslog.store.importer import Importer
 
-    def head(self, game: str) -> Head:
-        """The game's head: next seq and last hash (raises :class:`NoSuchGame`)."""
-        raise NotImplementedError
+        imp = Importer(self, batch_games=batch_games)
+        done = 0
+        for p in paths:
+            done = imp.feed_file(p, progress, done)
+        return imp.finish()
+
+    # ------------------------------------------------------------------ reading
+
+    @staticmethod
+    def _rows_of(conn: Connection, game: str, upto: int | None = None) -> list[Any]:
+        q = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(EVENTS.c.game == game)
+        if upto is not None:
+            q = q.where(EVENTS.c.seq <= upto)
+        return list(conn.execute(q.order_by(EVENTS.c.seq)))
+
+    def _read_events(self, conn: Connection, game: str, upto: int | None = None) -> list[Event]:
+        return [decode(r.payload, r.version, game, r.seq) for r in self._rows_of(conn, game, upto)]
 
     def events(self, game: str, upto: int | None = None) -> list[Event]:
-        """The game's events in seq order (upcast to the current format), up to seq ``upto``."""
-        raise NotImplementedError
+        """The game's events in seq order (upcast to the current format), up to seq ``upto``.
+
+        Raises :class:`NoSuchGame` when the game has no events.
+        """
+        with eng.read_tx(self.engine) as conn:
+            out = self._read_events(conn, game, upto)
+        if not out:
+            raise NoSuchGame(game)
+        return out
+
+    def fold(self, game: str, upto: int | None = None) -> GameFold:
+        """The game folded through the rules (up to seq ``upto``)."""
+        events = self.events(game, upto)
+        f = start_fold(events[0])
+        for e in events[1:]:
+            f.apply(e)
+        return f
 
     def stored_events(self, game: str) -> list[StoredEvent]:
         """The game's rows as stored: raw payload bytes, format version, hash chain."""
-        raise NotImplementedError
+        q = select(*[EVENTS.c[c] for c in EVENT_COLUMNS]).where(EVENTS.c.game == game)
+        with eng.read_tx(self.engine) as conn:
+            rows = conn.execute(q.order_by(EVENTS.c.seq)).all()
+        if not rows:
+            raise NoSuchGame(game)
+        return [StoredEvent(r.game, r.seq, r.pos, r.type, r.version, r.event_id, r.at,
+                            bytes(r.payload), r.prev_hash, r.hash) for r in rows]
+
+    def _game_query(self, *, player: str | None, ruleset: str | None, since: str | None) -> Any:
+        q = select(GAMES)
+        if ruleset is not None:
+            q = q.where(GAMES.c.ruleset == ruleset)
+        if since is not None:
+            q = q.where(GAMES.c.created_at >= parse_time(since))
+        if player is not None:
+            named = select(PLAYERS.c.id).where(func.lower(PLAYERS.c.name) == player.lower())
+            q = q.where(GAMES.c.id.in_(select(GAME_PLAYERS.c.game).where(
+                (GAME_PLAYERS.c.player == player) | GAME_PLAYERS.c.player.in_(named))))
+        return q
 
     def games(self, *, player: str | None = None, ruleset: str | None = None,
               since: str | None = None, limit: int | None = None) -> list[GameInfo]:
         """Games, oldest first; ``player`` matches a player id or display name, ``since`` is
         an RFC 3339 time or a date (``2026-01-31``) compared with the game's start."""
-        raise NotImplementedError
+        g = self._game_query(player=player, ruleset=ruleset, since=since).order_by(GAMES.c.pos)
+        if limit is not None:
+            g = g.limit(limit)
+        g = g.subquery()
+        last = select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq")) \
+            .where(EVENTS.c.game.in_(select(g.c.id))).group_by(EVENTS.c.game).subquery()
+        q = (select(g, EVENTS.c.seq.label("head_seq"), EVENTS.c.hash, EVENTS.c.at.label("last_at"))
+             .join(last, last.c.game == g.c.id)
+             .join(EVENTS, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
+             .order_by(g.c.pos))
+        with eng.read_tx(self.engine) as conn:
+            rows = conn.execute(q).all()
+        return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
+                         r.head_seq + 1, r.hash, r.last_at) for r in rows]
 
     def iter_games(self, *, since: str | None = None, ruleset: str | None = None,
                    after: int | None = None, until: int | None = None,
                    batch: int = 200) -> Iterator[tuple[str, list[Event]]]:
-        """Stream ``(game_id, events)`` for every game, in order of creation.
+        """Stream ``(game_id, events)`` for every game, in order of creation, from one snapshot.
 
         For incremental export: ``after`` and ``until`` are cursors (see :meth:`cursor`);
         with them, only games that received an event in ``(after, until]`` are yielded,
-        each with its events up to ``until``. Games are read ``batch`` at a time.
+        each with all its events up to ``until``. Games are read ``batch`` at a time.
         """
-        raise NotImplementedError
+        with eng.read_tx(self.engine) as conn:
+            if after is not None and until is None:
+                until = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0)))
+                            .scalar_one())
+            base = self._game_query(player=None, ruleset=ruleset, since=since)
+            if after is not None:
+                touched = select(EVENTS.c.game).where(EVENTS.c.pos > after)
+                if until is not None:
+                    touched = touched.where(EVENTS.c.pos <= until)
+                base = base.where(GAMES.c.id.in_(touched))
+            elif until is not None:
+                base = base.where(GAMES.c.id.in_(select(EVENTS.c.game).where(EVENTS.c.pos <= until)))
+            last_pos = 0
+            while True:
+                ids = [(r.id, r.pos) for r in conn.execute(
+                    base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos).limit(batch))]
+                if not ids:
+                    return
+                last_pos = ids[-1][1]
+                q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
+                    EVENTS.c.game.in_(bindparam("ids", expanding=True)))
+                if until is not None:
+                    q = q.where(EVENTS.c.pos <= until)
+                by_game: dict[str, list[Event]] = {gid: [] for gid, _ in ids}
+                for r in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
+                                      {"ids": [gid for gid, _ in ids]}):
+                    by_game[r.game].append(decode(r.payload, r.version, r.game, r.seq))
+                for gid, _ in ids:
+                    if by_game[gid]:
+                        yield gid, by_game[gid]
 
-    def cursor(self) -> int:
-        """The store's write position: the ``pos`` of the last event stored (0 when empty).
+    # ------------------------------------------------------------------ verifying
 
-        Positions are contiguous and in commit order on both backends.
-        """
-        raise NotImplementedError
+    def verify(self, game: str | None = None, *, certificate: str | None = None,
+               progress: Callable[[int], None] | None = None) -> VerifyReport:
+        """Recheck the hash chains (of one game, or all) and the headers; ``certificate``
+        is a head hash (or its short form) that the game's head must match. ``progress``
+        is called with the number of events checked so far."""
+        from jaslog.store.verify import verify
 
-    def verify(self, game: str | None = None, *, certificate: str | None = None) -> VerifyReport:
-        """Recheck the hash chains (of one game, or all); ``certificate`` is a head hash (or
-        its short form) the game's head must match."""
-        raise NotImplementedError
+        with eng.read_tx(self.engine) as conn:
+            return verify(conn, game, certificate, progress)
+
+    # ------------------------------------------------------------------ players
 
     def players(self) -> dict[str, str]:
         """Display names by player id."""
-        raise NotImplementedError
+        with eng.read_tx(self.engine) as conn:
+            return {r.id: r.name for r in conn.execute(select(PLAYERS).order_by(PLAYERS.c.id))}
 
     def set_player(self, player: str, name: str) -> None:
         """Set a player's display name (outside the hash chains)."""
-        raise NotImplementedError
+        import re
+
+        from jaslog.events import PLAYER_ID_PATTERN
+
+        if not re.match(PLAYER_ID_PATTERN, player):
+            raise StoreError(f"{player!r} is not a player id (letters, digits, ._:@-)")
+        if not name.strip():
+            raise StoreError("a display name cannot be empty (use erase to remove it)")
+        with eng.write_tx(self.engine) as conn:
+            done = conn.execute(PLAYERS.update().where(PLAYERS.c.id == player)
+                                .values(name=name, updated_at=now_text())).rowcount
+            if not done:
+                conn.execute(PLAYERS.insert().values(id=player, name=name, updated_at=now_text()))
 
     def erase_player(self, player: str) -> bool:
         """Erase a player's display name; True if there was one."""
-        raise NotImplementedError
+        with eng.write_tx(self.engine) as conn:
+            return bool(conn.execute(PLAYERS.delete().where(PLAYERS.c.id == player)).rowcount)
 
     def close(self) -> None:
         """Release the database connections."""
-        raise NotImplementedError
+        self._folds.clear()
+        self.engine.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -130,8 +525,41 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __repr__(self) -> str:
+        return f"Store({eng.describe(self.url)!r})"
+
+
+def insert_games(conn: Connection, started: list[GameStarted]) -> None:
+    """The header rows of new games (in the caller's write transaction)."""
+    if not started:
+        return
+    pos = int(conn.execute(select(func.coalesce(func.max(GAMES.c.pos), 0))).scalar_one())
+    stamp = now_text()
+    rows: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    for i, s in enumerate(started, 1):
+        rows.append({"id": s.game, "pos": pos + i, "ruleset": s.ruleset, "dealer": s.dealer,
+                     "seats": list(s.seats), "created_at": created_at(s), "stored_at": stamp})
+        seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
+    conn.execute(GAMES.insert(), rows)
+    conn.execute(GAME_PLAYERS.insert(), seats)
+
+
+def _show_time(t: str) -> str:
+    """Sortable stored time to RFC 3339 (without zero microseconds)."""
+    return t.replace(".000000Z", "Z")
+
+
+def _db_message(e: SQLAlchemyError) -> str:
+    orig = getattr(e, "orig", None)
+    text = str(orig) if orig is not None else str(e)
+    return text.strip().splitlines()[0] if text.strip() else type(e).__name__
+
 
 def open_store(url: str | None = None) -> Store:
     """Open (creating if needed) the store at ``url``: a path, ``sqlite:///path``,
     ``postgresql://...``; None means ``$JASLOG_DB`` or the platform's user data folder."""
-    raise NotImplementedError
+    return Store(url)
+
+
+__all__ = ["EVENT_COLUMNS", "Store", "created_at", "insert_games", "open_store", "utc_text"]

@@ -1,0 +1,154 @@
+"""The store's tables (sqlmodel) and the triggers that make them append-only.
+
+``events`` and ``games`` (with ``game_players``) are insert-only: the database refuses
+UPDATE, DELETE (and on PostgreSQL TRUNCATE) on them. A game's head (next seq, last hash)
+is derived from ``events`` through its primary key, so nothing ever needs an UPDATE.
+``players`` holds display names, personal data outside every hash chain: it may be edited
+and erased. ``jaslog_meta`` records the schema version.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    text,
+)
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import registry
+from sqlmodel import Field, SQLModel
+
+SCHEMA_VERSION = 1
+APPEND_ONLY = ("events", "games", "game_players")
+
+
+class StoreModel(SQLModel, registry=registry()):
+    """Base of the store's tables: their own metadata, apart from anyone else's models."""
+
+
+class GameRow(StoreModel, table=True):
+    """A game's header, written once with its ``game_started`` event (seq 0)."""
+
+    __tablename__ = "games"
+    id: str = Field(sa_column=Column(String(128), primary_key=True))
+    pos: int = Field(sa_column=Column(BigInteger, nullable=False, unique=True))
+    ruleset: str = Field(sa_column=Column(String(64), nullable=False, index=True))
+    dealer: int = Field(sa_column=Column(Integer, nullable=False))
+    seats: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: str = Field(sa_column=Column(String(32), nullable=False, index=True))
+    stored_at: str = Field(sa_column=Column(String(32), nullable=False))
+
+
+class GamePlayerRow(StoreModel, table=True):
+    """Who sat where: lets ``jaslog games --player`` use an index."""
+
+    __tablename__ = "game_players"
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seat: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    player: str = Field(sa_column=Column(String(64), nullable=False, index=True))
+
+
+class EventRow(StoreModel, table=True):
+    """One event: its canonical bytes in the format version it was written in, chained."""
+
+    __tablename__ = "events"
+    __table_args__: Any = (
+        Index("events_event_id", "game", "event_id", unique=True,
+              sqlite_where=text("event_id IS NOT NULL"),
+              postgresql_where=text("event_id IS NOT NULL")),
+        {"sqlite_with_rowid": False},
+    )
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    pos: int = Field(sa_column=Column(BigInteger, nullable=False, unique=True))
+    type: str = Field(sa_column=Column(String(32), nullable=False))
+    version: int = Field(sa_column=Column(Integer, nullable=False))
+    event_id: str | None = Field(default=None, sa_column=Column(String(36), nullable=True))
+    at: str | None = Field(default=None, sa_column=Column(String(40), nullable=True))
+    payload: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+    prev_hash: str = Field(sa_column=Column(String(64), nullable=False))
+    hash: str = Field(sa_column=Column(String(64), nullable=False))
+
+
+class PlayerRow(StoreModel, table=True):
+    """A player's display name: editable and erasable, never part of a hash."""
+
+    __tablename__ = "players"
+    id: str = Field(sa_column=Column(String(64), primary_key=True))
+    name: str = Field(sa_column=Column(Text, nullable=False))
+    updated_at: str = Field(sa_column=Column(String(32), nullable=False))
+
+
+class MetaRow(StoreModel, table=True):
+    __tablename__ = "jaslog_meta"
+    key: str = Field(sa_column=Column(String(64), primary_key=True))
+    value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+METADATA: MetaData = StoreModel.metadata
+GAMES = GameRow.__table__  # type: ignore[attr-defined]
+GAME_PLAYERS = GamePlayerRow.__table__  # type: ignore[attr-defined]
+EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
+META = MetaRow.__table__  # type: ignore[attr-defined]
+
+
+def _sqlite_triggers() -> list[str]:
+    out = []
+    for table in APPEND_ONLY:
+        for op in ("UPDATE", "DELETE"):
+            out.append(
+                f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+                f"BEGIN SELECT RAISE(ABORT, 'jaslog: {table} is append-only: {op} refused'); END")
+    return out
+
+
+_PG_FUNCTION = """
+CREATE OR REPLACE FUNCTION jaslog_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'jaslog: % is append-only: % refused', TG_TABLE_NAME, TG_OP
+    USING ERRCODE = 'insufficient_privilege';
+END
+$$
+"""
+
+
+def _pg_triggers() -> list[str]:
+    out = [_PG_FUNCTION]
+    for table in APPEND_ONLY:
+        for name, when in (("no_change", "BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW"),
+                           ("no_truncate", "BEFORE TRUNCATE ON {t} FOR EACH STATEMENT")):
+            trig = f"{table}_{name}"
+            out.append(f"DROP TRIGGER IF EXISTS {trig} ON {table}")
+            out.append(f"CREATE TRIGGER {trig} {when.format(t=table)} "
+                       "EXECUTE FUNCTION jaslog_append_only()")
+    return out
+
+
+def schema_version(conn: Connection) -> int | None:
+    """The schema version recorded in the database, or None for an empty database."""
+    from sqlalchemy import inspect, select
+
+    if not inspect(conn).has_table("jaslog_meta"):
+        return None
+    v = conn.execute(select(META.c.value).where(META.c.key == "schema_version")).scalar()
+    return int(v) if v is not None else None
+
+
+def create(conn: Connection) -> None:
+    """Create the tables and triggers (inside the caller's write transaction)."""
+    METADATA.create_all(conn)
+    ddl = _pg_triggers() if conn.dialect.name == "postgresql" else _sqlite_triggers()
+    for stmt in ddl:
+        conn.exec_driver_sql(stmt)
+    conn.execute(META.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
+                                 {"key": "format", "value": "jaslog/1"}])
