@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typer
 
-from jaslog.cli import check, replay, rules_cmd
+from jaslog.cli import check, replay, rules_cmd, sim_cmds
 
 app = typer.Typer(
     name="jaslog",
@@ -19,7 +19,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-for module in (check, replay, rules_cmd):
+for module in (check, replay, rules_cmd, sim_cmds):
     module.register(app)
 
 
