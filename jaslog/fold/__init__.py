@@ -44,7 +44,7 @@ class FoldError(ValueError):
             where.append(f"game {self.game}")
         if self.seq is not None:
             where.append(f"seq {self.seq}")
-        head = " ".join(where)
+        head = " ".join(where).rstrip(":")  # "f.jsonl:2: game g seq 1" or "f.jsonl:2"
         return f"{head}: {self.message} [{self.code}]" if head else f"{self.message} [{self.code}]"
 
     def located(self, source: str, line: int) -> FoldError:
@@ -212,12 +212,14 @@ def fold_lines(lines: Iterable[Line]) -> Iterator[FileGame | FoldError]:
 
 
 from jaslog.fold import klaverjas as _klaverjas  # noqa: E402  (registers the game)
+from jaslog.fold import klaberjass as _klaberjass  # noqa: E402  (registers the game)
 
 __all__ = [
     "FOLDS",
     "FileGame",
     "FoldError",
     "GameFold",
+    "_klaberjass",
     "_klaverjas",
     "fold",
     "fold_lines",
