@@ -1,0 +1,114 @@
+"""``jaslog serve`` and ``jaslog token``: run the service, manage its tokens."""
+
+from __future__ import annotations
+
+import typer
+
+from jaslog.cli.common import console, fail, write_json_line
+
+token_app = typer.Typer(help="Tokens of the service: create, list, revoke.", no_args_is_help=True)
+
+DB_HELP = "the store: a path or a database URL (default: $JASLOG_DB or the user data folder)"
+
+
+def _tokens(db: str | None):  # type: ignore[no-untyped-def]
+    from jaslog.service.auth import Tokens
+    from jaslog.service.db import service_engine
+    from jaslog.store import StoreError, open_store
+
+    try:
+        open_store(db).close()  # create the store (and see that it opens) first
+        return Tokens(service_engine(db))
+    except StoreError as e:
+        fail(str(e))
+    except Exception as e:  # a database that cannot be opened, said plainly
+        fail(f"cannot open the store {db or '(default)'}: {e}")
+
+
+def serve(
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+    host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="port (0: any free port)"),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn's log level"),
+) -> None:
+    """Run the HTTP API and the web replay viewer (OpenAPI at /openapi.json, docs at /docs).
+
+    On a store without any token, an admin token is created and printed once.
+    """
+    import uvicorn
+
+    from jaslog.service import Service, create_app
+    from jaslog.store import StoreError
+
+    try:
+        svc = Service(db)
+    except StoreError as e:
+        fail(str(e))
+    if svc.tokens.count() == 0:
+        text, _ = svc.tokens.create("admin", label="first admin (created by jaslog serve)")
+        console.print("[bold]No tokens yet; an admin token was created (shown once):[/]")
+        console.print(f"  {text}", soft_wrap=True)
+        console.print(f"  viewer: http://{host}:{port}/#token={text}", soft_wrap=True)
+    app = create_app(service=svc)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+@token_app.command("create")
+def token_create(
+    role: str = typer.Option(..., "--role", help="admin, referee, scorer, player or public"),
+    table: str | None = typer.Option(None, "--table", help="a scorer's table"),
+    player: str | None = typer.Option(None, "--player", help="a player's id (as in the seats)"),
+    label: str = typer.Option("", "--label", help="a note for people (who holds it)"),
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+    json_out: bool = typer.Option(False, "--json", help="print a JSON object"),
+) -> None:
+    """Create a token. It is printed once; only its hash is stored."""
+    from jaslog.service.auth import TokenError
+
+    try:
+        text, info = _tokens(db).create(role, table=table, player=player, label=label)
+    except TokenError as e:
+        fail(str(e))
+    if json_out:
+        write_json_line({**info.to_json(), "token": text})
+        return
+    what = {"scorer": f" for table {table}", "player": f" for player {player}"}.get(role, "")
+    console.print(f"{role} token{what} (id {info.id}); keep it, it is shown only now:")
+    console.print(text, soft_wrap=True)
+
+
+@token_app.command("list")
+def token_list(
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+    json_out: bool = typer.Option(False, "--json", help="one JSON object per line"),
+) -> None:
+    """List the tokens (never their secrets)."""
+    from jaslog.render import score_table
+
+    infos = _tokens(db).list()
+    if json_out:
+        for t in infos:
+            write_json_line(t.to_json())
+        return
+    if not infos:
+        console.print("no tokens (create one: jaslog token create --role admin)")
+        return
+    rows: list[tuple[str, ...]] = [(t.id, t.role, t.table or t.player or "", t.label, t.created_at,
+             f"revoked {t.revoked_at}" if t.revoked_at else "live") for t in infos]
+    console.print(score_table(rows, ("id", "role", "table/player", "label", "created", "state")))
+
+
+@token_app.command("revoke")
+def token_revoke(
+    token_id: str = typer.Argument(..., help="the token's id (as `jaslog token list` shows)"),
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
+    """Revoke a token (a revocation is recorded; the token row stays)."""
+    if not _tokens(db).revoke(token_id, "revoked with jaslog token revoke"):
+        fail(f"no live token {token_id!r} (see `jaslog token list`)")
+    console.print(f"token {token_id} revoked")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)
+    app.add_typer(token_app, name="token")

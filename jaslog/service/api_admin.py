@@ -1,0 +1,173 @@
+"""The other routes: who am I, tokens, the rules oracle, tournaments."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Path
+from pydantic import BaseModel, ConfigDict, Field
+
+from jaslog.events import PlayerId
+from jaslog.oracle import QueryError, answer
+from jaslog.rules.options import OptionError
+from jaslog.service.auth import ROLES, Principal, TokenError
+from jaslog.service.core import Service
+from jaslog.service.deps import AUTH, ApiError, principal, require, responses, service
+from jaslog.service.tournaments import TournamentError, Tournaments
+
+router = APIRouter(prefix="/api")
+
+TID = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,64}$", description="tournament id")]
+
+
+class WhoAmI(BaseModel):
+    token_id: str
+    role: str
+    table: str | None
+    player: str | None
+    label: str
+
+
+class TokenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: str = Field(description=f"one of {', '.join(ROLES)}", max_length=16)
+    table: str | None = Field(None, max_length=64, description="a scorer's table")
+    player: str | None = Field(None, max_length=64, description="a player's id")
+    label: str = Field("", max_length=200)
+
+
+class TokenOut(BaseModel):
+    id: str
+    role: str
+    table: str | None
+    player: str | None
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class NewTokenOut(TokenOut):
+    token: str = Field(description="the token itself: shown this once, never stored")
+
+
+class TournamentIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str | None = Field(None, pattern=r"^[A-Za-z0-9._:-]{1,40}$")
+    name: str = Field(min_length=1, max_length=200)
+    players: list[PlayerId] = Field(min_length=4, max_length=256)
+    ruleset: str | None = Field(None, max_length=64,
+                                description="default klaverjas-online-501")
+    options: dict[str, Any] | None = Field(None, description="default: game_end target 1001")
+    move_limit_s: int | None = Field(None, ge=1, le=3600, description="seconds per move (30)")
+    seed: int | None = Field(None, ge=0, le=2**31 - 1, description="for the draws")
+
+
+@router.get("/whoami", response_model=WhoAmI, tags=["tokens"], responses=responses(401))
+def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The caller's token: role, table or player, label."""
+    return who.to_json()
+
+
+@router.get("/tokens", response_model=list[TokenOut], tags=["tokens"], responses=AUTH)
+def list_tokens(svc: Service = Depends(service),
+                who: Principal = Depends(principal)) -> list[dict[str, Any]]:
+    """Every token (never the secrets), with its revocation if any."""
+    require(who, "admin", what="list tokens")
+    return [t.to_json() for t in svc.tokens.list()]
+
+
+@router.post("/tokens", status_code=201, response_model=NewTokenOut, tags=["tokens"],
+             responses=responses(401, 403, 422))
+def create_token(body: TokenIn, svc: Service = Depends(service),
+                 who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A new token; the answer holds the token text, which is not stored and not shown again."""
+    require(who, "admin", what="create tokens")
+    try:
+        text, info = svc.tokens.create(body.role, table=body.table, player=body.player,
+                                       label=body.label)
+    except TokenError as e:
+        raise ApiError(422, "bad_token_request", str(e)) from None
+    return {**info.to_json(), "token": text}
+
+
+@router.delete("/tokens/{token_id}", response_model=TokenOut, tags=["tokens"],
+               responses=responses(401, 403, 404, 422))
+def revoke_token(token_id: Annotated[str, Path(pattern=r"^[0-9a-f]{8}$")],
+                 svc: Service = Depends(service),
+                 who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Revoke a token: a revocation row is added (tokens are never deleted)."""
+    require(who, "admin", what="revoke tokens")
+    if not svc.tokens.revoke(token_id, f"revoked by {who.token_id}"):
+        raise ApiError(404, "no_such_token", f"no live token {token_id}")
+    return next(t.to_json() for t in svc.tokens.list() if t.id == token_id)
+
+
+@router.post("/oracle", tags=["rules"], responses=responses(401, 422))
+def oracle(query: Annotated[dict[str, Any], Body(
+        examples=[{"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
+                   "hand": ["7H", "AD", "KC"]}])],
+           who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The rules oracle of ``jaslog rules``: ``op`` is legal, winner, points, roem or score."""
+    try:
+        return answer(query)
+    except (QueryError, OptionError) as e:
+        raise ApiError(422, "bad_query", str(e)) from None
+
+
+# ---------------------------------------------------------------------- tournaments
+
+
+def _tournament_error(e: TournamentError) -> ApiError:
+    return ApiError(e.status, e.code, e.message)
+
+
+@router.get("/tournaments", tags=["tournaments"], responses=responses(401))
+def list_tournaments(svc: Service = Depends(service),
+                     who: Principal = Depends(principal)) -> list[dict[str, Any]]:
+    """Every tournament with its status, as this token may see it."""
+    ts = Tournaments(svc)
+    out = []
+    for tid in ts.ids():
+        st = ts.standing(tid, who)
+        out.append({k: st[k] for k in ("id", "name", "status", "players", "created_at",
+                                       "champions", "runner_up")}
+                   | {"rounds": len(st["rounds"])})
+    return out
+
+
+@router.post("/tournaments", status_code=201, tags=["tournaments"],
+             responses=responses(401, 403, 409, 422))
+def create_tournament(body: TournamentIn, svc: Service = Depends(service),
+                      who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A tournament: its players drawn into tables for round 1, one game per table."""
+    require(who, "admin", what="create tournaments")
+    ts = Tournaments(svc)
+    try:
+        t = ts.create(name=body.name, players=list(body.players), ruleset=body.ruleset,
+                      options=body.options, move_limit=body.move_limit_s, seed=body.seed,
+                      tid=body.id)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    return ts.standing(t.id, who)
+
+
+@router.get("/tournaments/{tid}", tags=["tournaments"], responses=responses(401, 404, 422))
+def get_tournament(tid: TID, svc: Service = Depends(service),
+                   who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Rounds, tables, teams, scores, winners, and every move over the time limit."""
+    try:
+        return Tournaments(svc).standing(tid, who)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+
+
+@router.post("/tournaments/{tid}/rounds", status_code=201, tags=["tournaments"],
+             responses=responses(401, 403, 404, 409, 422))
+def next_round(tid: TID, svc: Service = Depends(service),
+               who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Start the next round: the winners of the last, shuffled into new teams and tables."""
+    require(who, "admin", what="start tournament rounds")
+    try:
+        return Tournaments(svc).next_round(tid)
+    except TournamentError as e:
+        raise _tournament_error(e) from None

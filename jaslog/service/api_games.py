@@ -1,0 +1,443 @@
+"""The game routes: create, append, and read (events, state, replay, audit, head, timing, stream)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette.sse import EventSourceResponse
+
+from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
+from jaslog.service.auth import Principal
+from jaslog.service.core import Service, table_of
+from jaslog.service.deps import (
+    ApiError,
+    principal,
+    require,
+    responses,
+    service,
+    stream_principal,
+)
+from jaslog.service.timing import move_times
+from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
+from jaslog.views import (
+    FULL,
+    NotVisible,
+    NoView,
+    Sight,
+    Timeline,
+    frames,
+    report,
+    state_at,
+    visible_events,
+)
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+GamePath = Annotated[str, Path(pattern=GAME_ID_PATTERN, description="the game id")]
+SeqQuery = Annotated[int | None, Query(ge=0, le=1_000_000_000)]
+
+
+# ---------------------------------------------------------------------- models
+
+
+class GameIn(BaseModel):
+    """A new game: its ``game_started`` fields (the id is generated when absent)."""
+
+    model_config = ConfigDict(extra="forbid")
+    game: GameId | None = None
+    ruleset: Ruleset  # type: ignore[valid-type]
+    seats: list[PlayerId] = Field(min_length=2, max_length=4)
+    dealer: int = Field(0, ge=0, le=3)
+    options: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    at: str | None = Field(None, max_length=40, description="RFC 3339; default: now")
+
+
+class AppendIn(BaseModel):
+    """Events to append. Each may leave out ``game`` and ``seq`` (they follow from the path
+    and ``expected_seq``) and ``at`` (stamped on arrival)."""
+
+    model_config = ConfigDict(extra="forbid")
+    expected_seq: int | None = Field(None, ge=0, le=1_000_000_000,
+                                     description="the seq the first event must get")
+    events: list[dict[str, Any]] = Field(min_length=1, max_length=5000)
+
+
+class ViolationOut(BaseModel):
+    seq: int
+    round: int
+    trick: int | None
+    seat: int | None
+    card: str | None
+    rule: str
+    message: str
+
+
+class AppendOut(BaseModel):
+    game: str
+    appended: int
+    already_stored: int
+    next_seq: int
+    head_hash: str
+    certificate: str
+    violations: list[ViolationOut] = Field(description="rule violations the new events brought")
+
+
+class GameOut(BaseModel):
+    game: str
+    ruleset: str
+    seats: list[str]
+    dealer: int
+    table: str | None
+    tournament: str | None
+    created_at: str | None = None
+    events: int
+    last_at: str | None = None
+    view: str = Field(description="full, seat or public: what this token sees of the game")
+    seat: int | None = None
+
+
+class GameDetailOut(GameOut):
+    rounds: int
+    live_round: int | None
+    totals: list[int]
+    finished: bool
+    winner: int | str | None
+    violations: int
+    meta: dict[str, Any] | None = None
+
+
+class EventsOut(BaseModel):
+    game: str
+    view: str
+    seat: int | None
+    events: list[dict[str, Any]]
+
+
+class HeadOut(BaseModel):
+    game: str
+    seq: int
+    next_seq: int
+    hash: str | None
+    certificate: str | None
+    note: str | None = None
+
+
+class TimingOut(BaseModel):
+    game: str
+    limit: float | None
+    moves: int
+    untimed: int
+    longest: float
+    exceeded: list[dict[str, Any]]
+
+
+class ReplayOut(BaseModel):
+    game: str
+    ruleset: str
+    seats: list[str]
+    view: str
+    seat: int | None
+    live_round: int | None
+    frames: list[dict[str, Any]]
+    report: dict[str, Any]
+    timing: TimingOut
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def view_name(s: Sight) -> str:
+    return "full" if s.full else ("public" if s.public else "seat")
+
+
+def _read(svc: Service, who: Principal, game: str) -> tuple[Any, Timeline, Sight]:
+    try:
+        head, tl = svc.timeline(game)
+    except NoSuchGame as e:
+        raise ApiError(404, "no_such_game", str(e), game=game) from None
+    return head, tl, svc.sight(who, game)
+
+
+def _guard(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except NoView as e:
+        raise ApiError(501, "no_view", str(e)) from None
+    except NotVisible as e:
+        raise ApiError(403, "not_visible", str(e)) from None
+    except IndexError as e:
+        raise ApiError(404, "no_such_seq", str(e)) from None
+
+
+def _timing(tl: Timeline, events: list[dict[str, Any]], limit: float | None) -> dict[str, Any]:
+    if limit is None:
+        meta = getattr(tl.events[0], "meta", None) or {}
+        lim = meta.get("move_limit_s")
+        limit = float(lim) if isinstance(lim, int | float) and not isinstance(lim, bool) else None
+    return {"game": tl.game, **move_times(events, limit)}
+
+
+def _last_at(tl: Timeline, s: Sight) -> str | None:
+    last = tl.horizon() if s.public else tl.applied() - 1
+    return tl.events[last].at if last >= 0 else None
+
+
+def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
+    h = svc.header(info.game)
+    s = who.sight(list(h.seats), table_of(h))
+    meta = h.meta or {}
+    return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
+            "table": table_of(h), "tournament": meta.get("tournament"),
+            "created_at": info.created_at, "events": info.events, "last_at": info.last_at,
+            "view": view_name(s), "seat": s.seat}
+
+
+# ---------------------------------------------------------------------- listing and creating
+
+
+@router.get("/games", response_model=list[GameOut], responses=responses(401, 422))
+def list_games(
+    svc: Service = Depends(service), who: Principal = Depends(principal),
+    player: Annotated[str | None, Query(max_length=64)] = None,
+    ruleset: Annotated[str | None, Query(max_length=64)] = None,
+    table: Annotated[str | None, Query(max_length=64)] = None,
+    tournament: Annotated[str | None, Query(max_length=64)] = None,
+    limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
+) -> list[dict[str, Any]]:
+    """Games, oldest first, with what this token sees of each (full, seat or public)."""
+    out = []
+    for info in svc.games(player=player, ruleset=ruleset):
+        g = game_out(svc, who, info)
+        if table is not None and g["table"] != table:
+            continue
+        if tournament is not None and g["tournament"] != tournament:
+            continue
+        out.append(g)
+        if len(out) >= limit:
+            break
+    return out
+
+
+@router.post("/games", status_code=201, response_model=GameOut,
+             responses=responses(401, 403, 409, 422))
+def create_game(body: GameIn, svc: Service = Depends(service),
+                who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Start a game. A scorer's games are played at its table (``meta.table``)."""
+    require(who, "admin", "scorer", what="create games")
+    meta = dict(body.meta or {})
+    if who.role == "scorer":
+        if "table" in meta and str(meta["table"]) != who.table:
+            raise ApiError(403, "other_table", f"a scorer of table {who.table} may not create a "
+                           f"game at table {meta['table']}")
+        meta["table"] = who.table
+    fields = body.model_dump(exclude_none=True)
+    fields["meta"] = meta or None
+    try:
+        gid = svc.new_game(fields)
+    except ConflictError:
+        raise ApiError(409, "game_exists", f"game {body.game} already exists",
+                       game=body.game) from None
+    except RejectedError as e:
+        raise ApiError(422, e.code or "rejected", str(e), game=e.game, seq=e.seq) from None
+    info = next((g for g in svc.games() if g.game == gid), None)
+    if info is None:  # pragma: no cover - we just wrote it
+        raise ApiError(404, "no_such_game", f"game {gid} vanished")
+    return game_out(svc, who, info)
+
+
+@router.get("/games/{game}", response_model=GameDetailOut, responses=responses(401, 404, 422))
+def get_game(game: GamePath, svc: Service = Depends(service),
+             who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A game's header and where it stands, as this token may see it."""
+    head, tl, s = _read(svc, who, game)
+    rep = _guard(report, tl, s)
+    h = svc.header(game)
+    meta = h.meta or {}
+    return {"game": game, "ruleset": h.ruleset, "seats": list(h.seats), "dealer": h.dealer,
+            "table": table_of(h), "tournament": meta.get("tournament"), "created_at": h.at,
+            "events": head.next_seq if not s.public else tl.horizon() + 1,
+            "last_at": _last_at(tl, s), "view": view_name(s), "seat": s.seat,
+            "rounds": len(rep["rounds"]), "live_round": tl.live_round, "totals": rep["totals"],
+            "finished": rep["finished"], "winner": rep["winner"],
+            "violations": len(rep["violations"]), "meta": h.meta}
+
+
+# ---------------------------------------------------------------------- appending
+
+
+def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str, Any]]) -> None:
+    require(who, "admin", "scorer", "referee", what="append events")
+    try:
+        h = svc.header(game)
+    except NoSuchGame as e:
+        raise ApiError(404, "no_such_game", str(e), game=game) from None
+    types = {e.get("type") for e in events}
+    if who.role == "scorer":
+        if table_of(h) != who.table:
+            raise ApiError(403, "other_table", f"game {game} is played at table {table_of(h)}; "
+                           f"this scorer token is for table {who.table}")
+        if "ruling" in types:
+            raise ApiError(403, "referee_only", "rulings are appended by a referee")
+    if who.role == "referee" and not types <= {"ruling", "note"}:
+        bad = sorted(str(t) for t in types - {"ruling", "note"})
+        raise ApiError(403, "scorer_only", f"a referee appends rulings and notes, not {', '.join(bad)}")
+
+
+@router.post("/games/{game}/events", response_model=AppendOut,
+             responses=responses(401, 403, 404, 409, 422))
+async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(service),
+                        who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Append events in one batch with an expected seq.
+
+    A conflict (the game moved on) is **409** with ``expected`` and ``actual``; a refusal by
+    the rules is **422** with the rule ``code`` and a sentence. Sending the same batch again
+    with the same event ``id``s is a success that stores nothing twice (``already_stored``).
+    """
+    await run_in_threadpool(_check_append, svc, who, game, body.events)
+    for i, e in enumerate(body.events):
+        if "game" in e and e["game"] != game:
+            raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
+                           f"{e['game']!r}, not {game}", game=game)
+    try:
+        res = await run_in_threadpool(svc.append, game, body.events, body.expected_seq)
+    except ConflictError as e:
+        raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
+                       actual=e.actual) from None
+    except RejectedError as e:
+        fe = e.fold_error
+        raise ApiError(422, e.code or "rejected", fe.message if fe is not None else str(e),
+                       detail=str(e), game=game, seq=e.seq,
+                       seat=getattr(fe, "seat", None), card=getattr(fe, "card", None)) from None
+    except NoSuchGame as e:
+        raise ApiError(404, "no_such_game", str(e), game=game) from None
+    except StoreError as e:
+        raise ApiError(409, "store_refused", str(e), game=game) from None
+    svc.notifier.publish(game)
+    first = res.head.next_seq - res.appended
+    _, tl = await run_in_threadpool(svc.timeline, game)
+    rep = report(tl, FULL)
+    new = [v for v in rep["violations"] if v["seq"] >= first]
+    return {"game": game, "appended": res.appended, "already_stored": res.already_stored,
+            "next_seq": res.head.next_seq, "head_hash": res.head.hash,
+            "certificate": res.head.certificate, "violations": new}
+
+
+# ---------------------------------------------------------------------- reading
+
+
+@router.get("/games/{game}/events", response_model=EventsOut, responses=responses(401, 404, 422, 501))
+def get_events(game: GamePath, since: SeqQuery = None, svc: Service = Depends(service),
+               who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The game's events as this token may see them (a player: other hands of the live
+    round left out; the public: finished rounds only)."""
+    _, tl, s = _read(svc, who, game)
+    evs = _guard(visible_events, tl, s, since or 0)
+    return {"game": game, "view": view_name(s), "seat": s.seat, "events": evs}
+
+
+@router.get("/games/{game}/state", responses=responses(401, 403, 404, 422, 501))
+def get_state(game: GamePath, seq: SeqQuery = None, svc: Service = Depends(service),
+              who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The table after event ``seq`` (default: the latest this token may see)."""
+    _, tl, s = _read(svc, who, game)
+    fr: dict[str, Any] = _guard(state_at, tl, seq, s)
+    return {"game": game, "view": view_name(s), "seat": s.seat, **fr}
+
+
+@router.get("/games/{game}/replay", response_model=ReplayOut,
+            responses=responses(401, 404, 422, 501))
+def get_replay(game: GamePath, svc: Service = Depends(service),
+               who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Everything the web viewer shows: the table after every event, the audit, the timing."""
+    _, tl, s = _read(svc, who, game)
+    fr = _guard(frames, tl, s)
+    rep = _guard(report, tl, s)
+    evs = _guard(visible_events, tl, s)
+    h = svc.header(game)
+    return {"game": game, "ruleset": h.ruleset, "seats": list(h.seats), "view": view_name(s),
+            "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
+            "timing": _timing(tl, evs, None)}
+
+
+@router.get("/games/{game}/audit", responses=responses(401, 404, 422, 501))
+def get_audit(game: GamePath, svc: Service = Depends(service),
+              who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The audit (as ``jaslog check --json``): violations, rounds, scores as played and ruled."""
+    _, tl, s = _read(svc, who, game)
+    rep: dict[str, Any] = _guard(report, tl, s)
+    return rep
+
+
+@router.get("/games/{game}/head", response_model=HeadOut, responses=responses(401, 404, 422))
+def get_head(game: GamePath, svc: Service = Depends(service),
+             who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The hash-chain head. Withheld from players and the public while a round is live
+    (the hash covers the hidden hands)."""
+    head, tl, s = _read(svc, who, game)
+    if not s.full and tl.live_round is not None:
+        return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": None,
+                "certificate": None,
+                "note": f"round {tl.live_round} is being played; the head is shown when it is over"}
+    return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": head.hash,
+            "certificate": head.certificate}
+
+
+@router.get("/games/{game}/timing", response_model=TimingOut, responses=responses(401, 404, 422, 501))
+def get_timing(game: GamePath,
+               limit: Annotated[float | None, Query(gt=0, le=86400)] = None,
+               svc: Service = Depends(service), who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Each move's time from the events' ``at``; moves over the limit (``limit``, else the
+    game's ``meta.move_limit_s``)."""
+    _, tl, s = _read(svc, who, game)
+    evs = _guard(visible_events, tl, s)
+    return _timing(tl, evs, limit)
+
+
+@router.get("/games/{game}/stream", responses={
+    200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
+    **responses(401, 404, 422, 501)})
+async def stream(request: Request, game: GamePath, since: SeqQuery = None,
+                 svc: Service = Depends(service),
+                 who: Principal = Depends(stream_principal)) -> EventSourceResponse:
+    """New events as they are appended (Server-Sent Events, ``event: event``, ``id`` the
+    seq), as this token may see them. ``since`` (or ``Last-Event-ID``) replays from a seq;
+    without it the stream starts at the head. A player's stream sends ``event: round_over``
+    when a round ends, as its events may then be read whole."""
+    _, tl, s = await run_in_threadpool(_read, svc, who, game)
+    last_id = request.headers.get("last-event-id", "")
+    if since is None and last_id.isdigit():
+        since = int(last_id) + 1
+    await run_in_threadpool(_guard, visible_events, tl, s, 0)
+
+    async def gen() -> AsyncIterator[dict[str, Any]]:
+        nxt = since if since is not None else (tl.horizon() + 1 if s.public else tl.applied())
+        live = tl.live_round
+        wake = svc.notifier.subscribe(game)
+        try:
+            while True:
+                wake.clear()
+                _, cur = await run_in_threadpool(svc.timeline, game)
+                evs = visible_events(cur, s, nxt)
+                for e in evs:
+                    yield {"event": "event", "id": str(e["seq"]), "data": orjson.dumps(e).decode()}
+                    nxt = e["seq"] + 1
+                if live is not None and cur.live_round != live and not s.full:
+                    yield {"event": "round_over", "data": orjson.dumps({"round": live}).decode()}
+                live = cur.live_round
+                if await request.is_disconnected():
+                    return
+                # another process may have appended: look again after a second anyway
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wake.wait(), timeout=1.0)
+        finally:
+            svc.notifier.unsubscribe(game, wake)
+
+    return EventSourceResponse(gen(), ping=15)

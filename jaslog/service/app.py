@@ -1,0 +1,83 @@
+"""The FastAPI application: routes, errors as JSON, the web viewer's files."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from jaslog import __version__
+from jaslog.service import api_admin, api_games
+from jaslog.service.core import Service
+from jaslog.service.deps import ApiError
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+DESCRIPTION = """\
+Live recording, per-seat views, tournaments and replays of Klaverjas games.
+
+Every request needs a token (`Authorization: Bearer jl_...`; `jaslog token create`). Errors
+are JSON objects with a stable `code` and a `message` sentence: **401** no or a bad token,
+**403** the role may not, **404** no such game, **409** a conflict (`expected` and `actual`
+seq), **422** a refusal (the rule `code`, and `seq`, `seat`, `card` when the rules refused).
+"""
+
+
+def _loc(err: dict[str, Any]) -> str:
+    return ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+
+
+def create_app(url: str | None = None, *, service: Service | None = None) -> FastAPI:
+    """The service on the store at ``url`` (a path or database URL; None: the default store)."""
+    svc = service or Service(url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        svc.close()
+
+    app = FastAPI(title="jaslog", version=__version__, description=DESCRIPTION,
+                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None,
+                  lifespan=lifespan)
+    app.state.service = svc
+    app.add_middleware(GZipMiddleware, minimum_size=2000)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, e: ApiError) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else None
+        return JSONResponse(e.body(), status_code=e.status, headers=headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, e: RequestValidationError) -> JSONResponse:
+        errs = e.errors()
+        first = errs[0] if errs else {}
+        where = _loc(first)
+        msg = f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))
+        detail = [{"loc": [str(x) for x in er.get("loc", ())], "message": str(er.get("msg"))}
+                  for er in errs[:20]]
+        return JSONResponse({"code": "bad_request", "message": msg, "errors": detail},
+                            status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, e: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "http_error")
+        return JSONResponse({"code": code, "message": str(e.detail)}, status_code=e.status_code,
+                            headers=getattr(e, "headers", None))
+
+    app.include_router(api_games.router)
+    app.include_router(api_admin.router)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    return app

@@ -1,0 +1,208 @@
+"""The service's engine room: a pool of stores, the folded games, and who is waiting for news.
+
+Everything about games goes through :mod:`jaslog.store` (append, events, head, games) and
+:mod:`jaslog.views` (what a sight may see); nothing here writes SQL against the events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from jaslog.events import Event, GameStarted
+from jaslog.service.auth import Principal, Tokens, now
+from jaslog.service.db import service_engine
+from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
+from jaslog.views import Sight, Timeline, timeline
+
+
+class StorePool:
+    """Stores for the worker threads: a Store is for one thread at a time."""
+
+    def __init__(self, url: str | None, size: int = 4) -> None:
+        self.url = url
+        self._free: queue.LifoQueue[Store] = queue.LifoQueue()
+        self._all: list[Store] = []
+        self._lock = threading.Lock()
+        self._size = size
+        first = open_store(url)  # opens (and creates) the store now: errors show at start
+        self._all.append(first)
+        self._free.put(first)
+
+    @contextmanager
+    def get(self) -> Iterator[Store]:
+        try:
+            s = self._free.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                grow = len(self._all) < self._size
+                if grow:
+                    s = open_store(self.url)
+                    self._all.append(s)
+            if not grow:
+                s = self._free.get()
+        try:
+            yield s
+        finally:
+            self._free.put(s)
+
+    def close(self) -> None:
+        for s in self._all:
+            s.close()
+
+
+@dataclass(frozen=True)
+class Cached:
+    head: Head
+    tl: Timeline
+
+
+class Notifier:
+    """Wakes the server-sent-event streams of a game when it gets new events."""
+
+    def __init__(self) -> None:
+        self._waiters: dict[str, set[asyncio.Event]] = {}
+
+    def subscribe(self, game: str) -> asyncio.Event:
+        ev = asyncio.Event()
+        self._waiters.setdefault(game, set()).add(ev)
+        return ev
+
+    def unsubscribe(self, game: str, ev: asyncio.Event) -> None:
+        s = self._waiters.get(game)
+        if s is not None:
+            s.discard(ev)
+            if not s:
+                del self._waiters[game]
+
+    def publish(self, game: str) -> None:
+        """Call from the event loop's thread."""
+        for ev in self._waiters.get(game, ()):
+            ev.set()
+
+
+class Service:
+    """One running service: its store pool, tokens, game cache and notifier."""
+
+    def __init__(self, url: str | None, *, pool_size: int = 4, cache_games: int = 256) -> None:
+        self.url = url
+        self.pool = StorePool(url, pool_size)
+        self.engine = service_engine(url)
+        self.tokens = Tokens(self.engine)
+        self.notifier = Notifier()
+        self._cache: OrderedDict[str, Cached] = OrderedDict()
+        self._headers: dict[str, GameStarted] = {}
+        self._lock = threading.Lock()
+        self._cache_games = cache_games
+
+    def close(self) -> None:
+        self.pool.close()
+        self.engine.dispose()
+
+    # ------------------------------------------------------------------ reading games
+
+    def timeline(self, game: str) -> tuple[Head, Timeline]:
+        """The game folded at its head (cached while the head does not move)."""
+        with self.pool.get() as s:
+            head = s.head(game)
+            with self._lock:
+                hit = self._cache.get(game)
+            if hit is not None and hit.head == head:
+                with self._lock:
+                    self._cache.move_to_end(game)
+                return hit.head, hit.tl
+            events = s.events(game, upto=head.seq)
+        tl = timeline(events)
+        with self._lock:
+            self._cache[game] = Cached(head, tl)
+            self._cache.move_to_end(game)
+            while len(self._cache) > self._cache_games:
+                self._cache.popitem(last=False)
+        return head, tl
+
+    def header(self, game: str) -> GameStarted:
+        """A game's ``game_started`` event (it never changes)."""
+        with self._lock:
+            h = self._headers.get(game)
+        if h is None:
+            with self.pool.get() as s:
+                first = s.events(game, upto=0)[0]
+            assert isinstance(first, GameStarted)
+            h = first
+            with self._lock:
+                self._headers[game] = h
+        return h
+
+    def games(self, *, player: str | None = None, ruleset: str | None = None,
+              since: str | None = None, limit: int | None = None) -> list[GameInfo]:
+        with self.pool.get() as s:
+            return s.games(player=player, ruleset=ruleset, since=since, limit=limit)
+
+    def sight(self, who: Principal, game: str) -> Sight:
+        h = self.header(game)
+        return who.sight(list(h.seats), table_of(h))
+
+    # ------------------------------------------------------------------ writing games
+
+    def new_game(self, fields: dict[str, Any]) -> str:
+        with self.pool.get() as s:
+            return s.new_game(**fields)
+
+    def append(self, game: str, events: list[dict[str, Any]],
+               expected_seq: int | None) -> AppendResult:
+        """Append through the store. Events without ``at`` are stamped with the time of
+        arrival, and a retry of such an event (same ``id``) is recognised although its
+        stamp differs from the stored one."""
+        stamped = [e if e.get("at") is not None else {**e, "at": now()} for e in events]
+        with self.pool.get() as s:
+            try:
+                return s.append(game, stamped, expected_seq)
+            except ConflictError as err:
+                done = self._retried(s, game, events, expected_seq, err)
+                if done is None:
+                    raise
+                if done == len(events):
+                    return AppendResult(game, 0, done, s.head(game))
+                rest = s.append(game, stamped[done:], (expected_seq or 0) + done)
+                return AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
+
+    @staticmethod
+    def _retried(s: Store, game: str, events: list[dict[str, Any]], expected_seq: int | None,
+                 err: ConflictError) -> int | None:
+        """How many leading events of the batch are already stored as they were sent (a retry
+        whose ``at`` the server stamped), or None when the conflict is real."""
+        if expected_seq is None or expected_seq >= err.actual or not events:
+            return None
+        if any(not e.get("id") for e in events):
+            return None
+        stored = s.events(game)[expected_seq:]
+        n = 0
+        for sent, have in zip(events, stored, strict=False):
+            d = have.model_dump(exclude_none=True)
+            if sent.get("at") is None:
+                d.pop("at", None)
+            want = {k: v for k, v in sent.items() if v is not None}
+            want.setdefault("game", game)
+            want.setdefault("seq", expected_seq + n)
+            if str(d.get("id", "")).replace("-", "").lower() != \
+                    str(want.get("id", "")).replace("-", "").lower():
+                return None
+            d.pop("id", None)
+            want.pop("id", None)
+            if d != want:
+                return None
+            n += 1
+        return n or None
+
+
+def table_of(started: Event) -> str | None:
+    """The table a game is played at: its ``game_started`` meta ``table``."""
+    meta = getattr(started, "meta", None) or {}
+    t = meta.get("table")
+    return None if t is None else str(t)

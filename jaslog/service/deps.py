@@ -1,0 +1,85 @@
+"""What every route shares: the service, the caller's token, and errors as JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Depends, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict
+
+from jaslog.service.auth import Principal
+from jaslog.service.core import Service
+
+bearer = HTTPBearer(auto_error=False, bearerFormat="jl_<id>_<secret>",
+                    description="A jaslog token (`jaslog token create --role ...`).")
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status, a stable ``code`` and a sentence, plus any details."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message, self.extra = status, code, message, extra
+
+    def body(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.extra}
+
+
+class ErrorOut(BaseModel):
+    """Every refusal: a stable code for programs and a sentence for people."""
+
+    model_config = ConfigDict(extra="allow")
+    code: str
+    message: str
+
+
+def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI entries for the error answers a route may give."""
+    what = {400: "Bad request", 401: "No token, or an unknown or revoked token",
+            403: "The token's role may not do this", 404: "No such game or tournament",
+            409: "Conflict: the game moved on (expected vs actual seq), or it exists",
+            422: "Refused: a bad request, or a rule refusal (rule code and sentence)",
+            501: "No per-seat view for this game yet"}
+    return {c: {"model": ErrorOut, "description": what[c]} for c in codes}
+
+
+AUTH = responses(401, 403)
+
+
+def service(request: Request) -> Service:
+    svc: Service = request.app.state.service
+    return svc
+
+
+def _check(svc: Service, token: str | None) -> Principal:
+    if not token:
+        raise ApiError(401, "no_token", "no token: send the header 'Authorization: Bearer <token>'")
+    who = svc.tokens.check(token)
+    if who is None:
+        raise ApiError(401, "bad_token", "the token is unknown or has been revoked")
+    return who
+
+
+def principal(request: Request,
+              creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
+    """The caller, from ``Authorization: Bearer <token>``."""
+    return _check(service(request), creds.credentials if creds is not None else None)
+
+
+def stream_principal(
+    request: Request,
+    creds: HTTPAuthorizationCredentials | None = Depends(bearer),
+    access_token: str | None = Query(None, max_length=200,
+                                     description="the token, for clients that cannot send "
+                                                 "headers (a browser's EventSource)"),
+) -> Principal:
+    """The caller of a stream: the header, or ``?access_token=``."""
+    token = creds.credentials if creds is not None else access_token
+    return _check(service(request), token)
+
+
+def require(who: Principal, *roles: str, what: str) -> None:
+    if who.role not in roles:
+        raise ApiError(403, "forbidden", f"a {who.role} token may not {what} "
+                       f"(allowed: {', '.join(roles)})", role=who.role)

@@ -1,0 +1,481 @@
+/* jaslog replay viewer. Plain JavaScript, no build step.
+ *
+ * It shows what the service sends for the token's role: the table after every event
+ * (GET /api/games/{id}/replay: frames, the audit, the timing). It computes no rule: every
+ * number and every violation comes from the server's fold.
+ */
+(function () {
+  "use strict";
+
+  const SUITS = { C: "♣", D: "♦", H: "♥", S: "♠" };
+  const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
+  const POS = ["bottom", "left", "top", "right"];
+  const TOKEN_KEY = "jaslog.token";
+
+  const st = { token: null, who: null, replay: null, idx: 0, game: null, es: null, refetch: null };
+  const $ = (id) => document.getElementById(id);
+
+  // ---------------------------------------------------------------- small helpers
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function cardParts(card) {
+    return { rank: card.slice(0, -1), suit: card.slice(-1) };
+  }
+
+  function cardEl(card, extra) {
+    const { rank, suit } = cardParts(card);
+    const c = el("span", "card" + (suit === "H" || suit === "D" ? " red" : "") + (extra ? " " + extra : ""));
+    c.dataset.card = card;
+    c.setAttribute("aria-label", rank + " of " + SUIT_NAMES[suit]);
+    c.appendChild(el("span", "rank", rank));
+    c.appendChild(el("span", "suit", SUITS[suit] || suit));
+    return c;
+  }
+
+  function backEl() {
+    const c = el("span", "card back");
+    c.setAttribute("aria-label", "a hidden card");
+    return c;
+  }
+
+  function suitSpan(letter, withName) {
+    const s = el("span", letter === "H" || letter === "D" ? "suit-red" : "suit-black",
+      SUITS[letter] + (withName ? " " + SUIT_NAMES[letter] : ""));
+    return s;
+  }
+
+  function showError(msg) {
+    const e = $("error");
+    if (!msg) { e.hidden = true; e.textContent = ""; return; }
+    e.textContent = msg;
+    e.hidden = false;
+  }
+
+  async function api(path) {
+    const r = await fetch(path, { headers: { Authorization: "Bearer " + st.token } });
+    let body = null;
+    try { body = await r.json(); } catch (_) { body = null; }
+    if (r.status === 401) {
+      signOut((body && body.message) || "the token was refused");
+      throw new Error("unauthorised");
+    }
+    if (!r.ok) throw new Error((body && body.message) || ("HTTP " + r.status));
+    return body;
+  }
+
+  function hashParams() {
+    const h = new URLSearchParams(location.hash.replace(/^#/, ""));
+    return { token: h.get("token"), game: h.get("game"), seq: h.get("seq") };
+  }
+
+  function writeHash() {
+    if (!st.game || !st.replay) return;
+    const f = st.replay.frames[st.idx];
+    const p = new URLSearchParams({ game: st.game });
+    if (f) p.set("seq", String(f.seq));
+    history.replaceState(null, "", "#" + p.toString());
+  }
+
+  // ---------------------------------------------------------------- signing in
+
+  function signOut(reason) {
+    localStorage.removeItem(TOKEN_KEY);
+    st.token = null;
+    stopLive();
+    $("main").hidden = true;
+    $("login").hidden = false;
+    $("logout").hidden = true;
+    $("who").textContent = "";
+    $("game-picker").innerHTML = "";
+    showError(reason || null);
+  }
+
+  async function signIn(token) {
+    st.token = token;
+    try {
+      st.who = await api("/api/whoami");
+    } catch (e) {
+      return;
+    }
+    localStorage.setItem(TOKEN_KEY, token);
+    showError(null);
+    $("login").hidden = true;
+    $("logout").hidden = false;
+    const w = st.who;
+    $("who").textContent = w.role + (w.table ? " · table " + w.table : "") +
+      (w.player ? " · " + w.player : "") + (w.label ? " (" + w.label + ")" : "");
+    await loadGames();
+  }
+
+  async function loadGames() {
+    const games = await api("/api/games");
+    const pick = $("game-picker");
+    pick.innerHTML = "";
+    const none = el("option", null, games.length ? "— pick a game —" : "no games yet");
+    none.value = "";
+    pick.appendChild(none);
+    for (const g of games) {
+      const o = el("option", null, g.game + " · " + g.seats.join(", ") + " · " + g.events + " events" +
+        (g.view === "seat" ? " · your seat" : g.view === "public" ? " · public" : ""));
+      o.value = g.game;
+      pick.appendChild(o);
+    }
+    const want = hashParams();
+    const id = want.game || st.game;
+    if (id && games.some((g) => g.game === id)) {
+      pick.value = id;
+      await selectGame(id, want.seq !== null ? Number(want.seq) : null);
+    }
+  }
+
+  // ---------------------------------------------------------------- a game
+
+  async function selectGame(id, seq) {
+    stopLive();
+    showError(null);
+    st.game = id;
+    try {
+      st.replay = await api("/api/games/" + encodeURIComponent(id) + "/replay");
+    } catch (e) {
+      if (e.message !== "unauthorised") showError(id + ": " + e.message);
+      return;
+    }
+    const frames = st.replay.frames;
+    $("main").hidden = false;
+    const slider = $("slider");
+    slider.max = String(Math.max(0, frames.length - 1));
+    const rounds = $("round-picker");
+    rounds.innerHTML = "";
+    const seen = new Set();
+    frames.forEach((f) => {
+      if (f.round && !seen.has(f.round)) {
+        seen.add(f.round);
+        const o = el("option", null, String(f.round));
+        o.value = String(f.round);
+        rounds.appendChild(o);
+      }
+    });
+    let idx = 0;
+    if (seq !== null && seq !== undefined && !Number.isNaN(seq)) {
+      const j = frames.findIndex((f) => f.seq === seq);
+      idx = j >= 0 ? j : frames.length - 1;
+    }
+    go(idx);
+    if ($("live").checked) startLive();
+  }
+
+  function go(i) {
+    const n = st.replay ? st.replay.frames.length : 0;
+    if (!n) return;
+    st.idx = Math.max(0, Math.min(n - 1, i));
+    render();
+    writeHash();
+  }
+
+  function isTrickEnd(f) { return f.type === "play" && f.trick_complete; }
+
+  function nextTrick() {
+    const fr = st.replay.frames;
+    for (let j = st.idx + 1; j < fr.length; j++) if (isTrickEnd(fr[j])) return go(j);
+    go(fr.length - 1);
+  }
+
+  function prevTrick() {
+    const fr = st.replay.frames;
+    for (let j = st.idx - 1; j >= 0; j--) if (isTrickEnd(fr[j])) return go(j);
+    go(0);
+  }
+
+  function jumpRound(r) {
+    const j = st.replay.frames.findIndex((f) => f.round === r);
+    if (j >= 0) go(j);
+  }
+
+  function jumpSeq(seq) {
+    const fr = st.replay.frames;
+    let j = fr.findIndex((f) => f.seq >= seq);
+    if (j < 0) j = fr.length - 1;
+    go(j);
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  function seatName(s) {
+    const seats = st.replay.seats;
+    return (seats[s] || "?") + " (" + s + ")";
+  }
+
+  function bottomSeat() {
+    return st.replay.seat !== null && st.replay.seat !== undefined ? st.replay.seat : 0;
+  }
+
+  function posOf(seat) {
+    return POS[(seat - bottomSeat() + 4) % 4];
+  }
+
+  function render() {
+    const R = st.replay;
+    const f = R.frames[st.idx];
+    const n = R.frames.length;
+
+    const note = $("view-note");
+    note.textContent = R.view === "full" ? "Referee view: every hand." :
+      R.view === "seat" ? "Seat view of " + seatName(R.seat) + ": your hand, the cards played and the record; other hands once the round is over." :
+      "Public view: finished rounds only.";
+
+    // seats and hands
+    const byPos = {};
+    document.querySelectorAll("#felt .seat").forEach((d) => { byPos[d.dataset.pos] = d; d.innerHTML = ""; d.className = "seat"; });
+    for (let s = 0; s < R.seats.length; s++) {
+      const box = byPos[posOf(s)];
+      if (!box) continue;
+      if (f.turn === s && !f.round_over && f.expects !== "deal" && f.expects !== "over") box.classList.add("turn");
+      if (R.seat === s) box.classList.add("me");
+      const name = el("div", "name", seatName(s));
+      const tag = el("span", "tag", " · team " + (s % 2) + (f.dealer === s ? " · dealer" : "") +
+        (f.chooser === s ? " · plays" : ""));
+      name.appendChild(tag);
+      box.appendChild(name);
+      const hand = el("div", "hand");
+      hand.dataset.seat = String(s);
+      const cards = f.hands ? f.hands[s] : null;
+      if (!f.round) {
+        hand.appendChild(el("span", "note", "not dealt yet"));
+      } else if (cards) {
+        const legal = f.legal && f.turn === s ? new Set(f.legal) : null;
+        for (const c of cards) hand.appendChild(cardEl(c, legal ? (legal.has(c) ? "legal" : "illegal-dim") : ""));
+        if (!cards.length) hand.appendChild(el("span", "note", "no cards left"));
+      } else if (!f.hands_known) {
+        hand.appendChild(el("span", "note", "hand not recorded (" + f.counts[s] + " cards)"));
+      } else {
+        for (let k = 0; k < f.counts[s]; k++) hand.appendChild(backEl());
+      }
+      box.appendChild(hand);
+    }
+
+    // the trick
+    document.querySelectorAll("#trick .slot").forEach((d) => { d.innerHTML = ""; });
+    const bad = (f.violations || []).filter((v) => v.trick === f.trick && v.card);
+    for (const p of f.table || []) {
+      let cls = "";
+      if (f.trick_complete && f.trick_winner === p.seat) cls += " winner";
+      if (bad.some((v) => v.seat === p.seat && v.card === p.card)) cls += " violation";
+      const slot = document.querySelector('#trick .slot[data-pos="' + posOf(p.seat) + '"]');
+      if (slot) slot.appendChild(cardEl(p.card, cls.trim()));
+    }
+    const badge = $("trump-badge");
+    badge.innerHTML = "";
+    if (f.trump) {
+      const sym = suitSpan(f.trump, false);
+      sym.classList.add("sym");
+      badge.appendChild(sym);
+      badge.appendChild(el("span", null, "trump"));
+    } else if (f.proposed) {
+      badge.appendChild(el("span", null, "turned: "));
+      badge.appendChild(suitSpan(f.proposed, true));
+    } else if (f.round) {
+      badge.appendChild(el("span", null, "choosing trumps"));
+    }
+    if (f.trick) badge.appendChild(el("span", null, " · trick " + f.trick));
+
+    // violations at this very event
+    const now = (f.violations || []).filter((v) => v.seq === f.seq);
+    const banner = $("banner");
+    banner.innerHTML = "";
+    banner.hidden = !now.length;
+    for (const v of now) banner.appendChild(el("div", null, "✗ " + v.rule + ": " + v.message));
+
+    // event and round
+    $("event-text").textContent = "seq " + f.seq + " · " + f.text + (f.at ? "  (" + f.at.replace("T", " ").replace("Z", " UTC") + ")" : "");
+    const info = $("round-info");
+    info.innerHTML = "";
+    if (f.round) {
+      info.appendChild(el("span", null, "Round " + f.round + " · dealer " + seatName(f.dealer)));
+      if (f.trump) {
+        info.appendChild(el("span", null, " · trump "));
+        info.appendChild(suitSpan(f.trump, true));
+        info.appendChild(el("span", null, " chosen by " + seatName(f.chooser)));
+      }
+    } else {
+      info.textContent = R.ruleset + " · " + R.seats.join(", ");
+    }
+    const bids = $("bids");
+    bids.textContent = f.bids && f.bids.length ? "Bids: " + f.bids.map((b) => seatName(b.seat) + " " + b.call).join(", ") : "";
+    const sc = $("round-score");
+    let line = "";
+    if (f.round) {
+      line = "Tricks " + f.tricks_won[0] + "–" + f.tricks_won[1] + " · points " + f.points[0] + "–" + f.points[1] +
+        " · roem " + f.roem[0] + "–" + f.roem[1];
+      if (f.roem_on_table && (f.roem_on_table[0] !== f.roem[0] || f.roem_on_table[1] !== f.roem[1])) {
+        line += " (on the table " + f.roem_on_table[0] + "–" + f.roem_on_table[1] + ")";
+      }
+      if (f.result) line += " · " + f.result + ": " + f.score[0] + "–" + f.score[1];
+      if (f.ruling) line += " · ruled " + f.ruling.score[0] + "–" + f.ruling.score[1] + " (" + f.ruling.reason + ")";
+    }
+    line += (line ? " · " : "") + "game " + f.totals[0] + "–" + f.totals[1];
+    if (f.finished) line += " · game over" + (f.winner === "draw" ? ": a draw" : ": team " + f.winner + " wins");
+    sc.textContent = line;
+
+    // controls
+    $("position").textContent = "event " + (st.idx + 1) + " / " + n;
+    $("slider").value = String(st.idx);
+    $("first").disabled = $("prev").disabled = $("prev-trick").disabled = st.idx === 0;
+    $("last").disabled = $("next").disabled = $("next-trick").disabled = st.idx === n - 1;
+    if (f.round) $("round-picker").value = String(f.round);
+
+    renderViolations(f);
+    renderSheet(f);
+    renderTiming();
+  }
+
+  function renderViolations(f) {
+    const list = $("violations");
+    list.innerHTML = "";
+    const vs = st.replay.report.violations || [];
+    if (!vs.length) {
+      list.appendChild(el("li", "empty", "none" + (st.replay.view === "full" ? "" : " that you may see")));
+      return;
+    }
+    for (const v of vs) {
+      const li = el("li", v.seq === f.seq ? "now" : "");
+      li.dataset.seq = String(v.seq);
+      li.appendChild(el("span", "rule", v.rule));
+      li.appendChild(el("span", null, ": " + v.message + " "));
+      li.appendChild(el("span", "where", "(round " + v.round + (v.trick ? ", trick " + v.trick : "") + ", seq " + v.seq + ")"));
+      li.addEventListener("click", () => jumpSeq(v.seq));
+      list.appendChild(li);
+    }
+  }
+
+  function renderSheet(f) {
+    const t = $("scoresheet");
+    t.innerHTML = "";
+    const head = el("thead");
+    const hr = el("tr");
+    ["Round", "Dealer", "Trump", "Playing", "Points", "Roem", "Result", "Score", "Total"].forEach((h) => hr.appendChild(el("th", null, h)));
+    head.appendChild(hr);
+    t.appendChild(head);
+    const body = el("tbody");
+    const tot = [0, 0];
+    for (const r of st.replay.report.rounds) {
+      const final = r.ruling ? r.ruling.score : r.score;
+      tot[0] += final[0]; tot[1] += final[1];
+      const tr = el("tr", (r.round === f.round ? "current" : "") + (r.result === "revoke" || r.ruling ? " bad" : ""));
+      const trump = el("td");
+      if (r.trump) trump.appendChild(suitSpan(r.trump, false)); else trump.textContent = "–";
+      const cells = [
+        el("td", null, r.round), el("td", null, st.replay.seats[r.dealer]), trump,
+        el("td", null, r.chooser === null ? "–" : st.replay.seats[r.chooser]),
+        el("td", null, r.points[0] + "–" + r.points[1]),
+        el("td", null, r.roem[0] + "–" + r.roem[1]),
+        el("td", null, r.result),
+        el("td", null, r.ruling ? "ruled " + final[0] + "–" + final[1] : r.score[0] + "–" + r.score[1]),
+        el("td", null, tot[0] + "–" + tot[1]),
+      ];
+      if (r.ruling) cells[7].title = r.ruling.reason;
+      cells.forEach((c) => tr.appendChild(c));
+      tr.addEventListener("click", () => jumpRound(r.round));
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    const R = st.replay.report;
+    const teams = [0, 1].map((k) => st.replay.seats.filter((_, i) => i % 2 === k).join(" & "));
+    let txt = teams[0] + " " + R.totals[0] + " · " + teams[1] + " " + R.totals[1];
+    if (R.finished) txt += " · " + (R.winner === "draw" ? "a draw" : teams[R.winner] + " win");
+    $("totals").textContent = txt;
+  }
+
+  function renderTiming() {
+    const box = $("timing");
+    box.innerHTML = "";
+    const t = st.replay.timing;
+    if (!t) return;
+    const head = t.limit ? "Limit " + t.limit + " s per move: " + t.exceeded.length + " of " + t.moves + " moves over" :
+      "No time limit set; longest move " + t.longest + " s";
+    box.appendChild(el("div", null, head));
+    if (t.exceeded.length) {
+      const ul = el("ul");
+      for (const x of t.exceeded) {
+        const li = el("li", null, "seq " + x.seq + " · round " + x.round + " · " + (x.player || "?") + " " + x.type + " took " + x.seconds + " s");
+        li.addEventListener("click", () => jumpSeq(x.seq));
+        ul.appendChild(li);
+      }
+      box.appendChild(ul);
+    }
+  }
+
+  // ---------------------------------------------------------------- live
+
+  function stopLive() {
+    if (st.es) { st.es.close(); st.es = null; }
+  }
+
+  function startLive() {
+    stopLive();
+    if (!st.game) return;
+    const url = "/api/games/" + encodeURIComponent(st.game) + "/stream?access_token=" + encodeURIComponent(st.token);
+    const es = new EventSource(url);
+    const again = () => {
+      clearTimeout(st.refetch);
+      st.refetch = setTimeout(async () => {
+        try {
+          st.replay = await api("/api/games/" + encodeURIComponent(st.game) + "/replay");
+          $("slider").max = String(Math.max(0, st.replay.frames.length - 1));
+          go(st.replay.frames.length - 1);
+        } catch (e) { showError(e.message); }
+      }, 150);
+    };
+    es.addEventListener("event", again);
+    es.addEventListener("round_over", again);
+    st.es = es;
+  }
+
+  // ---------------------------------------------------------------- wiring
+
+  function wire() {
+    $("login").addEventListener("submit", (e) => {
+      e.preventDefault();
+      const t = $("token-input").value.trim();
+      if (t) signIn(t);
+    });
+    $("logout").addEventListener("click", () => signOut(null));
+    $("game-picker").addEventListener("change", (e) => { if (e.target.value) selectGame(e.target.value, null); });
+    $("first").addEventListener("click", () => go(0));
+    $("last").addEventListener("click", () => go(st.replay.frames.length - 1));
+    $("prev").addEventListener("click", () => go(st.idx - 1));
+    $("next").addEventListener("click", () => go(st.idx + 1));
+    $("prev-trick").addEventListener("click", prevTrick);
+    $("next-trick").addEventListener("click", nextTrick);
+    $("slider").addEventListener("input", (e) => go(Number(e.target.value)));
+    $("round-picker").addEventListener("change", (e) => jumpRound(Number(e.target.value)));
+    $("live").addEventListener("change", (e) => { if (e.target.checked) startLive(); else stopLive(); });
+    document.addEventListener("keydown", (e) => {
+      if (!st.replay || ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
+      if (e.key === "ArrowRight") { e.shiftKey ? nextTrick() : go(st.idx + 1); e.preventDefault(); }
+      else if (e.key === "ArrowLeft") { e.shiftKey ? prevTrick() : go(st.idx - 1); e.preventDefault(); }
+      else if (e.key === "Home") { go(0); e.preventDefault(); }
+      else if (e.key === "End") { go(st.replay.frames.length - 1); e.preventDefault(); }
+    });
+  }
+
+  function start() {
+    wire();
+    const h = hashParams();
+    if (h.token) {
+      localStorage.setItem(TOKEN_KEY, h.token);
+      const p = new URLSearchParams(location.hash.replace(/^#/, ""));
+      p.delete("token");
+      history.replaceState(null, "", p.toString() ? "#" + p.toString() : location.pathname);
+    }
+    const t = localStorage.getItem(TOKEN_KEY);
+    if (t) signIn(t); else $("login").hidden = false;
+  }
+
+  start();
+})();

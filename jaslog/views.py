@@ -1,0 +1,366 @@
+"""Who may see what: a game as a referee, a player at one seat, or the public sees it.
+
+This is the single place where the service's API and its web viewer get a game's events,
+its table at any seq (``frames``) and its audit for someone who is not allowed to see
+everything. A :class:`Sight` says who is looking:
+
+* ``Sight()`` (the referee, a table's scorer): every hand, every event;
+* ``Sight(seat=n)`` (a player): during a live round only that seat's own hand, the cards
+  played and the public record; every hand once the round is over;
+* ``Sight(public=True)``: only finished rounds; nothing of the round being played.
+
+"Live" is judged at the game's head: the last round, while it is not over. A round that is
+over is public knowledge (all its cards were played), even when viewed at a seq from the
+middle of it. Each game registers a :class:`GameView` in :data:`VIEWS` that knows how its
+state is shown and what a seat may not see (Kloepper hides partnerships); a game without
+one has no per-seat view (:class:`NoView`) rather than a leaky one.
+
+>>> from jaslog.sim import simulate_game
+>>> from jaslog.events import event_from_dict
+>>> evs = [event_from_dict(e) for e in simulate_game("v1", seed=3)[:12]]
+>>> tl = timeline(evs)
+>>> tl.live_round
+1
+>>> [h is None for h in state_at(tl, 11, Sight(seat=2))["hands"]]
+[True, True, False, True]
+>>> visible_events(tl, Sight(public=True))[-1]["type"]
+'game_started'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from jaslog.audit import game_report, violation_dict
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS, cards_of
+from jaslog.events import Event
+from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.render import describe_event
+
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """Who is looking: ``seat`` (a player; None: every hand) and ``public`` (finished rounds only)."""
+
+    seat: int | None = None
+    public: bool = False
+
+    @property
+    def full(self) -> bool:
+        return self.seat is None and not self.public
+
+
+FULL = Sight()
+PUBLIC = Sight(public=True)
+
+
+class NoView(LookupError):
+    """The game has no registered per-seat view: nothing is shown rather than too much."""
+
+
+class NotVisible(PermissionError):
+    """What was asked for lies in a round this sight may not see yet."""
+
+
+class GameView(Protocol):
+    """How one game is shown. Registered in :data:`VIEWS` by game name."""
+
+    def round_over(self, fold: GameFold, number: int) -> bool:
+        """Whether round ``number`` (from 1) is over in this fold."""
+        ...
+
+    def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
+        """The table now. ``hidden``: the current round is live at the head and ``sight``
+        must not see other seats' secrets in it; ``head`` is the fold at the game's head."""
+        ...
+
+    def redact(self, event: dict[str, Any], seat: int) -> dict[str, Any]:
+        """An event of the live round as ``seat`` may see it."""
+        ...
+
+    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
+        """Whether a violation of the live round is hidden from ``seat``."""
+        ...
+
+
+#: The view of each game, by game name.
+VIEWS: dict[str, GameView] = {}
+
+
+def register_view(game: str, view: GameView) -> None:
+    VIEWS[game] = view
+
+
+def view_of(fold: GameFold) -> GameView:
+    v = VIEWS.get(fold.game)
+    if v is None:
+        raise NoView(f"there is no per-seat view for {fold.game} games yet")
+    return v
+
+
+# ---------------------------------------------------------------------- the timeline
+
+
+@dataclass
+class Timeline:
+    """A game's events folded once: the fold at the head, and the round of every event."""
+
+    events: list[Event]
+    fold: GameFold | None
+    error: FoldError | None = None
+    #: rounds dealt after each event was applied (index = position in ``events``)
+    round_of: list[int] = field(default_factory=list)
+    #: the round being played at the head (None when no round is live)
+    live_round: int | None = None
+
+    @property
+    def game(self) -> str:
+        return self.events[0].game if self.events else ""
+
+    def hidden_round(self, sight: Sight) -> int | None:
+        """The live round, when ``sight`` may not see all of it."""
+        return None if sight.full else self.live_round
+
+    def horizon(self) -> int:
+        """The last seq the public may see: everything before the live round's deal."""
+        n = len(self.events)
+        if self.live_round is not None:
+            n = next((i for i, r in enumerate(self.round_of) if r >= self.live_round), n)
+        return n - 1
+
+    def applied(self) -> int:
+        """How many events the fold took (all of them unless an integrity error stopped it)."""
+        return len(self.round_of)
+
+
+def timeline(events: Iterable[Event]) -> Timeline:
+    """Fold a game's events (seq order) once, noting the round of each event."""
+    evs = list(events)
+    tl = Timeline(evs, None)
+    if not evs:
+        return tl
+    try:
+        f = start_fold(evs[0])
+    except FoldError as e:
+        tl.error = e
+        return tl
+    tl.fold = f
+    tl.round_of.append(0)
+    for ev in evs[1:]:
+        try:
+            f.apply(ev)
+        except FoldError as err:
+            tl.error = err
+            break
+        tl.round_of.append(f.rounds_dealt())
+    n = f.rounds_dealt()
+    if n and f.game in VIEWS and not VIEWS[f.game].round_over(f, n):
+        tl.live_round = n
+    elif n and f.game not in VIEWS:
+        tl.live_round = n  # unknown games: treat the last round as live (show less, not more)
+    return tl
+
+
+# ---------------------------------------------------------------------- what a sight sees
+
+
+def _dump(e: Event) -> dict[str, Any]:
+    return e.model_dump(exclude_none=True)
+
+
+def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str, Any]]:
+    """The game's events as ``sight`` may see them, from seq ``since``."""
+    if sight.full:
+        return [_dump(e) for e in tl.events[since:]]
+    if sight.public:
+        return [_dump(e) for e in tl.events[since:tl.horizon() + 1]]
+    if tl.fold is None:
+        return []
+    assert sight.seat is not None
+    view = view_of(tl.fold)
+    hidden = tl.hidden_round(sight)
+    out = []
+    for i, e in enumerate(tl.events[since:tl.applied()], since):
+        d = _dump(e)
+        if hidden is not None and tl.round_of[i] == hidden:
+            d = view.redact(d, sight.seat)
+        out.append(d)
+    return out
+
+
+def _describe(fold: GameFold, e: Event) -> str:
+    return re.sub(r"^seq\s+\d+\s", "", describe_event(fold, e).plain)
+
+
+def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str, Any]]:
+    """The table after every event the sight may see (up to seq ``upto``), for the viewer."""
+    if tl.fold is None:
+        return []
+    view = view_of(tl.fold)
+    last = tl.applied() - 1
+    if sight.public:
+        last = min(last, tl.horizon())
+    if upto is not None:
+        last = min(last, upto)
+    hidden_round = tl.hidden_round(sight)
+    out: list[dict[str, Any]] = []
+    f = start_fold(tl.events[0])
+    for i in range(last + 1):
+        e = tl.events[i]
+        if i:
+            f.apply(e)
+        hidden = hidden_round is not None and tl.round_of[i] == hidden_round
+        fr = view.frame(f, sight, hidden, tl.fold)
+        fr["seq"], fr["type"] = e.seq, e.type
+        fr["text"] = _describe(f, e)
+        if e.at is not None:
+            fr["at"] = e.at
+        if hidden and e.type == "note":
+            fr["text"] = "note (shown when the round is over)"
+        out.append(fr)
+    return out
+
+
+def state_at(tl: Timeline, seq: int | None, sight: Sight) -> dict[str, Any]:
+    """The table after event ``seq`` (default: the last the sight may see)."""
+    last = tl.applied() - 1
+    if sight.public:
+        if seq is not None and seq > tl.horizon():
+            raise NotVisible(f"seq {seq} is in round {tl.live_round}, which is still being "
+                             "played; the public view shows finished rounds only")
+        last = min(last, tl.horizon())
+    if seq is not None:
+        if seq > last:
+            raise IndexError(f"game {tl.game} has no seq {seq} (its last is {last})")
+        last = seq
+    if last < 0:
+        raise IndexError(f"game {tl.game} has no events to show")
+    return frames(tl, sight, last)[-1]
+
+
+def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
+    """The audit (:func:`jaslog.audit.game_report`) as ``sight`` may see it."""
+    if tl.fold is None:
+        return game_report(tl.game or None, None, tl.error)
+    if sight.full:
+        return game_report(tl.game, tl.fold, tl.error)
+    if sight.public:
+        h = tl.horizon()
+        f = start_fold(tl.events[0])
+        for e in tl.events[1:h + 1]:
+            f.apply(e)
+        rep = game_report(tl.game, f, None)
+        rep["error"] = None
+        return rep
+    assert sight.seat is not None
+    view = view_of(tl.fold)
+    rep = game_report(tl.game, tl.fold, tl.error)
+    hidden = tl.hidden_round(sight)
+    if hidden is not None:
+        rep["violations"] = [v for v in rep["violations"]
+                             if v["round"] != hidden or not view.hide_violation(v, sight.seat)]
+        rep["ok"] = not rep["violations"] and rep["error"] is None
+    return rep
+
+
+# ---------------------------------------------------------------------- Klaverjas
+
+
+def _cards(mask: int) -> list[str]:
+    return [CARD_TEXT[c] for c in cards_of(mask)]
+
+
+class KlaverjasView:
+    """Klaverjas: the hands are the only secret; partnerships are fixed by the seats."""
+
+    def round_over(self, fold: GameFold, number: int) -> bool:
+        return bool(fold.state.rounds[number - 1].closed)
+
+    def redact(self, event: dict[str, Any], seat: int) -> dict[str, Any]:
+        t = event["type"]
+        if t == "dealt" and event.get("hands") is not None:
+            hands = event["hands"]
+            return {**event, "hands": [h if s == seat else None for s, h in enumerate(hands)],
+                    "redacted": True}
+        if t == "note":
+            return {k: v for k, v in event.items() if k not in ("text",)} | {"redacted": True}
+        return event
+
+    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
+        return bool(v["seat"] != seat)
+
+    def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
+        g = fold.state
+        kind, turn = g.expected()
+        fr: dict[str, Any] = {
+            "round": 0, "trick": 0, "dealer": None, "trump": None, "chooser": None,
+            "proposed": None, "turned": [], "bids": [], "expects": kind, "turn": turn,
+            "hands": [None] * 4, "counts": [0] * 4, "hands_known": False, "legal": None,
+            "leader": None, "table": [], "trick_complete": False, "trick_winner": None,
+            "tricks_won": [0, 0], "points": [0, 0], "roem": [0, 0], "round_over": False,
+            "result": None, "score": None, "ruling": None, "violations": [],
+            "totals": g.totals(), "finished": g.finished, "winner": g.winner,
+        }
+        if not g.rounds:
+            return fr
+        r = g.rounds[-1]
+        sel = r.selection
+        fr.update({
+            "round": r.number, "dealer": r.dealer,
+            "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
+            "chooser": r.chooser,
+            "proposed": SUIT_LETTERS[sel.proposed] if sel.proposed is not None else None,
+            "turned": list(sel.turned),
+            "bids": [{"seat": s, "call": c} for s, c in sel.bids],
+            "round_over": r.closed,
+        })
+        # the hands now: as recorded, or (hands not recorded, round over at the head)
+        # the head's rebuilt deal less what has been played so far
+        hands: list[int] | None = list(r.hands) if r.hands_known else None
+        if hands is None and head.state.rounds[r.number - 1].closed:
+            dealt = head.state.rounds[r.number - 1].dealt
+            if dealt is not None:
+                hands = [h & ~r.played for h in dealt]
+        if hands is not None:
+            fr["hands_known"] = True
+            fr["counts"] = [h.bit_count() for h in hands]
+            fr["hands"] = [_cards(h) if not hidden or s == sight.seat else None
+                           for s, h in enumerate(hands)]
+        else:
+            played = [0, 0, 0, 0]
+            for t in r.tricks:
+                for i in range(len(t.cards)):
+                    played[t.seat_of(i)] += 1
+            fr["counts"] = [8 - p for p in played]
+        if kind == "play" and turn is not None and fr["hands"][turn] is not None and r.hands_known:
+            mask = g.legal_plays()
+            fr["legal"] = _cards(mask)
+        t = r.tricks[-1] if r.tricks else None
+        if t is not None:
+            fr["trick"] = t.number
+            fr["leader"] = t.leader
+            fr["table"] = [{"seat": t.seat_of(i), "card": CARD_TEXT[c]} for i, c in enumerate(t.cards)]
+            fr["trick_complete"] = t.complete
+            fr["trick_winner"] = t.winner if t.complete else None
+        o = r.outcome(g.score_rules, g.claimed_mode)
+        fr["tricks_won"] = o.tricks
+        fr["points"] = o.points
+        fr["roem"] = o.roem
+        fr["roem_on_table"] = o.roem_on_table
+        if r.over:
+            fr["result"], fr["score"] = o.result, o.score
+        if r.ruling is not None:
+            fr["ruling"] = {"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+        vs = [violation_dict(v) for v in sorted(r.violations, key=lambda v: v.seq)]
+        if hidden and sight.seat is not None:
+            vs = [v for v in vs if not self.hide_violation(v, sight.seat)]
+        elif hidden:
+            vs = []
+        fr["violations"] = vs
+        return fr
+
+
+register_view("klaverjas", KlaverjasView())
