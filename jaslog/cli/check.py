@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from jaslog.audit import game_report
-from jaslog.cli.common import console, read_games, write_json_line
+from jaslog.cli.common import DB_OPTION, console, read_games, write_json_line
 from jaslog.fold import FileGame, FoldError
 
 
@@ -19,8 +19,8 @@ def _print_game(g: FileGame) -> None:
     rep = game_report(g.game, g.fold, g.error)
     fold = g.fold
     head = f"[bold]{rep['game']}[/] ({rep['ruleset'] or '?'})"
-    if rep["error"]:
-        console.print(f"[red]✗[/] {head}: [red]invalid[/]: {rep['error']}", soft_wrap=True)
+    if g.error is not None:
+        console.print(f"[red]✗[/] {head}: [red]invalid[/]: {g.error}", soft_wrap=True)
         return
     assert fold is not None
     t0, t1 = rep["totals"]
@@ -53,12 +53,14 @@ def _print_game(g: FileGame) -> None:
 
 
 def check(
-    files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin)"),
+    files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin); "
+                                       "store:GAME for a stored game, store: for all"),
     json: bool = typer.Option(False, "--json", help="one JSON object per game, for scripts"),
+    db: str | None = DB_OPTION,
 ) -> None:
     """Validate and score every game: exit 0 clean, 1 rule violations, 2 invalid log."""
     worst = 0
-    for g in read_games(files):
+    for g in read_games(files, db):
         if isinstance(g, FoldError):
             worst = 2
             if json:

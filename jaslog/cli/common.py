@@ -10,7 +10,7 @@ from typing import NoReturn
 import typer
 from rich.console import Console
 
-from jaslog.events import read_file
+from jaslog.events import Line, read_file
 from jaslog.fold import FileGame, FoldError, fold_lines
 
 console = Console(highlight=False)
@@ -29,8 +29,69 @@ def check_readable(paths: list[Path]) -> None:
             fail(f"{p}: no such file")
 
 
-def read_games(paths: list[Path]) -> Iterator[FileGame | FoldError]:
-    """Every game in the files, folded (games may span lines anywhere in a file)."""
+#: A file argument ``store:GAME`` names a stored game, ``store:`` every stored game.
+STORE_PREFIX = "store:"
+
+#: The ``--db`` option of commands that read stored games.
+DB_OPTION = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
+                         help="the store for store:GAME arguments (path or URL)")
+
+
+def is_stored(p: Path | str) -> bool:
+    return str(p).startswith(STORE_PREFIX)
+
+
+def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
+    """Stored games folded like games read from files (``store:`` alone: every game)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from jaslog.fold import start_fold
+    from jaslog.store import StoreError, open_store
+
+    try:
+        store = open_store(db)
+    except StoreError as e:
+        fail(str(e))
+    try:
+        for ref in refs:
+            gid = ref[len(STORE_PREFIX):]
+            it = store.iter_games() if not gid else iter([(gid, store.events(gid))])
+            for game, events in it:
+                g = FileGame(game)
+                try:
+                    g.fold = start_fold(events[0])
+                    for ev in events[1:]:
+                        g.fold.apply(ev)
+                except FoldError as err:
+                    g.error = err.located(f"{STORE_PREFIX}{game}", err.seq or 0)
+                yield g
+    except StoreError as e:
+        fail(str(e))
+    except SQLAlchemyError as e:
+        fail(f"database error: {e}")
+    finally:
+        store.close()
+
+
+def stored_lines(ref: str, db: str | None) -> list[Line]:
+    """A stored game's events as lines: source ``store:GAME``, line number = seq."""
+    from jaslog.store import StoreError, open_store
+
+    gid = ref[len(STORE_PREFIX):]
+    if not gid:
+        fail("name one stored game: store:GAME (see `jaslog games`)")
+    try:
+        with open_store(db) as store:
+            return [Line(ref, e.seq, e) for e in store.events(gid)]
+    except StoreError as e:
+        fail(str(e))
+
+
+def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | FoldError]:
+    """Every game in the files, folded (games may span lines anywhere in a file), then
+    the stored games named ``store:GAME`` (``store:``: all of them) in the store ``db``."""
+    refs = [str(p) for p in paths if is_stored(p)]
+    paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)
 
     def lines():  # type: ignore[no-untyped-def]
@@ -40,7 +101,10 @@ def read_games(paths: list[Path]) -> Iterator[FileGame | FoldError]:
             except OSError as e:
                 fail(f"{p}: {e.strerror}")
 
-    yield from fold_lines(lines())
+    if paths:
+        yield from fold_lines(lines())
+    if refs:
+        yield from stored_games(refs, db)
 
 
 def write_json_line(obj: object) -> None:

@@ -6,21 +6,33 @@ from pathlib import Path
 
 import typer
 
-from jaslog.cli.common import console, fail, read_games
+from jaslog.cli.common import (
+    DB_OPTION,
+    STORE_PREFIX,
+    console,
+    fail,
+    is_stored,
+    read_games,
+    stored_lines,
+)
 from jaslog.events import read_file
 from jaslog.fold import FoldError, start_fold
 from jaslog.render import describe_event, render_table
 
 
 def replay(
-    file: Path = typer.Argument(..., help="a jaslog/1 file ('-' for stdin)"),
+    file: Path = typer.Argument(..., help="a jaslog/1 file ('-' for stdin), or store:GAME"),
     game: str | None = typer.Option(None, "--game", "-g", help="game id (default: the first)"),
     round: int | None = typer.Option(None, "--round", "-r", min=1, help="only this round"),
     to: int | None = typer.Option(None, "--to", min=0, help="stop after this seq"),
     seat: int | None = typer.Option(None, "--seat", "-s", min=0, max=3,
                                     help="show only what this seat could see"),
+    db: str | None = DB_OPTION,
 ) -> None:
     """Show the table after each event: trick, hands, score so far, violations."""
+    if is_stored(file):
+        game = str(file)[len(STORE_PREFIX):] or game
+        file = Path(f"{STORE_PREFIX}{game or ''}")
     if game is None:
         for g in read_games([file]):
             if not isinstance(g, FoldError):
@@ -29,7 +41,7 @@ def replay(
         if game is None:
             fail(f"{file}: no game found")
     events = []
-    for ln in read_file(file):
+    for ln in (stored_lines(str(file), db) if is_stored(file) else read_file(file)):
         gid = ln.event.game if ln.event else ln.game
         if gid != game:
             continue

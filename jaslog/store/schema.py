@@ -149,6 +149,6 @@ def create(conn: Connection) -> None:
     METADATA.create_all(conn)
     ddl = _pg_triggers() if conn.dialect.name == "postgresql" else _sqlite_triggers()
     for stmt in ddl:
-        conn.exec_driver_sql(stmt)
+        conn.exec_driver_sql(stmt.replace("%", "%%") if conn.dialect.name == "postgresql" else stmt)
     conn.execute(META.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
                                  {"key": "format", "value": "jaslog/1"}])

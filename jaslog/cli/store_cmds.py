@@ -1,0 +1,382 @@
+"""The store's commands: new, record, append, import, games, show, dump, verify, players.
+
+Thin: each opens the store (``--db`` or ``$JASLOG_DB``, else the user data folder), calls
+:mod:`jaslog.store` and formats the result. Exit codes: 0 fine, 1 problems found (verify),
+2 bad input or a refused batch, 3 a concurrency conflict (expected seq is not the next).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+from rich.table import Table
+
+from jaslog.cli.common import console, err_console, fail, write_json_line
+from jaslog.store import (
+    ConflictError,
+    NoSuchGame,
+    Store,
+    StoreError,
+    certificate,
+    open_store,
+)
+
+DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
+                  help="the store: a path (SQLite) or a URL (sqlite:///..., postgresql://...); "
+                       "default: jaslog.sqlite in the user data folder")
+JSON = typer.Option(False, "--json", help="JSON output, for scripts")
+
+
+@contextmanager
+def opened(db: str | None) -> Iterator[Store]:
+    """The store, with every store or database error turned into ``jaslog: ...`` (exit 2)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    store: Store | None = None
+    try:
+        store = open_store(db)
+        yield store
+    except ConflictError as e:
+        fail(str(e), 3)
+    except StoreError as e:
+        fail(str(e))
+    except SQLAlchemyError as e:
+        orig = getattr(e, "orig", None)
+        fail(f"database error: {(str(orig) if orig else str(e)).strip().splitlines()[0]}")
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _parse_options(ruleset: str, option: list[str]) -> dict[str, Any]:
+    from jaslog.rules.options import OptionError, parse_option_text
+
+    out: dict[str, Any] = {}
+    for text in option:
+        try:
+            k, v = parse_option_text(ruleset, text)
+        except OptionError as e:
+            fail(str(e))
+        out[k] = v
+    return out
+
+
+def new(
+    ruleset: str = typer.Option("amsterdam", "--ruleset", "-r", help="a preset (jaslog rules presets)"),
+    seats: str = typer.Option(..., "--seats", help="4 player ids, clockwise: ann,bob,cor,dirk"),
+    dealer: int = typer.Option(0, "--dealer", min=0, max=3, help="seat of the first dealer"),
+    option: list[str] = typer.Option([], "--option", "-o", help="KEY=VALUE override, repeatable"),
+    game: str | None = typer.Option(None, "--id", help="the game id (default: date + random)"),
+    db: str | None = DB,
+) -> None:
+    """Start a game in the store and print its id."""
+    from jaslog.rules.options import PRESETS
+
+    if ruleset not in PRESETS:
+        fail(f"unknown ruleset {ruleset!r}; the presets are {', '.join(PRESETS)}")
+    players = [s.strip() for s in seats.split(",") if s.strip()]
+    opts = _parse_options(ruleset, option)
+    with opened(db) as store:
+        try:
+            gid = store.new_game(ruleset, players, dealer=dealer, options=opts or None, game=game)
+        except ConflictError:
+            fail(f"game {game} already exists in the store")
+    print(gid)
+
+
+def record(
+    game: str = typer.Argument(..., help="the game id (see `jaslog new`, `jaslog games`)"),
+    db: str | None = DB,
+) -> None:
+    """Record a game at the table: type each bid, card and claim as it happens."""
+    from rich.prompt import Prompt
+
+    from jaslog.record import HELP, Recorder, run
+
+    def ask(prompt: str) -> str:
+        if sys.stdin.isatty():
+            return Prompt.ask(prompt.rstrip("> ").rstrip(), console=console)
+        line = sys.stdin.readline()
+        if not line:
+            raise EOFError
+        console.print(prompt + line.rstrip("\n"), highlight=False)
+        return line
+
+    with opened(db) as store:
+        rec = Recorder(store, game)
+        console.print(f"recording game [bold]{game}[/] ({rec.fold.ruleset}); 'help' for what "
+                      "to type, 'quit' to stop", highlight=False)
+        if sys.stdin.isatty():
+            console.print(HELP, highlight=False)
+        n = run(rec, ask, lambda x: console.print(x, highlight=False))
+        head = store.head(game)
+    console.print(f"{n} event{'s' * (n != 1)} recorded; game {game} is at seq {head.seq}, "
+                  f"certificate [bold]{head.certificate}[/]", highlight=False)
+
+
+def append(
+    game: str = typer.Argument(..., help="the game id"),
+    event: str = typer.Option(..., "--json", help="the event as JSON ('-': JSON Lines on stdin, "
+                              "one batch); game and seq may be left out"),
+    expect: int | None = typer.Option(None, "--expect", min=0,
+                                      help="the seq the first event must get (else conflict)"),
+    as_json: bool = typer.Option(False, "--json-out", help="answer as one JSON line"),
+    db: str | None = DB,
+) -> None:
+    """Append events to a stored game (for scripts): exit 3 on a conflict."""
+    if event == "-":
+        raw = [x for x in sys.stdin.buffer.read().splitlines() if x.strip()]
+    else:
+        raw = [event.encode()]
+    items: list[Any] = []
+    for i, text in enumerate(raw, 1):
+        try:
+            items.append(orjson.loads(text))
+        except orjson.JSONDecodeError as e:
+            fail(f"event {i}: not valid JSON: {e}")
+    with opened(db) as store:
+        if expect is None and any(isinstance(x, dict) and "seq" not in x for x in items):
+            try:
+                expect = store.head(game).next_seq
+            except NoSuchGame:
+                expect = 0
+        res = store.append(game, items, expected_seq=expect)
+    out = {"game": game, "appended": res.appended, "already_stored": res.already_stored,
+           "next_seq": res.head.next_seq, "head": res.head.hash,
+           "certificate": res.head.certificate}
+    if as_json:
+        write_json_line(out)
+    else:
+        extra = f" ({res.already_stored} already stored)" if res.already_stored else ""
+        console.print(f"appended {res.appended} event{'s' * (res.appended != 1)}{extra} to "
+                      f"{game}; next seq {res.head.next_seq}; certificate {res.head.certificate}",
+                      highlight=False)
+
+
+def import_(
+    files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin)"),
+    as_json: bool = JSON,
+    batch: int = typer.Option(500, "--batch", min=1, help="games per transaction"),
+    db: str | None = DB,
+) -> None:
+    """Import logs: whole games per transaction, already-present games skipped.
+
+    Exit 0 when every game was imported or already present, 2 when some were rejected.
+    """
+    for p in files:
+        if str(p) != "-" and not p.is_file():
+            fail(f"{p}: no such file")
+    total = sum(p.stat().st_size for p in files if str(p) != "-") or None
+    with opened(db) as store:
+        progress = Progress(TextColumn("importing"), BarColumn(), TransferSpeedColumn(),
+                            TimeRemainingColumn(), console=err_console, transient=True,
+                            disable=as_json or not err_console.is_terminal)
+        with progress:
+            task = progress.add_task("import", total=total)
+            summary = store.import_files(files, batch_games=batch,
+                                         progress=lambda n: progress.update(task, completed=n))
+    if as_json:
+        write_json_line(summary.to_json())
+    else:
+        console.print(f"imported {summary.games} game{'s' * (summary.games != 1)} "
+                      f"({summary.events} events) from {summary.lines} lines", highlight=False)
+        if summary.extended:
+            console.print(f"extended {len(summary.extended)} stored game(s): "
+                          + ", ".join(summary.extended[:20]), highlight=False)
+        if summary.already_present:
+            n = len(summary.already_present)
+            console.print(f"skipped {n} game{'s' * (n != 1)} already present: "
+                          + ", ".join(summary.already_present[:20])
+                          + (" ..." if n > 20 else ""), highlight=False)
+        for r in summary.rejected:
+            who = f"game {r.game}" if r.game else "line"
+            console.print(f"[red]rejected[/] {who}: {r.reason}", soft_wrap=True, highlight=False)
+    if summary.rejected:
+        if not as_json:
+            err_console.print(f"[bold red]jaslog:[/] {len(summary.rejected)} game(s) or line(s) "
+                              "rejected; nothing of them was stored", highlight=False)
+        raise typer.Exit(2)
+
+
+def games(
+    player: str | None = typer.Option(None, "--player", "-p", help="a player id or display name"),
+    ruleset: str | None = typer.Option(None, "--ruleset", "-r"),
+    since: str | None = typer.Option(None, "--since", help="a date (2026-01-31) or RFC 3339 time"),
+    limit: int | None = typer.Option(None, "--limit", min=1),
+    as_json: bool = JSON,
+    db: str | None = DB,
+) -> None:
+    """List stored games, oldest first."""
+    with opened(db) as store:
+        rows = store.games(player=player, ruleset=ruleset, since=since, limit=limit)
+        names = store.players()
+    if as_json:
+        for g in rows:
+            write_json_line(g.to_json())
+        return
+    if not rows:
+        console.print("no games", highlight=False)
+        return
+    tab = Table(box=None, pad_edge=False)
+    for col in ("game", "ruleset", "started"):
+        tab.add_column(col, no_wrap=True)
+    tab.add_column("players")
+    tab.add_column("events", justify="right", no_wrap=True)
+    tab.add_column("certificate", no_wrap=True)
+    for g in rows:
+        tab.add_row(g.game, g.ruleset, g.created_at[:19].replace("T", " "),
+                    ", ".join(names.get(p, p) for p in g.seats), str(g.events), g.certificate)
+    console.print(tab)
+
+
+def show(
+    game: str = typer.Argument(..., help="the game id"),
+    as_json: bool = JSON,
+    db: str | None = DB,
+) -> None:
+    """A stored game: header, score, violations, the table now, and its certificate."""
+    from jaslog.audit import game_report
+    from jaslog.fold import FoldError
+    from jaslog.render import render_table
+
+    with opened(db) as store:
+        head = store.head(game)
+        names = store.players()
+        info = next((g for g in store.games() if g.game == game), None)
+        try:
+            fold, error = store.fold(game), None
+        except FoldError as e:
+            fold, error = None, e
+    rep = game_report(game, fold, error)
+    if as_json:
+        write_json_line({**rep, "events": head.next_seq, "head": head.hash,
+                         "certificate": head.certificate,
+                         "created_at": info.created_at if info else None})
+        return
+    console.print(f"[bold]{game}[/] ({rep['ruleset']}), started {info.created_at if info else '?'}",
+                  highlight=False)
+    if fold is not None:
+        console.print("seats: " + ", ".join(f"{i}: {names.get(p, p)}" + (f" ({p})" if p in names else "")
+                                           for i, p in enumerate(fold.seats)), highlight=False)
+    t0, t1 = rep["totals"]
+    state = ("finished, " + ("a draw" if rep["winner"] == "draw" else f"team {rep['winner']} wins")
+             if rep["finished"] else "in play")
+    console.print(f"{head.next_seq} events, {len(rep['rounds'])} rounds, {state}; totals "
+                  f"{t0}–{t1}; {len(rep['violations'])} violation(s)", highlight=False)
+    for v in rep["violations"]:
+        console.print(f"  seq {v['seq']} round {v['round']}: [yellow]{v['rule']}[/]: {v['message']}",
+                      soft_wrap=True, highlight=False)
+    if rep["error"]:
+        console.print(f"[red]✗ {rep['error']}[/]", soft_wrap=True, highlight=False)
+    if fold is not None:
+        console.print(render_table(fold))
+    console.print(f"certificate [bold]{head.certificate}[/]  (head {head.hash})", highlight=False)
+
+
+def dump(
+    game: str = typer.Argument(..., help="the game id"),
+    db: str | None = DB,
+) -> None:
+    """Write a stored game back as jaslog/1 (canonical JSON Lines) to stdout."""
+    from jaslog.events import write_events
+
+    with opened(db) as store:
+        events = store.events(game)
+    write_events(events, sys.stdout.buffer)
+    sys.stdout.flush()
+
+
+def verify(
+    game: str | None = typer.Argument(None, help="one game (default: the whole store)"),
+    cert: str | None = typer.Option(None, "--certificate", "-c",
+                                    help="the certificate written on the score sheet"),
+    as_json: bool = JSON,
+    db: str | None = DB,
+) -> None:
+    """Recheck the hash chains: exit 0 intact, 1 when something was changed behind jaslog's back."""
+    if cert is not None and game is None:
+        fail("--certificate needs a GAME")
+    with opened(db) as store:
+        progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
+                            console=err_console, transient=True,
+                            disable=as_json or game is not None or not err_console.is_terminal)
+        with progress:
+            task = progress.add_task("verify", total=None)
+            rep = store.verify(game, certificate=cert,
+                               progress=lambda n: progress.update(task, completed=n))
+    if as_json:
+        write_json_line(rep.to_json())
+    else:
+        for p in rep.problems:
+            console.print(f"[red]✗[/] {p}", soft_wrap=True, highlight=False)
+        if rep.ok:
+            console.print(f"[green]✓[/] {rep.games} game{'s' * (rep.games != 1)}, {rep.events} "
+                          "events: every chain is intact", highlight=False)
+        else:
+            console.print(f"[red]{len(rep.problems)} problem(s)[/] in {rep.games} games, "
+                          f"{rep.events} events", highlight=False)
+        if game is not None and game in rep.heads:
+            console.print(f"certificate [bold]{certificate(rep.heads[game])}[/]  "
+                          f"(head {rep.heads[game]})", highlight=False)
+    raise typer.Exit(0 if rep.ok else 1)
+
+
+players_app = typer.Typer(help="Display names of players (personal data kept outside the hash "
+                          "chains: edit or erase them freely).", invoke_without_command=True,
+                          no_args_is_help=False)
+
+
+@players_app.callback()
+def players(ctx: typer.Context, as_json: bool = JSON, db: str | None = DB) -> None:
+    """List display names; `players set ID NAME`, `players erase ID`."""
+    if ctx.invoked_subcommand is not None:
+        ctx.obj = db
+        return
+    with opened(db) as store:
+        names = store.players()
+    if as_json:
+        write_json_line(names)
+        return
+    if not names:
+        console.print("no display names set (jaslog players set ID NAME)", highlight=False)
+    for pid, name in names.items():
+        console.print(f"{pid}\t{name}", highlight=False)
+
+
+@players_app.command("set")
+def players_set(ctx: typer.Context, player: str = typer.Argument(..., help="the player id"),
+                name: str = typer.Argument(..., help="the display name"),
+                db: str | None = DB) -> None:
+    """Set a player's display name."""
+    with opened(db or ctx.obj) as store:
+        store.set_player(player, name)
+    console.print(f"{player} is shown as {name}", highlight=False)
+
+
+@players_app.command("erase")
+def players_erase(ctx: typer.Context, player: str = typer.Argument(..., help="the player id"),
+                  db: str | None = DB) -> None:
+    """Erase a player's display name (the games keep the opaque id)."""
+    with opened(db or ctx.obj) as store:
+        had = store.erase_player(player)
+    console.print(f"erased the display name of {player}" if had
+                  else f"{player} had no display name", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(new)
+    app.command()(record)
+    app.command()(append)
+    app.command("import")(import_)
+    app.command()(games)
+    app.command()(show)
+    app.command()(dump)
+    app.command()(verify)
+    app.add_typer(players_app, name="players")

@@ -1,0 +1,185 @@
+"""Store fixtures: every contract test runs on an SQLite file and on a real PostgreSQL server.
+
+The PostgreSQL server is started once per test session (per xdist worker) from the Debian
+package's binaries: ``initdb`` and ``postgres`` run as the ``postgres`` user (we may be
+root) in a temporary directory, listening on 127.0.0.1 on a free port with trust auth.
+``JASLOG_TEST_PG_URL`` points the tests at an existing server instead. Without PostgreSQL
+the PostgreSQL tests are skipped, unless ``CI=true`` or ``JASLOG_REQUIRE_PG=1``: then they fail.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from jaslog.sim import simulate_game
+from jaslog.store import Store, open_store
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def _pg_required() -> bool:
+    return os.environ.get("CI", "").lower() == "true" or os.environ.get("JASLOG_REQUIRE_PG") == "1"
+
+
+def _no_pg(reason: str) -> None:
+    if _pg_required():
+        pytest.fail(f"PostgreSQL is required (CI=true or JASLOG_REQUIRE_PG=1) but {reason}",
+                    pytrace=False)
+    pytest.skip(f"PostgreSQL tests skipped: {reason} (install Debian's postgresql package)")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _as_postgres(cmd: list[str]) -> list[str]:
+    if os.geteuid() != 0:
+        return cmd
+    if shutil.which("runuser"):
+        return ["runuser", "-u", "postgres", "--", *cmd]
+    return ["su", "postgres", "-c", " ".join(cmd)]
+
+
+class _Server:
+    def __init__(self) -> None:
+        found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                       key=lambda p: int(Path(p).parts[-3]) if Path(p).parts[-3].isdigit() else 0)
+        if not found:
+            _no_pg("no /usr/lib/postgresql/*/bin/initdb")
+        self.bin = Path(found[-1]).parent
+        self.dir = Path(tempfile.mkdtemp(prefix="jaslog-pg-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres", "postgres")
+        data = self.dir / "data"
+        out = subprocess.run(_as_postgres([str(self.bin / "initdb"), "-D", str(data), "-A", "trust",
+                                           "-U", "postgres", "-E", "UTF8", "--no-sync"]),
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            self.stop()
+            _no_pg(f"initdb failed: {out.stderr.strip()[-500:]}")
+        self.port = _free_port()
+        self.log = self.dir / "server.log"
+        self.proc = subprocess.Popen(
+            _as_postgres([str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port),
+                          "-h", "127.0.0.1", "-k", str(self.dir), "-c", "fsync=off",
+                          "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                          "-c", "max_connections=100"]),
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        import atexit
+
+        atexit.register(self.stop)  # even when the session dies early
+        deadline = time.monotonic() + 30
+        import psycopg
+
+        while True:
+            try:
+                psycopg.connect(self._dsn("postgres"), connect_timeout=2).close()
+                break
+            except psycopg.OperationalError as e:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                    self.stop()
+                    _no_pg(f"the server did not start: {e} {err[-500:]}")
+                time.sleep(0.1)
+
+    def _dsn(self, db: str) -> str:
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            # pg_ctl signals the server itself (runuser does not pass signals on)
+            subprocess.run(_as_postgres([str(self.bin / "pg_ctl"), "stop", "-D",
+                                         str(self.dir / "data"), "-m", "fast", "-w"]),
+                           capture_output=True, timeout=60)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database (``postgres``)."""
+    url = os.environ.get("JASLOG_TEST_PG_URL")
+    if url:
+        yield url
+        return
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _no_pg("psycopg is not installed")
+    server = _Server()
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pg_url(pg_server: str) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped afterwards."""
+    import psycopg
+
+    name = f"jaslog_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    base = pg_server.rsplit("/", 1)[0]
+    yield f"{base}/{name}"
+    with psycopg.connect(pg_server, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A URL of an empty store: an SQLite file, then a PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.sqlite")
+    return str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def store(store_url: str) -> Iterator[Store]:
+    s = open_store(store_url)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def raw_sql(store: Store) -> Callable[..., Any]:
+    """Run SQL behind the store's back (as someone with database access would)."""
+    from sqlalchemy import text
+
+    def run(sql: str, **params: Any) -> Any:
+        with store.engine.connect() as conn, conn.begin():
+            res = conn.execute(text(sql), params)
+            return res.all() if res.returns_rows else res.rowcount
+
+    return run
+
+
+def game_events(gid: str, seed: int = 1, **kw: Any) -> list[dict[str, Any]]:
+    """A complete simulated game as event dicts."""
+    return simulate_game(gid, seed=seed, **kw)
+
+
+def jsonl(events: list[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(e) + b"\n" for e in events)
