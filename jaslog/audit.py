@@ -46,6 +46,16 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
+ERROR_KEYS = ("file", "line", "game", "seq", "seat", "card", "code", "message")
+
+
+def error_dict(e: FoldError) -> dict[str, Any]:
+    """An integrity error for scripts: where (file, line, game, seq, seat, card), which rule
+    (``code``) and the plain sentence (``message``, without the location)."""
+    return {"file": e.source, "line": e.line, "game": e.game, "seq": e.seq, "seat": e.seat,
+            "card": e.card, "code": e.code, "message": e.message}
+
+
 def game_report(game: str | None, fold: GameFold | None,
                 error: FoldError | None = None) -> dict[str, Any]:
     """The audit of one game, with exactly :data:`REPORT_KEYS`.
@@ -54,7 +64,10 @@ def game_report(game: str | None, fold: GameFold | None,
     """
     if fold is None:
         return {"game": game, "ruleset": None, "ok": False,
-                "error": str(error) if error else "no events", "violations": [], "rounds": [],
+                "error": error_dict(error) if error else
+                {**dict.fromkeys(ERROR_KEYS), "game": game, "code": "empty_game",
+                 "message": "no events"},
+                "violations": [], "rounds": [],
                 "totals": [0, 0], "finished": False, "winner": None}
     state = fold.state
     violations = sorted(state.violations, key=lambda v: v.seq)
@@ -62,7 +75,7 @@ def game_report(game: str | None, fold: GameFold | None,
         "game": fold.game_id,
         "ruleset": fold.ruleset,
         "ok": not violations and error is None,
-        "error": str(error) if error else None,
+        "error": error_dict(error) if error else None,
         "violations": [violation_dict(v) for v in violations],
         "rounds": rounds_report(fold),
         "totals": state.totals(),

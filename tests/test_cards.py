@@ -156,12 +156,12 @@ def test_suit_and_rank_masks() -> None:
 
 def test_ranks_are_numbered_in_sequence_order() -> None:
     # 7 8 9 10 J Q K A: adjacent in a run exactly when the numbers differ by one (rule book 2.2)
-    order = [parse_card(t + "S") for t in "7 8 9 10 J Q K A".split()]
+    order = [parse_card(t + "S") for t in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
     assert [rank_of(x) for x in order] == list(range(8))
 
 
 # Trump order J 9 A 10 K Q 8 7, high to low (rule book 2.2).
-TRUMP_ORDER = "J 9 A 10 K Q 8 7".split()
+TRUMP_ORDER = ["J", "9", "A", "10", "K", "Q", "8", "7"]
 
 
 @pytest.mark.parametrize("i", range(8))

@@ -139,7 +139,7 @@ def test_ranks_are_normalised() -> None:
 
 
 def test_unknown_option_and_unknown_ruleset() -> None:
-    with pytest.raises(OptionError, match="unknown option 'roem.run5'"):
+    with pytest.raises(OptionError, match=r"unknown option 'roem\.run5'"):
         resolve("amsterdam", {"roem.run5": 100})
     with pytest.raises(OptionError, match="unknown ruleset 'paris'"):
         resolve("paris")

@@ -169,7 +169,7 @@ def round_m(log: Log, tricks: list[tuple[int, str]] = TRICKS_M,
 # every trick is four of a kind: J 200, A K Q 10 100 each, 9 8 7 0 (100 under KBN).
 # Each round: 162 card points + 100 pit to the forehand's team; roem on the table 600
 # (900 with KBN's 9/8/7), credited only when claimed (default claim mode).
-SUIT_ORDER = "J 9 A 10 K Q 8 7".split()
+SUIT_ORDER = ["J", "9", "A", "10", "K", "Q", "8", "7"]
 SUIT_OF_OFFSET = ("H", "S", "C", "D")  # forehand, its left, partner, dealer
 
 

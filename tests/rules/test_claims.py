@@ -64,7 +64,7 @@ def test_late_claim() -> None:
         log.trick(leader, cs)
     log.play(2, "KC").roem(2, 20)      # trick 8 has begun: trick 7 is covered
     late = log.seq
-    for i, c in enumerate("QC JC 10C".split(), 1):
+    for i, c in enumerate(["QC", "JC", "10C"], 1):
         log.play((2 + i) % 4, c)
     f = log.fold()
     [v] = f.state.violations
@@ -133,7 +133,7 @@ def test_stuk_in_hand() -> None:
     hands = ["KH QH 7H 8H 9H 10H JH AH", "7S 8S 9S 10S JS QS KS AS",
              "7C 8C 9C 10C JC QC KC AC", "7D 8D 9D 10D JD QD KD AD"]
     log = Log(options={"roem.stuk_in_hand": True}).deal(hands).bid(0, "H")
-    for r in "J 9 A 10 K Q 8 7".split():
+    for r in ["J", "9", "A", "10", "K", "Q", "8", "7"]:
         log.trick(0, f"{r}H {r}S {r}C {r}D")
     o = log.fold().state.outcomes()[0]
     assert o.roem == [20, 0]

@@ -25,7 +25,7 @@ MUST_UNDER = {"amsterdam_cannot_overtrump": "must_undertrump"}
 DISCARD = {"amsterdam_partner_trump": "discard_only"}
 FREE = {"amsterdam_partner_trump": "free"}
 
-F, T, O, U, D = "must_follow_suit", "must_trump", "must_overtrump", "no_undertrump", "must_discard"
+F, T, OV, U, D = "must_follow_suit", "must_trump", "must_overtrump", "no_undertrump", "must_discard"
 
 # (id, options, trick, hand, legal, {card: code}); trumps are hearts throughout.
 CASES: list[tuple[str, dict[str, Any], str, str, str, dict[str, str]]] = [
@@ -33,14 +33,14 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, dict[str, str]]] = [
     ("lead", AMS, "", "7H AD KC", "7H AD KC", {}),
     ("lead-rot", ROT, "", "JH 7S", "JH 7S", {}),
     # 2. trump led: beat the highest trump if able, even over the partner; else any trump
-    ("trump-led-overtrump", AMS, "9H", "JH 10H AS", "JH", {"10H": O, "AS": F}),
-    ("trump-led-over-partner", AMS, "AH 8H", "9H KH 7C", "9H", {"KH": O, "7C": F}),
+    ("trump-led-overtrump", AMS, "9H", "JH 10H AS", "JH", {"10H": OV, "AS": F}),
+    ("trump-led-over-partner", AMS, "AH 8H", "9H KH 7C", "9H", {"KH": OV, "7C": F}),
     ("trump-led-over-partner-3", AMS, "7H JH 8H", "AH 10H 7S", "AH 10H", {"7S": F}),
     ("trump-led-cannot-beat", AMS, "JH", "7H 8H AS", "7H 8H", {"AS": F}),
     ("trump-led-no-trumps", AMS, "JH", "AS 7C", "AS 7C", {}),
-    ("trump-led-top-not-last", AMS, "8H 9H 7H", "AH JH 7S", "JH", {"AH": O, "7S": F}),
+    ("trump-led-top-not-last", AMS, "8H 9H 7H", "AH JH 7S", "JH", {"AH": OV, "7S": F}),
     ("trump-led-offsuit-in-trick", AMS, "7H AS", "8H JS", "8H", {"JS": F}),
-    ("trump-led-rot", ROT, "9H", "JH 10H AS", "JH", {"10H": O, "AS": F}),
+    ("trump-led-rot", ROT, "9H", "JH 10H AS", "JH", {"10H": OV, "AS": F}),
     ("trump-led-rot-cannot-beat", ROT_FREE, "JH", "7H 8H AS", "7H 8H", {"AS": F}),
     # 3. plain suit led and able to follow: any card of the suit, no need to head, never trump
     ("follow", AMS, "AS", "7S KS JH 7C", "7S KS", {"JH": F, "7C": F}),
@@ -52,12 +52,12 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, dict[str, str]]] = [
     ("void-no-trump-rot", ROT, "AS 9H", "7C AD", "7C AD", {}),
     # 4. Amsterdam, an opponent is winning
     ("opp-plain-any-trump", AMS, "AS", "7H JH 7C", "7H JH", {"7C": T}),
-    ("opp-trump-overtrump", AMS, "7S 9H", "JH 8H 7C", "JH", {"8H": O, "7C": O}),
+    ("opp-trump-overtrump", AMS, "7S 9H", "JH 8H 7C", "JH", {"8H": OV, "7C": OV}),
     ("opp-trump-discard", AMS, "7S JH", "8H 7C AD", "7C AD", {"8H": U}),
     ("opp-trump-only-lower", AMS, "7S JH", "8H 7H", "8H 7H", {}),
     ("opp-overtrumped-partner", AMS, "AS 9H JH", "AH 7C", "7C", {"AH": U}),
     ("opp-must-undertrump-opt", MUST_UNDER, "7S JH", "8H 7C AD", "8H", {"7C": T, "AD": T}),
-    ("opp-must-undertrump-opt-higher", MUST_UNDER, "7S 9H", "JH 8H 7C", "JH", {"8H": O, "7C": T}),
+    ("opp-must-undertrump-opt-higher", MUST_UNDER, "7S 9H", "JH 8H 7C", "JH", {"8H": OV, "7C": T}),
     ("opp-must-undertrump-opt-plain", MUST_UNDER, "AS", "7H 7C", "7H", {"7C": T}),
     # 5. Amsterdam, the partner is winning
     ("partner-plain", AMS, "AS 7S", "7H 7C", "7H 7C", {}),
@@ -79,12 +79,12 @@ CASES: list[tuple[str, dict[str, Any], str, str, str, dict[str, str]]] = [
     ("lesson2-partner-wins-before-my-play", AMS, "KS AS 10S", "7H 8H 7C", "7H 8H 7C", {}),
     # 6. Rotterdam: trump whoever wins, beat the top trump if able, else undertrump
     ("rot-partner-plain", ROT, "AS 7S", "8H 7C", "8H", {"7C": T}),
-    ("rot-overtrump", ROT, "AS 9H", "JH 8H 7C", "JH", {"8H": O, "7C": T}),
-    ("rot-overtrump-partner", ROT, "AS 9H 7S", "JH AH 7C", "JH", {"AH": O, "7C": T}),
+    ("rot-overtrump", ROT, "AS 9H", "JH 8H 7C", "JH", {"8H": OV, "7C": T}),
+    ("rot-overtrump-partner", ROT, "AS 9H 7S", "JH AH 7C", "JH", {"AH": OV, "7C": T}),
     ("rot-undertrump", ROT, "AS JH", "8H 7C", "8H", {"7C": T}),
     ("rot-undertrump-partner", ROT, "AS JH 7S", "8H 7C", "8H", {"7C": T}),
     ("rot-no-undertrump-option", ROT_FREE, "AS JH", "8H 7C", "8H 7C", {}),
-    ("rot-no-undertrump-option-higher", ROT_FREE, "AS 9H", "JH 8H 7C", "JH", {"8H": O, "7C": T}),
+    ("rot-no-undertrump-option-higher", ROT_FREE, "AS 9H", "JH 8H 7C", "JH", {"8H": OV, "7C": T}),
     ("rot-no-trump-in-trick", ROT_FREE, "AS", "8H 7C", "8H", {"7C": T}),
 ]
 

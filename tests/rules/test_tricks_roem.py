@@ -60,7 +60,7 @@ def test_trick_points(trick: str, trump: int, points: int) -> None:
 
 
 def test_all_tricks_add_up_to_152_plus_last_trick() -> None:
-    deck = [f"{r}{s}" for s in SUIT_LETTERS for r in "7 8 9 10 J Q K A".split()]
+    deck = [f"{r}{s}" for s in SUIT_LETTERS for r in ["7", "8", "9", "10", "J", "Q", "K", "A"]]
     for trump in range(4):
         tricks = [deck[i:i + 4] for i in range(0, 32, 4)]
         assert sum(trick_points(cards(" ".join(t)), trump) for t in tricks) == 152
