@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +35,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from jaslog.sim import Faults
+
 MARKER = ".jaslog-demo"
 LOG = "games.jsonl"
 DB = "jaslog.sqlite"
@@ -43,7 +45,7 @@ CHART = "success-by-trump.png"
 OURS = (LOG, DB, DB + "-wal", DB + "-shm", DB + "-journal", PARQUET, CHART, MARKER)
 
 #: Faults of the demo's records: enough for the audit and the statistics to find some.
-DEMO_FAULTS = {"revoke_rate": 0.004, "false_roem_rate": 0.01, "no_hands_rate": 0.05}
+DEMO_FAULTS = Faults(revoke_rate=0.004, false_roem_rate=0.01, no_hands_rate=0.05)
 
 
 class DemoError(Exception):
@@ -161,10 +163,10 @@ def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
 
 def _simulate(console: Console, res: DemoResult, rulesets: list[str], games: int,
               seed: int) -> None:
-    from jaslog.sim import DEFAULT_START, Faults, simulate, to_jsonl
+    from jaslog.sim import DEFAULT_START, simulate, to_jsonl
 
     _step(console, 1, "Bots play the games")
-    faults = Faults(**DEMO_FAULTS)
+    faults = DEMO_FAULTS
     n_events = 0
     kinds = {"revoke": 0, "false": 0, "blind": 0}
     with _progress(console) as p, open(res.log, "wb") as f:
