@@ -1,0 +1,21 @@
+-- question: How often does the playing side (the side that chose trumps) make it?
+-- by: ruleset
+-- by: trump_method
+-- by: trump_how
+-- by: position = CASE declarer_position WHEN 1 THEN '1 forehand' WHEN 2 THEN '2 second' WHEN 3 THEN '3 third' WHEN 4 THEN '4 dealer' END
+-- by: trump = CASE trump WHEN 'C' THEN 'clubs' WHEN 'D' THEN 'diamonds' WHEN 'H' THEN 'hearts' WHEN 'S' THEN 'spades' END
+-- by: kind
+-- by: year
+-- plot: x=<by> y=made_rate
+-- note: Rounds played out without a revoke (result made, pit or nat); a pit counts as made.
+-- note: position is the declarer's seat counted from the dealer: 1 is forehand, 4 the dealer.
+SELECT {by},
+       count(*) AS rounds,
+       count(*) FILTER (WHERE made) AS made,
+       count(*) FILTER (WHERE result = 'nat') AS nat,
+       count(*) FILTER (WHERE result = 'pit') AS pit,
+       avg(CASE WHEN made THEN 1.0 ELSE 0.0 END) AS made_rate
+FROM rounds
+WHERE result IN ('made', 'nat', 'pit')
+GROUP BY ALL
+ORDER BY 1 NULLS LAST

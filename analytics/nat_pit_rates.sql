@@ -1,0 +1,19 @@
+-- question: How often does the playing side go nat, and how often does one side take every trick (pit)?
+-- by: ruleset
+-- by: trump_method
+-- by: trump = CASE trump WHEN 'C' THEN 'clubs' WHEN 'D' THEN 'diamonds' WHEN 'H' THEN 'hearts' WHEN 'S' THEN 'spades' END
+-- by: kind
+-- by: year
+-- plot: x=<by> y=nat_rate
+-- note: Over every complete round (made, pit, nat or revoke). pit_rate: the playing side took all
+-- note: eight tricks; defenders_pit_rate: the defenders did (the round is then nat as well).
+SELECT {by},
+       count(*) AS rounds,
+       avg(CASE WHEN result = 'nat' THEN 1.0 ELSE 0.0 END) AS nat_rate,
+       avg(CASE WHEN result = 'pit' THEN 1.0 ELSE 0.0 END) AS pit_rate,
+       avg(CASE WHEN tricks_won[2 - playing_team] = 8 THEN 1.0 ELSE 0.0 END) AS defenders_pit_rate,
+       avg(CASE WHEN result = 'revoke' THEN 1.0 ELSE 0.0 END) AS revoke_rate
+FROM rounds
+WHERE result IN ('made', 'nat', 'pit', 'revoke')
+GROUP BY ALL
+ORDER BY 1 NULLS LAST

@@ -1,0 +1,21 @@
+-- question: How does each player do by role: playing side or defending, declarer (leader) or partner (follower)?
+-- by: role = CASE WHEN r.declarer = p.seat THEN 'declarer' WHEN list_contains(r.playing_seats, p.seat) THEN 'partner' ELSE 'defender' END
+-- by: side = CASE WHEN list_contains(r.playing_seats, p.seat) THEN 'playing' ELSE 'defending' END
+-- by: lead = CASE WHEN r.first_leader = p.seat THEN 'led trick 1' ELSE 'followed' END
+-- by: all
+-- plot: y=made_rate
+-- note: Rounds played out without a revoke. role: the declarer chose trumps and leads the playing
+-- note: side, the partner follows; side: playing or defending; lead: who led to trick 1.
+-- note: made_rate is how often the contract was made (for defenders: how often they lost the
+-- note: round); avg_score is the player's side's final score in the round.
+SELECT p.player,
+       {by},
+       count(DISTINCT r.game) AS games,
+       count(*) AS rounds,
+       avg(CASE WHEN r.made THEN 1.0 ELSE 0.0 END) AS made_rate,
+       avg(r.seat_scores[p.seat + 1]) AS avg_score
+FROM rounds r
+JOIN players p ON p.game = r.game
+WHERE r.result IN ('made', 'nat', 'pit')
+GROUP BY ALL
+ORDER BY 1, 2 NULLS LAST

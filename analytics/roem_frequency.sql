@@ -1,0 +1,41 @@
+-- question: How often does each kind of roem fall: run of 3, run of 4, stuk, four of a kind, four jacks?
+-- by: all
+-- by: ruleset
+-- by: trump_method
+-- by: year
+-- plot: x=kind y=per_100_rounds
+-- note: Counts every scoring combination on the table in complete rounds (claimed or not):
+-- note: occurrences, per 100 rounds, and the share of rounds with at least one.
+-- note: three_of_a_kind and stuk_in_hand appear only when they fell (options off by default).
+WITH base AS (
+    SELECT {by}, game, round, roem_kinds
+    FROM rounds
+    WHERE result IN ('made', 'nat', 'pit', 'revoke')
+),
+totals AS (
+    SELECT {dim}, count(*) AS rounds FROM base GROUP BY ALL
+),
+kinds AS (
+    SELECT {dim}, game, round, unnest(roem_kinds) AS kind FROM base
+),
+counted AS (
+    SELECT {dim}, kind, count(*) AS occurrences, count(DISTINCT (game, round)) AS rounds_with
+    FROM kinds GROUP BY ALL
+),
+standard(kind, ord) AS (
+    VALUES ('run3', 1), ('run4', 2), ('stuk', 3), ('four_of_a_kind', 4), ('four_jacks', 5),
+           ('three_of_a_kind', 6), ('stuk_in_hand', 7)
+),
+grid AS (
+    SELECT t.{dim}, s.kind, s.ord, t.rounds FROM totals t CROSS JOIN standard s
+)
+SELECT g.{dim},
+       g.kind,
+       coalesce(c.occurrences, 0) AS occurrences,
+       g.rounds,
+       coalesce(c.occurrences, 0) * 100.0 / g.rounds AS per_100_rounds,
+       coalesce(c.rounds_with, 0) * 1.0 / g.rounds AS share_of_rounds
+FROM grid g
+LEFT JOIN counted c ON c.{dim} IS NOT DISTINCT FROM g.{dim} AND c.kind = g.kind
+WHERE g.ord <= 5 OR c.occurrences > 0
+ORDER BY 1 NULLS LAST, g.ord

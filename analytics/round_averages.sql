@@ -1,0 +1,22 @@
+-- question: How many card points, how much roem and what score does a round bring, on average?
+-- by: ruleset
+-- by: trump_method
+-- by: kind
+-- by: year
+-- note: Over every complete round (made, pit, nat or revoke). Card points include the last-trick
+-- note: 10; roem is the roem credited (claimed, or on the table with roem.claim_mode auto);
+-- note: roem_on_table is all roem that fell; scores are the final scores (rulings included).
+SELECT {by},
+       count(*) AS rounds,
+       avg(points_playing) AS avg_points_playing,
+       avg(points_defending) AS avg_points_defending,
+       avg(roem[1] + roem[2]) AS avg_roem,
+       avg(roem_playing) AS avg_roem_playing,
+       avg(roem_defending) AS avg_roem_defending,
+       avg(roem_on_table[1] + roem_on_table[2]) AS avg_roem_on_table,
+       avg(score_playing) AS avg_score_playing,
+       avg(score_defending) AS avg_score_defending
+FROM rounds
+WHERE result IN ('made', 'nat', 'pit', 'revoke')
+GROUP BY ALL
+ORDER BY 1 NULLS LAST

@@ -1,0 +1,360 @@
+"""DuckDB over the Parquet export: views named after the tables, and the questions in
+``analytics/*.sql``.
+
+A question is a ``.sql`` file whose header comments say what it answers and how it may be
+grouped::
+
+    -- question: How often does the playing side make it?
+    -- by: ruleset
+    -- by: position = CASE declarer_position WHEN 1 THEN '1 forehand' ... END
+    -- plot: x=trump y=made_rate
+
+``{by}`` in the query is replaced by the chosen dimension (``expression AS "name"``; the
+first ``by`` line is the default, ``all`` always exists and puts every row in one group),
+and ``{dim}`` by the dimension's quoted name. The views (``events``, ``plays``, ``tricks``,
+``rounds``, ``games``, ``players``, ``violations``) read the current snapshot's files with
+their ``ruleset`` and ``year`` partition columns; ``where`` keeps only the games for which a
+condition on the ``games`` view holds, in every view.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from jaslog.export import SCHEMAS, TABLES, load_manifest
+from jaslog.export.schema import PARTITIONS
+
+ANALYTICS_DIR = Path(__file__).resolve().parent.parent / "analytics"
+ALL = ("all", "'all'")
+
+
+class AnalyticsError(Exception):
+    """A question, dimension or query that cannot run: the message says why."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One ``analytics/<name>.sql`` file."""
+
+    name: str
+    question: str
+    sql: str
+    dims: tuple[tuple[str, str], ...]        # (name, expression); the first is the default
+    plot: dict[str, str] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    path: Path | None = None
+
+    @property
+    def dimensions(self) -> list[str]:
+        return [d for d, _ in self.dims]
+
+    def render(self, by: str | None = None) -> str:
+        """The SQL with ``{by}`` and ``{dim}`` filled in for dimension ``by``."""
+        if "{by}" not in self.sql and "{dim}" not in self.sql:
+            if by not in (None, ALL[0]):
+                raise AnalyticsError(f"question {self.name} has no dimensions to group by")
+            return self.sql
+        dims = dict(self.dims)
+        name = by or self.dims[0][0]
+        if name not in dims:
+            raise AnalyticsError(f"question {self.name} cannot be grouped by {name!r}; "
+                                 f"choose one of: {', '.join(dims)}")
+        return self.sql.replace("{by}", f'{dims[name]} AS "{name}"').replace("{dim}", f'"{name}"')
+
+
+_HEADER = re.compile(r"^--\s*(question|by|plot|note)\s*:\s*(.*)$", re.IGNORECASE)
+
+
+def parse_question(path: Path) -> Question:
+    text = path.read_text()
+    question, dims, plot, notes = "", [], {}, []
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            if line.strip():
+                break
+            continue
+        m = _HEADER.match(line.strip())
+        if not m:
+            continue
+        key, value = m.group(1).lower(), m.group(2).strip()
+        if key == "question":
+            question = value
+        elif key == "by":
+            name, sep, expr = value.partition("=")
+            name = name.strip()
+            if name == ALL[0] and not sep:
+                dims.append(ALL)
+            else:
+                dims.append((name, expr.strip() if sep else name))
+        elif key == "plot":
+            plot = dict(kv.split("=", 1) for kv in value.split())
+        else:
+            notes.append(value)
+    if not question:
+        raise AnalyticsError(f"{path}: the first comment must be `-- question: ...`")
+    if ("{by}" in text or "{dim}" in text) and ALL not in dims:
+        dims.append(ALL)
+    return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path)
+
+
+def questions(folder: Path = ANALYTICS_DIR) -> dict[str, Question]:
+    """Every question in ``folder``, by name (the file name without ``.sql``)."""
+    if not folder.is_dir():
+        raise AnalyticsError(f"{folder}: the analytics queries are missing")
+    return {p.stem: parse_question(p) for p in sorted(folder.glob("*.sql"))}
+
+
+@dataclass
+class Result:
+    """A query's answer: column names and rows, with what was asked."""
+
+    columns: list[str]
+    rows: list[tuple[Any, ...]]
+    question: str | None = None
+    name: str | None = None
+    by: str | None = None
+    where: str | None = None
+    sql: str = ""
+
+    def records(self) -> list[dict[str, Any]]:
+        return [dict(zip(self.columns, (plain(v) for v in r), strict=True)) for r in self.rows]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "question": self.question, "by": self.by, "where": self.where,
+                "columns": self.columns, "rows": self.records()}
+
+    def to_csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(self.columns)
+        for r in self.rows:
+            w.writerow(["" if v is None else plain(v) for v in r])
+        return buf.getvalue()
+
+
+def plain(v: Any) -> Any:
+    """A DuckDB value as plain JSON-able Python."""
+    if isinstance(v, Decimal):
+        return float(v)
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    if isinstance(v, list | tuple):
+        return [plain(x) for x in v]
+    if isinstance(v, dict):
+        return {k: plain(x) for k, x in v.items()}
+    return v
+
+
+def _sql_text(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+class Dataset:
+    """A DuckDB connection with one view per table over an export's current snapshot."""
+
+    def __init__(self, out_dir: str | Path, *, where: str | None = None) -> None:
+        loaded = load_manifest(out_dir)
+        if loaded is None:
+            raise AnalyticsError(f"{out_dir}: no export here; run `jaslog export {out_dir}` first")
+        self.snapshot, self.manifest = loaded
+        self.where = where
+        self.con = duckdb.connect()
+        self._views(where)
+
+    def _views(self, where: str | None) -> None:
+        con = self.con
+        hive = "{" + ", ".join(f"'{n}': '{'INTEGER' if t == pa.int32() else 'VARCHAR'}'"
+                               for n, t, _ in PARTITIONS) + "}"
+        for t in TABLES:
+            files = [str(self.snapshot / f["path"]) for f in self.manifest["files"]
+                     if f["table"] == t]
+            if files:
+                listed = "[" + ", ".join(_sql_text(f) for f in files) + "]"
+                con.execute(f"CREATE VIEW _all_{t} AS SELECT * FROM read_parquet({listed}, "
+                            f"hive_partitioning = true, union_by_name = true, hive_types = {hive})")
+            else:  # no rows yet: an empty relation with the table's columns
+                schema = SCHEMAS[t]
+                for n, typ, _ in PARTITIONS:
+                    schema = schema.append(pa.field(n, typ))
+                con.register(f"_empty_{t}", schema.empty_table())
+                con.execute(f"CREATE VIEW _all_{t} AS SELECT * FROM _empty_{t}")
+        if where:
+            try:
+                con.execute(f"CREATE VIEW games AS SELECT * FROM _all_games WHERE ({where})")
+                con.execute("SELECT count(*) FROM games").fetchall()
+            except duckdb.Error as e:
+                raise AnalyticsError(f"--where {where!r}: {first_line(e)}") from None
+        else:
+            con.execute("CREATE VIEW games AS SELECT * FROM _all_games")
+        for t in TABLES:
+            if t == "games":
+                continue
+            cond = " WHERE game IN (SELECT game FROM games)" if where else ""
+            con.execute(f"CREATE VIEW {t} AS SELECT * FROM _all_{t}{cond}")
+
+    def query(self, sql: str) -> Result:
+        try:
+            cur = self.con.execute(sql)
+            rows = cur.fetchall()
+        except duckdb.Error as e:
+            raise AnalyticsError(first_line(e)) from None
+        cols = [d[0] for d in cur.description] if cur.description else []
+        return Result(cols, [tuple(r) for r in rows], sql=sql, where=self.where)
+
+    def ask(self, q: Question, by: str | None = None) -> Result:
+        sql = q.render(by)
+        try:
+            res = self.query(sql)
+        except AnalyticsError as e:
+            raise AnalyticsError(f"question {q.name}: {e}") from None
+        res.question, res.name = q.question, q.name
+        res.by = (by or q.dims[0][0]) if q.dims else None
+        if res.by == ALL[0] and ALL[0] in res.columns:  # one group: the column says nothing
+            i = res.columns.index(ALL[0])
+            res.columns = res.columns[:i] + res.columns[i + 1:]
+            res.rows = [r[:i] + r[i + 1:] for r in res.rows]
+        return res
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Dataset:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+def run_question(out_dir: str | Path, name: str, *, by: str | None = None,
+                 where: str | None = None) -> Result:
+    """Answer one question over an export (the typical stats query of the benchmark)."""
+    qs = questions()
+    if name not in qs:
+        raise AnalyticsError(f"no question {name!r}; `jaslog stats --list` shows them")
+    with Dataset(out_dir, where=where) as ds:
+        return ds.ask(qs[name], by)
+
+
+def run_sql(out_dir: str | Path, sql: str, *, where: str | None = None) -> Result:
+    with Dataset(out_dir, where=where) as ds:
+        return ds.query(sql)
+
+
+# ------------------------------------------------------------------ charts
+
+def _label(v: Any) -> str:
+    if v is None:
+        return "(none)"
+    if isinstance(v, float):
+        return f"{v:g}"
+    return str(v)
+
+
+def plot(result: Result, q: Question | None, path: str | Path) -> Path:
+    """Draw ``result`` as a bar chart into a PNG file: x is the question's ``plot: x=`` column
+    (else the non-numeric columns), bars are its ``y=`` column (else the last numeric one)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not result.rows:
+        raise AnalyticsError("nothing to plot: the query returned no rows")
+    spec = q.plot if q is not None else {}
+    cols = result.columns
+    numeric = [i for i, c in enumerate(cols)
+               if all((isinstance(r[i], int | float | Decimal) and not isinstance(r[i], bool))
+                      or r[i] is None for r in result.rows)
+               and any(r[i] is not None for r in result.rows)]
+    y_name = spec.get("y")
+    if y_name is None or y_name not in cols:
+        if not numeric:
+            raise AnalyticsError("nothing to plot: the result has no numeric column")
+        y_name = cols[numeric[-1]]
+    yi = cols.index(y_name)
+    x_spec = spec.get("x")
+    if x_spec == "<by>" and result.by is not None and result.by in cols:
+        x_spec = result.by
+    label_cols = [i for i in range(len(cols)) if i not in numeric and i != yi]
+    if x_spec in cols:
+        xi = cols.index(x_spec)
+        group_cols = [i for i in label_cols if i != xi]
+        label_cols = [xi]
+    else:
+        group_cols = []
+        label_cols = label_cols or [0]
+    labels = [" / ".join(_label(r[i]) for i in group_cols + label_cols) for r in result.rows]
+    note = ""
+    if "rounds" in cols and cols.index("rounds") != yi:  # how much each bar stands on
+        ri = cols.index("rounds")
+        if len({r[ri] for r in result.rows}) == 1:
+            note = f" ({_label(result.rows[0][ri])} rounds)"
+        else:
+            labels = [f"{lab}\n({_label(r[ri])} rounds)" for lab, r in zip(labels, result.rows,
+                                                                           strict=True)]
+    values = [float(r[yi]) if r[yi] is not None else 0.0 for r in result.rows]
+    fig, ax = plt.subplots(figsize=(max(6.0, 0.6 * len(labels) + 2), 4.5), dpi=110)
+    bars = ax.bar(range(len(values)), values, color="#2e7d5b")
+    ax.set_xticks(range(len(labels)), labels, rotation=30 if len(labels) > 6 else 0,
+                  ha="right" if len(labels) > 6 else "center")
+    ax.set_ylabel(y_name.replace("_", " "))
+    ax.set_xlabel(" / ".join(cols[i] for i in group_cols + label_cols).replace("_", " ") + note)
+    title = result.question or result.name or "jaslog sql"
+    ax.set_title(textwrap.fill(title, 70), fontsize=10)
+    rate = y_name.endswith("_rate") or y_name.startswith("share")
+    for b, v in zip(bars, values, strict=True):
+        ax.annotate(f"{v:.1%}" if rate else f"{v:.3g}", (b.get_x() + b.get_width() / 2, v),
+                    ha="center", va="bottom", fontsize=8)
+    if rate:
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
+    ax.spines[["top", "right"]].set_visible(False)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+def result_table_data(result: Result) -> tuple[list[str], list[list[str]]]:
+    """Columns and rows as text for a terminal table (rates as percentages)."""
+    out = []
+    for r in result.rows:
+        cells = []
+        for c, v in zip(result.columns, r, strict=True):
+            if v is None:
+                cells.append("")
+            elif isinstance(v, float | Decimal) and (c.endswith("_rate") or c.startswith("share")):
+                cells.append(f"{float(v):.1%}")
+            elif isinstance(v, float | Decimal):
+                cells.append(f"{float(v):,.2f}")
+            elif isinstance(v, list | tuple):
+                cells.append(", ".join(str(x) for x in v))
+            else:
+                cells.append(str(v))
+        out.append(cells)
+    return list(result.columns), out
+
+
+__all__: Sequence[str] = [
+    "ANALYTICS_DIR", "AnalyticsError", "Dataset", "Question", "Result", "parse_question", "plot",
+    "questions", "result_table_data", "run_question", "run_sql",
+]

@@ -1,0 +1,318 @@
+"""``jaslog export``, ``jaslog stats`` and ``jaslog sql``: the Parquet dataset and its questions."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from jaslog.cli.common import console, err_console, fail, write_json_line
+
+DATASET_ENV = "JASLOG_EXPORT"
+
+DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
+                  help="the store: a path (SQLite) or a URL (sqlite:///..., postgresql://...); "
+                       "default: jaslog.sqlite in the user data folder")
+DATASET = typer.Option(None, "--dataset", "-d", envvar=DATASET_ENV, show_envvar=True,
+                       help="the export folder to query; default: 'parquet' beside the SQLite "
+                            "store (the user data folder for PostgreSQL)")
+WHERE = typer.Option(None, "--where", "-w",
+                     help="keep only the games for which this SQL condition on the games view "
+                          "holds, e.g. \"ruleset = 'rotterdam' AND year = 2026\"")
+NO_REFRESH = typer.Option(False, "--no-refresh",
+                          help="query the export as it is, without exporting new games first")
+JSON = typer.Option(False, "--json", help="JSON output, for scripts")
+CSV = typer.Option(False, "--csv", help="CSV output (header line first)")
+
+
+def default_dataset(db: str | None) -> Path:
+    """Where ``stats`` and ``sql`` look when no --dataset is given: ``$JASLOG_EXPORT``, else
+    ``parquet`` beside the SQLite store, else ``parquet`` in the user data folder."""
+    env = os.environ.get(DATASET_ENV)
+    if env:
+        return Path(env)
+    from jaslog.store import resolve_url
+
+    url = resolve_url(db)
+    if url.startswith("sqlite:///"):
+        return Path(url[len("sqlite:///"):]).parent / "parquet"
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("jaslog")) / "parquet"
+
+
+def _sqlite_missing(url: str) -> bool:
+    return url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists()
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[Callable[[int], None]]:
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("games"), TimeElapsedColumn(), console=err_console,
+                  transient=True) as p:
+        task = p.add_task(label, total=None)
+        yield lambda n: p.update(task, completed=n)
+
+
+@contextmanager
+def _errors() -> Iterator[None]:
+    """Export, store and database errors as ``jaslog: ...`` (exit 2), never a traceback."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from jaslog.analytics import AnalyticsError
+    from jaslog.export import ExportError
+    from jaslog.store import StoreError
+
+    try:
+        yield
+    except (ExportError, AnalyticsError, StoreError) as e:
+        fail(str(e))
+    except SQLAlchemyError as e:
+        orig = getattr(e, "orig", None)
+        fail(f"database error: {(str(orig) if orig else str(e)).strip().splitlines()[0]}")
+    except OSError as e:
+        fail(f"{e.filename or ''}: {e.strerror}" if e.filename else str(e))
+
+
+def _print_export(result: Any, quiet_unchanged: bool = False) -> None:
+    if not result.changed:
+        if not quiet_unchanged:
+            console.print(f"up to date: {result.games_unchanged} games unchanged; "
+                          f"{result.path} (version {result.version})", soft_wrap=True)
+        return
+    console.print(f"exported {result.games_added} new game{'s' * (result.games_added != 1)}, "
+                  f"replaced {result.games_replaced}, {result.games_unchanged} unchanged → "
+                  f"[bold]{result.path}[/] (version {result.version}; "
+                  f"{result.files_added} new files, {result.files_linked} carried over)",
+                  soft_wrap=True)
+    t = Table(show_edge=False, pad_edge=False)
+    t.add_column("table")
+    t.add_column("rows added", justify="right")
+    t.add_column("rows in all", justify="right")
+    for name, total in result.rows_total.items():
+        t.add_row(name, f"{result.rows_added.get(name, 0):,}", f"{total:,}")
+    console.print(t)
+
+
+def export(
+    out_dir: Path = typer.Argument(..., help="the export folder (made if missing)"),
+    db: str | None = DB,
+    from_files: list[Path] = typer.Option([], "--from", help="export these jaslog/1 log files "
+                                          "instead of the store (repeatable)"),
+    since: str | None = typer.Option(None, "--since", help="only games started on or after "
+                                     "this date or RFC 3339 time"),
+    ruleset: str | None = typer.Option(None, "--ruleset", "-r", help="only games of this ruleset"),
+    full: bool = typer.Option(False, "--full", help="export everything again into a fresh "
+                              "snapshot (the default adds only what is new)"),
+    chunk: int = typer.Option(200, "--chunk", min=1, help="games folded per batch (memory)"),
+    keep: int = typer.Option(2, "--keep", min=1, help="snapshots to keep for running readers"),
+    verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
+                                "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
+    json: bool = JSON,
+) -> None:
+    """Write the games as a Parquet dataset (events, plays, tricks, rounds, games, players,
+    violations), Hive-partitioned by ruleset and year; incremental and atomic."""
+    from jaslog.export import export_files, export_store, verify_dataset
+
+    if verify:
+        with _errors():
+            problems = verify_dataset(out_dir)
+        if json:
+            write_json_line({"ok": not problems, "problems": problems})
+        elif problems:
+            for p in problems:
+                console.print(f"[red]✗[/] {p}", soft_wrap=True)
+        else:
+            console.print(f"[green]✓[/] {out_dir}: every file matches the manifest", soft_wrap=True)
+        raise typer.Exit(1 if problems else 0)
+    with _errors():
+        if from_files:
+            if since or ruleset:
+                fail("--since and --ruleset filter the store; they do not apply to --from files")
+            with _progress("exporting") as progress:
+                result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
+                                      progress=progress)
+        else:
+            from jaslog.store import open_store, resolve_url
+
+            url = resolve_url(db)
+            if _sqlite_missing(url):
+                fail(f"no store at {url[len('sqlite:///'):]}; import games first "
+                     "(`jaslog import FILE`) or export log files with --from")
+            with open_store(url) as store, _progress("exporting") as progress:
+                result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
+                                      chunk_games=chunk, keep=keep, progress=progress)
+    if json:
+        write_json_line(result.to_json())
+    else:
+        _print_export(result)
+
+
+def refresh(dataset: Path, db: str | None) -> None:
+    """Export new games first when the dataset is behind its store (or missing)."""
+    from jaslog.export import export_store, load_manifest, store_source, store_status
+    from jaslog.store import open_store, resolve_url
+
+    url = resolve_url(db)
+    loaded = load_manifest(dataset)
+    if _sqlite_missing(url):
+        if loaded is None:
+            fail(f"no export at {dataset} and no store at {url[len('sqlite:///'):]}: import games "
+                 "(`jaslog import FILE`) or export log files (`jaslog export DIR --from FILE`)")
+        return
+    with open_store(url) as store:
+        source = store_source(store.url)
+        if loaded is not None and loaded[1].get("source") != source:
+            err_console.print(f"note: {dataset} was exported from {loaded[1].get('source')}, not "
+                              f"from {source}; querying it as it is", soft_wrap=True, style="dim")
+            return
+        filters = (loaded[1].get("filters") or {}) if loaded is not None else {}
+        status = store_status(store, dataset, since=filters.get("since"),
+                              ruleset=filters.get("ruleset"))
+        if not status["stale"]:
+            return
+        with _progress("exporting new games") as progress:
+            result = export_store(store, dataset, since=filters.get("since"),
+                                  ruleset=filters.get("ruleset"), progress=progress)
+        if result.changed:
+            err_console.print(f"exported {result.games_added} new and {result.games_replaced} "
+                              f"changed games to {result.path}", soft_wrap=True, style="dim")
+
+
+def _find_question(qs: dict[str, Any], name: str) -> Any:
+    key = name.strip().lower().replace("-", "_")
+    if key in qs:
+        return qs[key]
+    hits = [k for k in qs if key in k]
+    if len(hits) == 1:
+        return qs[hits[0]]
+    if hits:
+        fail(f"{name!r} could be {', '.join(hits)}; say which")
+    fail(f"no question {name!r}; `jaslog stats --list` shows them")
+
+
+def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
+    from jaslog.analytics import result_table_data
+
+    cols, rows = result_table_data(res)
+    t = Table(title=title, caption=caption, title_justify="left", caption_justify="left",
+              show_lines=False)
+    for i, c in enumerate(cols):
+        numeric = any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
+                      for r in res.rows)
+        t.add_column(c, justify="right" if numeric else "left")
+    for r in rows:
+        t.add_row(*r)
+    console.print(t)
+    if not rows:
+        console.print("(no rows)", style="dim")
+
+
+def _emit(res: Any, *, json: bool, csv: bool, title: str | None, caption: str | None) -> None:
+    if json:
+        write_json_line(res.to_json())
+    elif csv:
+        sys.stdout.write(res.to_csv())
+        sys.stdout.flush()
+    else:
+        _print_result(res, title=title, caption=caption)
+
+
+def stats(
+    question: str | None = typer.Argument(None, help="the question (see --list); a unique part "
+                                          "of its name will do"),
+    by: str | None = typer.Option(None, "--by", "-b", help="group by this dimension (see --list)"),
+    where: str | None = WHERE,
+    json: bool = JSON,
+    csv: bool = CSV,
+    plot: Path | None = typer.Option(None, "--plot", help="also draw the answer as a bar chart "
+                                     "into this PNG file"),
+    list_: bool = typer.Option(False, "--list", "-l", help="list the questions and their "
+                               "dimensions"),
+    show_sql: bool = typer.Option(False, "--show-sql", help="print the SQL that answers it"),
+    dataset: Path | None = DATASET,
+    db: str | None = DB,
+    no_refresh: bool = NO_REFRESH,
+) -> None:
+    """Answer a question about how people play, over the Parquet export (exporting new games
+    from the store first when the export is behind)."""
+    from jaslog.analytics import Dataset, questions
+    from jaslog.analytics import plot as draw
+
+    if json and csv:
+        fail("--json and --csv exclude each other")
+    with _errors():
+        qs = questions()
+    if list_ or question is None:
+        if json:
+            write_json_line([{"name": q.name, "question": q.question, "by": q.dimensions,
+                              "notes": list(q.notes)} for q in qs.values()])
+            return
+        t = Table(title="jaslog stats QUESTION [--by DIMENSION]", title_justify="left")
+        t.add_column("question")
+        t.add_column("what it answers")
+        t.add_column("--by (first: default)")
+        for q in qs.values():
+            t.add_row(q.name, q.question, ", ".join(q.dimensions) or "-")
+        console.print(t)
+        return
+    q = _find_question(qs, question)
+    if show_sql:
+        with _errors():
+            sys.stdout.write(q.render(by) + "\n")
+        return
+    with _errors():
+        ds_dir = dataset or default_dataset(db)
+        if not no_refresh:
+            refresh(ds_dir, db)
+        with Dataset(ds_dir, where=where) as ds:
+            res = ds.ask(q, by)
+        if plot is not None:
+            draw(res, q, plot)
+            err_console.print(f"chart written to {plot}", style="dim", soft_wrap=True)
+    caption = " ".join(q.notes) if q.notes else None
+    if where:
+        caption = f"games where {where}. " + (caption or "")
+    _emit(res, json=json, csv=csv, title=q.question, caption=caption)
+
+
+def sql(
+    query: str = typer.Argument(..., help="any DuckDB SQL over the views events, plays, tricks, "
+                                "rounds, games, players, violations"),
+    where: str | None = WHERE,
+    json: bool = JSON,
+    csv: bool = CSV,
+    plot: Path | None = typer.Option(None, "--plot", help="draw the answer as a bar chart"),
+    dataset: Path | None = DATASET,
+    db: str | None = DB,
+    no_refresh: bool = NO_REFRESH,
+) -> None:
+    """Run any SQL query over the export's views (named after the tables)."""
+    from jaslog.analytics import Dataset
+    from jaslog.analytics import plot as draw
+
+    if json and csv:
+        fail("--json and --csv exclude each other")
+    with _errors():
+        ds_dir = dataset or default_dataset(db)
+        if not no_refresh:
+            refresh(ds_dir, db)
+        with Dataset(ds_dir, where=where) as ds:
+            res = ds.query(query)
+        if plot is not None:
+            draw(res, None, plot)
+            err_console.print(f"chart written to {plot}", style="dim", soft_wrap=True)
+    _emit(res, json=json, csv=csv, title=None, caption=None)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(export)
+    app.command()(stats)
+    app.command()(sql)

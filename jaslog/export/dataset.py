@@ -1,0 +1,481 @@
+"""The Parquet dataset on disk: snapshots, atomic swap, incremental batches, manifest.
+
+Layout of an export folder ``OUT``::
+
+    OUT/current -> snapshots/v000003          (a symlink, swapped atomically)
+    OUT/snapshots/v000003/manifest.json       (row counts, SHA-256 per file, cursor)
+    OUT/snapshots/v000003/<table>/ruleset=<r>/year=<y>/part-<version>-<n>.parquet
+    OUT/.lock                                 (one export at a time)
+
+An export writes into ``OUT/.staging-*``: new files for the new or changed games, and hard
+links to every file of the previous snapshot that is still valid (so an incremental export
+adds files and never rewrites one). When everything is written and synced, the staging
+folder is renamed to ``snapshots/v<N>`` and ``current`` is re-pointed in one rename. An
+export that fails midway leaves ``current`` where it was; readers that opened the previous
+snapshot keep reading it (the last ``keep`` snapshots are kept).
+
+A game that received events after it was exported is replaced: the files of the batch that
+held it are rewritten without it (into the new snapshot; the old files stay untouched in the
+old snapshot) and the game is written again whole. All rows of one game always live in the
+files of one (export version, partition) group, which is what makes this cheap to find.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from jaslog.events import Event
+from jaslog.export.rows import Partition, Rows, build_game
+from jaslog.export.schema import COLUMNS, DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, TS, fingerprint
+
+NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+DEFAULT_CHUNK = 200           # games whose rows are built (as Python tuples) before Arrow takes them
+ROW_GROUP_ROWS = 262_144      # rows per Parquet row group (Arrow tables are held until then)
+PENDING_BYTES = 96 << 20      # Arrow bytes held back for row groups, in all, before writing early
+FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
+MANIFEST = "manifest.json"
+HISTORY_KEEP = 100
+
+
+class ExportError(Exception):
+    """An export that cannot run (locked, unreadable previous snapshot...): a full sentence."""
+
+
+@dataclass
+class ExportResult:
+    """What an export did."""
+
+    path: Path                         # the snapshot now current
+    version: int
+    changed: bool                      # False: nothing new, no new snapshot was made
+    games_added: int = 0
+    games_replaced: int = 0
+    games_unchanged: int = 0
+    files_added: int = 0
+    files_linked: int = 0
+    rows_added: dict[str, int] = field(default_factory=dict)
+    rows_total: dict[str, int] = field(default_factory=dict)
+    cursor: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "version": self.version, "changed": self.changed,
+                "games_added": self.games_added, "games_replaced": self.games_replaced,
+                "games_unchanged": self.games_unchanged, "files_added": self.files_added,
+                "files_linked": self.files_linked, "rows_added": self.rows_added,
+                "rows_total": self.rows_total, "cursor": self.cursor}
+
+
+# ------------------------------------------------------------------ reading a dataset
+
+def snapshot_dir(out: str | Path) -> Path | None:
+    """The current snapshot of an export folder (or ``out`` itself when it is a snapshot)."""
+    out = Path(out)
+    if (out / MANIFEST).is_file():
+        return out
+    cur = out / "current"
+    if cur.is_symlink() or cur.exists():
+        target = cur.resolve()
+        if (target / MANIFEST).is_file():
+            return target
+    return None
+
+
+def load_manifest(out: str | Path) -> tuple[Path, dict[str, Any]] | None:
+    """(snapshot folder, manifest) of the current snapshot, or None when there is none."""
+    snap = snapshot_dir(out)
+    if snap is None:
+        return None
+    try:
+        return snap, json.loads((snap / MANIFEST).read_text())
+    except (OSError, ValueError) as e:
+        raise ExportError(f"{snap / MANIFEST}: unreadable manifest ({e})") from None
+
+
+def table_files(snap: Path, manifest: dict[str, Any], table: str) -> list[Path]:
+    return [snap / f["path"] for f in manifest["files"] if f["table"] == table]
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def verify_dataset(out: str | Path) -> list[str]:
+    """Recheck a snapshot against its manifest: every file present with its size, SHA-256
+    and row count, and no file the manifest does not list. Returns the problems (none: ok)."""
+    loaded = load_manifest(out)
+    if loaded is None:
+        return [f"{out}: no export here (no manifest.json, no current snapshot)"]
+    snap, man = loaded
+    problems: list[str] = []
+    listed = set()
+    for f in man["files"]:
+        p = snap / f["path"]
+        listed.add(p)
+        if not p.is_file():
+            problems.append(f"{f['path']}: missing")
+            continue
+        if p.stat().st_size != f["bytes"]:
+            problems.append(f"{f['path']}: {p.stat().st_size} bytes, the manifest says {f['bytes']}")
+        digest = sha256_file(p)
+        if digest != f["sha256"]:
+            problems.append(f"{f['path']}: SHA-256 {digest[:16]}..., the manifest says "
+                            f"{f['sha256'][:16]}...")
+            continue
+        rows = pq.ParquetFile(p).metadata.num_rows
+        if rows != f["rows"]:
+            problems.append(f"{f['path']}: {rows} rows, the manifest says {f['rows']}")
+    for p in sorted(snap.rglob("*.parquet")):
+        if p not in listed:
+            problems.append(f"{p.relative_to(snap)}: not in the manifest")
+    for table, info in man["tables"].items():
+        n = sum(f["rows"] for f in man["files"] if f["table"] == table)
+        if n != info["rows"]:
+            problems.append(f"table {table}: files hold {n} rows, the manifest says {info['rows']}")
+    return problems
+
+
+# ------------------------------------------------------------------ writing
+
+def partition_path(part: Partition) -> str:
+    ruleset, year = part
+    return (f"ruleset={ruleset if ruleset is not None else NULL_PARTITION}/"
+            f"year={year if year is not None else NULL_PARTITION}")
+
+
+def rows_to_table(table: str, rows: list[tuple[Any, ...]]) -> pa.Table:
+    """Row tuples (in schema column order) as an Arrow table of the table's schema."""
+    cols = COLUMNS[table]
+    data: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in cols]
+    if len(data) != len(cols):
+        raise AssertionError(f"{table}: rows have {len(data)} values, the schema {len(cols)}")
+    arrays = []
+    for c, values in zip(cols, data, strict=True):
+        if c.type == TS:
+            arrays.append(pa.array(values, pa.string()).cast(TS))
+        else:
+            arrays.append(pa.array(values, type=c.type))
+    return pa.Table.from_arrays(arrays, schema=SCHEMAS[table])
+
+
+class _Writers:
+    """The Parquet files of one export, by (table, partition).
+
+    Arrow tables added for a (table, partition) are held until they make a row group of
+    ``row_group_rows`` rows (or until the held tables pass ``budget`` bytes in all, when the
+    largest is written early), so row groups stay large whatever the chunk size. A file is
+    closed and the next begun after ``file_rows`` rows.
+    """
+
+    def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
+                 row_group_rows: int = ROW_GROUP_ROWS, budget: int = PENDING_BYTES) -> None:
+        self.root, self.version = root, version
+        self.file_rows, self.row_group_rows, self.budget = file_rows, row_group_rows, budget
+        self.open: dict[tuple[str, str], tuple[pq.ParquetWriter, dict[str, Any]]] = {}
+        self.counter: dict[tuple[str, str], int] = {}
+        self.pending: dict[tuple[str, str], list[pa.Table]] = {}
+        self.pending_rows: dict[tuple[str, str], int] = {}
+        self.pending_bytes = 0
+        self.done: list[dict[str, Any]] = []
+
+    def add(self, table: str, part: str, t: pa.Table) -> None:
+        if t.num_rows == 0:
+            return
+        key = (table, part)
+        self.pending.setdefault(key, []).append(t)
+        self.pending_rows[key] = self.pending_rows.get(key, 0) + t.num_rows
+        self.pending_bytes += t.nbytes
+        if self.pending_rows[key] >= self.row_group_rows:
+            self._write(key)
+        while self.pending_bytes > self.budget and self.pending:
+            self._write(max(self.pending, key=lambda k: sum(x.nbytes for x in self.pending[k])))
+
+    def _write(self, key: tuple[str, str]) -> None:
+        tables = self.pending.pop(key)
+        self.pending_rows.pop(key)
+        self.pending_bytes -= sum(x.nbytes for x in tables)
+        t = pa.concat_tables(tables)
+        del tables
+        table, part = key
+        if key not in self.open:
+            n = self.counter.get(key, 0)
+            self.counter[key] = n + 1
+            rel = f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet"
+            path = self.root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            w = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd",
+                                 use_dictionary=DICTIONARY_COLUMNS[table] or False,
+                                 write_statistics=True)
+            self.open[key] = (w, {"path": rel, "table": table, "partition": part,
+                                  "version": self.version, "rows": 0})
+        w, entry = self.open[key]
+        w.write_table(t, row_group_size=max(t.num_rows, 1))
+        entry["rows"] += t.num_rows
+        if entry["rows"] >= self.file_rows:
+            self._close(key)
+
+    def _close(self, key: tuple[str, str]) -> None:
+        w, entry = self.open.pop(key)
+        w.close()
+        path = self.root / entry["path"]
+        with open(path, "rb") as f:
+            os.fsync(f.fileno())
+        entry["bytes"] = path.stat().st_size
+        entry["sha256"] = sha256_file(path)
+        self.done.append(entry)
+
+    def close(self) -> list[dict[str, Any]]:
+        for key in list(self.pending):
+            self._write(key)
+        for key in list(self.open):
+            self._close(key)
+        return self.done
+
+    def abort(self) -> None:
+        self.pending.clear()
+        for w, _ in self.open.values():
+            with contextlib.suppress(Exception):
+                w.close()
+        self.open.clear()
+
+
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:  # a file system without hard links: copy (the old file stays as it was)
+        shutil.copy2(src, dst)
+
+
+@contextlib.contextmanager
+def _lock(out: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(out / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ExportError(f"{out}: another export is writing this folder; "
+                              "try again when it is done") from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def usable_previous(manifest: dict[str, Any] | None, source: str | None,
+                    filters: dict[str, Any] | None) -> bool:
+    """Whether a new export may build on this snapshot: same layout, schemas, source, filters."""
+    if manifest is None or manifest.get("layout") != LAYOUT:
+        return False
+    if any(manifest["tables"].get(t, {}).get("fingerprint") != fingerprint(t) for t in TABLES):
+        return False
+    return manifest.get("source") == source and (manifest.get("filters") or {}) == (filters or {})
+
+
+def _previous_index(snap: Path, manifest: dict[str, Any]) -> dict[str, int]:
+    """game -> last seq of every game in the snapshot (from the ``games`` table)."""
+    out: dict[str, int] = {}
+    for p in table_files(snap, manifest, "games"):
+        t = pq.read_table(p, columns=["game", "last_seq"])
+        out.update(zip(t.column("game").to_pylist(), t.column("last_seq").to_pylist(), strict=True))
+    return out
+
+
+def _carry_over(snap: Path, manifest: dict[str, Any], replaced: set[str], staging: Path,
+                writers: _Writers) -> list[dict[str, Any]]:
+    """Link the previous snapshot's files into staging; rewrite the groups holding ``replaced``."""
+    affected: set[tuple[int, str]] = set()
+    gone = pa.array(sorted(replaced), pa.string())
+    if replaced:
+        for f in manifest["files"]:
+            if f["table"] == "games":
+                t = pq.read_table(snap / f["path"], columns=["game"])
+                if pc.any(pc.is_in(t.column("game"), value_set=gone)).as_py():
+                    affected.add((f["version"], f["partition"]))
+    kept = []
+    for f in manifest["files"]:
+        if (f["version"], f["partition"]) in affected:
+            pf = pq.ParquetFile(snap / f["path"])
+            for i in range(pf.num_row_groups):
+                t = pf.read_row_group(i)
+                keep = pc.invert(pc.is_in(t.column("game"), value_set=gone))
+                writers.add(f["table"], f["partition"],
+                              t.filter(keep).cast(SCHEMAS[f["table"]]))
+        else:
+            _link(snap / f["path"], staging / f["path"])
+            kept.append(dict(f))
+    return kept
+
+
+def _swap(out: Path, staging: Path, version: int, keep: int) -> Path:
+    snaps = out / "snapshots"
+    snaps.mkdir(exist_ok=True)
+    final = snaps / f"v{version:06d}"
+    os.rename(staging, final)
+    _fsync_dir(snaps)
+    tmp = out / f".current-{uuid.uuid4().hex[:8]}"
+    os.symlink(os.path.join("snapshots", final.name), tmp)
+    os.replace(tmp, out / "current")
+    _fsync_dir(out)
+    old = sorted(p for p in snaps.iterdir() if p.is_dir() and p.name.startswith("v")
+                 and p != final)
+    for p in old[:max(0, len(old) - max(keep - 1, 0))]:
+        shutil.rmtree(p, ignore_errors=True)
+    return final
+
+
+def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: Any = None,
+                 source: str | None = None, filters: dict[str, Any] | None = None,
+                 chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
+                 file_rows: int = FILE_ROWS, row_group_rows: int = ROW_GROUP_ROWS,
+                 progress: Callable[[int], None] | None = None) -> ExportResult:
+    """Export games (each a list of its events in seq order) into the dataset at ``out_dir``.
+
+    Streaming: the rows of ``chunk_games`` games at a time are built, then written as one row
+    group per table and partition, so memory does not grow with the number of games.
+    Incremental: a game already in the current snapshot with the same last seq is skipped, a
+    game with more events replaces its old rows, a new game is added; files of the previous
+    snapshot are carried over by hard links. ``full`` starts a fresh dataset (as does a
+    previous snapshot of another ``source``, other ``filters`` or an older layout).
+    ``cursor`` is stored in the manifest for the next incremental run (the store's write
+    position). ``progress`` is called with the number of games read so far.
+    """
+    if chunk_games < 1:
+        raise ValueError("chunk_games must be at least 1")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with _lock(out):
+        loaded = load_manifest(out)
+        prev_snap, prev = loaded if loaded is not None else (None, None)
+        base = not full and usable_previous(prev, source, filters)
+        index = _previous_index(prev_snap, prev) if base and prev_snap and prev else {}
+        version = (int(prev["version"]) + 1) if prev else 1
+        for stale in out.glob(".staging-*"):  # left by an export that died (we hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
+        staging = out / f".staging-v{version:06d}-{uuid.uuid4().hex[:8]}"
+        staging.mkdir()
+        writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
+        result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
+        added: dict[str, int] = dict.fromkeys(TABLES, 0)
+        buffers: dict[Partition, Rows] = {}
+
+        def rows_for(part: Partition) -> Rows:
+            b = buffers.get(part)
+            if b is None:
+                b = buffers[part] = {t: [] for t in TABLES}
+            return b
+
+        def flush() -> None:
+            for part, rows in buffers.items():
+                ppath = partition_path(part)
+                for table in TABLES:
+                    if rows[table]:
+                        added[table] += len(rows[table])
+                        writers.add(table, ppath, rows_to_table(table, rows[table]))
+            buffers.clear()
+
+        try:
+            replaced: set[str] = set()
+            pending = seen = 0
+            for events in games:
+                seen += 1
+                if not events:
+                    continue
+                gid, last = events[0].game, events[-1].seq
+                known = index.get(gid)
+                if known is not None:
+                    if known == last:
+                        result.games_unchanged += 1
+                        if progress is not None:
+                            progress(seen)
+                        continue
+                    replaced.add(gid)
+                    result.games_replaced += 1
+                else:
+                    result.games_added += 1
+                build_game(events, rows_for)
+                pending += 1
+                if pending >= chunk_games:
+                    flush()
+                    pending = 0
+                if progress is not None:
+                    progress(seen)
+            flush()
+            nothing_new = not any(added.values()) and not replaced
+            if nothing_new and prev is not None and prev_snap is not None and base \
+                    and prev.get("cursor") == cursor:
+                writers.abort()
+                shutil.rmtree(staging, ignore_errors=True)
+                return ExportResult(path=prev_snap, version=int(prev["version"]), changed=False,
+                                    games_unchanged=result.games_unchanged, cursor=cursor,
+                                    rows_total={t: prev["tables"][t]["rows"] for t in TABLES})
+            kept: list[dict[str, Any]] = []
+            if base and prev is not None and prev_snap is not None:
+                kept = _carry_over(prev_snap, prev, replaced, staging, writers)
+            new_files = writers.close()
+            result.files_added = len(new_files)
+            result.files_linked = len(kept)
+            files = sorted(kept + new_files, key=lambda f: f["path"])
+            result.rows_added = added
+            result.rows_total = {t: sum(f["rows"] for f in files if f["table"] == t) for t in TABLES}
+            now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            history = list(prev.get("history", [])) if base and prev else []
+            history.append({"version": version, "created_at": now, "cursor": cursor,
+                            "games_added": result.games_added,
+                            "games_replaced": result.games_replaced,
+                            "games_unchanged": result.games_unchanged,
+                            "files_added": result.files_added, "files_linked": result.files_linked})
+            manifest = {
+                "layout": LAYOUT,
+                "version": version,
+                "created_at": now,
+                "source": source,
+                "filters": filters or {},
+                "cursor": cursor,
+                "chunk_games": chunk_games,
+                "partitioning": ["ruleset", "year"],
+                "tables": {t: {"rows": result.rows_total[t], "fingerprint": fingerprint(t),
+                               "files": sum(1 for f in files if f["table"] == t)} for t in TABLES},
+                "files": files,
+                "history": history[-HISTORY_KEEP:],
+            }
+            with open(staging / MANIFEST, "w") as fh:
+                fh.write(json.dumps(manifest, indent=1) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            result.path = _swap(out, staging, version, keep)
+            return result
+        except BaseException:
+            writers.abort()
+            shutil.rmtree(staging, ignore_errors=True)
+            raise

@@ -1,0 +1,183 @@
+"""From one game's events to rows of every table, by reading the folded state.
+
+:func:`build_game` folds the events, writes the generic rows (``events``, ``games``) and
+hands the fold to the row builder of its game in :data:`ROW_BUILDERS` for the game-specific
+tables (``plays``, ``tricks``, ``rounds``, ``players``, ``violations``). A new game of the
+family registers a builder there; nothing else changes.
+
+Rows are tuples in the column order of :mod:`jaslog.export.schema` (cheap to build in bulk,
+turned into Arrow columns a chunk at a time); times are RFC 3339 text until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from jaslog.events import Event, GameStarted
+from jaslog.fold import FoldError, GameFold, start_fold
+
+#: A chunk's rows for one partition: table name -> list of row tuples.
+Rows = dict[str, list[tuple[Any, ...]]]
+#: A partition key: (ruleset, year); None is the Hive default (NULL) partition.
+Partition = tuple[str | None, int | None]
+
+
+@dataclass
+class Summary:
+    """What a game builder tells the ``games`` row."""
+
+    rounds: int = 0
+    rounds_complete: int = 0
+    totals: list[int] = field(default_factory=list)
+    totals_played: list[int] = field(default_factory=list)
+    finished: bool = False
+    winner_team: int | None = None
+    draw: bool = False
+    winners: list[str] = field(default_factory=list)
+    violations: int = 0
+    rulings: int = 0
+
+
+@dataclass
+class GameContext:
+    """Everything a game's row builder reads: the fold, the events, times by seq, rounds."""
+
+    game: str
+    fold: GameFold
+    events: Sequence[Event]
+    at: list[str | None]                 # RFC 3339 text (normalized) by seq
+    rows: Rows
+    round_first_seq: dict[int, int]      # round -> seq of its deal
+    round_last_seq: dict[int, int]       # round -> seq of its last event
+    hands_recorded: dict[int, bool]      # round -> the deal event carried hands
+
+    def at_seq(self, seq: int) -> str | None:
+        return self.at[seq] if 0 <= seq < len(self.at) else None
+
+
+#: Row builders by game (``klaverjas``; ``klaberjass`` and ``kloepper`` register later).
+ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
+
+
+def normalize_time(at: str | None) -> str | None:
+    """RFC 3339 as Arrow's parser takes it: ``T`` between date and time, upper-case ``Z``."""
+    if at is None:
+        return None
+    if at[10] != "T" or at[-1] == "z":
+        at = at[:10] + "T" + at[11:]
+        if at[-1] == "z":
+            at = at[:-1] + "Z"
+    return at
+
+
+_JSON_CACHE: dict[str, str] = {}
+
+
+def _json(obj: Any) -> str | None:
+    """Sorted-key JSON text of ``obj``; equal texts share one string (most games share options)."""
+    if obj is None:
+        return None
+    text = orjson.dumps(obj, option=orjson.OPT_SORT_KEYS).decode()
+    if len(_JSON_CACHE) > 10_000:
+        _JSON_CACHE.clear()
+    return _JSON_CACHE.setdefault(text, text)
+
+
+def payload_json(e: Event) -> str:
+    """The event's canonical ``jaslog/1`` JSON (as :func:`jaslog.events.canonical_json`)."""
+    return orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None}).decode()
+
+
+def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | None]:
+    """Fold as far as the events allow: the fold and the integrity error that stopped it."""
+    try:
+        f = start_fold(events[0])
+    except FoldError as err:
+        return None, err
+    for ev in events[1:]:
+        try:
+            f.apply(ev)
+        except FoldError as err:
+            return f, err
+    return f, None
+
+
+def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -> tuple[str, int]:
+    """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
+
+    Returns (game id, last seq). An integrity error does not stop the export: the rows hold
+    what was folded before it and ``games.error`` says what stopped it.
+    """
+    first = events[0]
+    gid = first.game
+    started = first if isinstance(first, GameStarted) else None
+    ruleset = started.ruleset if started is not None else None
+    at = [normalize_time(e.at) for e in events]
+    first_at = next((a for a in at if a is not None), None)
+    last_at = next((a for a in reversed(at) if a is not None), None)
+    year = int(first_at[:4]) if first_at is not None else None
+    rows = rows_for((ruleset, year))
+
+    # events: the raw log, and which round each event belongs to
+    out = rows["events"]
+    rnd = 0
+    first_seq: dict[int, int] = {}
+    last_seq: dict[int, int] = {}
+    hands: dict[int, bool] = {}
+    for e, t in zip(events, at, strict=True):
+        d = e.__dict__
+        kind = e.type
+        if kind == "dealt":
+            rnd += 1
+            first_seq[rnd] = e.seq
+            hands[rnd] = d["hands"] is not None
+        r = d.get("round") if kind in ("ruling", "note") else None
+        r = r if r is not None else (rnd or None)
+        if r is not None:
+            last_seq[r] = e.seq
+        out.append((gid, e.seq, kind, t, r, d.get("seat"), d.get("card"), d.get("call"),
+                    d.get("points"), d.get("id"), payload_json(e)))
+
+    fold, error = fold_events(events)
+    summary = Summary()
+    if fold is not None:
+        builder = ROW_BUILDERS.get(fold.game)
+        if builder is not None:
+            ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands)
+            summary = builder(ctx)
+    ok = error is None and summary.violations == 0
+    rows["games"].append((
+        gid,
+        fold.game if fold is not None else None,
+        _json(started.options) if started is not None else None,
+        _json(fold.options) if fold is not None else None,
+        list(started.seats) if started is not None else [],
+        started.dealer if started is not None else None,
+        _json(started.meta) if started is not None else None,
+        len(events),
+        events[-1].seq,
+        summary.rounds,
+        summary.rounds_complete,
+        summary.totals,
+        summary.totals_played,
+        summary.finished,
+        summary.winner_team,
+        summary.draw,
+        summary.winners,
+        summary.violations,
+        summary.rulings,
+        ok,
+        str(error) if error is not None else None,
+        first_at,
+        last_at,
+    ))
+    return gid, events[-1].seq
+
+
+from jaslog.export import klaverjas as _klaverjas  # noqa: E402  (registers its builder)
+
+__all__ = ["ROW_BUILDERS", "GameContext", "Rows", "Summary", "_klaverjas", "build_game"]

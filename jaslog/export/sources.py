@@ -1,0 +1,103 @@
+"""Where exported games come from: the event store (incremental, by its cursor) or log files."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jaslog.events import Event, read_file
+from jaslog.export.dataset import (
+    DEFAULT_CHUNK,
+    ExportError,
+    ExportResult,
+    export_games,
+    load_manifest,
+    usable_previous,
+)
+
+if TYPE_CHECKING:
+    from jaslog.store import Store
+
+FILES_SOURCE = "files"
+
+
+def store_source(url: str) -> str:
+    """A store URL as recorded in the manifest: without its password."""
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
+
+
+def _filters(since: str | None, ruleset: str | None) -> dict[str, Any]:
+    return {k: v for k, v in (("since", since), ("ruleset", ruleset)) if v is not None}
+
+
+def store_status(store: Store, out_dir: str | Path, *, since: str | None = None,
+                 ruleset: str | None = None) -> dict[str, Any]:
+    """Where the export stands against the store: ``stale`` when the store holds events the
+    current snapshot does not (or when the snapshot came from elsewhere or is missing)."""
+    loaded = load_manifest(out_dir)
+    prev = loaded[1] if loaded else None
+    cursor = store.cursor()
+    usable = usable_previous(prev, store_source(store.url), _filters(since, ruleset))
+    exported = prev.get("cursor") if usable and prev else None
+    stale = not usable or not isinstance(exported, int) or exported != cursor
+    return {"store_cursor": cursor, "exported_cursor": exported, "stale": stale,
+            "snapshot": str(loaded[0]) if loaded else None}
+
+
+def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
+                 ruleset: str | None = None, full: bool = False, chunk_games: int = DEFAULT_CHUNK,
+                 keep: int = 2, progress: Callable[[int], None] | None = None) -> ExportResult:
+    """Export the store's games into ``out_dir``, reading only games that changed since the
+    current snapshot's cursor (all of them the first time, or with ``full``)."""
+    source = store_source(store.url)
+    filters = _filters(since, ruleset)
+    loaded = load_manifest(out_dir)
+    prev = loaded[1] if loaded else None
+    until = store.cursor()
+    after = prev.get("cursor") if prev and not full and usable_previous(prev, source, filters) \
+        else None
+    if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
+        after = None
+    games = (events for _gid, events in store.iter_games(since=since, ruleset=ruleset,
+                                                         after=after, until=until))
+    return export_games(games, out_dir, cursor=until, source=source, filters=filters,
+                        chunk_games=chunk_games, full=full or after is None, keep=keep,
+                        progress=progress)
+
+
+def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:
+    """Every game in ``jaslog/1`` files, its events in seq order (games may interleave).
+
+    Raises :class:`ExportError` naming the file and line of the first unreadable line.
+    """
+    games: dict[str, list[Event]] = {}
+    for p in paths:
+        if str(p) != "-" and not Path(p).is_file():
+            raise ExportError(f"{p}: no such file")
+        try:
+            for ln in read_file(p):
+                if ln.event is None:
+                    raise ExportError(f"{ln.source}:{ln.number}: {ln.error} "
+                                      "(check the file with `jaslog check`)")
+                games.setdefault(ln.event.game, []).append(ln.event)
+        except OSError as e:
+            raise ExportError(f"{p}: {e.strerror}") from None
+    for evs in games.values():
+        evs.sort(key=lambda e: e.seq)
+    return list(games.values())
+
+
+def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool = False,
+                 chunk_games: int = DEFAULT_CHUNK, keep: int = 2,
+                 progress: Callable[[int], None] | None = None) -> ExportResult:
+    """Export the games of log files; new games are added to the dataset, games with more
+    events than before replace their old rows, games absent from the files are kept."""
+    games = read_log_games(paths)
+    return export_games(_iter(games), out_dir, source=FILES_SOURCE, chunk_games=chunk_games,
+                        full=full, keep=keep, progress=progress)
+
+
+def _iter(games: list[list[Event]]) -> Iterator[list[Event]]:
+    yield from games
