@@ -33,8 +33,15 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     return out
 
 
+def arrow_schemas() -> dict[str, dict[str, Any]]:
+    """The Arrow schemas of the Parquet export (``schemas/arrow/<table>.json``)."""
+    from jaslog.export.schema import arrow_schema_docs
+
+    return arrow_schema_docs()
+
+
 #: Every schema set: a function giving {relative path: JSON document}.
-GENERATORS: list[Callable[[], dict[str, dict[str, Any]]]] = [event_schemas]
+GENERATORS: list[Callable[[], dict[str, dict[str, Any]]]] = [event_schemas, arrow_schemas]
 
 
 def render(doc: dict[str, Any]) -> str:
