@@ -176,9 +176,10 @@ def raw_sql(store: Store) -> Callable[..., Any]:
     return run
 
 
-def game_events(gid: str, seed: int = 1, **kw: Any) -> list[dict[str, Any]]:
+def game_events(gid: str, ruleset: str = "amsterdam", *, seed: int = 1,
+                **kw: Any) -> list[dict[str, Any]]:
     """A complete simulated game as event dicts."""
-    return simulate_game(gid, seed=seed, **kw)
+    return simulate_game(gid, ruleset, seed=seed, **kw)
 
 
 def jsonl(events: list[dict[str, Any]]) -> bytes:

@@ -1,0 +1,284 @@
+"""The store's contract, on SQLite and on PostgreSQL alike (see conftest.store_url)."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import orjson
+import pytest
+from sqlalchemy.exc import DBAPIError
+
+from jaslog.events import VERSION, canonical_json, event_from_dict, parse_event
+from jaslog.sim import Faults
+from jaslog.store import (
+    GENESIS,
+    ConflictError,
+    NoSuchGame,
+    RejectedError,
+    Store,
+    certificate,
+    open_store,
+)
+from jaslog.store.codec import canonical, link
+from tests.store.conftest import game_events
+
+
+def with_ids(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**e, "id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{e['game']}/{e['seq']}"))}
+            for e in events]
+
+
+def test_append_in_batches_reads_back_and_dumps_canonically(store: Store) -> None:
+    events = game_events("c-1", seed=3)
+    r1 = store.append("c-1", events[:1])
+    assert (r1.appended, r1.already_stored, r1.head.next_seq) == (1, 0, 1)
+    r2 = store.append("c-1", events[1:100], expected_seq=1)
+    assert r2.head.next_seq == 100
+    store.append("c-1", events[100:])
+    back = store.events("c-1")
+    assert [canonical_json(e) for e in back] == [canonical_json(event_from_dict(e)) for e in events]
+    assert store.head("c-1").next_seq == len(events)
+    assert store.events("c-1", upto=9)[-1].seq == 9
+    f = store.fold("c-1")
+    assert f.state.finished
+    # the chain: seq 0 links to GENESIS, every hash is sha256(prev + canonical bytes)
+    rows = store.stored_events("c-1")
+    prev = bytes.fromhex(GENESIS)
+    for row in rows:
+        assert row.prev_hash == prev.hex() and row.version == VERSION
+        prev = link(prev, row.payload)
+        assert row.hash == prev.hex()
+    assert store.head("c-1").hash == rows[-1].hash
+    assert store.head("c-1").certificate == certificate(rows[-1].hash)
+    assert store.verify("c-1", certificate=certificate(rows[-1].hash)).ok
+
+
+def test_conflict_names_expected_and_actual_and_writes_nothing(store: Store) -> None:
+    events = game_events("c-2", seed=4)
+    store.append("c-2", events[:20])
+    with pytest.raises(ConflictError) as info:
+        store.append("c-2", events[15:25], expected_seq=15)
+    assert (info.value.expected, info.value.actual) == (15, 20)
+    assert "expected to append at seq 15" in str(info.value) and "next seq is 20" in str(info.value)
+    with pytest.raises(ConflictError) as gap:
+        store.append("c-2", events[22:25])
+    assert (gap.value.expected, gap.value.actual) == (22, 20)
+    assert store.head("c-2").next_seq == 20
+    # events without a seq get the expected one
+    note = {"type": "note", "text": "coffee break"}
+    with pytest.raises(ConflictError):
+        store.append("c-2", [note], expected_seq=19)
+    assert store.append("c-2", [note], expected_seq=20).head.next_seq == 21
+    assert store.events("c-2")[-1].text == "coffee break"  # type: ignore[attr-defined]
+
+
+def test_retries_by_event_id_are_no_ops(store: Store) -> None:
+    events = with_ids(game_events("c-3", seed=5))
+    store.append("c-3", events[:10])
+    again = store.append("c-3", events[:10], expected_seq=0)
+    assert (again.appended, again.already_stored, again.head.next_seq) == (0, 10, 10)
+    # a retry that overlaps what is stored and goes on: the stored part is skipped
+    more = store.append("c-3", events[5:15], expected_seq=5)
+    assert (more.appended, more.already_stored, more.head.next_seq) == (5, 5, 15)
+    assert len(store.events("c-3")) == 15
+    # the same id with other content at that position is a conflict, not a retry
+    changed = {**events[14], "seat": (events[14].get("seat", 0) + 1) % 4}
+    with pytest.raises(ConflictError):
+        store.append("c-3", [changed])
+    # an id already stored at another seq is refused
+    moved = {**events[15], "id": events[3]["id"]}
+    with pytest.raises(RejectedError) as info:
+        store.append("c-3", [moved])
+    assert info.value.code == "duplicate_id" and "seq 3" in str(info.value)
+    # without ids, a repeated batch is a conflict (nothing says it is a retry)
+    plain = game_events("c-3b", seed=5)
+    store.append("c-3b", plain[:5])
+    with pytest.raises(ConflictError):
+        store.append("c-3b", plain[:5])
+    assert store.head("c-3").next_seq == 15 and store.head("c-3b").next_seq == 5
+
+
+def test_integrity_error_rejects_whole_batch(store: Store) -> None:
+    events = game_events("c-4", seed=6)
+    store.append("c-4", events[:3])
+    plays = [i for i, e in enumerate(events) if e["type"] == "play"]
+    first = plays[0]
+    batch = [dict(e) for e in events[3:first + 3]]
+    bad = batch[-1]
+    assert bad["type"] == "play"
+    bad["seat"] = (bad["seat"] + 1) % 4  # not this seat's turn
+    with pytest.raises(RejectedError) as info:
+        store.append("c-4", batch)
+    e = info.value
+    assert e.code == "not_your_turn" and e.seq == bad["seq"] and e.game == "c-4"
+    assert f"seq {bad['seq']}" in str(e) and "nothing was written" in str(e)
+    assert store.head("c-4").next_seq == 3
+    with pytest.raises(RejectedError) as card:
+        store.append("c-4", [{**events[3], "type": "play", "seat": 0, "card": "TH"}])
+    assert card.value.code == "bad_event" and "not a card" in str(card.value)
+    with pytest.raises(RejectedError):
+        store.append("c-4", [events[3], events[5]])  # a gap inside the batch
+    with pytest.raises(RejectedError):
+        store.append("other", [events[3]])  # an event of another game
+    assert store.head("c-4").next_seq == 3
+    # a game must start with game_started
+    with pytest.raises(RejectedError) as start:
+        store.append("c-5", [{**events[1], "game": "c-5", "seq": 0}])
+    assert start.value.code == "no_game_started"
+    with pytest.raises(NoSuchGame):
+        store.head("c-5")
+
+
+def test_violations_are_stored_unless_revoke_is_reject(store: Store) -> None:
+    faulty = game_events("c-6", seed=7, faults=Faults(revoke_rate=0.2))
+    store.append("c-6", faulty)
+    assert store.fold("c-6").state.violations, "the simulated revokes are stored as facts"
+    strict = [{**e, "game": "c-7"} for e in faulty]
+    strict[0] = {**strict[0], "options": {**(strict[0].get("options") or {}), "revoke": "reject"}}
+    with pytest.raises(RejectedError) as info:
+        store.append("c-7", strict)
+    assert info.value.code in ("must_follow_suit", "must_trump", "must_overtrump", "no_undertrump")
+    assert "revoke: reject" in str(info.value)
+    with pytest.raises(NoSuchGame):
+        store.events("c-7")
+
+
+@pytest.mark.parametrize("table,sql", [
+    ("events", "UPDATE events SET type = 'note' WHERE seq = 1"),
+    ("events", "DELETE FROM events WHERE seq = 2"),
+    ("games", "UPDATE games SET ruleset = 'rotterdam'"),
+    ("games", "DELETE FROM games"),
+    ("game_players", "UPDATE game_players SET player = 'mallory'"),
+    ("game_players", "DELETE FROM game_players"),
+])
+def test_the_database_refuses_update_and_delete(store: Store, raw_sql: Any, table: str,
+                                               sql: str) -> None:
+    store.append("c-8", game_events("c-8", seed=8)[:5])
+    with pytest.raises(DBAPIError) as info:
+        raw_sql(sql)
+    assert f"{table} is append-only" in str(info.value)
+    assert len(store.events("c-8")) == 5 and store.verify().ok
+
+
+def test_truncate_refused_on_postgresql(store: Store, raw_sql: Any) -> None:
+    if store.dialect != "postgresql":
+        pytest.skip("SQLite has no TRUNCATE")
+    store.append("c-9", game_events("c-9", seed=9)[:5])
+    with pytest.raises(DBAPIError, match="append-only"):
+        raw_sql("TRUNCATE events")
+    assert len(store.events("c-9")) == 5
+
+
+def test_players_table_is_editable_outside_the_chains(store: Store, raw_sql: Any) -> None:
+    events = game_events("c-10", seed=10)
+    store.append("c-10", events)
+    seat0 = events[0]["seats"][0]
+    head = store.head("c-10").hash
+    store.set_player(seat0, "Ann de Vries")
+    store.set_player(seat0, "Ann V.")
+    assert store.players() == {seat0: "Ann V."}
+    assert [g.game for g in store.games(player="ann v.")] == ["c-10"]
+    assert raw_sql("UPDATE players SET name = 'A.' WHERE id = :p", p=seat0) == 1
+    assert store.players()[seat0] == "A."
+    assert store.erase_player(seat0) and not store.erase_player(seat0)
+    assert store.players() == {}
+    assert store.head("c-10").hash == head and store.verify().ok
+    assert all(b"de Vries" not in r.payload for r in store.stored_events("c-10"))
+
+
+def test_v0_event_is_read_through_the_upcaster(store: Store, raw_sql: Any) -> None:
+    events = game_events("c-11", seed=11)
+    first_play = next(i for i, e in enumerate(events) if e["type"] == "play")
+    store.append("c-11", events[:first_play - 1])  # up to the dealt ... bids
+    # the next event written by hand in format v0: 'player' for 'seat', 'T' for ten
+    play = events[first_play - 1]
+    v0 = dict(play)
+    if "seat" in v0:
+        v0["player"] = v0.pop("seat")
+    if v0.get("card", "").startswith("10"):
+        v0["card"] = "T" + v0["card"][2:]
+    payload = orjson.dumps(v0)
+    head = store.head("c-11")
+    h = link(bytes.fromhex(head.hash), payload).hex()
+    pos = store.cursor() + 1
+    raw_sql("INSERT INTO events (game, seq, pos, type, version, event_id, at, payload, prev_hash, "
+            "hash) VALUES (:g, :s, :p, :t, 0, NULL, :at, :pl, :prev, :h)",
+            g="c-11", s=play["seq"], p=pos, t=play["type"], at=play.get("at"), pl=payload,
+            prev=head.hash, h=h)
+    back = store.events("c-11")[-1]
+    assert canonical_json(back) == canonical_json(event_from_dict(play))
+    assert store.stored_events("c-11")[-1].version == 0
+    assert store.verify("c-11").ok
+    store.append("c-11", events[first_play:])  # the fold goes on over the upcast event
+    assert store.fold("c-11").state.finished
+
+
+def test_games_listing_filters_and_streaming(store: Store) -> None:
+    a = game_events("g-a", seed=1, seats=["ann", "bob", "cor", "dirk"],
+                    at="2026-03-01T19:00:00Z")
+    a[0] = {**a[0], "at": "2026-03-01T20:00:00+01:00"}  # stored as UTC
+    b = game_events("g-b", "rotterdam", seed=2, seats=["eva", "bob", "gijs", "hanna"],
+                    at="2026-03-05T20:00:00Z")
+    store.append("g-a", a)
+    c0 = store.cursor()
+    assert c0 == len(a)
+    store.append("g-b", b)
+    rows = store.games()
+    assert [g.game for g in rows] == ["g-a", "g-b"]
+    assert rows[0].events == len(a) and rows[0].seats == ["ann", "bob", "cor", "dirk"]
+    assert rows[0].created_at == "2026-03-01T19:00:00Z"
+    assert rows[1].head_hash == store.head("g-b").hash
+    assert [g.game for g in store.games(player="bob")] == ["g-a", "g-b"]
+    assert [g.game for g in store.games(player="ann")] == ["g-a"]
+    assert [g.game for g in store.games(ruleset="rotterdam")] == ["g-b"]
+    assert [g.game for g in store.games(since="2026-03-02")] == ["g-b"]
+    assert [g.game for g in store.games(limit=1)] == ["g-a"]
+    streamed = list(store.iter_games(batch=1))
+    assert [(g, len(ev)) for g, ev in streamed] == [("g-a", len(a)), ("g-b", len(b))]
+    assert [g for g, _ in store.iter_games(ruleset="amsterdam")] == ["g-a"]
+    # incremental: only what changed after a cursor, up to a snapshot
+    assert [g for g, _ in store.iter_games(after=c0)] == ["g-b"]
+    c1 = store.cursor()
+    store.append("g-a", [{"type": "note", "text": "late note"}], expected_seq=len(a))
+    later = list(store.iter_games(after=c1))
+    assert [(g, len(ev)) for g, ev in later] == [("g-a", len(a) + 1)]
+    snap = list(store.iter_games(after=0, until=c1))
+    assert [(g, len(ev)) for g, ev in snap] == [("g-a", len(a)), ("g-b", len(b))]
+    with pytest.raises(Exception, match="not a date"):
+        store.games(since="last tuesday")
+
+
+def test_new_game(store: Store) -> None:
+    gid = store.new_game("amsterdam", ["ann", "bob", "cor", "dirk"], dealer=3,
+                         options={"revoke": "reject"})
+    started = store.events(gid)[0]
+    assert started.type == "game_started" and started.dealer == 3  # type: ignore[attr-defined]
+    assert started.options == {"revoke": "reject"}  # type: ignore[attr-defined]
+    assert started.at is not None
+    with pytest.raises(ConflictError):
+        store.new_game("amsterdam", ["ann", "bob", "cor", "dirk"], game=gid)
+    with pytest.raises(RejectedError) as info:
+        store.new_game("amsterdam", ["ann", "bob", "cor", "dirk"], options={"nonsense": 1})
+    assert info.value.code == "bad_options"
+    with pytest.raises(RejectedError):
+        store.new_game("amsterdam", ["ann", "ann", "cor", "dirk"])
+
+
+def test_reopen_keeps_everything(store_url: str) -> None:
+    with open_store(store_url) as s:
+        s.append("r-1", game_events("r-1", seed=12))
+        head = s.head("r-1")
+    with open_store(store_url) as s:
+        assert s.head("r-1") == head and s.verify().ok
+
+
+def test_fast_canonical_matches_canonical_json(root: Any) -> None:
+    n = 0
+    for path in sorted((root / "replays").glob("*.jsonl")):
+        for line in path.read_bytes().splitlines():
+            if line.strip():
+                e = parse_event(line)
+                assert canonical(e) == canonical_json(e)
+                n += 1
+    assert n > 1000

@@ -1,0 +1,114 @@
+"""Bulk import: whole games per transaction, re-runs store only what is missing."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import orjson
+import pytest
+
+from jaslog.events import canonical_json, event_from_dict
+from jaslog.sim import simulate
+from jaslog.store import NoSuchGame, Store
+from jaslog.store.importer import read_stream
+from tests.store.conftest import game_events, jsonl
+
+
+def lines_of(events: list[dict[str, Any]]) -> list[bytes]:
+    return [orjson.dumps(e) for e in events]
+
+
+def test_import_then_reimport_skips_then_extends(store: Store) -> None:
+    events = list(simulate(3, seed=5))
+    games = sorted({e["game"] for e in events})
+    s1 = store.import_lines(lines_of(events), batch_games=2)
+    assert (s1.games, s1.events, s1.rejected, s1.already_present) == (3, len(events), [], [])
+    s2 = store.import_lines(lines_of(events))
+    assert (s2.games, s2.events, s2.already_present, s2.rejected) == (0, 0, games, [])
+    # a game stored in part is extended by a longer copy of itself
+    part = game_events("x-1", seed=9)
+    store.import_lines(lines_of(part[:100]))
+    s3 = store.import_lines(lines_of(part))
+    assert (s3.games, s3.events, s3.extended) == (0, len(part) - 100, ["x-1"])
+    assert store.head("x-1").next_seq == len(part) and store.verify().ok
+
+
+def test_same_id_different_events_is_rejected(store: Store) -> None:
+    a = game_events("x-2", seed=1)
+    store.import_lines(lines_of(a))
+    b = game_events("x-2", seed=2)  # another game under the same id
+    other = game_events("x-3", seed=3)
+    s = store.import_lines(lines_of(b) + lines_of(other))
+    assert s.games == 1 and [r.game for r in s.rejected] == ["x-2"]
+    assert "different event" in s.rejected[0].reason and "[conflict]" in s.rejected[0].reason
+    assert len(store.events("x-2")) == len(a)
+
+
+def test_interleaved_games_and_canonical_dump(store: Store) -> None:
+    a, b = game_events("i-a", seed=1), game_events("i-b", seed=2)
+    mixed: list[bytes] = []
+    for i in range(max(len(a), len(b))):
+        for g in (a, b):
+            if i < len(g):
+                # not canonical on the way in: other key order and spaces
+                e = g[i]
+                mixed.append(orjson.dumps(dict(reversed(list(e.items())))).replace(b",", b", "))
+    s = store.import_lines(mixed)
+    assert (s.games, s.events) == (2, len(a) + len(b))
+    for gid, evs in (("i-a", a), ("i-b", b)):
+        dumped = b"".join(canonical_json(e) + b"\n" for e in store.events(gid))
+        assert dumped == b"".join(canonical_json(event_from_dict(e)) + b"\n" for e in evs)
+
+
+def test_a_bad_line_rejects_its_game_only(store: Store) -> None:
+    good, bad = game_events("b-good", seed=1), game_events("b-bad", seed=2)
+    lines = lines_of(good) + lines_of(bad)
+    k = len(good) + 50
+    lines[k] = lines[k].replace(b'"seat":', b'"seat":"x",', 1) if b'"seat":' in lines[k] \
+        else b'{"game":"b-bad","seq":"50"}'
+    s = store.import_lines(lines, source="mixed.jsonl")
+    assert s.games == 1 and [r.game for r in s.rejected] == ["b-bad"]
+    assert s.rejected[0].reason.startswith(f"mixed.jsonl:{k + 1}: game b-bad")
+    with pytest.raises(NoSuchGame):
+        store.events("b-bad")
+    assert len(store.events("b-good")) == len(good)
+
+
+def test_integrity_error_names_file_line_game_seq_rule(store: Store) -> None:
+    g = game_events("b-int", seed=3)
+    i = next(i for i, e in enumerate(g) if e["type"] == "play")
+    g[i] = {**g[i], "seat": (g[i]["seat"] + 1) % 4}
+    s = store.import_lines(lines_of(g), source="f.jsonl")
+    assert [r.game for r in s.rejected] == ["b-int"]
+    reason = s.rejected[0].reason
+    assert reason.startswith(f"f.jsonl:{i + 1}: game b-int seq {i}:") and "[not_your_turn]" in reason
+    with pytest.raises(NoSuchGame):
+        store.head("b-int")
+
+
+def test_lines_naming_no_game_are_reported(store: Store) -> None:
+    s = store.import_lines([b"[1, 2, 3]", b"not json at all", *lines_of(game_events("n-1"))])
+    assert s.games == 1 and [r.game for r in s.rejected] == [None, None]
+    assert "JSON object" in s.rejected[0].reason and "not valid JSON" in s.rejected[1].reason
+
+
+def test_reader_bounds_huge_lines_and_flags_truncation() -> None:
+    huge = b'{"game":"h-1","seq":0,"type":"note","text":"' + b"x" * (3 << 20) + b'"}\n'
+    data = huge + b'{"game":"h-2","seq":0,"type":"not' + b"\n" + b'{"game":"h-3","seq":0,"ty'
+    out = [ln for ln, _ in read_stream(io.BytesIO(data), "t.jsonl")]
+    assert [(ln.number, ln.game) for ln in out] == [(1, "h-1"), (2, "h-2"), (3, "h-3")]
+    assert "limit" in (out[0].error or "")
+    assert "truncated" not in (out[1].error or "") and "truncated" in (out[2].error or "")
+    latin = read_stream(io.BytesIO('{"game":"h-4","seq":0,"type":"note","text":"café"}\n'
+                                   .encode("latin-1")), "l.jsonl")
+    (ln, _), = list(latin)
+    assert ln.game == "h-4" and "not UTF-8" in (ln.error or "")
+
+
+def test_import_files_streams_with_progress(store: Store, tmp_path: Any) -> None:
+    p = tmp_path / "games.jsonl"
+    p.write_bytes(jsonl(list(simulate(4, seed=8))))
+    seen: list[int] = []
+    s = store.import_files([p], batch_games=1, progress=seen.append)
+    assert s.games == 4 and seen[-1] == p.stat().st_size and seen == sorted(seen)

@@ -1,0 +1,156 @@
+"""Someone with database access changes rows behind jaslog's back: verify names each change.
+
+The attacker first disables the append-only triggers, as anyone owning the database could.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import pytest
+
+from jaslog.store import Store
+from jaslog.store.codec import link
+from tests.store.conftest import game_events
+
+
+def disable_triggers(store: Store, raw_sql: Callable[..., Any]) -> None:
+    if store.dialect == "postgresql":
+        for t in ("events", "games", "game_players"):
+            raw_sql(f"ALTER TABLE {t} DISABLE TRIGGER USER")
+    else:
+        for t in ("events", "games", "game_players"):
+            for op in ("update", "delete"):
+                raw_sql(f"DROP TRIGGER {t}_no_{op}")
+
+
+@pytest.fixture
+def two_games(store: Store, raw_sql: Callable[..., Any]) -> Store:
+    store.append("t-1", game_events("t-1", seed=21))
+    store.append("t-2", game_events("t-2", seed=22))
+    assert store.verify().ok
+    disable_triggers(store, raw_sql)
+    return store
+
+
+def only_problem(store: Store) -> Any:
+    rep = store.verify()
+    assert not rep.ok
+    per_game = [p for p in rep.problems if p.game != "(store)"]
+    assert len(per_game) == 1, rep.problems
+    return per_game[0]
+
+
+def payload_of(raw_sql: Callable[..., Any], seq: int, game: str = "t-1") -> bytes:
+    return bytes(raw_sql("SELECT payload FROM events WHERE game = :g AND seq = :s", g=game,
+                         s=seq)[0][0])
+
+
+def test_edited_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    old = payload_of(raw_sql, 40)
+    e = orjson.loads(old)
+    e["seat"] = (e.get("seat", 0) + 2) % 4
+    raw_sql("UPDATE events SET payload = :p WHERE game = 't-1' AND seq = 40", p=orjson.dumps(e))
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 40, "changed")
+    assert "no longer match its hash" in p.message
+    assert two_games.verify("t-2").ok
+
+
+def test_edited_and_rehashed(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    prev = raw_sql("SELECT hash FROM events WHERE game = 't-1' AND seq = 39")[0][0]
+    e = orjson.loads(payload_of(raw_sql, 40))
+    e["type"] = "note"
+    e["text"] = "forged"
+    for k in ("seat", "card", "call", "points", "hands"):
+        e.pop(k, None)
+    new = orjson.dumps(e)
+    raw_sql("UPDATE events SET payload = :p, type = 'note', hash = :h WHERE game = 't-1' "
+            "AND seq = 40", p=new, h=link(bytes.fromhex(prev), new).hex())
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 40, "changed")
+    assert "rewritten and rehashed" in p.message
+
+
+def test_deleted_event(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    assert raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = 77") == 1
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 77, "removed")
+    store_level = [q for q in two_games.verify().problems if q.game == "(store)"]
+    assert store_level and "position" in store_level[0].message
+
+
+def test_deleted_event_renumbered(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    n = two_games.head("t-1").next_seq
+    raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = 50")
+    for s in range(51, n):
+        raw_sql("UPDATE events SET seq = :a WHERE game = 't-1' AND seq = :b", a=s - 1, b=s)
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 50, "removed")
+    assert "written as seq 51" in p.message
+
+
+def test_deleted_tail_is_found_by_positions_and_certificate(two_games: Store,
+                                                           raw_sql: Callable[..., Any]) -> None:
+    cert = two_games.head("t-1").certificate
+    last = two_games.head("t-1").seq
+    raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = :s", s=last)
+    rep = two_games.verify()
+    assert not rep.ok
+    assert any(q.game == "(store)" and q.kind == "removed" for q in rep.problems)
+    one = two_games.verify("t-1", certificate=cert)
+    assert [(q.kind, q.seq) for q in one.problems] == [("certificate", last - 1)]
+
+
+def test_swapped_rows(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE events SET seq = -1 WHERE game = 't-1' AND seq = 60")
+    raw_sql("UPDATE events SET seq = 60 WHERE game = 't-1' AND seq = 61")
+    raw_sql("UPDATE events SET seq = 61 WHERE game = 't-1' AND seq = -1")
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 60, "reordered")
+
+
+def test_swapped_contents(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    rows = raw_sql("SELECT seq, type, payload, hash, prev_hash FROM events WHERE game = 't-1' "
+                   "AND seq IN (30, 31) ORDER BY seq")
+    for (seq, *_), (_, t, pl, h, ph) in zip(rows, reversed(rows), strict=True):
+        raw_sql("UPDATE events SET type = :t, payload = :p, hash = :h, prev_hash = :ph "
+                "WHERE game = 't-1' AND seq = :s", t=t, p=bytes(pl), h=h, ph=ph, s=seq)
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-1", 30, "reordered")
+
+
+def test_event_moved_to_another_game(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE events SET game = 't-2', seq = 100000 WHERE game = 't-1' AND seq = 5")
+    rep = two_games.verify()
+    kinds = {(q.game, q.seq, q.kind) for q in rep.problems}
+    assert ("t-1", 5, "removed") in kinds
+    assert any(g == "t-2" and k == "removed" for g, _, k in kinds)
+
+
+def test_edited_header(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE games SET ruleset = 'rotterdam' WHERE id = 't-2'")
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-2", 0, "header")
+    raw_sql("UPDATE games SET ruleset = 'amsterdam' WHERE id = 't-2'")
+    raw_sql("UPDATE game_players SET player = 'mallory' WHERE game = 't-2' AND seat = 1")
+    p = only_problem(two_games)
+    assert (p.game, p.kind) == ("t-2", "header") and "game_players" in p.message
+
+
+def test_whole_game_deleted(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("DELETE FROM events WHERE game = 't-1'")
+    p = only_problem(two_games)
+    assert (p.game, p.kind) == ("t-1", "removed")
+    raw_sql("DELETE FROM game_players WHERE game = 't-1'")
+    raw_sql("DELETE FROM games WHERE id = 't-1'")
+    rep = two_games.verify()
+    assert [q.game for q in rep.problems] == ["(store)", "(store)"]  # event and game positions
+
+
+def test_column_edit_outside_the_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE events SET at = '1999-01-01T00:00:00Z' WHERE game = 't-2' AND seq = 12")
+    p = only_problem(two_games)
+    assert (p.game, p.seq, p.kind) == ("t-2", 12, "changed")
