@@ -3,53 +3,66 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich.markup import escape
 
 from jaslog.audit import game_report
 from jaslog.cli.common import DB_OPTION, console, read_games, write_json_line
-from jaslog.fold import FileGame, FoldError
+from jaslog.fold import FileGame, FoldError, GameFold
 
 
 def _team_names(seats: list[str], team: int) -> str:
     return " & ".join(seats[team::2])
 
 
+def _standing(fold: GameFold, rep: dict[str, Any]) -> str:
+    """``finished, ... wins a–b`` or ``not finished, a–b``: teams in Klaverjas, players in
+    Klaberjass and Kloepper (their totals are per player)."""
+    tot = rep["totals"]
+    w = rep["winner"]
+    if fold.game != "klaverjas":
+        score = "–".join(str(t) for t in tot)
+        if not rep["finished"]:
+            return f"not finished, {score}"
+        return f"finished, seat {w} ({fold.seats[int(w)]}) wins with {tot[int(w)]} ({score})"
+    t0, t1 = tot
+    if not rep["finished"]:
+        return f"not finished, {t0}–{t1}"
+    if w == "draw":
+        return f"finished, a draw at {t0}–{t1}"
+    return (f"finished, team {w} ({_team_names(fold.seats, int(w))}) wins "
+            f"{max(t0, t1)}–{min(t0, t1)}")
+
+
 def _print_game(g: FileGame) -> None:
     rep = game_report(g.game, g.fold, g.error)
     fold = g.fold
-    head = f"[bold]{rep['game']}[/] ({rep['ruleset'] or '?'})"
+    head = f"[bold]{escape(str(rep['game']))}[/] ({rep['ruleset'] or '?'})"
     if g.error is not None:
-        console.print(f"[red]✗[/] {head}: [red]invalid[/]: {g.error}", soft_wrap=True)
+        console.print(f"[red]✗[/] {head}: [red]invalid[/]: {escape(str(g.error))}", soft_wrap=True)
         return
     assert fold is not None
-    t0, t1 = rep["totals"]
     rounds = len(rep["rounds"])
-    if rep["finished"]:
-        w = rep["winner"]
-        if w == "draw":
-            what = f"finished, a draw at {t0}–{t1}"
-        else:
-            what = (f"finished, team {w} ({_team_names(fold.seats, int(w))}) wins "
-                    f"{max(t0, t1)}–{min(t0, t1)}")
-    else:
-        what = f"not finished, {t0}–{t1}"
+    what = _standing(fold, rep)
     mark = "[green]✓[/]" if rep["ok"] else "[yellow]![/]"
     n = len(rep["violations"])
     console.print(f"{mark} {head}: {what} after {rounds} round{'s' * (rounds != 1)}; "
                   f"{n} violation{'s' * (n != 1)}", soft_wrap=True)
     for v in rep["violations"]:
         where = g.lines[v["seq"]] if 0 <= v["seq"] < len(g.lines) else None
-        loc = f"{where[0]}:{where[1]}: " if where else ""
+        loc = escape(f"{where[0]}:{where[1]}: ") if where else ""
         seat = f" seat {v['seat']} ({fold.seats[v['seat']]})" if v["seat"] is not None else ""
         trick = f" trick {v['trick']}" if v["trick"] else ""
-        console.print(f"    {loc}seq {v['seq']} round {v['round']}{trick}{seat}: "
-                      f"[yellow]{v['rule']}[/]: {v['message']}", soft_wrap=True)
+        console.print(f"    {loc}game {rep['game']} seq {v['seq']} round {v['round']}{trick}{seat}: "
+                      f"[yellow]{v['rule']}[/]: {escape(v['message'])}", soft_wrap=True)
     for r in rep["rounds"]:
         if r["ruling"]:
-            console.print(f"    round {r['round']}: played {r['score'][0]}–{r['score'][1]} "
-                          f"({r['result']}), ruled {r['ruling']['score'][0]}–"
-                          f"{r['ruling']['score'][1]}: {r['ruling']['reason']}", soft_wrap=True)
+            played = "–".join(str(x) for x in r["score"])
+            ruled = "–".join(str(x) for x in r["ruling"]["score"])
+            console.print(f"    round {r['round']}: played {played} ({r['result']}), ruled "
+                          f"{ruled}: {escape(r['ruling']['reason'])}", soft_wrap=True)
 
 
 def check(
@@ -66,7 +79,7 @@ def check(
             if json:
                 write_json_line(game_report(None, None, g))
             else:
-                console.print(f"[red]✗[/] {g}", soft_wrap=True)
+                console.print(f"[red]✗[/] {escape(str(g))}", soft_wrap=True)
             continue
         rep = game_report(g.game, g.fold, g.error)
         if rep["error"]:

@@ -9,6 +9,7 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from jaslog.events import Line, read_file
 from jaslog.fold import FileGame, FoldError, fold_lines
@@ -19,7 +20,7 @@ err_console = Console(stderr=True, highlight=False)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``jaslog: message`` on stderr and exit with ``code`` (2: bad input)."""
-    err_console.print(f"[bold red]jaslog:[/] {message}", soft_wrap=True)
+    err_console.print(f"[bold red]jaslog:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -9,10 +9,10 @@ import typer
 from jaslog.cli.common import (
     DB_OPTION,
     STORE_PREFIX,
+    check_readable,
     console,
     fail,
     is_stored,
-    read_games,
     stored_lines,
 )
 from jaslog.events import read_file
@@ -33,21 +33,28 @@ def replay(
     if is_stored(file):
         game = str(file)[len(STORE_PREFIX):] or game
         file = Path(f"{STORE_PREFIX}{game or ''}")
-    if game is None:
-        for g in read_games([file]):
-            if not isinstance(g, FoldError):
-                game = g.game
-                break
-        if game is None:
-            fail(f"{file}: no game found")
+    # One pass over the input (it may be stdin): the game's lines up to the first bad one.
+    if not is_stored(file):
+        check_readable([file])
     events = []
-    for ln in (stored_lines(str(file), db) if is_stored(file) else read_file(file)):
-        gid = ln.event.game if ln.event else ln.game
-        if gid != game:
-            continue
-        if ln.event is None:
-            fail(f"{ln.source}:{ln.number}: game {game}: {ln.error}")
-        events.append(ln)
+    bad = None
+    try:
+        for ln in (stored_lines(str(file), db) if is_stored(file) else read_file(file)):
+            gid = ln.event.game if ln.event else ln.game
+            if game is None:  # default: the first game in the file
+                game = gid
+            if gid != game:
+                continue
+            if ln.event is None:
+                bad = ln
+                break
+            events.append(ln)
+    except OSError as e:
+        fail(f"{file}: {e.strerror}")
+    if game is None:
+        fail(f"{file}: no game found")
+    if not events and bad is not None:
+        fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not events:
         fail(f"{file}: no game {game!r} (use `jaslog check {file}` to list the games)")
     try:
@@ -55,25 +62,29 @@ def replay(
     except FoldError as e:
         fail(str(e.located(events[0].source, events[0].number)))
     shown = 0
+    stopped = False  # by --to or --round, before the end of the game's lines
     for i, ln in enumerate(events):
         ev = ln.event
         assert ev is not None
+        if to is not None and ev.seq > to:
+            stopped = True
+            break
         if i:
             try:
                 fold.apply(ev)
             except FoldError as err:
-                console.print(f"[red]✗ {err.located(ln.source, ln.number)}[/]", soft_wrap=True)
-                raise typer.Exit(2) from None
-        if to is not None and ev.seq > to:
-            break
+                fail(str(err.located(ln.source, ln.number)))
         rounds = len(fold.state.rounds)
         if round is not None and rounds != round:
             if rounds > round:
+                stopped = True
                 break
             continue
         console.print(describe_event(fold, ev, seat))
         console.print(render_table(fold, seat))
         shown += 1
+    if bad is not None and not stopped:
+        fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not shown:
         fail("nothing to show for that round / seq")
 

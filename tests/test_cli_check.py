@@ -1,0 +1,225 @@
+"""``jaslog check`` on real files: exit codes, messages, ``--json``, stdin, several games."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from jaslog.audit import ERROR_KEYS, REPORT_KEYS
+from jaslog.cli import app
+
+from .rules.logs import DEAL_M, REVOKE_SEQ_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+
+
+def clean(game: str = "g1") -> Log:
+    return round_m(Log(game=game).deal(DEAL_M).bid(0, "H"), TRICKS_M, {7: (2, 20), 8: (1, 50)})
+
+
+def revoked(game: str = "g2") -> Log:
+    return round_m(Log(game=game).deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE)
+
+
+def broken(game: str = "g3") -> Log:
+    return Log(game=game).deal(DEAL_M).bid(0, "H").trick(0, "JH KH 8H 7H").play(1, "10H")
+
+
+def write(tmp_path: Path, name: str, data: bytes) -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def run(*args: str, stdin: bytes | None = None) -> tuple[int, str]:
+    r = runner.invoke(app, ["check", *args], input=stdin)
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.exception
+    return r.exit_code, r.output
+
+
+def json_lines(text: str) -> list[dict]:  # type: ignore[type-arg]
+    return [orjson.loads(x) for x in text.splitlines() if x.strip()]
+
+
+def test_clean_file_exit_0(tmp_path: Path) -> None:
+    p = write(tmp_path, "clean.jsonl", clean().jsonl())
+    code, out = run(str(p))
+    assert code == 0
+    assert "✓ g1 (amsterdam): not finished, 153–79 after 1 round; 0 violations" in out
+
+
+def test_violations_exit_1_and_name_file_line_game_seq(tmp_path: Path) -> None:
+    p = write(tmp_path, "revoke.jsonl", revoked().jsonl())
+    code, out = run(str(p))
+    assert code == 1
+    assert "! g2 (amsterdam): not finished, 162–0 after 1 round; 1 violation" in out
+    line = REVOKE_SEQ_M + 1
+    assert (f"{p}:{line}: game g2 seq {REVOKE_SEQ_M} round 1 trick 4 seat 1 (bob): must_follow_suit: "
+            "seat 1 played 9D to a spades lead while holding spades (QS KS): must follow suit") in out
+
+
+def test_integrity_error_exit_2(tmp_path: Path) -> None:
+    p = write(tmp_path, "broken.jsonl", broken().jsonl())
+    code, out = run(str(p))
+    assert code == 2
+    assert (f"✗ g3 (amsterdam): invalid: {p}:8: game g3 seq 7: seat 1 played 10H but it is "
+            "seat 0's turn [not_your_turn]") in out
+    assert "Traceback" not in out
+
+
+def test_malformed_json_line(tmp_path: Path) -> None:
+    p = write(tmp_path, "bad.jsonl", clean().jsonl() + b'{"game": "g1", "seq": \n')
+    code, out = run(str(p))
+    assert code == 2
+    assert f"✗ {p}:38: not valid JSON" in out      # clean() is 37 lines
+    assert "✓ g1" in out                      # the good game is still checked
+
+
+def test_worst_exit_code_wins_over_several_files(tmp_path: Path) -> None:
+    a = write(tmp_path, "a.jsonl", clean("a").jsonl())
+    b = write(tmp_path, "b.jsonl", revoked("b").jsonl())
+    c = write(tmp_path, "c.jsonl", broken("c").jsonl())
+    assert run(str(a))[0] == 0
+    assert run(str(a), str(b))[0] == 1
+    assert run(str(b), str(a))[0] == 1
+    assert run(str(c), str(b), str(a))[0] == 2
+    assert run(str(a), str(c))[0] == 2
+
+
+def test_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
+    p = write(tmp_path, "three.jsonl", clean("a").jsonl() + revoked("b").jsonl() + broken("c").jsonl())
+    code, out = run("--json", str(p))
+    assert code == 2
+    reps = json_lines(out)
+    assert [r["game"] for r in reps] == ["a", "b", "c"]
+    for r in reps:
+        assert tuple(r) == REPORT_KEYS
+        assert set(r) == {"game", "ruleset", "ok", "error", "violations", "rounds", "totals",
+                          "finished", "winner"}
+    a, b, c = reps
+    assert (a["ok"], a["error"], a["totals"], a["violations"]) == (True, None, [153, 79], [])
+    assert set(a["rounds"][0]) == {"round", "dealer", "trump", "chooser", "tricks", "points", "roem",
+                                   "roem_on_table", "result", "score", "ruling"}
+    assert set(a["rounds"][0]["tricks"][0]) == {"leader", "cards", "winner", "points", "roem",
+                                               "roem_on_table"}
+    assert b["ok"] is False and b["error"] is None
+    [v] = b["violations"]
+    assert set(v) == {"seq", "round", "trick", "seat", "card", "rule", "message"}
+    assert (v["seq"], v["rule"], v["card"]) == (REVOKE_SEQ_M, "must_follow_suit", "9D")
+    assert c["ok"] is False
+    assert set(c["error"]) == set(ERROR_KEYS) == {"file", "line", "game", "seq", "seat", "card",
+                                                 "code", "message"}
+    assert (c["error"]["file"], c["error"]["line"], c["error"]["game"], c["error"]["seq"],
+            c["error"]["code"]) == (str(p), 37 + 35 + 8, "c", 7, "not_your_turn")
+
+
+def test_json_for_a_line_without_a_game(tmp_path: Path) -> None:
+    p = write(tmp_path, "junk.jsonl", b"[1, 2, 3]\n")
+    code, out = run("--json", str(p))
+    assert code == 2
+    [r] = json_lines(out)
+    assert tuple(r) == REPORT_KEYS
+    assert r["game"] is None and r["error"]["line"] == 1 and r["error"]["code"] == "bad_event"
+    assert "JSON object" in r["error"]["message"]
+
+
+def test_interleaved_games_in_one_file(tmp_path: Path) -> None:
+    a = round_m(Log(game="a").deal(DEAL_M).bid(0, "H"), TRICKS_M)     # no claims: 35 events
+    b = revoked("b")
+    lines = [orjson.dumps(e) for pair in zip(a.events, b.events, strict=True) for e in pair]
+    p = write(tmp_path, "both.jsonl", b"\n".join(lines) + b"\n")
+    code, out = run(str(p))
+    assert code == 1
+    assert "✓ a (amsterdam)" in out and "! b (amsterdam)" in out
+    # b's revoke is b's event at seq 16, on line 2 * 16 + 2 of the file
+    assert f"{p}:{2 * REVOKE_SEQ_M + 2}: game b seq {REVOKE_SEQ_M} round 1 trick 4" in out
+    code, out = run("--json", str(p))
+    assert [r["totals"] for r in json_lines(out)] == [[133, 29], [162, 0]]
+
+
+def test_stdin(tmp_path: Path) -> None:
+    code, out = run("-", stdin=revoked().jsonl())
+    assert code == 1
+    assert f"<stdin>:{REVOKE_SEQ_M + 1}: game g2 seq {REVOKE_SEQ_M}" in out
+
+
+@pytest.mark.parametrize("name", ["missing.jsonl", "nowhere/x.jsonl"])
+def test_nonexistent_file_is_a_clean_error(tmp_path: Path, name: str) -> None:
+    r = runner.invoke(app, ["check", str(tmp_path / name)])
+    assert r.exit_code == 2
+    assert f"jaslog: {tmp_path / name}: no such file" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_directory_is_not_a_log(tmp_path: Path) -> None:
+    code, out = run(str(tmp_path))
+    assert code == 2 and "no such file" in out
+
+
+def test_empty_file_is_clean(tmp_path: Path) -> None:
+    assert run(str(write(tmp_path, "empty.jsonl", b"\n\n")))[0] == 0
+
+
+def test_finished_game_text(tmp_path: Path) -> None:
+    from .rules.logs import suit_round
+
+    log = Log(options={"game_end": {"type": "deals", "count": 1}})
+    suit_round(log, 3).ruling(1, [262, 1], "a point for the defenders")
+    code, out = run(str(write(tmp_path, "f.jsonl", log.jsonl())))
+    assert code == 0
+    assert "✓ g1 (amsterdam): finished, team 0 (ann & cor) wins 262–1 after 1 round" in out
+    assert "round 1: played 262–0 (pit), ruled 262–1: a point for the defenders" in out
+
+
+# ---------------------------------------------------------------- end to end, as a process
+
+
+def jaslog(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=stdin,
+                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+
+
+def test_process_check_samples() -> None:
+    files = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
+    r = jaslog("check", "--json", *files)
+    assert r.returncode == 1, r.stderr
+    reps = {x["game"]: x for x in json_lines(r.stdout.decode())}
+    assert len(reps) == len(files)
+    assert all(tuple(x) == REPORT_KEYS for x in reps.values())
+    assert all(x["error"] is None and x["finished"] for x in reps.values())
+    assert [g for g, x in reps.items() if not x["ok"]] == ["dehoop-2026-11-27-t2"]
+
+
+def test_process_stdin_and_exit_2() -> None:
+    r = jaslog("check", "-", stdin=broken().jsonl())
+    assert r.returncode == 2
+    assert b"<stdin>:8: game g3 seq 7: seat 1 played 10H" in r.stdout
+    assert b"Traceback" not in r.stderr
+
+
+def test_process_missing_file() -> None:
+    r = jaslog("check", "no-such-file.jsonl")
+    assert r.returncode == 2
+    assert r.stderr.decode().strip() == "jaslog: no-such-file.jsonl: no such file"
+    assert r.stdout == b""
+
+
+def test_text_that_looks_like_markup_is_printed_as_is(tmp_path: Path) -> None:
+    log = Log(options={"game_end": {"type": "deals", "count": 1}})
+    from .rules.logs import suit_round
+
+    suit_round(log, 3).ruling(1, [262, 1], "see [/] and [bold]rule 4[/bold]")
+    log.add("bogus[/]")
+    code, out = run(str(write(tmp_path, "m.jsonl", log.jsonl())))
+    assert code == 2
+    assert "unknown event type 'bogus[/]'" in out and "[bad_event]" in out
+    log.events.pop()
+    code, out = run(str(write(tmp_path, "m.jsonl", log.jsonl())))
+    assert code == 0
+    assert "ruled 262–1: see [/] and [bold]rule 4[/bold]" in out
