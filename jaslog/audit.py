@@ -6,10 +6,13 @@ prints and the export reads; its keys are a contract for scripts (see the README
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from jaslog.cards import SUIT_LETTERS, card_text
 from jaslog.fold import FoldError, GameFold
+from jaslog.fold.klaberjass import rounds_report as klaberjass_rounds
+from jaslog.fold.kloepper import rounds_report as kloepper_rounds
 from jaslog.rules.base import Violation
 
 REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals", "finished",
@@ -22,7 +25,16 @@ def violation_dict(v: Violation) -> dict[str, Any]:
             "message": v.message}
 
 
+#: The round report of each game that has its own (Klaverjas is the default below).
+#: Klaberjass and Kloepper report scores per player; see their fold modules.
+ROUND_REPORTS: dict[str, Callable[[GameFold], list[dict[str, Any]]]] = {
+    "klaberjass": klaberjass_rounds, "kloepper": kloepper_rounds}
+
+
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
+    custom = ROUND_REPORTS.get(fold.game)
+    if custom is not None:
+        return custom(fold)
     state = fold.state
     out = []
     for r, o in zip(state.rounds, state.outcomes(), strict=True):

@@ -101,6 +101,12 @@ class Dealt(Event):
     type: Literal["dealt"]
     hands: list[list[CardText]] | None = Field(default=None, description="Cards by seat")
     dealer: Seat | None = Field(default=None, description="If given, must match the rotation")
+    turn_up: CardText | None = Field(
+        default=None, description="Klaberjass only (required there): the card turned face up "
+                                  "after the deal, which proposes trumps")
+    stock: list[CardText] | None = Field(
+        default=None, description="Klaberjass only, when known: the 19 cards of the stock, from "
+                                  "the top card to the bottom card")
 
 
 class TrumpTurned(Event):
@@ -111,9 +117,70 @@ class TrumpTurned(Event):
 
 
 class Bid(Event):
+    """A call in the trump selection. Klaverjas: ``pass``, ``accept`` or a suit. Klaberjass:
+    ``take``, ``pass``, ``schmeiss``, a suit (round 2), ``annul`` or ``play`` (the answer to
+    a schmeiss)."""
+
     type: Literal["bid"]
     seat: Seat
-    call: Literal["pass", "accept", "C", "D", "H", "S"]
+    call: Literal["pass", "accept", "take", "schmeiss", "annul", "play", "C", "D", "H", "S"]
+
+
+class SecondDeal(Event):
+    """Klaberjass: after trumps are fixed, three more cards to each player, and the stock's
+    bottom card turned face up. ``hands`` is given exactly when the deal's hands were."""
+
+    type: Literal["second_deal"]
+    hands: list[list[CardText]] | None = Field(default=None, description="3 cards by seat")
+    bottom: CardText = Field(description="The stock's bottom card, turned face up")
+
+
+class Dix(Event):
+    """Klaberjass: ``seat`` exchanges the seven of trumps (the dix) for the turn-up card."""
+
+    type: Literal["dix"]
+    seat: Seat
+
+
+class SequenceDeclared(Event):
+    """Klaberjass: ``seat`` declares a sequence (3 or more cards of a suit in a row) that it
+    holds, before the first card of trick 2."""
+
+    type: Literal["sequence"]
+    seat: Seat
+    cards: list[CardText] = Field(min_length=3, max_length=8, description="The sequence's cards")
+
+
+class Bella(Event):
+    """Klaberjass: ``seat`` announces bella on playing the second of the king and queen of
+    trumps."""
+
+    type: Literal["bella"]
+    seat: Seat
+
+
+class PartnerCall(Event):
+    """Kloepper: the player holding both black queens calls a non-trump ace (its holder is his
+    secret partner) or goes alone, before the first lead."""
+
+    type: Literal["partner_call"]
+    seat: Seat
+    call: Literal["AC", "AD", "AH", "AS", "alone"]
+
+
+class Knock(Event):
+    """Kloepper: ``seat`` (holding a black queen) knocks: his side undertakes every trick."""
+
+    type: Literal["knock"]
+    seat: Seat
+
+
+class KnockBack(Event):
+    """Kloepper: after a knock, ``seat`` (of the other side) knocks back: his side undertakes
+    to win a trick."""
+
+    type: Literal["knock_back"]
+    seat: Seat
 
 
 class Play(Event):
@@ -151,10 +218,13 @@ class Note(Event):
 EVENT_MODELS: dict[str, type[Event]] = {
     "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
     "play": Play, "roem": Roem, "ruling": Ruling, "note": Note,
+    "second_deal": SecondDeal, "dix": Dix, "sequence": SequenceDeclared, "bella": Bella,
+    "partner_call": PartnerCall, "knock": Knock, "knock_back": KnockBack,
 }
 
 AnyEvent = Annotated[
-    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Ruling, Note],  # noqa: UP007
+    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Ruling, Note,  # noqa: UP007
+          SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack],
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)

@@ -287,6 +287,14 @@ def _roem_claim(game: KlaverjasGame, cards: list[int], trump: int, winner: int,
 SIMULATORS["klaverjas"] = simulate_klaverjas
 
 
+def _register_other_games() -> None:
+    """Klaberjass and Kloepper register their simulators in :data:`SIMULATORS` on import."""
+    from jaslog import sim_klaberjass, sim_kloepper  # noqa: F401
+
+
+_register_other_games()
+
+
 # ---------------------------------------------------------------------- measuring bots
 
 
@@ -348,9 +356,9 @@ class _Tally:
         for r in rep["rounds"]:
             self.rounds += 1
             self.results[r["result"]] += 1
-            self.roem += sum(r["roem"])
-            self.table += sum(r["roem_on_table"])
-            self.with_roem += sum(r["roem_on_table"]) > 0
+            self.roem += sum(r.get("roem", ()))  # roem: Klaverjas only
+            self.table += sum(r.get("roem_on_table", ()))
+            self.with_roem += sum(r.get("roem_on_table", ())) > 0
 
     def summary(self) -> dict[str, Any]:
         res = self.results

@@ -211,8 +211,9 @@ def fold_lines(lines: Iterable[Line]) -> Iterator[FileGame | FoldError]:
     yield from games.values()
 
 
-from jaslog.fold import klaverjas as _klaverjas  # noqa: E402  (registers the game)
 from jaslog.fold import klaberjass as _klaberjass  # noqa: E402  (registers the game)
+from jaslog.fold import klaverjas as _klaverjas  # noqa: E402  (registers the game)
+from jaslog.fold import kloepper as _kloepper  # noqa: E402  (registers the game)
 
 __all__ = [
     "FOLDS",
@@ -221,6 +222,7 @@ __all__ = [
     "GameFold",
     "_klaberjass",
     "_klaverjas",
+    "_kloepper",
     "fold",
     "fold_lines",
     "start_fold",

@@ -30,6 +30,10 @@ class KlaverjasFold(GameFold):
         return KlaverjasGame(self.options, started.dealer)
 
     def dealt(self, e: Any) -> None:
+        for unused in ("turn_up", "stock"):
+            if getattr(e, unused) is not None:
+                raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
+                                     "(it belongs to a klaberjass deal)")
         hands = None
         if e.hands is not None:
             if len(e.hands) != 4 or any(len(h) != 8 for h in e.hands):

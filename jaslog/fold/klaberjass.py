@@ -1,0 +1,208 @@
+"""Klaberjass events as rule actions, the report of its deals, and a seat's view.
+
+Events: ``dealt`` (two hands of six, ``turn_up``, ``stock`` when known), ``bid``,
+``second_deal`` (three more cards each, ``bottom``), ``dix``, ``sequence``, ``bella``,
+``play``, ``ruling`` (two scores, one per player) and ``note``. A field the game does not use
+is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_LETTERS, cards_of
+from jaslog.events import GameStarted
+from jaslog.fold import FOLDS, GameFold
+from jaslog.rules.base import IntegrityError, Violation
+from jaslog.rules.klaberjass import KlaberjassGame, run_text
+
+
+def cards_mask(texts: list[str], what: str) -> int:
+    m = 0
+    for t in texts:
+        c = CARD_INDEX[t]
+        if m >> c & 1:
+            raise IntegrityError("dealt_twice", f"{t} is named twice in {what}")
+        m |= 1 << c
+    return m
+
+
+def _hands(hands: list[list[str]] | None, size: int, what: str) -> list[int] | None:
+    if hands is None:
+        return None
+    if len(hands) != 2 or any(len(h) != size for h in hands):
+        sizes = ", ".join(str(len(h)) for h in hands)
+        raise IntegrityError("bad_deal", f"{what} is 2 hands of {size} cards, not [{sizes}]")
+    return [cards_mask(h, f"seat {s}'s hand") for s, h in enumerate(hands)]
+
+
+class KlaberjassFold(GameFold):
+    game = "klaberjass"
+    players = 2
+    handlers: ClassVar[dict[str, str]] = {
+        "dealt": "dealt", "bid": "bid", "second_deal": "second_deal", "dix": "dix",
+        "sequence": "sequence", "bella": "bella", "play": "play", "ruling": "ruling"}
+    state: KlaberjassGame
+
+    def initial(self, started: GameStarted) -> KlaberjassGame:
+        return KlaberjassGame(self.options, started.dealer)
+
+    def dealt(self, e: Any) -> None:
+        if e.turn_up is None:
+            raise IntegrityError("bad_deal", "a klaberjass deal names its turn-up card (turn_up)")
+        hands = _hands(e.hands, 6, "a klaberjass deal")
+        stock = [CARD_INDEX[c] for c in e.stock] if e.stock is not None else None
+        self.state.deal(hands, CARD_INDEX[e.turn_up], stock, e.dealer, e.seq)
+
+    def bid(self, e: Any) -> None:
+        self.state.bid(e.seat, e.call, e.seq)
+
+    def second_deal(self, e: Any) -> None:
+        self.state.second_deal(_hands(e.hands, 3, "a second deal"), CARD_INDEX[e.bottom], e.seq)
+
+    def dix(self, e: Any) -> None:
+        self.state.dix(e.seat, e.seq)
+
+    def sequence(self, e: Any) -> None:
+        self.state.declare(e.seat, cards_mask(e.cards, "a sequence"), e.seq)
+
+    def bella(self, e: Any) -> None:
+        self.state.bella(e.seat, e.seq)
+
+    def play(self, e: Any) -> None:
+        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
+
+    def ruling(self, e: Any) -> None:
+        if len(e.score) != 2:
+            raise IntegrityError("bad_ruling", "a klaberjass ruling gives 2 scores (one per "
+                                 f"player), not {len(e.score)}")
+        self.state.rule(e.round, list(e.score), e.reason, e.seq)
+
+
+FOLDS["klaberjass"] = KlaberjassFold
+
+
+# ---------------------------------------------------------------------- projections
+
+
+def _cards(mask: int) -> list[str]:
+    return [CARD_TEXT[c] for c in cards_of(mask)]
+
+
+def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
+    """Every deal for ``check --json`` (the referee's view: everything)."""
+    g: KlaberjassGame = fold.state
+    out = []
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        trump = r.trump
+        out.append({
+            "round": r.number,
+            "dealer": r.dealer,
+            "elder": r.elder,
+            "turn_up": CARD_TEXT[r.turn_up],
+            "bids": [{"seat": s, "call": c} for s, c in r.bidding.calls],
+            "trump": SUIT_LETTERS[trump] if trump is not None else None,
+            "chooser": r.maker,
+            "annulled": r.annulled,
+            "bottom": CARD_TEXT[r.bottom] if r.bottom is not None else None,
+            "dix": r.dix_seat,
+            "hands": [_cards(h) for h in r.playing] if r.playing is not None else None,
+            "declarations": [{"seat": d.seat, "sequence": run_text(d.run), "cards": _cards(d.cards),
+                              "valid": d.fault is None, "fault": d.fault}
+                             for d in r.declarations],
+            "bella_calls": [{"seat": b.seat, "valid": b.fault is None, "fault": b.fault}
+                            for b in r.bellas],
+            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
+                        "winner": r.winner_of(t) if t.complete else None, "points": t.points}
+                       for t in r.tricks if t.cards],
+            "points": o.points,
+            "tricks_won": o.tricks,
+            "sequences": o.sequences,
+            "sequence_best": o.sequence_best,
+            "bella": o.bella,
+            "deal_totals": o.totals,
+            "result": o.result,
+            "score": o.score,
+            "held": o.held,
+            "received": o.received,
+            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+                       if r.ruling else None),
+        })
+    return out
+
+
+def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
+    """The table as ``seat`` may see it now (None: the referee, who sees everything).
+
+    During a live deal a seat sees its own hand, the number of cards the other holds, the
+    turn-up (and who took it with the dix), the stock's bottom card, the bids, the tricks, the
+    bella announcements, the other's declarations as their length only until the first trick
+    is over (then the cards, as they are shown at the table), and only its own violations. The
+    stock's order is never shown to a seat; a deal that is over shows everything.
+    """
+    g: KlaberjassGame = fold.state
+    if seat is not None and seat not in (0, 1):
+        raise ValueError(f"seat {seat} is not a klaberjass seat (0 or 1)")
+    kind, turn = g.expected()
+    view: dict[str, Any] = {
+        "game": fold.game_id, "ruleset": fold.ruleset, "seats": list(fold.seats), "viewer": seat,
+        "round": 0, "dealer": None, "elder": None, "live": False, "expects": kind, "turn": turn,
+        "turn_up": None, "dix": None, "bottom": None, "stock": None, "bids": [], "trump": None,
+        "maker": None, "annulled": None, "hands": [None, None], "counts": [0, 0], "legal": None,
+        "declarations": [], "bella_calls": [], "tricks": [], "points": [0, 0],
+        "tricks_won": [0, 0], "sequences": None, "bella": None, "deal_totals": None,
+        "result": None, "score": None, "ruling": None, "violations": [], "totals": g.totals(),
+        "finished": g.finished, "winner": g.winner,
+    }
+    if not g.rounds:
+        return view
+    r = g.rounds[-1]
+    o = g.outcomes()[-1]
+    full = seat is None or r.over or r.annulled is not None
+    trump = r.trump
+    view.update(
+        round=r.number, dealer=r.dealer, elder=r.elder, live=not r.closed,
+        turn_up=CARD_TEXT[r.turn_up], dix=r.dix_seat,
+        bottom=CARD_TEXT[r.bottom] if r.bottom is not None else None,
+        bids=[{"seat": s, "call": c} for s, c in r.bidding.calls],
+        trump=SUIT_LETTERS[trump] if trump is not None else None, maker=r.maker,
+        annulled=r.annulled, points=o.points, tricks_won=o.tricks)
+    if seat is None and r.stock is not None:
+        view["stock"] = [CARD_TEXT[c] for c in r.stock]
+    size = 9 if r.second_done else 6
+    view["counts"] = [size - r.by_seat[s].bit_count() for s in (0, 1)]
+    if r.hands_known:
+        view["hands"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.hands)]
+        if kind == "play" and turn is not None and (full or turn == seat):
+            view["legal"] = _cards(g.legal_plays())
+    shown = len(r.tricks) >= 2 or r.over or (bool(r.tricks) and r.tricks[0].complete)
+    for d in r.declarations:
+        mine = full or d.seat == seat
+        entry: dict[str, Any] = {"seat": d.seat, "length": d.run[2]}
+        if mine or shown:
+            entry.update(sequence=run_text(d.run), cards=_cards(d.cards))
+        if mine:
+            entry["valid"] = d.fault is None
+        view["declarations"].append(entry)
+    view["bella_calls"] = [{"seat": b.seat} | ({"valid": b.fault is None} if full else {})
+                           for b in r.bellas]
+    view["tricks"] = [{"number": t.number, "leader": t.leader,
+                       "cards": [{"seat": t.seat_of(i), "card": CARD_TEXT[c]}
+                                 for i, c in enumerate(t.cards)],
+                       "winner": r.winner_of(t) if t.complete else None, "points": t.points}
+                      for t in r.tricks if t.cards]
+    if r.over or (seat is None and r.closed):
+        view.update(sequences=o.sequences, bella=o.bella, deal_totals=o.totals, result=o.result,
+                    score=o.score)
+    if r.ruling is not None:
+        view["ruling"] = {"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+    vs = [violation_dict(v) for v in sorted(r.violations, key=lambda v: v.seq)]
+    view["violations"] = vs if full else [v for v in vs if v["seat"] == seat]
+    return view
+
+
+def violation_dict(v: Violation) -> dict[str, Any]:
+    """A violation as the reports write it (the same keys as :mod:`jaslog.audit`)."""
+    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
+            "card": CARD_TEXT[v.card] if v.card is not None else None, "rule": v.rule,
+            "message": v.message}

@@ -1,0 +1,195 @@
+"""Kloepper events as rule actions, the report of its deals, and a seat's view.
+
+Events: ``dealt`` (four hands of six, or none), ``partner_call``, ``knock``, ``knock_back``,
+``play``, ``ruling`` (four scores, one per player) and ``note``.
+
+:func:`seat_view` is the one place that decides what a seat may see of a Kloepper game: its
+own hand, the cards played, the public calls and knocks, and the partnerships only as far as
+the cards have revealed them (:func:`jaslog.rules.kloepper.known_sides`). The terminal
+renderer and the service build on it; a live round never shows another hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
+from jaslog.events import GameStarted
+from jaslog.fold import FOLDS, GameFold
+from jaslog.rules.base import IntegrityError, Violation
+from jaslog.rules.kloepper import KloepperGame, known_sides
+
+
+def violation_dict(v: Violation) -> dict[str, Any]:
+    """A violation as the reports write it (the same keys as :mod:`jaslog.audit`)."""
+    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
+            "card": CARD_TEXT[v.card] if v.card is not None else None, "rule": v.rule,
+            "message": v.message}
+
+
+def cards_mask(texts: list[str], what: str) -> int:
+    m = 0
+    for t in texts:
+        c = CARD_INDEX[t]
+        if m >> c & 1:
+            raise IntegrityError("dealt_twice", f"{t} is named twice in {what}")
+        m |= 1 << c
+    return m
+
+
+class KloepperFold(GameFold):
+    game = "kloepper"
+    players = 4
+    handlers: ClassVar[dict[str, str]] = {
+        "dealt": "dealt", "partner_call": "partner_call", "knock": "knock",
+        "knock_back": "knock_back", "play": "play", "ruling": "ruling"}
+    state: KloepperGame
+
+    def initial(self, started: GameStarted) -> KloepperGame:
+        return KloepperGame(self.options, started.dealer)
+
+    def dealt(self, e: Any) -> None:
+        for unused in ("turn_up", "stock"):
+            if getattr(e, unused) is not None:
+                raise IntegrityError("bad_event", f"field {unused!r} is not used in kloepper "
+                                     "(it belongs to a klaberjass deal)")
+        hands = None
+        if e.hands is not None:
+            if len(e.hands) != 4 or any(len(h) != 6 for h in e.hands):
+                sizes = ", ".join(str(len(h)) for h in e.hands)
+                raise IntegrityError("bad_deal", f"a kloepper deal is 4 hands of 6 cards, not [{sizes}]")
+            hands = [cards_mask(h, f"seat {s}'s hand") for s, h in enumerate(e.hands)]
+        self.state.deal(hands, e.dealer, e.seq)
+
+    def partner_call(self, e: Any) -> None:
+        self.state.call(e.seat, e.call, e.seq)
+
+    def knock(self, e: Any) -> None:
+        self.state.knock(e.seat, e.seq)
+
+    def knock_back(self, e: Any) -> None:
+        self.state.knock_back(e.seat, e.seq)
+
+    def play(self, e: Any) -> None:
+        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
+
+    def ruling(self, e: Any) -> None:
+        if len(e.score) != 4:
+            raise IntegrityError("bad_ruling", "a kloepper ruling gives 4 scores (one per player), "
+                                 f"not {len(e.score)}")
+        self.state.rule(e.round, list(e.score), e.reason, e.seq)
+
+
+FOLDS["kloepper"] = KloepperFold
+
+
+# ---------------------------------------------------------------------- projections
+
+
+def _cards(mask: int) -> list[str]:
+    return [CARD_TEXT[c] for c in cards_of(mask)]
+
+
+def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
+    """Every deal for ``check --json`` (the referee's view: everything)."""
+    g: KloepperGame = fold.state
+    out = []
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        out.append({
+            "round": r.number,
+            "dealer": r.dealer,
+            "hands": [_cards(h) for h in r.dealt] if r.dealt is not None and r.over else None,
+            "call": ({"seat": r.call.seat, "call": r.call.call, "valid": r.call.fault is None,
+                      "fault": r.call.fault} if r.call else None),
+            "knocks": [{"seat": k.seat, "back": k.back, "valid": k.fault is None, "fault": k.fault}
+                       for k in r.knocks],
+            "queens": o.queens,
+            "mode": o.mode,
+            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
+                        "winner": t.winner if t.complete else None, "points": t.points}
+                       for t in r.tricks if t.cards],
+            "points": o.points,
+            "tricks_won": o.tricks,
+            "queens_points": o.queens_points,
+            "queens_tricks": o.queens_tricks,
+            "knock": o.knock,
+            "knock_back": o.knock_back,
+            "result": o.result,
+            "row": o.row,
+            "score": o.score,
+            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+                       if r.ruling else None),
+        })
+    return out
+
+
+def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
+    """The table as ``seat`` may see it now (None: the referee, who sees everything).
+
+    During a live deal a seat sees its own hand, how many cards the others hold, the tricks,
+    the partner call and the knocks; the sides only as far as the cards revealed them
+    (``sides``: ``"queens"``, ``"others"`` or null per seat; ``revealed``: all known); the
+    points of each side only once revealed; and only its own violations. A deal played out
+    shows everything.
+    """
+    g: KloepperGame = fold.state
+    if seat is not None and not 0 <= seat < 4:
+        raise ValueError(f"seat {seat} is not a kloepper seat (0-3)")
+    kind, turn = g.expected()
+    view: dict[str, Any] = {
+        "game": fold.game_id, "ruleset": fold.ruleset, "seats": list(fold.seats), "viewer": seat,
+        "round": 0, "dealer": None, "forehand": None, "expects": kind, "turn": turn,
+        "live": False, "hands": [None] * 4, "dealt": [None] * 4, "counts": [0] * 4, "legal": None,
+        "call": None, "knocks": [], "tricks": [], "points": [0] * 4, "tricks_won": [0] * 4,
+        "sides": [None] * 4, "revealed": False, "side_points": None, "result": None, "row": None,
+        "score": None, "ruling": None, "violations": [], "totals": g.totals(),
+        "finished": g.finished, "winner": g.winner,
+    }
+    if not g.rounds:
+        return view
+    r = g.rounds[-1]
+    o = g.outcome(r)
+    full = seat is None or r.over
+    view.update(round=r.number, dealer=r.dealer, forehand=r.forehand, live=not r.closed,
+                points=o.points, tricks_won=o.tricks)
+    left = [6 - popcount_(r.by_seat[s]) for s in range(4)]
+    view["counts"] = left
+    if r.hands_known:
+        view["hands"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.hands)]
+    if r.dealt is not None:
+        view["dealt"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.dealt)]
+    if kind == "play" and turn is not None and r.hands_known and (full or turn == seat):
+        view["legal"] = _cards(g.legal_plays())
+    if r.call is not None:
+        view["call"] = {"seat": r.call.seat, "call": r.call.call}
+    view["knocks"] = [{"seat": k.seat, "back": k.back} for k in r.knocks]
+    view["tricks"] = [{"number": t.number, "leader": t.leader,
+                       "cards": [{"seat": t.seat_of(i), "card": CARD_TEXT[c]} for i, c in enumerate(t.cards)],
+                       "winner": t.winner if t.complete else None, "points": t.points}
+                      for t in r.tricks if t.cards]
+    sd = r.sides() if full else None
+    if sd is not None:
+        view["sides"] = ["queens" if sd.on_queens(s) else "others" for s in range(4)]
+    else:
+        own = r.dealt[seat] if r.dealt is not None and seat is not None else None
+        plays = [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
+        call = (r.call.seat, r.call.call) if r.call is not None else None
+        view["sides"] = known_sides(seat, own, plays, call, r.plays > 0, left,
+                                    bool(g.options["call_own_ace_allowed"]))
+    view["revealed"] = all(x is not None for x in view["sides"])
+    if view["revealed"]:
+        q = sum(p for s, p in enumerate(o.points) if view["sides"][s] == "queens")
+        view["side_points"] = {"queens": q, "others": sum(o.points) - q}
+    if r.over:
+        view.update(result=o.result, row=o.row, score=o.score)
+    if r.ruling is not None:
+        view["ruling"] = {"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
+    vs = [violation_dict(v) for v in sorted(r.violations, key=lambda v: v.seq)]
+    if not full:
+        vs = [v for v in vs if v["seat"] == seat]
+    view["violations"] = vs
+    return view
+
+
+def popcount_(mask: int) -> int:
+    return mask.bit_count()
