@@ -70,6 +70,8 @@ def answer(q: Any) -> dict[str, Any]:
     if op not in OPS:
         raise QueryError(f"unknown op {op!r} (one of {', '.join(OPS)})")
     ruleset = q.get("ruleset", "amsterdam")
+    if not isinstance(q.get("options") or {}, dict):
+        raise QueryError("'options' must be an object of option overrides")
     try:
         if not isinstance(ruleset, str) or game_of(ruleset) != "klaverjas":
             raise QueryError(f"the oracle answers klaverjas rulesets; {ruleset!r} is not one")
@@ -79,7 +81,7 @@ def answer(q: Any) -> dict[str, Any]:
     if op == "score":
         ct = q.get("chooser_team")
         rt = q.get("revoke_team")
-        if ct not in (0, 1) or rt not in (0, 1, None):
+        if any(isinstance(x, bool) for x in (ct, rt)) or ct not in (0, 1) or rt not in (0, 1, None):
             raise QueryError("'chooser_team' is 0 or 1; 'revoke_team' is 0, 1 or null")
         tricks = _pair(q, "tricks")
         if sum(tricks) != 8:

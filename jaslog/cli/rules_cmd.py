@@ -51,11 +51,9 @@ def rules(ctx: typer.Context,
                                      help="read JSON Lines queries on stdin, answer each")) -> None:
     """The rule book on demand."""
     if batch:
-        n = 0
-        for line in sys.stdin.buffer:
+        for n, line in enumerate(sys.stdin.buffer, 1):
             if not line.strip():
                 continue
-            n += 1
             try:
                 out: dict[str, Any] = answer(orjson.loads(line))
             except orjson.JSONDecodeError as e:
