@@ -45,7 +45,7 @@ CHART = "success-by-trump.png"
 OURS = (LOG, DB, DB + "-wal", DB + "-shm", DB + "-journal", PARQUET, CHART, MARKER)
 
 #: Faults of the demo's records: enough for the audit and the statistics to find some.
-DEMO_FAULTS = Faults(revoke_rate=0.004, false_roem_rate=0.01, no_hands_rate=0.05)
+DEMO_FAULTS = Faults(revoke_rate=0.004, false_roem_rate=0.005, no_hands_rate=0.05)
 
 
 class DemoError(Exception):
@@ -329,9 +329,51 @@ def _export(console: Console, res: DemoResult, store: Any) -> None:
 # ---------------------------------------------------------------------- 5. statistics
 
 
+#: The demo's three questions (``analytics/<name>.sql``, grouped by a dimension), and its chart.
+DEMO_QUESTIONS = (("declarer_success", "ruleset"), ("roem_frequency", "all"), ("violations", "all"))
+DEMO_CHART = ("declarer_success", "trump")
+
+
 def _statistics(console: Console, res: DemoResult) -> None:
+    from rich.table import Table
+
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
-    console.print("   not available yet")
+    try:
+        from jaslog.analytics import AnalyticsError, Dataset, plot, questions, result_table_data
+    except ImportError:
+        console.print("   not available (jaslog.analytics is not installed)")
+        return
+    if not (res.parquet / "current").exists():
+        console.print("   not available: there is no export to query")
+        return
+    try:
+        qs = questions()
+        with Dataset(res.parquet) as ds:
+            for name, by in DEMO_QUESTIONS:
+                q = qs[name]
+                answer = ds.ask(q, by)
+                cols, rows = result_table_data(answer)
+                keep = [i for i, c in enumerate(cols) if c != "all"]
+                table = Table(title=q.question, title_justify="left", title_style="bold")
+                for i in keep:
+                    numeric = any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
+                                  for r in answer.rows)
+                    table.add_column(cols[i], justify="right" if numeric else "left")
+                for row in rows:
+                    table.add_row(*[row[i] for i in keep])
+                console.print(Padding(table, (0, 0, 0, 3)))
+                again = ["stats", name, "--by", by, "--db", str(res.db)]
+                if available(again):
+                    console.print(Text("      jaslog " + " ".join(again), style="dim"),
+                                  soft_wrap=True)
+                res.tables.append(name)
+            name, by = DEMO_CHART
+            chart = ds.ask(qs[name], by)
+        res.chart = plot(chart, qs[name], res.dir / CHART)
+    except (AnalyticsError, KeyError) as e:
+        raise DemoError(f"the statistics failed: {e}") from None
+    console.print(f"   chart: how often the playing side makes it, by trump suit → "
+                  f"[bold]{res.chart}[/]", soft_wrap=True)
 
 
 # ---------------------------------------------------------------------- 6. next
@@ -366,7 +408,7 @@ def _next_steps(console: Console, res: DemoResult) -> None:
         (["games", "--db", str(db)], "the games in the store"),
         (["verify", "--db", str(db)], "recheck every hash chain"),
         (["stats", "--list", "--db", str(db)], "the questions jaslog answers"),
-        (["stats", "success", "--by", "trump", "--db", str(db), "--plot", "chart.png"],
+        (["stats", "declarer_success", "--by", "trump", "--db", str(db), "--plot", "chart.png"],
          "a question, as a chart"),
         (["simulate", "-r", "rotterdam", "-n", "50", "--revoke-rate", "0.01", "--stats"],
          "more games, with your options"),

@@ -3,6 +3,7 @@ Parquet dataset read back by DuckDB, and the commands it suggests actually run."
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -49,6 +50,41 @@ def test_demo_runs_every_step(demo: tuple[Path, subprocess.CompletedProcess[str]
     assert "hash chains verified" in out and "intact" in out
     for name in ("games.jsonl", "jaslog.sqlite", "parquet/current/manifest.json"):
         assert (folder / name).exists(), name
+    chart = folder / "success-by-trump.png"
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and chart.stat().st_size > 5000
+
+
+def test_three_statistics_tables(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    folder, run = demo
+    stats = run.stdout.split("5. Statistics", 1)[1].split("6. What to try next", 1)[0]
+    questions = [line.strip() for line in stats.splitlines() if line.strip().startswith("jaslog stats ")]
+    assert len(questions) == 3
+    # each table is what `jaslog stats` answers for the same question, over the same dataset
+    for q in questions:
+        argv = shlex.split(q)[1:]
+        r = jaslog(*argv, "--json", cwd=folder.parent)
+        assert r.returncode == 0, r.stderr
+        answer = json.loads(r.stdout)
+        assert answer["rows"], q
+        first = answer["rows"][0]
+        cells = [str(v) for v in (first.values() if isinstance(first, dict) else first)
+                 if isinstance(v, str)]
+        assert all(c in stats for c in cells), (q, cells)
+    # the made rate per Klaverjas ruleset agrees with folding the log in Python
+    from collections import Counter
+
+    made: Counter[str] = Counter()
+    judged: Counter[str] = Counter()
+    for g in fold_lines(read_file(folder / "games.jsonl")):
+        assert isinstance(g, FileGame) and g.fold is not None
+        if g.fold.game != "klaverjas":
+            continue
+        for r in game_report(g.game, g.fold)["rounds"]:
+            if r["result"] in ("made", "nat", "pit"):
+                judged[g.fold.ruleset] += 1
+                made[g.fold.ruleset] += r["result"] != "nat"
+    for rs in judged:
+        assert re.search(rf"{re.escape(rs)}\s+│\s+{judged[rs]}\s+│\s+{made[rs]}\s", stats), rs
 
 
 def test_the_store_holds_the_simulated_games(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -93,10 +129,15 @@ def test_the_parquet_export_reads_back_in_duckdb(
     folder, _ = demo
     current = folder / "parquet" / "current"
     con = duckdb.connect()
+    games = con.execute(f"SELECT count(*) FROM read_parquet('{current}/games/**/*.parquet', "
+                        "hive_partitioning=true)").fetchone()
+    assert games == (GAMES,)
     rounds = con.execute(f"SELECT count(*), count(DISTINCT game) FROM read_parquet("
-                         f"'{current}/rounds/**/*.parquet', hive_partitioning=true)").fetchone()
-    folded = [g for g in fold_lines(read_file(folder / "games.jsonl")) if isinstance(g, FileGame)]
-    assert rounds == (sum(len(g.fold.state.rounds) for g in folded if g.fold), GAMES)
+                         f"'{current}/rounds/**/*.parquet', hive_partitioning=true) "
+                         "WHERE kind = 'klaverjas'").fetchone()
+    folded = [g for g in fold_lines(read_file(folder / "games.jsonl"))
+              if isinstance(g, FileGame) and g.fold is not None and g.fold.game == "klaverjas"]
+    assert rounds == (sum(len(g.fold.state.rounds) for g in folded if g.fold), len(folded))
 
 
 def test_the_suggested_commands_work(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
