@@ -1,0 +1,208 @@
+"""The tables of the export, read back by DuckDB and pyarrow, against the folded games."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from jaslog.audit import game_report
+from jaslog.events import Event, canonical_json, event_from_dict
+from jaslog.export import SCHEMAS, TABLES, arrow_schema_docs, export_games, load_manifest
+from jaslog.fold import fold
+from jaslog.schemas import ROOT, render
+from jaslog.sim import simulate_game
+
+
+def read(dataset: Path, table: str, sql: str = "SELECT * FROM t") -> list[dict[str, Any]]:
+    """Rows of a table through DuckDB's own Hive-partitioned glob over the current snapshot."""
+    con = duckdb.connect()
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{dataset}/current/{table}/**/*.parquet',"
+                " hive_partitioning = true)")
+    cur = con.execute(sql)
+    cols = [d[0] for d in cur.description]
+    return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+
+def test_row_counts_match_the_logs(dataset: Path, corpus: list[list[Event]]) -> None:
+    counts = {t: read(dataset, t, "SELECT count(*) AS n FROM t")[0]["n"] for t in TABLES}
+    reports = [game_report(g[0].game, fold(g)) for g in corpus]
+    assert counts["events"] == sum(len(g) for g in corpus)
+    assert counts["plays"] == sum(1 for g in corpus for e in g if e.type == "play")
+    assert counts["games"] == len(corpus)
+    assert counts["players"] == 4 * len(corpus)
+    assert counts["rounds"] == sum(len(r["rounds"]) for r in reports)
+    assert counts["tricks"] == sum(len(rr["tricks"]) for r in reports for rr in r["rounds"])
+    assert counts["violations"] == sum(len(r["violations"]) for r in reports)
+    man = load_manifest(dataset)
+    assert man is not None
+    assert {t: man[1]["tables"][t]["rows"] for t in TABLES} == counts
+
+
+def test_partitions_are_ruleset_and_year(dataset: Path, corpus: list[list[Event]]) -> None:
+    rows = read(dataset, "games", "SELECT game, ruleset, year FROM t")
+    got = {r["game"]: (r["ruleset"], r["year"]) for r in rows}
+    for g in corpus:
+        at = next((e.at for e in g if e.at), None)
+        assert got[g[0].game] == (g[0].ruleset, int(at[:4]) if at else None)  # type: ignore[attr-defined]
+    dirs = {p.relative_to(dataset / "current" / "games").parent.as_posix()
+            for p in (dataset / "current" / "games").rglob("*.parquet")}
+    assert "ruleset=amsterdam/year=2025" in dirs
+    assert "ruleset=amsterdam/year=__HIVE_DEFAULT_PARTITION__" in dirs
+
+
+def test_events_keep_the_log(dataset: Path, corpus: list[list[Event]]) -> None:
+    rows = read(dataset, "events", "SELECT * FROM t ORDER BY game, seq")
+    by_key = {(r["game"], r["seq"]): r for r in rows}
+    for g in corpus:
+        for e in g:
+            r = by_key[(e.game, e.seq)]
+            assert r["payload"] == canonical_json(e).decode()
+            assert event_from_dict(json.loads(r["payload"])) == e
+            assert r["type"] == e.type
+            assert r["seat"] == getattr(e, "seat", None)
+            if e.type == "play":
+                assert r["card"] == e.card  # type: ignore[attr-defined]
+            if e.at is not None:
+                assert r["at"].isoformat().replace("+00:00", "Z") == e.at
+            else:
+                assert r["at"] is None
+
+
+def test_plays_tricks_rounds_games_read_the_fold(dataset: Path, corpus: list[list[Event]]) -> None:
+    plays = read(dataset, "plays", "SELECT * FROM t")
+    rounds = {(r["game"], r["round"]): r for r in read(dataset, "rounds")}
+    tricks = {(r["game"], r["round"], r["trick"]): r for r in read(dataset, "tricks")}
+    games = {r["game"]: r for r in read(dataset, "games")}
+    players = read(dataset, "players")
+    illegal = {(p["game"], p["seq"]): p["rule"] for p in plays if p["legal"] is False}
+    unknown = {(p["game"], p["round"]) for p in plays if p["legal"] is None}
+    assert unknown == {("t-unfinished", 3)}  # dealt without hands, not all 32 cards in yet
+    for g in corpus:
+        f = fold(g)
+        rep = game_report(g[0].game, f)
+        gid = rep["game"]
+        want = {(gid, v["seq"]): v["rule"] for v in rep["violations"] if v["card"] is not None}
+        assert {k: v for k, v in illegal.items() if k[0] == gid} == want
+        for r in rep["rounds"]:
+            row = rounds[(gid, r["round"])]
+            assert row["result"] == r["result"]
+            assert row["points"] == r["points"] and row["roem"] == r["roem"]
+            assert row["roem_on_table"] == r["roem_on_table"]
+            assert row["score"] == r["score"]
+            assert row["final_score"] == (r["ruling"]["score"] if r["ruling"] else r["score"])
+            assert row["ruled_score"] == (r["ruling"]["score"] if r["ruling"] else None)
+            assert row["trump"] == r["trump"] and row["declarer"] == r["chooser"]
+            assert row["dealer"] == r["dealer"]
+            for n, t in enumerate(r["tricks"], 1):
+                tr = tricks[(gid, r["round"], n)]
+                assert tr["cards"] == t["cards"] and tr["leader"] == t["leader"]
+                assert tr["winner"] == t["winner"] and tr["points"] == (
+                    t["points"] if t["winner"] is not None else None)
+                assert tr["roem_credited"] == (t["roem"] if t["winner"] is not None else None)
+        gr = games[gid]
+        assert gr["totals"] == rep["totals"] and gr["finished"] == rep["finished"]
+        assert gr["winner_team"] == (rep["winner"] if isinstance(rep["winner"], int) else None)
+        assert gr["players"] == list(f.seats) and gr["last_seq"] == g[-1].seq
+        assert gr["violations"] == len(rep["violations"]) and gr["ok"] == rep["ok"]
+        mine = [p for p in players if p["game"] == gid]
+        assert sorted(p["seat"] for p in mine) == [0, 1, 2, 3]
+        for p in mine:
+            assert p["score"] == rep["totals"][p["seat"] & 1]
+            assert p["plays"] == sum(1 for e in g if e.type == "play" and e.seat == p["seat"])  # type: ignore[attr-defined]
+            assert p["won"] == (rep["winner"] == p["seat"] & 1 if rep["finished"] else None)
+    ruled = games["t-ruled"]
+    assert ruled["rulings"] == 2 and ruled["totals"] != ruled["totals_played"]
+    assert games["t-unfinished"]["finished"] is False
+
+
+def test_every_play_is_in_its_trick_in_order(dataset: Path) -> None:
+    rows = read(dataset, "plays", """
+        SELECT p.game, p.round, p.trick, list(p.card ORDER BY p.position) AS cards,
+               any_value(t.cards) AS trick_cards,
+               count(*) FILTER (WHERE p.won_trick) AS winners, any_value(t.complete) AS complete,
+               sum(p.card_points) AS points, any_value(t.points) AS trick_points,
+               any_value(p.trick_points) AS p_points
+        FROM t p JOIN read_parquet('""" + str(dataset) + """/current/tricks/**/*.parquet',
+             hive_partitioning = true) t USING (game, round, trick)
+        GROUP BY ALL""")
+    assert rows
+    for r in rows:
+        assert r["cards"] == r["trick_cards"]
+        if r["complete"]:
+            assert r["winners"] == 1 and r["p_points"] == r["trick_points"]
+            assert r["trick_points"] - r["points"] in (0, 10)  # the last-trick bonus
+
+
+def test_parquet_files_are_zstd_dictionary_encoded_and_typed(dataset: Path) -> None:
+    man = load_manifest(dataset)
+    assert man is not None
+    snap, manifest = man
+    seen = set()
+    for f in manifest["files"]:
+        pf = pq.ParquetFile(snap / f["path"])
+        assert pf.schema_arrow.equals(SCHEMAS[f["table"]], check_metadata=False)
+        md = pf.metadata
+        for g in range(md.num_row_groups):
+            for c in range(md.num_columns):
+                col = md.row_group(g).column(c)
+                assert col.compression == "ZSTD"
+                if f["table"] == "plays" and col.path_in_schema in ("card", "player", "suit"):
+                    assert any("DICTIONARY" in e for e in col.encodings)
+                    seen.add(col.path_in_schema)
+    assert seen == {"card", "player", "suit"}
+
+
+def test_arrow_schemas_are_documented_in_schemas_folder() -> None:
+    docs = arrow_schema_docs()
+    assert set(docs) == {f"arrow/{t}.json" for t in TABLES}
+    for rel, doc in docs.items():
+        assert (ROOT / rel).read_text() == render(doc), f"{rel} drifted: run python -m jaslog.schemas"
+        names = [f["name"] for f in doc["fields"]]
+        assert names == SCHEMAS[doc["table"]].names
+        assert all(f["description"] for f in doc["fields"])
+        assert [p["name"] for p in doc["partitioning"]] == ["ruleset", "year"]
+
+
+def test_an_invalid_log_is_exported_as_far_as_it_folds(tmp_path: Path) -> None:
+    """A game whose log breaks an integrity rule keeps its events and what folded before."""
+    evs = simulate_game("bad", "amsterdam", seed=3)
+    plays = [i for i, e in enumerate(evs) if e["type"] == "play"]
+    evs[plays[40]] = {**evs[plays[40]], "card": evs[plays[0]]["card"]}  # a card played twice
+    export_games([[event_from_dict(e) for e in evs]], tmp_path)
+    g = read(tmp_path, "games")[0]
+    assert "card_played_twice" in g["error"] or "card_not_held" in g["error"]
+    assert g["ok"] is False and g["events"] == len(evs)
+    assert len(read(tmp_path, "events")) == len(evs)
+    assert Counter(r["round"] for r in read(tmp_path, "plays")) == {1: 32, 2: 8}
+
+
+def test_game_builders_registry_leaves_other_games_generic(tmp_path: Path) -> None:
+    """A game without a row builder still gets its events and games rows."""
+    from jaslog.export import ROW_BUILDERS
+
+    builder = ROW_BUILDERS.pop("klaverjas")
+    try:
+        export_games([[event_from_dict(e) for e in simulate_game("plain", seed=4)]], tmp_path)
+    finally:
+        ROW_BUILDERS["klaverjas"] = builder
+    assert len(read(tmp_path, "games")) == 1
+    assert read(tmp_path, "games")[0]["rounds"] == 0
+    assert len(read(tmp_path, "events")) > 500
+    assert not (tmp_path / "current" / "plays").exists()
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_views_exist_even_for_empty_tables(tmp_path: Path, table: str) -> None:
+    from jaslog.analytics import Dataset
+
+    export_games([[event_from_dict(e) for e in simulate_game("clean", seed=5)]], tmp_path)
+    with Dataset(tmp_path) as d:
+        res = d.query(f"SELECT * FROM {table} LIMIT 0")
+    assert res.columns[: len(SCHEMAS[table].names)] == SCHEMAS[table].names
+    assert res.columns[-2:] == ["ruleset", "year"]
