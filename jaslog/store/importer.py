@@ -267,7 +267,7 @@ class Importer:
             prev = self.pending.get(self.last_game) if self.last_game is not None else None
             self.last_game = gid
             if prev is not None and not prev.ready and prev.fold is not None \
-                    and prev.fold.state.finished:
+                    and getattr(prev.fold.state, "finished", False):
                 prev.ready = True
                 self.ready_games += 1
                 self.ready_events += len(prev.events)
@@ -315,8 +315,7 @@ class Importer:
                                      prev.hex(), h.hex()))
                         prev = h
                     heads_after[p.game] = prev.hex()
-                if rows:
-                    conn.exec_driver_sql(self.store._insert_events_sql, rows)
+                self.store.insert_rows(conn, rows)
         for p in written:
             n = len(p.events)
             self.summary.events += n

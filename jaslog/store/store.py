@@ -223,7 +223,7 @@ class Store:
                 rows, new_head = self._rows(conn, head, rest)
                 if head.next_seq == 0:
                     self._insert_game(conn, rest[0])  # type: ignore[arg-type]
-                conn.exec_driver_sql(self._insert_events_sql, rows)
+                self.insert_rows(conn, rows)
         except IntegrityError as e:
             self._folds.pop(game, None)
             actual = self._head_quiet(game)
@@ -234,6 +234,22 @@ class Store:
             raise
         self._remember(game, new_head, f)
         return AppendResult(game, len(rest), skip, new_head)
+
+    def insert_rows(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
+        """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
+        ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. Never row by row."""
+        if not rows:
+            return
+        if self.dialect == "postgresql":
+            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                with cur.copy(f"COPY events ({', '.join(EVENT_COLUMNS)}) FROM STDIN") as cp:
+                    for row in rows:
+                        cp.write_row(row)
+            finally:
+                cur.close()
+            return
+        conn.exec_driver_sql(self._insert_events_sql, rows)
 
     def _head_quiet(self, game: str) -> int:
         try:
