@@ -83,6 +83,8 @@ def replay(
         console.print(describe_event(fold, ev, seat))
         console.print(render_table(fold, seat))
         shown += 1
+    if to is not None and events[-1].event is not None and events[-1].event.seq >= to:
+        stopped = True  # the bad line comes after --to
     if bad is not None and not stopped:
         fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not shown:

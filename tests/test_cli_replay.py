@@ -1,0 +1,205 @@
+"""``jaslog replay``: --round, --to, --seat (a seat never sees another hand during a live
+round), --game, stdin, and clean errors."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from jaslog.cli import app
+
+from .rules.logs import DEAL_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+SEATS = ["ann", "bob", "cor", "dirk"]
+SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def two_rounds() -> Log:
+    """Round 1: Deal M with the revoke of seat 1 in trick 4 (seq 16). Round 2: dealt by
+    seat 0 without hands, seat 1 names spades, one card played."""
+    log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE)
+    return log.deal(None).bid(1, "S").play(1, "JS")
+
+
+def replay(tmp_path: Path, log: Log, *args: str) -> tuple[int, str]:
+    p = tmp_path / "game.jsonl"
+    p.write_bytes(log.jsonl())
+    r = runner.invoke(app, ["replay", str(p), *args])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    return r.exit_code, r.output
+
+
+def seqs(out: str) -> list[int]:
+    return [int(m) for m in re.findall(r"^seq +(\d+) ", out, re.M)]
+
+
+def test_whole_game(tmp_path: Path) -> None:
+    code, out = replay(tmp_path, two_rounds())
+    assert code == 0
+    assert seqs(out) == list(range(38))
+    assert "seq    2 ann (0) plays in hearts" in out
+    assert "round 2 dealt by ann (0) (hands not recorded)" in out
+    assert "(not recorded)" in out
+    assert "revoke: 162–0" in out
+    assert "✗ must_follow_suit: seat 1 played 9D" in out
+
+
+def test_round(tmp_path: Path) -> None:
+    code, out = replay(tmp_path, two_rounds(), "--round", "2")
+    assert code == 0
+    assert seqs(out) == [35, 36, 37]
+    assert "round 1 dealt" not in out
+    code, out = replay(tmp_path, two_rounds(), "--round", "1")
+    assert seqs(out) == list(range(1, 35))
+
+
+def test_to(tmp_path: Path) -> None:
+    code, out = replay(tmp_path, two_rounds(), "--to", "6")
+    assert code == 0
+    assert seqs(out) == list(range(7))
+    # trick 1 is complete at seq 6: seat 0 wins with JH, 24 points
+    assert "round so far: points 24–0" in out
+    code, out = replay(tmp_path, two_rounds(), "--round", "2", "--to", "35")
+    assert seqs(out) == [35]
+
+
+def test_nothing_to_show(tmp_path: Path) -> None:
+    code, out = replay(tmp_path, two_rounds(), "--round", "3")
+    assert code == 2 and "jaslog: nothing to show" in out
+
+
+def other_hand_leaks(out: str, viewer: int) -> list[str]:
+    """Lines of a live round's table showing a hand that is not the viewer's."""
+    bad = []
+    blocks = out.split("\n\n")
+    for block in blocks:
+        live = "round so far" in block and not re.search(r"; (made|nat|pit|revoke):", block)
+        if not live:
+            continue
+        for line in block.splitlines():
+            m = re.match(r"^(▶ |  )(\w+) \((\d)\)\s+(.*)$", line)
+            if not m or int(m.group(3)) == viewer:
+                continue
+            hand = m.group(4)
+            # another seat's row: a count of cards, then at most the card it has on the table
+            if not re.match(r"^(\d cards?|\(not recorded\))(\s+\S+(\s+wins)?)?\s*$", hand):
+                bad.append(line)
+    return bad
+
+
+@pytest.mark.parametrize("viewer", range(4))
+def test_a_seat_never_sees_another_hand_in_a_live_round(tmp_path: Path, viewer: int) -> None:
+    code, out = replay(tmp_path, two_rounds(), "--seat", str(viewer))
+    assert code == 0
+    assert other_hand_leaks(out, viewer) == []
+    # the check itself finds a leak in the referee's view
+    _, ref = replay(tmp_path, two_rounds())
+    assert other_hand_leaks(ref, viewer) != []
+    # nobody else's card appears before it is played: walk the events
+    blocks = out.split("\n\n")
+    for block in blocks:
+        if "round 1" not in block or not re.search(r"^seq +\d+ ", block, re.M):
+            continue
+        seq = int(re.search(r"^seq +(\d+) ", block, re.M).group(1))  # type: ignore[union-attr]
+        played = _played_up_to(seq)
+        for seat, hand in enumerate(DEAL_M):
+            if seat == viewer:
+                continue
+            for card in hand.split():
+                if card in played:
+                    continue
+                face = card[:-1] + SYMBOL[card[-1]]
+                assert face not in block, (seq, card)
+
+
+def _played_up_to(seq: int) -> set[str]:
+    out: set[str] = set()
+    s = 3
+    for _, cards in TRICKS_M_REVOKE:
+        for c in cards.split():
+            if s <= seq:
+                out.add(c)
+            s += 1
+    return out
+
+
+def test_seat_view_hides_violations_until_the_round_is_over(tmp_path: Path) -> None:
+    code, out = replay(tmp_path, two_rounds(), "--seat", "0", "--to", "33")
+    assert code == 0
+    assert "must_follow_suit" not in out
+    assert "QS KS" not in out                           # seat 1's hand, named in the message
+    _, out = replay(tmp_path, two_rounds(), "--seat", "0", "--to", "34")
+    assert "✗ must_follow_suit" in out                  # round over: shown
+
+
+def test_seat_sees_its_own_hand(tmp_path: Path) -> None:
+    _, out = replay(tmp_path, two_rounds(), "--seat", "2", "--to", "1")
+    assert re.search(r"cor \(2\)\s+♣ A K  ♦ A 10  ♥ Q 8  ♠ J 9", out)
+    assert re.search(r"ann \(0\)\s+8 cards", out)
+
+
+def test_game_option_and_interleaved_games(tmp_path: Path) -> None:
+    a = round_m(Log(game="a").deal(DEAL_M).bid(0, "H"), TRICKS_M)
+    b = Log(game="b", seats=["eva", "finn", "gijs", "hanna"]).deal(DEAL_M).bid(0, "S")
+    p = tmp_path / "ab.jsonl"
+    lines = a.jsonl().splitlines()[:2] + b.jsonl().splitlines() + a.jsonl().splitlines()[2:]
+    p.write_bytes(b"".join(x + b"\n" for x in lines))
+    r = runner.invoke(app, ["replay", str(p), "--game", "b"])
+    assert r.exit_code == 0
+    assert seqs(r.output) == [0, 1, 2] and "eva (0) plays in spades" in r.output
+    r = runner.invoke(app, ["replay", str(p)])            # default: the first game, a
+    assert r.exit_code == 0 and seqs(r.output) == list(range(35))
+    r = runner.invoke(app, ["replay", str(p), "--game", "zz"])
+    assert r.exit_code == 2 and "no game 'zz'" in r.output
+
+
+def test_broken_log_shows_what_it_can_then_fails(tmp_path: Path) -> None:
+    log = Log().deal(DEAL_M).bid(0, "H").play(0, "JH").play(2, "QH")
+    code, out = replay(tmp_path, log)
+    assert code == 2
+    assert seqs(out) == [0, 1, 2, 3]
+    assert "jaslog: " in out and ":5: game g1 seq 4: seat 2 played QH but it is seat 1's turn" in out
+    assert "[not_your_turn]" in out
+    # stopping before the bad event is fine
+    code, out = replay(tmp_path, log, "--to", "3")
+    assert code == 0 and seqs(out) == [0, 1, 2, 3]
+
+
+def test_unreadable_line_after_to(tmp_path: Path) -> None:
+    p = tmp_path / "bad.jsonl"
+    log = Log().deal(DEAL_M).bid(0, "H")
+    p.write_bytes(log.jsonl() + b'{"game":"g1","seq":3,"type":"play","seat":0,"card":"TH"}\n')
+    r = runner.invoke(app, ["replay", str(p), "--to", "2"])
+    assert r.exit_code == 0 and seqs(r.output) == [0, 1, 2]
+    r = runner.invoke(app, ["replay", str(p)])
+    assert r.exit_code == 2 and ":4: game g1: field 'card': 'TH' is not a card" in r.output
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["replay", str(tmp_path / "nope.jsonl")])
+    assert r.exit_code == 2 and "no such file" in r.output and "Traceback" not in r.output
+
+
+def test_stdin_as_a_process() -> None:
+    data = two_rounds().jsonl()
+    r = subprocess.run([sys.executable, "-m", "jaslog", "replay", "-", "--to", "3", "--seat", "1"],
+                       input=data, capture_output=True, cwd=ROOT, timeout=60, check=False)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert seqs(out) == [0, 1, 2, 3]
+    assert other_hand_leaks(out, 1) == []
+
+
+def test_sample_replay_round(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["replay", str(ROOT / "replays" / "amsterdam-revoke-ruling.jsonl"),
+                            "--round", "2", "--seat", "3"])
+    assert r.exit_code == 0
+    assert other_hand_leaks(r.output, 3) == []
+    assert "must_follow_suit" in r.output                # shown once round 2 is over
