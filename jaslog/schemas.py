@@ -24,6 +24,9 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     env = Event.model_json_schema()
     env["$id"] = f"https://jaslog.invalid/schemas/{FORMAT}/envelope.schema.json"
     env["title"] = f"{FORMAT} event envelope"
+    # The fields every event shares; each type adds its own (its schema forbids others).
+    env["additionalProperties"] = True
+    env["properties"]["type"] = {"enum": sorted(EVENT_MODELS), "title": "Type", "type": "string"}
     out["jaslog-1/envelope.schema.json"] = env
     for name, model in EVENT_MODELS.items():
         s = model.model_json_schema()
