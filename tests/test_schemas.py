@@ -11,7 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from jaslog.events import EVENT_MODELS
-from jaslog.schemas import ROOT as SCHEMAS, all_schemas, write
+from jaslog.schemas import ROOT as SCHEMAS
+from jaslog.schemas import all_schemas, write
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = sorted((ROOT / "replays").glob("*.jsonl"))
