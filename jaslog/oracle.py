@@ -1,8 +1,9 @@
 """The rules oracle: questions about one trick or one round, answered by the rules engine.
 
 Used by ``jaslog rules`` (one question, or JSON Lines in batch) and by the service. A query
-is a dict with ``op`` (``legal``, ``winner``, ``points``, ``roem``, ``score``) and a
-``ruleset`` (optionally ``options``); the answer is a dict, or :class:`QueryError`.
+is a dict with ``op`` and a ``ruleset`` (optionally ``options``); the ops of each game are
+in :data:`GAME_OPS` (Klaberjass and Kloepper are answered by :mod:`jaslog.oracle_games`);
+the answer is a dict, or :class:`QueryError`.
 
 >>> answer({"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
 ...         "hand": ["7H", "AD", "KC"]})["legal"]
@@ -30,11 +31,22 @@ from jaslog.rules.klaverjas import (
 )
 from jaslog.rules.options import OptionError, game_of, resolve
 
-OPS = ("legal", "winner", "points", "roem", "score")
+#: The questions of each game (section headers of the README's oracle table).
+GAME_OPS = {
+    "klaverjas": ("legal", "winner", "points", "roem", "score"),
+    "klaberjass": ("legal", "winner", "points", "sequences", "bidding", "score"),
+    "kloepper": ("legal", "winner", "points", "sides", "score"),
+}
+OPS = tuple(dict.fromkeys(op for ops in GAME_OPS.values() for op in ops))
 
 
 class QueryError(ValueError):
     """A query the oracle cannot answer; the message says why."""
+
+
+def query_cards(q: dict[str, Any], key: str, lo: int, hi: int) -> list[int]:
+    """The cards of ``q[key]`` (a list, or text ``"AS,7S"``), ``lo`` to ``hi`` of them."""
+    return _cards(q, key, lo, hi)
 
 
 def _cards(q: dict[str, Any], key: str, lo: int, hi: int) -> list[int]:
@@ -54,6 +66,16 @@ def _cards(q: dict[str, Any], key: str, lo: int, hi: int) -> list[int]:
     return cards
 
 
+def query_trump(q: dict[str, Any]) -> int:
+    """The query's ``trump`` suit, or a :class:`QueryError` that says what is wrong."""
+    if q.get("trump") is None:
+        raise QueryError("'trump' is needed: the trump suit, C, D, H or S")
+    try:
+        return parse_suit(str(q["trump"]), lenient=True)
+    except CardError as e:
+        raise QueryError(f"trump: {e}") from None
+
+
 def _pair(q: dict[str, Any], key: str) -> list[int]:
     v = q.get(key)
     if not (isinstance(v, list) and len(v) == 2 and all(
@@ -67,17 +89,28 @@ def answer(q: Any) -> dict[str, Any]:
     if not isinstance(q, dict):
         raise QueryError("a query is a JSON object")
     op = q.get("op")
-    if op not in OPS:
-        raise QueryError(f"unknown op {op!r} (one of {', '.join(OPS)})")
     ruleset = q.get("ruleset", "amsterdam")
     if not isinstance(q.get("options") or {}, dict):
         raise QueryError("'options' must be an object of option overrides")
     try:
-        if not isinstance(ruleset, str) or game_of(ruleset) != "klaverjas":
-            raise QueryError(f"the oracle answers klaverjas rulesets; {ruleset!r} is not one")
+        if not isinstance(ruleset, str):
+            raise QueryError(f"'ruleset' must be the name of a preset, not {ruleset!r}")
+        game = game_of(ruleset)
         opts = resolve(ruleset, q.get("options"))
     except OptionError as e:
         raise QueryError(str(e)) from None
+    if op not in OPS:
+        raise QueryError(f"unknown op {op!r} (one of {', '.join(GAME_OPS[game])})")
+    if op not in GAME_OPS[game]:
+        raise QueryError(f"op {op!r} is not a question for {game} (its ops: "
+                         f"{', '.join(GAME_OPS[game])})")
+    if game != "klaverjas":
+        from jaslog.oracle_games import answer_klaberjass, answer_kloepper
+
+        try:
+            return (answer_klaberjass if game == "klaberjass" else answer_kloepper)(op, q, opts)
+        except ValueError as e:  # QueryError, or a bad value the rules refused
+            raise QueryError(str(e)) from None
     if op == "score":
         ct = q.get("chooser_team")
         rt = q.get("revoke_team")
@@ -89,10 +122,7 @@ def answer(q: Any) -> dict[str, Any]:
         score, result = score_round(ScoreRules.from_options(opts), _pair(q, "points"),
                                     _pair(q, "roem"), tricks, ct, rt)
         return {"score": score, "result": result}
-    try:
-        trump = parse_suit(str(q.get("trump", "")), lenient=True)
-    except CardError as e:
-        raise QueryError(f"trump: {e}") from None
+    trump = query_trump(q)
     if op == "legal":
         trick = _cards(q, "trick", 0, 3)
         hand = _cards(q, "hand", 1, 8)

@@ -59,7 +59,9 @@ def test_options_with_overrides() -> None:
     (["score", "--points", "90", "--tricks", "5,3", "--chooser", "0"], "two whole numbers"),
     (["score", "--points", "90,72", "--tricks", "5,4", "--chooser", "0"], "add up to 8"),
     (["score", "--points", "90,72", "--tricks", "5,3", "--chooser", "2"], "'chooser_team' is 0 or 1"),
-    (["legal", "-r", "kloepper", "-t", "H", "--hand", "7H"], "klaverjas rulesets"),
+    (["legal", "-r", "kloepper", "--hand", "7H"], "not in the kloepper pack"),
+    (["legal", "--hand", "7H"], "'trump' is needed"),
+    (["roem", "-r", "klaberjass-2p", "-t", "H", "--trick", "AS,KS"], "not a question for klaberjass"),
 ])
 def test_bad_questions_are_clean_errors(args: list[str], message: str) -> None:
     code, out = rules(*args)

@@ -39,7 +39,8 @@ def _opts(ruleset: str, option: list[str]) -> dict[str, Any]:
 
 
 RULESET = typer.Option("amsterdam", "--ruleset", "-r", help="a preset (see `jaslog rules presets`)")
-TRUMP = typer.Option(..., "--trump", "-t", help="trump suit: C D H S (or ♣ ♦ ♥ ♠)")
+TRUMP = typer.Option(None, "--trump", "-t", help="trump suit: C D H S (or ♣ ♦ ♥ ♠); "
+                     "not for kloepper, whose trumps are permanent")
 TRICK = typer.Option("", "--trick", help="cards already in the trick, in play order: AS,7S")
 OPTION = typer.Option([], "--option", "-o", help="KEY=VALUE override, repeatable")
 JSON = typer.Option(False, "--json", help="answer as one JSON line")
@@ -102,7 +103,7 @@ def options(ruleset: str = RULESET, option: list[str] = OPTION, as_json: bool = 
 
 
 @rules_app.command()
-def legal(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
+def legal(ruleset: str = RULESET, trump: str | None = TRUMP, trick: str = TRICK,
           hand: str = typer.Option(..., "--hand", help="the player's cards: 7H,AD,KC"),
           option: list[str] = OPTION, as_json: bool = JSON) -> None:
     """The legal cards for the next player, and why."""
@@ -113,7 +114,7 @@ def legal(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
 
 
 @rules_app.command()
-def winner(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
+def winner(ruleset: str = RULESET, trump: str | None = TRUMP, trick: str = TRICK,
            as_json: bool = JSON) -> None:
     """Which card of the trick wins (its index in play order, from 0)."""
     a = _ask({"op": "winner", "ruleset": ruleset, "trump": trump, "trick": trick}, as_json)
@@ -123,7 +124,7 @@ def winner(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
 
 
 @rules_app.command()
-def points(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
+def points(ruleset: str = RULESET, trump: str | None = TRUMP, trick: str = TRICK,
            last: bool = typer.Option(False, "--last", help="the last trick (+10)"),
            as_json: bool = JSON) -> None:
     """Card points in a trick."""
@@ -134,7 +135,7 @@ def points(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
 
 
 @rules_app.command()
-def roem(ruleset: str = RULESET, trump: str = TRUMP, trick: str = TRICK,
+def roem(ruleset: str = RULESET, trump: str | None = TRUMP, trick: str = TRICK,
          option: list[str] = OPTION, as_json: bool = JSON) -> None:
     """Roem on the table in a complete trick of four cards."""
     a = _ask({"op": "roem", "ruleset": ruleset, "options": _opts(ruleset, option),
