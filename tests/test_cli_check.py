@@ -193,7 +193,9 @@ def test_process_check_samples() -> None:
     assert len(reps) == len(files)
     assert all(tuple(x) == REPORT_KEYS for x in reps.values())
     assert all(x["error"] is None and x["finished"] for x in reps.values())
-    assert [g for g, x in reps.items() if not x["ok"]] == ["dehoop-2026-11-27-t2"]
+    klaverjas = {g: x for g, x in reps.items() if x["ruleset"] in ("amsterdam", "rotterdam")}
+    assert len(klaverjas) == 4
+    assert [g for g, x in klaverjas.items() if not x["ok"]] == ["dehoop-2026-11-27-t2"]
 
 
 def test_process_stdin_and_exit_2() -> None:
