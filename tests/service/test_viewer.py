@@ -1,0 +1,194 @@
+"""The web replay viewer, end to end in headless Chromium (Debian's chromium) via Playwright:
+load a game, step through a trick, see the violation, take screenshots."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.service.conftest import ROOT, Server, create, record, sim, timed
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SAMPLE = ROOT / "replays" / "amsterdam-revoke-ruling.jsonl"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def sample(server: Server) -> str:
+    """The sample game with a revoke, false roem claims and a ruling, loaded over the API."""
+    events = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
+    gid = events[0]["game"]
+    with server.client("admin") as c:
+        first = {k: v for k, v in events[0].items() if k not in ("type", "seq")}
+        r = c.post("/api/games", json=first)
+        assert r.status_code in (201, 409), r.text
+        if r.status_code == 201:
+            record(c, gid, events[1:], batch=200)
+    return gid
+
+
+def open_page(browser: Any, server: Server, role: str, game: str | None = None,
+              phone: bool = False) -> tuple[Any, list[str]]:
+    ctx = browser.new_context(viewport={"width": 390, "height": 844} if phone
+                              else {"width": 1280, "height": 1000},
+                              device_scale_factor=2 if phone else 1)
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    url = f"{server.url}/#token={server.tokens[role]}" + (f"&game={game}" if game else "")
+    page.goto(url)
+    return page, errors
+
+
+def trick_cards(page: Any) -> list[str]:
+    return page.eval_on_selector_all("#trick .card", "els => els.map(e => e.dataset.card)")
+
+
+def test_referee_steps_through_a_trick_and_sees_the_violation(browser, server, sample, tmp_path):
+    page, errors = open_page(browser, server, "referee")
+    page.wait_for_selector(f"#game-picker option[value='{sample}']", state="attached")
+    page.select_option("#game-picker", sample)  # pick the game
+    page.wait_for_selector("#main:not([hidden])")
+    assert page.inner_text("#view-note").startswith("Referee view")
+    assert page.inner_text("#who").startswith("referee")
+
+    # jump to round 2 and step event by event through its first trick
+    page.select_option("#round-picker", "2")
+    assert "Round 2" in page.inner_text("#round-info")
+    assert page.locator(".seat .hand .card:not(.back)").count() == 32  # all four hands, dealt
+    for _ in range(12):  # the bids, then the first card
+        if trick_cards(page):
+            break
+        page.click("#next")
+    for n in (1, 2, 3, 4):
+        assert len(trick_cards(page)) == n
+        if n < 4:
+            page.click("#next")
+    assert page.locator("#trick .card.winner").count() == 1  # the trick's winner
+    assert page.locator(".seat .hand .card").count() == 28
+    page.click("#prev")
+    assert len(trick_cards(page)) == 3
+    page.keyboard.press("ArrowRight")
+    assert len(trick_cards(page)) == 4
+    before = page.inner_text("#event-text")
+    page.click("#next-trick")  # trick by trick
+    assert len(trick_cards(page)) == 4 and page.inner_text("#event-text") != before
+    assert "trick 2" in page.inner_text("#trump-badge")
+    page.click("#prev-trick")
+    assert page.inner_text("#event-text") == before
+
+    # the revoke: listed with its explanation; a click shows it on the table
+    first = page.locator("#violations li").first
+    assert "must_follow_suit" in first.inner_text() and "(AD)" in first.inner_text()
+    first.click()
+    assert page.locator("#banner").is_visible()
+    banner = page.inner_text("#banner")
+    assert "must_follow_suit" in banner and "seat 0 played 7C to a diamonds lead" in banner
+    assert page.locator('#trick .card.violation[data-card="7C"]').count() == 1
+    assert "now" in (first.get_attribute("class") or "")
+    assert page.locator("#violations li").count() == 6
+    assert "seq=46" in page.evaluate("location.hash")
+    # the score sheet: sixteen rounds, round 2 ruled by the director
+    rows = page.locator("#scoresheet tbody tr")
+    assert rows.count() == 16
+    assert "ruled 0–0" in rows.nth(1).inner_text()
+    assert "current" in (rows.nth(1).get_attribute("class") or "")
+    assert "♦" in page.inner_text("#round-info") or "♥" in page.inner_text("#round-info") \
+        or "♣" in page.inner_text("#round-info") or "♠" in page.inner_text("#round-info")
+    # suits in colour: hearts and diamonds red, clubs and spades black
+    red = page.eval_on_selector('.card[data-card$="H"], .card[data-card$="D"]',
+                                "e => getComputedStyle(e).color")
+    black = page.eval_on_selector('.card[data-card$="C"], .card[data-card$="S"]',
+                                  "e => getComputedStyle(e).color")
+    assert red != black and red.startswith("rgb(198")
+    shot = tmp_path / "viewer-referee.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20000
+    # a deep link opens the same place
+    page2, errors2 = open_page(browser, server, "referee", sample)
+    page2.wait_for_selector("#main:not([hidden])")
+    page2.goto(f"{server.url}/#game={sample}&seq=46")
+    page2.reload()
+    page2.wait_for_selector("#banner:not([hidden])")
+    assert "must_follow_suit" in page2.inner_text("#banner")
+    assert not errors and not errors2, errors + errors2
+
+
+def test_the_viewer_on_a_phone(browser, server, sample, tmp_path):
+    page, errors = open_page(browser, server, "admin", sample, phone=True)
+    page.wait_for_selector("#main:not([hidden])")
+    page.select_option("#round-picker", "2")
+    page.locator("#violations li").first.click()
+    page.wait_for_selector("#banner:not([hidden])")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390  # nothing wider than the phone's screen
+    for pos in ("top", "left", "right", "bottom"):
+        box = page.locator(f'.seat[data-pos="{pos}"]').bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 391
+    size = page.eval_on_selector(".hand .card", "e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 12  # readable
+    page.screenshot(path=str(tmp_path / "viewer-phone.png"), full_page=False)
+    assert not errors, errors
+
+
+def test_a_player_sees_only_their_own_hand_in_a_live_round(browser, server, tmp_path):
+    gid = "viewer-live-1"
+    events = timed(sim(gid, seed=41))
+    with server.client("scorer") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:12])
+    secret = {card for s in (0, 1, 3) for card in events[1]["hands"][s]}
+    played = {e["card"] for e in events[1:12] if e["type"] == "play"}
+    page, errors = open_page(browser, server, "player2", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    page.click("#last")
+    assert page.inner_text("#view-note").startswith("Seat view of cor (2)")
+    own = page.eval_on_selector_all('.seat[data-pos="bottom"] .hand .card',
+                                    "els => els.map(e => e.dataset.card)")
+    assert own and set(own) <= set(events[1]["hands"][2])
+    assert page.locator('.seat[data-pos="top"] .hand .card.back').count() >= 6
+    shown = set(page.eval_on_selector_all(".card[data-card]", "els => els.map(e => e.dataset.card)"))
+    assert not (shown & secret) - played  # only cards already on the table
+    html = page.content()
+    for c in secret - played:
+        assert f'data-card="{c}"' not in html
+    page.screenshot(path=str(tmp_path / "viewer-player.png"), full_page=True)
+    # the public sees the game, but nothing of the round in play
+    pub, errors2 = open_page(browser, server, "public", gid)
+    pub.wait_for_selector("#main:not([hidden])")
+    assert pub.inner_text("#view-note").startswith("Public view")
+    assert pub.locator(".card").count() == 0
+    assert "event 1 / 1" in pub.inner_text("#position")
+    assert not errors and not errors2, errors + errors2
+
+
+def test_a_bad_token_asks_to_sign_in_again(browser, server, tmp_path):
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(f"{server.url}/#token=jl_00000000_nonsensenonsensenonsense")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "unknown or has been revoked" in page.inner_text("#error")
+    assert page.locator("#login").is_visible()
+    page.fill("#token-input", server.tokens["public"])
+    page.click("#login button")
+    page.wait_for_selector("#game-picker option >> nth=1", state="attached")
+    assert page.inner_text("#who").startswith("public")
+
