@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
@@ -102,20 +103,26 @@ def record(
 
     def ask(prompt: str) -> str:
         if sys.stdin.isatty():
-            return Prompt.ask(prompt.rstrip("> ").rstrip(), console=console)
+            return Prompt.ask(escape(prompt.rstrip("> ").rstrip()), console=console)
         line = sys.stdin.readline()
         if not line:
             raise EOFError
-        console.print(prompt + line.rstrip("\n"), highlight=False)
+        console.print(prompt + line.rstrip("\n"), highlight=False, markup=False)
         return line
+
+    def show(x: Any) -> None:
+        if isinstance(x, str):
+            console.print(x, highlight=False, markup=False)
+        else:
+            console.print(x)
 
     with opened(db) as store:
         rec = Recorder(store, game)
         console.print(f"recording game [bold]{game}[/] ({rec.fold.ruleset}); 'help' for what "
                       "to type, 'quit' to stop", highlight=False)
         if sys.stdin.isatty():
-            console.print(HELP, highlight=False)
-        n = run(rec, ask, lambda x: console.print(x, highlight=False))
+            console.print(HELP, highlight=False, markup=False)
+        n = run(rec, ask, show)
         head = store.head(game)
     console.print(f"{n} event{'s' * (n != 1)} recorded; game {game} is at seq {head.seq}, "
                   f"certificate [bold]{head.certificate}[/]", highlight=False)
@@ -197,7 +204,8 @@ def import_(
                           + (" ..." if n > 20 else ""), highlight=False)
         for r in summary.rejected:
             who = f"game {r.game}" if r.game else "line"
-            console.print(f"[red]rejected[/] {who}: {r.reason}", soft_wrap=True, highlight=False)
+            console.print(f"[red]rejected[/] {escape(who)}: {escape(r.reason)}", soft_wrap=True,
+                          highlight=False)
     if summary.rejected:
         if not as_json:
             err_console.print(f"[bold red]jaslog:[/] {len(summary.rejected)} game(s) or line(s) "
@@ -232,7 +240,8 @@ def games(
     tab.add_column("certificate", no_wrap=True)
     for g in rows:
         tab.add_row(g.game, g.ruleset, g.created_at[:19].replace("T", " "),
-                    ", ".join(names.get(p, p) for p in g.seats), str(g.events), g.certificate)
+                    escape(", ".join(names.get(p, p) for p in g.seats)), str(g.events),
+                    g.certificate)
     console.print(tab)
 
 
@@ -260,21 +269,23 @@ def show(
                          "certificate": head.certificate,
                          "created_at": info.created_at if info else None})
         return
-    console.print(f"[bold]{game}[/] ({rep['ruleset']}), started {info.created_at if info else '?'}",
+    console.print(f"[bold]{escape(game)}[/] ({rep['ruleset']}), started "
+                  f"{info.created_at if info else '?'}",
                   highlight=False)
     if fold is not None:
         console.print("seats: " + ", ".join(f"{i}: {names.get(p, p)}" + (f" ({p})" if p in names else "")
-                                           for i, p in enumerate(fold.seats)), highlight=False)
+                                           for i, p in enumerate(fold.seats)), highlight=False,
+                      markup=False)
     t0, t1 = rep["totals"]
     state = ("finished, " + ("a draw" if rep["winner"] == "draw" else f"team {rep['winner']} wins")
              if rep["finished"] else "in play")
     console.print(f"{head.next_seq} events, {len(rep['rounds'])} rounds, {state}; totals "
                   f"{t0}–{t1}; {len(rep['violations'])} violation(s)", highlight=False)
     for v in rep["violations"]:
-        console.print(f"  seq {v['seq']} round {v['round']}: [yellow]{v['rule']}[/]: {v['message']}",
-                      soft_wrap=True, highlight=False)
+        console.print(f"  seq {v['seq']} round {v['round']}: [yellow]{v['rule']}[/]: "
+                      f"{escape(v['message'])}", soft_wrap=True, highlight=False)
     if rep["error"]:
-        console.print(f"[red]✗ {rep['error']}[/]", soft_wrap=True, highlight=False)
+        console.print(f"[red]✗ {escape(rep['error'])}[/]", soft_wrap=True, highlight=False)
     if fold is not None:
         console.print(render_table(fold))
     console.print(f"certificate [bold]{head.certificate}[/]  (head {head.hash})", highlight=False)
@@ -315,7 +326,7 @@ def verify(
         write_json_line(rep.to_json())
     else:
         for p in rep.problems:
-            console.print(f"[red]✗[/] {p}", soft_wrap=True, highlight=False)
+            console.print(f"[red]✗[/] {escape(str(p))}", soft_wrap=True, highlight=False)
         if rep.ok:
             console.print(f"[green]✓[/] {rep.games} game{'s' * (rep.games != 1)}, {rep.events} "
                           "events: every chain is intact", highlight=False)
@@ -347,7 +358,7 @@ def players(ctx: typer.Context, as_json: bool = JSON, db: str | None = DB) -> No
     if not names:
         console.print("no display names set (jaslog players set ID NAME)", highlight=False)
     for pid, name in names.items():
-        console.print(f"{pid}\t{name}", highlight=False)
+        console.print(f"{pid}  {name}", highlight=False, markup=False)
 
 
 @players_app.command("set")
@@ -357,7 +368,7 @@ def players_set(ctx: typer.Context, player: str = typer.Argument(..., help="the 
     """Set a player's display name."""
     with opened(db or ctx.obj) as store:
         store.set_player(player, name)
-    console.print(f"{player} is shown as {name}", highlight=False)
+    console.print(f"{player} is shown as {name}", highlight=False, markup=False)
 
 
 @players_app.command("erase")

@@ -32,9 +32,16 @@ def norm_id(event_id: str | None) -> str | None:
     return None if event_id is None else str(uuid.UUID(event_id))
 
 
+def as_bytes(value: Any) -> bytes:
+    """A payload column as bytes (a tampered row may hold text instead of a blob)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape")
+    return bytes(value)
+
+
 def decode(payload: bytes, version: int, game: str = "?", seq: int = -1) -> Event:
     """A stored payload as an event of the current format (upcast when older)."""
-    payload = bytes(payload)
+    payload = as_bytes(payload)
     try:
         if version == VERSION:
             return parse_event(payload)
@@ -47,7 +54,7 @@ def decode(payload: bytes, version: int, game: str = "?", seq: int = -1) -> Even
 def current_canonical(payload: bytes, version: int) -> bytes:
     """The canonical ``jaslog/1`` bytes of a stored payload (itself when already current)."""
     if version == VERSION:
-        return bytes(payload)
+        return as_bytes(payload)
     return canonical_json(decode(payload, version))
 
 

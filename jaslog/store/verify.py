@@ -17,7 +17,7 @@ import orjson
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
 
-from jaslog.store.codec import link, norm_id
+from jaslog.store.codec import as_bytes, link, norm_id
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
 from jaslog.store.types import GENESIS, NoSuchGame, Problem, VerifyReport, certificate
 
@@ -61,7 +61,7 @@ def check_chain(game: str, rows: list[Any], header: Any,
                    else f"seq {i} was removed and the events after it renumbered")
             return Problem(game, i, kind, f"the event stored at seq {i} was written as seq "
                            f"{written}: {how}"), prev
-        payload = bytes(r.payload)
+        payload = as_bytes(r.payload)
         if r.prev_hash != prev:
             own = link(bytes.fromhex(r.prev_hash), payload).hex() == r.hash \
                 if re.fullmatch(r"[0-9a-f]{64}", r.prev_hash or "") else False

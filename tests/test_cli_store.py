@@ -1,0 +1,308 @@
+"""The store's commands end to end: new, record, append, import, games, show, dump, verify,
+players, and check / replay on stored games. Bad input never shows a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from jaslog.cli import app
+from jaslog.events import canonical_json, parse_event
+from jaslog.sim import Faults, simulate, simulate_game
+from jaslog.store import open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    path = str(tmp_path / "cli.sqlite")
+    monkeypatch.setenv("JASLOG_DB", path)
+    return path
+
+
+def run(*args: str, input: str | bytes | None = None, code: int = 0) -> Any:
+    res = CliRunner().invoke(app, list(args), input=input)
+    if res.exception is not None and not isinstance(res.exception, SystemExit):
+        raise res.exception
+    assert res.exit_code == code, (res.exit_code, res.stdout, res.stderr)
+    return res
+
+
+def jaslog(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """The real command in a real process (for stderr and exit codes exactly as users see)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=input,
+                          capture_output=True, env=env, timeout=120)
+
+
+def write_jsonl(path: Path, events: list[dict[str, Any]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    return path
+
+
+def test_new_games_show(db: str) -> None:
+    gid = run("new", "--ruleset", "rotterdam", "--seats", "ann,bob,cor,dirk", "--dealer", "2",
+              "-o", "revoke=reject").stdout.strip()
+    assert gid
+    started = open_store(db).events(gid)[0]
+    assert started.ruleset == "rotterdam" and started.dealer == 2  # type: ignore[attr-defined]
+    assert started.options == {"revoke": "reject"}  # type: ignore[attr-defined]
+    rows = [orjson.loads(x) for x in run("games", "--json").stdout.splitlines()]
+    assert [r["game"] for r in rows] == [gid] and rows[0]["events"] == 1
+    assert gid in run("games").stdout
+    shown = run("show", gid).stdout
+    assert "certificate" in shown and rows[0]["certificate"] in shown
+    js = orjson.loads(run("show", gid, "--json").stdout)
+    assert js["game"] == gid and js["events"] == 1 and js["certificate"] == rows[0]["certificate"]
+    assert "already exists" in run("new", "--seats", "a,b,c,d", "--id", gid, code=2).stderr
+    assert "unknown option" in run("new", "--seats", "a,b,c,d", "-o", "nope=1", code=2).stderr
+    assert "unknown ruleset" in run("new", "--seats", "a,b,c,d", "-r", "whist", code=2).stderr
+    assert "no game 'zz'" in run("show", "zz", code=2).stderr
+
+
+def test_import_summary_reimport_and_dump(db: str, tmp_path: Path) -> None:
+    f = write_jsonl(tmp_path / "three.jsonl", list(simulate(3, seed=2)))
+    out = run("import", str(f)).stdout
+    assert "imported 3 games" in out
+    again = orjson.loads(run("import", str(f), "--json").stdout)
+    assert (again["games"], again["events"], len(again["skipped"]), again["rejected"]) == (0, 0, 3, [])
+    assert "skipped 3 games already present" in run("import", str(f)).stdout
+    # dump: byte-identical to the canonical form of what was imported
+    for name in ("amsterdam-free.jsonl", "rotterdam-random-trump.jsonl"):
+        src = (ROOT / "replays" / name).read_bytes().splitlines()
+        run("import", str(ROOT / "replays" / name))
+        gid = parse_event(src[0]).game
+        want = b"".join(canonical_json(parse_event(x)) + b"\n" for x in src
+                        if x.strip() and parse_event(x).game == gid)
+        assert run("dump", gid).stdout_bytes == want
+
+
+def test_import_from_stdin(db: str) -> None:
+    data = b"".join(orjson.dumps(e) + b"\n" for e in simulate_game("stdin-1", seed=4))
+    assert "imported 1 game" in run("import", "-", input=data).stdout
+    assert open_store(db).head("stdin-1").next_seq > 500
+
+
+BAD_INPUTS = {
+    "malformed": (b'{"game":"bad-1","seq":1,"type":"dealt",,}\n', "not valid JSON"),
+    "wrong-types": (b'{"game":"bad-1","seq":"1","type":"dealt"}\n', "field 'seq'"),
+    "truncated": (b'{"game":"bad-1","seq":1,"type":"de', "truncated"),
+    "huge": (b'{"game":"bad-1","seq":1,"type":"note","text":"' + b"y" * (2 << 20) + b'"}\n',
+             "the limit is"),
+    "latin-1": ('{"game":"bad-1","seq":1,"type":"note","text":"caf\u00e9"}\n'.encode("latin-1"),
+                "not UTF-8"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_INPUTS))
+def test_bad_input_clear_errors_nothing_stored(tmp_path: Path, kind: str) -> None:
+    db = str(tmp_path / "bad.sqlite")
+    good = simulate_game("bad-1", seed=1)
+    bad, expect = BAD_INPUTS[kind]
+    f = tmp_path / f"{kind}.jsonl"
+    f.write_bytes(orjson.dumps(good[0]) + b"\n" + orjson.dumps(good[1]) + b"\n" + bad)
+    res = run("import", str(f), "--db", db, code=2)  # run() fails on any exception
+    assert res.stderr.startswith("jaslog:") and "rejected" in res.stderr
+    assert f"{f}:3: game bad-1" in res.stdout and expect in res.stdout, res.stdout
+    assert open_store(db).games() == []
+
+
+def test_bad_input_in_a_real_process_has_no_traceback(tmp_path: Path) -> None:
+    db = str(tmp_path / "bad.sqlite")
+    f = tmp_path / "mixed.jsonl"
+    good = b"".join(orjson.dumps(e) + b"\n" for e in simulate_game("ok-1", seed=2))
+    f.write_bytes(good + b'{"game":"bad-2","seq":0,"type":"game_started","ruleset":"amst' + b"\xe9")
+    res = jaslog("import", str(f), "--db", db)
+    err, out = res.stderr.decode(), res.stdout.decode("utf-8", "replace")
+    assert res.returncode == 2 and "Traceback" not in err + out
+    assert err.startswith("jaslog: 1 game(s) or line(s) rejected")
+    assert "game bad-2" in out and "not UTF-8" in out
+    assert [g.game for g in open_store(db).games()] == ["ok-1"]
+
+
+def test_bad_files_and_databases(tmp_path: Path) -> None:
+    res = jaslog("import", str(tmp_path / "missing.jsonl"), "--db", str(tmp_path / "x.sqlite"))
+    assert res.returncode == 2 and b"no such file" in res.stderr and b"Traceback" not in res.stderr
+    (tmp_path / "notadb.sqlite").write_bytes(b"this is not a database" * 100)
+    res = jaslog("games", "--db", str(tmp_path / "notadb.sqlite"))
+    assert res.returncode == 2 and res.stderr.startswith(b"jaslog: cannot open the store")
+    assert b"Traceback" not in res.stderr
+    res = jaslog("games", "--db", "postgresql://nobody@127.0.0.1:1/none")
+    assert res.returncode == 2 and res.stderr.startswith(b"jaslog: cannot open the store")
+    assert b"Traceback" not in res.stderr
+
+
+def test_append_for_scripts(db: str) -> None:
+    gid = run("new", "--seats", "ann,bob,cor,dirk", "--id", "ap-1").stdout.strip()
+    note = '{"type":"note","text":"table 3 starts"}'
+    out = orjson.loads(run("append", gid, "--json", note, "--expect", "1", "--json-out").stdout)
+    assert (out["appended"], out["next_seq"]) == (1, 2) and len(out["certificate"]) == 19
+    res = run("append", gid, "--json", note, "--expect", "1", code=3)
+    assert "expected to append at seq 1" in res.stderr and "next seq is 2" in res.stderr
+    with_id = '{"type":"note","text":"again","id":"6f1c2d3e-0000-4000-8000-000000000001"}'
+    run("append", gid, "--json", with_id, "--expect", "2")
+    retry = run("append", gid, "--json", with_id, "--expect", "2").stdout
+    assert "appended 0 events (1 already stored)" in retry
+    bad = run("append", gid, "--json", '{"type":"play","seat":0,"card":"JH"}', code=2).stderr
+    assert bad.startswith("jaslog: game ap-1 seq 3: no round has been dealt yet [no_deal]")
+    assert "nothing was written" in bad
+    assert "not valid JSON" in run("append", gid, "--json", "{nope", code=2).stderr
+    lines = b'{"type":"note","text":"a"}\n{"type":"note","text":"b"}\n'
+    assert "appended 2 events" in run("append", gid, "--json", "-", input=lines).stdout
+    assert open_store(db).head(gid).next_seq == 5
+
+
+def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
+    faulty = simulate_game("st-f", seed=3, faults=Faults(revoke_rate=0.1))
+    clean = simulate_game("st-c", seed=4)
+    run("import", str(write_jsonl(tmp_path / "f.jsonl", faulty + clean)))
+    run("check", "store:st-c")
+    res = run("check", "store:st-f", code=1)
+    assert "st-f" in res.stdout and "must_" in res.stdout
+    reports = [orjson.loads(x) for x in run("check", "--json", "store:", code=1).stdout.splitlines()]
+    assert sorted(r["game"] for r in reports) == ["st-c", "st-f"]
+    # the same report as for the file
+    file_rep = [orjson.loads(x) for x in run("check", "--json", str(tmp_path / "f.jsonl"),
+                                              code=1).stdout.splitlines()]
+    assert sorted(file_rep, key=lambda r: r["game"]) == sorted(reports, key=lambda r: r["game"])
+    shown = run("replay", "store:st-c", "--round", "1").stdout
+    assert "round 1" in shown and "seq" in shown
+    assert "no game 'zz'" in run("replay", "store:zz", code=2).stderr
+    assert "no game 'zz'" in run("check", "store:zz", code=2).stderr
+
+
+def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> None:
+    run("import", str(write_jsonl(tmp_path / "v.jsonl", list(simulate(2, seed=6)))))
+    gid = "sim-amsterdam-000001"
+    assert "every chain is intact" in run("verify").stdout
+    one = run("verify", gid).stdout
+    cert = open_store(db).head(gid).certificate
+    assert cert in one
+    run("verify", gid, "--certificate", cert)
+    res = run("verify", gid, "--certificate", "0000-0000-0000-0000", code=1)
+    assert "certificate" in res.stdout
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    con.execute("DROP TRIGGER events_no_update")
+    # even one space more in the stored bytes is found
+    con.execute("UPDATE events SET payload = CAST(replace(payload, '\"seq\":', '\"seq\": ') "
+                "AS BLOB) WHERE game = ? AND seq = 7", (gid,))
+    con.commit()
+    con.close()
+    res = run("verify", code=1)
+    assert f"game {gid} seq" in res.stdout and "changed" in res.stdout
+    js = orjson.loads(run("verify", "--json", code=1).stdout)
+    assert not js["ok"] and js["problems"][0]["game"] == gid
+
+
+def test_players(db: str) -> None:
+    run("new", "--seats", "p1,p2,p3,p4", "--id", "pl-1")
+    run("players", "set", "p1", "Ann de Vries")
+    assert run("players").stdout.split() == ["p1", "Ann", "de", "Vries"]
+    assert orjson.loads(run("players", "--json").stdout) == {"p1": "Ann de Vries"}
+    assert "Ann de Vries" in run("games").stdout
+    assert [orjson.loads(x)["game"] for x in
+            run("games", "--json", "--player", "Ann de Vries").stdout.splitlines()] == ["pl-1"]
+    run("players", "erase", "p1")
+    assert "no display names" in run("players").stdout
+    assert "not a player id" in run("players", "set", "bad id!", "X", code=2).stderr
+    assert "every chain is intact" in run("verify").stdout
+
+
+def short_input(e: dict[str, Any]) -> list[str]:
+    """What a scorer types for a simulated event."""
+    t = e["type"]
+    if t == "dealt":
+        return ["deal", *[" ".join(h).lower() for h in e["hands"][:3]]]
+    if t == "bid":
+        return [e["call"].lower()]
+    if t == "play":
+        return [e["card"].lower().replace("10", "t")]
+    if t == "roem":
+        return [f"roem {e['points']} {e['seat']}"]
+    if t == "trump_turned":
+        return [f"turn {e['card'].lower()}"]
+    raise AssertionError(t)
+
+
+def test_record_two_rounds_at_the_table(db: str) -> None:
+    sim = simulate_game("rec-1", seed=5, seats=["ann", "bob", "cor", "dirk"])
+    upto = [i for i, e in enumerate(sim) if e["type"] == "dealt"][2]  # two rounds
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", "rec-1", "--dealer", str(sim[0]["dealer"]))
+    typed = [x for e in sim[1:upto] for x in short_input(e)]
+    res = run("record", "rec-1", input="\n".join([*typed, "quit"]) + "\n")
+    assert f"{upto - 1} events recorded" in res.stdout
+    assert "the rest of the pack" in res.stdout and "round 2" in res.stdout
+    stored = open_store(db).events("rec-1")
+    strip = {"at", "id"}
+    assert [{k: v for k, v in e.model_dump(exclude_none=True).items() if k not in strip}
+            for e in stored[1:]] == [{k: v for k, v in e.items() if k not in strip}
+                                     for e in sim[1:upto]]
+    assert all(e.id and e.at for e in stored[1:])
+
+
+def test_record_refuses_warns_and_corrects(db: str) -> None:
+    sim = simulate_game("rec-2", seed=8, seats=["ann", "bob", "cor", "dirk"])
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", "rec-2", "--dealer", str(sim[0]["dealer"]))
+    first_play = next(i for i, e in enumerate(sim) if e["type"] == "play")
+    typed = [x for e in sim[1:first_play] for x in short_input(e)]
+    seat = sim[first_play]["seat"]
+    hand = sim[1]["hands"][seat]
+    not_held = next(c for h in sim[1]["hands"] if h is not hand for c in h).lower()
+    script = [
+        *typed,
+        "pass",                     # refused: a card is due
+        not_held,                   # refused by the rules: not in the hand
+        "h",                        # a suit is not a card
+        "xyz",                      # unknown
+        "note the scorer sneezed",  # a note changes nothing
+        "undo", "y", "0 0", "recorded twice by mistake",  # a ruling, never a deletion
+        "deal unseen",              # the round was ruled: the next may be dealt
+        "quit",
+    ]
+    res = run("record", "rec-2", input="\n".join(script) + "\n")
+    out = res.stdout
+    assert "must play a card" in out
+    assert "[card_not_held]" in out and "[seq 2]" in out
+    assert "a card has a rank too" in out
+    assert "not something the recorder knows" in out
+    assert "Events are facts" in out and "ruling on round 1" in out
+    types = [e.type for e in open_store(db).events("rec-2")]
+    assert types[-3:] == ["note", "ruling", "dealt"]
+    assert len(types) == first_play + 3
+
+
+def test_record_warns_before_a_violation(db: str) -> None:
+    sim = simulate_game("rec-3", seed=1, seats=["ann", "bob", "cor", "dirk"])
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", "rec-3", "--dealer", str(sim[0]["dealer"]))
+    store = open_store(db)
+    from jaslog.cards import CARD_TEXT, cards_of
+    from jaslog.fold import fold as fold_events
+
+    # find the first play where an illegal card exists in the player's hand
+    for i, e in enumerate(sim):
+        if e["type"] != "play":
+            continue
+        f = fold_events(parse_event(orjson.dumps(x)) for x in sim[:i])
+        g = f.state
+        r = g.rounds[-1]
+        illegal = r.hands[e["seat"]] & ~g.legal_plays()
+        if illegal:
+            break
+    else:
+        pytest.skip("no illegal card was ever possible")
+    bad = CARD_TEXT[next(cards_of(illegal))].lower()
+    typed = [x for e in sim[1:i] for x in short_input(e)]
+    res = run("record", "rec-3", input="\n".join([*typed, bad, "n", bad, "y", "quit"]) + "\n")
+    assert "this breaks a rule" in res.stdout and "not recorded" in res.stdout
+    f = store.fold("rec-3")
+    assert len(f.state.violations) == 1 and store.head("rec-3").next_seq == i + 1
