@@ -272,3 +272,18 @@ def test_unknown_field_and_bad_card_lines() -> None:
     assert "f.jsonl:4: game a seq 3" in str(g.error)
     # the fold up to the bad line is kept for the report
     assert g.fold is not None and g.fold.state.rounds[0].trump is not None
+
+
+def test_unseen_hands_judge_each_play_against_the_cards_before_it() -> None:
+    # regression: the close of an unseen round judged a play against the whole trick, so
+    # a card that broke "must trump" (trick 4 of this game) was reported as a bare 'revoke'
+    from jaslog.sim import Faults, simulate_game
+
+    events = simulate_game("h", "amsterdam", {"game_end": {"type": "deals", "count": 1}}, seed=19,
+                           faults=Faults(revoke_rate=0.3))
+    seen = fold(event_from_dict(e) for e in events)
+    blind = fold(event_from_dict({k: v for k, v in e.items() if k != "hands"}) for e in events)
+    rules = [(v.seq, v.rule, v.trick) for v in seen.state.violations]
+    assert "must_trump" in [r for _, r, _ in rules]
+    assert sorted((v.seq, v.rule, v.trick) for v in blind.state.violations) == sorted(rules)
+    assert all(v.message for v in blind.state.violations)

@@ -323,7 +323,7 @@ class KlaverjasGame:
                                      f"seat {seat} played {card_text(c)}, which is not in its hand "
                                      f"({hand_text(hand)})", seat=seat, card=c)
             if not legal(hand, t.cards, trump, self.play_rules) >> c & 1:
-                self._revoke(r, t, seat, c, hand, seq)
+                self._revoke(r, t, t.cards, seat, c, hand, seq)
             r.hands[seat] = hand & ~(1 << c)
         else:
             r.hands[seat] |= 1 << c  # collected, to rebuild the hands at the end
@@ -338,9 +338,12 @@ class KlaverjasGame:
             if t.number == 8:
                 self._close_round(r)
 
-    def _revoke(self, r: Round, t: Trick, seat: int, c: int, hand: int, seq: int) -> None:
+    def _revoke(self, r: Round, t: Trick, before: list[int], seat: int, c: int, hand: int,
+                seq: int) -> None:
+        """Record (or, with revoke: reject, refuse) the play of ``c`` by ``seat`` holding ``hand``
+        after the cards ``before`` of trick ``t``."""
         assert r.trump is not None
-        code, sentence = judge(hand, t.cards, r.trump, self.play_rules, c) or ("revoke", "")
+        code, sentence = judge(hand, before, r.trump, self.play_rules, c) or ("revoke", "")
         if self.reject_revokes:
             raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
                                  seat=seat, card=c)
@@ -360,7 +363,7 @@ class KlaverjasGame:
                 for i, c in enumerate(t.cards):
                     seat = t.seat_of(i)
                     if not legal(hands[seat], t.cards[:i], trump, self.play_rules) >> c & 1:
-                        self._revoke(r, t, seat, c, hands[seat], t.seqs[i])
+                        self._revoke(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
                     hands[seat] &= ~(1 << c)
             r.hands = hands
         if self.options["roem.stuk_in_hand"] and r.dealt is not None:
