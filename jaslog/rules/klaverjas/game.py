@@ -204,11 +204,14 @@ class KlaverjasGame:
         return "play", t.seat_of(len(t.cards))
 
     def legal_plays(self) -> int:
-        """The legal cards (mask) for the seat to play; the whole hand if hands are unknown."""
+        """The legal cards (mask) for the seat to play; when the hands were not recorded,
+        every card not played yet in the round (any of them may be in that hand)."""
         r = self.current_round
         kind, seat = self.expected()
         if kind != "play" or seat is None or r.trump is None:
             return 0
+        if not r.hands_known:
+            return FULL_DECK & ~r.played
         t = r.tricks[-1]
         trick = [] if t.complete else t.cards
         return legal(r.hands[seat], trick, r.trump, self.play_rules)
