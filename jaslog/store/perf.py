@@ -1,0 +1,133 @@
+"""What the benchmark (``jaslog.bench``) measures of the store, and its raw baseline.
+
+* :func:`import_into_sqlite`: import ``jaslog/1`` lines into a fresh SQLite store, the full
+  path (parse, fold through the rules, canonical bytes, hash chain, bulk insert);
+* :func:`raw_sqlite_executemany`: the baseline, plain ``sqlite3`` ``executemany`` of the
+  same rows (:func:`event_rows`) into the same ``events`` table of a fresh store file;
+* :func:`replay_store`: read every game back and fold it (events/s of replay).
+
+>>> import tempfile, os, orjson
+>>> from jaslog.sim import simulate
+>>> lines = [orjson.dumps(e) for e in simulate(2, seed=1)]
+>>> d = tempfile.mkdtemp()
+>>> s = import_into_sqlite(lines, os.path.join(d, "a.sqlite"))
+>>> (s.games, s.events == len(lines))
+(2, True)
+>>> raw_sqlite_executemany(event_rows(lines), os.path.join(d, "b.sqlite")) >= 0
+True
+>>> replay_store(os.path.join(d, "a.sqlite")) == (2, len(lines))
+True
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jaslog.events import VERSION, parse_event
+from jaslog.fold import start_fold
+from jaslog.store.codec import canonical, link, norm_id
+from jaslog.store.store import EVENT_COLUMNS, Store, open_store
+from jaslog.store.types import GENESIS, ImportSummary
+
+
+def _fresh(path: str | Path) -> str:
+    p = str(path)
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        if os.path.exists(p + suffix):
+            os.remove(p + suffix)
+    return p
+
+
+def import_into_sqlite(lines: Sequence[bytes], path: str | Path,
+                       batch_games: int = 500) -> ImportSummary:
+    """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists)."""
+    with open_store(_fresh(path)) as store:
+        return store.import_lines(lines, batch_games=batch_games)
+
+
+def event_rows(lines: Sequence[bytes]) -> list[tuple[Any, ...]]:
+    """The ``events`` rows the store writes for ``lines`` (games in order, chained), for the
+    raw baseline; ``pos`` follows the lines. Not validated: that is the store's work."""
+    heads: dict[str, bytes] = {}
+    rows = []
+    for pos, line in enumerate(lines, 1):
+        e = parse_event(line)
+        payload = canonical(e)
+        prev = heads.get(e.game, bytes.fromhex(GENESIS))
+        h = link(prev, payload)
+        heads[e.game] = h
+        rows.append((e.game, e.seq, pos, e.type, VERSION, norm_id(e.id), e.at, payload,
+                     prev.hex(), h.hex()))
+    return rows
+
+
+def raw_sqlite_executemany(rows: Sequence[tuple[Any, ...]], path: str | Path) -> float:
+    """Seconds for plain ``sqlite3`` to ``executemany`` ``rows`` into the ``events`` table of a
+    fresh store at ``path`` (same schema, indexes, triggers and pragmas), one transaction."""
+    open_store(_fresh(path)).close()  # the schema
+    con = sqlite3.connect(str(path), isolation_level=None)
+    con.execute("PRAGMA journal_mode = WAL")
+    con.execute("PRAGMA synchronous = NORMAL")
+    sql = (f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) "
+           f"VALUES ({', '.join('?' * len(EVENT_COLUMNS))})")
+    t = time.perf_counter()
+    con.execute("BEGIN IMMEDIATE")
+    con.executemany(sql, rows)
+    con.execute("COMMIT")
+    dt = time.perf_counter() - t
+    con.close()
+    return dt
+
+
+def replay_store(store: Store | str | Path) -> tuple[int, int]:
+    """Read every game from the store and fold it through the rules: (games, events)."""
+    own = not isinstance(store, Store)
+    s = open_store(str(store)) if not isinstance(store, Store) else store
+    games = events = 0
+    try:
+        for _gid, evs in s.iter_games():
+            f = start_fold(evs[0])
+            for e in evs[1:]:
+                f.apply(e)
+            games += 1
+            events += len(evs)
+    finally:
+        if own:
+            s.close()
+    return games, events
+
+
+def measure(lines: Sequence[bytes], workdir: str | Path) -> dict[str, float]:
+    """Import, raw baseline and replay on ``lines`` in ``workdir``: events/s and the ratio."""
+    wd = Path(workdir)
+    n = len(lines)
+    t = time.perf_counter()
+    summary = import_into_sqlite(lines, wd / "import.sqlite")
+    t_import = time.perf_counter() - t
+    t_raw = raw_sqlite_executemany(event_rows(lines), wd / "raw.sqlite")
+    t = time.perf_counter()
+    _, replayed = replay_store(wd / "import.sqlite")
+    t_replay = time.perf_counter() - t
+    return {"events": n, "stored": summary.events, "import_events_per_s": n / t_import,
+            "raw_executemany_events_per_s": n / t_raw, "ratio": t_raw / t_import,
+            "replay_events_per_s": replayed / t_replay}
+
+
+if __name__ == "__main__":  # a quick look: python -m jaslog.store.perf [GAMES]
+    import sys
+    import tempfile
+
+    import orjson
+
+    from jaslog.sim import simulate
+
+    n_games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    data = [orjson.dumps(e) for e in simulate(n_games, seed=1)]
+    with tempfile.TemporaryDirectory() as d:
+        for k, v in measure(data, d).items():
+            print(f"{k:32} {v:,.2f}")
