@@ -6,15 +6,15 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import orjson
 import pytest
 from typer.testing import CliRunner
 
 from jaslog.cli import app
-from jaslog.oracle import QueryError, answer
 from jaslog.rules.options import PRESETS, resolve
+
+from .test_oracle import BAD_QUERIES, QUERIES
 
 ROOT = Path(__file__).resolve().parent.parent
 runner = CliRunner()
@@ -116,63 +116,6 @@ def test_rules_without_a_subcommand_prints_help() -> None:
 
 
 # ---------------------------------------------------------------- batch
-
-QUERIES: list[tuple[Any, dict[str, Any]]] = [
-    ({"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
-      "hand": ["KC", "7H", "AD"]}, {"legal": ["KC", "7H", "AD"]}),          # hand order kept
-    ({"op": "legal", "trump": "H", "trick": ["7S", "AS"], "hand": ["KC", "8H", "AD", "7H"]},
-     {"legal": ["8H", "7H"]}),
-    ({"op": "legal", "ruleset": "rotterdam", "trump": "H", "trick": "AS 9H",
-      "hand": "7C JH 8H"}, {"legal": ["JH"]}),
-    ({"op": "legal", "trump": "H", "trick": ["AS", "9H", "7S"], "hand": ["8H", "7C", "JH"],
-      "options": {"amsterdam_partner_trump": "discard_only"}}, {"legal": ["7C"]}),
-    ({"op": "winner", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7H", "10S", "KS"]},
-     {"winner": 1}),
-    ({"op": "points", "ruleset": "amsterdam", "trump": "S", "trick": ["JS", "9S", "AS", "10S"]},
-     {"points": 55}),
-    ({"op": "points", "trump": "S", "trick": ["JS"], "last": True,
-      "options": {"last_trick_bonus": 0}}, {"points": 20}),
-    ({"op": "roem", "ruleset": "amsterdam", "trump": "H", "trick": ["AH", "KH", "QH", "JH"]},
-     {"roem": 70, "parts": ["run4", "stuk"]}),
-    ({"op": "score", "ruleset": "amsterdam", "points": [162, 0], "roem": [0, 0], "tricks": [8, 0],
-      "chooser_team": 0, "revoke_team": None}, {"score": [262, 0], "result": "pit"}),
-    ({"op": "score", "points": [0, 162], "roem": [0, 20], "tricks": [0, 8], "chooser_team": 0,
-      "revoke_team": None, "options": {"pit_for": "playing_team"}},
-     {"score": [0, 182], "result": "nat"}),
-]
-BAD_QUERIES: list[tuple[Any, str]] = [
-    ({"op": "fly"}, "unknown op 'fly'"),
-    ([1, 2], "a query is a JSON object"),
-    ({"op": "legal", "ruleset": "paris"}, "unknown ruleset 'paris'"),
-    ({"op": "legal", "trump": "H", "trick": [], "hand": ["7H"], "options": {"x": 1}},
-     "unknown option 'x'"),
-    ({"op": "legal", "trump": "H", "trick": [], "hand": ["7H"], "options": "x"},
-     "'options' must be an object"),
-    ({"op": "legal", "trump": "H", "trick": [], "hand": []}, "'hand' must hold 1 to 8 cards"),
-    ({"op": "legal", "trump": "H", "trick": [], "hand": ["7H", "7H"]}, "names a card twice"),
-    ({"op": "legal", "trump": "H", "trick": 5, "hand": ["7H"]}, "'trick' must be a list"),
-    ({"op": "winner", "trump": "H"}, "'trick' must be a list"),
-    ({"op": "roem", "trump": "H", "trick": ["AH"]}, "4 to 4 cards"),
-    ({"op": "score", "points": [1], "roem": [0, 0], "tricks": [4, 4], "chooser_team": 0},
-     "'points' must be two whole numbers"),
-    ({"op": "score", "points": [1, 2], "roem": [0, 0], "tricks": [4, 4], "chooser_team": True,
-      "revoke_team": None}, "'chooser_team' is 0 or 1"),
-    ({"op": "winner", "trump": "", "trick": ["AS"]}, "trump"),
-]
-
-
-@pytest.mark.parametrize("q, expected", QUERIES)
-def test_oracle_answers(q: Any, expected: dict[str, Any]) -> None:
-    a = answer(q)
-    assert {k: a[k] for k in expected} == expected
-
-
-@pytest.mark.parametrize("q, message", BAD_QUERIES)
-def test_oracle_refuses(q: Any, message: str) -> None:
-    with pytest.raises(QueryError) as err:
-        answer(q)
-    assert message in str(err.value)
-
 
 def test_batch_answers_each_line_and_goes_on_after_errors() -> None:
     lines = []
