@@ -203,3 +203,20 @@ def test_sample_replay_round(tmp_path: Path) -> None:
     assert r.exit_code == 0
     assert other_hand_leaks(r.output, 3) == []
     assert "must_follow_suit" in r.output                # shown once round 2 is over
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"\n", "no game found"),
+    (b'{"game":"g1","seq":0,"type":"game_started","ruleset":"paris","seats":["a","b","c","d"],'
+     b'"dealer":0}\n', ":1: game g1: field 'ruleset'"),
+    (b'{"game":"g1","seq":0,"type":"game_started","ruleset":"amsterdam","options":{"play":"x"},'
+     b'"seats":["a","b","c","d"],"dealer":0}\n', ":1: game g1 seq 0: option 'play' must be one of"),
+    (b'{"game":"g1","seq":0,"type":"play","seat":0,"card":"JH"}\n', "[no_game_started]"),
+])
+def test_replay_errors_before_anything_is_shown(tmp_path: Path, data: bytes, message: str) -> None:
+    p = tmp_path / "x.jsonl"
+    p.write_bytes(data)
+    r = runner.invoke(app, ["replay", str(p)])
+    assert r.exit_code == 2
+    assert "jaslog: " in r.output and message in r.output
+    assert seqs(r.output) == []
