@@ -285,7 +285,7 @@ def show(
         console.print(f"  seq {v['seq']} round {v['round']}: [yellow]{v['rule']}[/]: "
                       f"{escape(v['message'])}", soft_wrap=True, highlight=False)
     if rep["error"]:
-        console.print(f"[red]✗ {escape(rep['error'])}[/]", soft_wrap=True, highlight=False)
+        console.print(f"[red]✗ {escape(str(error))}[/]", soft_wrap=True, highlight=False)
     if fold is not None:
         console.print(render_table(fold))
     console.print(f"certificate [bold]{head.certificate}[/]  (head {head.hash})", highlight=False)
