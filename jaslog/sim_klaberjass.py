@@ -226,8 +226,6 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
         yield ev("play", seat=seat, card=CARD_TEXT[c])
         kq = bella_cards(r.trump)
         if kq >> c & 1 and r.by_seat[seat] & kq == kq:
-            if r.closed:
-                continue  # the last card: the deal is over before anyone could speak
             game.bella(seat, seq)
             yield ev("bella", seat=seat)
         elif faults.false_roem_rate and rng.random() < faults.false_roem_rate / 9 and not r.closed:

@@ -61,6 +61,8 @@ def replay(
         fold = start_fold(events[0].event)  # type: ignore[arg-type]
     except FoldError as e:
         fail(str(e.located(events[0].source, events[0].number)))
+    if seat is not None and seat >= fold.players:
+        fail(f"--seat {seat}: a {fold.game} game has seats 0 to {fold.players - 1}")
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
     for i, ln in enumerate(events):

@@ -17,7 +17,7 @@ from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.events import GameStarted
 from jaslog.fold import FOLDS, GameFold
 from jaslog.rules.base import IntegrityError, Violation
-from jaslog.rules.kloepper import KloepperGame, known_sides
+from jaslog.rules.kloepper import ACES, KloepperGame, known_sides
 
 
 def violation_dict(v: Violation) -> dict[str, Any]:
@@ -174,8 +174,9 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         own = r.dealt[seat] if r.dealt is not None and seat is not None else None
         plays = [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
         call = (r.call.seat, r.call.call) if r.call is not None else None
+        callable_aces = sum(1 << a for a in ACES if not g.trumps.mask >> a & 1)
         view["sides"] = known_sides(seat, own, plays, call, r.plays > 0, left,
-                                    bool(g.options["call_own_ace_allowed"]))
+                                    bool(g.options["call_own_ace_allowed"]), callable_aces)
     view["revealed"] = all(x is not None for x in view["sides"])
     if view["revealed"]:
         q = sum(p for s, p in enumerate(o.points) if view["sides"][s] == "queens")

@@ -313,15 +313,19 @@ class KlaberjassGame:
             r.pending.append(("sequence", seat, d.order, seq))
 
     def bella(self, seat: int, seq: int = -1) -> None:
-        """``seat`` announces bella on playing the second of the king and queen of trumps."""
-        r = self._open_round()
+        """``seat`` announces bella on playing the second of the king and queen of trumps.
+
+        The announcement may follow the deal's last card (until the next deal)."""
+        r = self.current_round
+        if r.closed and not r.over:
+            raise IntegrityError("round_over", f"deal {r.number} is over ({r.phase})", seat=seat)
         _check_seat(seat)
         if not r.second_done:
             raise IntegrityError("second_deal_missing", "bella is announced in the play", seat=seat)
         a = Announcement(seat, seq, len(r.bellas))
         r.bellas.append(a)
-        if r.hands_known:
-            self._judge_bella(r, a, r.hands[seat] | r.by_seat[seat], r.by_seat[seat], r.last_play)
+        if r.hands_known or r.over:  # seen, or rebuilt at the end of the deal
+            self._judge_bella(r, a, r.hands[seat] | r.by_seat[seat], _plays(r))
         else:
             r.pending.append(("bella", seat, a.order, seq))
 
@@ -364,7 +368,6 @@ class KlaberjassGame:
         r.played |= 1 << c
         r.by_seat[seat] |= 1 << c
         r.plays += 1
-        r.last_play = (seat, c)
         t.cards.append(c)
         t.seqs.append(seq)
         if t.complete:
@@ -402,7 +405,7 @@ class KlaberjassGame:
         if r.dix_seat is not None:
             hands[r.dix_seat] = hands[r.dix_seat] & ~(1 << r.turn_up) | 1 << seven
         played = [0, 0]
-        last: tuple[int, int] | None = None
+        plays: list[tuple[int, int]] = []
         k = 0
         for kind, seat, x, seq in r.pending:
             if kind == "dix":
@@ -412,14 +415,14 @@ class KlaberjassGame:
                 self._judge_play(r, t, seat, x, hands[seat], seq, t.cards[:k % 2])
                 hands[seat] &= ~(1 << x)
                 played[seat] |= 1 << x
-                last = (seat, x)
+                plays.append((seat, x))
                 k += 1
             elif kind == "sequence":
                 d = next(d for d in r.declarations if d.order == x)
                 self._judge_declaration(r, d, hands[seat] | played[seat])
             else:
                 a = next(a for a in r.bellas if a.order == x)
-                self._judge_bella(r, a, hands[seat] | played[seat], played[seat], last)
+                self._judge_bella(r, a, hands[seat] | played[seat], plays)
         r.pending.clear()
         r.hands = hands
 
@@ -456,21 +459,24 @@ class KlaberjassGame:
         self._violate(r, fault, f"seat {d.seat} declared {text} but {why}", seat=d.seat,
                       seq=d.seq, trick=len(r.tricks) or None)
 
-    def _judge_bella(self, r: Round, a: Announcement, held: int, played: int,
-                     last: tuple[int, int] | None) -> None:
+    def _judge_bella(self, r: Round, a: Announcement, held: int,
+                     plays: list[tuple[int, int]]) -> None:
+        """Bella is announced with the second of the king and queen of trumps: from that card
+        until the first card of the next trick (``plays``: the deal's cards so far)."""
         assert r.trump is not None
         kq = bella_cards(r.trump)
         name = f"{SUIT_NAMES[r.trump]}"
+        mine = [i for i, (s, c) in enumerate(plays) if s == a.seat and kq >> c & 1]
         if held & kq != kq:
             fault, why = "bella_false", f"did not hold both the king and queen of {name}"
-        elif any(b.seat == a.seat and b is not a and b.fault is None and b.seq < a.seq
+        elif any(b.seat == a.seat and b is not a and b.fault is None and b.order < a.order
                  for b in r.bellas):
             fault, why = "bella_false", "had already announced it"
-        elif played & kq != kq:
+        elif len(mine) < 2:
             fault, why = "bella_early", "has not yet played both the king and queen of trumps"
-        elif last is None or last[0] != a.seat or not kq >> last[1] & 1:
-            fault, why = "bella_late", ("announced it after a later card was played (announce on "
-                                        "playing the second of them)")
+        elif mine[-1] // 2 != (len(plays) - 1) // 2:
+            fault, why = "bella_late", ("announced it after the next trick began (announce it "
+                                        "with the second of them)")
         else:
             return
         a.fault = fault
@@ -496,6 +502,11 @@ class KlaberjassGame:
         if r.closed:
             raise IntegrityError("round_over", f"deal {r.number} is over ({r.phase})")
         return r
+
+
+def _plays(r: Round) -> list[tuple[int, int]]:
+    """The deal's cards so far as (seat, card), in play order."""
+    return [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
 
 
 def _check_seat(seat: int) -> None:

@@ -123,7 +123,6 @@ class Round:
         self.played = 0          # cards played (mask)
         self.by_seat = [0, 0]    # cards played by each seat (mask)
         self.plays = 0           # cards played (count)
-        self.last_play: tuple[int, int] | None = None
         #: actions to judge once the hands are known, in order: (kind, seat, card or index, seq)
         self.pending: list[tuple[str, int, int, int]] = []
         self.violations: list[Violation] = []

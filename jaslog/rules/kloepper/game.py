@@ -439,7 +439,8 @@ class KloepperGame:
             return
         r.missing_call_judged = True
         hq = holder(dealt, QC)
-        if hq is None or hq != holder(dealt, QS) or (r.call is not None and r.call.plays == 0):
+        if hq is None or hq != holder(dealt, QS) or (
+                r.call is not None and r.call.seat == hq and r.call.plays == 0):
             return
         self._violate(r, "partner_call_missing", f"seat {hq} holds both black queens but neither "
                       "called an ace nor went alone before the first lead: it plays alone",

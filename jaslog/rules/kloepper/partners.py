@@ -33,6 +33,8 @@ from jaslog.rules.kloepper.play import QC, QS
 
 #: A partner call: (caller seat, ``"AC"``/``"AS"``/``"AH"``/... or ``"alone"``).
 Call = tuple[int, str]
+#: The aces that may be called with the preset's trumps (AD is a trump).
+CALLABLE = sum(1 << CARD_INDEX[a] for a in ("AC", "AS", "AH"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +86,14 @@ def _sides(hq: int, hs: int, call: Call | None, holder_of: object) -> Sides:
 
 def known_sides(viewer: int | None, own: int | None, plays: Sequence[tuple[int, int]],
                 call: Call | None, window_closed: bool, remaining: Sequence[int] | None = None,
-                own_ace_allowed: bool = False) -> list[str | None]:
+                own_ace_allowed: bool = False, callable_aces: int = CALLABLE) -> list[str | None]:
     """Each seat's side (``"queens"``/``"others"``) as ``viewer`` can know it, else None.
 
     ``own``: the viewer's dealt hand (None: not recorded); ``plays``: (seat, card) so far;
     ``call``: the public partner call; ``window_closed``: the first card was played (so no
-    call is coming); ``remaining``: cards each seat still holds (default 6 each, less plays).
+    call is coming); ``remaining``: cards each seat still holds (default 6 each, less plays);
+    ``callable_aces``: the aces that may be called (the non-trump ones). While a call may
+    still come, a player holding both queens may yet take any holder of such an ace.
     """
     played = {c: s for s, c in plays}
     if remaining is None:
@@ -131,6 +135,12 @@ def known_sides(viewer: int | None, own: int | None, plays: Sequence[tuple[int, 
                         continue
                 elif window_closed and hq == hs:
                     continue  # nobody called, so nobody holds both queens
+            if call is None and not window_closed and hq == hs:
+                out.append(Sides((hq,), "alone", hq))     # the call is still to come
+                for p in range(4):
+                    if p != hq and (p != viewer or own is None or own & callable_aces):
+                        out.append(Sides(tuple(sorted((hq, p))), "called", hq, p))
+                continue
             out.append(_sides(hq, hs, call, where.get))
         return out
 

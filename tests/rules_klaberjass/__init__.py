@@ -1,0 +1,1 @@
+"""Klaberjass (rule book section 4): rules, fold, reports, oracle, properties."""

@@ -1,0 +1,1 @@
+"""Kloepper (rule book section 5): rules, partnerships, hidden information, scoring."""
