@@ -258,7 +258,7 @@ def show(
     with opened(db) as store:
         head = store.head(game)
         names = store.players()
-        info = next((g for g in store.games() if g.game == game), None)
+        info = store.info(game)
         try:
             fold, error = store.fold(game), None
         except FoldError as e:
@@ -267,10 +267,9 @@ def show(
     if as_json:
         write_json_line({**rep, "events": head.next_seq, "head": head.hash,
                          "certificate": head.certificate,
-                         "created_at": info.created_at if info else None})
+                         "created_at": info.created_at})
         return
-    console.print(f"[bold]{escape(game)}[/] ({rep['ruleset']}), started "
-                  f"{info.created_at if info else '?'}",
+    console.print(f"[bold]{escape(game)}[/] ({rep['ruleset']}), started {info.created_at}",
                   highlight=False)
     if fold is not None:
         console.print("seats: " + ", ".join(f"{i}: {names.get(p, p)}" + (f" ({p})" if p in names else "")

@@ -21,7 +21,7 @@ One contract, two backends (through sqlmodel / SQLAlchemy core):
 >>> s.append("doc-1", events[:10]).head.next_seq
 10
 >>> try:
-...     s.append("doc-1", events[10:20], expected_seq=9)
+...     s.append("doc-1", events[9:20], expected_seq=9)
 ... except ConflictError as e:
 ...     print(e.expected, e.actual)
 9 10

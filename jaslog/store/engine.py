@@ -62,9 +62,19 @@ def make_engine(url: str) -> Engine:
         @event.listens_for(engine, "connect")
         def _connect(dbapi_conn: Any, _record: Any) -> None:
             dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+            import sqlite3
+            import time
+
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA busy_timeout = 60000")
-            cur.execute("PRAGMA journal_mode = WAL")
+            for attempt in range(200):  # switching to WAL needs a moment alone with the file
+                try:
+                    cur.execute("PRAGMA journal_mode = WAL")
+                    break
+                except sqlite3.OperationalError:
+                    if attempt == 199:
+                        raise
+                    time.sleep(0.05)
             cur.execute("PRAGMA synchronous = NORMAL")
             cur.close()
 

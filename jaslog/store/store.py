@@ -438,7 +438,10 @@ class Store:
         g = self._game_query(player=player, ruleset=ruleset, since=since).order_by(GAMES.c.pos)
         if limit is not None:
             g = g.limit(limit)
-        g = g.subquery()
+        return self._infos(g)
+
+    def _infos(self, query: Any) -> list[GameInfo]:
+        g = query.subquery()
         last = select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq")) \
             .where(EVENTS.c.game.in_(select(g.c.id))).group_by(EVENTS.c.game).subquery()
         q = (select(g, EVENTS.c.seq.label("head_seq"), EVENTS.c.hash, EVENTS.c.at.label("last_at"))
@@ -449,6 +452,14 @@ class Store:
             rows = conn.execute(q).all()
         return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
                          r.head_seq + 1, r.hash, r.last_at) for r in rows]
+
+    def info(self, game: str) -> GameInfo:
+        """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""
+        rows = self._infos(self._game_query(player=None, ruleset=None, since=None)
+                           .where(GAMES.c.id == game))
+        if not rows:
+            raise NoSuchGame(game)
+        return rows[0]
 
     def iter_games(self, *, since: str | None = None, ruleset: str | None = None,
                    after: int | None = None, until: int | None = None,

@@ -111,3 +111,20 @@ def test_many_writers_nothing_lost_or_duplicated(store_url: str) -> None:
             assert s.fold(f"own-{w}").state.finished
         rep = s.verify()
         assert rep.ok and rep.games == WORKERS + 1
+
+
+def _opener(url: str, worker: int, barrier: Any, out: Any) -> None:
+    try:
+        barrier.wait()
+        with open_store(url) as s:  # all at once on a database without tables
+            s.new_game("amsterdam", ["ann", "bob", "cor", "dirk"], game=f"first-{worker}")
+        out.put((worker, None, None, None))
+    except Exception as e:
+        out.put((worker, None, None, repr(e)))
+
+
+def test_fresh_store_opened_by_many_at_once(store_url: str) -> None:
+    _run(_opener, store_url)
+    with open_store(store_url) as s:
+        assert sorted(g.game for g in s.games()) == [f"first-{w}" for w in range(WORKERS)]
+        assert s.info("first-0").events == 1 and s.verify().ok
