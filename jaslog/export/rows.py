@@ -178,6 +178,9 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     return gid, events[-1].seq
 
 
+from jaslog.export import klaberjass as _klaberjass  # noqa: E402  (registers its builder)
 from jaslog.export import klaverjas as _klaverjas  # noqa: E402  (registers its builder)
+from jaslog.export import kloepper as _kloepper  # noqa: E402  (registers its builder)
 
-__all__ = ["ROW_BUILDERS", "GameContext", "Rows", "Summary", "_klaverjas", "build_game"]
+__all__ = ["ROW_BUILDERS", "GameContext", "Rows", "Summary", "_klaberjass", "_klaverjas",
+           "_kloepper", "build_game"]
