@@ -77,8 +77,12 @@ class GameView(Protocol):
         must not see other seats' secrets in it; ``head`` is the fold at the game's head."""
         ...
 
-    def redact(self, event: dict[str, Any], seat: int) -> dict[str, Any]:
-        """An event of the live round as ``seat`` may see it."""
+    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
+        """An event of the live round as ``seat`` may see it (``head``: the game now)."""
+        ...
+
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
+        """The audit's entry of the live round as ``seat`` may see it."""
         ...
 
     def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
@@ -186,7 +190,7 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
     for i, e in enumerate(tl.events[since:tl.applied()], since):
         d = _dump(e)
         if hidden is not None and tl.round_of[i] == hidden:
-            d = view.redact(d, sight.seat)
+            d = view.redact(d, sight.seat, tl.fold)
         out.append(d)
     return out
 
@@ -263,10 +267,25 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
         rep["violations"] = [v for v in rep["violations"]
                              if v["round"] != hidden or not view.hide_violation(v, sight.seat)]
         rep["ok"] = not rep["violations"] and rep["error"] is None
+        rep["rounds"] = [view.report_round(r, tl.fold, sight.seat) if r["round"] == hidden else r
+                         for r in rep["rounds"]]
     return rep
 
 
 # ---------------------------------------------------------------------- Klaverjas
+
+
+def _redact_common(event: dict[str, Any], seat: int) -> dict[str, Any]:
+    """A deal's other hands and a note's text (free text may name cards) are left out."""
+    t = event["type"]
+    if t in ("dealt", "second_deal") and (event.get("hands") is not None or "stock" in event):
+        out = {k: v for k, v in event.items() if k != "stock"}
+        if event.get("hands") is not None:
+            out["hands"] = [h if s == seat else None for s, h in enumerate(event["hands"])]
+        return out | {"redacted": True}
+    if t == "note":
+        return {k: v for k, v in event.items() if k != "text"} | {"redacted": True}
+    return event
 
 
 def _cards(mask: int) -> list[str]:
@@ -279,15 +298,11 @@ class KlaverjasView:
     def round_over(self, fold: GameFold, number: int) -> bool:
         return bool(fold.state.rounds[number - 1].closed)
 
-    def redact(self, event: dict[str, Any], seat: int) -> dict[str, Any]:
-        t = event["type"]
-        if t == "dealt" and event.get("hands") is not None:
-            hands = event["hands"]
-            return {**event, "hands": [h if s == seat else None for s, h in enumerate(hands)],
-                    "redacted": True}
-        if t == "note":
-            return {k: v for k, v in event.items() if k not in ("text",)} | {"redacted": True}
-        return event
+    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
+        return _redact_common(event, seat)
+
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
+        return entry  # tricks, points and claimed roem are what the table saw
 
     def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
         return bool(v["seat"] != seat)
@@ -364,3 +379,83 @@ class KlaverjasView:
 
 
 register_view("klaverjas", KlaverjasView())
+
+
+# ---------------------------------------------------------------------- Klaberjass, Kloepper
+
+
+class SeatViewGame:
+    """A game whose fold layer has its own ``seat_view(fold, seat)`` (Klaberjass, Kloepper:
+    hidden stock, hidden declarations, hidden partnerships): the frames are built from it,
+    so this module never decides what those games hide during a live deal."""
+
+    #: seat_view keys shown by the viewer as they are
+    EXTRA = ("sides", "revealed", "side_points", "call", "knocks", "turn_up", "bottom", "dix",
+             "declarations", "bella_calls", "elder", "annulled", "maker")
+
+    def __init__(self, game: str, seat_view: Any, trump_note: str | None = None) -> None:
+        self.game, self.seat_view, self.trump_note = game, seat_view, trump_note
+
+    def round_over(self, fold: GameFold, number: int) -> bool:
+        return bool(fold.state.rounds[number - 1].closed)
+
+    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
+        return bool(v["seat"] != seat)
+
+    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
+        if event["type"] == "sequence" and event.get("seat") != seat:
+            shown = any("cards" in d for d in self.seat_view(head, seat)["declarations"]
+                        if d["seat"] == event["seat"])
+            if not shown:  # its length only, until the first trick is over
+                return {k: v for k, v in event.items() if k != "cards"} | {
+                    "length": len(event["cards"]), "redacted": True}
+        return _redact_common(event, seat)
+
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
+        v = self.seat_view(head, seat)
+        keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling"}
+        out = {k: val for k, val in entry.items() if k in keep}
+        out.update(result="unfinished", score=[0] * len(head.seats), hidden=True)
+        for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
+            if k in v:
+                out[k] = v[k]
+        return out
+
+    def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
+        v = self.seat_view(fold, sight.seat if hidden else None)
+        tricks = v.get("tricks") or []
+        cur = tricks[-1] if tricks else None
+        bids = list(v.get("bids") or [])
+        if v.get("call"):
+            bids.append({"seat": v["call"]["seat"], "call": f"calls {v['call']['call']}"})
+        for k in v.get("knocks") or []:
+            bids.append({"seat": k["seat"], "call": "knocks back" if k["back"] else "knocks"})
+        hands = v["hands"]
+        fr: dict[str, Any] = {
+            "round": v["round"], "trick": cur["number"] if cur else 0, "dealer": v["dealer"],
+            "trump": v.get("trump"), "trump_note": self.trump_note, "chooser": v.get("maker"),
+            "proposed": None, "turned": [v["turn_up"]] if v.get("turn_up") else [],
+            "bids": bids, "expects": v["expects"], "turn": v["turn"], "hands": hands,
+            "counts": v["counts"], "hands_known": any(h is not None for h in hands),
+            "legal": v["legal"], "leader": cur["leader"] if cur else None,
+            "table": cur["cards"] if cur else [],
+            "trick_complete": bool(cur and cur["winner"] is not None),
+            "trick_winner": cur["winner"] if cur else None, "tricks_won": v["tricks_won"],
+            "points": v["points"], "roem": None, "round_over": bool(v["round"]) and not v["live"],
+            "result": v["result"], "score": v["score"], "ruling": v["ruling"],
+            "violations": v["violations"], "totals": v["totals"], "finished": v["finished"],
+            "winner": v["winner"],
+        }
+        fr["extra"] = {k: v[k] for k in self.EXTRA if k in v}
+        return fr
+
+
+def _register_seat_view_games() -> None:
+    from jaslog.fold import klaberjass, kloepper
+
+    register_view("klaberjass", SeatViewGame("klaberjass", klaberjass.seat_view))
+    register_view("kloepper", SeatViewGame("kloepper", kloepper.seat_view,
+                                           trump_note="permanent trumps: black queens, jacks, diamonds"))
+
+
+_register_seat_view_games()

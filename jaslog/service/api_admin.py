@@ -77,7 +77,7 @@ def list_tokens(svc: Service = Depends(service),
 
 
 @router.post("/tokens", status_code=201, response_model=NewTokenOut, tags=["tokens"],
-             responses=responses(401, 403, 422))
+             responses=responses(400, 401, 403, 422))
 def create_token(body: TokenIn, svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
     """A new token; the answer holds the token text, which is not stored and not shown again."""
@@ -91,18 +91,21 @@ def create_token(body: TokenIn, svc: Service = Depends(service),
 
 
 @router.delete("/tokens/{token_id}", response_model=TokenOut, tags=["tokens"],
-               responses=responses(401, 403, 404, 422))
+               responses=responses(401, 403, 404, 409, 422))
 def revoke_token(token_id: Annotated[str, Path(pattern=r"^[0-9a-f]{8}$")],
                  svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
     """Revoke a token: a revocation row is added (tokens are never deleted)."""
     require(who, "admin", what="revoke tokens")
+    if token_id == who.token_id:
+        raise ApiError(409, "own_token", "a token cannot revoke itself (use another admin token, "
+                       "or `jaslog token revoke`)")
     if not svc.tokens.revoke(token_id, f"revoked by {who.token_id}"):
         raise ApiError(404, "no_such_token", f"no live token {token_id}")
     return next(t.to_json() for t in svc.tokens.list() if t.id == token_id)
 
 
-@router.post("/oracle", tags=["rules"], responses=responses(401, 422))
+@router.post("/oracle", tags=["rules"], responses=responses(400, 401, 422))
 def oracle(query: Annotated[dict[str, Any], Body(
         examples=[{"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
                    "hand": ["7H", "AD", "KC"]}])],
@@ -136,7 +139,7 @@ def list_tournaments(svc: Service = Depends(service),
 
 
 @router.post("/tournaments", status_code=201, tags=["tournaments"],
-             responses=responses(401, 403, 409, 422))
+             responses=responses(400, 401, 403, 409, 422))
 def create_tournament(body: TournamentIn, svc: Service = Depends(service),
                       who: Principal = Depends(principal)) -> dict[str, Any]:
     """A tournament: its players drawn into tables for round 1, one game per table."""

@@ -141,6 +141,7 @@ class TimingOut(BaseModel):
 
 class ReplayOut(BaseModel):
     game: str
+    kind: str | None = Field(description="klaverjas, klaberjass or kloepper")
     ruleset: str
     seats: list[str]
     view: str
@@ -227,7 +228,7 @@ def list_games(
 
 
 @router.post("/games", status_code=201, response_model=GameOut,
-             responses=responses(401, 403, 409, 422))
+             responses=responses(400, 401, 403, 409, 422))
 def create_game(body: GameIn, svc: Service = Depends(service),
                 who: Principal = Depends(principal)) -> dict[str, Any]:
     """Start a game. A scorer's games are played at its table (``meta.table``)."""
@@ -292,7 +293,7 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
 
 
 @router.post("/games/{game}/events", response_model=AppendOut,
-             responses=responses(401, 403, 404, 409, 422))
+             responses=responses(400, 401, 403, 404, 409, 422))
 async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(service),
                         who: Principal = Depends(principal)) -> dict[str, Any]:
     """Append events in one batch with an expected seq.
@@ -362,7 +363,8 @@ def get_replay(game: GamePath, svc: Service = Depends(service),
     rep = _guard(report, tl, s)
     evs = _guard(visible_events, tl, s)
     h = svc.header(game)
-    return {"game": game, "ruleset": h.ruleset, "seats": list(h.seats), "view": view_name(s),
+    return {"game": game, "kind": tl.fold.game if tl.fold else None, "ruleset": h.ruleset,
+            "seats": list(h.seats), "view": view_name(s),
             "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
             "timing": _timing(tl, evs, None)}
 

@@ -68,8 +68,12 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, e: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(e.status_code, "http_error")
-        return JSONResponse({"code": code, "message": str(e.detail)}, status_code=e.status_code,
+        code = {400: "bad_body", 404: "not_found", 405: "method_not_allowed"}.get(
+            e.status_code, "http_error")
+        msg = str(e.detail)
+        if e.status_code == 400:
+            msg = f"the request body is not JSON in UTF-8 ({msg})"
+        return JSONResponse({"code": code, "message": msg}, status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 
     app.include_router(api_games.router)

@@ -36,7 +36,7 @@ class ErrorOut(BaseModel):
 
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error answers a route may give."""
-    what = {400: "Bad request", 401: "No token, or an unknown or revoked token",
+    what = {400: "The body is not JSON in UTF-8", 401: "No token, or an unknown or revoked token",
             403: "The token's role may not do this", 404: "No such game or tournament",
             409: "Conflict: the game moved on (expected vs actual seq), or it exists",
             422: "Refused: a bad request, or a rule refusal (rule code and sentence)",

@@ -50,6 +50,14 @@
     return s;
   }
 
+  function pair(xs) {
+    return (xs || []).join("–");
+  }
+
+  function isTeams() {
+    return st.replay.kind === "klaverjas";
+  }
+
   function showError(msg) {
     const e = $("error");
     if (!msg) { e.hidden = true; e.textContent = ""; return; }
@@ -216,6 +224,8 @@
   }
 
   function posOf(seat) {
+    const n = st.replay.seats.length;
+    if (n === 2) return seat === bottomSeat() ? "bottom" : "top";
     return POS[(seat - bottomSeat() + 4) % 4];
   }
 
@@ -238,7 +248,10 @@
       if (f.turn === s && !f.round_over && f.expects !== "deal" && f.expects !== "over") box.classList.add("turn");
       if (R.seat === s) box.classList.add("me");
       const name = el("div", "name", seatName(s));
-      const tag = el("span", "tag", " · team " + (s % 2) + (f.dealer === s ? " · dealer" : "") +
+      const sides = f.extra && f.extra.sides;
+      const side = isTeams() ? " · team " + (s % 2) :
+        sides ? " · " + (sides[s] === "queens" ? "queens' side" : sides[s] === "others" ? "other side" : "side unknown") : "";
+      const tag = el("span", "tag", side + (f.dealer === s ? " · dealer" : "") +
         (f.chooser === s ? " · plays" : ""));
       name.appendChild(tag);
       box.appendChild(name);
@@ -271,7 +284,9 @@
     }
     const badge = $("trump-badge");
     badge.innerHTML = "";
-    if (f.trump) {
+    if (f.trump_note) {
+      badge.appendChild(el("span", null, f.trump_note));
+    } else if (f.trump) {
       const sym = suitSpan(f.trump, false);
       sym.classList.add("sym");
       badge.appendChild(sym);
@@ -300,8 +315,16 @@
       if (f.trump) {
         info.appendChild(el("span", null, " · trump "));
         info.appendChild(suitSpan(f.trump, true));
-        info.appendChild(el("span", null, " chosen by " + seatName(f.chooser)));
+        if (f.chooser !== null && f.chooser !== undefined) info.appendChild(el("span", null, " chosen by " + seatName(f.chooser)));
       }
+      const x = f.extra || {};
+      if (x.turn_up) info.appendChild(el("span", null, " · turn-up " + x.turn_up));
+      if (x.bottom) info.appendChild(el("span", null, " · stock bottom " + x.bottom));
+      if (x.declarations && x.declarations.length) {
+        info.appendChild(el("span", null, " · declared: " + x.declarations.map((d) =>
+          seatName(d.seat) + " " + (d.sequence || d.length + " cards")).join(", ")));
+      }
+      if (x.side_points) info.appendChild(el("span", null, " · queens " + x.side_points.queens + ", others " + x.side_points.others));
     } else {
       info.textContent = R.ruleset + " · " + R.seats.join(", ");
     }
@@ -310,16 +333,19 @@
     const sc = $("round-score");
     let line = "";
     if (f.round) {
-      line = "Tricks " + f.tricks_won[0] + "–" + f.tricks_won[1] + " · points " + f.points[0] + "–" + f.points[1] +
-        " · roem " + f.roem[0] + "–" + f.roem[1];
-      if (f.roem_on_table && (f.roem_on_table[0] !== f.roem[0] || f.roem_on_table[1] !== f.roem[1])) {
-        line += " (on the table " + f.roem_on_table[0] + "–" + f.roem_on_table[1] + ")";
+      line = "Tricks " + pair(f.tricks_won) + " · points " + pair(f.points);
+      if (f.roem) line += " · roem " + pair(f.roem);
+      if (f.roem && f.roem_on_table && pair(f.roem_on_table) !== pair(f.roem)) {
+        line += " (on the table " + pair(f.roem_on_table) + ")";
       }
-      if (f.result) line += " · " + f.result + ": " + f.score[0] + "–" + f.score[1];
-      if (f.ruling) line += " · ruled " + f.ruling.score[0] + "–" + f.ruling.score[1] + " (" + f.ruling.reason + ")";
+      if (f.result) line += " · " + f.result + ": " + pair(f.score);
+      if (f.ruling) line += " · ruled " + pair(f.ruling.score) + " (" + f.ruling.reason + ")";
     }
-    line += (line ? " · " : "") + "game " + f.totals[0] + "–" + f.totals[1];
-    if (f.finished) line += " · game over" + (f.winner === "draw" ? ": a draw" : ": team " + f.winner + " wins");
+    line += (line ? " · " : "") + "game " + pair(f.totals);
+    if (f.finished) {
+      line += " · game over" + (f.winner === "draw" ? ": a draw" :
+        isTeams() ? ": team " + f.winner + " wins" : ": " + seatName(f.winner) + " wins");
+    }
     sc.textContent = line;
 
     // controls
@@ -356,38 +382,49 @@
   function renderSheet(f) {
     const t = $("scoresheet");
     t.innerHTML = "";
+    const R = st.replay;
+    const rounds = R.report.rounds || [];
+    const hasRoem = rounds.some((r) => r.roem);
     const head = el("thead");
     const hr = el("tr");
-    ["Round", "Dealer", "Trump", "Playing", "Points", "Roem", "Result", "Score", "Total"].forEach((h) => hr.appendChild(el("th", null, h)));
+    const cols = ["Round", "Dealer", "Trump", "Playing", "Points"].concat(hasRoem ? ["Roem"] : [], ["Result", "Score", "Total"]);
+    cols.forEach((h) => hr.appendChild(el("th", null, h)));
     head.appendChild(hr);
     t.appendChild(head);
     const body = el("tbody");
-    const tot = [0, 0];
-    for (const r of st.replay.report.rounds) {
-      const final = r.ruling ? r.ruling.score : r.score;
-      tot[0] += final[0]; tot[1] += final[1];
+    let tot = null;
+    for (const r of rounds) {
+      const final = r.ruling ? r.ruling.score : (r.score || []);
+      tot = tot ? tot.map((x, i) => x + (final[i] || 0)) : final.slice();
       const tr = el("tr", (r.round === f.round ? "current" : "") + (r.result === "revoke" || r.ruling ? " bad" : ""));
       const trump = el("td");
       if (r.trump) trump.appendChild(suitSpan(r.trump, false)); else trump.textContent = "–";
+      const who = r.chooser !== undefined ? r.chooser : r.maker;
       const cells = [
-        el("td", null, r.round), el("td", null, st.replay.seats[r.dealer]), trump,
-        el("td", null, r.chooser === null ? "–" : st.replay.seats[r.chooser]),
-        el("td", null, r.points[0] + "–" + r.points[1]),
-        el("td", null, r.roem[0] + "–" + r.roem[1]),
-        el("td", null, r.result),
-        el("td", null, r.ruling ? "ruled " + final[0] + "–" + final[1] : r.score[0] + "–" + r.score[1]),
-        el("td", null, tot[0] + "–" + tot[1]),
+        el("td", null, r.round), el("td", null, R.seats[r.dealer]), trump,
+        el("td", null, who === null || who === undefined ? "–" : R.seats[who]),
+        el("td", null, pair(r.points)),
       ];
-      if (r.ruling) cells[7].title = r.ruling.reason;
+      if (hasRoem) cells.push(el("td", null, pair(r.roem)));
+      cells.push(el("td", null, r.hidden ? "in play" : r.result),
+        el("td", null, r.ruling ? "ruled " + pair(final) : pair(r.score)),
+        el("td", null, pair(tot)));
+      if (r.ruling) cells[cells.length - 2].title = r.ruling.reason;
       cells.forEach((c) => tr.appendChild(c));
       tr.addEventListener("click", () => jumpRound(r.round));
       body.appendChild(tr);
     }
     t.appendChild(body);
-    const R = st.replay.report;
-    const teams = [0, 1].map((k) => st.replay.seats.filter((_, i) => i % 2 === k).join(" & "));
-    let txt = teams[0] + " " + R.totals[0] + " · " + teams[1] + " " + R.totals[1];
-    if (R.finished) txt += " · " + (R.winner === "draw" ? "a draw" : teams[R.winner] + " win");
+    const rep = R.report;
+    let txt;
+    if (isTeams()) {
+      const teams = [0, 1].map((k) => R.seats.filter((_, i) => i % 2 === k).join(" & "));
+      txt = teams[0] + " " + rep.totals[0] + " · " + teams[1] + " " + rep.totals[1];
+      if (rep.finished) txt += " · " + (rep.winner === "draw" ? "a draw" : teams[rep.winner] + " win");
+    } else {
+      txt = R.seats.map((p, i) => p + " " + rep.totals[i]).join(" · ");
+      if (rep.finished) txt += " · " + (rep.winner === "draw" ? "a draw" : R.seats[rep.winner] + " wins");
+    }
     $("totals").textContent = txt;
   }
 
