@@ -1,6 +1,7 @@
 -- question: Klaberjass: how often does the maker (the player who took the trump) make it?
--- note: No Klaberjass games are recorded yet (Klaberjass arrives with issue 5); the query runs
--- note: and says so until there are.
+-- note: contract: take (the turn-up's suit in round 1), named (round 2), schmeiss (a schmeiss
+-- note: answered 'play'). Deals played out without a revoke; a tie counts as not made. With no
+-- note: Klaberjass deals in the export the query says so.
 WITH k AS (
     SELECT coalesce(contract, 'any') AS contract, made
     FROM rounds

@@ -1,6 +1,6 @@
 -- question: Kloepper: does the queens side make it more often when the black queens are split between two players, or when one player holds both?
--- note: No Kloepper games are recorded yet (Kloepper arrives with issue 5); the query runs and
--- note: says so until there are.
+-- note: made: the black-queen side scored (a revoke's deal excluded). With no Kloepper deals
+-- note: in the export the query says so.
 WITH k AS (
     SELECT CASE WHEN queens_split THEN 'split queens' ELSE 'one player holds both' END AS queens,
            made

@@ -1,0 +1,20 @@
+-- question: Klaberjass: does the maker make it more often when the melds (sequences and bella) go his way?
+-- by: melds = CASE WHEN roem_playing > roem_defending THEN 'maker scored more melds' WHEN roem_playing < roem_defending THEN 'opponent scored more melds' ELSE 'melds even' END
+-- by: contract
+-- by: year
+-- plot: x=<by> y=made_rate
+-- note: Deals played out without a revoke (made, tie or bete); a tie counts as not made.
+-- note: Melds are the sequences of the player holding the best one, and bella.
+WITH k AS (
+    SELECT {by}, made, roem_playing + roem_defending AS meld_points
+    FROM rounds
+    WHERE kind = 'klaberjass' AND made IS NOT NULL
+)
+SELECT {dim}, count(*) AS rounds, avg(CASE WHEN made THEN 1.0 ELSE 0.0 END) AS made_rate,
+       avg(meld_points) AS melds_per_deal
+FROM k
+GROUP BY ALL
+UNION ALL
+SELECT 'no Klaberjass data yet', 0, NULL, NULL
+WHERE NOT EXISTS (SELECT 1 FROM k)
+ORDER BY 1

@@ -1,0 +1,21 @@
+-- question: Kloepper: how often does the black-queen side score, by how the sides were formed and whether anyone knocked?
+-- by: contract
+-- by: sides = CASE WHEN contract LIKE 'pair%' THEN 'queens split' WHEN contract LIKE 'called%' THEN 'called ace' ELSE 'alone' END
+-- by: knock = CASE WHEN contract LIKE '%knock_back%' THEN 'knock and knock-back' WHEN contract LIKE '%+knock%' THEN 'knock' ELSE 'no knock' END
+-- by: year
+-- plot: x=<by> y=queens_rate
+-- note: Deals played out (a revoke counts: it is scored as if the other side took every trick).
+-- note: points_each is the game points a player of the scoring side received, on average.
+WITH k AS (
+    SELECT {by}, made, greatest(score_playing, score_defending) AS points_each
+    FROM rounds
+    WHERE kind = 'kloepper' AND complete
+)
+SELECT {dim}, count(*) AS rounds, avg(CASE WHEN made THEN 1.0 ELSE 0.0 END) AS queens_rate,
+       avg(points_each) AS points_each
+FROM k
+GROUP BY ALL
+UNION ALL
+SELECT 'no Kloepper data yet', 0, NULL, NULL
+WHERE NOT EXISTS (SELECT 1 FROM k)
+ORDER BY 1

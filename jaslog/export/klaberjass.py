@@ -1,0 +1,170 @@
+"""Klaberjass rows: plays, tricks, rounds, players and violations read from the folded game.
+
+Both players score for themselves, so ``team`` is the seat and every score list has one
+entry per player. The melds (sequences and bella) fill the ``roem`` columns: ``roem`` is
+what each player scored for them, ``roem_on_table`` what each held, ``roem_kinds`` their
+kinds (``sequence3``, ``sequence4`` for four cards or more, ``bella``). ``contract`` says how
+trumps were fixed: ``take`` (the turn-up's suit in round 1), ``named`` (round 2),
+``schmeiss`` (a schmeiss answered 'play'), or ``annulled``. Nothing here computes a rule.
+"""
+
+from __future__ import annotations
+
+from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
+from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary
+from jaslog.rules.klaberjass import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
+from jaslog.rules.klaberjass.round import Round
+
+COMPLETE = ("made", "tie", "bete", "revoke")
+
+
+def contract(r: Round) -> str | None:
+    """How the deal's trumps were fixed (see the module doc)."""
+    if r.annulled:
+        return "annulled"
+    if r.maker is None:
+        return None
+    calls = [c for _, c in r.bidding.calls]
+    if "play" in calls:
+        return "schmeiss"
+    return "take" if calls[-1] == "take" else "named"
+
+
+def violation_category(rule: str, card: int | None) -> str:
+    if card is not None and not rule.startswith(("dix", "bella")):
+        return "play"
+    if rule.startswith(("sequence", "bella")):
+        return "meld"
+    if rule.startswith("dix"):
+        return "dix"
+    return "bid"
+
+
+def build(ctx: GameContext) -> Summary:
+    fold = ctx.fold
+    g: KlaberjassGame = fold.state
+    gid, seats, rows = ctx.game, fold.seats, ctx.rows
+    plays, tricks_out, rounds_out = rows["plays"], rows["tricks"], rows["rounds"]
+    by_seq = {v.seq: v for v in g.violations if v.card is not None}
+    seq_rules, score_rules = g.seq_rules, ScoreRules.from_options(g.options)
+    # per seat: [rounds, declarer, partner, defending, made_decl, made_partner, made_against,
+    #            plays, revokes, violations, tricks_won]
+    per_seat = [[0] * 11 for _ in range(2)]
+    tot, tot_played = [0, 0], [0, 0]
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        n, trump, maker = r.number, r.trump, r.maker
+        trump_l = SUIT_LETTERS[trump] if trump is not None else None
+        judged = r.hands_known or r.over
+        for t in r.tricks:
+            if not t.cards:
+                continue
+            done = t.complete
+            assert trump is not None
+            winner = r.winner_of(t) if done else None
+            tricks_out.append((
+                gid, n, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
+                done, winner, seats[winner] if winner is not None else None, winner,
+                trump_l, t.points if done else None, None, None, [],
+                (winner == maker) if winner is not None and maker is not None else None,
+                t.seqs[0], t.seqs[-1],
+            ))
+            if winner is not None:
+                per_seat[winner][10] += 1
+            win = t.win_index(trump) if done else None
+            for i, c in enumerate(t.cards):
+                seat, seq = t.seat_of(i), t.seqs[i]
+                v = by_seq.get(seq)
+                per_seat[seat][7] += 1
+                plays.append((
+                    gid, n, t.number, i, seq, seat, seats[seat], seat, CARD_TEXT[c],
+                    SUIT_LETTERS[c >> 3], RANK_TEXT[c & 7], trump_l, c >> 3 == trump,
+                    (v is None) if judged else None, v.rule if v is not None else None,
+                    (i == win) if done else None, card_points(c, trump),
+                    t.points if done else None,
+                    (seat == maker) if maker is not None else None,
+                    (seat == maker) if maker is not None else None, ctx.at_seq(seq),
+                ))
+        held = [0, 0]
+        kinds: list[str] = []
+        if r.playing is not None and trump is not None:
+            for s in (0, 1):
+                for run in runs(r.playing[s]):
+                    held[s] += seq_rules.value(run)
+                    kinds.append("sequence3" if run[2] == 3 else "sequence4")
+                if has_bella(r.playing[s], trump):
+                    held[s] += g.bella_points
+                    kinds.append("bella")
+        melds = [o.sequences[s] + o.bella[s] for s in (0, 1)]
+        result = o.result
+        made = True if result == "made" else (False if result in ("tie", "bete") else None)
+        without = None
+        if result in ("made", "tie", "bete") and maker is not None:
+            without = score_deal(score_rules, o.points, maker).result
+        final = o.final
+        for s in (0, 1):
+            tot[s] += final[s]
+            tot_played[s] += o.score[s]
+        other = 1 - maker if maker is not None else None
+        first_seq = ctx.round_first_seq.get(n, -1)
+        last_seq = max(ctx.round_last_seq.get(n, first_seq),
+                       r.ruling.seq if r.ruling is not None else -1)
+        rounds_out.append((
+            gid, n, "klaberjass", r.dealer, seats[r.dealer], r.elder,
+            ctx.hands_recorded.get(n, r.dealt is not None),
+            trump_l, "bidding", contract(r) if maker is not None else None,
+            sum(1 for _, c in r.bidding.calls if c == "pass"), [CARD_TEXT[r.turn_up]],
+            maker, seats[maker] if maker is not None else None,
+            (1 if maker == r.elder else 2) if maker is not None else None,
+            maker, [maker] if maker is not None else [],
+            r.tricks[0].leader if r.tricks else None,
+            sum(1 for t in r.tricks if t.complete), r.over,
+            list(o.points), melds, held, list(o.tricks), kinds,
+            o.points[maker] if maker is not None else None,
+            o.points[other] if other is not None else None,
+            melds[maker] if maker is not None else None,
+            melds[other] if other is not None else None,
+            result, made, without, r.revoke_seat, len(r.violations),
+            list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
+            final[maker] if maker is not None else None,
+            final[other] if other is not None else None,
+            r.ruling.reason if r.ruling is not None else None,
+            r.ruling.seq if r.ruling is not None else None,
+            contract(r), None,
+            first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        ))
+        if result in COMPLETE and maker is not None:
+            for seat in (0, 1):
+                ps = per_seat[seat]
+                ps[0] += 1
+                if seat == maker:
+                    ps[1] += 1
+                    ps[4] += made is True
+                else:
+                    ps[3] += 1
+                    ps[6] += made is True
+    viol = rows["violations"]
+    for v in g.violations:
+        if v.seat is not None:
+            per_seat[v.seat][9] += 1
+            if v.card is not None and v.rule.startswith("must_"):
+                per_seat[v.seat][8] += 1
+        viol.append((gid, v.seq, v.round, v.trick, v.seat,
+                     seats[v.seat] if v.seat is not None else None,
+                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                     violation_category(v.rule, v.card), v.message))
+    game_winner = g.winner
+    finished = game_winner is not None
+    players = rows["players"]
+    for seat in (0, 1):
+        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
+                        (game_winner == seat) if finished else None))
+    return Summary(
+        rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
+        totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
+        draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
+        violations=len(g.violations),
+        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
+    )
+
+
+ROW_BUILDERS["klaberjass"] = build

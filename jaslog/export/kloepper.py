@@ -1,0 +1,152 @@
+"""Kloepper rows: plays, tricks, rounds, players and violations read from the folded game.
+
+The game is individual (game points go to each player), so ``team`` is the seat and every
+score list has one entry per player. The deal's sides are in ``playing_seats`` (the black-
+queen side) and the ``playing_team`` flags of plays and tricks (NULL while a deal recorded
+without hands has not revealed them). ``contract`` is ``pair``, ``called`` or ``alone``, with
+``+knock`` and ``+knock_back`` when they were made; ``queens_split`` says whether the black
+queens were in two hands; ``made`` is true when the queen side scored. The export is the
+referee's view: it is written from the folded state, never shown to a seat mid-deal.
+"""
+
+from __future__ import annotations
+
+from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS
+from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary
+from jaslog.rules.kloepper import KloepperGame, known_sides, points
+
+COMPLETE = ("queens", "others", "none", "revoke")
+
+
+def contract(mode: str | None, knock: bool, back: bool) -> str | None:
+    if mode is None:
+        return None
+    return mode + ("+knock" if knock else "") + ("+knock_back" if back else "")
+
+
+def violation_category(rule: str, card: int | None) -> str:
+    if card is not None:
+        return "play"
+    if rule.startswith("knock"):
+        return "knock"
+    return "call"
+
+
+def build(ctx: GameContext) -> Summary:
+    fold = ctx.fold
+    g: KloepperGame = fold.state
+    gid, seats, rows = ctx.game, fold.seats, ctx.rows
+    plays, tricks_out, rounds_out = rows["plays"], rows["tricks"], rows["rounds"]
+    by_seq = {v.seq: v for v in g.violations if v.card is not None}
+    trumps = g.trumps
+    # per seat: [rounds, declarer (queen side), partner (called), defending, made_decl,
+    #            made_partner, made_against, plays, revokes, violations, tricks_won]
+    per_seat = [[0] * 11 for _ in range(4)]
+    tot, tot_played = [0] * 4, [0] * 4
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        n = r.number
+        sd = r.sides()
+        if sd is not None:
+            side: list[bool | None] = [sd.on_queens(s) for s in range(4)]
+        else:  # not seen yet: only what the plays revealed
+            plays_so_far = [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
+            call = (r.call.seat, r.call.call) if r.call is not None else None
+            side = [None if k is None else k == "queens"
+                    for k in known_sides(None, None, plays_so_far, call, r.plays > 0)]
+        for t in r.tricks:
+            if not t.cards:
+                continue
+            done = t.complete
+            winner = t.winner if done else None
+            tricks_out.append((
+                gid, n, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
+                done, winner, seats[winner] if winner is not None else None, winner, None,
+                t.points if done else None, None, None, [],
+                side[winner] if winner is not None else None, t.seqs[0], t.seqs[-1],
+            ))
+            if winner is not None:
+                per_seat[winner][10] += 1
+            for i, c in enumerate(t.cards):
+                seat, seq = t.seat_of(i), t.seqs[i]
+                v = by_seq.get(seq)
+                per_seat[seat][7] += 1
+                plays.append((
+                    gid, n, t.number, i, seq, seat, seats[seat], seat, CARD_TEXT[c],
+                    SUIT_LETTERS[c >> 3], RANK_TEXT[c & 7], None, bool(trumps.mask >> c & 1),
+                    (v is None) if r.hands_known else None, v.rule if v is not None else None,
+                    (i == t.win) if done else None, points(c), t.points if done else None,
+                    side[seat], (r.call.seat == seat) if r.call is not None else None,
+                    ctx.at_seq(seq),
+                ))
+        result = o.result
+        made = True if result == "queens" else (False if result in ("others", "none") else None)
+        final = o.final
+        for s in range(4):
+            tot[s] += final[s]
+            tot_played[s] += o.score[s]
+        queens = o.queens or ([s for s in range(4) if side[s]] if all(x is not None for x in side)
+                              else [])
+        others = [s for s in range(4) if queens and s not in queens]
+        caller = r.call.seat if r.call is not None else None
+        first_seq = ctx.round_first_seq.get(n, -1)
+        last_seq = max(ctx.round_last_seq.get(n, first_seq),
+                       r.ruling.seq if r.ruling is not None else -1)
+        q_points = o.queens_points
+        rounds_out.append((
+            gid, n, "kloepper", r.dealer, seats[r.dealer], r.forehand,
+            ctx.hands_recorded.get(n, r.dealt is not None),
+            None, None, None, 0, [],
+            caller, seats[caller] if caller is not None else None,
+            (caller - r.dealer - 1) % 4 + 1 if caller is not None else None,
+            None, queens, r.tricks[0].leader if r.tricks else None,
+            sum(1 for t in r.tricks if t.complete), r.over,
+            list(o.points), [0] * 4, [0] * 4, list(o.tricks), [],
+            q_points, (120 - q_points) if q_points is not None else None, None, None,
+            result, made, None, r.revoke_seat, len(r.violations),
+            list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
+            final[queens[0]] if queens else None, final[others[0]] if others else None,
+            r.ruling.reason if r.ruling is not None else None,
+            r.ruling.seq if r.ruling is not None else None,
+            contract(o.mode, o.knock, o.knock_back), (o.mode == "pair") if o.mode else None,
+            first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        ))
+        if result in COMPLETE and o.queens is not None:
+            partner = next((s for s in o.queens if s != caller), None) if o.mode == "called" else None
+            for seat in range(4):
+                ps = per_seat[seat]
+                ps[0] += 1
+                if seat == partner:
+                    ps[2] += 1
+                    ps[5] += made is True
+                elif seat in o.queens:
+                    ps[1] += 1
+                    ps[4] += made is True
+                else:
+                    ps[3] += 1
+                    ps[6] += made is True
+    viol = rows["violations"]
+    for v in g.violations:
+        if v.seat is not None:
+            per_seat[v.seat][9] += 1
+            if v.card is not None:
+                per_seat[v.seat][8] += 1
+        viol.append((gid, v.seq, v.round, v.trick, v.seat,
+                     seats[v.seat] if v.seat is not None else None,
+                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                     violation_category(v.rule, v.card), v.message))
+    game_winner = g.winner
+    finished = game_winner is not None
+    players = rows["players"]
+    for seat in range(4):
+        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
+                        (game_winner == seat) if finished else None))
+    return Summary(
+        rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
+        totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
+        draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
+        violations=len(g.violations),
+        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
+    )
+
+
+ROW_BUILDERS["kloepper"] = build
