@@ -1,0 +1,185 @@
+"""``jaslog export``, ``jaslog stats`` and ``jaslog sql`` from the command line: real files,
+a real SQLite store, real Parquet, real DuckDB, real PNG files."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from typer.testing import CliRunner
+
+from jaslog.cli import app
+from jaslog.events import Event
+from jaslog.export import load_manifest
+from jaslog.store import open_store
+from tests.export import reference as ref
+
+runner = CliRunner()
+
+
+def run(*args: str, env: dict[str, str] | None = None) -> Any:
+    return runner.invoke(app, list(args), env={"JASLOG_DB": "", "JASLOG_EXPORT": "", **(env or {})})
+
+
+def write_log(path: Path, games: list[list[Event]]) -> Path:
+    with open(path, "wb") as f:
+        for g in games:
+            for e in g:
+                f.write(orjson.dumps(e.model_dump(exclude_none=True)) + b"\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory, corpus: list[list[Event]]) -> Path:
+    tmp = tmp_path_factory.mktemp("cli")
+    log = write_log(tmp / "games.jsonl", corpus)
+    res = run("export", str(tmp / "ds"), "--from", str(log), "--json")
+    assert res.exit_code == 0, res.output
+    out = orjson.loads(res.stdout)
+    assert out["games_added"] == len(corpus) and out["changed"] is True
+    return tmp / "ds"
+
+
+def test_export_prints_what_it_did(exported: Path, tmp_path: Path,
+                                   corpus: list[list[Event]]) -> None:
+    log = write_log(tmp_path / "few.jsonl", corpus[:3])
+    res = run("export", str(tmp_path / "ds"), "--from", str(log))
+    assert res.exit_code == 0, res.output
+    assert "exported 3 new games" in res.stdout and "plays" in res.stdout
+    res = run("export", str(tmp_path / "ds"), "--from", str(log))
+    assert res.exit_code == 0 and "up to date: 3 games unchanged" in res.stdout
+
+
+def test_stats_json_matches_the_folded_games(exported: Path, corpus: list[list[Event]]) -> None:
+    res = run("stats", "declarer", "--by", "trump", "--dataset", str(exported), "--json",
+              "--no-refresh")
+    assert res.exit_code == 0, res.output
+    out = orjson.loads(res.stdout)
+    assert out["name"] == "declarer_success" and out["by"] == "trump"
+    want = ref.declarer_success(ref.read_games(corpus), "trump")
+    got = {r["trump"]: r for r in out["rows"]}
+    assert set(got) == set(want)
+    for k, w in want.items():
+        assert got[k]["rounds"] == w["rounds"] and got[k]["made"] == w["made"]
+        assert got[k]["made_rate"] == pytest.approx(w["made_rate"])
+
+
+def test_stats_csv_is_the_same_answer(exported: Path) -> None:
+    args = ("stats", "nat_pit_rates", "--dataset", str(exported), "--no-refresh")
+    as_json = orjson.loads(run(*args, "--json").stdout)
+    res = run(*args, "--csv")
+    assert res.exit_code == 0, res.output
+    rows = list(csv.reader(io.StringIO(res.stdout)))
+    assert rows[0] == as_json["columns"]
+    assert len(rows) - 1 == len(as_json["rows"])
+    for line, rec in zip(rows[1:], as_json["rows"], strict=True):
+        assert line[0] == rec["ruleset"] and int(line[1]) == rec["rounds"]
+        assert float(line[2]) == pytest.approx(rec["nat_rate"])
+
+
+def test_stats_table_and_where(exported: Path) -> None:
+    res = run("stats", "roem_frequency", "--dataset", str(exported), "--no-refresh",
+              "--where", "ruleset = 'amsterdam-kbn'")
+    assert res.exit_code == 0, res.output
+    assert "four_of_a_kind" in res.stdout and "games where ruleset = 'amsterdam-kbn'" in res.stdout
+
+
+def test_stats_plot_writes_a_png(exported: Path, tmp_path: Path) -> None:
+    for q, by in (("declarer_success", "trump"), ("roem_frequency", "all")):
+        png = tmp_path / f"{q}.png"
+        res = run("stats", q, "--by", by, "--dataset", str(exported), "--no-refresh", "--plot",
+                  str(png))
+        assert res.exit_code == 0, res.output
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_stats_list(exported: Path) -> None:
+    res = run("stats", "--list", "--json")
+    assert res.exit_code == 0
+    listed = {q["name"]: q for q in orjson.loads(res.stdout)}
+    assert "declarer_success" in listed and listed["declarer_success"]["by"][0] == "ruleset"
+    assert "position" in listed["declarer_success"]["by"]
+    res = run("stats", "--list")
+    assert res.exit_code == 0 and "roem_saves" in res.stdout
+
+
+def test_sql_over_the_views(exported: Path, corpus: list[list[Event]]) -> None:
+    res = run("sql", "SELECT count(*) AS n FROM plays", "--dataset", str(exported), "--json",
+              "--no-refresh")
+    assert res.exit_code == 0, res.output
+    n = sum(1 for g in corpus for e in g if e.type == "play")
+    assert orjson.loads(res.stdout)["rows"] == [{"n": n}]
+    res = run("sql", "SELECT ruleset, count(*) AS games FROM games GROUP BY ALL ORDER BY 1",
+              "--dataset", str(exported), "--csv", "--no-refresh")
+    assert res.stdout.splitlines()[0] == "ruleset,games"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("sql", "SELEC nonsense"), "syntax error"),
+    (("stats", "no_such_question"), "no question 'no_such_question'"),
+    (("stats", "roem"), "could be"),
+    (("stats", "declarer_success", "--by", "colour"), "cannot be grouped by 'colour'"),
+    (("stats", "declarer_success", "--where", "nope = 1"), "--where 'nope = 1'"),
+    (("stats", "declarer_success", "--json", "--csv"), "exclude each other"),
+])
+def test_bad_input_is_a_message_not_a_traceback(exported: Path, args: tuple[str, ...],
+                                                message: str) -> None:
+    res = run(*args, "--dataset", str(exported), "--no-refresh")
+    assert res.exit_code == 2
+    assert message in res.stderr and "jaslog:" in res.stderr
+    assert "Traceback" not in res.output
+
+
+def test_no_dataset_no_store(tmp_path: Path) -> None:
+    res = run("stats", "overview", "--dataset", str(tmp_path / "none"), "--db",
+              str(tmp_path / "none.sqlite"))
+    assert res.exit_code == 2 and "no export at" in res.stderr
+    assert not (tmp_path / "none.sqlite").exists()
+    res = run("export", str(tmp_path / "out"), "--db", str(tmp_path / "none.sqlite"))
+    assert res.exit_code == 2 and "no store at" in res.stderr
+
+
+def test_export_verify(exported: Path, tmp_path: Path, corpus: list[list[Event]]) -> None:
+    res = run("export", str(exported), "--verify")
+    assert res.exit_code == 0 and "every file matches" in res.stdout
+    log = write_log(tmp_path / "g.jsonl", corpus[:2])
+    out = tmp_path / "damaged"
+    assert run("export", str(out), "--from", str(log)).exit_code == 0
+    snap, man = load_manifest(out)  # type: ignore[misc]
+    (snap / man["files"][0]["path"]).unlink()
+    res = run("export", str(out), "--verify", "--json")
+    assert res.exit_code == 1
+    assert orjson.loads(res.stdout)["problems"] == [f"{man['files'][0]['path']}: missing"]
+
+
+def test_stats_exports_first_when_the_store_moved_on(tmp_path: Path,
+                                                     corpus: list[list[Event]]) -> None:
+    db = tmp_path / "jaslog.sqlite"
+    with open_store(str(db)) as store:
+        for g in corpus[:4]:
+            store.append(g[0].game, [e.model_dump(exclude_none=True) for e in g])
+    # the dataset defaults to 'parquet' beside the SQLite file
+    res = run("stats", "overview", "--by", "all", "--db", str(db), "--json")
+    assert res.exit_code == 0, res.output
+    assert orjson.loads(res.stdout)["rows"][0]["games"] == 4
+    assert (tmp_path / "parquet" / "current" / "manifest.json").is_file()
+    with open_store(str(db)) as store:
+        for g in corpus[4:6]:
+            store.append(g[0].game, [e.model_dump(exclude_none=True) for e in g])
+    res = run("stats", "overview", "--by", "all", "--db", str(db), "--json")
+    assert orjson.loads(res.stdout)["rows"][0]["games"] == 6
+    assert "exported 2 new and 0 changed games" in res.stderr
+    res = run("sql", "SELECT count(*) AS n FROM games", "--db", str(db), "--json")
+    assert orjson.loads(res.stdout)["rows"] == [{"n": 6}] and res.stderr == ""
+    # a dataset exported from files is not overwritten by the store
+    log = write_log(tmp_path / "g.jsonl", corpus[10:11])
+    other = tmp_path / "other"
+    assert run("export", str(other), "--from", str(log)).exit_code == 0
+    res = run("sql", "SELECT count(*) AS n FROM games", "--db", str(db), "--dataset", str(other),
+              "--json")
+    assert orjson.loads(res.stdout)["rows"] == [{"n": 1}] and "querying it as it is" in res.stderr
