@@ -59,7 +59,7 @@ class GameContext:
         return self.at[seq] if 0 <= seq < len(self.at) else None
 
 
-#: Row builders by game (``klaverjas``; ``klaberjass`` and ``kloepper`` register later).
+#: Row builders by game (``klaverjas``, ``klaberjass``, ``kloepper``: see their modules).
 ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
 
 

@@ -93,7 +93,8 @@ COLUMNS: dict[str, list[Col]] = {
         Col("seq", pa.int32(), "Seq of the play event", null=False),
         Col("seat", pa.int8(), "Seat that played", null=False),
         Col("player", pa.string(), "Player id of that seat", null=False, dictionary=True),
-        Col("team", pa.int8(), "Team of the seat (seats 0 and 2 are team 0)", null=False),
+        Col("team", pa.int8(), "Team of the seat (Klaverjas: seats 0 and 2 are team 0; "
+            "Klaberjass and Kloepper score per player: the seat)", null=False),
         Col("card", pa.string(), "Card played (10H, JC, AS...)", null=False, dictionary=True),
         Col("suit", pa.string(), "Suit letter: C D H S", null=False, dictionary=True),
         Col("rank", pa.string(), "Rank: 7 8 9 10 J Q K A", null=False, dictionary=True),
@@ -136,7 +137,7 @@ COLUMNS: dict[str, list[Col]] = {
     "rounds": [
         _game(),
         _round(),
-        Col("kind", pa.string(), "The game: klaverjas (klaberjass, kloepper later)", null=False,
+        Col("kind", pa.string(), "The game: klaverjas, klaberjass or kloepper", null=False,
             dictionary=True),
         Col("dealer", pa.int8(), "Dealer's seat", null=False),
         Col("dealer_player", pa.string(), "Dealer's player id", null=False, dictionary=True),
@@ -197,7 +198,7 @@ COLUMNS: dict[str, list[Col]] = {
     ],
     "games": [
         _game(),
-        Col("kind", pa.string(), "The game: klaverjas (klaberjass, kloepper later)",
+        Col("kind", pa.string(), "The game: klaverjas, klaberjass or kloepper",
             dictionary=True),
         Col("options", pa.string(), "The option overrides of game_started (JSON), NULL for none",
             dictionary=True),
@@ -228,7 +229,8 @@ COLUMNS: dict[str, list[Col]] = {
         _game(),
         Col("player", pa.string(), "Player id", null=False, dictionary=True),
         Col("seat", pa.int8(), "Seat", null=False),
-        Col("team", pa.int8(), "Team (Klaverjas: seats 0 and 2 are team 0)"),
+        Col("team", pa.int8(), "Team (Klaverjas: seats 0 and 2 are team 0; Klaberjass, Kloepper: "
+            "the seat)"),
         Col("partner", pa.string(), "Partner's player id (Klaverjas)", dictionary=True),
         Col("rounds", pa.int16(), "Complete rounds (made, nat, pit, revoke) the player sat in",
             null=False),
@@ -257,7 +259,8 @@ COLUMNS: dict[str, list[Col]] = {
         Col("card", pa.string(), "The card, for plays", dictionary=True),
         Col("rule", pa.string(), "Rule code (must_follow_suit, roem_false, bid_out_of_turn...)",
             null=False, dictionary=True),
-        Col("category", pa.string(), "play (a revoke), roem or bid", null=False, dictionary=True),
+        Col("category", pa.string(), "play (a revoke), roem or bid; Klaberjass also meld (a "
+            "sequence or bella) and dix; Kloepper call and knock", null=False, dictionary=True),
         Col("message", pa.string(), "The sentence jaslog check prints", null=False),
     ],
 }
