@@ -195,8 +195,8 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
     return out
 
 
-def _describe(fold: GameFold, e: Event) -> str:
-    return re.sub(r"^seq\s+\d+\s", "", describe_event(fold, e).plain)
+def _describe(fold: GameFold, e: Event, viewer: int | None) -> str:
+    return re.sub(r"^seq\s+\d+\s", "", describe_event(fold, e, viewer).plain)
 
 
 def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str, Any]]:
@@ -219,7 +219,7 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         hidden = hidden_round is not None and tl.round_of[i] == hidden_round
         fr = view.frame(f, sight, hidden, tl.fold)
         fr["seq"], fr["type"] = e.seq, e.type
-        fr["text"] = _describe(f, e)
+        fr["text"] = _describe(f, e, sight.seat if hidden else None)
         if e.at is not None:
             fr["at"] = e.at
         if hidden and e.type == "note":

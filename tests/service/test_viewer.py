@@ -192,3 +192,36 @@ def test_a_bad_token_asks_to_sign_in_again(browser, server, tmp_path):
     page.wait_for_selector("#game-picker option >> nth=1", state="attached")
     assert page.inner_text("#who").startswith("public")
 
+
+
+@pytest.mark.parametrize("kind", ["kloepper", "klaberjass"])
+def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
+    from jaslog.sim import simulate_game
+
+    ruleset = {"kloepper": "kloepper", "klaberjass": "klaberjass-2p"}[kind]
+    seats = ["ann", "bob", "cor", "dirk"][: 4 if kind == "kloepper" else 2]
+    gid = f"viewer-{kind}-live"
+    events = timed(simulate_game(gid, ruleset, seed=4, seats=seats))
+    cut = [i for i, e in enumerate(events) if e["type"] == "play"][5] + 1
+    with server.client("scorer") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:cut])
+    page, errors = open_page(browser, server, "player1", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    page.click("#last")
+    assert page.locator(".seat:not(.me) .hand .card.back").count() > 0  # hidden hands
+    assert page.locator(".seat.me .hand .card:not(.back)").count() > 0   # the own hand
+    if kind == "kloepper":
+        tags = page.eval_on_selector_all(".seat .tag", "els => els.map(e => e.textContent)")
+        assert any("side unknown" in t for t in tags) or any("side" in t for t in tags)
+        assert "permanent trumps" in page.inner_text("#trump-badge")
+    else:
+        assert page.locator(".seat").nth(0).is_visible()
+        assert "turn-up" in page.inner_text("#round-info")
+    page.screenshot(path=str(tmp_path / f"viewer-{kind}.png"), full_page=True)
+    # the referee sees every hand of the same moment
+    ref, errors2 = open_page(browser, server, "referee", gid)
+    ref.wait_for_selector("#main:not([hidden])")
+    ref.click("#last")
+    assert ref.locator(".seat .hand .card.back").count() == 0
+    assert not errors and not errors2, errors + errors2
