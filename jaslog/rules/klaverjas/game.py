@@ -239,12 +239,11 @@ class KlaverjasGame:
     def _winner(self) -> int | str | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
-        tot = self.totals()
         end = self.options["game_end"]
-        if end["type"] == "deals":
-            if len(self.rounds) < end["count"]:
-                return None
-        elif max(tot) < end["points"]:
+        if end["type"] == "deals" and len(self.rounds) < end["count"]:
+            return None  # decided without adding up the scores (checked at every deal)
+        tot = self.totals()
+        if end["type"] != "deals" and max(tot) < end["points"]:
             return None
         if tot[0] != tot[1]:
             return 0 if tot[0] > tot[1] else 1
@@ -299,18 +298,24 @@ class KlaverjasGame:
             r.tricks.append(Trick(1, first if first is not None else r.forehand))
 
     def play(self, seat: int, c: int, seq: int = -1) -> None:
+        # the hot path of every fold: properties and helpers are inlined here
         r = self._open_round()
-        _check_seat(seat)
+        if not 0 <= seat < 4:
+            _check_seat(seat)
         trump = r.trump
         if trump is None:
             raise IntegrityError("trump_not_chosen",
                                  f"seat {seat} played {card_text(c)} before trumps were chosen",
                                  seat=seat, card=c)
         t = r.tricks[-1]
-        if t.complete:
-            t = Trick(t.number + 1, t.winner)
+        cards = t.cards
+        n = len(cards)
+        if n == 4:  # the last trick is complete: this card opens the next
+            t = Trick(t.number + 1, (t.leader + t.win) % 4)
             r.tricks.append(t)
-        due = t.seat_of(len(t.cards))
+            cards = t.cards
+            n = 0
+        due = (t.leader + n) % 4
         if seat != due:
             raise IntegrityError("not_your_turn",
                                  f"seat {seat} played {card_text(c)} but it is seat {due}'s turn",
@@ -325,19 +330,19 @@ class KlaverjasGame:
                 raise IntegrityError("card_not_held",
                                      f"seat {seat} played {card_text(c)}, which is not in its hand "
                                      f"({hand_text(hand)})", seat=seat, card=c)
-            if not legal(hand, t.cards, trump, self.play_rules) >> c & 1:
-                self._revoke(r, t, t.cards, seat, c, hand, seq)
+            if not legal(hand, cards, trump, self.play_rules) >> c & 1:
+                self._revoke(r, t, cards, seat, c, hand, seq)
             r.hands[seat] = hand & ~(1 << c)
         else:
             r.hands[seat] |= 1 << c  # collected, to rebuild the hands at the end
         r.played |= 1 << c
-        if t.cards and beats(c, t.cards[t.win], trump):
-            t.win = len(t.cards)
-        t.cards.append(c)
+        if n and beats(c, cards[t.win], trump):
+            t.win = n
+        cards.append(c)
         t.seqs.append(seq)
-        if t.complete:
-            t.points = trick_points(t.cards, trump) + (self.last_bonus if t.number == 8 else 0)
-            t.roem = trick_roem(t.cards, trump, self.roem_rules)
+        if n == 3:  # the trick is complete
+            t.points = trick_points(cards, trump) + (self.last_bonus if t.number == 8 else 0)
+            t.roem = trick_roem(cards, trump, self.roem_rules)
             if t.number == 8:
                 self._close_round(r)
 

@@ -20,7 +20,7 @@ a card outside them breaks.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from jaslog.cards import (
@@ -227,6 +227,10 @@ class RoemRules:
     four_kind_ranks: frozenset[int] = frozenset()
     four_jacks: int = 200
     three_of_a_kind: int = 0
+    #: (total, parts) of tricks already seen, by card set and trump: roem depends on nothing
+    #: else, and a fold meets the same tricks over and over (at most 143,840 of them).
+    memo: dict[int, tuple[int, tuple[tuple[str, int], ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> RoemRules:
@@ -240,6 +244,23 @@ class RoemRules:
         )
 
 
+def _memo(cards: Sequence[int], trump: int,
+          rules: RoemRules) -> tuple[int, tuple[tuple[str, int], ...]] | None:
+    """The roem of a trick of four different cards, computed once per card set and trump."""
+    if len(cards) != 4:
+        return None
+    a, b, c, d = cards
+    mask = 1 << a | 1 << b | 1 << c | 1 << d
+    key = mask << 2 | trump
+    hit = rules.memo.get(key)
+    if hit is None:
+        if mask.bit_count() != 4 or not 0 <= trump < 4:
+            return None
+        parts = tuple(_roem_parts(cards, trump, rules))
+        hit = rules.memo[key] = (sum(p for _, p in parts), parts)
+    return hit
+
+
 def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple[str, int]]:
     """The roem combinations in a completed trick, as (kind, points).
 
@@ -247,6 +268,11 @@ def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple
     ``three_of_a_kind``. Only the longest run of a suit counts; stuk adds to a run;
     four of a kind excludes both.
     """
+    hit = _memo(cards, trump, rules)
+    return list(hit[1]) if hit is not None else _roem_parts(cards, trump, rules)
+
+
+def _roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple[str, int]]:
     r0 = cards[0] & 7
     if len(cards) == 4 and all(c & 7 == r0 for c in cards):
         if r0 == JACK:
@@ -273,7 +299,8 @@ def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple
 
 def trick_roem(cards: Sequence[int], trump: int, rules: RoemRules) -> int:
     """Total roem on the table in a completed trick (0, 20, 40, 50, 70, 100 or 200)."""
-    return sum(p for _, p in roem_parts(cards, trump, rules))
+    hit = _memo(cards, trump, rules)
+    return hit[0] if hit is not None else sum(p for _, p in _roem_parts(cards, trump, rules))
 
 
 def stuk_cards(trump: int) -> int:
