@@ -284,6 +284,26 @@ def _lock(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
+#: What an export folder holds; anything else means the folder is not one.
+OURS = ("current", "snapshots", ".lock")
+
+
+def _check_folder(out: Path) -> None:
+    """Refuse to write into a folder that holds other things than an export."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ExportError(f"{out} is a file; give the export a folder")
+    if (out / MANIFEST).is_file():
+        raise ExportError(f"{out} is a snapshot; export into the folder that holds "
+                          "`current` and `snapshots`")
+    stray = sorted(p.name for p in out.iterdir()
+                   if p.name not in OURS and not p.name.startswith((".staging-", ".current-")))
+    if stray:
+        raise ExportError(f"{out} is not an export folder (it holds {', '.join(stray[:3])}"
+                          f"{'...' if len(stray) > 3 else ''}); export into a new or empty folder")
+
+
 def _fsync_dir(path: Path) -> None:
     with contextlib.suppress(OSError):
         fd = os.open(path, os.O_RDONLY)
@@ -362,8 +382,10 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
                  progress: Callable[[int], None] | None = None) -> ExportResult:
     """Export games (each a list of its events in seq order) into the dataset at ``out_dir``.
 
-    Streaming: the rows of ``chunk_games`` games at a time are built, then written as one row
-    group per table and partition, so memory does not grow with the number of games.
+    Streaming: the rows of ``chunk_games`` games at a time are built, turned into Arrow and
+    held until they make a row group of ``row_group_rows`` rows per table and partition (or
+    until the held data pass a fixed byte budget), so memory does not grow with the number
+    of games.
     Incremental: a game already in the current snapshot with the same last seq is skipped, a
     game with more events replaces its old rows, a new game is added; files of the previous
     snapshot are carried over by hard links. ``full`` starts a fresh dataset (as does a
@@ -374,6 +396,7 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
     out = Path(out_dir)
+    _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
     with _lock(out):
         loaded = load_manifest(out)

@@ -74,7 +74,7 @@ COLUMNS: dict[str, list[Col]] = {
         Col("seq", pa.int32(), "Position in the game's log, from 0", null=False),
         Col("type", pa.string(), "Event type (game_started, dealt, bid, play, roem, ruling, note...)",
             null=False, dictionary=True),
-        Col("at", TS, "When it happened (UTC), if the log says"),
+        Col("event_time", TS, "When it happened (the event's `at`, in UTC), if the log says"),
         Col("round", pa.int16(), "The round the event belongs to (NULL before the first deal; "
             "a ruling's or note's own round)"),
         Col("seat", pa.int8(), "Seat acting (bid, play, roem, note)"),
@@ -110,7 +110,7 @@ COLUMNS: dict[str, list[Col]] = {
             "(NULL while incomplete)"),
         Col("playing_team", pa.bool_(), "The seat is on the playing side (the side that chose trumps)"),
         Col("declarer", pa.bool_(), "The seat chose trumps"),
-        Col("at", TS, "When the card was played, if the log says"),
+        Col("played_at", TS, "When the card was played (UTC), if the log says"),
     ],
     "tricks": [
         _game(),
@@ -222,8 +222,8 @@ COLUMNS: dict[str, list[Col]] = {
         Col("ok", pa.bool_(), "No violation and no integrity error", null=False),
         Col("error", pa.string(), "The integrity error that stopped the fold (rows hold what was "
             "folded before it)"),
-        Col("first_at", TS, "Earliest time in the log"),
-        Col("last_at", TS, "Latest time in the log"),
+        Col("first_at", TS, "Time of the first event that has one"),
+        Col("last_at", TS, "Time of the last event that has one"),
     ],
     "players": [
         _game(),

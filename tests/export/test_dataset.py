@@ -302,3 +302,14 @@ def test_simulated_fault_rates_show_up(tmp_path: Path) -> None:
         illegal = d.query("SELECT count(*) FROM plays WHERE NOT legal").rows[0][0]
         listed = d.query("SELECT count(*) FROM violations WHERE category = 'play'").rows[0][0]
     assert illegal == listed > 0
+
+
+def test_only_export_folders_are_written(tmp_path: Path, corpus: list[list[Event]]) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ExportError, match=r"is not an export folder \(it holds notes\.txt"):
+        export_games(corpus[:1], tmp_path)
+    out = tmp_path / "ds"
+    export_games(corpus[:1], out)
+    with pytest.raises(ExportError, match="is a snapshot"):
+        export_games(corpus[:2], current(out))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ds", "notes.txt"]

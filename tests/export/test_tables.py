@@ -69,9 +69,9 @@ def test_events_keep_the_log(dataset: Path, corpus: list[list[Event]]) -> None:
             if e.type == "play":
                 assert r["card"] == e.card  # type: ignore[attr-defined]
             if e.at is not None:
-                assert r["at"].isoformat().replace("+00:00", "Z") == e.at
+                assert r["event_time"].isoformat().replace("+00:00", "Z") == e.at
             else:
-                assert r["at"] is None
+                assert r["event_time"] is None
 
 
 def test_plays_tricks_rounds_games_read_the_fold(dataset: Path, corpus: list[list[Event]]) -> None:
@@ -206,3 +206,15 @@ def test_views_exist_even_for_empty_tables(tmp_path: Path, table: str) -> None:
         res = d.query(f"SELECT * FROM {table} LIMIT 0")
     assert res.columns[: len(SCHEMAS[table].names)] == SCHEMAS[table].names
     assert res.columns[-2:] == ["ruleset", "year"]
+
+
+def test_times_with_offsets_are_utc_and_the_year_is_local(tmp_path: Path) -> None:
+    evs = simulate_game("tz", seed=6, at="2025-12-31T23:30:00-02:00")
+    evs[0]["at"] = "2025-12-31 23:30:00-02:00"
+    evs[1]["at"] = "2026-01-01t01:31:00z"
+    export_games([[event_from_dict(e) for e in evs]], tmp_path)
+    g = read(tmp_path, "games")[0]
+    assert g["year"] == 2025  # the year the table played in
+    assert g["first_at"].isoformat() == "2026-01-01T01:30:00+00:00"
+    ev = read(tmp_path, "events", "SELECT event_time FROM t WHERE seq = 1")[0]
+    assert ev["event_time"].isoformat() == "2026-01-01T01:31:00+00:00"
