@@ -73,7 +73,12 @@ def describe_event(fold: GameFold, e: Event, viewer: int | None = None) -> Text:
         t.append(f"referee: round {d.round} scores {'–'.join(map(str, d.score))}: {d.reason}",
                  style="bold magenta")
     elif e.type == "note":
-        t.append(f"note: {d.text}", style="italic")
+        rounds = fold.state.rounds
+        if viewer is not None and rounds and not rounds[-1].closed:
+            # the scorer's free text may name cards: a seat reads it once the round is over
+            t.append("note (shown when the round is over)", style="italic")
+        else:
+            t.append(f"note: {d.text}", style="italic")
     elif e.type in _GAME_EVENTS:
         t.append(f"{_who(fold, getattr(d, 'seat', None))} " if hasattr(d, "seat") else "")
         t.append(_GAME_EVENTS[e.type](fold, d, viewer))

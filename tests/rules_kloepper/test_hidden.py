@@ -197,3 +197,15 @@ def test_replay_seat_shows_no_other_hand() -> None:
     r = subprocess.run([sys.executable, "-m", "jaslog", "replay", "-"], input=log.jsonl(),
                        capture_output=True, cwd=ROOT, timeout=60, check=False)
     assert "cards" not in r.stdout.decode().split("seq    6")[-1]
+
+
+def test_a_scorers_note_is_not_read_by_a_seat_mid_deal() -> None:
+    from jaslog.render import describe_event
+
+    log = Log().deal(HANDS_P).add("note", text="abe holds QC")
+    f = log.fold()
+    e = event_from_dict(log.events[-1])
+    assert "QC" not in describe_event(f, e, 2).plain
+    assert "abe holds QC" in describe_event(f, e, None).plain
+    log.tricks(TRICKS_P)
+    assert "abe holds QC" in describe_event(log.fold(), e, 2).plain
