@@ -200,6 +200,9 @@ def test_dix_rules() -> None:
     with pytest.raises(FoldError) as err:
         base([(0, "take")]).dix(1).fold()
     assert err.value.code == "dix_twice"
+    with pytest.raises(FoldError) as err:   # the turn-up is the seven of trumps itself
+        Log().deal(None, "7H").bid(0, "take").second(None, "KD").dix(0).fold()
+    assert err.value.code == "card_not_held" and "dix itself" in str(err.value)
 
 
 def test_unseen_hands_cards_on_the_table_cannot_be_played() -> None:

@@ -267,6 +267,9 @@ class KlaberjassGame:
             raise IntegrityError("dix_twice", f"the dix was already exchanged by seat {r.dix_seat}",
                                  seat=seat)
         seven = dix_card(trump)
+        if seven == r.turn_up:
+            raise IntegrityError("card_not_held", f"the turn-up {card_text(seven)} is the dix "
+                                 "itself: nobody holds it", seat=seat, card=seven)
         if r.played >> seven & 1:
             raise IntegrityError("card_not_held", f"{card_text(seven)} was already played",
                                  seat=seat, card=seven)
