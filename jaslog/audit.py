@@ -72,13 +72,14 @@ def game_report(game: str | None, fold: GameFold | None,
                 error: FoldError | None = None) -> dict[str, Any]:
     """The audit of one game, with exactly :data:`REPORT_KEYS`.
 
-    With an integrity ``error`` the report still shows everything folded before it.
+    ``error`` is the integrity error's message, which names the file and line, game, seq
+    and rule code (``x.jsonl:8: game a seq 7: seat 1 played 10H but it is seat 0's turn
+    [not_your_turn]``); :func:`error_dict` gives the same parts one by one. With an error
+    the report still shows everything folded before it.
     """
     if fold is None:
         return {"game": game, "ruleset": None, "ok": False,
-                "error": error_dict(error) if error else
-                {**dict.fromkeys(ERROR_KEYS), "game": game, "code": "empty_game",
-                 "message": "no events"},
+                "error": str(error) if error else f"game {game}: no events [empty_game]",
                 "violations": [], "rounds": [],
                 "totals": [0, 0], "finished": False, "winner": None}
     state = fold.state
@@ -87,7 +88,7 @@ def game_report(game: str | None, fold: GameFold | None,
         "game": fold.game_id,
         "ruleset": fold.ruleset,
         "ok": not violations and error is None,
-        "error": error_dict(error) if error else None,
+        "error": str(error) if error else None,
         "violations": [violation_dict(v) for v in violations],
         "rounds": rounds_report(fold),
         "totals": state.totals(),

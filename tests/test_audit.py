@@ -98,10 +98,12 @@ def test_report_with_an_integrity_error_keeps_what_was_folded() -> None:
     assert isinstance(g, FileGame) and g.error is not None
     rep = game_report(g.game, g.fold, g.error)
     assert rep["ok"] is False
-    assert rep["error"] == {"file": "x.jsonl", "line": 8, "game": "a", "seq": 7, "seat": 1,
-                            "card": "10H", "code": "not_your_turn",
-                            "message": "seat 1 played 10H but it is seat 0's turn"}
-    assert tuple(rep["error"]) == ERROR_KEYS
+    assert rep["error"] == ("x.jsonl:8: game a seq 7: seat 1 played 10H but it is seat 0's turn "
+                            "[not_your_turn]")
+    assert error_dict(g.error) == {"file": "x.jsonl", "line": 8, "game": "a", "seq": 7, "seat": 1,
+                                   "card": "10H", "code": "not_your_turn",
+                                   "message": "seat 1 played 10H but it is seat 0's turn"}
+    assert tuple(error_dict(g.error)) == ERROR_KEYS
     assert rep["rounds"][0]["points"] == [24, 0]
 
 
@@ -110,7 +112,8 @@ def test_report_of_a_line_without_a_game() -> None:
     rep = game_report(None, None, e)
     assert tuple(rep) == REPORT_KEYS
     assert rep["game"] is None and rep["ok"] is False
-    assert rep["error"] == error_dict(e) == {
+    assert rep["error"] == "x.jsonl:3: not valid JSON: x [bad_event]"
+    assert error_dict(e) == {
         "file": "x.jsonl", "line": 3, "game": None, "seq": None, "seat": None, "card": None,
         "code": "bad_event", "message": "not valid JSON: x"}
     assert (rep["rounds"], rep["violations"], rep["totals"], rep["finished"], rep["winner"]) == \
