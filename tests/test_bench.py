@@ -1,0 +1,103 @@
+"""A smoke test of ``python -m jaslog.bench`` on a tiny workload: every stage and every baseline
+runs and is reported, and ``--json`` holds the figures. Timings are never asserted (speed is
+the benchmark's business, not a test's)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaslog.bench import LABELS, ORDER, ROWS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    tmp = tmp_path_factory.mktemp("bench")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-m", "jaslog.bench", "--games", "6", "--work",
+                          str(tmp / "work"), "--json", str(tmp / "bench.json"), "--scale",
+                          "--scale-games", "4", "--scale-factor", "2"],
+                         cwd=tmp, capture_output=True, text=True, timeout=900, env=env, check=False)
+    return tmp, run
+
+
+def test_every_stage_and_baseline_is_reported(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    _, run = bench
+    assert run.returncode == 0, run.stderr
+    out = run.stdout
+    assert "jaslog benchmark: 6 Klaverjas games" in out
+    for row in ROWS:
+        assert row.label.strip() in out
+        assert LABELS[row.ours] in out
+        if row.baseline:
+            assert LABELS[row.baseline] in out
+    for target in (">= 10x", ">= 0.5x"):
+        assert target in out
+    assert "not available" not in out, out
+    assert "failed" not in out
+    assert "give the same answer" in out  # DuckDB on Parquet and SQL on SQLite agree
+
+
+def test_json_holds_every_figure(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    tmp, run = bench
+    assert run.returncode == 0, run.stderr
+    doc = json.loads((tmp / "bench.json").read_text())
+    assert doc["workload"]["games"] == 6 and doc["workload"]["events"] > 6 * 16 * 30
+    assert set(doc["stages"]) == set(ORDER)
+    for name, r in doc["stages"].items():
+        assert r["count"] > 0 and r["seconds"] > 0 and r["rate"] > 0, name
+        assert r["peak_mib"] is not None and r["peak_mib"] >= 0, name
+        assert r["unit"] in ("events", "rows")
+    # every stage counted the same workload
+    events = doc["workload"]["events"]
+    for name in ("parse", "json", "orjson", "fold", "check", "import", "executemany",
+                 "es_store", "es_replay", "replay"):
+        assert doc["stages"][name]["count"] == events, name
+    assert doc["stages"]["export"]["count"] == doc["stages"]["write_table"]["count"] \
+        == doc["stages"]["write_rows"]["count"]
+    ratios = {(r["ours"], r["baseline"]): r for r in doc["ratios"]}
+    assert ratios[("fold", "es_replay")]["target"] == 10.0
+    assert ratios[("import", "executemany")]["target"] == 0.5
+    assert ratios[("export", "write_table")]["target"] == 0.5
+    for r in doc["ratios"]:
+        assert r["ratio"] is not None and r["ratio"] > 0
+        assert r["met"] in (True, False, None)
+        if r["target"] is not None:
+            assert r["met"] == (r["ratio"] >= r["target"])
+    assert doc["answers_agree"] is True
+
+
+def test_scale_check_runs_both_sizes(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    tmp, run = bench
+    assert run.returncode == 0, run.stderr
+    assert "scale:" in run.stdout
+    scale = json.loads((tmp / "bench.json").read_text())["scale"]
+    assert [r["games"] for r in scale["runs"]] == [4, 8]
+    for r in scale["runs"]:
+        assert r["export"]["extra"]["games"] == r["games"]
+        assert r["query"]["count"] > 0
+    assert scale["growth"]["games"] == 2
+
+
+def test_the_workload_is_deterministic_and_reused(
+        bench: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from jaslog.bench import build_workload
+    from jaslog.bench_stages import Work
+
+    tmp, _ = bench
+    again = Work(tmp_path)
+    meta = build_workload(again, 6, 1, Console(quiet=True))
+    assert again.log.read_bytes() == Work(tmp / "work").log.read_bytes()
+    mtime = again.log.stat().st_mtime_ns
+    assert build_workload(again, 6, 1, Console(quiet=True)) == meta
+    assert again.log.stat().st_mtime_ns == mtime  # reused, not simulated again
