@@ -27,7 +27,6 @@ from jaslog.service.deps import (
 from jaslog.service.timing import move_times
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
 from jaslog.views import (
-    FULL,
     NotVisible,
     NoView,
     Sight,
@@ -308,7 +307,7 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(s
             raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
                            f"{e['game']!r}, not {game}", game=game)
     try:
-        res = await run_in_threadpool(svc.append, game, body.events, body.expected_seq)
+        res, new = await run_in_threadpool(svc.append, game, body.events, body.expected_seq)
     except ConflictError as e:
         raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
                        actual=e.actual) from None
@@ -322,10 +321,6 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(s
     except StoreError as e:
         raise ApiError(409, "store_refused", str(e), game=game) from None
     svc.notifier.publish(game)
-    first = res.head.next_seq - res.appended
-    _, tl = await run_in_threadpool(svc.timeline, game)
-    rep = report(tl, FULL)
-    new = [v for v in rep["violations"] if v["seq"] >= first]
     return {"game": game, "appended": res.appended, "already_stored": res.already_stored,
             "next_seq": res.head.next_seq, "head_hash": res.head.hash,
             "certificate": res.head.certificate, "violations": new}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, bindparam, func, insert, select
 
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.service import db
@@ -89,6 +89,13 @@ class TokenInfo:
                 "label": self.label, "created_at": self.created_at, "revoked_at": self.revoked_at}
 
 
+_CHECK = (select(db.tokens.c.secret_hash, db.tokens.c.role, db.tokens.c.table_id,
+                 db.tokens.c.player, db.tokens.c.label, db.revocations.c.revoked_at)
+          .select_from(db.tokens.outerjoin(db.revocations,
+                                           db.revocations.c.token_id == db.tokens.c.id))
+          .where(db.tokens.c.id == bindparam("tid")))
+
+
 class Tokens:
     """The token tables: create, list, revoke (an inserted revocation), check."""
 
@@ -152,11 +159,8 @@ class Tokens:
         if m is None:
             return None
         tid, secret = m.groups()
-        t, r = db.tokens, db.revocations
-        q = (select(t.c.secret_hash, t.c.role, t.c.table_id, t.c.player, t.c.label, r.c.revoked_at)
-             .select_from(t.outerjoin(r, r.c.token_id == t.c.id)).where(t.c.id == tid))
         with self.engine.connect() as c:
-            row = c.execute(q).first()
+            row = c.execute(_CHECK, {"tid": tid}).first()
         if row is None or row.revoked_at is not None:
             return None
         if not hmac.compare_digest(row.secret_hash, _hash(secret)):

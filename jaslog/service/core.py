@@ -15,7 +15,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jaslog.events import Event, GameStarted
+from jaslog.audit import violation_dict
+from jaslog.events import Event, EventError, GameStarted, event_from_dict
+from jaslog.fold import FoldError, GameFold
 from jaslog.service.auth import Principal, Tokens, now
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
@@ -88,11 +90,21 @@ class Notifier:
 
 
 class Service:
-    """One running service: its store pool, tokens, game cache and notifier."""
+    """One running service: its store pool, tokens, game cache and notifier.
+
+    Reads go through a pool of stores. Appends go through one writer store under a lock:
+    the database serializes writers anyway (SQLite ``BEGIN IMMEDIATE``, PostgreSQL an
+    advisory lock), and one writer keeps the store's fold of each game warm. Next to it, the
+    service keeps each recorded game's fold at its head ("tip") to say which violations an
+    append brought without folding the game again.
+    """
 
     def __init__(self, url: str | None, *, pool_size: int = 4, cache_games: int = 256) -> None:
         self.url = url
         self.pool = StorePool(url, pool_size)
+        self.writer = open_store(url)
+        self._write_lock = threading.Lock()
+        self._tips: OrderedDict[str, GameFold] = OrderedDict()
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine)
         self.notifier = Notifier()
@@ -103,6 +115,7 @@ class Service:
 
     def close(self) -> None:
         self.pool.close()
+        self.writer.close()
         self.engine.dispose()
 
     # ------------------------------------------------------------------ reading games
@@ -151,26 +164,56 @@ class Service:
     # ------------------------------------------------------------------ writing games
 
     def new_game(self, fields: dict[str, Any]) -> str:
-        with self.pool.get() as s:
-            return s.new_game(**fields)
+        with self._write_lock:
+            return self.writer.new_game(**fields)
 
     def append(self, game: str, events: list[dict[str, Any]],
-               expected_seq: int | None) -> AppendResult:
-        """Append through the store. Events without ``at`` are stamped with the time of
-        arrival, and a retry of such an event (same ``id``) is recognised although its
-        stamp differs from the stored one."""
+               expected_seq: int | None) -> tuple[AppendResult, list[dict[str, Any]]]:
+        """Append through the store; the result and the violations the new events brought.
+
+        Events without ``at`` are stamped with the time of arrival, and a retry of such an
+        event (same ``id``) is recognised although its stamp differs from the stored one.
+        """
         stamped = [e if e.get("at") is not None else {**e, "at": now()} for e in events]
-        with self.pool.get() as s:
+        s = self.writer
+        with self._write_lock:
             try:
-                return s.append(game, stamped, expected_seq)
+                res = s.append(game, stamped, expected_seq)
             except ConflictError as err:
                 done = self._retried(s, game, events, expected_seq, err)
                 if done is None:
                     raise
                 if done == len(events):
-                    return AppendResult(game, 0, done, s.head(game))
+                    return AppendResult(game, 0, done, s.head(game)), []
                 rest = s.append(game, stamped[done:], (expected_seq or 0) + done)
-                return AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
+                res = AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
+            return res, self._new_violations(game, res, stamped)
+
+    def _new_violations(self, game: str, res: AppendResult,
+                        stamped: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Move the game's tip fold over the appended events; the violations that added."""
+        if not res.appended:
+            return []
+        first = res.head.next_seq - res.appended
+        tip = self._tips.pop(game, None)
+        before = 0
+        try:
+            if tip is not None and tip.next_seq == first:
+                before = len(tip.state.violations)
+                for j, e in enumerate(stamped[len(stamped) - res.appended:]):
+                    tip.apply(event_from_dict({**e, "game": game, "seq": first + j}))
+            else:
+                tip = self.writer.fold(game)
+                before = -1
+        except (FoldError, EventError):
+            tip = self.writer.fold(game)
+            before = -1
+        self._tips[game] = tip
+        while len(self._tips) > self._cache_games:
+            self._tips.popitem(last=False)
+        vs = tip.state.violations
+        new = vs[before:] if before >= 0 else [v for v in vs if v.seq >= first]
+        return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]
 
     @staticmethod
     def _retried(s: Store, game: str, events: list[dict[str, Any]], expected_seq: int | None,
