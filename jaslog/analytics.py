@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import math
 import re
 import textwrap
@@ -141,7 +142,7 @@ class Result:
         w = csv.writer(buf, lineterminator="\n")
         w.writerow(self.columns)
         for r in self.rows:
-            w.writerow(["" if v is None else plain(v) for v in r])
+            w.writerow([_csv_cell(plain(v)) for v in r])
         return buf.getvalue()
 
 
@@ -157,6 +158,14 @@ def plain(v: Any) -> Any:
         return [plain(x) for x in v]
     if isinstance(v, dict):
         return {k: plain(x) for k, x in v.items()}
+    return v
+
+
+def _csv_cell(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, list | dict):
+        return json.dumps(v, ensure_ascii=False)
     return v
 
 

@@ -183,3 +183,16 @@ def test_stats_exports_first_when_the_store_moved_on(tmp_path: Path,
     res = run("sql", "SELECT count(*) AS n FROM games", "--db", str(db), "--dataset", str(other),
               "--json")
     assert orjson.loads(res.stdout)["rows"] == [{"n": 1}] and "querying it as it is" in res.stderr
+
+
+def test_show_sql_and_lists_in_csv(exported: Path) -> None:
+    res = run("stats", "declarer_success", "--by", "position", "--show-sql")
+    assert res.exit_code == 0
+    assert "CASE declarer_position WHEN 1 THEN '1 forehand'" in res.stdout
+    assert '"position"' in res.stdout and "{by}" not in res.stdout
+    res = run("sql", "SELECT cards FROM tricks ORDER BY game, round, trick LIMIT 1",
+              "--dataset", str(exported), "--csv", "--no-refresh")
+    cell = list(csv.reader(io.StringIO(res.stdout)))[1][0]
+    assert len(orjson.loads(cell)) == 4
+    res = run("stats")
+    assert res.exit_code == 0 and "declarer_success" in res.stdout
