@@ -248,20 +248,23 @@ def _fresh(path: Path) -> None:
             p.unlink()
 
 
+def _lines(w: Work) -> list[bytes]:
+    with open(w.log, "rb") as f:
+        return f.read().splitlines()
+
+
 @stage("import")
 def import_(w: Work) -> Measure:
-    store_mod = need("jaslog.store")
-    _fresh(w.store)
-    try:
-        store = store_mod.open_store(str(w.store))
-    except NotImplementedError:
-        raise Unavailable("jaslog.store is not implemented yet") from None
-    with store, Meter() as m:
-        summary = store.import_files([w.log])
+    """``jaslog.store.perf.import_into_sqlite``: ``Store.import_lines`` into a fresh SQLite file
+    (parse, fold through the rules, canonical bytes, hash chain, bulk insert)."""
+    perf = need("jaslog.store.perf")
+    lines = _lines(w)
+    with Meter() as m:
+        summary = perf.import_into_sqlite(lines, w.store)
     if summary.rejected:
         raise RuntimeError(f"the store rejected {len(summary.rejected)} games: "
                            f"{summary.rejected[0]}")
-    return m.measure(summary.events, note=f"Store.import_files: {summary.games} games, "
+    return m.measure(summary.events, note=f"Store.import_lines: {summary.games} games, "
                                           "validated, hash-chained")
 
 
@@ -296,19 +299,12 @@ def executemany(w: Work) -> Measure:
 
 @stage("replay")
 def replay(w: Work) -> Measure:
-    from jaslog.fold import start_fold
-
-    store_mod = need("jaslog.store")
+    """``jaslog.store.perf.replay_store``: every game read back and folded through the rules."""
+    perf = need("jaslog.store.perf")
     if not w.store.exists():
         raise Unavailable("needs the import stage's store")
-    n = games = 0
-    with store_mod.open_store(str(w.store)) as store, Meter() as m:
-        for _gid, events in store.iter_games():
-            f = start_fold(events[0])
-            for e in events[1:]:
-                f.apply(e)
-            n += len(events)
-            games += 1
+    with Meter() as m:
+        games, n = perf.replay_store(w.store)
     return m.measure(n, note=f"Store.iter_games + fold of {games} games")
 
 
@@ -364,34 +360,23 @@ def export(w: Work) -> Measure:
         f"{t} {n:,}" for t, n in result.rows_total.items()), extra={"tables": result.rows_total})
 
 
-def _snapshot_tables(w: Work) -> list[tuple[str, Any]]:
-    import pyarrow.parquet as pq
-
-    current = w.parquet / "current"
-    if not current.exists():
+def _snapshot_tables(w: Work) -> dict[str, Any]:
+    eperf = need("jaslog.export.perf")
+    if not (w.parquet / "current").exists():
         raise Unavailable("needs the export stage's dataset")
-    out = []
-    for p in sorted(current.rglob("*.parquet")):
-        out.append((p.relative_to(current).as_posix().replace("/", "__"), pq.read_table(p)))
-    return out
+    return dict(eperf.arrow_tables(w.parquet))
 
 
 @stage("write_table")
 def write_table(w: Work) -> Measure:
-    """The export's own tables, written again with ``pyarrow.parquet.write_table``."""
-    import shutil
-
-    import pyarrow.parquet as pq
-
+    """``jaslog.export.perf.write_arrow``: the export's own tables, already in memory, written
+    with ``pyarrow.parquet.write_table`` (same codec and dictionary columns)."""
+    eperf = need("jaslog.export.perf")
     tables = _snapshot_tables(w)
-    shutil.rmtree(w.raw_parquet, ignore_errors=True)
-    w.raw_parquet.mkdir(parents=True)
-    rows = sum(t.num_rows for _, t in tables)
     with Meter() as m:
-        for name, t in tables:
-            pq.write_table(t, w.raw_parquet / name, compression="zstd")
-    return m.measure(rows, "rows", note=f"pyarrow write_table (zstd) of the same {len(tables)} "
-                                        "tables, already in memory")
+        rows = eperf.write_arrow(tables, w.raw_parquet)
+    return m.measure(rows, "rows", note=f"pyarrow write_table of the same {len(tables)} tables, "
+                                        "in memory")
 
 
 @stage("write_rows")
@@ -403,14 +388,14 @@ def write_rows(w: Work) -> Measure:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [(name, t.schema, t.to_pylist()) for name, t in _snapshot_tables(w)]
+    tables = [(name, t.schema, t.to_pylist()) for name, t in _snapshot_tables(w).items()]
     shutil.rmtree(w.raw_parquet, ignore_errors=True)
     w.raw_parquet.mkdir(parents=True)
     rows = sum(len(r) for _, _, r in tables)
     with Meter() as m:
         for name, schema, pyrows in tables:
-            pq.write_table(pa.Table.from_pylist(pyrows, schema=schema), w.raw_parquet / name,
-                           compression="zstd")
+            pq.write_table(pa.Table.from_pylist(pyrows, schema=schema),
+                           w.raw_parquet / f"{name}.parquet", compression="zstd")
     return m.measure(rows, "rows", note="pyarrow Table.from_pylist + write_table of the same rows")
 
 
@@ -447,14 +432,31 @@ def query(w: Work) -> Measure:
 
 @stage("question")
 def question(w: Work) -> Measure:
-    an = need("jaslog.analytics")
+    """``jaslog.export.perf.stats_query``: `jaslog stats declarer_success --by trump` over
+    the Parquet dataset."""
+    eperf = need("jaslog.export.perf")
     if not (w.parquet / "current").exists():
         raise Unavailable("needs the export stage's dataset")
     n = _events_in(w)
     with Meter() as m:
-        res = an.run_question(w.parquet, "declarer_success", by="trump")
-    return m.measure(n, note="`jaslog stats declarer_success --by trump` (no SQL-only "
-                             "equivalent over the raw events)", answer=[list(r) for r in res.rows])
+        rows = eperf.stats_query(w.parquet)
+    return m.measure(n, note="declarer success by trump, DuckDB over Parquet",
+                     answer=[list(r) for r in rows])
+
+
+@stage("store_question")
+def store_question(w: Work) -> Measure:
+    """``jaslog.export.perf.stats_query_from_store``: the same answer from the store, every
+    game read and folded (the store keeps events, not rounds: SQL alone cannot score them)."""
+    eperf = need("jaslog.export.perf")
+    store_mod = need("jaslog.store")
+    if not w.store.exists():
+        raise Unavailable("needs the import stage's store")
+    n = _events_in(w)
+    with store_mod.open_store(str(w.store)) as store, Meter() as m:
+        rows = eperf.stats_query_from_store(store)
+    return m.measure(n, note="declarer success by trump, folding the stored games",
+                     answer=[list(r) for r in rows])
 
 
 @stage("sqlite_sql")
