@@ -171,6 +171,9 @@ def import_(
     files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin)"),
     as_json: bool = JSON,
     batch: int = typer.Option(500, "--batch", min=1, help="games per transaction"),
+    workers: int | None = typer.Option(None, "--workers", min=0,
+                                       help="validating processes (default: several for files "
+                                            "over 16 MB, else 0: all in this process)"),
     db: str | None = DB,
 ) -> None:
     """Import logs: whole games per transaction, already-present games skipped.
@@ -187,7 +190,7 @@ def import_(
                             disable=as_json or not err_console.is_terminal)
         with progress:
             task = progress.add_task("import", total=total)
-            summary = store.import_files(files, batch_games=batch,
+            summary = store.import_files(files, batch_games=batch, workers=workers,
                                          progress=lambda n: progress.update(task, completed=n))
     if as_json:
         write_json_line(summary.to_json())

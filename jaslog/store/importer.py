@@ -1,10 +1,15 @@
 """Bulk import: stream ``jaslog/1`` lines, fold each game, write whole games in big batches.
 
 Nothing goes row by row through the ORM: a batch of finished games is validated by the
-fold as it is read, then written in one transaction with one ``executemany`` for all its
+fold as it is read, then written in one transaction with one bulk insert for all its
 events. Crash-safe by construction: a batch commits whole or not at all, and re-running an
 import compares what is already stored (byte for byte, in canonical form) and writes only
 what is missing.
+
+Two halves: a :class:`Validator` reads lines and turns finished games into :class:`Part`
+objects (their rows chained, ready to insert); a :class:`Writer` writes parts in one
+transaction after checking that nobody moved the games meanwhile. :class:`Importer` wires
+them in one process; :mod:`jaslog.store.parallel` runs validators in worker processes.
 """
 
 from __future__ import annotations
@@ -13,24 +18,23 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import orjson
 
-from jaslog.events import MAX_LINE, VERSION, Event, EventError, Line, parse_event
+from jaslog.events import MAX_LINE, VERSION, Event, EventError, GameStarted, Line, parse_event
 from jaslog.fold import FoldError, GameFold, start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, link, norm_id
-from jaslog.store.schema import EVENTS
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
 _PROGRESS_EVERY = 2000
 
 
-def _guess_game(raw: bytes) -> str | None:
-    """The game a broken line names, if its text shows one."""
-    m = _GAME_IN_TEXT.search(raw[:8192])
+def guess_game(raw: bytes) -> str | None:
+    """The game a line names, if its text shows one (without parsing it)."""
+    m = _GAME_IN_TEXT.search(raw, 0, 8192)
     return m.group(1).decode() if m else None
 
 
@@ -55,21 +59,24 @@ def parse_line(raw: bytes, source: str, number: int, *, last: bool = False) -> L
             game = g if isinstance(g, str) else None
             seq = s if isinstance(s, int) and not isinstance(s, bool) else None
     except orjson.JSONDecodeError:
-        game = _guess_game(raw)
+        game = guess_game(raw)
         if last and not raw.endswith(b"\n"):
             error = f"the file ends in the middle of a line (truncated?): {error}"
     return Line(source, number, None, error, game, seq)
 
 
-def read_stream(stream: IO[bytes], source: str) -> Iterator[tuple[Line, int]]:
-    """The non-blank lines of a stream with the bytes read so far; a line longer than
-    :data:`MAX_LINE` is skipped without being held in memory and reported."""
+#: A line as read: (number, raw bytes or None when too long, error, game hint, last, bytes so far)
+RawLine = tuple[int, bytes | None, str | None, str | None, bool, int]
+
+
+def raw_lines(stream: IO[bytes]) -> Iterator[RawLine]:
+    """The non-blank lines of a stream, unparsed; a line longer than :data:`MAX_LINE` is
+    skipped without being held in memory and comes as an error."""
     number = consumed = 0
     raw = stream.readline(MAX_LINE + 2)
     while raw:
         number += 1
         consumed += len(raw)
-        nxt = b""
         if len(raw) > MAX_LINE + 1 or (len(raw) == MAX_LINE + 1 and not raw.endswith(b"\n")):
             head, size = raw[:8192], len(raw)
             while not raw.endswith(b"\n"):
@@ -78,15 +85,153 @@ def read_stream(stream: IO[bytes], source: str) -> Iterator[tuple[Line, int]]:
                     break
                 size += len(raw)
                 consumed += len(raw)
-            yield Line(source, number, None, f"line is {size} bytes long; the limit is {MAX_LINE}",
-                       _guess_game(head)), consumed
-        else:
-            nxt = stream.readline(MAX_LINE + 2)
-            if raw.strip():
-                yield parse_line(raw, source, number, last=not nxt), consumed
-            raw = nxt
+            yield (number, None, f"line is {size} bytes long; the limit is {MAX_LINE}",
+                   guess_game(head), False, consumed)
+            raw = stream.readline(MAX_LINE + 2)
             continue
-        raw = stream.readline(MAX_LINE + 2)
+        nxt = stream.readline(MAX_LINE + 2)
+        if raw.strip():
+            yield number, raw, None, None, not nxt, consumed
+        raw = nxt
+
+
+def to_line(r: RawLine, source: str) -> Line:
+    number, raw, error, game, last, _ = r
+    if raw is None:
+        return Line(source, number, None, error, game)
+    return parse_line(raw, source, number, last=last)
+
+
+def read_stream(stream: IO[bytes], source: str) -> Iterator[tuple[Line, int]]:
+    """The non-blank lines of a stream, parsed, with the bytes read so far."""
+    for r in raw_lines(stream):
+        yield to_line(r, source), r[5]
+
+
+def open_input(path: str | Path) -> IO[bytes]:
+    """A file to import (``-``: stdin), or :class:`StoreError`."""
+    if str(path) == "-":
+        import sys
+
+        return sys.stdin.buffer
+    try:
+        return open(path, "rb")
+    except OSError as e:
+        raise StoreError(f"{path}: {e.strerror or e}") from None
+
+
+def source_name(path: str | Path) -> str:
+    return "<stdin>" if str(path) == "-" else str(path)
+
+
+# ---------------------------------------------------------------------- parts
+
+
+@dataclass(slots=True)
+class Part:
+    """Events of one game ready to insert: chained from ``base_hash`` at ``base_seq``.
+
+    ``rows`` are ``(seq, type, event_id, at, payload, prev_hash, hash)``; ``started`` is the
+    game's ``game_started`` event when the part opens the game.
+    """
+
+    game: str
+    base_seq: int
+    base_hash: str
+    rows: list[tuple[Any, ...]]
+    started: GameStarted | None
+    head: str
+
+    @property
+    def next_seq(self) -> int:
+        return self.base_seq + len(self.rows)
+
+
+def chain(game: str, base: Head, events: list[tuple[Event, bytes]]) -> Part:
+    """The rows of ``events`` chained on ``base``."""
+    prev = bytes.fromhex(base.hash)
+    prev_hex = base.hash
+    rows = []
+    for e, payload in events:
+        h = link(prev, payload)
+        h_hex = h.hex()
+        rows.append((e.seq, e.type, norm_id(e.id) if e.id is not None else None, e.at, payload,
+                     prev_hex, h_hex))
+        prev, prev_hex = h, h_hex
+    first = events[0][0]
+    started = first if base.next_seq == 0 and isinstance(first, GameStarted) else None
+    return Part(game, base.next_seq, base.hash, rows, started, prev_hex)
+
+
+class Writer:
+    """Writes parts, a batch per transaction, and keeps the import's summary."""
+
+    def __init__(self, store: Any, summary: ImportSummary,
+                 on_reject: Callable[[str, str], None]) -> None:
+        self.store = store
+        self.summary = summary
+        self.on_reject = on_reject
+        self.new_games: set[str] = set()
+        self.extended: set[str] = set()
+        self.rejected: set[str] = set()
+
+    def write(self, parts: list[Part]) -> set[str]:
+        """Write ``parts`` in one transaction; returns the games written. A game whose head
+        moved since it was read is rejected (another writer), the others are written."""
+        from sqlalchemy import func, select
+
+        from jaslog.store.schema import EVENTS
+        from jaslog.store.store import insert_games
+
+        parts = [p for p in parts if p.rows and p.game not in self.rejected]
+        if not parts:
+            return set()
+        ok: list[Part] = []
+        with eng.write_tx(self.store.engine) as conn:
+            heads = self.store._heads(conn, [p.game for p in parts])
+            for p in parts:
+                now = heads.get(p.game, Head(p.game, 0, GENESIS))
+                if (now.next_seq, now.hash) != (p.base_seq, p.base_hash):
+                    self.reject(p.game, f"game {p.game}: another writer changed it in the store "
+                                f"during the import (it is at seq {now.next_seq}, the import "
+                                f"read seq {p.base_seq}) [conflict]; import it again")
+                    continue
+                ok.append(p)
+            insert_games(conn, [p.started for p in ok if p.started is not None])
+            pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+            rows = []
+            version = VERSION
+            for p in ok:
+                g = p.game
+                for seq, type_, eid, at, payload, prev, h in p.rows:
+                    pos += 1
+                    rows.append((g, seq, pos, type_, version, eid, at, payload, prev, h))
+            self.store.insert_rows(conn, rows)
+        for p in ok:
+            self.summary.events += len(p.rows)
+            if p.base_seq == 0:
+                if p.game not in self.new_games:
+                    self.new_games.add(p.game)
+                    self.summary.games += 1
+            elif p.game not in self.new_games:
+                self.extended.add(p.game)
+        return {p.game for p in ok}
+
+    def reject(self, game: str, reason: str, source: str | None = None,
+               line: int | None = None) -> None:
+        if game not in self.rejected:
+            self.rejected.add(game)
+            self.summary.rejected.append(Rejected(game, reason, source, line))
+        self.on_reject(game, reason)
+
+    def finish(self, seen_existing: set[str]) -> ImportSummary:
+        s = self.summary
+        s.already_present = sorted(seen_existing - self.extended - self.rejected - self.new_games)
+        s.extended = sorted(self.extended - self.rejected)
+        return s
+
+
+# ---------------------------------------------------------------------- validating
 
 
 @dataclass(slots=True)
@@ -104,74 +249,30 @@ class _Pending:
     written: int = 0
 
 
-class Importer:
-    """One import run over a store (see :meth:`jaslog.store.Store.import_lines`)."""
+class Validator:
+    """Reads lines, folds each game, and hands finished games to ``sink`` as parts.
 
-    def __init__(self, store: object, *, batch_games: int = 500, batch_events: int = 250_000,
-                 max_pending_events: int = 2_000_000) -> None:
-        from jaslog.store.store import Store
+    ``sink(parts)`` returns the games it accepted. ``reject(game, reason, source, line)``
+    reports a refused game; ``unattributed(Rejected)`` a line that names no game.
+    """
 
-        assert isinstance(store, Store)
+    def __init__(self, store: Any, sink: Callable[[list[Part]], set[str]],
+                 reject: Callable[[str, str, str | None, int | None], None],
+                 unattributed: Callable[[Rejected], None], *, batch_games: int = 500,
+                 batch_events: int = 250_000, max_pending_events: int = 2_000_000) -> None:
         self.store = store
+        self.sink = sink
+        self._reject_cb = reject
+        self.unattributed = unattributed
         self.batch_games = max(1, batch_games)
         self.batch_events = batch_events
         self.max_pending = max_pending_events
-        self.summary = ImportSummary()
         self.pending: dict[str, _Pending] = {}
         self.ready_games = self.ready_events = self.pending_events = 0
         self.rejected: set[str] = set()
-        self.new_games: set[str] = set()
-        self.extended: set[str] = set()
         self.seen_existing: set[str] = set()
         self.last_game: str | None = None
-
-    # ------------------------------------------------------------------ input
-
-    @staticmethod
-    def lines_of(lines: Iterable[Line | bytes | str], source: str) -> Iterator[Line]:
-        for number, item in enumerate(lines, 1):
-            if isinstance(item, Line):
-                yield item
-                continue
-            raw = item.encode() if isinstance(item, str) else bytes(item)
-            if raw.strip():
-                yield parse_line(raw, source, number)
-
-    def feed(self, lines: Iterable[Line], progress: Callable[[int], None] | None = None) -> None:
-        n = 0
-        for ln in lines:
-            self.take(ln)
-            n += 1
-            if progress is not None and n % _PROGRESS_EVERY == 0:
-                progress(n)
-        if progress is not None:
-            progress(n)
-
-    def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
-                  offset: int = 0) -> int:
-        """Import one file (``-``: stdin); returns ``offset`` plus the bytes read."""
-        if str(path) == "-":
-            import sys
-
-            return self._feed_stream(sys.stdin.buffer, "<stdin>", progress, offset)
-        try:
-            with open(path, "rb") as f:
-                return self._feed_stream(f, str(path), progress, offset)
-        except OSError as e:
-            raise StoreError(f"{path}: {e.strerror or e}") from None
-
-    def _feed_stream(self, stream: IO[bytes], source: str,
-                     progress: Callable[[int], None] | None, offset: int) -> int:
-        consumed = 0
-        for n, (ln, consumed) in enumerate(read_stream(stream, source), 1):
-            self.take(ln)
-            if progress is not None and n % _PROGRESS_EVERY == 0:
-                progress(offset + consumed)
-        if progress is not None:
-            progress(offset + consumed)
-        return offset + consumed
-
-    # ------------------------------------------------------------------ one line
+        self.lines = 0
 
     def reject(self, game: str, reason: str, source: str | None = None,
                line: int | None = None) -> None:
@@ -183,7 +284,14 @@ class Importer:
                            "stored by an earlier batch of this import)")
         if game not in self.rejected:
             self.rejected.add(game)
-            self.summary.rejected.append(Rejected(game, reason, source, line))
+            self._reject_cb(game, reason, source, line)
+
+    def dropped(self, game: str) -> None:
+        """The writer refused ``game``: forget it here too."""
+        p = self.pending.pop(game, None)
+        if p is not None:
+            self._forget(p)
+        self.rejected.add(game)
 
     def _forget(self, p: _Pending) -> None:
         self.pending_events -= len(p.events)
@@ -205,13 +313,13 @@ class Importer:
         return p
 
     def take(self, ln: Line) -> None:
-        self.summary.lines += 1
+        self.lines += 1
         e = ln.event
         if e is None:
             where = f"{ln.source}:{ln.number}: "
             if ln.game is None:
-                self.summary.rejected.append(Rejected(None, where + (ln.error or "unreadable"),
-                                                      ln.source, ln.number))
+                self.unattributed(Rejected(None, where + (ln.error or "unreadable"), ln.source,
+                                           ln.number))
             else:
                 seq = f" seq {ln.seq}" if ln.seq is not None else ""
                 self.reject(ln.game, f"{where}game {ln.game}{seq}: {ln.error}", ln.source,
@@ -221,20 +329,19 @@ class Importer:
         if gid in self.rejected:
             return
         p = self.pending.get(gid) or self._open(gid)
-        where = f"{ln.source}:{ln.number}: "
         if p.stored_len:  # the game is in the store: compare, then extend
             if (p.expect is None and e.seq > p.stored_len) or \
                     (p.expect is not None and e.seq != p.expect):
                 want = p.stored_len if p.expect is None else p.expect
-                self.reject(gid, f"{where}game {gid} seq {e.seq}: expected seq {want} "
-                            f"[{'seq_gap' if e.seq > want else 'seq_duplicate'}]",
+                self.reject(gid, f"{ln.source}:{ln.number}: game {gid} seq {e.seq}: expected seq "
+                            f"{want} [{'seq_gap' if e.seq > want else 'seq_duplicate'}]",
                             ln.source, ln.number)
                 return
             if e.seq < p.stored_len:
                 if canonical(e) != p.stored[e.seq]:
-                    self.reject(gid, f"{where}game {gid} seq {e.seq}: the store already holds a "
-                                "different event at this seq (the game was stored before with "
-                                "other events) [conflict]", ln.source, ln.number)
+                    self.reject(gid, f"{ln.source}:{ln.number}: game {gid} seq {e.seq}: the store "
+                                "already holds a different event at this seq (the game was stored "
+                                "before with other events) [conflict]", ln.source, ln.number)
                     return
                 p.expect = e.seq + 1
                 if p.expect == p.stored_len:  # all of it is stored: forget it until more comes
@@ -254,7 +361,7 @@ class Importer:
             self.reject(gid, str(err.located(ln.source, ln.number)), ln.source, ln.number)
             return
         except StoreError as err:
-            self.reject(gid, f"{where}{err}", ln.source, ln.number)
+            self.reject(gid, f"{ln.source}:{ln.number}: {err}", ln.source, ln.number)
             return
         p.events.append((e, canonical(e)))
         p.expect = e.seq + 1
@@ -276,58 +383,16 @@ class Importer:
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
 
-    # ------------------------------------------------------------------ writing
-
     def flush(self, games: list[_Pending]) -> None:
-        """Write ``games`` in one transaction; ready games leave the pending set."""
-        if not games:
-            return
-        from jaslog.store.store import insert_games
-
-        todo = [p for p in games if p.events]
-        written: list[_Pending] = []
-        heads_after: dict[str, str] = {}
-        if todo:
-            with eng.write_tx(self.store.engine) as conn:
-                heads = self.store._heads(conn, [p.game for p in todo])
-                for p in todo:
-                    now = heads.get(p.game, Head(p.game, 0, GENESIS))
-                    if (now.next_seq, now.hash) != (p.base.next_seq, p.base.hash):
-                        self.reject(p.game, f"game {p.game}: another writer changed it in the store "
-                                    f"during the import (it is at seq {now.next_seq}, the import "
-                                    f"read seq {p.base.next_seq}) [conflict]; import it again")
-                        continue
-                    written.append(p)
-                insert_games(conn, [p.events[0][0] for p in written  # type: ignore[misc]
-                                    if p.base.next_seq == 0])
-                from sqlalchemy import func, select
-
-                pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0)))
-                          .scalar_one())
-                rows = []
-                for p in written:
-                    prev = bytes.fromhex(p.base.hash)
-                    for e, payload in p.events:
-                        h = link(prev, payload)
-                        pos += 1
-                        rows.append((e.game, e.seq, pos, e.type, VERSION,
-                                     norm_id(e.id) if e.id is not None else None, e.at, payload,
-                                     prev.hex(), h.hex()))
-                        prev = h
-                    heads_after[p.game] = prev.hex()
-                self.store.insert_rows(conn, rows)
-        for p in written:
-            n = len(p.events)
-            self.summary.events += n
-            if p.base.next_seq == 0:
-                if p.game not in self.new_games:
-                    self.new_games.add(p.game)
-                    self.summary.games += 1
-            elif p.game not in self.new_games:
-                self.extended.add(p.game)
-            last = p.events[-1][0]
-            p.base = Head(p.game, last.seq + 1, heads_after[p.game])
-            p.written += n
+        """Hand ``games`` to the sink as one batch; ready games leave the pending set."""
+        todo = [p for p in games if p.events and p.game not in self.rejected]
+        parts = {p.game: chain(p.game, p.base, p.events) for p in todo}
+        accepted = self.sink(list(parts.values())) if parts else set()
+        for p in todo:
+            if p.game in accepted:
+                part = parts[p.game]
+                p.base = Head(p.game, part.next_seq, part.head)
+                p.written += len(part.rows)
         for p in games:
             if p.game in self.rejected:
                 continue
@@ -336,13 +401,70 @@ class Importer:
             if p.ready:
                 self.pending.pop(p.game, None)
 
+    def flush_all(self) -> None:
+        self.flush(list(self.pending.values()))
+
+
+class Importer:
+    """One import run in this process (see :meth:`jaslog.store.Store.import_lines`)."""
+
+    def __init__(self, store: Any, *, batch_games: int = 500, batch_events: int = 250_000,
+                 max_pending_events: int = 2_000_000) -> None:
+        self.summary = ImportSummary()
+        self.writer = Writer(store, self.summary, lambda g, r: self.validator.dropped(g))
+        self.validator = Validator(store, self.writer.write, self._rejected,
+                                   self.summary.rejected.append, batch_games=batch_games,
+                                   batch_events=batch_events,
+                                   max_pending_events=max_pending_events)
+
+    def _rejected(self, game: str, reason: str, source: str | None, line: int | None) -> None:
+        if game not in self.writer.rejected:
+            self.writer.rejected.add(game)
+            self.summary.rejected.append(Rejected(game, reason, source, line))
+
+    @staticmethod
+    def lines_of(lines: Iterable[Line | bytes | str], source: str) -> Iterator[Line]:
+        for number, item in enumerate(lines, 1):
+            if isinstance(item, Line):
+                yield item
+                continue
+            raw = item.encode() if isinstance(item, str) else bytes(item)
+            if raw.strip():
+                yield parse_line(raw, source, number)
+
+    def feed(self, lines: Iterable[Line], progress: Callable[[int], None] | None = None) -> None:
+        n = 0
+        take = self.validator.take
+        for ln in lines:
+            take(ln)
+            n += 1
+            if progress is not None and n % _PROGRESS_EVERY == 0:
+                progress(n)
+        if progress is not None:
+            progress(n)
+
+    def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
+                  offset: int = 0) -> int:
+        """Import one file (``-``: stdin); returns ``offset`` plus the bytes read."""
+        stream = open_input(path)
+        source = source_name(path)
+        consumed = 0
+        take = self.validator.take
+        try:
+            for n, r in enumerate(raw_lines(stream), 1):
+                take(to_line(r, source))
+                consumed = r[5]
+                if progress is not None and n % _PROGRESS_EVERY == 0:
+                    progress(offset + consumed)
+        finally:
+            if str(path) != "-":
+                stream.close()
+        if progress is not None:
+            progress(offset + consumed)
+        return offset + consumed
+
     def finish(self) -> ImportSummary:
         """Write everything still pending and return the summary."""
-        self.flush(list(self.pending.values()))
-        for g in self.seen_existing:
-            if g not in self.extended and g not in self.rejected and g not in self.new_games:
-                self.summary.already_present.append(g)
-        self.summary.extended = sorted(self.extended)
-        self.summary.already_present.sort()
-        return self.summary
-
+        self.validator.flush_all()
+        self.summary.lines = self.validator.lines
+        return self.writer.finish(self.validator.seen_existing)

@@ -43,11 +43,12 @@ def _fresh(path: str | Path) -> str:
     return p
 
 
-def import_into_sqlite(lines: Sequence[bytes], path: str | Path,
-                       batch_games: int = 500) -> ImportSummary:
-    """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists)."""
+def import_into_sqlite(lines: Sequence[bytes], path: str | Path, batch_games: int = 500,
+                       workers: int = 0) -> ImportSummary:
+    """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists);
+    ``workers`` > 0 validates in that many processes."""
     with open_store(_fresh(path)) as store:
-        return store.import_lines(lines, batch_games=batch_games)
+        return store.import_lines(lines, batch_games=batch_games, workers=workers)
 
 
 def event_rows(lines: Sequence[bytes]) -> list[tuple[Any, ...]]:

@@ -112,3 +112,27 @@ def test_import_files_streams_with_progress(store: Store, tmp_path: Any) -> None
     seen: list[int] = []
     s = store.import_files([p], batch_games=1, progress=seen.append)
     assert s.games == 4 and seen[-1] == p.stat().st_size and seen == sorted(seen)
+
+
+def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any) -> None:
+    events = list(simulate(6, seed=12))
+    lines = lines_of(events)
+    gids = sorted({e["game"] for e in events})
+    broken = next(i for i, e in enumerate(events) if e["game"] == gids[2] and e["seq"] == 40)
+    lines[broken] = lines[broken][:-5]  # not JSON any more
+    f = tmp_path / "p.jsonl"
+    f.write_bytes(b"".join(x + b"\n" for x in lines) + b"garbage\n")
+    s = store.import_files([f], workers=2, batch_games=2)
+    assert s.games == 5 and s.events == sum(1 for e in events if e["game"] != gids[2])
+    assert [r.game for r in s.rejected if r.game] == [gids[2]]
+    assert f"{f}:{broken + 1}: game {gids[2]}" in s.rejected[0].reason or \
+        f"{f}:{broken + 1}: game {gids[2]}" in s.rejected[1].reason
+    assert any(r.game is None and "garbage" not in r.reason and r.line == len(lines) + 1
+               for r in s.rejected)
+    assert s.lines == len(lines) + 1
+    assert store.verify().ok
+    again = store.import_files([f], workers=2)
+    assert (again.games, again.events) == (0, 0)
+    assert again.already_present == [g for g in gids if g != gids[2]]
+    stored = {gid: len(evs) for gid, evs in store.iter_games()}
+    assert stored == {g: sum(1 for e in events if e["game"] == g) for g in gids if g != gids[2]}

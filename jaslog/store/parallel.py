@@ -1,0 +1,231 @@
+"""Import with the validation spread over worker processes.
+
+The main process reads the files, sends each line to a worker chosen by its game (so a
+game's lines stay in order in one worker), and writes the parts the workers send back, one
+batch per transaction, exactly as the one-process :class:`~jaslog.store.importer.Importer`
+does. Workers parse, fold and chain; they only read the store (to compare games already
+there). Workers are started with ``spawn`` (no database handle crosses a fork) and leave
+when their parent dies.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import queue
+import traceback
+import zlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from jaslog.store.importer import (
+    Part,
+    Validator,
+    Writer,
+    guess_game,
+    open_input,
+    raw_lines,
+    source_name,
+    to_line,
+)
+from jaslog.store.types import ImportSummary, Rejected, StoreError
+
+CHUNK = 1000
+
+
+def _game_of(raw: bytes) -> str | None:
+    """The game of a line, to choose its worker (the worker says what is wrong with it)."""
+    try:
+        d = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return guess_game(raw)
+    g = d.get("game") if isinstance(d, dict) else None
+    return g if isinstance(g, str) else None
+
+
+def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> None:
+    from jaslog.store.store import open_store
+
+    try:
+        store = open_store(url)
+        rejections: list[Rejected] = []
+
+        def sink(parts: list[Part]) -> set[str]:
+            q_out.put(("parts", parts, rejections[:]))
+            rejections.clear()
+            return {p.game for p in parts}
+
+        def reject(game: str, reason: str, source: str | None, line: int | None) -> None:
+            rejections.append(Rejected(game, reason, source, line))
+
+        v = Validator(store, sink, reject, rejections.append, batch_games=batch_games)
+        while True:
+            try:
+                chunk = q_in.get(timeout=1.0)
+            except queue.Empty:
+                if os.getppid() != parent:
+                    return  # the importer was killed: nothing to finish
+                continue
+            if chunk is None:
+                break
+            source, items = chunk
+            for r in items:
+                v.take(to_line(r, source))
+        v.flush_all()
+        q_out.put(("done", v.lines, rejections, v.seen_existing))
+        store.close()
+    except BaseException:
+        q_out.put(("error", traceback.format_exc()))
+
+
+class ParallelImporter:
+    """An import run with ``workers`` validating processes (see :class:`Importer`)."""
+
+    def __init__(self, store: Any, workers: int, *, batch_games: int = 500) -> None:
+        self.store = store
+        self.summary = ImportSummary()
+        self.dropped: set[str] = set()
+        self.writer = Writer(store, self.summary, lambda g, r: self.dropped.add(g))
+        ctx = mp.get_context("spawn")
+        self.q_out: Any = ctx.Queue(maxsize=2 * workers)
+        self.q_in: list[Any] = [ctx.Queue(maxsize=4) for _ in range(workers)]
+        self.procs = [ctx.Process(target=_worker, args=(store.url, batch_games, q, self.q_out,
+                                                         os.getpid()), daemon=True)
+                      for q in self.q_in]
+        for p in self.procs:
+            p.start()
+        self.buffers: list[list[Any]] = [[] for _ in range(workers)]
+        self.done = 0
+        self.lines = 0
+        self.seen_existing: set[str] = set()
+
+    def _handle(self, msg: Any) -> None:
+        kind = msg[0]
+        if kind == "error":
+            self.close()
+            raise StoreError(f"an import worker failed:\n{msg[1]}")
+        self._rejections(msg[2])
+        if kind == "parts":
+            self.writer.write([p for p in msg[1] if p.game not in self.dropped])
+        else:
+            self.done += 1
+            self.lines += msg[1]
+            self.seen_existing |= msg[3]
+
+    def _rejections(self, items: list[Rejected]) -> None:
+        for r in items:
+            if r.game is None:
+                self.summary.rejected.append(r)
+            elif r.game not in self.writer.rejected:
+                self.writer.rejected.add(r.game)
+                self.summary.rejected.append(r)
+
+    def _drain(self, block: bool = False) -> None:
+        while True:
+            try:
+                msg = self.q_out.get(timeout=0.5) if block else self.q_out.get_nowait()
+            except queue.Empty:
+                if block:
+                    self._check_alive()
+                    continue
+                return
+            self._handle(msg)
+            if block:
+                return
+
+    def _check_alive(self) -> None:
+        for p in self.procs:
+            if p.exitcode not in (None, 0):
+                self.close()
+                raise StoreError(f"an import worker died (exit code {p.exitcode})")
+
+    def _send(self, k: int, item: Any) -> None:
+        while True:
+            try:
+                self.q_in[k].put(item, timeout=0.05)
+                return
+            except queue.Full:
+                self._drain()
+                self._check_alive()
+
+    def _flush_buffer(self, k: int, source: str) -> None:
+        if self.buffers[k]:
+            self._send(k, (source, self.buffers[k]))
+            self.buffers[k] = []
+
+    def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
+                  offset: int = 0) -> int:
+        stream = open_input(path)
+        source = source_name(path)
+        n = len(self.procs)
+        consumed = 0
+        try:
+            for i, r in enumerate(raw_lines(stream), 1):
+                raw = r[1]
+                game = r[3] if raw is None else _game_of(raw)
+                k = zlib.crc32(game.encode()) % n if game else 0
+                buf = self.buffers[k]
+                buf.append(r)
+                if len(buf) >= CHUNK:
+                    self._flush_buffer(k, source)
+                consumed = r[5]
+                if i % CHUNK == 0:
+                    self._drain()
+                    if progress is not None:
+                        progress(offset + consumed)
+        finally:
+            if str(path) != "-":
+                stream.close()
+        for k in range(n):
+            self._flush_buffer(k, source)
+        if progress is not None:
+            progress(offset + consumed)
+        return offset + consumed
+
+    def feed(self, lines: Iterable[bytes], source: str) -> None:
+        n = len(self.procs)
+        for i, raw in enumerate(lines, 1):
+            if not raw.strip():
+                continue
+            game = _game_of(raw)
+            k = zlib.crc32(game.encode()) % n if game else 0
+            self.buffers[k].append((i, raw, None, None, False, 0))
+            if len(self.buffers[k]) >= CHUNK:
+                self._flush_buffer(k, source)
+                self._drain()
+        for k in range(n):
+            self._flush_buffer(k, source)
+
+    def finish(self) -> ImportSummary:
+        for k in range(len(self.procs)):
+            self._send(k, None)
+        while self.done < len(self.procs):
+            self._drain(block=True)
+        self.close()
+        self.summary.lines = self.lines
+        return self.writer.finish(self.seen_existing)
+
+    def abort(self) -> None:
+        """Stop the workers without waiting for their work (an error in the main process)."""
+        for p in self.procs:
+            if p.is_alive():
+                p.terminate()
+        self.close()
+
+    def close(self) -> None:
+        for p in self.procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=5)
+
+
+def auto_workers(size: int | None) -> int:
+    """How many workers an import of ``size`` bytes deserves (0: validate in-process)."""
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or size is None or size < (16 << 20):
+        return 0
+    return min(cpus, 8)
