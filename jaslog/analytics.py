@@ -183,6 +183,7 @@ class Dataset:
         self.snapshot, self.manifest = loaded
         self.where = where
         self.con = duckdb.connect()
+        self.con.execute("SET TimeZone = 'UTC'")  # times come out as stored, whatever the machine
         self._views(where)
 
     def _views(self, where: str | None) -> None:

@@ -92,6 +92,8 @@ class Game:
     seats: list[str]
     report: dict[str, Any]
     rounds: list[Rnd]
+    first_at: str | None = None
+    last_at: str | None = None
 
 
 def read_games(games: Sequence[list[Event]]) -> list[Game]:
@@ -141,7 +143,9 @@ def read_games(games: Sequence[list[Event]]) -> list[Game]:
             if per[i + 1]["hands"] is not None or len(plays) == 32:
                 x.plays_known = len(plays)
             rounds.append(x)
-        out.append(Game(rep["game"], f.ruleset, year, list(f.seats), rep, rounds))
+        times = [e.at.replace("Z", "+00:00") for e in events if e.at]
+        out.append(Game(rep["game"], f.ruleset, year, list(f.seats), rep, rounds,
+                        times[0] if times else None, times[-1] if times else None))
     return out
 
 
@@ -297,5 +301,7 @@ def overview(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
                   "rounds": sum(1 for g in gs for r in g.report["rounds"]
                                 if r["result"] != "unfinished" or r["ruling"]),
                   "players": len({p for g in gs for p in g.seats}),
-                  "violations": sum(len(g.report["violations"]) for g in gs)}
+                  "violations": sum(len(g.report["violations"]) for g in gs),
+                  "first_played": min((g.first_at for g in gs if g.first_at), default=None),
+                  "last_played": max((g.last_at for g in gs if g.last_at), default=None)}
     return out

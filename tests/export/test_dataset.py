@@ -42,6 +42,7 @@ ORDER = {"events": "game, seq", "plays": "game, seq", "tricks": "game, round, tr
 def content(out: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every table of the current snapshot, read as one dataset by DuckDB, in a fixed order."""
     con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
     out_tables = {}
     for t in TABLES:
         files = list((out / "current" / t).rglob("*.parquet"))
@@ -123,6 +124,7 @@ def test_a_game_with_new_events_replaces_its_rows(tmp_path: Path, corpus: list[l
     export_games(corpus, full)
     assert content(out) == content(full)
     con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
     dup = con.execute(f"SELECT game, count(*) FROM read_parquet('{out}/current/games/**/*.parquet')"
                       " GROUP BY game HAVING count(*) > 1").fetchall()
     assert dup == []

@@ -22,6 +22,7 @@ from jaslog.sim import simulate_game
 def read(dataset: Path, table: str, sql: str = "SELECT * FROM t") -> list[dict[str, Any]]:
     """Rows of a table through DuckDB's own Hive-partitioned glob over the current snapshot."""
     con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
     con.execute(f"CREATE VIEW t AS SELECT * FROM read_parquet('{dataset}/current/{table}/**/*.parquet',"
                 " hive_partitioning = true)")
     cur = con.execute(sql)
