@@ -60,7 +60,13 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
         errs = e.errors()
         first = errs[0] if errs else {}
         where = _loc(first)
-        msg = f"{where}: {first.get('msg', 'invalid')}" if where else str(first.get("msg", "invalid"))
+        if first.get("type") == "json_invalid":
+            why = (first.get("ctx") or {}).get("error", "invalid")
+            msg = f"the body is not valid JSON: {why} (at character {where or 0})"
+        elif where:
+            msg = f"{where}: {first.get('msg', 'invalid')}"
+        else:
+            msg = f"the body: {first.get('msg', 'invalid')}"
         detail = [{"loc": [str(x) for x in er.get("loc", ())], "message": str(er.get("msg"))}
                   for er in errs[:20]]
         return JSONResponse({"code": "bad_request", "message": msg, "errors": detail},

@@ -1,0 +1,90 @@
+"""`jaslog token` and `jaslog serve` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+
+import httpx
+
+from tests.service.conftest import JASLOG, ROOT, free_port, stop_server
+
+
+def jaslog(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*JASLOG, *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def test_token_create_list_revoke(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.sqlite")
+    r = jaslog("token", "create", "--role", "scorer", "--table", "3", "--label", "tablet 3",
+               "--db", db)
+    assert r.returncode == 0, r.stderr
+    assert "scorer token for table 3" in r.stdout
+    token = re.search(r"jl_[0-9a-f]{8}_\S+", r.stdout).group(0)  # type: ignore[union-attr]
+    r = jaslog("token", "create", "--role", "player", "--player", "ann", "--db", db, "--json")
+    made = json.loads(r.stdout)
+    assert made["role"] == "player" and made["player"] == "ann" and made["token"].startswith("jl_")
+    r = jaslog("token", "list", "--db", db, "--json")
+    rows = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [(x["role"], x["table"], x["player"]) for x in rows] == [
+        ("scorer", "3", None), ("player", None, "ann")]
+    assert token not in r.stdout and made["token"] not in r.stdout  # secrets are not kept
+    tid = token.split("_")[1]
+    assert jaslog("token", "revoke", tid, "--db", db).returncode == 0
+    r = jaslog("token", "list", "--db", db)
+    assert "revoked" in r.stdout and "tablet 3" in r.stdout
+    r = jaslog("token", "revoke", tid, "--db", db)
+    assert r.returncode == 2 and "no live token" in r.stderr
+
+
+def test_token_mistakes_are_plain_errors(tmp_path: Path) -> None:
+    db = str(tmp_path / "t.sqlite")
+    for args, says in ((["--role", "scorer"], "needs a table"),
+                       (["--role", "wizard"], "unknown role"),
+                       (["--role", "public", "--table", "1"], "only a scorer token has a table"),
+                       (["--role", "player"], "needs the player id")):
+        r = jaslog("token", "create", *args, "--db", db)
+        assert r.returncode == 2, args
+        assert r.stderr.startswith("jaslog: ") and says in r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_serve_makes_the_first_admin_token_and_serves(tmp_path: Path) -> None:
+    db = tmp_path / "s.sqlite"
+    port = free_port()
+    log = tmp_path / "serve.out"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([*JASLOG, "serve", "--db", str(db), "--port", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                if httpx.get(url + "/", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                import time
+
+                time.sleep(0.1)
+        page = httpx.get(url + "/")
+        assert page.status_code == 200 and "jaslog" in page.text
+        assert httpx.get(url + "/static/viewer.js").status_code == 200
+        text = log.read_text()
+        token = re.search(r"jl_[0-9a-f]{8}_\S+", text).group(0)  # type: ignore[union-attr]
+        assert f"{url}/#token={token}" in text
+        who = httpx.get(url + "/api/whoami", headers={"Authorization": f"Bearer {token}"})
+        assert who.json()["role"] == "admin"
+    finally:
+        stop_server(proc)
+    r = jaslog("token", "list", "--db", str(db), "--json")
+    assert len(r.stdout.splitlines()) == 1  # one admin token, made once
+
+
+def test_serve_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
+    bad = tmp_path / "not-a-db.sqlite"
+    bad.write_bytes(b"this is not a database" * 100)
+    r = jaslog("serve", "--db", str(bad), "--port", str(free_port()))
+    assert r.returncode == 2 and r.stderr.startswith("jaslog: ")
+    assert "Traceback" not in r.stderr

@@ -1,0 +1,67 @@
+"""jaslog.views without a server: what each sight gets from a game's timeline."""
+
+from __future__ import annotations
+
+from jaslog.events import event_from_dict
+from jaslog.sim import Faults, simulate_game
+from jaslog.views import FULL, PUBLIC, NotVisible, Sight, frames, report, state_at, timeline, visible_events
+from tests.service.conftest import SEATS
+
+
+def tl_of(events):
+    return timeline(event_from_dict(e) for e in events)
+
+
+def test_the_public_horizon_is_the_deal_of_the_live_round():
+    events = simulate_game("v", seed=2, seats=SEATS)
+    deals = [i for i, e in enumerate(events) if e["type"] == "dealt"]
+    tl = tl_of(events[:deals[1] + 5])  # round 2 is live
+    assert tl.live_round == 2 and tl.horizon() == deals[1] - 1
+    assert [e["seq"] for e in visible_events(tl, PUBLIC)] == list(range(deals[1]))
+    assert len(frames(tl, PUBLIC)) == deals[1]
+    assert report(tl, PUBLIC)["rounds"][-1]["round"] == 1
+    try:
+        state_at(tl, deals[1], PUBLIC)
+        raise AssertionError("the public saw the live round")
+    except NotVisible as e:
+        assert "round 2" in str(e)
+    done = tl_of(events)
+    assert done.live_round is None and done.horizon() == len(events) - 1
+
+
+def test_a_seat_sees_its_hand_now_and_every_hand_once_the_round_is_over():
+    events = simulate_game("v", seed=3, seats=SEATS)
+    second = [i for i, e in enumerate(events) if e["type"] == "dealt"][1]
+    tl = tl_of(events[:second + 3])
+    fr = frames(tl, Sight(seat=1))
+    # round 1 is over: even mid-round 1 all four hands are shown
+    assert all(h is not None for h in fr[5]["hands"])
+    # round 2 is live: only seat 1's
+    assert [h is None for h in fr[-1]["hands"]] == [True, False, True, True]
+    dealt = visible_events(tl, Sight(seat=1))[second]
+    assert dealt["redacted"] and dealt["hands"][1] == events[second]["hands"][1]
+    assert dealt["hands"][0] is None
+    assert visible_events(tl, FULL)[second]["hands"] == events[second]["hands"]
+
+
+def test_violations_of_the_live_round_only_for_the_seat_that_made_them():
+    events = simulate_game("v", seed=9, seats=SEATS, faults=Faults(revoke_rate=0.5))
+    full = report(tl_of(events), FULL)
+    v = full["violations"][0]
+    rnd = v["round"]
+    tl = tl_of(events[:v["seq"] + 1])  # right after the revoke
+    assert tl.live_round == rnd
+    mine = report(tl, Sight(seat=v["seat"]))
+    other = report(tl, Sight(seat=(v["seat"] + 1) % 4))
+    assert v in mine["violations"] and not mine["ok"]
+    assert v not in other["violations"]
+    assert all(x["seat"] == (v["seat"] + 1) % 4 or x["round"] != rnd for x in other["violations"])
+
+
+def test_a_round_without_hands_shows_the_rebuilt_hands_once_over():
+    events = simulate_game("v", seed=4, seats=SEATS, faults=Faults(no_hands_rate=1.0))
+    second = [i for i, e in enumerate(events) if e["type"] == "dealt"][1]
+    tl = tl_of(events[:second + 1])
+    fr = frames(tl, FULL)
+    assert fr[1]["hands_known"] and all(len(h) == 8 for h in fr[1]["hands"])  # rebuilt
+    assert not fr[-1]["hands_known"] and fr[-1]["hands"] == [None] * 4  # round 2: unknown yet
