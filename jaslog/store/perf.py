@@ -44,9 +44,16 @@ def _fresh(path: str | Path) -> str:
 
 
 def import_into_sqlite(lines: Sequence[bytes], path: str | Path, batch_games: int = 500,
-                       workers: int = 0) -> ImportSummary:
-    """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists);
-    ``workers`` > 0 validates in that many processes."""
+                       workers: int | None = None) -> ImportSummary:
+    """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists).
+
+    ``workers``: validating processes; None decides as ``jaslog import`` does for a file of
+    that size (several above 16 MB on a machine with more than one CPU), 0 for none.
+    """
+    if workers is None:
+        from jaslog.store.parallel import auto_workers
+
+        workers = auto_workers(sum(len(x) + 1 for x in lines))
     with open_store(_fresh(path)) as store:
         return store.import_lines(lines, batch_games=batch_games, workers=workers)
 
@@ -103,12 +110,13 @@ def replay_store(store: Store | str | Path) -> tuple[int, int]:
     return games, events
 
 
-def measure(lines: Sequence[bytes], workdir: str | Path) -> dict[str, float]:
+def measure(lines: Sequence[bytes], workdir: str | Path,
+            workers: int | None = None) -> dict[str, float]:
     """Import, raw baseline and replay on ``lines`` in ``workdir``: events/s and the ratio."""
     wd = Path(workdir)
     n = len(lines)
     t = time.perf_counter()
-    summary = import_into_sqlite(lines, wd / "import.sqlite")
+    summary = import_into_sqlite(lines, wd / "import.sqlite", workers=workers)
     t_import = time.perf_counter() - t
     t_raw = raw_sqlite_executemany(event_rows(lines), wd / "raw.sqlite")
     t = time.perf_counter()
@@ -119,7 +127,7 @@ def measure(lines: Sequence[bytes], workdir: str | Path) -> dict[str, float]:
             "replay_events_per_s": replayed / t_replay}
 
 
-if __name__ == "__main__":  # a quick look: python -m jaslog.store.perf [GAMES]
+if __name__ == "__main__":  # a quick look: python -m jaslog.store.perf [GAMES [WORKERS]]
     import sys
     import tempfile
 
@@ -128,7 +136,8 @@ if __name__ == "__main__":  # a quick look: python -m jaslog.store.perf [GAMES]
     from jaslog.sim import simulate
 
     n_games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    n_workers = int(sys.argv[2]) if len(sys.argv) > 2 else None
     data = [orjson.dumps(e) for e in simulate(n_games, seed=1)]
     with tempfile.TemporaryDirectory() as d:
-        for k, v in measure(data, d).items():
+        for k, v in measure(data, d, n_workers).items():
             print(f"{k:32} {v:,.2f}")
