@@ -4,15 +4,15 @@
 -- by: kind
 -- by: all
 -- note: finished counts games that are over; rounds counts complete rounds; players counts
--- note: distinct player ids.
+-- note: distinct player ids; first and last played are dates (UTC).
 SELECT {by},
        count(*) AS games,
        count(*) FILTER (WHERE finished) AS finished,
        sum(rounds_complete) AS rounds,
        len(list_distinct(flatten(list(players)))) AS players,
        sum(violations) AS violations,
-       min(first_at) AS first_played,
-       max(last_at) AS last_played
+       min(first_at)::DATE AS first_played,
+       max(last_at)::DATE AS last_played
 FROM games
 GROUP BY ALL
 ORDER BY 1 NULLS LAST

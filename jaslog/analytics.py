@@ -356,6 +356,8 @@ def result_table_data(result: Result) -> tuple[list[str], list[list[str]]]:
                 cells.append(f"{float(v):.1%}")
             elif isinstance(v, float | Decimal):
                 cells.append(f"{float(v):,.2f}")
+            elif isinstance(v, datetime):
+                cells.append(v.strftime("%Y-%m-%d %H:%M"))
             elif isinstance(v, list | tuple):
                 cells.append(", ".join(str(x) for x in v))
             else:

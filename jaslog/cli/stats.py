@@ -207,7 +207,7 @@ def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
     for i, c in enumerate(cols):
         numeric = any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
                       for r in res.rows)
-        t.add_column(c, justify="right" if numeric else "left")
+        t.add_column(c, justify="right" if numeric else "left", overflow="fold")
     for r in rows:
         t.add_row(*r)
     console.print(t)

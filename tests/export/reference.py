@@ -302,6 +302,6 @@ def overview(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
                                 if r["result"] != "unfinished" or r["ruling"]),
                   "players": len({p for g in gs for p in g.seats}),
                   "violations": sum(len(g.report["violations"]) for g in gs),
-                  "first_played": min((g.first_at for g in gs if g.first_at), default=None),
-                  "last_played": max((g.last_at for g in gs if g.last_at), default=None)}
+                  "first_played": min((g.first_at[:10] for g in gs if g.first_at), default=None),
+                  "last_played": max((g.last_at[:10] for g in gs if g.last_at), default=None)}
     return out
