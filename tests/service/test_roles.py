@@ -173,6 +173,7 @@ def bodies(c: httpx.Client, gid: str, upto: int) -> dict[str, str]:
         r = c.get(f"/api/games/{gid}/state", params={"seq": seq})
         out[f"/state?seq={seq}"] = r.text
     out["/games"] = c.get("/api/games").text
+    out["/tournaments"] = c.get("/api/tournaments").text
     out["/events?since"] = c.get(f"/api/games/{gid}/events", params={"since": upto // 2}).text
     with c.stream("GET", f"/api/games/{gid}/stream", params={"since": 0}) as s:
         seen: list[str] = []
