@@ -85,7 +85,7 @@ class _Server:
         import atexit
 
         atexit.register(self.stop)  # even when the session dies early
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90
         import psycopg
 
         while True:

@@ -40,7 +40,7 @@ def test_kill_9_midway_then_reimport(store_url: str, big_file: tuple[Path, Count
                              "--batch", "3"], env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     with open_store(store_url) as s:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while s.cursor() < 2000:  # some batches are in
             assert proc.poll() is None, "the import ended before it could be killed"
             assert time.monotonic() < deadline
