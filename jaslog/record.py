@@ -82,6 +82,9 @@ class Recorder:
     def __init__(self, store: Store, game: str, *, stamp: bool = True) -> None:
         self.store, self.game, self.stamp = store, game, stamp
         self.fold: GameFold = store.fold(game)
+        if self.fold.game != "klaverjas":
+            raise StoreError(f"jaslog record knows Klaverjas; game {game} is {self.fold.game} "
+                             "(use `jaslog append` for it)")
 
     # ------------------------------------------------------------------ state
 

@@ -306,3 +306,11 @@ def test_record_warns_before_a_violation(db: str) -> None:
     assert "this breaks a rule" in res.stdout and "not recorded" in res.stdout
     f = store.fold("rec-3")
     assert len(f.state.violations) == 1 and store.head("rec-3").next_seq == i + 1
+
+
+def test_record_knows_klaverjas_only(db: str) -> None:
+    run("import", str(ROOT / "replays" / "klaberjass-full.jsonl"))
+    gid = open_store(db).games()[0].game
+    err = run("record", gid, input="quit\n", code=2).stderr
+    assert "jaslog record knows Klaverjas" in err and "klaberjass" in err
+    assert "certificate" in run("show", gid).stdout
