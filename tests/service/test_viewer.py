@@ -225,3 +225,21 @@ def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
     ref.click("#last")
     assert ref.locator(".seat .hand .card.back").count() == 0
     assert not errors and not errors2, errors + errors2
+
+
+def test_follow_live_shows_new_events_as_they_come(browser, server, tmp_path):
+    gid = "viewer-follow-live"
+    events = timed(sim(gid, seed=43))
+    with server.client("scorer") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:6])
+    page, errors = open_page(browser, server, "player0", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    page.check("#live")
+    page.wait_for_timeout(500)  # the stream is open
+    with server.client("scorer") as c:
+        record(c, gid, events[6:9], start=6)
+    page.wait_for_function("document.getElementById('position').textContent.includes('9 / 9')",
+                           timeout=10000)
+    assert page.inner_text("#event-text").startswith("seq 8 ")
+    assert not errors, errors
