@@ -118,21 +118,22 @@ def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any) -> 
     events = list(simulate(6, seed=12))
     lines = lines_of(events)
     gids = sorted({e["game"] for e in events})
+    size = {g: sum(1 for e in events if e["game"] == g) for g in gids}
+    # two games are in the store already, one of them only in part
+    store.import_lines([x for x, e in zip(lines, events, strict=True) if e["game"] == gids[0]
+                        or (e["game"] == gids[1] and e["seq"] < 100)])
     broken = next(i for i, e in enumerate(events) if e["game"] == gids[2] and e["seq"] == 40)
     lines[broken] = lines[broken][:-5]  # not JSON any more
     f = tmp_path / "p.jsonl"
     f.write_bytes(b"".join(x + b"\n" for x in lines) + b"garbage\n")
     s = store.import_files([f], workers=2, batch_games=2)
-    assert s.games == 5 and s.events == sum(1 for e in events if e["game"] != gids[2])
-    assert [r.game for r in s.rejected if r.game] == [gids[2]]
-    assert f"{f}:{broken + 1}: game {gids[2]}" in s.rejected[0].reason or \
-        f"{f}:{broken + 1}: game {gids[2]}" in s.rejected[1].reason
-    assert any(r.game is None and "garbage" not in r.reason and r.line == len(lines) + 1
-               for r in s.rejected)
+    assert s.games == 3 and s.events == size[gids[1]] - 100 + sum(size[g] for g in gids[3:])
+    assert s.already_present == [gids[0]] and s.extended == [gids[1]]
+    by_game = {r.game: r for r in s.rejected}
+    assert set(by_game) == {gids[2], None}
+    assert by_game[gids[2]].reason.startswith(f"{f}:{broken + 1}: game {gids[2]}")
+    assert by_game[None].line == len(lines) + 1 and "not valid JSON" in by_game[None].reason
     assert s.lines == len(lines) + 1
     assert store.verify().ok
-    again = store.import_files([f], workers=2)
-    assert (again.games, again.events) == (0, 0)
-    assert again.already_present == [g for g in gids if g != gids[2]]
     stored = {gid: len(evs) for gid, evs in store.iter_games()}
-    assert stored == {g: sum(1 for e in events if e["game"] == g) for g in gids if g != gids[2]}
+    assert stored == {g: n for g, n in size.items() if g != gids[2]}
