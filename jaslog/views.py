@@ -130,7 +130,7 @@ class Timeline:
 
     def horizon(self) -> int:
         """The last seq the public may see: everything before the live round's deal."""
-        n = len(self.events)
+        n = self.applied()
         if self.live_round is not None:
             n = next((i for i, r in enumerate(self.round_of) if r >= self.live_round), n)
         return n - 1
