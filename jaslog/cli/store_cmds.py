@@ -173,7 +173,7 @@ def import_(
     batch: int = typer.Option(500, "--batch", min=1, help="games per transaction"),
     workers: int | None = typer.Option(None, "--workers", min=0,
                                        help="validating processes (default: several for files "
-                                            "over 16 MB, else 0: all in this process)"),
+                                            "over 16 MB with 4+ CPUs, else 0: in this process)"),
     db: str | None = DB,
 ) -> None:
     """Import logs: whole games per transaction, already-present games skipped.

@@ -226,6 +226,6 @@ class ParallelImporter:
 def auto_workers(size: int | None) -> int:
     """How many workers an import of ``size`` bytes deserves (0: validate in-process)."""
     cpus = os.cpu_count() or 1
-    if cpus < 2 or size is None or size < (16 << 20):
-        return 0
-    return min(cpus, 8)
+    if cpus < 4 or size is None or size < (16 << 20):
+        return 0  # on two CPUs the workers and the writer only take turns
+    return min(cpus - 1, 8)
