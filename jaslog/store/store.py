@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
@@ -18,7 +18,6 @@ from jaslog.fold import FoldError, GameFold, start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import (
     canonical,
-    decode,
     event_dict,
     link,
     norm_id,
@@ -27,6 +26,7 @@ from jaslog.store.codec import (
     parse_time,
     utc_text,
 )
+from jaslog.store.queries import EVENT_COLUMNS, Queries
 from jaslog.store.schema import (
     EVENTS,
     GAME_PLAYERS,
@@ -40,19 +40,15 @@ from jaslog.store.types import (
     GENESIS,
     AppendResult,
     ConflictError,
-    GameInfo,
     Head,
     ImportSummary,
     NoSuchGame,
     RejectedError,
-    StoredEvent,
     StoreError,
     VerifyReport,
 )
 
 EventLike = Event | dict[str, Any] | bytes | str
-EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "payload",
-                 "prev_hash", "hash")
 _FOLD_CACHE = 32
 
 
@@ -63,7 +59,7 @@ def created_at(started: GameStarted) -> str:
     return now_text()
 
 
-class Store:
+class Store(Queries):
     """A jaslog event store on one database (``sqlite:///...`` or ``postgresql+psycopg://...``).
 
     Open it with :func:`open_store`. A Store is for one thread; open one per process (the
@@ -408,129 +404,6 @@ class Store:
         """Worker processes need a database they can open by URL (not in-memory SQLite)."""
         return not (self.dialect == "sqlite" and (self.url in ("sqlite://", "sqlite:///:memory:")))
 
-    # ------------------------------------------------------------------ reading
-
-    @staticmethod
-    def _rows_of(conn: Connection, game: str, upto: int | None = None) -> list[Any]:
-        q = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(EVENTS.c.game == game)
-        if upto is not None:
-            q = q.where(EVENTS.c.seq <= upto)
-        return list(conn.execute(q.order_by(EVENTS.c.seq)))
-
-    def _read_events(self, conn: Connection, game: str, upto: int | None = None) -> list[Event]:
-        return [decode(r.payload, r.version, game, r.seq) for r in self._rows_of(conn, game, upto)]
-
-    def events(self, game: str, upto: int | None = None) -> list[Event]:
-        """The game's events in seq order (upcast to the current format), up to seq ``upto``.
-
-        Raises :class:`NoSuchGame` when the game has no events.
-        """
-        with eng.read_tx(self.engine) as conn:
-            out = self._read_events(conn, game, upto)
-        if not out:
-            raise NoSuchGame(game)
-        return out
-
-    def fold(self, game: str, upto: int | None = None) -> GameFold:
-        """The game folded through the rules (up to seq ``upto``)."""
-        events = self.events(game, upto)
-        f = start_fold(events[0])
-        for e in events[1:]:
-            f.apply(e)
-        return f
-
-    def stored_events(self, game: str) -> list[StoredEvent]:
-        """The game's rows as stored: raw payload bytes, format version, hash chain."""
-        q = select(*[EVENTS.c[c] for c in EVENT_COLUMNS]).where(EVENTS.c.game == game)
-        with eng.read_tx(self.engine) as conn:
-            rows = conn.execute(q.order_by(EVENTS.c.seq)).all()
-        if not rows:
-            raise NoSuchGame(game)
-        return [StoredEvent(r.game, r.seq, r.pos, r.type, r.version, r.event_id, r.at,
-                            bytes(r.payload), r.prev_hash, r.hash) for r in rows]
-
-    def _game_query(self, *, player: str | None, ruleset: str | None, since: str | None) -> Any:
-        q = select(GAMES)
-        if ruleset is not None:
-            q = q.where(GAMES.c.ruleset == ruleset)
-        if since is not None:
-            q = q.where(GAMES.c.created_at >= parse_time(since))
-        if player is not None:
-            named = select(PLAYERS.c.id).where(func.lower(PLAYERS.c.name) == player.lower())
-            q = q.where(GAMES.c.id.in_(select(GAME_PLAYERS.c.game).where(
-                (GAME_PLAYERS.c.player == player) | GAME_PLAYERS.c.player.in_(named))))
-        return q
-
-    def games(self, *, player: str | None = None, ruleset: str | None = None,
-              since: str | None = None, limit: int | None = None) -> list[GameInfo]:
-        """Games, oldest first; ``player`` matches a player id or display name, ``since`` is
-        an RFC 3339 time or a date (``2026-01-31``) compared with the game's start."""
-        g = self._game_query(player=player, ruleset=ruleset, since=since).order_by(GAMES.c.pos)
-        if limit is not None:
-            g = g.limit(limit)
-        return self._infos(g)
-
-    def _infos(self, query: Any) -> list[GameInfo]:
-        g = query.subquery()
-        last = select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq")) \
-            .where(EVENTS.c.game.in_(select(g.c.id))).group_by(EVENTS.c.game).subquery()
-        q = (select(g, EVENTS.c.seq.label("head_seq"), EVENTS.c.hash, EVENTS.c.at.label("last_at"))
-             .join(last, last.c.game == g.c.id)
-             .join(EVENTS, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
-             .order_by(g.c.pos))
-        with eng.read_tx(self.engine) as conn:
-            rows = conn.execute(q).all()
-        return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
-                         r.head_seq + 1, r.hash, r.last_at) for r in rows]
-
-    def info(self, game: str) -> GameInfo:
-        """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""
-        rows = self._infos(self._game_query(player=None, ruleset=None, since=None)
-                           .where(GAMES.c.id == game))
-        if not rows:
-            raise NoSuchGame(game)
-        return rows[0]
-
-    def iter_games(self, *, since: str | None = None, ruleset: str | None = None,
-                   after: int | None = None, until: int | None = None,
-                   batch: int = 200) -> Iterator[tuple[str, list[Event]]]:
-        """Stream ``(game_id, events)`` for every game, in order of creation, from one snapshot.
-
-        For incremental export: ``after`` and ``until`` are cursors (see :meth:`cursor`);
-        with them, only games that received an event in ``(after, until]`` are yielded,
-        each with all its events up to ``until``. Games are read ``batch`` at a time.
-        """
-        with eng.read_tx(self.engine) as conn:
-            if after is not None and until is None:
-                until = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0)))
-                            .scalar_one())
-            base = self._game_query(player=None, ruleset=ruleset, since=since)
-            if after is not None:
-                touched = select(EVENTS.c.game).where(EVENTS.c.pos > after)
-                if until is not None:
-                    touched = touched.where(EVENTS.c.pos <= until)
-                base = base.where(GAMES.c.id.in_(touched))
-            elif until is not None:
-                base = base.where(GAMES.c.id.in_(select(EVENTS.c.game).where(EVENTS.c.pos <= until)))
-            last_pos = 0
-            while True:
-                ids = [(r.id, r.pos) for r in conn.execute(
-                    base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos).limit(batch))]
-                if not ids:
-                    return
-                last_pos = ids[-1][1]
-                q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
-                    EVENTS.c.game.in_(bindparam("ids", expanding=True)))
-                if until is not None:
-                    q = q.where(EVENTS.c.pos <= until)
-                by_game: dict[str, list[Event]] = {gid: [] for gid, _ in ids}
-                for r in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
-                                      {"ids": [gid for gid, _ in ids]}):
-                    by_game[r.game].append(decode(r.payload, r.version, r.game, r.seq))
-                for gid, _ in ids:
-                    if by_game[gid]:
-                        yield gid, by_game[gid]
-
     # ------------------------------------------------------------------ verifying
 
     def verify(self, game: str | None = None, *, certificate: str | None = None,
@@ -600,11 +473,6 @@ def insert_games(conn: Connection, started: list[GameStarted]) -> None:
         seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
     conn.execute(GAMES.insert(), rows)
     conn.execute(GAME_PLAYERS.insert(), seats)
-
-
-def _show_time(t: str) -> str:
-    """Sortable stored time to RFC 3339 (without zero microseconds)."""
-    return t.replace(".000000Z", "Z")
 
 
 def _db_message(e: SQLAlchemyError) -> str:
