@@ -5,14 +5,22 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Depends, Path
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jaslog.events import PlayerId
 from jaslog.oracle import QueryError, answer
 from jaslog.rules.options import OptionError
 from jaslog.service.auth import ROLES, Principal, TokenError
 from jaslog.service.core import Service
-from jaslog.service.deps import AUTH, ApiError, principal, require, responses, service
+from jaslog.service.deps import (
+    AUTH,
+    ApiError,
+    json_safe,
+    principal,
+    require,
+    responses,
+    service,
+)
 from jaslog.service.tournaments import TournamentError, Tournaments
 
 router = APIRouter(prefix="/api")
@@ -60,6 +68,11 @@ class TournamentIn(BaseModel):
     options: dict[str, Any] | None = Field(None, description="default: game_end target 1001")
     move_limit_s: int | None = Field(None, ge=1, le=3600, description="seconds per move (30)")
     seed: int | None = Field(None, ge=0, le=2**31 - 1, description="for the draws")
+
+    @field_validator("options")
+    @classmethod
+    def _loggable(cls, v: Any) -> Any:
+        return json_safe(v, "options")
 
 
 @router.get("/whoami", response_model=WhoAmI, tags=["tokens"], responses=responses(401))

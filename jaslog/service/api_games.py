@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from sse_starlette.sse import EventSourceResponse
 
 from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
@@ -18,6 +18,7 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
     ApiError,
+    json_safe,
     principal,
     require,
     responses,
@@ -58,6 +59,11 @@ class GameIn(BaseModel):
     meta: dict[str, Any] | None = None
     at: str | None = Field(None, max_length=40, description="RFC 3339; default: now")
 
+    @field_validator("options", "meta")
+    @classmethod
+    def _loggable(cls, v: Any, info: ValidationInfo) -> Any:
+        return json_safe(v, str(info.field_name))
+
 
 class AppendIn(BaseModel):
     """Events to append. Each may leave out ``game`` and ``seq`` (they follow from the path
@@ -67,6 +73,11 @@ class AppendIn(BaseModel):
     expected_seq: int | None = Field(None, ge=0, le=1_000_000_000,
                                      description="the seq the first event must get")
     events: list[dict[str, Any]] = Field(min_length=1, max_length=5000)
+
+    @field_validator("events")
+    @classmethod
+    def _loggable(cls, v: Any) -> Any:
+        return json_safe(v, "events")
 
 
 class ViolationOut(BaseModel):

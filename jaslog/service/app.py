@@ -64,7 +64,8 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
             why = (first.get("ctx") or {}).get("error", "invalid")
             msg = f"the body is not valid JSON: {why} (at character {where or 0})"
         elif where:
-            msg = f"{where}: {first.get('msg', 'invalid')}"
+            text = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+            msg = text if text.startswith(where) else f"{where}: {text}"
         else:
             msg = f"the body: {first.get('msg', 'invalid')}"
         detail = [{"loc": [str(x) for x in er.get("loc", ())], "message": str(er.get("msg"))}
@@ -78,7 +79,7 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
             e.status_code, "http_error")
         msg = str(e.detail)
         if e.status_code == 400:
-            msg = f"the request body is not JSON in UTF-8 ({msg})"
+            msg = f"the request body cannot be read as JSON ({msg})"
         return JSONResponse({"code": code, "message": msg}, status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 

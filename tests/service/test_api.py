@@ -224,3 +224,26 @@ def test_bad_requests_say_what_is_wrong(server, gid):
         r = c.post(f"/api/games/{gid}/events",
                    json={"events": [{"game": "other", "seq": 1, "type": "note", "text": "x"}]})
         assert r.status_code == 422 and r.json()["code"] == "wrong_game"
+
+
+def test_numbers_a_log_cannot_hold_are_refused(server, gid):
+    """JSON bodies may hold numbers beyond 64 bits, NaN or deep nesting; jaslog/1 logs may not."""
+    seats = ["a1", "b1", "c1", "d1"]
+    with server.client("admin") as c:
+        big = b'{"ruleset": "amsterdam", "seats": ["a1", "b1", "c1", "d1"], ' \
+              b'"meta": {"x": {"y": 32589158477190044730}}}'
+        for body, says in ((big, "meta.x.y: 32589158477190044730 does not fit in 64 bits"),
+                           (big.replace(b"32589158477190044730", b"NaN"), "is not a JSON number"),
+                           (b'{"ruleset": "amsterdam", "seats": ["a1", "b1", "c1", "d1"], '
+                            b'"meta": ' + b'{"a": ' * 40 + b"1" + b"}" * 41, "levels deep")):
+            r = c.post("/api/games", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 422 and says in r.json()["message"], r.text
+        assert c.post("/api/games", json={"game": gid, "ruleset": "amsterdam",
+                                          "seats": seats}).status_code == 201
+        r = c.post(f"/api/games/{gid}/events", content=b'{"expected_seq": 1, "events": '
+                   b'[{"type": "note", "text": "x", "round": 100000000000000000000000}]}',
+                   headers={"content-type": "application/json"})
+        assert r.status_code == 422 and "events[0].round" in r.json()["message"]
+        r = c.post("/api/oracle", content=b"[" * 100000, headers={"content-type": "application/json"})
+        assert r.status_code == 400 and r.json()["code"] == "bad_body"
+        assert c.get(f"/api/games/{gid}/head").json()["next_seq"] == 1
