@@ -138,13 +138,15 @@ def pg_server() -> Iterator[str]:
 def pg_url(pg_server: str) -> Iterator[str]:
     """A fresh, empty database on the test server, dropped afterwards."""
     import psycopg
+    from sqlalchemy.engine import make_url
 
+    server = make_url(pg_server).set(drivername="postgresql")
+    admin = server.render_as_string(hide_password=False)
     name = f"jaslog_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(pg_server, autocommit=True) as c:
+    with psycopg.connect(admin, autocommit=True) as c:
         c.execute(f"CREATE DATABASE {name}")
-    base = pg_server.rsplit("/", 1)[0]
-    yield f"{base}/{name}"
-    with psycopg.connect(pg_server, autocommit=True) as c:
+    yield server.set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as c:
         c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
