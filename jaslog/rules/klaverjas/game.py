@@ -299,7 +299,9 @@ class KlaverjasGame:
 
     def play(self, seat: int, c: int, seq: int = -1) -> None:
         # the hot path of every fold: properties and helpers are inlined here
-        r = self._open_round()
+        r = self.rounds[-1] if self.rounds else None
+        if r is None or r.closed:
+            r = self._open_round()  # raises the right error
         if not 0 <= seat < 4:
             _check_seat(seat)
         trump = r.trump
@@ -330,7 +332,9 @@ class KlaverjasGame:
                 raise IntegrityError("card_not_held",
                                      f"seat {seat} played {card_text(c)}, which is not in its hand "
                                      f"({hand_text(hand)})", seat=seat, card=c)
-            if not legal(hand, cards, trump, self.play_rules) >> c & 1:
+            # a lead, or a card of the plain suit led, is always legal (rule book 3.3)
+            if n and ((c >> 3) != (cards[0] >> 3) or (c >> 3) == trump) \
+                    and not legal(hand, cards, trump, self.play_rules) >> c & 1:
                 self._revoke(r, t, cards, seat, c, hand, seq)
             r.hands[seat] = hand & ~(1 << c)
         else:

@@ -234,14 +234,22 @@ class RoemRules:
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> RoemRules:
+        """The roem rules of a game's options; games with the same rules share one object
+        (and so one memo)."""
         ranks = o.get("roem.four_kind_ranks", ["A", "K", "Q", "10"])
-        return cls(
+        rules = cls(
             run3=int(o.get("roem.run3", 20)), run4=int(o.get("roem.run4", 50)),
             stuk=int(o.get("roem.stuk", 20)), four_kind=int(o.get("roem.four_kind", 100)),
             four_kind_ranks=frozenset(RANK_TEXT.index(r) for r in ranks),
             four_jacks=int(o.get("roem.four_jacks", 200)),
             three_of_a_kind=int(o.get("roem.three_of_a_kind", 0)),
         )
+        if len(_SHARED) > 256:  # a program trying thousands of roem tables: stop sharing
+            _SHARED.clear()
+        return _SHARED.setdefault(rules, rules)
+
+
+_SHARED: dict[RoemRules, RoemRules] = {}
 
 
 def _memo(cards: Sequence[int], trump: int,
