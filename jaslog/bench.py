@@ -306,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, help="keep the workload and databases in this folder "
                    "(reused when the settings match); default: a temporary folder")
     p.add_argument("--only", help="comma-separated stages to run (default: all)")
+    p.add_argument("--repeat", type=int, default=1, help="run every stage this many times and "
+                   "keep the fastest run (on a busy machine)")
     p.add_argument("--scale", action="store_true", help="also the scale check: export and query "
                    "time at --scale-games and 10 times as many (takes minutes)")
     p.add_argument("--scale-games", type=int, default=10_000)
@@ -339,7 +341,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             with console.status(f"running {LABELS[name]} ..."):
                 t0 = time.perf_counter()
-                results[name] = run_stage(name, work)
+                runs = [run_stage(name, work) for _ in range(max(1, a.repeat))]
+                best = max(runs, key=lambda r: r.get("rate", -1.0))
+                if len(runs) > 1 and "rate" in best:
+                    best["runs"] = [r.get("rate") for r in runs]
+                results[name] = best
             what = results[name].get("unavailable") or results[name].get("failed") or \
                 f"{_rate(results[name])} ({results[name]['seconds']:.2f} s)"
             console.print(f"  {name:<12} {what}  [{time.perf_counter() - t0:.1f} s]", style="dim")

@@ -37,16 +37,17 @@ from jaslog.cards import (
     popcount,
 )
 from jaslog.rules.base import IntegrityError, Violation
-from jaslog.rules.jacknine import beats, trick_points
+from jaslog.rules.jacknine import beats
 from jaslog.rules.klaverjas.play import (
     PlayRules,
     RoemRules,
     ScoreRules,
+    _walk,
     judge,
     legal,
     score_round,
     stuk_cards,
-    trick_roem,
+    trick_score,
 )
 from jaslog.rules.klaverjas.trump import TrumpSelection, make_selection
 from jaslog.rules.options import resolve
@@ -334,7 +335,7 @@ class KlaverjasGame:
                                      f"({hand_text(hand)})", seat=seat, card=c)
             # a lead, or a card of the plain suit led, is always legal (rule book 3.3)
             if n and ((c >> 3) != (cards[0] >> 3) or (c >> 3) == trump) \
-                    and not legal(hand, cards, trump, self.play_rules) >> c & 1:
+                    and not _walk(hand, cards, trump, self.play_rules)[0] >> c & 1:
                 self._revoke(r, t, cards, seat, c, hand, seq)
             r.hands[seat] = hand & ~(1 << c)
         else:
@@ -345,8 +346,8 @@ class KlaverjasGame:
         cards.append(c)
         t.seqs.append(seq)
         if n == 3:  # the trick is complete
-            t.points = trick_points(cards, trump) + (self.last_bonus if t.number == 8 else 0)
-            t.roem = trick_roem(cards, trump, self.roem_rules)
+            points, t.roem = trick_score(cards, trump, self.roem_rules)
+            t.points = points + (self.last_bonus if t.number == 8 else 0)
             if t.number == 8:
                 self._close_round(r)
 

@@ -35,7 +35,7 @@ from jaslog.cards import (
     card_text,
     hand_text,
 )
-from jaslog.rules.jacknine import RUN_LENGTH, trick_winner
+from jaslog.rules.jacknine import RUN_LENGTH, trick_points, trick_winner
 
 # ---------------------------------------------------------------- legal plays (3.3)
 
@@ -227,9 +227,9 @@ class RoemRules:
     four_kind_ranks: frozenset[int] = frozenset()
     four_jacks: int = 200
     three_of_a_kind: int = 0
-    #: (total, parts) of tricks already seen, by card set and trump: roem depends on nothing
-    #: else, and a fold meets the same tricks over and over (at most 143,840 of them).
-    memo: dict[int, tuple[int, tuple[tuple[str, int], ...]]] = field(
+    #: (roem, parts, card points) of tricks already seen, by card set and trump: they depend on
+    #: nothing else, and a fold meets the same tricks over and over (at most 143,840 of them).
+    memo: dict[int, tuple[int, tuple[tuple[str, int], ...], int]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
 
     @classmethod
@@ -253,8 +253,9 @@ _SHARED: dict[RoemRules, RoemRules] = {}
 
 
 def _memo(cards: Sequence[int], trump: int,
-          rules: RoemRules) -> tuple[int, tuple[tuple[str, int], ...]] | None:
-    """The roem of a trick of four different cards, computed once per card set and trump."""
+          rules: RoemRules) -> tuple[int, tuple[tuple[str, int], ...], int] | None:
+    """Roem, its parts and the card points of a trick of four different cards, computed once
+    per card set and trump."""
     if len(cards) != 4:
         return None
     a, b, c, d = cards
@@ -265,8 +266,16 @@ def _memo(cards: Sequence[int], trump: int,
         if mask.bit_count() != 4 or not 0 <= trump < 4:
             return None
         parts = tuple(_roem_parts(cards, trump, rules))
-        hit = rules.memo[key] = (sum(p for _, p in parts), parts)
+        hit = rules.memo[key] = (sum(p for _, p in parts), parts, trick_points(cards, trump))
     return hit
+
+
+def trick_score(cards: Sequence[int], trump: int, rules: RoemRules) -> tuple[int, int]:
+    """(card points without the last-trick bonus, roem on the table) of a completed trick."""
+    hit = _memo(cards, trump, rules)
+    if hit is not None:
+        return hit[2], hit[0]
+    return trick_points(cards, trump), sum(p for _, p in _roem_parts(cards, trump, rules))
 
 
 def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple[str, int]]:
