@@ -44,6 +44,9 @@ PARQUET = "parquet"
 CHART = "success-by-trump.png"
 OURS = (LOG, DB, DB + "-wal", DB + "-shm", DB + "-journal", PARQUET, CHART, MARKER)
 
+#: Games per import transaction and per export chunk: small batches keep memory low.
+BATCH = 50
+
 #: Faults of the demo's records: enough for the audit and the statistics to find some.
 DEMO_FAULTS = Faults(revoke_rate=0.004, false_roem_rate=0.005, no_hands_rate=0.05)
 
@@ -199,8 +202,8 @@ def _import(console: Console, res: DemoResult, store: Any) -> None:
     with _progress(console, bytes_=True) as p:
         task = p.add_task("importing", total=size)
         try:
-            summary = store.import_files([res.log], progress=lambda done: p.update(task,
-                                                                                     completed=done))
+            summary = store.import_files([res.log], batch_games=BATCH,
+                                         progress=lambda done: p.update(task, completed=done))
         except StoreError as e:
             raise DemoError(f"the import failed: {e}") from None
     took = time.perf_counter() - t0
@@ -315,7 +318,7 @@ def _export(console: Console, res: DemoResult, store: Any) -> None:
     with _progress(console) as p:
         task = p.add_task("exporting", total=res.games)
         try:
-            result = export_store(store, res.parquet,
+            result = export_store(store, res.parquet, chunk_games=BATCH,
                                   progress=lambda n: p.update(task, completed=n))
         except ExportError as e:
             raise DemoError(f"the export failed: {e}") from None
