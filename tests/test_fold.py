@@ -11,9 +11,8 @@ import orjson
 import pytest
 
 from jaslog.events import event_from_dict, read_lines
-from jaslog.fold import FOLDS, FileGame, FoldError, fold, fold_lines, start_fold
+from jaslog.fold import FileGame, FoldError, fold, fold_lines, start_fold
 from jaslog.fold.klaverjas import KlaverjasFold
-from jaslog.rules.options import PRESETS, game_of
 
 from .rules.logs import (
     DEAL_M,
@@ -142,17 +141,6 @@ def test_start_errors(first: dict[str, Any], code: str) -> None:
     with pytest.raises(FoldError) as err:
         start_fold(event_from_dict(first))
     assert (err.value.code, err.value.game, err.value.seq) == (code, "g1", first["seq"])
-
-
-def test_a_game_without_a_fold_is_unsupported() -> None:
-    missing = [p for p in PRESETS if game_of(p) not in FOLDS]
-    if not missing:
-        pytest.skip("every game has its fold")
-    with pytest.raises(FoldError) as err:
-        start_fold(event_from_dict({"game": "g1", "seq": 0, "type": "game_started",
-                                    "ruleset": missing[0], "seats": ["a", "b", "c", "d"],
-                                    "dealer": 0}))
-    assert err.value.code == "unsupported_game"
 
 
 def test_empty_and_wrong_game() -> None:
