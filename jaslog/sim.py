@@ -35,7 +35,8 @@ from jaslog.rules.klaverjas import KlaverjasGame, legal, trick_roem
 from jaslog.rules.options import game_of, resolve
 
 __all__ = [
-    "BOTS", "PLAYER_POOL", "SIMULATORS", "Faults", "HeuristicBot", "RandomBot", "Simulator",
+    "BOTS", "PLAYER_POOL", "SIMULATORS", "Faults", "HeuristicBot", "RandomBot", "ResultStats",
+    "Simulator",
     "game_seed", "iter_game", "result_stats", "simulate", "simulate_game", "simulated_rulesets",
     "to_jsonl",
 ]
@@ -306,37 +307,49 @@ def result_stats(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     "rounds_with_roem", "violations": {rule: n}, "by_ruleset": {...}}``. Rates are shares
     of the rounds that were played out without a revoke (made and pit count as made).
     """
-    from jaslog.audit import game_report
-    from jaslog.events import event_from_dict
-    from jaslog.fold import GameFold, start_fold
-
-    per: dict[str, _Tally] = {}
-    total = _Tally()
-    fold: GameFold | None = None
-    n_events = 0
-
-    def finish(f: GameFold) -> None:
-        rep = game_report(f.game_id, f)
-        tally = per.setdefault(f.ruleset, _Tally())
-        for t in (tally, total):
-            t.add(rep)
-
+    stats = ResultStats()
     for e in events:
-        n_events += 1
+        stats.add(e)
+    return stats.summary()
+
+
+class ResultStats:
+    """:func:`result_stats` one event at a time (games one after another), in little memory."""
+
+    def __init__(self) -> None:
+        self.per: dict[str, _Tally] = {}
+        self.total = _Tally()
+        self.fold: Any = None
+        self.events = 0
+
+    def add(self, e: dict[str, Any]) -> None:
+        from jaslog.events import event_from_dict
+        from jaslog.fold import start_fold
+
+        self.events += 1
         ev = event_from_dict(e)
         if ev.seq == 0:
-            if fold is not None:
-                finish(fold)
-            fold = start_fold(ev)
+            self._finish()
+            self.fold = start_fold(ev)
         else:
-            assert fold is not None
-            fold.apply(ev)
-    if fold is not None:
-        finish(fold)
-    out = total.summary()
-    out["events"] = n_events
-    out["by_ruleset"] = {rs: t.summary() for rs, t in sorted(per.items())}
-    return out
+            assert self.fold is not None, "a game's events start with game_started"
+            self.fold.apply(ev)
+
+    def _finish(self) -> None:
+        from jaslog.audit import game_report
+
+        f, self.fold = self.fold, None
+        if f is not None:
+            rep = game_report(f.game_id, f)
+            for t in (self.per.setdefault(f.ruleset, _Tally()), self.total):
+                t.add(rep)
+
+    def summary(self) -> dict[str, Any]:
+        self._finish()
+        out = self.total.summary()
+        out["events"] = self.events
+        out["by_ruleset"] = {rs: t.summary() for rs, t in sorted(self.per.items())}
+        return out
 
 
 class _Tally:

@@ -464,3 +464,31 @@ def test_simulate_into_the_store(tmp_path: Path) -> None:
     again = orjson.loads(run_cli("simulate", "-r", "all", "-n", "4", "--seed", "3", "--db", str(db),
                                  "--revoke-rate", "0.01", "--json").stdout)
     assert again["imported"]["games"] == 0 and len(again["imported"]["skipped"]) == 4
+
+
+def test_simulate_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    p = subprocess.run(f"'{sys.executable}' -m jaslog simulate -n 50 | head -n 3", shell=True,
+                       cwd=tmp_path, capture_output=True, timeout=300, env=env, check=False)
+    assert len(p.stdout.splitlines()) == 3
+    assert b"Traceback" not in p.stderr and b"BrokenPipe" not in p.stderr
+
+
+def test_result_stats_counts_every_round_once() -> None:
+    from jaslog.sim import ResultStats
+
+    events = list(simulate(4, ["amsterdam", "rotterdam"], seed=5, faults=Faults(revoke_rate=0.02)))
+    stats = ResultStats()
+    for e in events:
+        stats.add(e)
+    s = stats.summary()
+    assert s == result_stats(events)
+    reps = reports(events)
+    assert s["games"] == 4 and s["events"] == len(events)
+    assert s["rounds"] == sum(len(r["rounds"]) for r in reps)
+    results = Counter(r["result"] for rep in reps for r in rep["rounds"])
+    assert s["results"] == dict(results) and s["revoke_rounds"] == results["revoke"]
+    played = results["made"] + results["pit"] + results["nat"]
+    assert s["made_rate"] == round((results["made"] + results["pit"]) / played, 4)
+    assert set(s["by_ruleset"]) == {"amsterdam", "rotterdam"}
+    assert sum(v["rounds"] for v in s["by_ruleset"].values()) == s["rounds"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -147,7 +148,9 @@ def simulate(
     report = err if to_stdout else out
     events = run(games, rulesets, lambda rs: by_ruleset[rs] or None, seed=seed, prefix=prefix,
                  bot=bot, faults=faults, start=_start(start, times), first=first)
-    kept: list[dict[str, Any]] = []
+    from jaslog.sim import ResultStats
+
+    tally = ResultStats() if stats else None
     counts = {"games": 0, "events": 0}
 
     def counted(progress: Progress) -> Iterator[dict[str, Any]]:
@@ -158,8 +161,8 @@ def simulate(
             if e["seq"] == 0:
                 counts["games"] += 1
             counts["events"] += 1
-            if stats:
-                kept.append(e)
+            if tally is not None:
+                tally.add(e)
             yield e
         progress.advance(task)
 
@@ -169,9 +172,13 @@ def simulate(
             summary.update(_into_store(db, to_jsonl(counted(progress)), progress))
         elif to_stdout:
             write = sys.stdout.buffer.write
-            for line in to_jsonl(counted(progress)):
-                write(line)
-            sys.stdout.flush()
+            try:
+                for line in to_jsonl(counted(progress)):
+                    write(line)
+                sys.stdout.flush()
+            except BrokenPipeError:  # `jaslog simulate | head`: the reader has had enough
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                raise typer.Exit(0) from None
         else:
             assert out_file is not None
             try:
@@ -181,15 +188,14 @@ def simulate(
                 fail(f"{out_file}: {e.strerror}")
             summary["out"] = str(out_file)
     summary["events"] = counts["events"]
-    if stats:
-        from jaslog.sim import result_stats
-
-        summary["stats"] = result_stats(kept)
+    if tally is not None:
+        summary["stats"] = tally.summary()
     if json:
         if to_stdout:
             err.print_json(data=summary)
         else:
             write_json_line(summary)
+        _refused(summary)
         return
     where = (f"into {db}" if db is not None else f"to {out_file}" if not to_stdout else "to stdout")
     report.print(f"simulated {games} game{'s' * (games != 1)} ({', '.join(rulesets)}; {bot} bots, "
@@ -200,6 +206,15 @@ def simulate(
                      f"{len(imp['skipped'])} already present, {len(imp['rejected'])} rejected")
     if stats:
         report.print(_stats_table(summary["stats"], bot))
+    _refused(summary)
+
+
+def _refused(summary: dict[str, Any]) -> None:
+    """Exit 1 when the store refused simulated games (a bug somewhere: say so)."""
+    refused = summary.get("imported", {}).get("rejected")
+    if refused:
+        fail(f"the store refused {len(refused)} game(s), e.g. {refused[0]['game']}: "
+             f"{refused[0]['reason']}", code=1)
 
 
 def _into_store(url: str, lines: Iterator[bytes], progress: Progress) -> dict[str, Any]:
