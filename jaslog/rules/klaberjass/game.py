@@ -37,7 +37,7 @@ from jaslog.cards import (
     hand_text,
     popcount,
 )
-from jaslog.rules.base import IntegrityError, Violation
+from jaslog.rules.base import IntegrityError, RoundBook, Violation, check_hands, seats_text
 from jaslog.rules.jacknine import trick_points
 from jaslog.rules.klaberjass.bidding import Bidding
 from jaslog.rules.klaberjass.play import (
@@ -57,7 +57,6 @@ from jaslog.rules.klaberjass.round import (
     Declaration,
     Outcome,
     Round,
-    Ruling,
     Trick,
 )
 from jaslog.rules.options import resolve
@@ -65,7 +64,7 @@ from jaslog.rules.options import resolve
 __all__ = ["KlaberjassGame", "hand_text", "resolve"]
 
 
-class KlaberjassGame:
+class KlaberjassGame(RoundBook[Round]):
     """A game of Klaberjass (two players, seats 0 and 1) from its options and first dealer."""
 
     players = 2
@@ -73,7 +72,7 @@ class KlaberjassGame:
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if dealer not in (0, 1):
-            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat (0 or 1)")
+            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat ({seats_text(2)})")
         self.options = options
         self.first_dealer = dealer
         self.play_rules = PlayRules.from_options(options)
@@ -92,12 +91,6 @@ class KlaberjassGame:
         return copy.deepcopy(self)
 
     # ------------------------------------------------------------------ reading the state
-
-    @property
-    def current_round(self) -> Round:
-        if not self.rounds:
-            raise IntegrityError("no_deal", "no deal has been dealt yet")
-        return self.rounds[-1]
 
     def next_dealer(self) -> int:
         """Who deals the next deal (rule book 4.2, 4.3): alternate, or the last deal's winner;
@@ -185,33 +178,18 @@ class KlaberjassGame:
 
     # ------------------------------------------------------------------ actions
 
-    def _violate(self, r: Round, rule: str, message: str, *, seat: int | None = None,
-                 card: int | None = None, seq: int = -1, trick: int | None = None) -> None:
-        v = Violation(rule, message, r.number, trick, seat, card, seq)
-        r.violations.append(v)
-        self.violations.append(v)
-
     def deal(self, hands: list[int] | None, turn_up: int, stock: list[int] | None = None,
              dealer: int | None = None, seq: int = -1) -> None:
         """Open a deal: two hands of six by seat (None: not seen), the turn-up card and, when
         known, the stock from its top card to its bottom card."""
-        if self.rounds and not self.rounds[-1].closed:
-            r = self.rounds[-1]
-            raise IntegrityError("round_not_over", f"deal {r.number} is not over ({r.phase})")
-        if self.finished:
-            raise IntegrityError("game_over", "the game is over; no more deals")
-        number = len(self.rounds) + 1
-        due = self.next_dealer()
-        if dealer is not None and dealer != due:
-            raise IntegrityError("wrong_dealer", f"deal {number} is dealt by seat {due}, "
-                                 f"not seat {dealer}", seat=dealer)
+        number, due = self._next_round(dealer)
         check_first_deal(hands, turn_up, stock)
         bidding = Bidding(due, turn_up >> 3, self.options)
         self.rounds.append(Round(number, due, hands, turn_up, stock, bidding))
 
     def bid(self, seat: int, call: str, seq: int = -1) -> None:
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         for code, msg in r.bidding.bid(seat, call):
             self._violate(r, code, msg, seat=seat, seq=seq)
         if r.annulled:
@@ -258,7 +236,7 @@ class KlaberjassGame:
     def dix(self, seat: int, seq: int = -1) -> None:
         """``seat`` exchanges the seven of trumps for the turn-up card (rule book 4.4)."""
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         trump = r.trump
         if trump is None:
             raise IntegrityError("trump_not_chosen", "the dix is exchanged after trumps are fixed",
@@ -296,7 +274,7 @@ class KlaberjassGame:
     def declare(self, seat: int, cards: int, seq: int = -1) -> None:
         """``seat`` declares the sequence ``cards`` (a mask) before the first trick (4.5)."""
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         if not r.second_done:
             raise IntegrityError("second_deal_missing", "sequences are declared after the second "
                                  "deal", seat=seat)
@@ -322,7 +300,7 @@ class KlaberjassGame:
         r = self.current_round
         if r.closed and not r.over:
             raise IntegrityError("round_over", f"deal {r.number} is over ({r.phase})", seat=seat)
-        _check_seat(seat)
+        self._check_seat(seat)
         if not r.second_done:
             raise IntegrityError("second_deal_missing", "bella is announced in the play", seat=seat)
         a = Announcement(seat, seq, len(r.bellas))
@@ -334,7 +312,7 @@ class KlaberjassGame:
 
     def play(self, seat: int, c: int, seq: int = -1) -> None:
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         trump = r.trump
         if trump is None:
             raise IntegrityError("trump_not_chosen", f"seat {seat} played {card_text(c)} before "
@@ -488,23 +466,14 @@ class KlaberjassGame:
 
     # ------------------------------------------------------------------ the referee
 
-    def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
-        """A referee's score for deal ``number``; a ruling on a deal in play abandons it."""
-        if not 1 <= number <= len(self.rounds):
-            raise IntegrityError("no_such_round", f"a ruling names deal {number}, but "
-                                 f"{len(self.rounds)} deals have been dealt")
-        if len(score) != 2 or any(not isinstance(s, int) or s < 0 for s in score):
-            raise IntegrityError("bad_ruling", "a klaberjass ruling's score is two whole numbers "
-                                 ">= 0, one per player")
-        r = self.rounds[number - 1]
-        r.ruling = Ruling(list(score), reason, seq)
-        r.closed = True
+    def _over_note(self, r: Round) -> str:
+        return f" ({r.phase})"
 
-    def _open_round(self) -> Round:
-        r = self.current_round
-        if r.closed:
-            raise IntegrityError("round_over", f"deal {r.number} is over ({r.phase})")
-        return r
+    def _busy_note(self, r: Round) -> str:
+        return r.phase
+
+    def _dealer_due(self, number: int) -> int:
+        return self.next_dealer()
 
 
 def _plays(r: Round) -> list[tuple[int, int]]:
@@ -512,24 +481,11 @@ def _plays(r: Round) -> list[tuple[int, int]]:
     return [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
 
 
-def _check_seat(seat: int) -> None:
-    if seat not in (0, 1):
-        raise IntegrityError("bad_seat", f"{seat} is not a seat (0 or 1)")
-
-
 def check_first_deal(hands: list[int] | None, turn_up: int, stock: list[int] | None) -> None:
     """Two hands of six, the turn-up and the stock (19 cards) must be distinct cards of the pack."""
     seen = 1 << turn_up
     if hands is not None:
-        if len(hands) != 2:
-            raise IntegrityError("bad_deal", f"a klaberjass deal has 2 hands, not {len(hands)}")
-        for seat, h in enumerate(hands):
-            if popcount(h) != 6:
-                raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(h)} cards, not 6",
-                                     seat=seat)
-            if seen & h:
-                raise IntegrityError("dealt_twice", f"{hand_text(seen & h)} dealt twice", seat=seat)
-            seen |= h
+        seen = check_hands(hands, "klaberjass", 2, 6, seen=seen)
     if stock is not None:
         mask = sum(1 << c for c in set(stock))
         if len(stock) != 19 or popcount(mask) != 19:

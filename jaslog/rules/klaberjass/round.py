@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jaslog.rules.base import Violation
+from jaslog.rules.base import Ruling, Violation
 from jaslog.rules.jacknine import trick_winner
 from jaslog.rules.klaberjass.bidding import Bidding
 from jaslog.rules.klaberjass.play import (
@@ -66,13 +66,6 @@ class Announcement:
     seq: int
     order: int              # its index among the deal's announcements
     fault: str | None = None
-
-
-@dataclass(slots=True)
-class Ruling:
-    score: list[int]
-    reason: str
-    seq: int
 
 
 @dataclass(slots=True)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jaslog.cards import CARD_INDEX, card_text, hand_text, popcount
-from jaslog.rules.base import IntegrityError, Violation
+from jaslog.rules.base import IntegrityError, RoundBook, Ruling, Violation, check_hands, seats_text
 from jaslog.rules.kloepper.partners import Call, Sides, holder, sides
 from jaslog.rules.kloepper.play import (
     ACES,
@@ -81,13 +81,6 @@ class Knock:
     seq: int
     plays: int           # cards played before it
     fault: str | None = None
-
-
-@dataclass(slots=True)
-class Ruling:
-    score: list[int]
-    reason: str
-    seq: int
 
 
 @dataclass(slots=True)
@@ -155,7 +148,7 @@ class Round:
         return next((k for k in self.knocks if k.back and k.fault is None), None)
 
 
-class KloepperGame:
+class KloepperGame(RoundBook[Round]):
     """A game of Kloepper (four players, each for himself across deals)."""
 
     players = 4
@@ -163,7 +156,7 @@ class KloepperGame:
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if not 0 <= dealer < 4:
-            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat (0-3)")
+            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat ({seats_text(4)})")
         self.options = options
         self.first_dealer = dealer
         self.trumps = Trumps.from_options(options)
@@ -181,14 +174,13 @@ class KloepperGame:
 
     # ------------------------------------------------------------------ reading the state
 
-    @property
-    def current_round(self) -> Round:
-        if not self.rounds:
-            raise IntegrityError("no_deal", "no deal has been dealt yet")
-        return self.rounds[-1]
-
     def dealer_of(self, number: int) -> int:
         return (self.first_dealer + number - 1) % 4
+
+    _dealer_due = dealer_of
+
+    def _busy_note(self, r: Round) -> str:
+        return f"{popcount(r.played)} of 24 cards played"
 
     def expected(self) -> tuple[str, int | None]:
         """What comes next: (``deal``|``call``|``play``|``over``, seat). ``call`` only when the
@@ -273,24 +265,8 @@ class KloepperGame:
 
     # ------------------------------------------------------------------ actions
 
-    def _violate(self, r: Round, rule: str, message: str, *, seat: int | None = None,
-                 card: int | None = None, seq: int = -1, trick: int | None = None) -> None:
-        v = Violation(rule, message, r.number, trick, seat, card, seq)
-        r.violations.append(v)
-        self.violations.append(v)
-
     def deal(self, hands: list[int] | None, dealer: int | None = None, seq: int = -1) -> None:
-        if self.rounds and not self.rounds[-1].closed:
-            r = self.rounds[-1]
-            raise IntegrityError("round_not_over", f"deal {r.number} is not over "
-                                 f"({popcount(r.played)} of 24 cards played)")
-        if self.finished:
-            raise IntegrityError("game_over", "the game is over; no more deals")
-        number = len(self.rounds) + 1
-        due = self.dealer_of(number)
-        if dealer is not None and dealer != due:
-            raise IntegrityError("wrong_dealer", f"deal {number} is dealt by seat {due}, not seat "
-                                 f"{dealer}", seat=dealer)
+        number, due = self._next_round(dealer)
         if hands is not None:
             check_deal(hands)
         self.rounds.append(Round(number, due, hands))
@@ -298,7 +274,7 @@ class KloepperGame:
     def call(self, seat: int, call: str, seq: int = -1) -> None:
         """The holder of both black queens calls an ace (``AH``...) or goes ``alone``."""
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         if call != "alone" and call not in ("AC", "AD", "AH", "AS"):
             raise IntegrityError("bad_call", f"{call!r} is not a partner call (an ace or alone)",
                                  seat=seat)
@@ -317,7 +293,7 @@ class KloepperGame:
     def knock(self, seat: int, seq: int = -1, *, back: bool = False) -> None:
         """``seat`` knocks (its side undertakes every trick), or knocks back (``back``)."""
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         k = Knock(seat, back, seq, r.plays)
         r.knocks.append(k)
         if r.hands_known:
@@ -330,7 +306,7 @@ class KloepperGame:
 
     def play(self, seat: int, c: int, seq: int = -1) -> None:
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         if not PACK >> c & 1:
             raise IntegrityError("card_not_in_pack", f"{card_text(c)} is not in the kloepper pack "
                                  "(9 10 J Q K A)", seat=seat, card=c)
@@ -471,44 +447,8 @@ class KloepperGame:
         self._violate(r, fault, f"seat {k.seat} {what} but {why}: it does not count", seat=k.seat,
                       seq=k.seq, trick=len(r.tricks) or None)
 
-    # ------------------------------------------------------------------ the referee
-
-    def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
-        if not 1 <= number <= len(self.rounds):
-            raise IntegrityError("no_such_round", f"a ruling names deal {number}, but "
-                                 f"{len(self.rounds)} deals have been dealt")
-        if len(score) != 4 or any(not isinstance(s, int) or s < 0 for s in score):
-            raise IntegrityError("bad_ruling", "a kloepper ruling's score is four whole numbers "
-                                 ">= 0, one per player")
-        r = self.rounds[number - 1]
-        r.ruling = Ruling(list(score), reason, seq)
-        r.closed = True
-
-    def _open_round(self) -> Round:
-        r = self.current_round
-        if r.closed:
-            raise IntegrityError("round_over", f"deal {r.number} is over")
-        return r
-
-
-def _check_seat(seat: int) -> None:
-    if not 0 <= seat < 4:
-        raise IntegrityError("bad_seat", f"{seat} is not a seat (0-3)")
-
 
 def check_deal(hands: list[int]) -> None:
     """Four hands of six that together are the 24-card pack, or an IntegrityError."""
-    if len(hands) != 4:
-        raise IntegrityError("bad_deal", f"a kloepper deal has 4 hands, not {len(hands)}")
-    seen = 0
-    for seat, hand in enumerate(hands):
-        if popcount(hand) != 6:
-            raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(hand)} cards, not 6",
-                                 seat=seat)
-        if hand & ~PACK:
-            raise IntegrityError("card_not_in_pack", f"{hand_text(hand & ~PACK)} not in the kloepper "
-                                 "pack (9 10 J Q K A)", seat=seat)
-        if seen & hand:
-            raise IntegrityError("dealt_twice", f"{hand_text(seen & hand)} dealt twice", seat=seat)
-        seen |= hand
+    seen = check_hands(hands, "kloepper", 4, 6, pack=PACK, pack_text="9 10 J Q K A")
     assert seen == PACK  # four disjoint hands of six inside the pack are the pack
