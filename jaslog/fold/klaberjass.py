@@ -10,30 +10,25 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_LETTERS, cards_of
+from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_LETTERS
 from jaslog.events import GameStarted
 from jaslog.fold import FOLDS, GameFold
-from jaslog.rules.base import IntegrityError, Violation
+from jaslog.fold.common import (
+    card_list,
+    cards_mask,
+    check_ruling_scores,
+    hand_masks,
+    ruling_dict,
+    tricks_report,
+    tricks_view,
+    violations_seen,
+)
+from jaslog.rules.base import IntegrityError
 from jaslog.rules.klaberjass import KlaberjassGame, run_text
 
 
-def cards_mask(texts: list[str], what: str) -> int:
-    m = 0
-    for t in texts:
-        c = CARD_INDEX[t]
-        if m >> c & 1:
-            raise IntegrityError("dealt_twice", f"{t} is named twice in {what}")
-        m |= 1 << c
-    return m
-
-
 def _hands(hands: list[list[str]] | None, size: int, what: str) -> list[int] | None:
-    if hands is None:
-        return None
-    if len(hands) != 2 or any(len(h) != size for h in hands):
-        sizes = ", ".join(str(len(h)) for h in hands)
-        raise IntegrityError("bad_deal", f"{what} is 2 hands of {size} cards, not [{sizes}]")
-    return [cards_mask(h, f"seat {s}'s hand") for s, h in enumerate(hands)]
+    return hand_masks(hands, 2, size, what)
 
 
 class KlaberjassFold(GameFold):
@@ -73,9 +68,7 @@ class KlaberjassFold(GameFold):
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
     def ruling(self, e: Any) -> None:
-        if len(e.score) != 2:
-            raise IntegrityError("bad_ruling", "a klaberjass ruling gives 2 scores (one per "
-                                 f"player), not {len(e.score)}")
+        check_ruling_scores(e.score, "klaberjass", 2)
         self.state.rule(e.round, list(e.score), e.reason, e.seq)
 
 
@@ -83,10 +76,6 @@ FOLDS["klaberjass"] = KlaberjassFold
 
 
 # ---------------------------------------------------------------------- projections
-
-
-def _cards(mask: int) -> list[str]:
-    return [CARD_TEXT[c] for c in cards_of(mask)]
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -106,15 +95,13 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
             "annulled": r.annulled,
             "bottom": CARD_TEXT[r.bottom] if r.bottom is not None else None,
             "dix": r.dix_seat,
-            "hands": [_cards(h) for h in r.playing] if r.playing is not None else None,
-            "declarations": [{"seat": d.seat, "sequence": run_text(d.run), "cards": _cards(d.cards),
+            "hands": [card_list(h) for h in r.playing] if r.playing is not None else None,
+            "declarations": [{"seat": d.seat, "sequence": run_text(d.run), "cards": card_list(d.cards),
                               "valid": d.fault is None, "fault": d.fault}
                              for d in r.declarations],
             "bella_calls": [{"seat": b.seat, "valid": b.fault is None, "fault": b.fault}
                             for b in r.bellas],
-            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
-                        "winner": r.winner_of(t) if t.complete else None, "points": t.points}
-                       for t in r.tricks if t.cards],
+            "tricks": tricks_report(r.tricks, r.winner_of),
             "points": o.points,
             "tricks_won": o.tricks,
             "sequences": o.sequences,
@@ -125,8 +112,7 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
             "score": o.score,
             "held": o.held,
             "received": o.received,
-            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-                       if r.ruling else None),
+            "ruling": ruling_dict(r.ruling),
         })
     return out
 
@@ -172,37 +158,24 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     size = 9 if r.second_done else 6
     view["counts"] = [size - r.by_seat[s].bit_count() for s in (0, 1)]
     if r.hands_known:
-        view["hands"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.hands)]
+        view["hands"] = [card_list(h) if full or s == seat else None for s, h in enumerate(r.hands)]
         if kind == "play" and turn is not None and (full or turn == seat):
-            view["legal"] = _cards(g.legal_plays())
+            view["legal"] = card_list(g.legal_plays())
     shown = len(r.tricks) >= 2 or r.over or (bool(r.tricks) and r.tricks[0].complete)
     for d in r.declarations:
         mine = full or d.seat == seat
         entry: dict[str, Any] = {"seat": d.seat, "length": d.run[2]}
         if mine or shown:
-            entry.update(sequence=run_text(d.run), cards=_cards(d.cards))
+            entry.update(sequence=run_text(d.run), cards=card_list(d.cards))
         if mine:
             entry["valid"] = d.fault is None
         view["declarations"].append(entry)
     view["bella_calls"] = [{"seat": b.seat} | ({"valid": b.fault is None} if full else {})
                            for b in r.bellas]
-    view["tricks"] = [{"number": t.number, "leader": t.leader,
-                       "cards": [{"seat": t.seat_of(i), "card": CARD_TEXT[c]}
-                                 for i, c in enumerate(t.cards)],
-                       "winner": r.winner_of(t) if t.complete else None, "points": t.points}
-                      for t in r.tricks if t.cards]
+    view["tricks"] = tricks_view(r.tricks, r.winner_of)
     if r.over or (seat is None and r.closed):
         view.update(sequences=o.sequences, bella=o.bella, deal_totals=o.totals, result=o.result,
                     score=o.score)
-    if r.ruling is not None:
-        view["ruling"] = {"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-    vs = [violation_dict(v) for v in sorted(r.violations, key=lambda v: v.seq)]
-    view["violations"] = vs if full else [v for v in vs if v["seat"] == seat]
+    view["ruling"] = ruling_dict(r.ruling)
+    view["violations"] = violations_seen(r.violations, full, seat)
     return view
-
-
-def violation_dict(v: Violation) -> dict[str, Any]:
-    """A violation as the reports write it (the same keys as :mod:`jaslog.audit`)."""
-    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
-            "card": CARD_TEXT[v.card] if v.card is not None else None, "rule": v.rule,
-            "message": v.message}

@@ -13,28 +13,25 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
+from jaslog.cards import CARD_INDEX
 from jaslog.events import GameStarted
 from jaslog.fold import FOLDS, GameFold
-from jaslog.rules.base import IntegrityError, Violation
+from jaslog.fold.common import (
+    card_list,
+    check_ruling_scores,
+    hand_masks,
+    ruling_dict,
+    tricks_report,
+    tricks_view,
+    violations_seen,
+)
+from jaslog.rules.base import IntegrityError
 from jaslog.rules.kloepper import ACES, KloepperGame, known_sides
+from jaslog.rules.kloepper.game import Trick
 
 
-def violation_dict(v: Violation) -> dict[str, Any]:
-    """A violation as the reports write it (the same keys as :mod:`jaslog.audit`)."""
-    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
-            "card": CARD_TEXT[v.card] if v.card is not None else None, "rule": v.rule,
-            "message": v.message}
-
-
-def cards_mask(texts: list[str], what: str) -> int:
-    m = 0
-    for t in texts:
-        c = CARD_INDEX[t]
-        if m >> c & 1:
-            raise IntegrityError("dealt_twice", f"{t} is named twice in {what}")
-        m |= 1 << c
-    return m
+def _winner(t: Trick) -> int:
+    return t.winner
 
 
 class KloepperFold(GameFold):
@@ -53,13 +50,7 @@ class KloepperFold(GameFold):
             if getattr(e, unused) is not None:
                 raise IntegrityError("bad_event", f"field {unused!r} is not used in kloepper "
                                      "(it belongs to a klaberjass deal)")
-        hands = None
-        if e.hands is not None:
-            if len(e.hands) != 4 or any(len(h) != 6 for h in e.hands):
-                sizes = ", ".join(str(len(h)) for h in e.hands)
-                raise IntegrityError("bad_deal", f"a kloepper deal is 4 hands of 6 cards, not [{sizes}]")
-            hands = [cards_mask(h, f"seat {s}'s hand") for s, h in enumerate(e.hands)]
-        self.state.deal(hands, e.dealer, e.seq)
+        self.state.deal(hand_masks(e.hands, 4, 6, "a kloepper deal"), e.dealer, e.seq)
 
     def partner_call(self, e: Any) -> None:
         self.state.call(e.seat, e.call, e.seq)
@@ -74,9 +65,7 @@ class KloepperFold(GameFold):
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
     def ruling(self, e: Any) -> None:
-        if len(e.score) != 4:
-            raise IntegrityError("bad_ruling", "a kloepper ruling gives 4 scores (one per player), "
-                                 f"not {len(e.score)}")
+        check_ruling_scores(e.score, "kloepper", 4)
         self.state.rule(e.round, list(e.score), e.reason, e.seq)
 
 
@@ -84,10 +73,6 @@ FOLDS["kloepper"] = KloepperFold
 
 
 # ---------------------------------------------------------------------- projections
-
-
-def _cards(mask: int) -> list[str]:
-    return [CARD_TEXT[c] for c in cards_of(mask)]
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -98,16 +83,14 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
         out.append({
             "round": r.number,
             "dealer": r.dealer,
-            "hands": [_cards(h) for h in r.dealt] if r.dealt is not None and r.over else None,
+            "hands": [card_list(h) for h in r.dealt] if r.dealt is not None and r.over else None,
             "call": ({"seat": r.call.seat, "call": r.call.call, "valid": r.call.fault is None,
                       "fault": r.call.fault} if r.call else None),
             "knocks": [{"seat": k.seat, "back": k.back, "valid": k.fault is None, "fault": k.fault}
                        for k in r.knocks],
             "queens": o.queens,
             "mode": o.mode,
-            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
-                        "winner": t.winner if t.complete else None, "points": t.points}
-                       for t in r.tricks if t.cards],
+            "tricks": tricks_report(r.tricks, _winner),
             "points": o.points,
             "tricks_won": o.tricks,
             "queens_points": o.queens_points,
@@ -117,8 +100,7 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
             "result": o.result,
             "row": o.row,
             "score": o.score,
-            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-                       if r.ruling else None),
+            "ruling": ruling_dict(r.ruling),
         })
     return out
 
@@ -155,18 +137,15 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     left = [6 - popcount_(r.by_seat[s]) for s in range(4)]
     view["counts"] = left
     if r.hands_known:
-        view["hands"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.hands)]
+        view["hands"] = [card_list(h) if full or s == seat else None for s, h in enumerate(r.hands)]
     if r.dealt is not None:
-        view["dealt"] = [_cards(h) if full or s == seat else None for s, h in enumerate(r.dealt)]
+        view["dealt"] = [card_list(h) if full or s == seat else None for s, h in enumerate(r.dealt)]
     if kind == "play" and turn is not None and r.hands_known and (full or turn == seat):
-        view["legal"] = _cards(g.legal_plays())
+        view["legal"] = card_list(g.legal_plays())
     if r.call is not None:
         view["call"] = {"seat": r.call.seat, "call": r.call.call}
     view["knocks"] = [{"seat": k.seat, "back": k.back} for k in r.knocks]
-    view["tricks"] = [{"number": t.number, "leader": t.leader,
-                       "cards": [{"seat": t.seat_of(i), "card": CARD_TEXT[c]} for i, c in enumerate(t.cards)],
-                       "winner": t.winner if t.complete else None, "points": t.points}
-                      for t in r.tricks if t.cards]
+    view["tricks"] = tricks_view(r.tricks, _winner)
     sd = r.sides() if full else None
     if sd is not None:
         view["sides"] = ["queens" if sd.on_queens(s) else "others" for s in range(4)]
@@ -183,12 +162,8 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         view["side_points"] = {"queens": q, "others": sum(o.points) - q}
     if r.over:
         view.update(result=o.result, row=o.row, score=o.score)
-    if r.ruling is not None:
-        view["ruling"] = {"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-    vs = [violation_dict(v) for v in sorted(r.violations, key=lambda v: v.seq)]
-    if not full:
-        vs = [v for v in vs if v["seat"] == seat]
-    view["violations"] = vs
+    view["ruling"] = ruling_dict(r.ruling)
+    view["violations"] = violations_seen(r.violations, full, seat)
     return view
 
 
