@@ -45,8 +45,17 @@ from jaslog.rules.klaberjass import (
     run_mask,
     runs,
 )
-from jaslog.rules.options import resolve
-from jaslog.sim import PLAYER_POOL, SIMULATORS, Faults
+from jaslog.sim import SIMULATORS, Faults
+from jaslog.sim_common import (
+    EventLog,
+    current_trick,
+    hand_texts,
+    hands_seen,
+    may_revoke,
+    set_up,
+    turns,
+    with_revoke,
+)
 
 
 class KlaberjassBot:
@@ -131,33 +140,17 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
                         rng: random.Random, seats: list[str] | None, bot: str,
                         faults: Faults) -> Iterator[dict[str, Any]]:
     """A game of Klaberjass between two bots of the kind ``bot``."""
-    opts = resolve(ruleset, options)
-    seats = list(seats) if seats else rng.sample(PLAYER_POOL, 2)
-    dealer = rng.randrange(2)
+    opts, seats, dealer = set_up(ruleset, options, rng, seats, 2)
     game = KlaberjassGame(opts, dealer)
     player = BOTS.get(bot, KlaberjassHeuristicBot)(rng)
-    seq = 0
-
-    def ev(type_: str, **fields: Any) -> dict[str, Any]:
-        nonlocal seq
-        e = {"game": game_id, "seq": seq, "type": type_, **fields}
-        seq += 1
-        return e
-
-    start: dict[str, Any] = {"ruleset": ruleset}
-    if options:
-        start["options"] = options
-    start.update(seats=seats, dealer=dealer)
-    yield ev("game_started", **start)
-    may_revoke = opts["revoke"] != "reject" and faults.revoke_rate > 0
+    ev = EventLog(game_id)
+    yield ev.started(ruleset, options, seats, dealer)
+    revoking = may_revoke(opts, faults)
     hands = [0, 0]
     stock: list[int] = []
     seen = True
     declared = False
-    for _guard in range(100_000):
-        kind, seat = game.expected()
-        if kind == "over":
-            return
+    for kind, seat in turns(game, game_id):
         if kind == "deal":
             deck = list(range(32))
             rng.shuffle(deck)
@@ -167,15 +160,15 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
             hands[elder] = sum(1 << c for c in deck[0:3] + deck[6:9])
             hands[r_dealer] = sum(1 << c for c in deck[3:6] + deck[9:12])
             turn_up, stock = deck[12], deck[13:]
-            seen = not faults.no_hands_rate or rng.random() >= faults.no_hands_rate
+            seen = hands_seen(rng, faults)
             fields: dict[str, Any] = {}
             if seen:
-                fields["hands"] = [[CARD_TEXT[c] for c in cards_of(h)] for h in hands]
+                fields["hands"] = hand_texts(hands)
             fields["turn_up"] = CARD_TEXT[turn_up]
             if seen and rng.random() < 0.5:  # an online table knows the stock's order
                 fields["stock"] = [CARD_TEXT[c] for c in stock]
             game.deal(hands if seen else None, turn_up, [c for c in stock] if "stock" in fields
-                      else None, seq=seq)
+                      else None, seq=ev.seq)
             declared = False
             yield ev("dealt", **fields)
             continue
@@ -183,7 +176,7 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
         if kind == "bid":
             assert seat is not None
             call = player.call(game, seat, hands[seat])
-            game.bid(seat, call, seq)
+            game.bid(seat, call, ev.seq)
             yield ev("bid", seat=seat, call=call)
             continue
         if kind == "second_deal":
@@ -191,10 +184,10 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
             extra[r.elder] = sum(1 << c for c in stock[0:3])
             extra[r.dealer] = sum(1 << c for c in stock[3:6])
             hands = [hands[s] | extra[s] for s in (0, 1)]
-            game.second_deal(extra if seen else None, stock[-1], seq)
+            game.second_deal(extra if seen else None, stock[-1], ev.seq)
             fields = {"bottom": CARD_TEXT[stock[-1]]}
             if seen:
-                fields = {"hands": [[CARD_TEXT[c] for c in cards_of(h)] for h in extra], **fields}
+                fields = {"hands": hand_texts(extra), **fields}
             yield ev("second_deal", **fields)
             trump = r.trump
             assert trump is not None
@@ -202,7 +195,7 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
             if opts["dix_exchange"] and trump == r.turn_up >> 3:
                 for s in (r.elder, r.dealer):
                     if hands[s] >> seven & 1:
-                        game.dix(s, seq)
+                        game.dix(s, ev.seq)
                         hands[s] = hands[s] & ~(1 << seven) | 1 << r.turn_up
                         yield ev("dix", seat=s)
             continue
@@ -211,27 +204,22 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
         if not declared and ((seat == r.elder and not r.tricks)
                              or (seat == r.dealer and len(r.tricks) == 1)):
             for m in _declarations(game, hands[seat] | r.by_seat[seat], rng, faults):
-                game.declare(seat, m, seq)
+                game.declare(seat, m, ev.seq)
                 yield ev("sequence", seat=seat, cards=[CARD_TEXT[x] for x in cards_of(m)])
             declared = seat == r.dealer
         hand = hands[seat] & ~r.played
-        t = r.tricks[-1] if r.tricks else None
-        trick = [] if t is None or t.complete else t.cards
-        legal_mask = legal(hand, trick, r.trump, game.play_rules)
-        c = player.play(game, seat, hand, legal_mask)
-        if may_revoke and hand & ~legal_mask and rng.random() < faults.revoke_rate and (
-                faults.revoke_rounds is None or r.number in faults.revoke_rounds):
-            c = rng.choice(list(cards_of(hand & ~legal_mask)))
-        game.play(seat, c, seq)
+        legal_mask = legal(hand, current_trick(r.tricks), r.trump, game.play_rules)
+        c = with_revoke(player.play(game, seat, hand, legal_mask), hand, legal_mask, r.number,
+                        rng, faults, revoking)
+        game.play(seat, c, ev.seq)
         yield ev("play", seat=seat, card=CARD_TEXT[c])
         kq = bella_cards(r.trump)
         if kq >> c & 1 and r.by_seat[seat] & kq == kq:
-            game.bella(seat, seq)
+            game.bella(seat, ev.seq)
             yield ev("bella", seat=seat)
         elif faults.false_roem_rate and rng.random() < faults.false_roem_rate / 9 and not r.closed:
-            game.bella(seat, seq)  # a bella that is not there
+            game.bella(seat, ev.seq)  # a bella that is not there
             yield ev("bella", seat=seat)
-    raise RuntimeError(f"game {game_id}: the simulation did not end")  # pragma: no cover
 
 
 def _declarations(game: KlaberjassGame, hand: int, rng: random.Random,

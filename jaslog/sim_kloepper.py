@@ -37,8 +37,17 @@ from jaslog.rules.kloepper import (
     legal,
     points,
 )
-from jaslog.rules.options import resolve
-from jaslog.sim import PLAYER_POOL, SIMULATORS, Faults
+from jaslog.sim import SIMULATORS, Faults
+from jaslog.sim_common import (
+    EventLog,
+    current_trick,
+    hand_texts,
+    hands_seen,
+    may_revoke,
+    set_up,
+    turns,
+    with_revoke,
+)
 
 
 class KloepperBot:
@@ -111,71 +120,50 @@ def simulate_kloepper(game_id: str, ruleset: str, options: dict[str, Any] | None
                       rng: random.Random, seats: list[str] | None, bot: str,
                       faults: Faults) -> Iterator[dict[str, Any]]:
     """A game of Kloepper between four bots of the kind ``bot``."""
-    opts = resolve(ruleset, options)
-    seats = list(seats) if seats else rng.sample(PLAYER_POOL, 4)
-    dealer = rng.randrange(4)
+    opts, seats, dealer = set_up(ruleset, options, rng, seats, 4)
     game = KloepperGame(opts, dealer)
     player = BOTS.get(bot, KloepperHeuristicBot)(rng)
-    seq = 0
-
-    def ev(type_: str, **fields: Any) -> dict[str, Any]:
-        nonlocal seq
-        e = {"game": game_id, "seq": seq, "type": type_, **fields}
-        seq += 1
-        return e
-
-    start: dict[str, Any] = {"ruleset": ruleset}
-    if options:
-        start["options"] = options
-    start.update(seats=seats, dealer=dealer)
-    yield ev("game_started", **start)
-    may_revoke = opts["revoke"] != "reject" and faults.revoke_rate > 0
+    ev = EventLog(game_id)
+    yield ev.started(ruleset, options, seats, dealer)
+    revoking = may_revoke(opts, faults)
     hands = [0, 0, 0, 0]
     knocked = False
-    for _guard in range(100_000):
-        kind, seat = game.expected()
-        if kind == "over":
-            return
+    for kind, seat in turns(game, game_id):
         if kind == "deal":
             deck = list(cards_of(PACK))
             rng.shuffle(deck)
             hands = [sum(1 << c for c in deck[6 * i:6 * i + 6]) for i in range(4)]
-            seen = not faults.no_hands_rate or rng.random() >= faults.no_hands_rate
-            game.deal(hands if seen else None, seq=seq)
+            seen = hands_seen(rng, faults)
+            game.deal(hands if seen else None, seq=ev.seq)
             knocked = False
             if seen:
-                yield ev("dealt", hands=[[CARD_TEXT[c] for c in cards_of(h)] for h in hands])
+                yield ev("dealt", hands=hand_texts(hands))
             else:
                 yield ev("dealt")
             hq = holder(hands, QC)
             if not seen and hq is not None and hands[hq] & BLACK_QUEENS == BLACK_QUEENS:
                 call = player.call(game, hq, hands[hq])  # the call is made, seen or not
-                game.call(hq, call, seq)
+                game.call(hq, call, ev.seq)
                 yield ev("partner_call", seat=hq, call=call)
             continue
         r = game.current_round
         assert seat is not None
         if kind == "call":
             call = player.call(game, seat, hands[seat])
-            game.call(seat, call, seq)
+            game.call(seat, call, ev.seq)
             yield ev("partner_call", seat=seat, call=call)
             continue
         if not knocked and r.plays == 0:
             knocked = True
             for what, who in _knocks(game, player, hands, rng, faults):
-                game.knock(who, seq, back=what == "knock_back")
+                game.knock(who, ev.seq, back=what == "knock_back")
                 yield ev(what, seat=who)
         hand = hands[seat] & ~r.played
-        t = r.tricks[-1] if r.tricks else None
-        trick = [] if t is None or t.complete else t.cards
-        legal_mask = legal(hand, trick, game.trumps, game.must_trump)
-        c = player.play(game, seat, hand, legal_mask)
-        if may_revoke and hand & ~legal_mask and rng.random() < faults.revoke_rate and (
-                faults.revoke_rounds is None or r.number in faults.revoke_rounds):
-            c = rng.choice(list(cards_of(hand & ~legal_mask)))
-        game.play(seat, c, seq)
+        legal_mask = legal(hand, current_trick(r.tricks), game.trumps, game.must_trump)
+        c = with_revoke(player.play(game, seat, hand, legal_mask), hand, legal_mask, r.number,
+                        rng, faults, revoking)
+        game.play(seat, c, ev.seq)
         yield ev("play", seat=seat, card=CARD_TEXT[c])
-    raise RuntimeError(f"game {game_id}: the simulation did not end")  # pragma: no cover
 
 
 def _knocks(game: KloepperGame, player: KloepperBot, hands: list[int], rng: random.Random,
