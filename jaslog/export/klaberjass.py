@@ -11,7 +11,7 @@ trumps were fixed: ``take`` (the turn-up's suit in round 1), ``named`` (round 2)
 from __future__ import annotations
 
 from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
-from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary
+from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary, individual_tail, round_span, trick_row
 from jaslog.rules.klaberjass import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
 from jaslog.rules.klaberjass.round import Round
 
@@ -61,13 +61,9 @@ def build(ctx: GameContext) -> Summary:
             done = t.complete
             assert trump is not None
             winner = r.winner_of(t) if done else None
-            tricks_out.append((
-                gid, n, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
-                done, winner, seats[winner] if winner is not None else None, winner,
-                trump_l, t.points if done else None, None, None, [],
-                (winner == maker) if winner is not None and maker is not None else None,
-                t.seqs[0], t.seqs[-1],
-            ))
+            tricks_out.append(trick_row(
+                gid, n, t, seats, winner, trump_l,
+                (winner == maker) if winner is not None and maker is not None else None))
             if winner is not None:
                 per_seat[winner][10] += 1
             win = t.win_index(trump) if done else None
@@ -105,9 +101,7 @@ def build(ctx: GameContext) -> Summary:
             tot[s] += final[s]
             tot_played[s] += o.score[s]
         other = 1 - maker if maker is not None else None
-        first_seq = ctx.round_first_seq.get(n, -1)
-        last_seq = max(ctx.round_last_seq.get(n, first_seq),
-                       r.ruling.seq if r.ruling is not None else -1)
+        first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
         rounds_out.append((
             gid, n, "klaberjass", r.dealer, seats[r.dealer], r.elder,
             ctx.hands_recorded.get(n, r.dealt is not None),
@@ -142,29 +136,8 @@ def build(ctx: GameContext) -> Summary:
                 else:
                     ps[3] += 1
                     ps[6] += made is True
-    viol = rows["violations"]
-    for v in g.violations:
-        if v.seat is not None:
-            per_seat[v.seat][9] += 1
-            if v.card is not None and v.rule.startswith("must_"):
-                per_seat[v.seat][8] += 1
-        viol.append((gid, v.seq, v.round, v.trick, v.seat,
-                     seats[v.seat] if v.seat is not None else None,
-                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
-                     violation_category(v.rule, v.card), v.message))
-    game_winner = g.winner
-    finished = game_winner is not None
-    players = rows["players"]
-    for seat in (0, 1):
-        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
-                        (game_winner == seat) if finished else None))
-    return Summary(
-        rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
-        totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
-        draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
-        violations=len(g.violations),
-        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
-    )
+    return individual_tail(ctx, per_seat, tot, tot_played, violation_category,
+                           lambda rule: rule.startswith("must_"))
 
 
 ROW_BUILDERS["klaberjass"] = build

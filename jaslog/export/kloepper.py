@@ -12,7 +12,7 @@ referee's view: it is written from the folded state, never shown to a seat mid-d
 from __future__ import annotations
 
 from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS
-from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary
+from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary, individual_tail, round_span, trick_row
 from jaslog.rules.kloepper import KloepperGame, known_sides, points
 
 COMPLETE = ("queens", "others", "none", "revoke")
@@ -58,12 +58,8 @@ def build(ctx: GameContext) -> Summary:
                 continue
             done = t.complete
             winner = t.winner if done else None
-            tricks_out.append((
-                gid, n, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
-                done, winner, seats[winner] if winner is not None else None, winner, None,
-                t.points if done else None, None, None, [],
-                side[winner] if winner is not None else None, t.seqs[0], t.seqs[-1],
-            ))
+            tricks_out.append(trick_row(gid, n, t, seats, winner, None,
+                                        side[winner] if winner is not None else None))
             if winner is not None:
                 per_seat[winner][10] += 1
             for i, c in enumerate(t.cards):
@@ -88,9 +84,7 @@ def build(ctx: GameContext) -> Summary:
                               else [])
         others = [s for s in range(4) if queens and s not in queens]
         caller = r.call.seat if r.call is not None else None
-        first_seq = ctx.round_first_seq.get(n, -1)
-        last_seq = max(ctx.round_last_seq.get(n, first_seq),
-                       r.ruling.seq if r.ruling is not None else -1)
+        first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
         q_points = o.queens_points
         rounds_out.append((
             gid, n, "kloepper", r.dealer, seats[r.dealer], r.forehand,
@@ -124,29 +118,8 @@ def build(ctx: GameContext) -> Summary:
                 else:
                     ps[3] += 1
                     ps[6] += made is True
-    viol = rows["violations"]
-    for v in g.violations:
-        if v.seat is not None:
-            per_seat[v.seat][9] += 1
-            if v.card is not None:
-                per_seat[v.seat][8] += 1
-        viol.append((gid, v.seq, v.round, v.trick, v.seat,
-                     seats[v.seat] if v.seat is not None else None,
-                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
-                     violation_category(v.rule, v.card), v.message))
-    game_winner = g.winner
-    finished = game_winner is not None
-    players = rows["players"]
-    for seat in range(4):
-        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
-                        (game_winner == seat) if finished else None))
-    return Summary(
-        rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
-        totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
-        draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
-        violations=len(g.violations),
-        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
-    )
+    return individual_tail(ctx, per_seat, tot, tot_played, violation_category,
+                           lambda rule: True)
 
 
 ROW_BUILDERS["kloepper"] = build

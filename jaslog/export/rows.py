@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 
+from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
 from jaslog.fold import FoldError, GameFold, start_fold
 
@@ -61,6 +62,59 @@ class GameContext:
 
 #: Row builders by game (``klaverjas``, ``klaberjass``, ``kloepper``: see their modules).
 ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
+
+
+# ---------------------------------------------------------------- pieces builders share
+# (for the games where each player scores for himself: Klaberjass, Kloepper)
+
+
+def round_span(ctx: GameContext, number: int, ruling_seq: int | None) -> tuple[int, int]:
+    """The seqs of round ``number``'s deal and of its last event (a later ruling included)."""
+    first = ctx.round_first_seq.get(number, -1)
+    last = max(ctx.round_last_seq.get(number, first), ruling_seq if ruling_seq is not None else -1)
+    return first, last
+
+
+def trick_row(gid: str, number: int, t: Any, seats: Sequence[str], winner: int | None,
+              trump: str | None, playing: bool | None) -> tuple[Any, ...]:
+    """A ``tricks`` row for trick ``t`` of round ``number`` (``playing``: its winner is on the
+    playing side) in a game where each player is his own team."""
+    done = t.complete
+    return (gid, number, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
+            done, winner, seats[winner] if winner is not None else None, winner, trump,
+            t.points if done else None, None, None, [], playing, t.seqs[0], t.seqs[-1])
+
+
+def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
+                    tot_played: list[int], category: Callable[[str, int | None], str],
+                    revoke: Callable[[str], bool]) -> Summary:
+    """The ``violations`` and ``players`` rows and the summary of a game where each player
+    is his own team. ``per_seat[seat]`` counts [..., revokes (8), violations (9), tricks_won];
+    a violation with a card whose rule ``revoke`` accepts counts as a revoke."""
+    g = ctx.fold.state
+    gid, seats, viol = ctx.game, ctx.fold.seats, ctx.rows["violations"]
+    for v in g.violations:
+        if v.seat is not None:
+            per_seat[v.seat][9] += 1
+            if v.card is not None and revoke(v.rule):
+                per_seat[v.seat][8] += 1
+        viol.append((gid, v.seq, v.round, v.trick, v.seat,
+                     seats[v.seat] if v.seat is not None else None,
+                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                     category(v.rule, v.card), v.message))
+    game_winner = g.winner
+    finished = game_winner is not None
+    players = ctx.rows["players"]
+    for seat in range(len(per_seat)):
+        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
+                        (game_winner == seat) if finished else None))
+    return Summary(
+        rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
+        totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
+        draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
+        violations=len(g.violations),
+        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
+    )
 
 
 def normalize_time(at: str | None) -> str | None:
