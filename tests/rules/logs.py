@@ -6,7 +6,7 @@ the tests are worked out from the rule book.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
@@ -18,15 +18,18 @@ from jaslog.fold import GameFold, fold
 SEATS = ["ann", "bob", "cor", "dirk"]
 
 
-class Log:
-    """A game's events, written one call per event; ``seq`` is counted here."""
+class LogBase:
+    """A game's events, written one call per event; ``seq`` is counted here. Each game's
+    log (Klaverjas here, Klaberjass and Kloepper in their test packages) sets ``players`` and
+    adds a method per event of its own."""
 
-    def __init__(self, game: str = "g1", ruleset: str = "amsterdam",
-                 options: dict[str, Any] | None = None, dealer: int = 3,
-                 seats: list[str] | None = None) -> None:
+    players = 4
+
+    def __init__(self, game: str, ruleset: str, seats: list[str], dealer: int,
+                 options: dict[str, Any] | None) -> None:
         self.game = game
         self.events: list[dict[str, Any]] = []
-        start: dict[str, Any] = {"ruleset": ruleset, "seats": seats or SEATS, "dealer": dealer}
+        start: dict[str, Any] = {"ruleset": ruleset, "seats": seats, "dealer": dealer}
         if options:
             start["options"] = options
         self.add("game_started", **start)
@@ -36,9 +39,39 @@ class Log:
         """The seq of the last event written."""
         return len(self.events) - 1
 
-    def add(self, type_: str, **fields: Any) -> Log:
+    def add(self, type_: str, **fields: Any) -> Self:
         self.events.append({"game": self.game, "seq": len(self.events), "type": type_, **fields})
         return self
+
+    def play(self, seat: int, card: str) -> Self:
+        return self.add("play", seat=seat, card=card)
+
+    def trick(self, leader: int, cards: str) -> Self:
+        """The cards of one trick in play order, the first played by ``leader``."""
+        for i, c in enumerate(cards.split()):
+            self.play((leader + i) % self.players, c)
+        return self
+
+    def ruling(self, round_: int, score: list[int], reason: str = "referee") -> Self:
+        return self.add("ruling", round=round_, score=score, reason=reason)
+
+    def jsonl(self) -> bytes:
+        return b"".join(orjson.dumps(e) + b"\n" for e in self.events)
+
+    def fold(self) -> GameFold:
+        return fold(event_from_dict(e) for e in self.events)
+
+    def report(self) -> dict[str, Any]:
+        return game_report(self.game, self.fold())
+
+
+class Log(LogBase):
+    """A Klaverjas game's events, written one call per event; ``seq`` is counted here."""
+
+    def __init__(self, game: str = "g1", ruleset: str = "amsterdam",
+                 options: dict[str, Any] | None = None, dealer: int = 3,
+                 seats: list[str] | None = None) -> None:
+        super().__init__(game, ruleset, seats or SEATS, dealer, options)
 
     def deal(self, hands: list[str] | None = None, **fields: Any) -> Log:
         if hands is None:
@@ -56,32 +89,11 @@ class Log:
     def turn(self, card: str) -> Log:
         return self.add("trump_turned", card=card)
 
-    def play(self, seat: int, card: str) -> Log:
-        return self.add("play", seat=seat, card=card)
-
-    def trick(self, leader: int, cards: str) -> Log:
-        """The cards of one trick in play order, the first played by ``leader``."""
-        for i, c in enumerate(cards.split()):
-            self.play((leader + i) % 4, c)
-        return self
-
     def roem(self, seat: int, points: int) -> Log:
         return self.add("roem", seat=seat, points=points)
 
-    def ruling(self, round_: int, score: list[int], reason: str = "referee") -> Log:
-        return self.add("ruling", round=round_, score=score, reason=reason)
-
     def note(self, text: str, **fields: Any) -> Log:
         return self.add("note", text=text, **fields)
-
-    def jsonl(self) -> bytes:
-        return b"".join(orjson.dumps(e) + b"\n" for e in self.events)
-
-    def fold(self) -> GameFold:
-        return fold(event_from_dict(e) for e in self.events)
-
-    def report(self) -> dict[str, Any]:
-        return game_report(self.game, self.fold())
 
 
 def masks(hands: list[str]) -> list[int]:

@@ -29,12 +29,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from jaslog.audit import game_report
 from jaslog.cards import CARD_TEXT, parse_hand
-from jaslog.events import event_from_dict
-from jaslog.fold import GameFold, fold
+
+from ..rules.logs import LogBase
 
 SEATS = ["rosa", "sem"]
 
@@ -61,25 +58,14 @@ def stock_k() -> list[str]:
     return ["JS", "KH", "7H", "8H", "7D", "8D", *rest, BOTTOM_K]
 
 
-class Log:
+class Log(LogBase):
     """A Klaberjass game's events, one call per event; ``seq`` is counted here."""
+
+    players = 2
 
     def __init__(self, game: str = "k1", ruleset: str = "klaberjass-2p",
                  options: dict[str, Any] | None = None, dealer: int = 1) -> None:
-        self.game = game
-        self.events: list[dict[str, Any]] = []
-        start: dict[str, Any] = {"ruleset": ruleset, "seats": SEATS, "dealer": dealer}
-        if options:
-            start["options"] = options
-        self.add("game_started", **start)
-
-    @property
-    def seq(self) -> int:
-        return len(self.events) - 1
-
-    def add(self, type_: str, **fields: Any) -> Log:
-        self.events.append({"game": self.game, "seq": len(self.events), "type": type_, **fields})
-        return self
+        super().__init__(game, ruleset, SEATS, dealer, options)
 
     def deal(self, hands: list[str] | None, turn_up: str, **fields: Any) -> Log:
         if hands is not None:
@@ -104,25 +90,7 @@ class Log:
     def bella(self, seat: int) -> Log:
         return self.add("bella", seat=seat)
 
-    def play(self, seat: int, card: str) -> Log:
-        return self.add("play", seat=seat, card=card)
 
-    def trick(self, leader: int, cards: str) -> Log:
-        for i, c in enumerate(cards.split()):
-            self.play((leader + i) % 2, c)
-        return self
-
-    def ruling(self, round_: int, score: list[int], reason: str = "referee") -> Log:
-        return self.add("ruling", round=round_, score=score, reason=reason)
-
-    def jsonl(self) -> bytes:
-        return b"".join(orjson.dumps(e) + b"\n" for e in self.events)
-
-    def fold(self) -> GameFold:
-        return fold(event_from_dict(e) for e in self.events)
-
-    def report(self) -> dict[str, Any]:
-        return game_report(self.game, self.fold())
 
 
 def deal_k(log: Log, *, seen: bool = True, declare: bool = True, bella: bool = True,

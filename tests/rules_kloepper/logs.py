@@ -24,11 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from jaslog.audit import game_report
-from jaslog.events import event_from_dict
-from jaslog.fold import GameFold, fold
+from ..rules.logs import LogBase
 
 SEATS = ["abe", "bea", "cal", "dot"]
 
@@ -49,25 +45,14 @@ def words(text: str) -> list[str]:
     return text.split()
 
 
-class Log:
+class Log(LogBase):
     """A Kloepper game's events, one call per event; ``seq`` is counted here."""
+
+    players = 4
 
     def __init__(self, game: str = "q1", options: dict[str, Any] | None = None,
                  dealer: int = 3) -> None:
-        self.game = game
-        self.events: list[dict[str, Any]] = []
-        start: dict[str, Any] = {"ruleset": "kloepper", "seats": SEATS, "dealer": dealer}
-        if options:
-            start["options"] = options
-        self.add("game_started", **start)
-
-    @property
-    def seq(self) -> int:
-        return len(self.events) - 1
-
-    def add(self, type_: str, **fields: Any) -> Log:
-        self.events.append({"game": self.game, "seq": len(self.events), "type": type_, **fields})
-        return self
+        super().__init__(game, "kloepper", SEATS, dealer, options)
 
     def deal(self, hands: list[str] | None = None, **fields: Any) -> Log:
         if hands is not None:
@@ -83,27 +68,9 @@ class Log:
     def knock_back(self, seat: int) -> Log:
         return self.add("knock_back", seat=seat)
 
-    def play(self, seat: int, card: str) -> Log:
-        return self.add("play", seat=seat, card=card)
-
-    def trick(self, leader: int, cards: str) -> Log:
-        for i, c in enumerate(cards.split()):
-            self.play((leader + i) % 4, c)
-        return self
 
     def tricks(self, tricks: list[tuple[int, str]]) -> Log:
         for leader, cards in tricks:
             self.trick(leader, cards)
         return self
 
-    def ruling(self, round_: int, score: list[int], reason: str = "referee") -> Log:
-        return self.add("ruling", round=round_, score=score, reason=reason)
-
-    def jsonl(self) -> bytes:
-        return b"".join(orjson.dumps(e) + b"\n" for e in self.events)
-
-    def fold(self) -> GameFold:
-        return fold(event_from_dict(e) for e in self.events)
-
-    def report(self) -> dict[str, Any]:
-        return game_report(self.game, self.fold())
