@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
-from jaslog.cards import hand_text, popcount
+from jaslog.cards import card_text, hand_text, popcount
 
 
 class IntegrityError(ValueError):
@@ -99,6 +99,8 @@ class RoundLike(Protocol):
     closed: bool
     ruling: Ruling | None
     violations: list[Violation]
+    revoke_seq: int | None
+    revoke_seat: int | None
 
 
 R = TypeVar("R", bound=RoundLike)
@@ -170,6 +172,28 @@ class RoundBook(Generic[R]):
         v = Violation(rule, message, r.number, trick, seat, card, seq)
         r.violations.append(v)
         self.violations.append(v)
+
+    def _check_play(self, seat: int, c: int, due: int, played: int) -> None:
+        """A card played out of turn, or already played in the round, is an IntegrityError."""
+        if seat != due:
+            raise IntegrityError("not_your_turn", f"seat {seat} played {card_text(c)} but it is "
+                                 f"seat {due}'s turn", seat=seat, card=c)
+        if played >> c & 1:
+            raise IntegrityError("card_played_twice", f"{card_text(c)} was already played in this "
+                                 f"{self.round_word}", seat=seat, card=c)
+
+    def _revoke(self, r: R, bad: tuple[str, str], seat: int, c: int, seq: int, trick: int,
+                reject: bool) -> None:
+        """A play that broke a rule (``bad``: code and sentence from the game's judge): an
+        IntegrityError under option ``revoke: reject``, else a violation, the round's first
+        revoke remembered (by seq) for its scoring."""
+        code, sentence = bad
+        if reject:
+            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
+                                 seat=seat, card=c)
+        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq, trick=trick)
+        if r.revoke_seq is None or seq < r.revoke_seq:
+            r.revoke_seq, r.revoke_seat = seq, seat
 
     def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
         """A referee's score for round ``number``; a ruling on a round in play abandons it."""

@@ -321,12 +321,7 @@ class KlaberjassGame(RoundBook[Round]):
             raise IntegrityError("second_deal_missing", f"seat {seat} played {card_text(c)} "
                                  "before the second deal", seat=seat, card=c)
         due = self._due(r)
-        if seat != due:
-            raise IntegrityError("not_your_turn", f"seat {seat} played {card_text(c)} but it is "
-                                 f"seat {due}'s turn", seat=seat, card=c)
-        if r.played >> c & 1:
-            raise IntegrityError("card_played_twice", f"{card_text(c)} was already played in this "
-                                 "deal", seat=seat, card=c)
+        self._check_play(seat, c, due, r.played)
         if r.hands_known:
             hand = r.hands[seat]
             if not hand >> c & 1:
@@ -414,16 +409,8 @@ class KlaberjassGame(RoundBook[Round]):
         assert r.trump is not None
         trick = t.cards if before is None else before
         bad = judge(hand, trick, r.trump, self.play_rules, c)
-        if bad is None:
-            return
-        code, sentence = bad
-        if self.reject_revokes:
-            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
-                                 seat=seat, card=c)
-        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq,
-                      trick=t.number)
-        if r.revoke_seq is None or seq < r.revoke_seq:
-            r.revoke_seq, r.revoke_seat = seq, seat
+        if bad is not None:
+            self._revoke(r, bad, seat, c, seq, t.number, self.reject_revokes)
 
     def _judge_declaration(self, r: Round, d: Declaration, held: int) -> None:
         text = run_text(d.run)

@@ -311,12 +311,7 @@ class KloepperGame(RoundBook[Round]):
             raise IntegrityError("card_not_in_pack", f"{card_text(c)} is not in the kloepper pack "
                                  "(9 10 J Q K A)", seat=seat, card=c)
         due = self._due(r)
-        if seat != due:
-            raise IntegrityError("not_your_turn", f"seat {seat} played {card_text(c)} but it is "
-                                 f"seat {due}'s turn", seat=seat, card=c)
-        if r.played >> c & 1:
-            raise IntegrityError("card_played_twice", f"{card_text(c)} was already played in this "
-                                 "deal", seat=seat, card=c)
+        self._check_play(seat, c, due, r.played)
         if r.hands_known and not r.hands[seat] >> c & 1:
             raise IntegrityError("card_not_held", f"seat {seat} played {card_text(c)}, which is not "
                                  f"in its hand ({hand_text(r.hands[seat])})", seat=seat, card=c)
@@ -372,16 +367,8 @@ class KloepperGame(RoundBook[Round]):
     def _judge_play(self, r: Round, t: Trick, seat: int, c: int, hand: int, before: list[int],
                     seq: int) -> None:
         bad = judge(hand, before, self.trumps, c, self.must_trump)
-        if bad is None:
-            return
-        code, sentence = bad
-        if self.revoke == "reject":
-            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
-                                 seat=seat, card=c)
-        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq,
-                      trick=t.number)
-        if r.revoke_seq is None or seq < r.revoke_seq:
-            r.revoke_seq, r.revoke_seat = seq, seat
+        if bad is not None:
+            self._revoke(r, bad, seat, c, seq, t.number, self.revoke == "reject")
 
     def _judge_call(self, r: Round, dealt: list[int]) -> None:
         c = r.call
