@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
+from jaslog.fold import GameFold
 from jaslog.rules.base import IntegrityError, Ruling, Violation
 
 
@@ -61,6 +62,18 @@ def check_ruling_scores(score: Sequence[int], game: str, players: int) -> None:
     if len(score) != players:
         raise IntegrityError("bad_ruling", f"a {game} ruling gives {players} scores (one per "
                              f"player), not {len(score)}")
+
+
+class PlayerFold(GameFold):
+    """The handlers of a game where each player scores for himself: ``play`` and ``ruling``
+    (one score per player) go to the state's ``play`` and ``rule``."""
+
+    def play(self, e: Any) -> None:
+        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
+
+    def ruling(self, e: Any) -> None:
+        check_ruling_scores(e.score, self.game, self.players)
+        self.state.rule(e.round, list(e.score), e.reason, e.seq)
 
 
 def card_list(mask: int) -> list[str]:

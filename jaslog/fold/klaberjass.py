@@ -14,9 +14,9 @@ from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_LETTERS
 from jaslog.events import GameStarted
 from jaslog.fold import FOLDS, GameFold
 from jaslog.fold.common import (
+    PlayerFold,
     card_list,
     cards_mask,
-    check_ruling_scores,
     hand_masks,
     ruling_dict,
     tricks_report,
@@ -31,7 +31,7 @@ def _hands(hands: list[list[str]] | None, size: int, what: str) -> list[int] | N
     return hand_masks(hands, 2, size, what)
 
 
-class KlaberjassFold(GameFold):
+class KlaberjassFold(PlayerFold):
     game = "klaberjass"
     players = 2
     handlers: ClassVar[dict[str, str]] = {
@@ -64,12 +64,6 @@ class KlaberjassFold(GameFold):
     def bella(self, e: Any) -> None:
         self.state.bella(e.seat, e.seq)
 
-    def play(self, e: Any) -> None:
-        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
-
-    def ruling(self, e: Any) -> None:
-        check_ruling_scores(e.score, "klaberjass", 2)
-        self.state.rule(e.round, list(e.score), e.reason, e.seq)
 
 
 FOLDS["klaberjass"] = KlaberjassFold

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_INDEX
 from jaslog.events import GameStarted
 from jaslog.fold import FOLDS, GameFold
 from jaslog.fold.common import (
+    PlayerFold,
     card_list,
-    check_ruling_scores,
     hand_masks,
     ruling_dict,
     tricks_report,
@@ -34,7 +33,7 @@ def _winner(t: Trick) -> int:
     return t.winner
 
 
-class KloepperFold(GameFold):
+class KloepperFold(PlayerFold):
     game = "kloepper"
     players = 4
     handlers: ClassVar[dict[str, str]] = {
@@ -61,12 +60,6 @@ class KloepperFold(GameFold):
     def knock_back(self, e: Any) -> None:
         self.state.knock_back(e.seat, e.seq)
 
-    def play(self, e: Any) -> None:
-        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
-
-    def ruling(self, e: Any) -> None:
-        check_ruling_scores(e.score, "kloepper", 4)
-        self.state.rule(e.round, list(e.score), e.reason, e.seq)
 
 
 FOLDS["kloepper"] = KloepperFold
