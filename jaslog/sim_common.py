@@ -45,6 +45,16 @@ class EventLog:
         return self("game_started", **start)
 
 
+class RandomPlayer:
+    """What every game's ``random`` bot does: play any legal card (``rng`` decides)."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def play(self, game: Any, seat: int, hand: int, legal_mask: int) -> int:
+        return self.rng.choice(list(cards_of(legal_mask)))
+
+
 def set_up(ruleset: str, options: dict[str, Any] | None, rng: random.Random,
            seats: list[str] | None, players: int) -> tuple[dict[str, Any], list[str], int]:
     """The resolved options, the seats (drawn from the pool when not given) and the first dealer."""

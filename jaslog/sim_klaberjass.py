@@ -48,6 +48,7 @@ from jaslog.rules.klaberjass import (
 from jaslog.sim import SIMULATORS, Faults
 from jaslog.sim_common import (
     EventLog,
+    RandomPlayer,
     current_trick,
     hand_texts,
     hands_seen,
@@ -58,11 +59,8 @@ from jaslog.sim_common import (
 )
 
 
-class KlaberjassBot:
+class KlaberjassBot(RandomPlayer):
     """The ``random`` player: a loose bidder that plays any legal card."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
 
     def strength(self, hand: int, suit: int) -> int:
         """What ``hand`` is worth with ``suit`` as trumps (jack and nine count most)."""
@@ -99,9 +97,6 @@ class KlaberjassBot:
         if "schmeiss" in allowed and s >= self.threshold() and self.rng.random() < 0.15:
             return "schmeiss"
         return "pass"
-
-    def play(self, game: KlaberjassGame, seat: int, hand: int, legal_mask: int) -> int:
-        return self.rng.choice(list(cards_of(legal_mask)))
 
 
 class KlaberjassHeuristicBot(KlaberjassBot):

@@ -40,6 +40,7 @@ from jaslog.rules.kloepper import (
 from jaslog.sim import SIMULATORS, Faults
 from jaslog.sim_common import (
     EventLog,
+    RandomPlayer,
     current_trick,
     hand_texts,
     hands_seen,
@@ -50,11 +51,8 @@ from jaslog.sim_common import (
 )
 
 
-class KloepperBot:
+class KloepperBot(RandomPlayer):
     """The ``random`` player."""
-
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
 
     def trumps_held(self, game: KloepperGame, hand: int) -> int:
         return (hand & game.trumps.mask).bit_count()
@@ -76,9 +74,6 @@ class KloepperBot:
 
     def knocks_back(self, game: KloepperGame, hand: int) -> bool:
         return self.rng.random() < 0.2
-
-    def play(self, game: KloepperGame, seat: int, hand: int, legal_mask: int) -> int:
-        return self.rng.choice(list(cards_of(legal_mask)))
 
 
 class KloepperHeuristicBot(KloepperBot):
