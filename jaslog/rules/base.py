@@ -13,6 +13,7 @@ a plain sentence for people.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -103,6 +104,11 @@ class RoundLike(Protocol):
     revoke_seat: int | None
 
 
+class Scored(Protocol):
+    score: list[int]    # the round as played, per seat
+    final: list[int]    # what counts: a ruling's score, or the score (and what it received)
+
+
 R = TypeVar("R", bound=RoundLike)
 
 _COUNTS = {2: "two", 3: "three", 4: "four"}
@@ -154,9 +160,28 @@ class RoundBook(Generic[R]):
                                  f"not seat {dealer}", seat=dealer)
         return number, due
 
+    def outcomes(self) -> Sequence[Scored]:
+        """Every round's outcome (the game says how a round scores)."""
+        raise NotImplementedError
+
+    def totals(self, ruled: bool = True) -> list[int]:
+        """Each seat's total: of the rounds' final scores (``ruled``), or as played."""
+        n = self.players
+        tot = [0] * n
+        for o in self.outcomes():
+            s = o.final if ruled else o.score
+            for i in range(n):
+                tot[i] += s[i]
+        return tot
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat once the game is over, else None (the game's rule)."""
+        raise NotImplementedError
+
     @property
     def finished(self) -> bool:
-        raise NotImplementedError
+        return self.winner is not None
 
     def _open_round(self) -> R:
         r = self.current_round

@@ -154,18 +154,6 @@ class KlaberjassGame(RoundBook[Round]):
             out.append(o)
         return out
 
-    def totals(self, ruled: bool = True) -> list[int]:
-        tot = [0, 0]
-        for o in self.outcomes():
-            s = o.final if ruled else o.score
-            tot[0] += s[0]
-            tot[1] += s[1]
-        return tot
-
-    @property
-    def finished(self) -> bool:
-        return self.winner is not None
-
     @property
     def winner(self) -> int | None:
         """The winning seat once the game is over (rule book 4.9), else None."""

@@ -239,18 +239,6 @@ class KloepperGame(RoundBook[Round]):
     def outcomes(self) -> list[Outcome]:
         return [self.outcome(r) for r in self.rounds]
 
-    def totals(self, ruled: bool = True) -> list[int]:
-        tot = [0] * 4
-        for o in self.outcomes():
-            s = o.final if ruled else o.score
-            for i in range(4):
-                tot[i] += s[i]
-        return tot
-
-    @property
-    def finished(self) -> bool:
-        return self.winner is not None
-
     @property
     def winner(self) -> int | None:
         """The winning seat: after a deal in which someone has reached the target, the unique
