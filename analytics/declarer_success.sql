@@ -9,6 +9,7 @@
 -- plot: x=<by> y=made_rate
 -- note: Rounds played out without a revoke (result made, pit or nat); a pit counts as made.
 -- note: position is the declarer's seat counted from the dealer: 1 is forehand, 4 the dealer.
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
 SELECT {by},
        count(*) AS rounds,
        count(*) FILTER (WHERE made) AS made,
@@ -16,6 +17,6 @@ SELECT {by},
        count(*) FILTER (WHERE result = 'pit') AS pit,
        avg(CASE WHEN made THEN 1.0 ELSE 0.0 END) AS made_rate
 FROM rounds
-WHERE result IN ('made', 'nat', 'pit')
+WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit')
 GROUP BY ALL
 ORDER BY 1 NULLS LAST

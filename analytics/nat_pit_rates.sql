@@ -7,6 +7,7 @@
 -- plot: x=<by> y=nat_rate
 -- note: Over every complete round (made, pit, nat or revoke). pit_rate: the playing side took all
 -- note: eight tricks; defenders_pit_rate: the defenders did (the round is then nat as well).
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
 SELECT {by},
        count(*) AS rounds,
        avg(CASE WHEN result = 'nat' THEN 1.0 ELSE 0.0 END) AS nat_rate,
@@ -14,6 +15,6 @@ SELECT {by},
        avg(CASE WHEN tricks_won[2 - playing_team] = 8 THEN 1.0 ELSE 0.0 END) AS defenders_pit_rate,
        avg(CASE WHEN result = 'revoke' THEN 1.0 ELSE 0.0 END) AS revoke_rate
 FROM rounds
-WHERE result IN ('made', 'nat', 'pit', 'revoke')
+WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit', 'revoke')
 GROUP BY ALL
 ORDER BY 1 NULLS LAST

@@ -8,6 +8,7 @@
 -- note: side, the partner follows; side: playing or defending; lead: who led to trick 1.
 -- note: made_rate is how often the contract was made (for defenders: how often they lost the
 -- note: round); avg_score is the player's side's final score in the round.
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
 SELECT p.player,
        {by},
        count(DISTINCT r.game) AS games,
@@ -16,6 +17,6 @@ SELECT p.player,
        avg(r.seat_scores[p.seat + 1]) AS avg_score
 FROM rounds r
 JOIN players p ON p.game = r.game
-WHERE r.result IN ('made', 'nat', 'pit')
+WHERE r.kind = 'klaverjas' AND r.result IN ('made', 'nat', 'pit')
 GROUP BY ALL
 ORDER BY 1, 2 NULLS LAST

@@ -6,6 +6,7 @@
 -- plot: x=<by> y=saved_rate
 -- note: Rounds played out without a revoke. saved_by_roem: made, but without any roem on either
 -- note: side the rules would have scored it nat; sunk_by_roem: nat, but made without roem.
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
 SELECT {by},
        count(*) AS rounds,
        count(*) FILTER (WHERE made AND result_without_roem = 'nat') AS saved_by_roem,
@@ -14,6 +15,6 @@ SELECT {by},
        avg(CASE WHEN NOT made AND result_without_roem IN ('made', 'pit') THEN 1.0 ELSE 0.0 END)
            AS sunk_rate
 FROM rounds
-WHERE result IN ('made', 'nat', 'pit')
+WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit')
 GROUP BY ALL
 ORDER BY 1 NULLS LAST
