@@ -103,13 +103,16 @@ class GameFold:
         try:
             handler(e)
         except IntegrityError as err:
-            card = getattr(e, "card", None)
-            raise FoldError(err.message, code=err.code, game=self.game_id, seq=e.seq,
-                            seat=err.seat if err.seat is not None else getattr(e, "seat", None),
-                            card=card) from None
+            raise self.located(err, e) from None
         self.next_seq += 1
         if e.at is not None:
             self.last_at = e.at
+
+    def located(self, err: IntegrityError, e: Event) -> FoldError:
+        """The fold error for an integrity error that event ``e`` raised in the rules."""
+        return FoldError(err.message, code=err.code, game=self.game_id, seq=e.seq,
+                         seat=err.seat if err.seat is not None else getattr(e, "seat", None),
+                         card=getattr(e, "card", None))
 
     def _note(self, e: Any) -> None:
         if e.round is not None and e.round > self.rounds_dealt():
