@@ -306,9 +306,10 @@ def test_record_warns_before_a_violation(db: str) -> None:
     assert len(f.state.violations) == 1 and store.head("rec-3").next_seq == i + 1
 
 
-def test_record_knows_klaverjas_only(db: str) -> None:
+def test_record_opens_a_klaberjass_game(db: str) -> None:
+    # recording every game is tested in tests/test_record_*.py
     run("import", str(ROOT / "replays" / "klaberjass-full.jsonl"))
     gid = open_store(db).games()[0].game
-    err = run("record", gid, input="quit\n", code=2).stderr
-    assert "jaslog record knows Klaverjas" in err and "klaberjass" in err
+    out = run("record", gid, input="quit\n").stdout
+    assert "(klaberjass-2p)" in out and "0 events recorded" in out
     assert "certificate" in run("show", gid).stdout

@@ -99,7 +99,7 @@ def record(
     """Record a game at the table: type each bid, card and claim as it happens."""
     from rich.prompt import Prompt
 
-    from jaslog.record import HELP, Recorder, run
+    from jaslog.record import open_recorder, run
 
     def ask(prompt: str) -> str:
         if sys.stdin.isatty():
@@ -117,11 +117,11 @@ def record(
             console.print(x)
 
     with opened(db) as store:
-        rec = Recorder(store, game)
+        rec = open_recorder(store, game)
         console.print(f"recording game [bold]{game}[/] ({rec.fold.ruleset}); 'help' for what "
                       "to type, 'quit' to stop", highlight=False)
         if sys.stdin.isatty():
-            console.print(HELP, highlight=False, markup=False)
+            console.print(rec.help_text(), highlight=False, markup=False)
         n = run(rec, ask, show)
         head = store.head(game)
     console.print(f"{n} event{'s' * (n != 1)} recorded; game {game} is at seq {head.seq}, "

@@ -1,0 +1,127 @@
+"""Recording Klaverjas: bids (``pass``, ``accept``, a suit), a turned card (random trump),
+roem claims, and plays. The deal asks the hands of seats 0-2; seat 3 gets the rest."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from jaslog.cards import FULL_DECK, SUIT_LETTERS, CardError, hand_text, parse_suit
+from jaslog.record.core import Ask, InputError, Recorder, Show
+
+HELP = """\
+  jh, 10s, T♥, ah      the next seat plays that card
+  pass, accept         the next seat's bid (accept: the turned suit)
+  c, d, h, s           the next seat names a trump suit
+  2 pass, 3 jh         the same for an explicit seat (e.g. a bid out of turn)
+  deal                 a new round: asks the four hands, or 'unseen'
+  deal unseen          a new round whose hands nobody saw
+  turn 4h              random trump: the card turned from the separate pack
+  roem 20 [SEAT]       a roem claim for the trick just won (default: the trick's winner)"""
+
+
+def turned_card(text: str) -> str:
+    """A card of the separate pack (2-10, J Q K A) in canonical text: ``4h`` -> ``4H``."""
+    t = text.strip().upper().replace("♣", "C").replace("♦", "D").replace("♥", "H") \
+        .replace("♠", "S")
+    if t[:1] == "T":
+        t = "10" + t[1:]
+    if len(t) < 2 or t[-1] not in SUIT_LETTERS or t[:-1] not in \
+            ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"):
+        raise InputError(f"{text!r} is not a turned card (e.g. 4H, 10S)")
+    return t
+
+
+class KlaverjasRecorder(Recorder):
+    game_name = "klaverjas"
+    game_help = HELP
+    score_owners: ClassVar[str | None] = "team 0 and team 1"
+    ruling_example = "3 0 162 revoke by bob"
+
+    def doing(self, kind: str, seat: int | None) -> str:
+        if kind == "turn":
+            return f"{self.who(seat)} turns a card: 'turn 4h'"
+        if kind == "bid":
+            return f"{self.who(seat)} bids"
+        return super().doing(kind, seat)
+
+    def due(self, kind: str, seat: int | None) -> str:
+        if kind == "turn":
+            return "a trump card must be turned: 'turn 4h'"
+        if kind == "bid":
+            return f"{self.who(seat)} must bid: pass, accept or a suit"
+        return super().due(kind, seat)
+
+    def accepted_now(self) -> list[str]:
+        kind, seat = self.expected()
+        if kind == "turn":
+            return [f"turn CARD: {self.who(seat)} turns the trump card (e.g. turn 4h)"]
+        if kind == "bid":
+            proposed = self.current_round().selection.proposed
+            calls = "pass, " + ("accept (the turned suit), " if proposed is not None else "") + \
+                "or a suit: c, d, h, s"
+            return [f"a bid for {self.who(seat)}: {calls}"]
+        out = super().accepted_now()
+        r = self.current_round()
+        if kind in ("play", "deal", "over") and r is not None and any(t.complete for t in r.tricks):
+            out.append("roem POINTS [SEAT]: a roem claim for the trick just won")
+        return out
+
+    def parse_game(self, parts: list[str], seat: int | None, text: str) -> dict[str, Any] | str | None:
+        word = parts[0]
+        if word == "turn" and seat is None:
+            if len(parts) != 2:
+                raise InputError("turn needs the card: turn 4h")
+            return self.base("trump_turned", card=turned_card(parts[1]))
+        if word == "roem":
+            return self._roem(parts[1:], seat)
+        if len(parts) != 1:
+            return None
+        if word in ("pass", "p", "accept", "a"):
+            call = "pass" if word in ("pass", "p") else "accept"
+            return self.base("bid", seat=self.seat_for(seat, ("bid",)), call=call)
+        try:
+            suit = parse_suit(word, lenient=True)
+        except CardError:
+            return None
+        kind, _ = self.expected()
+        if kind == "play" and seat is None:
+            raise InputError(f"{word!r} is a suit; a card has a rank too (e.g. j{word})")
+        return self.base("bid", seat=self.seat_for(seat, ("bid",)), call=SUIT_LETTERS[suit])
+
+    def _roem(self, args: list[str], seat: int | None) -> dict[str, Any]:
+        if not args or not args[0].isdigit():
+            raise InputError("roem needs the points: roem 20 [SEAT]")
+        points = int(args[0])
+        if len(args) > 1:
+            seat = self.seat_arg(args[1])
+        if seat is None:
+            r = self.current_round()
+            last = next((t for t in reversed(r.tricks if r else []) if t.complete), None)
+            if last is None:
+                raise InputError("no trick has been won yet; say who claims: roem 20 SEAT")
+            seat = last.winner
+        return self.base("roem", seat=seat, points=points)
+
+    def read_deal(self, ask: Ask, show: Show, unseen: bool = False) -> dict[str, Any]:
+        """Ask the four hands (the fourth is the rest of the pack), or 'unseen'."""
+        if unseen:
+            return self.base("dealt")
+        hands: list[int] = []
+        seen = 0
+        for seat in range(3):
+            h = self.ask_hand(ask, show, seat, 8, seen, allow_unseen=seat == 0)
+            if h is None:
+                return self.base("dealt")
+            seen |= h
+            hands.append(h)
+        rest = FULL_DECK & ~seen
+        show(f"hand of {self.who(3)}: the rest of the pack: {hand_text(rest)}")
+        hands.append(rest)
+        return self.base("dealt", hands=[hand_text(h).split() for h in hands])
+
+    def random_deal(self, rng: random.Random) -> dict[str, Any]:
+        deck = list(range(32))
+        rng.shuffle(deck)
+        hands = [sorted(deck[8 * s:8 * s + 8]) for s in range(4)]
+        return self.base("dealt", hands=[hand_text(sum(1 << c for c in h)).split() for h in hands])
