@@ -74,8 +74,9 @@ def describe_event(fold: GameFold, e: Event, viewer: int | None = None) -> Text:
                  style="bold magenta")
     elif e.type == "note":
         rounds = fold.state.rounds
-        if viewer is not None and rounds and not rounds[-1].closed:
-            # the scorer's free text may name cards: a seat reads it once the round is over
+        if viewer is not None and rounds and not rounds[-1].over:
+            # the scorer's free text may name cards: a seat reads it once the round is played
+            # out (a round ruled with cards unplayed keeps its secrets)
             t.append("note (shown when the round is over)", style="italic")
         else:
             t.append(f"note: {d.text}", style="italic")
@@ -147,7 +148,7 @@ def render_klaverjas(fold: GameFold, viewer: int | None = None) -> Group:
         for i, c in enumerate(trick.cards):
             on_table[trick.seat_of(i)] = c
     for seat in range(4):
-        visible = viewer is None or viewer == seat or not live
+        visible = viewer is None or viewer == seat or r.over  # every card played: no secret
         if not r.hands_known:
             hand = Text("(not recorded)", style="dim")
         elif visible:
@@ -170,7 +171,7 @@ def render_klaverjas(fold: GameFold, viewer: int | None = None) -> Group:
         line.append(f"; ruled {r.ruling.score[0]}–{r.ruling.score[1]}", style="bold magenta")
     parts.append(line)
     parts.append(score)
-    if viewer is None or not live:
+    if viewer is None or r.over:
         for v in r.violations:
             parts.append(Text(f"  ✗ {v.rule}: {v.message}", style="yellow"))
     parts.append(Text(""))

@@ -5,13 +5,17 @@ its table at any seq (``frames``) and its audit for someone who is not allowed t
 everything. A :class:`Sight` says who is looking:
 
 * ``Sight()`` (the referee, a table's scorer): every hand, every event;
-* ``Sight(seat=n)`` (a player): during a live round only that seat's own hand, the cards
-  played and the public record; every hand once the round is over;
-* ``Sight(public=True)``: only finished rounds; nothing of the round being played.
+* ``Sight(seat=n)`` (a player): while cards of a round remain unplayed, only that seat's own
+  hand, the cards played and the public record; every hand once all its cards are played;
+* ``Sight(public=True)``: only finished rounds; nothing of the round being played, and no
+  hand of a round that ended before all its cards were played.
 
-"Live" is judged at the game's head: the last round, while it is not over. A round that is
-over is public knowledge (all its cards were played), even when viewed at a seq from the
-middle of it. Each game registers a :class:`GameView` in :data:`VIEWS` that knows how its
+Both are judged at the game's head. The round being played is *live*. A round whose every
+card was played is public knowledge (its hands are shown), even when viewed at a seq from
+the middle of it. A round that ended with cards still unplayed (abandoned by a referee's
+ruling, a Klaberjass deal annulled in the bidding) stays *secret* for good, as at the table
+where such hands are thrown in unseen: :attr:`Timeline.secret_rounds` holds the live round
+and those. Each game registers a :class:`GameView` in :data:`VIEWS` that knows how its
 state is shown and what a seat may not see (Kloepper hides partnerships); a game without
 one has no per-seat view (:class:`NoView`) rather than a leaky one.
 
@@ -69,24 +73,33 @@ class GameView(Protocol):
     """How one game is shown. Registered in :data:`VIEWS` by game name."""
 
     def round_over(self, fold: GameFold, number: int) -> bool:
-        """Whether round ``number`` (from 1) is over in this fold."""
+        """Whether round ``number`` (from 1) is over in this fold (played out or not)."""
+        ...
+
+    def played_out(self, fold: GameFold, number: int) -> bool:
+        """Whether every card of round ``number`` was played in this fold."""
         ...
 
     def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
-        """The table now. ``hidden``: the current round is live at the head and ``sight``
-        must not see other seats' secrets in it; ``head`` is the fold at the game's head."""
+        """The table now. ``hidden``: the current round is secret at the head (live, or ended
+        with cards unplayed) and ``sight`` must not see other seats' secrets in it (a seat's
+        own, or nobody's for the public); ``head`` is the fold at the game's head."""
         ...
 
-    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
-        """An event of the live round as ``seat`` may see it (``head``: the game now)."""
+    def redact(self, event: dict[str, Any], seat: int | None, head: GameFold,
+               number: int) -> dict[str, Any]:
+        """An event of secret round ``number`` as ``seat`` may see it (None: nobody's secrets,
+        the public); ``head`` is the game now."""
         ...
 
-    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
-        """The audit's entry of the live round as ``seat`` may see it."""
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int | None,
+                     live: bool) -> dict[str, Any]:
+        """The audit's entry of a secret round as ``seat`` may see it (None: the public):
+        the live round (``live``), or one that ended with cards unplayed."""
         ...
 
-    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
-        """Whether a violation of the live round is hidden from ``seat``."""
+    def hide_violation(self, v: dict[str, Any], seat: int | None) -> bool:
+        """Whether a violation of a secret round is hidden from ``seat`` (None: the public)."""
         ...
 
 
@@ -119,6 +132,9 @@ class Timeline:
     round_of: list[int] = field(default_factory=list)
     #: the round being played at the head (None when no round is live)
     live_round: int | None = None
+    #: the rounds whose hands a player may not see: the live round, and every round that
+    #: ended with cards unplayed (a ruling, an annulled deal)
+    secret_rounds: frozenset[int] = frozenset()
 
     @property
     def game(self) -> str:
@@ -127,6 +143,11 @@ class Timeline:
     def hidden_round(self, sight: Sight) -> int | None:
         """The live round, when ``sight`` may not see all of it."""
         return None if sight.full else self.live_round
+
+    def hidden_rounds(self, sight: Sight) -> frozenset[int]:
+        """The rounds of which ``sight`` may see only the public record (and a seat its own
+        hand): none for a full sight, else the secret rounds."""
+        return frozenset() if sight.full else self.secret_rounds
 
     def horizon(self) -> int:
         """The last seq the public may see: everything before the live round's deal."""
@@ -161,10 +182,13 @@ def timeline(events: Iterable[Event]) -> Timeline:
             break
         tl.round_of.append(f.rounds_dealt())
     n = f.rounds_dealt()
-    if n and f.game in VIEWS and not VIEWS[f.game].round_over(f, n):
+    view = VIEWS.get(f.game)
+    if n and view is not None and not view.round_over(f, n):
         tl.live_round = n
-    elif n and f.game not in VIEWS:
+    elif n and view is None:
         tl.live_round = n  # unknown games: treat the last round as live (show less, not more)
+    tl.secret_rounds = frozenset(k for k in range(1, n + 1)
+                                 if view is None or not view.played_out(f, k))
     return tl
 
 
@@ -179,20 +203,23 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
     """The game's events as ``sight`` may see them, from seq ``since``."""
     if sight.full:
         return [_dump(e) for e in tl.events[since:]]
-    if sight.public:
-        return [_dump(e) for e in tl.events[since:tl.horizon() + 1]]
     if tl.fold is None:
         return []
-    assert sight.seat is not None
     view = view_of(tl.fold)
-    hidden = tl.hidden_round(sight)
+    hidden = tl.hidden_rounds(sight)
+    end = tl.horizon() + 1 if sight.public else tl.applied()
     out = []
-    for i, e in enumerate(tl.events[since:tl.applied()], since):
+    for i, e in enumerate(tl.events[since:end], since):
         d = _dump(e)
-        if hidden is not None and tl.round_of[i] == hidden:
-            d = view.redact(d, sight.seat, tl.fold)
+        if tl.round_of[i] in hidden:
+            d = view.redact(d, sight.seat, tl.fold, tl.round_of[i])
         out.append(d)
     return out
+
+
+#: the viewer :func:`jaslog.render.describe_event` gets for the public in a secret round
+#: (no seat: nobody's secrets are shown)
+NOBODY = -1
 
 
 def _describe(fold: GameFold, e: Event, viewer: int | None) -> str:
@@ -209,21 +236,23 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         last = min(last, tl.horizon())
     if upto is not None:
         last = min(last, upto)
-    hidden_round = tl.hidden_round(sight)
+    hidden_rounds = tl.hidden_rounds(sight)
     out: list[dict[str, Any]] = []
     f = start_fold(tl.events[0])
     for i in range(last + 1):
         e = tl.events[i]
         if i:
             f.apply(e)
-        hidden = hidden_round is not None and tl.round_of[i] == hidden_round
+        hidden = tl.round_of[i] in hidden_rounds
         fr = view.frame(f, sight, hidden, tl.fold)
         fr["seq"], fr["type"] = e.seq, e.type
-        fr["text"] = _describe(f, e, sight.seat if hidden else None)
+        viewer = (NOBODY if sight.seat is None else sight.seat) if hidden else None
+        fr["text"] = _describe(f, e, viewer)
         if e.at is not None:
             fr["at"] = e.at
         if hidden and e.type == "note":
-            fr["text"] = "note (shown when the round is over)"
+            fr["text"] = ("note (shown when the round is over)" if tl.round_of[i] == tl.live_round
+                          else "note (not shown: the round ended with cards unplayed)")
         out.append(fr)
     return out
 
@@ -251,6 +280,7 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
         return game_report(tl.game or None, None, tl.error)
     if sight.full:
         return game_report(tl.game, tl.fold, tl.error)
+    view = view_of(tl.fold)
     if sight.public:
         h = tl.horizon()
         f = start_fold(tl.events[0])
@@ -258,24 +288,22 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
             f.apply(e)
         rep = game_report(tl.game, f, None)
         rep["error"] = None
-        return rep
-    assert sight.seat is not None
-    view = view_of(tl.fold)
-    rep = game_report(tl.game, tl.fold, tl.error)
-    hidden = tl.hidden_round(sight)
-    if hidden is not None:
+    else:
+        rep = game_report(tl.game, tl.fold, tl.error)
+    hidden = tl.hidden_rounds(sight)
+    if hidden:
         rep["violations"] = [v for v in rep["violations"]
-                             if v["round"] != hidden or not view.hide_violation(v, sight.seat)]
+                             if v["round"] not in hidden or not view.hide_violation(v, sight.seat)]
         rep["ok"] = not rep["violations"] and rep["error"] is None
-        rep["rounds"] = [view.report_round(r, tl.fold, sight.seat) if r["round"] == hidden else r
-                         for r in rep["rounds"]]
+        rep["rounds"] = [view.report_round(r, tl.fold, sight.seat, r["round"] == tl.live_round)
+                         if r["round"] in hidden else r for r in rep["rounds"]]
     return rep
 
 
 # ---------------------------------------------------------------------- Klaverjas
 
 
-def _redact_common(event: dict[str, Any], seat: int) -> dict[str, Any]:
+def _redact_common(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """A deal's other hands and a note's text (free text may name cards) are left out."""
     t = event["type"]
     if t in ("dealt", "second_deal") and (event.get("hands") is not None or "stock" in event):
@@ -298,14 +326,19 @@ class KlaverjasView:
     def round_over(self, fold: GameFold, number: int) -> bool:
         return bool(fold.state.rounds[number - 1].closed)
 
-    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
+    def played_out(self, fold: GameFold, number: int) -> bool:
+        return bool(fold.state.rounds[number - 1].over)
+
+    def redact(self, event: dict[str, Any], seat: int | None, head: GameFold,
+               number: int) -> dict[str, Any]:
         return _redact_common(event, seat)
 
-    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int | None,
+                     live: bool) -> dict[str, Any]:
         return entry  # tricks, points and claimed roem are what the table saw
 
-    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
-        return bool(v["seat"] != seat)
+    def hide_violation(self, v: dict[str, Any], seat: int | None) -> bool:
+        return seat is None or bool(v["seat"] != seat)
 
     def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
         g = fold.state
@@ -399,30 +432,91 @@ class SeatViewGame:
     def round_over(self, fold: GameFold, number: int) -> bool:
         return bool(fold.state.rounds[number - 1].closed)
 
-    def hide_violation(self, v: dict[str, Any], seat: int) -> bool:
-        return bool(v["seat"] != seat)
+    def played_out(self, fold: GameFold, number: int) -> bool:
+        return bool(fold.state.rounds[number - 1].over)
 
-    def redact(self, event: dict[str, Any], seat: int, head: GameFold) -> dict[str, Any]:
+    def hide_violation(self, v: dict[str, Any], seat: int | None) -> bool:
+        return seat is None or bool(v["seat"] != seat)
+
+    def redact(self, event: dict[str, Any], seat: int | None, head: GameFold,
+               number: int) -> dict[str, Any]:
         if event["type"] == "sequence" and event.get("seat") != seat:
-            shown = any("cards" in d for d in self.seat_view(head, seat)["declarations"]
-                        if d["seat"] == event["seat"])
-            if not shown:  # its length only, until the first trick is over
+            r = head.state.rounds[number - 1]
+            # at the table the cards of a sequence are shown once the first trick is over
+            shown = len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
+            if not shown:  # its length only
                 return {k: v for k, v in event.items() if k != "cards"} | {
                     "length": len(event["cards"]), "redacted": True}
         return _redact_common(event, seat)
 
-    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int) -> dict[str, Any]:
-        v = self.seat_view(head, seat)
-        keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling"}
-        out = {k: val for k, val in entry.items() if k in keep}
-        out.update(result="unfinished", score=[0] * len(head.seats), hidden=True)
-        for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
-            if k in v:
-                out[k] = v[k]
+    #: what the audit's entry of a secret round keeps: what the table saw
+    PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser", "annulled",
+                    "bottom", "dix", "tricks", "points", "tricks_won", "ruling", "call", "knocks",
+                    "bella_calls", "declarations")
+
+    def report_round(self, entry: dict[str, Any], head: GameFold, seat: int | None,
+                     live: bool) -> dict[str, Any]:
+        if live:
+            assert seat is not None  # the public never sees the live round
+            v = self.seat_view(head, seat)
+            keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling"}
+            out = {k: val for k, val in entry.items() if k in keep}
+            out.update(result="unfinished", score=[0] * len(head.seats), hidden=True)
+            for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
+                if k in v:
+                    out[k] = v[k]
+            return out
+        # a round that ended with cards unplayed: its public record, and the seat's own
+        # declarations; never a hand, a verdict on a call or a knock, or the sides
+        out = {k: val for k, val in entry.items() if k in self.PUBLIC_ROUND}
+        tricks = entry.get("tricks") or []
+        shown = len(tricks) >= 2 or bool(tricks and tricks[0].get("winner") is not None)
+        if "call" in out and out["call"] is not None:
+            out["call"] = {"seat": out["call"]["seat"], "call": out["call"]["call"]}
+        if "knocks" in out:
+            out["knocks"] = [{"seat": k["seat"], "back": k["back"]} for k in out["knocks"]]
+        if "bella_calls" in out:
+            out["bella_calls"] = [{"seat": b["seat"]} for b in out["bella_calls"]]
+        if "declarations" in out:
+            out["declarations"] = [
+                d if d["seat"] == seat else
+                {"seat": d["seat"], "length": len(d["cards"])} | (
+                    {"sequence": d["sequence"], "cards": d["cards"]} if shown else {})
+                for d in out["declarations"]]
+        out.update(result=entry.get("result"), score=entry.get("score"), hidden=True)
         return out
 
+    def _view(self, fold: GameFold, sight: Sight, hidden: bool) -> dict[str, Any]:
+        """The seat view behind a frame. In a secret round a seat's view shows that seat's
+        hand only (whatever the game's view would show of a round that ended with cards
+        unplayed), and the public's view no seat's secrets at all."""
+        if not hidden:
+            return dict(self.seat_view(fold, None))
+        keep = sight.seat
+        v = dict(self.seat_view(fold, 0 if keep is None else keep))
+        for k in ("hands", "dealt"):
+            if isinstance(v.get(k), list):
+                v[k] = [h if s == keep else None for s, h in enumerate(v[k])]
+        if v.get("turn") != keep or keep is None:
+            v["legal"] = None
+        v["violations"] = [x for x in v.get("violations") or [] if keep is not None and x["seat"] == keep]
+        if keep is None:
+            # the declarations of seat 0 as the other player sees them; no sides
+            other = self.seat_view(fold, 1)["declarations"] if v.get("declarations") else []
+            v["declarations"] = [b if a["seat"] == 0 else a
+                                 for a, b in zip(v.get("declarations") or [], other, strict=True)]
+            if "sides" in v:
+                v.update(sides=[None] * len(v["sides"]), revealed=False, side_points=None)
+        for d in v.get("declarations") or []:
+            if d["seat"] != keep:
+                d.pop("valid", None)
+        v["bella_calls"] = [{"seat": b["seat"]} | ({"valid": b["valid"]} if "valid" in b and
+                                                   b["seat"] == keep else {})
+                            for b in v.get("bella_calls") or []]
+        return v
+
     def frame(self, fold: GameFold, sight: Sight, hidden: bool, head: GameFold) -> dict[str, Any]:
-        v = self.seat_view(fold, sight.seat if hidden else None)
+        v = self._view(fold, sight, hidden)
         tricks = v.get("tricks") or []
         cur = tricks[-1] if tricks else None
         bids = list(v.get("bids") or [])

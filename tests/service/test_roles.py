@@ -216,6 +216,37 @@ def test_no_response_holds_another_seats_cards_during_the_first_round(server, gi
         assert secret <= cards_in(c.get(f"/api/games/{gid}/replay").text)
 
 
+def test_no_response_holds_the_unplayed_cards_of_a_round_ruled_mid_play(server, gid):
+    """A referee's ruling ends round 1 in trick 3: the round is over but its unplayed cards
+    stay secret. A player's responses name no card another seat did not play; the public's
+    name no unplayed card; the referee still sees them all."""
+    upto = 13
+    events = _live_game(server, gid, 24, upto)
+    ruling = {"game": gid, "seq": upto, "type": "ruling", "round": 1, "score": [0, 0],
+              "reason": "cards exposed: the round is thrown in", "at": events[upto]["at"]}
+    with server.client("referee") as c:
+        record(c, gid, [ruling], start=upto)
+    g = fold(event_from_dict(e) for e in [*events[:upto], ruling])
+    r = g.state.rounds[0]
+    assert r.closed and not r.over and len(g.state.rounds) == 1
+    left = [{CARD_TEXT[c] for c in cards_of(r.hands[s])} for s in range(4)]  # not played
+    assert all(left)
+    for seat in range(4):
+        secret = set().union(*(left[s] for s in range(4) if s != seat))
+        with server.client(f"player{seat}") as c:
+            got = bodies(c, gid, upto + 1)
+        for where, text in got.items():
+            leaked = cards_in(text) & secret
+            assert not leaked, f"seat {seat} sees {sorted(leaked)} of the ruled round in {where}"
+        assert any(cards_in(t) & left[seat] for t in got.values())  # its own hand is there
+    with server.client("public") as c:
+        for where, text in bodies(c, gid, upto + 1).items():
+            leaked = cards_in(text) & set().union(*left)
+            assert not leaked, f"the public sees {sorted(leaked)} of the ruled round in {where}"
+    with server.client("referee") as c:  # the check can fail: the referee sees them all
+        assert set().union(*left) <= cards_in(c.get(f"/api/games/{gid}/replay").text)
+
+
 def _swap_hidden(events: list[dict[str, Any]], upto: int, seat: int) -> list[dict[str, Any]] | None:
     """The same record with two cards still hidden from ``seat`` swapped between two other
     seats in the live round's deal, when every play so far stays as it was (same
