@@ -40,11 +40,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from jaslog.events import Event
+from jaslog.export.columns import Columns
 from jaslog.export.rows import Partition, Rows, build_game
-from jaslog.export.schema import COLUMNS, DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, TS, fingerprint
+from jaslog.export.schema import DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, fingerprint
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
-DEFAULT_CHUNK = 200           # games whose rows are built (as Python tuples) before Arrow takes them
+DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
 PENDING_BYTES = 64 << 20      # Arrow bytes held back for row groups, in all, before writing early
 FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
@@ -159,21 +160,6 @@ def partition_path(part: Partition) -> str:
     ruleset, year = part
     return (f"ruleset={ruleset if ruleset is not None else NULL_PARTITION}/"
             f"year={year if year is not None else NULL_PARTITION}")
-
-
-def rows_to_table(table: str, rows: list[tuple[Any, ...]]) -> pa.Table:
-    """Row tuples (in schema column order) as an Arrow table of the table's schema."""
-    cols = COLUMNS[table]
-    data: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[] for _ in cols]
-    if len(data) != len(cols):
-        raise AssertionError(f"{table}: rows have {len(data)} values, the schema {len(cols)}")
-    arrays = []
-    for c, values in zip(cols, data, strict=True):
-        if c.type == TS:
-            arrays.append(pa.array(values, pa.string()).cast(TS))
-        else:
-            arrays.append(pa.array(values, type=c.type))
-    return pa.Table.from_arrays(arrays, schema=SCHEMAS[table])
 
 
 class _Writers:
@@ -416,16 +402,17 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
         def rows_for(part: Partition) -> Rows:
             b = buffers.get(part)
             if b is None:
-                b = buffers[part] = {t: [] for t in TABLES}
+                b = buffers[part] = {t: Columns(t) for t in TABLES}
             return b
 
         def flush() -> None:
             for part, rows in buffers.items():
                 ppath = partition_path(part)
                 for table in TABLES:
-                    if rows[table]:
-                        added[table] += len(rows[table])
-                        writers.add(table, ppath, rows_to_table(table, rows[table]))
+                    cols = rows[table]
+                    if len(cols):
+                        added[table] += len(cols)
+                        writers.add(table, ppath, cols.to_table())
             buffers.clear()
             if gc_was_on:
                 gc.collect(1)  # the chunk's garbage cycles (folds), while the heap is small

@@ -10,12 +10,24 @@ trumps were fixed: ``take`` (the turn-up's suit in round 1), ``named`` (round 2)
 
 from __future__ import annotations
 
-from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
-from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary, individual_tail, round_span, trick_row
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS
+from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
+from jaslog.export.rows import (
+    ROW_BUILDERS,
+    GameContext,
+    PlaysOut,
+    Summary,
+    add_trick,
+    individual_tail,
+    round_span,
+    rule_by_seq,
+)
 from jaslog.rules.klaberjass import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
 from jaslog.rules.klaberjass.round import Round
 
 COMPLETE = ("made", "tie", "bete", "revoke")
+TEAM_OF = (0, 1)
+NO_SEAT = (None, None)
 
 
 def contract(r: Round) -> str | None:
@@ -43,9 +55,9 @@ def violation_category(rule: str, card: int | None) -> str:
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KlaberjassGame = fold.state
-    gid, seats, rows = ctx.game, fold.seats, ctx.rows
-    plays, tricks_out, rounds_out = rows["plays"], rows["tricks"], rows["rounds"]
-    by_seq = {v.seq: v for v in g.violations if v.card is not None}
+    seats, rows = fold.seats, ctx.rows
+    tricks_out, rounds_out = rows["tricks"], rows["rounds"]
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True))
     seq_rules, score_rules = g.seq_rules, ScoreRules.from_options(g.options)
     # per seat: [rounds, declarer, partner, defending, made_decl, made_partner, made_against,
     #            plays, revokes, violations, tricks_won]
@@ -55,31 +67,24 @@ def build(ctx: GameContext) -> Summary:
         n, trump, maker = r.number, r.trump, r.maker
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         judged = r.hands_known or r.over
+        makers = NO_SEAT if maker is None else (maker == 0, maker == 1)
+        plays.round(makers, makers)
         for t in r.tricks:
-            if not t.cards:
+            cards = t.cards
+            if not cards:
                 continue
             done = t.complete
             assert trump is not None
             winner = r.winner_of(t) if done else None
-            tricks_out.append(trick_row(
-                gid, n, t, seats, winner, trump_l,
-                (winner == maker) if winner is not None and maker is not None else None))
+            texts = [CARD_TEXT[c] for c in cards]
+            add_trick(tricks_out, n, t, texts, seats, winner, trump_l,
+                      (winner == maker) if winner is not None and maker is not None else None)
             if winner is not None:
                 per_seat[winner][10] += 1
-            win = t.win_index(trump) if done else None
-            for i, c in enumerate(t.cards):
-                seat, seq = t.seat_of(i), t.seqs[i]
-                v = by_seq.get(seq)
-                per_seat[seat][7] += 1
-                plays.append((
-                    gid, n, t.number, i, seq, seat, seats[seat], seat, CARD_TEXT[c],
-                    SUIT_LETTERS[c >> 3], RANK_TEXT[c & 7], trump_l, c >> 3 == trump,
-                    (v is None) if judged else None, v.rule if v is not None else None,
-                    (i == win) if done else None, card_points(c, trump),
-                    t.points if done else None,
-                    (seat == maker) if maker is not None else None,
-                    (seat == maker) if maker is not None else None, ctx.at_seq(seq),
-                ))
+            plays.trick(t.number, t.leader, cards, texts, t.seqs,
+                        t.win_index(trump) if done else None, t.points if done else None)
+        plays.end_round(n, trump_l, judged, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
+                        POINTS[trump] if trump is not None else NO_TRUMP)
         held = [0, 0]
         kinds: list[str] = []
         if r.playing is not None and trump is not None:
@@ -102,8 +107,8 @@ def build(ctx: GameContext) -> Summary:
             tot_played[s] += o.score[s]
         other = 1 - maker if maker is not None else None
         first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
-        rounds_out.append((
-            gid, n, "klaberjass", r.dealer, seats[r.dealer], r.elder,
+        rounds_out.add((
+            n, "klaberjass", r.dealer, seats[r.dealer], r.elder,
             ctx.hands_recorded.get(n, r.dealt is not None),
             trump_l, "bidding", contract(r) if maker is not None else None,
             sum(1 for _, c in r.bidding.calls if c == "pass"), [CARD_TEXT[r.turn_up]],
@@ -136,6 +141,7 @@ def build(ctx: GameContext) -> Summary:
                 else:
                     ps[3] += 1
                     ps[6] += made is True
+    plays.per_seat(per_seat, 7)
     return individual_tail(ctx, per_seat, tot, tot_played, violation_category,
                            lambda rule: rule.startswith("must_"))
 

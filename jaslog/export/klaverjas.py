@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
-from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS
+from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
+from jaslog.export.rows import ROW_BUILDERS, GameContext, PlaysOut, Summary, rule_by_seq
 from jaslog.rules.klaverjas import KlaverjasGame, roem_parts, score_round
 from jaslog.rules.klaverjas.trump import TrumpSelection
 
 JUDGED = ("made", "nat", "pit")
 COMPLETE = ("made", "nat", "pit", "revoke")
+TEAM_OF = (0, 1, 0, 1)
+NO_SEAT = (None,) * 4
 
 
 def trump_how(sel: TrumpSelection) -> str | None:
@@ -42,11 +45,13 @@ def violation_category(rule: str, card: int | None) -> str:
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KlaverjasGame = fold.state
-    gid, seats, rows = ctx.game, fold.seats, ctx.rows
-    plays, tricks_out, rounds_out = rows["plays"], rows["tricks"], rows["rounds"]
-    by_seq = {v.seq: v for v in g.violations}
+    seats, rows = fold.seats, ctx.rows
+    tricks_out, rounds_out = rows["tricks"], rows["rounds"]
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, False))
+    add_trick = tricks_out.rows.append
     outcomes = g.outcomes()
     roem_rules, score_rules = g.roem_rules, g.score_rules
+    claimed_mode = g.claimed_mode
     method = g.options["trump_selection"]
     stuk_value = roem_rules.stuk
 
@@ -61,44 +66,31 @@ def build(ctx: GameContext) -> Summary:
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         chooser = r.chooser
         pteam = chooser & 1 if chooser is not None else None
+        plays.round(NO_SEAT if pteam is None else tuple((s & 1) == pteam for s in range(4)),
+                    NO_SEAT if chooser is None else tuple(s == chooser for s in range(4)))
         kinds: list[str] = []
         for t in r.tricks:
-            if not t.cards:
+            cards = t.cards
+            if not cards:
                 continue
-            done = t.complete
-            winner = t.winner if done else None
-            parts = roem_parts(t.cards, trump, roem_rules) if done and trump is not None else []
-            kinds.extend(k for k, p in parts if p > 0)
-            tricks_out.append((
-                gid, n, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
-                done, winner, seats[winner] if winner is not None else None,
-                winner & 1 if winner is not None else None, trump_l,
-                t.points if done else None, t.roem if done else None,
-                (t.claimed if g.claimed_mode else t.roem) if done else None,
-                parts,
-                (winner & 1) == pteam if winner is not None and pteam is not None else None,
-                t.seqs[0], t.seqs[-1],
-            ))
-            if winner is not None:
+            texts = [CARD_TEXT[c] for c in cards]
+            lead = t.leader
+            if t.complete:
+                winner = t.winner
+                wt = winner & 1
+                parts = roem_parts(cards, trump, roem_rules) if trump is not None else []
+                kinds.extend(k for k, p in parts if p > 0)
                 per_seat[winner][10] += 1
-            for i, c in enumerate(t.cards):
-                seat = (t.leader + i) % 4
-                seq = t.seqs[i]
-                v = by_seq.get(seq)
-                rule = v.rule if v is not None and v.card is not None else None
-                per_seat[seat][7] += 1
-                plays.append((
-                    gid, n, t.number, i, seq, seat, seats[seat], seat & 1, CARD_TEXT[c],
-                    SUIT_LETTERS[c >> 3], RANK_TEXT[c & 7], trump_l,
-                    (c >> 3 == trump) if trump is not None else None,
-                    (rule is None) if r.hands_known else None, rule,
-                    (i == t.win) if done else None,
-                    card_points(c, trump) if trump is not None else None,
-                    t.points if done else None,
-                    (seat & 1) == pteam if pteam is not None else None,
-                    seat == chooser if chooser is not None else None,
-                    ctx.at_seq(seq),
-                ))
+                add_trick((n, t.number, lead, seats[lead], texts, True, winner, seats[winner], wt,
+                           trump_l, t.points, t.roem, t.claimed if claimed_mode else t.roem, parts,
+                           wt == pteam if pteam is not None else None, t.seqs[0], t.seqs[-1]))
+                plays.trick(t.number, lead, cards, texts, t.seqs, t.win, t.points)
+            else:
+                add_trick((n, t.number, lead, seats[lead], texts, False, None, None, None, trump_l,
+                           None, None, None, [], None, t.seqs[0], t.seqs[-1]))
+                plays.trick(t.number, lead, cards, texts, t.seqs, None, None)
+        plays.end_round(n, trump_l, r.hands_known, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
+                        POINTS[trump] if trump is not None else NO_TRUMP)
         if stuk_value:
             kinds.extend(["stuk_in_hand"] * (sum(r.hand_roem) // stuk_value))
 
@@ -117,8 +109,8 @@ def build(ctx: GameContext) -> Summary:
         first_seq = ctx.round_first_seq.get(n, -1)
         last_seq = max(ctx.round_last_seq.get(n, first_seq),
                        r.ruling.seq if r.ruling is not None else -1)
-        rounds_out.append((
-            gid, n, "klaverjas", r.dealer, seats[r.dealer], r.forehand,
+        rounds_out.add((
+            n, "klaverjas", r.dealer, seats[r.dealer], r.forehand,
             ctx.hands_recorded.get(n, r.dealt is not None),
             trump_l, method, trump_how(sel),
             sum(1 for _, call in sel.bids if call == "pass"), list(sel.turned),
@@ -157,16 +149,16 @@ def build(ctx: GameContext) -> Summary:
                     s[3] += 1
                     s[6] += made is True
 
+    plays.per_seat(per_seat, 7)
     viol = rows["violations"]
     for v in g.violations:
         if v.seat is not None:
             per_seat[v.seat][9] += 1
             if v.card is not None:
                 per_seat[v.seat][8] += 1
-        viol.append((gid, v.seq, v.round, v.trick, v.seat,
-                     seats[v.seat] if v.seat is not None else None,
-                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
-                     violation_category(v.rule, v.card), v.message))
+        viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
+                  CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                  violation_category(v.rule, v.card), v.message))
 
     outcome: Any = g.winner
     finished = outcome is not None
@@ -176,8 +168,8 @@ def build(ctx: GameContext) -> Summary:
     for seat in range(4):
         s = per_seat[seat]
         team = seat & 1
-        players.append((gid, seats[seat], seat, team, seats[(seat + 2) % 4], *s, tot[team],
-                        (wteam == team) if finished else None))
+        players.add((seats[seat], seat, team, seats[(seat + 2) % 4], *s, tot[team],
+                     (wteam == team) if finished else None))
     return Summary(
         rounds=len(g.rounds),
         rounds_complete=sum(1 for r in g.rounds if r.closed),

@@ -11,11 +11,22 @@ referee's view: it is written from the folded state, never shown to a seat mid-d
 
 from __future__ import annotations
 
-from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS
-from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary, individual_tail, round_span, trick_row
+from jaslog.cards import CARD_TEXT
+from jaslog.export.rows import (
+    ROW_BUILDERS,
+    GameContext,
+    PlaysOut,
+    Summary,
+    add_trick,
+    individual_tail,
+    round_span,
+    rule_by_seq,
+)
 from jaslog.rules.kloepper import KloepperGame, known_sides, points
 
 COMPLETE = ("queens", "others", "none", "revoke")
+TEAM_OF = (0, 1, 2, 3)
+NO_SEAT = (None,) * 4
 
 
 def contract(mode: str | None, knock: bool, back: bool) -> str | None:
@@ -35,10 +46,12 @@ def violation_category(rule: str, card: int | None) -> str:
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KloepperGame = fold.state
-    gid, seats, rows = ctx.game, fold.seats, ctx.rows
-    plays, tricks_out, rounds_out = rows["plays"], rows["tricks"], rows["rounds"]
-    by_seq = {v.seq: v for v in g.violations if v.card is not None}
+    seats, rows = fold.seats, ctx.rows
+    tricks_out, rounds_out = rows["tricks"], rows["rounds"]
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True))
     trumps = g.trumps
+    is_trump = tuple(bool(trumps.mask >> c & 1) for c in range(32))
+    card_points = tuple(points(c) for c in range(32))
     # per seat: [rounds, declarer (queen side), partner (called), defending, made_decl,
     #            made_partner, made_against, plays, revokes, violations, tricks_won]
     per_seat = [[0] * 11 for _ in range(4)]
@@ -53,27 +66,21 @@ def build(ctx: GameContext) -> Summary:
             call = (r.call.seat, r.call.call) if r.call is not None else None
             side = [None if k is None else k == "queens"
                     for k in known_sides(None, None, plays_so_far, call, r.plays > 0)]
+        plays.round(side, NO_SEAT if r.call is None else tuple(r.call.seat == s for s in range(4)))
         for t in r.tricks:
-            if not t.cards:
+            cards = t.cards
+            if not cards:
                 continue
             done = t.complete
             winner = t.winner if done else None
-            tricks_out.append(trick_row(gid, n, t, seats, winner, None,
-                                        side[winner] if winner is not None else None))
+            texts = [CARD_TEXT[c] for c in cards]
+            add_trick(tricks_out, n, t, texts, seats, winner, None,
+                      side[winner] if winner is not None else None)
             if winner is not None:
                 per_seat[winner][10] += 1
-            for i, c in enumerate(t.cards):
-                seat, seq = t.seat_of(i), t.seqs[i]
-                v = by_seq.get(seq)
-                per_seat[seat][7] += 1
-                plays.append((
-                    gid, n, t.number, i, seq, seat, seats[seat], seat, CARD_TEXT[c],
-                    SUIT_LETTERS[c >> 3], RANK_TEXT[c & 7], None, bool(trumps.mask >> c & 1),
-                    (v is None) if r.hands_known else None, v.rule if v is not None else None,
-                    (i == t.win) if done else None, points(c), t.points if done else None,
-                    side[seat], (r.call.seat == seat) if r.call is not None else None,
-                    ctx.at_seq(seq),
-                ))
+            plays.trick(t.number, t.leader, cards, texts, t.seqs, t.win if done else None,
+                        t.points if done else None)
+        plays.end_round(n, None, r.hands_known, is_trump, card_points)
         result = o.result
         made = True if result == "queens" else (False if result in ("others", "none") else None)
         final = o.final
@@ -86,8 +93,8 @@ def build(ctx: GameContext) -> Summary:
         caller = r.call.seat if r.call is not None else None
         first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
         q_points = o.queens_points
-        rounds_out.append((
-            gid, n, "kloepper", r.dealer, seats[r.dealer], r.forehand,
+        rounds_out.add((
+            n, "kloepper", r.dealer, seats[r.dealer], r.forehand,
             ctx.hands_recorded.get(n, r.dealt is not None),
             None, None, None, 0, [],
             caller, seats[caller] if caller is not None else None,
@@ -118,6 +125,7 @@ def build(ctx: GameContext) -> Summary:
                 else:
                     ps[3] += 1
                     ps[6] += made is True
+    plays.per_seat(per_seat, 7)
     return individual_tail(ctx, per_seat, tot, tot_played, violation_category,
                            lambda rule: True)
 

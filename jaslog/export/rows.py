@@ -5,8 +5,10 @@ hands the fold to the row builder of its game in :data:`ROW_BUILDERS` for the ga
 tables (``plays``, ``tricks``, ``rounds``, ``players``, ``violations``). A new game of the
 family registers a builder there; nothing else changes.
 
-Rows are tuples in the column order of :mod:`jaslog.export.schema` (cheap to build in bulk,
-turned into Arrow columns a chunk at a time); times are RFC 3339 text until then.
+Rows go into :class:`jaslog.export.columns.Columns` (per-column lists for ``events`` and
+``plays``, row tuples for the smaller tables, in the column order of
+:mod:`jaslog.export.schema`), turned into Arrow arrays a chunk at a time; times are RFC 3339
+text until then.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import orjson
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
+from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, WON, Columns
 from jaslog.fold import FoldError, GameFold, start_fold
 
-#: A chunk's rows for one partition: table name -> list of row tuples.
-Rows = dict[str, list[tuple[Any, ...]]]
+#: A chunk's rows for one partition: table name -> its columns.
+Rows = dict[str, Columns]
 #: A partition key: (ruleset, year); None is the Hive default (NULL) partition.
 Partition = tuple[str | None, int | None]
 
@@ -65,7 +68,116 @@ ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
 
 
 # ---------------------------------------------------------------- pieces builders share
-# (for the games where each player scores for himself: Klaberjass, Kloepper)
+
+
+class PlaysOut:
+    """Appends a game's plays to the ``plays`` columns, a trick and then a round at a time.
+
+    Per trick only what differs between its cards goes in (seqs, seats, and the values
+    looked up by seat from tuples made once per round); what is the same for the whole
+    round, and what depends on the card only, is added once per round (:meth:`end_round`).
+    Per game: the player ids by seat, each seat's team, the times by seq, and ``rule_of``
+    (seq -> the rule the play broke, or None).
+    """
+
+    __slots__ = ("at", "by_lead", "cards", "cols", "n", "names", "playing", "rule_of", "seq",
+                 "start", "start_round", "teams", "tricks")
+
+    def __init__(self, plays: Columns, seats: Sequence[str], team_of: Sequence[int],
+                 at: list[str | None], rule_of: dict[int, str | None]) -> None:
+        n = self.n = len(seats)
+        self.by_lead = ORDERS[n]
+        self.names = [tuple(seats[s] for s in o) for o in self.by_lead]
+        self.teams = [tuple(team_of[s] for s in o) for o in self.by_lead]
+        self.tricks = plays.get("trick", "position", "seq", "seat", "player", "team", "card",
+                                "won_trick", "trick_points", "playing_team", "declarer")
+        self.cols = plays.get("round", "trump", "suit", "rank", "is_trump", "card_points",
+                              "legal", "rule", "played_at")
+        self.seq = plays["seq"]
+        self.at, self.rule_of = at, rule_of
+        self.start = self.start_round = len(self.seq)
+        self.cards: list[int] = []
+        self.playing: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+
+    def round(self, playing: Sequence[bool | None], declarer: Sequence[bool | None]) -> None:
+        """A round begins: ``playing``, ``declarer`` by seat (the seat is on the playing
+        side; the seat chose trumps)."""
+        self.playing = [(tuple(playing[s] for s in o), tuple(declarer[s] for s in o))
+                        for o in self.by_lead]
+
+    def trick(self, number: int, lead: int, cards: list[int], texts: list[str], seqs: list[int],
+              win: int | None, points: int | None) -> None:
+        """A trick's plays: ``texts`` its cards' text, ``win`` the winning position and
+        ``points`` its points (both None while it is incomplete)."""
+        trick, position, seq, seat, player, team, card, won, tpoints, pteam, decl = self.tricks
+        k = len(cards)
+        n = self.n
+        self.cards.extend(cards)
+        seq.extend(seqs)
+        card.extend(texts)
+        trick.extend([number] * k)
+        tpoints.extend([points] * k)
+        playing, declarer = self.playing[lead]
+        if k == n:
+            position.extend(POSITIONS[n])
+            seat.extend(self.by_lead[lead])
+            player.extend(self.names[lead])
+            team.extend(self.teams[lead])
+            won.extend(WON[n][win])
+            pteam.extend(playing)
+            decl.extend(declarer)
+        else:
+            position.extend(POSITIONS[n][:k])
+            seat.extend(self.by_lead[lead][:k])
+            player.extend(self.names[lead][:k])
+            team.extend(self.teams[lead][:k])
+            won.extend(WON[n][win][:k])
+            pteam.extend(playing[:k])
+            decl.extend(declarer[:k])
+
+    def end_round(self, number: int, trump: str | None, known: bool,
+                  is_trump: Sequence[bool | None], card_points: Sequence[int | None]) -> None:
+        """The round's plays are in: its number and trump letter, the values that depend on
+        the card (``is_trump``, ``card_points`` by card), legality (``known``: the hands are
+        known) and the times."""
+        rnd, trump_col, suit, rank, trumps, cpoints, legal, rule, played_at = self.cols
+        cards = self.cards
+        if not cards:
+            return
+        k = len(cards)
+        rnd.extend([number] * k)
+        trump_col.extend([trump] * k)
+        suit.extend([SUIT_OF[c] for c in cards])
+        rank.extend([RANK_OF[c] for c in cards])
+        trumps.extend([is_trump[c] for c in cards])
+        cpoints.extend([card_points[c] for c in cards])
+        seqs = self.seq[self.start_round:]
+        at = self.at
+        played_at.extend([at[s] for s in seqs])  # the fold checked seq == position in the log
+        rule_of = self.rule_of
+        if rule_of:
+            rules = [rule_of.get(s) for s in seqs]
+            rule.extend(rules)
+            legal.extend([r is None for r in rules] if known else [None] * k)
+        else:
+            rule.extend([None] * k)
+            legal.extend([True if known else None] * k)
+        self.cards = []
+        self.start_round = len(self.seq)
+
+    def per_seat(self, counts: list[list[int]], index: int) -> None:
+        """Add the cards each seat played in this game to ``counts[seat][index]``."""
+        seats = self.tricks[3][self.start:]
+        for s, c in enumerate(counts):
+            c[index] += seats.count(s)
+
+
+def rule_by_seq(violations: Sequence[Any], only_cards: bool) -> dict[int, str | None]:
+    """seq -> the rule a play broke (None: a violation at that seq without a card). With
+    ``only_cards``, violations without a card are left out before (the last one at a seq wins)."""
+    if only_cards:
+        return {v.seq: v.rule for v in violations if v.card is not None}
+    return {v.seq: (v.rule if v.card is not None else None) for v in violations}
 
 
 def round_span(ctx: GameContext, number: int, ruling_seq: int | None) -> tuple[int, int]:
@@ -75,14 +187,14 @@ def round_span(ctx: GameContext, number: int, ruling_seq: int | None) -> tuple[i
     return first, last
 
 
-def trick_row(gid: str, number: int, t: Any, seats: Sequence[str], winner: int | None,
-              trump: str | None, playing: bool | None) -> tuple[Any, ...]:
+def add_trick(tricks: Columns, number: int, t: Any, texts: list[str], seats: Sequence[str],
+              winner: int | None, trump: str | None, playing: bool | None) -> None:
     """A ``tricks`` row for trick ``t`` of round ``number`` (``playing``: its winner is on the
     playing side) in a game where each player is his own team."""
     done = t.complete
-    return (gid, number, t.number, t.leader, seats[t.leader], [CARD_TEXT[c] for c in t.cards],
-            done, winner, seats[winner] if winner is not None else None, winner, trump,
-            t.points if done else None, None, None, [], playing, t.seqs[0], t.seqs[-1])
+    tricks.add((number, t.number, t.leader, seats[t.leader], texts, done, winner,
+                seats[winner] if winner is not None else None, winner, trump,
+                t.points if done else None, None, None, [], playing, t.seqs[0], t.seqs[-1]))
 
 
 def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
@@ -92,22 +204,21 @@ def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
     is his own team. ``per_seat[seat]`` counts [..., revokes (8), violations (9), tricks_won];
     a violation with a card whose rule ``revoke`` accepts counts as a revoke."""
     g = ctx.fold.state
-    gid, seats, viol = ctx.game, ctx.fold.seats, ctx.rows["violations"]
+    seats, viol = ctx.fold.seats, ctx.rows["violations"]
     for v in g.violations:
         if v.seat is not None:
             per_seat[v.seat][9] += 1
             if v.card is not None and revoke(v.rule):
                 per_seat[v.seat][8] += 1
-        viol.append((gid, v.seq, v.round, v.trick, v.seat,
-                     seats[v.seat] if v.seat is not None else None,
-                     CARD_TEXT[v.card] if v.card is not None else None, v.rule,
-                     category(v.rule, v.card), v.message))
+        viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
+                  CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                  category(v.rule, v.card), v.message))
     game_winner = g.winner
     finished = game_winner is not None
     players = ctx.rows["players"]
     for seat in range(len(per_seat)):
-        players.append((gid, seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
-                        (game_winner == seat) if finished else None))
+        players.add((seats[seat], seat, seat, None, *per_seat[seat], tot[seat],
+                     (game_winner == seat) if finished else None))
     return Summary(
         rounds=len(g.rounds), rounds_complete=sum(1 for r in g.rounds if r.closed),
         totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
@@ -141,9 +252,18 @@ def _json(obj: Any) -> str | None:
     return _JSON_CACHE.setdefault(text, text)
 
 
-def payload_json(e: Event) -> str:
+#: Event types with free text or free JSON in them: their payload comes from orjson. Every
+#: other type holds only ids, cards, times, calls and small ints, for which pydantic's own
+#: serializer writes the same bytes (fields in model order, None left out), several times
+#: faster. (The same split as the store's ``codec.canonical``.)
+_FREE_TEXT = frozenset({"game_started", "ruling", "note"})
+
+
+def payload_json(e: Event) -> bytes:
     """The event's canonical ``jaslog/1`` JSON (as :func:`jaslog.events.canonical_json`)."""
-    return orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None}).decode()
+    if e.type not in _FREE_TEXT:
+        return e.__pydantic_serializer__.to_json(e, exclude_none=True)
+    return orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None})
 
 
 def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | None]:
@@ -177,24 +297,37 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     rows = rows_for((ruleset, year))
 
     # events: the raw log, and which round each event belongs to
+    dicts = [e.__dict__ for e in events]
+    seqs = [d["seq"] for d in dicts]
+    kinds = [d["type"] for d in dicts]
     out = rows["events"]
+    out["seq"].extend(seqs)
+    out["type"].extend(kinds)
+    out["event_time"].extend(at)
+    rounds = out["round"]
     rnd = 0
+    current: int | None = None
     first_seq: dict[int, int] = {}
     last_seq: dict[int, int] = {}
     hands: dict[int, bool] = {}
-    for e, t in zip(events, at, strict=True):
-        d = e.__dict__
-        kind = e.type
+    for d, kind, seq in zip(dicts, kinds, seqs, strict=True):
+        r = current
         if kind == "dealt":
             rnd += 1
-            first_seq[rnd] = e.seq
+            r = current = rnd
+            first_seq[rnd] = seq
             hands[rnd] = d["hands"] is not None
-        r = d.get("round") if kind in ("ruling", "note") else None
-        r = r if r is not None else (rnd or None)
+        elif kind == "ruling" or kind == "note":
+            own = d.get("round")
+            if own is not None:
+                r = own
         if r is not None:
-            last_seq[r] = e.seq
-        out.append((gid, e.seq, kind, t, r, d.get("seat"), d.get("card"), d.get("call"),
-                    d.get("points"), d.get("id"), payload_json(e)))
+            last_seq[r] = seq
+        rounds.append(r)
+    for name in ("seat", "card", "call", "points", "id"):
+        out[name].extend([d.get(name) for d in dicts])
+    out["payload"].extend(map(payload_json, events))
+    out.fill_game(gid)
 
     fold, error = fold_events(events)
     summary = Summary()
@@ -204,8 +337,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
             ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands)
             summary = builder(ctx)
     ok = error is None and summary.violations == 0
-    rows["games"].append((
-        gid,
+    rows["games"].add((
         fold.game if fold is not None else None,
         _json(started.options) if started is not None else None,
         _json(fold.options) if fold is not None else None,
@@ -229,6 +361,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
         first_at,
         last_at,
     ))
+    for cols in rows.values():
+        cols.fill_game(gid)
     return gid, events[-1].seq
 
 

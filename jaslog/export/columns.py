@@ -1,0 +1,117 @@
+"""A chunk's rows of one table, held in Python until Arrow takes them (:class:`Columns`).
+
+``events`` and ``plays`` (most of the rows) are built one list per column, in bulk: a game's
+events a column at a time, a trick's seats and seqs at once, a round's constants and the
+values that depend only on the card once per round. The tables with a row per trick, round,
+game, player or violation take row tuples, transposed once per chunk. Either way no row
+object per card or event is made, and :meth:`Columns.to_table` makes each Arrow array from a
+Python list with the schema's type. The ``game`` column of every table is filled by
+:func:`jaslog.export.rows.build_game` once the game's rows are in (:meth:`Columns.fill_game`),
+so the builders leave it out.
+
+Lookup tables by card (0-31) are here too: text, suit and rank letters, and for each trump
+suit whether a card is a trump and its card points (asked of the rules' ``card_points``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from jaslog.cards import RANK_TEXT, SUIT_LETTERS, card_points
+from jaslog.export.schema import COLUMNS, SCHEMAS, TS
+
+#: By card: its suit letter, its rank text.
+SUIT_OF: tuple[str, ...] = tuple(SUIT_LETTERS[c >> 3] for c in range(32))
+RANK_OF: tuple[str, ...] = tuple(RANK_TEXT[c & 7] for c in range(32))
+#: By card, for a round without a trump suit.
+NO_TRUMP: tuple[None, ...] = (None,) * 32
+#: By trump suit, then card: the card is a trump; its card points.
+IS_TRUMP: tuple[tuple[bool, ...], ...] = tuple(tuple(c >> 3 == t for c in range(32)) for t in range(4))
+POINTS: tuple[tuple[int, ...], ...] = tuple(tuple(card_points(c, t) for c in range(32))
+                                            for t in range(4))
+#: By number of players: the positions in a full trick; by leader, the seats in play order.
+POSITIONS: dict[int, tuple[int, ...]] = {n: tuple(range(n)) for n in (2, 4)}
+ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
+    n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in (2, 4)
+}
+#: By number of players, then winning position (``None``: the trick is incomplete):
+#: won_trick for each position.
+WON: dict[int, dict[int | None, tuple[bool | None, ...]]] = {
+    n: {None: (None,) * n, **{w: tuple(i == w for i in range(n)) for w in range(n)}}
+    for n in (2, 4)
+}
+
+
+class Columns:
+    """The rows of one table (one chunk, one partition), held one of two ways.
+
+    A table with many rows per game (``events``, ``plays``) is built as one list per column
+    (``lists``), filled in bulk; a table with a row per trick, round, game, player or
+    violation takes whole rows (:meth:`add`: a tuple of every column but ``game``), turned
+    into columns by one transposition when the chunk goes to Arrow (cheaper than a Python
+    call per value). One table uses one way only.
+    """
+
+    __slots__ = ("lists", "names", "rows", "table")
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.names = [c.name for c in COLUMNS[table]]
+        self.lists: list[list[Any]] = [[] for _ in self.names]
+        self.rows: list[tuple[Any, ...]] = []
+
+    def __getitem__(self, name: str) -> list[Any]:
+        return self.lists[self.names.index(name)]
+
+    def get(self, *names: str) -> list[list[Any]]:
+        """The lists of ``names``, in that order (to bind them to locals once per game)."""
+        return [self[n] for n in names]
+
+    def __len__(self) -> int:
+        """Rows held (complete rows: the game column is filled last)."""
+        return len(self.lists[0])
+
+    def add(self, row: tuple[Any, ...]) -> None:
+        """One row: every column but ``game``, in schema order."""
+        self.rows.append(row)
+
+    def fill_game(self, gid: str) -> None:
+        """Set ``game`` on the rows added since the last call, and check that every column
+        has as many values as the others."""
+        game = self.lists[0]
+        if self.rows:
+            n = len(self.rows)
+            if any(self.lists[1:]):
+                raise AssertionError(f"{self.table}: rows added both whole and by column")
+        else:
+            n = len(self.lists[1])
+            if any(len(col) != n for col in self.lists[1:]):
+                raise AssertionError(f"{self.table}: columns of unequal length " + str(
+                    dict(zip(self.names[1:], map(len, self.lists[1:]), strict=True))))
+        if n > len(game):
+            game.extend([gid] * (n - len(game)))
+
+    def to_table(self) -> pa.Table:
+        """The rows as an Arrow table of the table's schema (times from RFC 3339 text)."""
+        data: Sequence[Sequence[Any]] = self.lists
+        if self.rows:
+            if any(len(r) != len(self.names) - 1 for r in self.rows):
+                raise AssertionError(f"{self.table}: a row without {len(self.names) - 1} values")
+            data = [self.lists[0], *zip(*self.rows, strict=True)]
+        arrays = []
+        for c, values in zip(COLUMNS[self.table], data, strict=True):
+            if c.type == TS:
+                arrays.append(pa.array(values, pa.string()).cast(TS))
+            else:
+                arrays.append(pa.array(values, type=c.type))
+        return pa.Table.from_arrays(arrays, schema=SCHEMAS[self.table])
+
+
+def fill(col: list[Any], upto: int, value: Any) -> None:
+    """Pad ``col`` with ``value`` up to ``upto`` values (a constant of the rows just added)."""
+    n = upto - len(col)
+    if n > 0:
+        col.extend([value] * n)
