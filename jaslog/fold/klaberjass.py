@@ -138,7 +138,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcomes()[-1]
-    full = seat is None or r.over or r.annulled is not None
+    full = seat is None or r.over
     trump = r.trump
     view.update(
         round=r.number, dealer=r.dealer, elder=r.elder, live=not r.closed,
