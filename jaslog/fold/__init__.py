@@ -77,9 +77,12 @@ class GameFold:
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
         self.state: Any = self.initial(started)
-        self._apply: dict[str, Callable[[Any], None]] = {
-            t: getattr(self, name) for t, name in self.handlers.items()}
-        self._apply["note"] = self._note
+        # plain functions, not bound methods: a fold is no reference cycle, so it is freed
+        # as soon as it is dropped (bulk imports run with the cycle collector paused)
+        cls = type(self)
+        self._apply: dict[str, Callable[[Any, Any], None]] = {
+            t: getattr(cls, name) for t, name in self.handlers.items()}
+        self._apply["note"] = cls._note
 
     def initial(self, started: GameStarted) -> Any:
         raise NotImplementedError
@@ -101,7 +104,7 @@ class GameFold:
             raise FoldError(f"{e.type} {what}", code="misplaced_event",
                             game=self.game_id, seq=e.seq)
         try:
-            handler(e)
+            handler(self, e)
         except IntegrityError as err:
             raise self.located(err, e) from None
         self.next_seq += 1

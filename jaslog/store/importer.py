@@ -19,41 +19,49 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from hashlib import sha256
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import orjson
 
-from jaslog.events import MAX_LINE, VERSION, Event, EventError, GameStarted, Line, parse_event
+from jaslog.events import (
+    MAX_LINE,
+    VERSION,
+    Event,
+    EventError,
+    GameStarted,
+    Line,
+    parse_event,
+    validate_event_json,
+)
+from jaslog.events_fast import FastPlay, fast_play
 from jaslog.fold import FoldError, GameFold, start_fold
 from jaslog.store import engine as eng
-from jaslog.store.codec import canonical, current_canonical, link, norm_id
+from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
 _PROGRESS_EVERY = 2000
-#: Lines between two collections while an import runs with the automatic collector paused.
+#: Lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
 
 
 @contextmanager
-def _collector_paused() -> Iterator[Callable[[int], None]]:
-    """Pause Python's automatic garbage collector for a bulk import and collect every
-    :data:`_COLLECT_EVERY` lines instead (the tick it yields takes the line count).
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's automatic cycle collector for a bulk import; the import collects the
+    young generations itself every :data:`_COLLECT_EVERY` lines.
 
-    An import makes millions of short-lived objects (events, states) that the collector would
-    otherwise scan again and again; a fold is a reference cycle, so collecting at intervals
-    keeps memory bounded.
+    An import makes millions of short-lived objects (events, rows, states) that the collector
+    would otherwise scan again and again, for nothing: they hold no reference cycles (a fold
+    holds none, see :class:`jaslog.fold.GameFold`), so reference counting frees them. The
+    periodic collection of the young generations is a safety net that stays cheap: it never
+    scans what survived an earlier one.
     """
     was_on = gc.isenabled()
     gc.disable()
-
-    def tick(n: int) -> None:
-        if n % _COLLECT_EVERY == 0:
-            gc.collect()
-
     try:
-        yield tick
+        yield
     finally:
         if was_on:
             gc.enable()
@@ -174,22 +182,6 @@ class Part:
         return self.base_seq + len(self.rows)
 
 
-def chain(game: str, base: Head, events: list[tuple[Event, bytes]]) -> Part:
-    """The rows of ``events`` chained on ``base``."""
-    prev = bytes.fromhex(base.hash)
-    prev_hex = base.hash
-    rows = []
-    for e, payload in events:
-        h = link(prev, payload)
-        h_hex = h.hex()
-        rows.append((e.seq, e.type, norm_id(e.id) if e.id is not None else None, e.at, payload,
-                     prev_hex, h_hex))
-        prev, prev_hex = h, h_hex
-    first = events[0][0]
-    started = first if base.next_seq == 0 and isinstance(first, GameStarted) else None
-    return Part(game, base.next_seq, base.hash, rows, started, prev_hex)
-
-
 class Writer:
     """Writes parts, a batch per transaction, and keeps the import's summary."""
 
@@ -267,11 +259,15 @@ class _Pending:
 
     game: str
     base: Head
+    prev: bytes  # the hash the next event links to (raw digest, and as text)
+    prev_hex: str
     stored: list[bytes] = field(default_factory=list)  # canonical payloads in the store
     stored_len: int = 0
     expect: int | None = 0
     fold: GameFold | None = None
-    events: list[tuple[Event, bytes]] = field(default_factory=list)
+    #: chained rows still to write: ``(seq, type, event_id, at, payload, prev_hash, hash)``
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    started: GameStarted | None = None  # the game_started event, while it is still to write
     ready: bool = False
     written: int = 0
 
@@ -321,76 +317,110 @@ class Validator:
         self.rejected.add(game)
 
     def _forget(self, p: _Pending) -> None:
-        self.pending_events -= len(p.events)
+        self.pending_events -= len(p.rows)
         if p.ready:
             self.ready_games -= 1
-            self.ready_events -= len(p.events)
+            self.ready_events -= len(p.rows)
 
     def _open(self, game: str) -> _Pending:
         with eng.read_tx(self.store.engine) as conn:
             head = self.store._head(conn, game)
+            prev = bytes.fromhex(head.hash)
             if head.next_seq == 0:
-                p = _Pending(game, head)
+                p = _Pending(game, head, prev, head.hash)
             else:
                 rows = self.store._rows_of(conn, game)
-                p = _Pending(game, head, [current_canonical(r.payload, r.version) for r in rows],
-                             len(rows), expect=None)
+                p = _Pending(game, head, prev, head.hash,
+                             [current_canonical(r.payload, r.version) for r in rows], len(rows),
+                             expect=None)
                 self.seen_existing.add(game)
         self.pending[game] = p
         return p
 
     def take(self, ln: Line) -> None:
-        self.lines += 1
+        """One line, parsed or not (a bad line rejects its game when it names one)."""
         e = ln.event
-        if e is None:
-            where = f"{ln.source}:{ln.number}: "
-            if ln.game is None:
-                self.unattributed(Rejected(None, where + (ln.error or "unreadable"), ln.source,
-                                           ln.number))
-            else:
-                seq = f" seq {ln.seq}" if ln.seq is not None else ""
-                self.reject(ln.game, f"{where}game {ln.game}{seq}: {ln.error}", ln.source,
-                            ln.number)
+        if e is not None:
+            self.take_event(e, ln.source, ln.number)
             return
+        self.lines += 1
+        where = f"{ln.source}:{ln.number}: "
+        if ln.game is None:
+            self.unattributed(Rejected(None, where + (ln.error or "unreadable"), ln.source,
+                                       ln.number))
+        else:
+            seq = f" seq {ln.seq}" if ln.seq is not None else ""
+            self.reject(ln.game, f"{where}game {ln.game}{seq}: {ln.error}", ln.source, ln.number)
+
+    def take_raw(self, r: RawLine, source: str) -> None:
+        """A line as :func:`raw_lines` reads it (see :meth:`take_bytes`)."""
+        raw = r[1]
+        if raw is None or not self.take_bytes(raw, source, r[0]):
+            self.take(to_line(r, source))
+
+    def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
+        """One line's bytes: a canonical play by :func:`jaslog.events_fast.fast_play`, any
+        other valid event by the models, a bad line with its error. False for a blank line
+        (nothing taken)."""
+        fp = fast_play(raw)
+        if fp is not None:
+            self.take_event(fp, source, number, fp.payload)
+            return True
+        if len(raw) <= MAX_LINE:
+            try:
+                e = validate_event_json(raw)
+            except ValueError:
+                pass
+            else:
+                self.take_event(e, source, number)
+                return True
+        if not raw.strip():
+            return False
+        self.take(parse_line(raw, source, number))
+        return True
+
+    def take_event(self, e: Event | FastPlay, source: str, number: int,
+                   payload: bytes | None = None) -> None:
+        """An event read from ``source`` line ``number`` (``payload``: its canonical bytes,
+        when known): fold it, chain it, hold it until its game is written. (The hot path of
+        every import.)"""
+        self.lines += 1
         gid = e.game
-        if gid in self.rejected:
+        p = self.pending.get(gid)
+        if p is None:
+            if gid in self.rejected:
+                return
+            p = self._open(gid)
+        if payload is None:
+            payload = canonical(e)  # type: ignore[arg-type]
+        if p.stored_len and not self._past_store(p, e, payload, source, number):
             return
-        p = self.pending.get(gid) or self._open(gid)
-        if p.stored_len:  # the game is in the store: compare, then extend
-            if (p.expect is None and e.seq > p.stored_len) or \
-                    (p.expect is not None and e.seq != p.expect):
-                want = p.stored_len if p.expect is None else p.expect
-                self.reject(gid, f"{ln.source}:{ln.number}: game {gid} seq {e.seq}: expected seq "
-                            f"{want} [{'seq_gap' if e.seq > want else 'seq_duplicate'}]",
-                            ln.source, ln.number)
-                return
-            if e.seq < p.stored_len:
-                if canonical(e) != p.stored[e.seq]:
-                    self.reject(gid, f"{ln.source}:{ln.number}: game {gid} seq {e.seq}: the store "
-                                "already holds a different event at this seq (the game was stored "
-                                "before with other events) [conflict]", ln.source, ln.number)
-                    return
-                p.expect = e.seq + 1
-                if p.expect == p.stored_len:  # all of it is stored: forget it until more comes
-                    self.pending.pop(gid, None)
-                return
+        f = p.fold
+        ev = cast(Event, e)  # a FastPlay has every field a fold reads of a play
         try:
-            if p.fold is None:
-                if not p.stored_len:
-                    p.fold = start_fold(e)
-                else:
-                    p.stored = []
-                    p.fold = self.store.fold(gid)
-                    p.fold.apply(e)
+            if f is not None:
+                f.apply(ev)
+            elif not p.stored_len:
+                p.fold = start_fold(ev)
             else:
-                p.fold.apply(e)
+                p.stored = []
+                p.fold = self.store.fold(gid)
+                p.fold.apply(ev)
         except FoldError as err:
-            self.reject(gid, str(err.located(ln.source, ln.number)), ln.source, ln.number)
+            self.reject(gid, str(err.located(source, number)), source, number)
             return
         except StoreError as err:
-            self.reject(gid, f"{ln.source}:{ln.number}: {err}", ln.source, ln.number)
+            self.reject(gid, f"{source}:{number}: {err}", source, number)
             return
-        p.events.append((e, canonical(e)))
+        h = sha256(p.prev + payload).digest()
+        h_hex = h.hex()
+        rows = p.rows
+        if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
+            p.started = e
+        eid = e.id
+        rows.append((e.seq, e.type, None if eid is None else norm_id(eid), e.at, payload,
+                     p.prev_hex, h_hex))
+        p.prev, p.prev_hex = h, h_hex
         p.expect = e.seq + 1
         self.pending_events += 1
         if p.ready:
@@ -404,16 +434,42 @@ class Validator:
                     and getattr(prev.fold.state, "finished", False):
                 prev.ready = True
                 self.ready_games += 1
-                self.ready_events += len(prev.events)
+                self.ready_events += len(prev.rows)
                 if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
                     self.flush([q for q in self.pending.values() if q.ready])
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
 
+    def _past_store(self, p: _Pending, e: Event | FastPlay, payload: bytes, source: str,
+                    number: int) -> bool:
+        """A game already in the store: compare ``e`` with the stored event at its seq.
+        True when ``e`` comes after what is stored (to fold and write), False when it was
+        stored already or the game was rejected."""
+        gid = e.game
+        if (p.expect is None and e.seq > p.stored_len) or \
+                (p.expect is not None and e.seq != p.expect):
+            want = p.stored_len if p.expect is None else p.expect
+            self.reject(gid, f"{source}:{number}: game {gid} seq {e.seq}: expected seq "
+                        f"{want} [{'seq_gap' if e.seq > want else 'seq_duplicate'}]",
+                        source, number)
+            return False
+        if e.seq < p.stored_len:
+            if payload != p.stored[e.seq]:
+                self.reject(gid, f"{source}:{number}: game {gid} seq {e.seq}: the store "
+                            "already holds a different event at this seq (the game was stored "
+                            "before with other events) [conflict]", source, number)
+                return False
+            p.expect = e.seq + 1
+            if p.expect == p.stored_len:  # all of it is stored: forget it until more comes
+                self.pending.pop(gid, None)
+            return False
+        return True
+
     def flush(self, games: list[_Pending]) -> None:
         """Hand ``games`` to the sink as one batch; ready games leave the pending set."""
-        todo = [p for p in games if p.events and p.game not in self.rejected]
-        parts = {p.game: chain(p.game, p.base, p.events) for p in todo}
+        todo = [p for p in games if p.rows and p.game not in self.rejected]
+        parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex)
+                 for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:
             if p.game in accepted:
@@ -424,7 +480,8 @@ class Validator:
             if p.game in self.rejected:
                 continue
             self._forget(p)
-            p.events = []
+            p.rows = []
+            p.started = None
             if p.ready:
                 self.pending.pop(p.game, None)
 
@@ -451,6 +508,7 @@ class Importer:
 
     @staticmethod
     def lines_of(lines: Iterable[Line | bytes | str], source: str) -> Iterator[Line]:
+        """Lines as :class:`Line` objects (parsed; blank lines left out)."""
         for number, item in enumerate(lines, 1):
             if isinstance(item, Line):
                 yield item
@@ -459,16 +517,28 @@ class Importer:
             if raw.strip():
                 yield parse_line(raw, source, number)
 
-    def feed(self, lines: Iterable[Line], progress: Callable[[int], None] | None = None) -> None:
+    def feed(self, lines: Iterable[Line | bytes | str], progress: Callable[[int], None] | None = None,
+             source: str = "<lines>") -> None:
+        """Take every line (``Line`` objects, or JSON text as bytes or str; blank lines are
+        skipped); ``progress`` gets the number of lines taken so far."""
         n = 0
-        take = self.validator.take
-        with _collector_paused() as tick:
-            for ln in lines:
-                take(ln)
+        v = self.validator
+        take, take_bytes = v.take, v.take_bytes
+        with _collector_paused():
+            for number, item in enumerate(lines, 1):
+                if isinstance(item, Line):
+                    take(item)
+                else:
+                    if type(item) is not bytes:
+                        item = item.encode() if isinstance(item, str) else bytes(item)
+                    if not take_bytes(item, source, number):
+                        continue
                 n += 1
-                tick(n)
-                if progress is not None and n % _PROGRESS_EVERY == 0:
-                    progress(n)
+                if not n % _PROGRESS_EVERY:
+                    if not n % _COLLECT_EVERY:
+                        gc.collect(1)
+                    if progress is not None:
+                        progress(n)
         if progress is not None:
             progress(n)
 
@@ -478,15 +548,17 @@ class Importer:
         stream = open_input(path)
         source = source_name(path)
         consumed = 0
-        take = self.validator.take
+        take_raw = self.validator.take_raw
         try:
-            with _collector_paused() as tick:
+            with _collector_paused():
                 for n, r in enumerate(raw_lines(stream), 1):
-                    take(to_line(r, source))
+                    take_raw(r, source)
+                    if not n % _PROGRESS_EVERY:
+                        if not n % _COLLECT_EVERY:
+                            gc.collect(1)
+                        if progress is not None:
+                            progress(offset + r[5])
                     consumed = r[5]
-                    tick(n)
-                    if progress is not None and n % _PROGRESS_EVERY == 0:
-                        progress(offset + consumed)
         finally:
             if str(path) != "-":
                 stream.close()

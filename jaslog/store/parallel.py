@@ -10,6 +10,7 @@ when their parent dies.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing as mp
 import os
 import queue
@@ -22,6 +23,7 @@ from typing import Any
 import orjson
 
 from jaslog.store.importer import (
+    _COLLECT_EVERY,
     Part,
     Validator,
     Writer,
@@ -29,11 +31,15 @@ from jaslog.store.importer import (
     open_input,
     raw_lines,
     source_name,
-    to_line,
 )
 from jaslog.store.types import ImportSummary, Rejected, StoreError
 
 CHUNK = 1000
+#: Chunks of lines a worker may have waiting: enough that the workers never starve while the
+#: main process writes a batch.
+IN_FLIGHT = 64
+#: Games (and events) per message from a worker: small, so that writing and validating overlap.
+WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 25, 20_000
 
 
 def _game_of(raw: bytes) -> str | None:
@@ -61,7 +67,11 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
         def reject(game: str, reason: str, source: str | None, line: int | None) -> None:
             rejections.append(Rejected(game, reason, source, line))
 
-        v = Validator(store, sink, reject, rejections.append, batch_games=batch_games)
+        v = Validator(store, sink, reject, rejections.append,
+                      batch_games=min(batch_games, WORKER_BATCH_GAMES),
+                      batch_events=WORKER_BATCH_EVENTS)
+        gc.disable()  # as in one process (see importer._collector_paused)
+        taken = 0
         while True:
             try:
                 chunk = q_in.get(timeout=1.0)
@@ -72,9 +82,18 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
             if chunk is None:
                 break
             source, items = chunk
+            take_raw = v.take_raw
             for r in items:
-                v.take(to_line(r, source))
+                take_raw(r, source)
+            taken += len(items)
+            if taken >= _COLLECT_EVERY:
+                gc.collect(1)
+                taken = 0
         v.flush_all()
+        if os.environ.get("JASLOG_DEBUG_WORKER"):
+            import sys
+            import time
+            print(f"worker cpu {time.process_time():.2f}s lines {v.lines}", file=sys.stderr)
         q_out.put(("done", v.lines, rejections, v.seen_existing))
         store.close()
     except BaseException:
@@ -90,8 +109,8 @@ class ParallelImporter:
         self.dropped: set[str] = set()
         self.writer = Writer(store, self.summary, lambda g, r: self.dropped.add(g))
         ctx = mp.get_context("spawn")
-        self.q_out: Any = ctx.Queue(maxsize=2 * workers)
-        self.q_in: list[Any] = [ctx.Queue(maxsize=4) for _ in range(workers)]
+        self.q_out: Any = ctx.Queue(maxsize=8 * workers)
+        self.q_in: list[Any] = [ctx.Queue(maxsize=IN_FLIGHT) for _ in range(workers)]
         self.procs = [ctx.Process(target=_worker, args=(store.url, batch_games, q, self.q_out,
                                                          os.getpid()), daemon=True)
                       for q in self.q_in]
@@ -165,8 +184,11 @@ class ParallelImporter:
         try:
             for i, r in enumerate(raw_lines(stream), 1):
                 raw = r[1]
-                game = r[3] if raw is None else _game_of(raw)
-                k = zlib.crc32(game.encode()) % n if game else 0
+                if n == 1:
+                    k = 0
+                else:
+                    game = r[3] if raw is None else _game_of(raw)
+                    k = zlib.crc32(game.encode()) % n if game else 0
                 buf = self.buffers[k]
                 buf.append(r)
                 if len(buf) >= CHUNK:
@@ -190,8 +212,11 @@ class ParallelImporter:
         for i, raw in enumerate(lines, 1):
             if not raw.strip():
                 continue
-            game = _game_of(raw)
-            k = zlib.crc32(game.encode()) % n if game else 0
+            if n == 1:
+                k = 0
+            else:
+                game = _game_of(raw)
+                k = zlib.crc32(game.encode()) % n if game else 0
             self.buffers[k].append((i, raw, None, None, False, 0))
             if len(self.buffers[k]) >= CHUNK:
                 self._flush_buffer(k, source)

@@ -367,7 +367,7 @@ class Store(Queries):
         from jaslog.store.importer import Importer
 
         imp = Importer(self, batch_games=batch_games)
-        imp.feed(imp.lines_of(lines, source), progress)
+        imp.feed(lines, progress, source)
         return imp.finish()
 
     def import_files(self, paths: Iterable[str | Path], *, batch_games: int = 500,
