@@ -17,6 +17,7 @@ import queue
 import traceback
 import zlib
 from collections.abc import Callable, Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +82,22 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
                 continue
             if chunk is None:
                 break
-            source, items = chunk
-            take_raw = v.take_raw
-            for r in items:
-                take_raw(r, source)
+            if chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
+                _, source, first, items = chunk
+                take_bytes = v.take_bytes
+                for number, raw in enumerate(items, first):
+                    take_bytes(raw if type(raw) is bytes else bytes(raw, "utf-8"), source,
+                               number)
+            else:  # lines as raw_lines reads them: (kind, source, lines)
+                _, source, items = chunk
+                take_raw = v.take_raw
+                for r in items:
+                    take_raw(r, source)
             taken += len(items)
             if taken >= _COLLECT_EVERY:
                 gc.collect(1)
                 taken = 0
         v.flush_all()
-        if os.environ.get("JASLOG_DEBUG_WORKER"):
-            import sys
-            import time
-            print(f"worker cpu {time.process_time():.2f}s lines {v.lines}", file=sys.stderr)
         q_out.put(("done", v.lines, rejections, v.seen_existing))
         store.close()
     except BaseException:
@@ -172,7 +176,7 @@ class ParallelImporter:
 
     def _flush_buffer(self, k: int, source: str) -> None:
         if self.buffers[k]:
-            self._send(k, (source, self.buffers[k]))
+            self._send(k, ("raw", source, self.buffers[k]))
             self.buffers[k] = []
 
     def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
@@ -209,6 +213,14 @@ class ParallelImporter:
 
     def feed(self, lines: Iterable[bytes], source: str) -> None:
         n = len(self.procs)
+        if n == 1:  # nothing to route: whole slices of lines go as they are
+            it = iter(lines)
+            first = 1
+            while chunk := list(islice(it, CHUNK)):
+                self._send(0, ("bytes", source, first, chunk))
+                first += len(chunk)
+                self._drain()
+            return
         for i, raw in enumerate(lines, 1):
             if not raw.strip():
                 continue

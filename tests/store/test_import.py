@@ -114,7 +114,10 @@ def test_import_files_streams_with_progress(store: Store, tmp_path: Any) -> None
     assert s.games == 4 and seen[-1] == p.stat().st_size and seen == sorted(seen)
 
 
-def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any) -> None:
+@pytest.mark.parametrize(("workers", "how"), [(2, "files"), (1, "files"), (1, "lines"),
+                                              (2, "lines"), (0, "lines")])
+def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any, workers: int,
+                                                how: str) -> None:
     events = list(simulate(6, seed=12))
     lines = lines_of(events)
     gids = sorted({e["game"] for e in events})
@@ -126,7 +129,12 @@ def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any) -> 
     lines[broken] = lines[broken][:-5]  # not JSON any more
     f = tmp_path / "p.jsonl"
     f.write_bytes(b"".join(x + b"\n" for x in lines) + b"garbage\n")
-    s = store.import_files([f], workers=2, batch_games=2)
+    if how == "files":
+        s = store.import_files([f], workers=workers, batch_games=2)
+    else:  # the same lines given as a list (of bytes and text), blank lines kept
+        given: list[bytes | str] = [x.decode() if i % 7 == 0 else x + b"\n"
+                                    for i, x in enumerate(f.read_bytes().split(b"\n"))]
+        s = store.import_lines(given, source=str(f), workers=workers, batch_games=2)
     assert s.games == 3 and s.events == size[gids[1]] - 100 + sum(size[g] for g in gids[3:])
     assert s.already_present == [gids[0]] and s.extended == [gids[1]]
     by_game = {r.game: r for r in s.rejected}
