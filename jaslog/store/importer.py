@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import sha256
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, Any
 
 import orjson
 
@@ -396,7 +396,7 @@ class Validator:
         if p.stored_len and not self._past_store(p, e, payload, source, number):
             return
         f = p.fold
-        ev = cast(Event, e)  # a FastPlay has every field a fold reads of a play
+        ev: Event = e  # type: ignore[assignment]  # a FastPlay has every field a fold reads
         try:
             if f is not None:
                 f.apply(ev)
@@ -420,8 +420,10 @@ class Validator:
         eid = e.id
         rows.append((e.seq, e.type, None if eid is None else norm_id(eid), e.at, payload,
                      p.prev_hex, h_hex))
-        p.prev, p.prev_hex = h, h_hex
-        p.expect = e.seq + 1
+        p.prev = h
+        p.prev_hex = h_hex
+        if p.stored_len:
+            p.expect = e.seq + 1
         self.pending_events += 1
         if p.ready:
             self.ready_events += 1

@@ -120,6 +120,10 @@ class ParallelImporter:
                       for q in self.q_in]
         for p in self.procs:
             p.start()
+        # as in one process (see importer._collector_paused): the parts hold no cycles
+        self._collector_was_on = gc.isenabled()
+        gc.disable()
+        self.writes = 0
         self.buffers: list[list[Any]] = [[] for _ in range(workers)]
         self.done = 0
         self.lines = 0
@@ -133,6 +137,9 @@ class ParallelImporter:
         self._rejections(msg[2])
         if kind == "parts":
             self.writer.write([p for p in msg[1] if p.game not in self.dropped])
+            self.writes += 1
+            if not self.writes % 16:
+                gc.collect(1)
         else:
             self.done += 1
             self.lines += msg[1]
@@ -211,7 +218,8 @@ class ParallelImporter:
             progress(offset + consumed)
         return offset + consumed
 
-    def feed(self, lines: Iterable[bytes], source: str) -> None:
+    def feed(self, lines: Iterable[bytes | str], source: str) -> None:
+        """Lines given in memory (bytes or text; blank lines are skipped)."""
         n = len(self.procs)
         if n == 1:  # nothing to route: whole slices of lines go as they are
             it = iter(lines)
@@ -221,14 +229,12 @@ class ParallelImporter:
                 first += len(chunk)
                 self._drain()
             return
-        for i, raw in enumerate(lines, 1):
+        for i, item in enumerate(lines, 1):
+            raw = item.encode() if isinstance(item, str) else item
             if not raw.strip():
                 continue
-            if n == 1:
-                k = 0
-            else:
-                game = _game_of(raw)
-                k = zlib.crc32(game.encode()) % n if game else 0
+            game = _game_of(raw)
+            k = zlib.crc32(game.encode()) % n if game else 0
             self.buffers[k].append((i, raw, None, None, False, 0))
             if len(self.buffers[k]) >= CHUNK:
                 self._flush_buffer(k, source)
@@ -253,6 +259,8 @@ class ParallelImporter:
         self.close()
 
     def close(self) -> None:
+        if self._collector_was_on:
+            gc.enable()
         for p in self.procs:
             p.join(timeout=5)
             if p.is_alive():

@@ -361,8 +361,11 @@ class Store(Queries):
             from jaslog.store.parallel import ParallelImporter
 
             par = ParallelImporter(self, workers, batch_games=batch_games)
-            par.feed((x.encode() if isinstance(x, str) else x for x in lines  # type: ignore[misc]
-                      ), source)
+            try:
+                par.feed(lines, source)  # type: ignore[arg-type]
+            except BaseException:
+                par.abort()
+                raise
             return par.finish()
         from jaslog.store.importer import Importer
 
