@@ -19,6 +19,9 @@ JUDGED = ("made", "nat", "pit")
 COMPLETE = ("made", "nat", "pit", "revoke")
 TEAM_OF = (0, 1, 0, 1)
 NO_SEAT = (None,) * 4
+#: By playing team, by declarer: for each seat, it is on the playing side; it is the declarer.
+PLAYING = tuple(tuple((s & 1) == team for s in range(4)) for team in range(2))
+DECLARER = tuple(tuple(s == chooser for s in range(4)) for chooser in range(4))
 
 
 def trump_how(sel: TrumpSelection) -> str | None:
@@ -66,8 +69,8 @@ def build(ctx: GameContext) -> Summary:
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         chooser = r.chooser
         pteam = chooser & 1 if chooser is not None else None
-        plays.round(NO_SEAT if pteam is None else tuple((s & 1) == pteam for s in range(4)),
-                    NO_SEAT if chooser is None else tuple(s == chooser for s in range(4)))
+        plays.round(NO_SEAT if pteam is None else PLAYING[pteam],
+                    NO_SEAT if chooser is None else DECLARER[chooser])
         kinds: list[str] = []
         for t in r.tricks:
             cards = t.cards
@@ -176,7 +179,7 @@ def build(ctx: GameContext) -> Summary:
         totals=tot, totals_played=tot_played, finished=finished, winner_team=wteam, draw=draw,
         winners=[seats[s] for s in range(4) if wteam is not None and s & 1 == wteam],
         violations=len(g.violations),
-        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
+        rulings=ctx.rulings,
     )
 
 

@@ -66,7 +66,8 @@ def build(ctx: GameContext) -> Summary:
             call = (r.call.seat, r.call.call) if r.call is not None else None
             side = [None if k is None else k == "queens"
                     for k in known_sides(None, None, plays_so_far, call, r.plays > 0)]
-        plays.round(side, NO_SEAT if r.call is None else tuple(r.call.seat == s for s in range(4)))
+        plays.round(tuple(side),
+                    NO_SEAT if r.call is None else tuple(r.call.seat == s for s in range(4)))
         for t in r.tricks:
             cards = t.cards
             if not cards:

@@ -58,6 +58,7 @@ class GameContext:
     round_first_seq: dict[int, int]      # round -> seq of its deal
     round_last_seq: dict[int, int]       # round -> seq of its last event
     hands_recorded: dict[int, bool]      # round -> the deal event carried hands
+    rulings: int = 0                     # ruling events in the log
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
@@ -68,6 +69,11 @@ ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
 
 
 # ---------------------------------------------------------------- pieces builders share
+
+
+#: (playing, declarer) by seat -> both by position in a trick, for each leader (a few dozen).
+_BY_LEAD: dict[tuple[tuple[bool | None, ...], tuple[bool | None, ...]],
+               list[tuple[tuple[Any, ...], tuple[Any, ...]]]] = {}
 
 
 class PlaysOut:
@@ -99,11 +105,15 @@ class PlaysOut:
         self.cards: list[int] = []
         self.playing: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
 
-    def round(self, playing: Sequence[bool | None], declarer: Sequence[bool | None]) -> None:
+    def round(self, playing: tuple[bool | None, ...], declarer: tuple[bool | None, ...]) -> None:
         """A round begins: ``playing``, ``declarer`` by seat (the seat is on the playing
         side; the seat chose trumps)."""
-        self.playing = [(tuple(playing[s] for s in o), tuple(declarer[s] for s in o))
-                        for o in self.by_lead]
+        key = (playing, declarer)
+        by_lead = _BY_LEAD.get(key)
+        if by_lead is None:
+            by_lead = _BY_LEAD[key] = [(tuple(playing[s] for s in o), tuple(declarer[s] for s in o))
+                                       for o in self.by_lead]
+        self.playing = by_lead
 
     def trick(self, number: int, lead: int, cards: list[int], texts: list[str], seqs: list[int],
               win: int | None, points: int | None) -> None:
@@ -224,7 +234,7 @@ def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
         totals=tot, totals_played=tot_played, finished=finished, winner_team=game_winner,
         draw=False, winners=[seats[game_winner]] if game_winner is not None else [],
         violations=len(g.violations),
-        rulings=sum(1 for e in ctx.events if e.type == "ruling"),
+        rulings=ctx.rulings,
     )
 
 
@@ -290,7 +300,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     gid = first.game
     started = first if isinstance(first, GameStarted) else None
     ruleset = started.ruleset if started is not None else None
-    at = [normalize_time(e.at) for e in events]
+    at = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
+          for a in [e.at for e in events]]
     first_at = next((a for a in at if a is not None), None)
     last_at = next((a for a in reversed(at) if a is not None), None)
     year = int(first_at[:4]) if first_at is not None else None
@@ -334,7 +345,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     if fold is not None:
         builder = ROW_BUILDERS.get(fold.game)
         if builder is not None:
-            ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands)
+            ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
+                              kinds.count("ruling"))
             summary = builder(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((
