@@ -4,8 +4,11 @@ The main process reads the files, sends each line to a worker chosen by its game
 game's lines stay in order in one worker), and writes the parts the workers send back, one
 batch per transaction, exactly as the one-process :class:`~jaslog.store.importer.Importer`
 does. Workers parse, fold and chain; they only read the store (to compare games already
-there). Workers are started with ``spawn`` (no database handle crosses a fork) and leave
-when their parent dies.
+there). Workers are forked where that is safe (see :func:`start_method`), else spawned;
+either way each opens its own store, and they leave when their parent dies.
+
+With one worker (two CPUs: the worker validates while this process writes) the lines go to
+it in whole slices, untouched; with several, each line goes to the worker of its game.
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import gc
 import multiprocessing as mp
 import os
 import queue
+import sys
+import threading
 import traceback
 import zlib
 from collections.abc import Callable, Iterable
@@ -51,6 +56,22 @@ def _game_of(raw: bytes) -> str | None:
         return guess_game(raw)
     g = d.get("game") if isinstance(d, dict) else None
     return g if isinstance(g, str) else None
+
+
+def worker_of(raw: bytes, n: int) -> int:
+    """Which of ``n`` workers takes a line: the one of its game (the same for every line of a
+    game), 0 when the line names none.
+
+    A line in canonical form starts with its game id, which is read off the text when that is
+    certain: the key ``"game"`` is in the line once and the id has no escape; otherwise the
+    line is parsed.
+    """
+    if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
+        end = raw.find(b'"', 9)
+        if end > 9 and raw.find(b"\\", 9, end) < 0:
+            return zlib.crc32(raw[9:end]) % n
+    game = _game_of(raw)
+    return zlib.crc32(game.encode()) % n if game else 0
 
 
 def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> None:
@@ -104,6 +125,17 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
         q_out.put(("error", traceback.format_exc()))
 
 
+def start_method() -> str:
+    """``fork`` where it is safe and cheap (Linux, and no other thread in this process that
+    could hold a lock across the fork), else ``spawn``. A forked worker starts at once instead
+    of importing jaslog again (about a second); it opens its own store and never touches the
+    parent's connections, and it leaves with ``os._exit``, so nothing of the parent's is
+    closed or flushed twice."""
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 class ParallelImporter:
     """An import run with ``workers`` validating processes (see :class:`Importer`)."""
 
@@ -112,7 +144,7 @@ class ParallelImporter:
         self.summary = ImportSummary()
         self.dropped: set[str] = set()
         self.writer = Writer(store, self.summary, lambda g, r: self.dropped.add(g))
-        ctx = mp.get_context("spawn")
+        ctx: Any = mp.get_context(start_method())
         self.q_out: Any = ctx.Queue(maxsize=8 * workers)
         self.q_in: list[Any] = [ctx.Queue(maxsize=IN_FLIGHT) for _ in range(workers)]
         self.procs = [ctx.Process(target=_worker, args=(store.url, batch_games, q, self.q_out,
@@ -197,9 +229,10 @@ class ParallelImporter:
                 raw = r[1]
                 if n == 1:
                     k = 0
+                elif raw is None:  # a line too long to hold: its game as guessed from the text
+                    k = zlib.crc32(r[3].encode()) % n if r[3] else 0
                 else:
-                    game = r[3] if raw is None else _game_of(raw)
-                    k = zlib.crc32(game.encode()) % n if game else 0
+                    k = worker_of(raw, n)
                 buf = self.buffers[k]
                 buf.append(r)
                 if len(buf) >= CHUNK:
@@ -233,8 +266,7 @@ class ParallelImporter:
             raw = item.encode() if isinstance(item, str) else item
             if not raw.strip():
                 continue
-            game = _game_of(raw)
-            k = zlib.crc32(game.encode()) % n if game else 0
+            k = worker_of(raw, n)
             self.buffers[k].append((i, raw, None, None, False, 0))
             if len(self.buffers[k]) >= CHUNK:
                 self._flush_buffer(k, source)

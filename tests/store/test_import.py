@@ -145,3 +145,21 @@ def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any, wor
     assert store.verify().ok
     stored = {gid: len(evs) for gid, evs in store.iter_games()}
     assert stored == {g: n for g, n in size.items() if g != gids[2]}
+
+
+def test_lines_go_to_the_worker_of_their_game() -> None:
+    from jaslog.store.parallel import worker_of
+
+    canonical = b'{"game":"g-7","seq":3,"type":"play","seat":1,"card":"AS"}'
+    for n in (2, 3, 5):
+        k = worker_of(canonical, n)
+        # the same game written otherwise, or with "game" in a value, goes to the same worker
+        for other in (b'{"seq":3,"game":"g-7","type":"play","seat":1,"card":"AS"}',
+                      b'{"game":"g\\u002d7","seq":3,"type":"play","seat":1,"card":"AS"}',
+                      b'{"game":"g-7","seq":4,"type":"note","text":"\\"game\\":\\"x\\""}',
+                      b'{"game":"g-7","seq":4,"type":"note","text":"game","meta":{"game":"x"}}'):
+            assert worker_of(other, n) == k, other
+    # a line that names its game twice is routed by the value the parser keeps
+    twice = b'{"game":"x","seq":3,"type":"play","game":"g-7","seat":1,"card":"AS"}'
+    assert all(worker_of(twice, n) == worker_of(canonical, n) for n in (2, 3, 5))
+    assert worker_of(b"not json", 3) == 0
