@@ -1,13 +1,13 @@
 """A chunk's rows of one table, held in Python until Arrow takes them (:class:`Columns`).
 
-``events`` and ``plays`` (most of the rows) are built one list per column, in bulk: a game's
-events a column at a time, a trick's seats and seqs at once, a round's constants and the
-values that depend only on the card once per round. The tables with a row per trick, round,
-game, player or violation take row tuples, transposed once per chunk. Either way no row
-object per card or event is made, and :meth:`Columns.to_table` makes each Arrow array from a
-Python list with the schema's type. The ``game`` column of every table is filled by
-:func:`jaslog.export.rows.build_game` once the game's rows are in (:meth:`Columns.fill_game`),
-so the builders leave it out.
+``events`` is built one list per column, a game's events a column at a time; ``plays`` (a
+row per card) keeps a few values per card and the rest once per trick, spread by Arrow
+(:mod:`jaslog.export.plays`); the tables with a row per trick, round, game, player or
+violation take row tuples, transposed once per chunk. No row object per card or event is
+made, and :meth:`Columns.to_table` makes each Arrow array from a Python list with the
+schema's type. The ``game`` column of every table is filled by
+:func:`jaslog.export.rows.build_game` once the game's rows are in
+(:meth:`Columns.fill_game`), so the builders leave it out.
 
 Lookup tables by card (0-31) are here too: text, suit and rank letters, and for each trump
 suit whether a card is a trump and its card points (asked of the rules' ``card_points``).
@@ -37,22 +37,17 @@ POSITIONS: dict[int, tuple[int, ...]] = {n: tuple(range(n)) for n in (2, 4)}
 ORDERS: dict[int, tuple[tuple[int, ...], ...]] = {
     n: tuple(tuple((lead + i) % n for i in range(n)) for lead in range(n)) for n in (2, 4)
 }
-#: By number of players, then winning position (``None``: the trick is incomplete):
-#: won_trick for each position.
-WON: dict[int, dict[int | None, tuple[bool | None, ...]]] = {
-    n: {None: (None,) * n, **{w: tuple(i == w for i in range(n)) for w in range(n)}}
-    for n in (2, 4)
-}
 
 
 class Columns:
     """The rows of one table (one chunk, one partition), held one of two ways.
 
-    A table with many rows per game (``events``, ``plays``) is built as one list per column
-    (``lists``), filled in bulk; a table with a row per trick, round, game, player or
-    violation takes whole rows (:meth:`add`: a tuple of every column but ``game``), turned
-    into columns by one transposition when the chunk goes to Arrow (cheaper than a Python
-    call per value). One table uses one way only.
+    A table with many rows per game (``events``) is built as one list per column (``lists``),
+    filled in bulk (``plays`` has a subclass of its own: :mod:`jaslog.export.plays`); a
+    table with a row per trick, round, game, player or violation takes whole rows
+    (:meth:`add`: a tuple of every column but ``game``), turned into columns by one
+    transposition when the chunk goes to Arrow (cheaper than a Python call per value). One
+    table uses one way only.
     """
 
     __slots__ = ("lists", "names", "rows", "table")
@@ -115,3 +110,16 @@ def fill(col: list[Any], upto: int, value: Any) -> None:
     n = upto - len(col)
     if n > 0:
         col.extend([value] * n)
+
+
+#: Tables built by a :class:`Columns` of their own (``plays``: :mod:`jaslog.export.plays`).
+_CLASSES: dict[str, type[Columns]] = {}
+
+
+def register(table: str, cls: type[Columns]) -> None:
+    _CLASSES[table] = cls
+
+
+def columns_for(table: str) -> Columns:
+    """An empty buffer for ``table``'s rows."""
+    return _CLASSES.get(table, Columns)(table)

@@ -40,7 +40,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from jaslog.events import Event
-from jaslog.export.columns import Columns
+from jaslog.export.columns import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, fingerprint
 
@@ -402,7 +402,7 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
         def rows_for(part: Partition) -> Rows:
             b = buffers.get(part)
             if b is None:
-                b = buffers[part] = {t: Columns(t) for t in TABLES}
+                b = buffers[part] = {t: columns_for(t) for t in TABLES}
             return b
 
         def flush() -> None:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
+from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     ROW_BUILDERS,
     GameContext,
-    PlaysOut,
     Summary,
     add_trick,
     individual_tail,
@@ -68,7 +68,8 @@ def build(ctx: GameContext) -> Summary:
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         judged = r.hands_known or r.over
         makers = NO_SEAT if maker is None else (maker == 0, maker == 1)
-        plays.round(makers, makers)
+        plays.round(n, trump_l, judged, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
+                    POINTS[trump] if trump is not None else NO_TRUMP, makers, makers)
         for t in r.tricks:
             cards = t.cards
             if not cards:
@@ -81,10 +82,8 @@ def build(ctx: GameContext) -> Summary:
                       (winner == maker) if winner is not None and maker is not None else None)
             if winner is not None:
                 per_seat[winner][10] += 1
-            plays.trick(t.number, t.leader, cards, texts, t.seqs,
-                        t.win_index(trump) if done else None, t.points if done else None)
-        plays.end_round(n, trump_l, judged, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
-                        POINTS[trump] if trump is not None else NO_TRUMP)
+            plays.trick(t.number, t.leader, cards, t.seqs, t.win_index(trump) if done else None,
+                        t.points if done else None)
         held = [0, 0]
         kinds: list[str] = []
         if r.playing is not None and trump is not None:

@@ -11,7 +11,8 @@ from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
-from jaslog.export.rows import ROW_BUILDERS, GameContext, PlaysOut, Summary, rule_by_seq
+from jaslog.export.plays import PlaysOut
+from jaslog.export.rows import ROW_BUILDERS, GameContext, Summary, rule_by_seq
 from jaslog.rules.klaverjas import KlaverjasGame, roem_parts, score_round
 from jaslog.rules.klaverjas.trump import TrumpSelection
 
@@ -69,7 +70,9 @@ def build(ctx: GameContext) -> Summary:
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         chooser = r.chooser
         pteam = chooser & 1 if chooser is not None else None
-        plays.round(NO_SEAT if pteam is None else PLAYING[pteam],
+        plays.round(n, trump_l, r.hands_known, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
+                    POINTS[trump] if trump is not None else NO_TRUMP,
+                    NO_SEAT if pteam is None else PLAYING[pteam],
                     NO_SEAT if chooser is None else DECLARER[chooser])
         kinds: list[str] = []
         for t in r.tricks:
@@ -87,13 +90,11 @@ def build(ctx: GameContext) -> Summary:
                 add_trick((n, t.number, lead, seats[lead], texts, True, winner, seats[winner], wt,
                            trump_l, t.points, t.roem, t.claimed if claimed_mode else t.roem, parts,
                            wt == pteam if pteam is not None else None, t.seqs[0], t.seqs[-1]))
-                plays.trick(t.number, lead, cards, texts, t.seqs, t.win, t.points)
+                plays.trick(t.number, lead, cards, t.seqs, t.win, t.points)
             else:
                 add_trick((n, t.number, lead, seats[lead], texts, False, None, None, None, trump_l,
                            None, None, None, [], None, t.seqs[0], t.seqs[-1]))
-                plays.trick(t.number, lead, cards, texts, t.seqs, None, None)
-        plays.end_round(n, trump_l, r.hands_known, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
-                        POINTS[trump] if trump is not None else NO_TRUMP)
+                plays.trick(t.number, lead, cards, t.seqs, None, None)
         if stuk_value:
             kinds.extend(["stuk_in_hand"] * (sum(r.hand_roem) // stuk_value))
 

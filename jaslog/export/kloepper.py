@@ -12,10 +12,10 @@ referee's view: it is written from the folded state, never shown to a seat mid-d
 from __future__ import annotations
 
 from jaslog.cards import CARD_TEXT
+from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     ROW_BUILDERS,
     GameContext,
-    PlaysOut,
     Summary,
     add_trick,
     individual_tail,
@@ -66,7 +66,7 @@ def build(ctx: GameContext) -> Summary:
             call = (r.call.seat, r.call.call) if r.call is not None else None
             side = [None if k is None else k == "queens"
                     for k in known_sides(None, None, plays_so_far, call, r.plays > 0)]
-        plays.round(tuple(side),
+        plays.round(n, None, r.hands_known, is_trump, card_points, side,
                     NO_SEAT if r.call is None else tuple(r.call.seat == s for s in range(4)))
         for t in r.tricks:
             cards = t.cards
@@ -79,9 +79,8 @@ def build(ctx: GameContext) -> Summary:
                       side[winner] if winner is not None else None)
             if winner is not None:
                 per_seat[winner][10] += 1
-            plays.trick(t.number, t.leader, cards, texts, t.seqs, t.win if done else None,
+            plays.trick(t.number, t.leader, cards, t.seqs, t.win if done else None,
                         t.points if done else None)
-        plays.end_round(n, None, r.hands_known, is_trump, card_points)
         result = o.result
         made = True if result == "queens" else (False if result in ("others", "none") else None)
         final = o.final

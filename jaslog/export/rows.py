@@ -5,10 +5,10 @@ hands the fold to the row builder of its game in :data:`ROW_BUILDERS` for the ga
 tables (``plays``, ``tricks``, ``rounds``, ``players``, ``violations``). A new game of the
 family registers a builder there; nothing else changes.
 
-Rows go into :class:`jaslog.export.columns.Columns` (per-column lists for ``events`` and
-``plays``, row tuples for the smaller tables, in the column order of
-:mod:`jaslog.export.schema`), turned into Arrow arrays a chunk at a time; times are RFC 3339
-text until then.
+Rows go into :class:`jaslog.export.columns.Columns` (per-column lists for ``events``, per
+card and per trick values for ``plays`` (:mod:`jaslog.export.plays`), row tuples for the
+smaller tables, in the column order of :mod:`jaslog.export.schema`), turned into Arrow
+arrays a chunk at a time; times are RFC 3339 text until then.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import orjson
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
-from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, WON, Columns
+from jaslog.export.columns import Columns
 from jaslog.fold import FoldError, GameFold, start_fold
 
 #: A chunk's rows for one partition: table name -> its columns.
@@ -69,117 +69,6 @@ ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
 
 
 # ---------------------------------------------------------------- pieces builders share
-
-
-#: (playing, declarer) by seat -> both by position in a trick, for each leader (a few dozen).
-_BY_LEAD: dict[tuple[tuple[bool | None, ...], tuple[bool | None, ...]],
-               list[tuple[tuple[Any, ...], tuple[Any, ...]]]] = {}
-
-
-class PlaysOut:
-    """Appends a game's plays to the ``plays`` columns, a trick and then a round at a time.
-
-    Per trick only what differs between its cards goes in (seqs, seats, and the values
-    looked up by seat from tuples made once per round); what is the same for the whole
-    round, and what depends on the card only, is added once per round (:meth:`end_round`).
-    Per game: the player ids by seat, each seat's team, the times by seq, and ``rule_of``
-    (seq -> the rule the play broke, or None).
-    """
-
-    __slots__ = ("at", "by_lead", "cards", "cols", "n", "names", "playing", "rule_of", "seq",
-                 "start", "start_round", "teams", "tricks")
-
-    def __init__(self, plays: Columns, seats: Sequence[str], team_of: Sequence[int],
-                 at: list[str | None], rule_of: dict[int, str | None]) -> None:
-        n = self.n = len(seats)
-        self.by_lead = ORDERS[n]
-        self.names = [tuple(seats[s] for s in o) for o in self.by_lead]
-        self.teams = [tuple(team_of[s] for s in o) for o in self.by_lead]
-        self.tricks = plays.get("trick", "position", "seq", "seat", "player", "team", "card",
-                                "won_trick", "trick_points", "playing_team", "declarer")
-        self.cols = plays.get("round", "trump", "suit", "rank", "is_trump", "card_points",
-                              "legal", "rule", "played_at")
-        self.seq = plays["seq"]
-        self.at, self.rule_of = at, rule_of
-        self.start = self.start_round = len(self.seq)
-        self.cards: list[int] = []
-        self.playing: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
-
-    def round(self, playing: tuple[bool | None, ...], declarer: tuple[bool | None, ...]) -> None:
-        """A round begins: ``playing``, ``declarer`` by seat (the seat is on the playing
-        side; the seat chose trumps)."""
-        key = (playing, declarer)
-        by_lead = _BY_LEAD.get(key)
-        if by_lead is None:
-            by_lead = _BY_LEAD[key] = [(tuple(playing[s] for s in o), tuple(declarer[s] for s in o))
-                                       for o in self.by_lead]
-        self.playing = by_lead
-
-    def trick(self, number: int, lead: int, cards: list[int], texts: list[str], seqs: list[int],
-              win: int | None, points: int | None) -> None:
-        """A trick's plays: ``texts`` its cards' text, ``win`` the winning position and
-        ``points`` its points (both None while it is incomplete)."""
-        trick, position, seq, seat, player, team, card, won, tpoints, pteam, decl = self.tricks
-        k = len(cards)
-        n = self.n
-        self.cards.extend(cards)
-        seq.extend(seqs)
-        card.extend(texts)
-        trick.extend([number] * k)
-        tpoints.extend([points] * k)
-        playing, declarer = self.playing[lead]
-        if k == n:
-            position.extend(POSITIONS[n])
-            seat.extend(self.by_lead[lead])
-            player.extend(self.names[lead])
-            team.extend(self.teams[lead])
-            won.extend(WON[n][win])
-            pteam.extend(playing)
-            decl.extend(declarer)
-        else:
-            position.extend(POSITIONS[n][:k])
-            seat.extend(self.by_lead[lead][:k])
-            player.extend(self.names[lead][:k])
-            team.extend(self.teams[lead][:k])
-            won.extend(WON[n][win][:k])
-            pteam.extend(playing[:k])
-            decl.extend(declarer[:k])
-
-    def end_round(self, number: int, trump: str | None, known: bool,
-                  is_trump: Sequence[bool | None], card_points: Sequence[int | None]) -> None:
-        """The round's plays are in: its number and trump letter, the values that depend on
-        the card (``is_trump``, ``card_points`` by card), legality (``known``: the hands are
-        known) and the times."""
-        rnd, trump_col, suit, rank, trumps, cpoints, legal, rule, played_at = self.cols
-        cards = self.cards
-        if not cards:
-            return
-        k = len(cards)
-        rnd.extend([number] * k)
-        trump_col.extend([trump] * k)
-        suit.extend([SUIT_OF[c] for c in cards])
-        rank.extend([RANK_OF[c] for c in cards])
-        trumps.extend([is_trump[c] for c in cards])
-        cpoints.extend([card_points[c] for c in cards])
-        seqs = self.seq[self.start_round:]
-        at = self.at
-        played_at.extend([at[s] for s in seqs])  # the fold checked seq == position in the log
-        rule_of = self.rule_of
-        if rule_of:
-            rules = [rule_of.get(s) for s in seqs]
-            rule.extend(rules)
-            legal.extend([r is None for r in rules] if known else [None] * k)
-        else:
-            rule.extend([None] * k)
-            legal.extend([True if known else None] * k)
-        self.cards = []
-        self.start_round = len(self.seq)
-
-    def per_seat(self, counts: list[list[int]], index: int) -> None:
-        """Add the cards each seat played in this game to ``counts[seat][index]``."""
-        seats = self.tricks[3][self.start:]
-        for s, c in enumerate(counts):
-            c[index] += seats.count(s)
 
 
 def rule_by_seq(violations: Sequence[Any], only_cards: bool) -> dict[int, str | None]:
