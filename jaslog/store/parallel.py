@@ -43,9 +43,9 @@ from jaslog.store.types import ImportSummary, Rejected, StoreError
 CHUNK = 1000
 #: Chunks of lines a worker may have waiting: enough that the workers never starve while the
 #: main process writes a batch.
-IN_FLIGHT = 64
+IN_FLIGHT = 256
 #: Games (and events) per message from a worker: small, so that writing and validating overlap.
-WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 25, 20_000
+WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 200, 120_000
 
 
 def _game_of(raw: bytes) -> str | None:
@@ -301,8 +301,14 @@ class ParallelImporter:
 
 
 def auto_workers(size: int | None) -> int:
-    """How many workers an import of ``size`` bytes deserves (0: validate in-process)."""
+    """How many workers an import of ``size`` bytes deserves (0: validate in-process).
+
+    Above 16 MB, one per CPU but one (at most 8), and two on a machine with two or three CPUs:
+    validating costs about twice what writing does, so two workers and the writing process
+    share two CPUs better than one worker does (``python -m jaslog.store.perf GAMES WORKERS``
+    compares them).
+    """
     cpus = os.cpu_count() or 1
-    if cpus < 4 or size is None or size < (16 << 20):
-        return 0  # on two CPUs the workers and the writer only take turns
-    return min(cpus - 1, 8)
+    if cpus < 2 or size is None or size < (16 << 20):
+        return 0
+    return max(2, min(cpus - 1, 8))

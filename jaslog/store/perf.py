@@ -48,7 +48,7 @@ def import_into_sqlite(lines: Sequence[bytes], path: str | Path, batch_games: in
     """Import ``lines`` into a fresh SQLite store at ``path`` (replaced if it exists).
 
     ``workers``: validating processes; None decides as ``jaslog import`` does for a file of
-    that size (several above 16 MB on a machine with 4 or more CPUs), 0 for none.
+    that size (several above 16 MB on a machine with 2 or more CPUs), 0 for none.
     """
     if workers is None:
         from jaslog.store.parallel import auto_workers

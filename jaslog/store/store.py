@@ -378,7 +378,7 @@ class Store(Queries):
                      workers: int | None = None) -> ImportSummary:
         """:meth:`import_lines` over files (``-`` is stdin); ``progress`` gets bytes read so far
         (over all files). ``workers``: validating processes (None: several for inputs over
-        16 MB on a machine with 4 or more CPUs, else 0: all in this process). Raises
+        16 MB on a machine with 2 or more CPUs, else 0: all in this process). Raises
         :class:`StoreError` for a file that cannot be read."""
         from jaslog.store.importer import Importer
         from jaslog.store.parallel import ParallelImporter, auto_workers
