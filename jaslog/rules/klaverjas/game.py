@@ -30,14 +30,15 @@ from typing import Any
 
 from jaslog.cards import (
     FULL_DECK,
+    PLAIN_STRENGTH,
     SUIT_NAMES,
+    TRUMP_STRENGTH,
     card_text,
     hand_text,
     parse_card,
     popcount,
 )
 from jaslog.rules.base import IntegrityError, Violation
-from jaslog.rules.jacknine import beats
 from jaslog.rules.klaverjas.play import (
     PlayRules,
     RoemRules,
@@ -305,7 +306,7 @@ class KlaverjasGame:
             r = self._open_round()  # raises the right error
         if not 0 <= seat < 4:
             _check_seat(seat)
-        trump = r.trump
+        trump = r.selection.trump
         if trump is None:
             raise IntegrityError("trump_not_chosen",
                                  f"seat {seat} played {card_text(c)} before trumps were chosen",
@@ -341,8 +342,13 @@ class KlaverjasGame:
         else:
             r.hands[seat] |= 1 << c  # collected, to rebuild the hands at the end
         r.played |= 1 << c
-        if n and beats(c, cards[t.win], trump):
-            t.win = n
+        if n:  # does c beat the card winning so far (jacknine.beats, inlined)?
+            best = cards[t.win]
+            if c >> 3 == trump:
+                if best >> 3 != trump or TRUMP_STRENGTH[c & 7] > TRUMP_STRENGTH[best & 7]:
+                    t.win = n
+            elif c >> 3 == best >> 3 != trump and PLAIN_STRENGTH[c & 7] > PLAIN_STRENGTH[best & 7]:
+                t.win = n
         cards.append(c)
         t.seqs.append(seq)
         if n == 3:  # the trick is complete
