@@ -324,30 +324,33 @@ class KlaverjasGame:
             raise IntegrityError("not_your_turn",
                                  f"seat {seat} played {card_text(c)} but it is seat {due}'s turn",
                                  seat=seat, card=c)
-        if r.played >> c & 1:
+        bit = 1 << c
+        if r.played & bit:
             raise IntegrityError("card_played_twice",
                                  f"{card_text(c)} was already played in this round",
                                  seat=seat, card=c)
+        suit = c >> 3
+        hands = r.hands
         if r.hands_known:
-            hand = r.hands[seat]
-            if not hand >> c & 1:
+            hand = hands[seat]
+            if not hand & bit:
                 raise IntegrityError("card_not_held",
                                      f"seat {seat} played {card_text(c)}, which is not in its hand "
                                      f"({hand_text(hand)})", seat=seat, card=c)
             # a lead, or a card of the plain suit led, is always legal (rule book 3.3)
-            if n and ((c >> 3) != (cards[0] >> 3) or (c >> 3) == trump) \
-                    and not _walk(hand, cards, trump, self.play_rules)[0] >> c & 1:
+            if n and (suit != cards[0] >> 3 or suit == trump) \
+                    and not _walk(hand, cards, trump, self.play_rules)[0] & bit:
                 self._revoke(r, t, cards, seat, c, hand, seq)
-            r.hands[seat] = hand & ~(1 << c)
+            hands[seat] = hand & ~bit
         else:
-            r.hands[seat] |= 1 << c  # collected, to rebuild the hands at the end
-        r.played |= 1 << c
+            hands[seat] |= bit  # collected, to rebuild the hands at the end
+        r.played |= bit
         if n:  # does c beat the card winning so far (jacknine.beats, inlined)?
             best = cards[t.win]
-            if c >> 3 == trump:
+            if suit == trump:
                 if best >> 3 != trump or TRUMP_STRENGTH[c & 7] > TRUMP_STRENGTH[best & 7]:
                     t.win = n
-            elif c >> 3 == best >> 3 != trump and PLAIN_STRENGTH[c & 7] > PLAIN_STRENGTH[best & 7]:
+            elif suit == best >> 3 != trump and PLAIN_STRENGTH[c & 7] > PLAIN_STRENGTH[best & 7]:
                 t.win = n
         cards.append(c)
         t.seqs.append(seq)
