@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import gc
 import re
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
+_GENESIS_BYTES = bytes.fromhex(GENESIS)
 _GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
 _PROGRESS_EVERY = 2000
 #: Lines between two collections (of the young generations) while an import runs.
@@ -166,14 +168,14 @@ def source_name(path: str | Path) -> str:
 class Part:
     """Events of one game ready to insert: chained from ``base_hash`` at ``base_seq``.
 
-    ``rows`` are ``(seq, type, event_id, at, payload, prev_hash, hash)``; ``started`` is the
-    game's ``game_started`` event when the part opens the game.
+    ``rows`` are in :data:`~jaslog.store.store.EVENT_COLUMNS` order, ``pos`` (index 2) still
+    to give; ``started`` is the game's ``game_started`` event when the part opens the game.
     """
 
     game: str
     base_seq: int
     base_hash: str
-    rows: list[tuple[Any, ...]]
+    rows: list[list[Any]]
     started: GameStarted | None
     head: str
 
@@ -218,13 +220,12 @@ class Writer:
                 ok.append(p)
             insert_games(conn, [p.started for p in ok if p.started is not None])
             pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
-            rows = []
-            version = VERSION
+            rows: list[list[Any]] = []
             for p in ok:
-                g = p.game
-                for seq, type_, eid, at, payload, prev, h in p.rows:
+                for row in p.rows:  # the rows wait with their position left open
                     pos += 1
-                    rows.append((g, seq, pos, type_, version, eid, at, payload, prev, h))
+                    row[2] = pos
+                rows += p.rows
             self.store.insert_rows(conn, rows)
         for p in ok:
             self.summary.events += len(p.rows)
@@ -265,8 +266,9 @@ class _Pending:
     stored_len: int = 0
     expect: int | None = 0
     fold: GameFold | None = None
-    #: chained rows still to write: ``(seq, type, event_id, at, payload, prev_hash, hash)``
-    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    #: chained rows still to write, in :data:`~jaslog.store.store.EVENT_COLUMNS` order (their
+    #: ``pos`` is given when they are written)
+    rows: list[list[Any]] = field(default_factory=list)
     started: GameStarted | None = None  # the game_started event, while it is still to write
     ready: bool = False
     written: int = 0
@@ -296,6 +298,17 @@ class Validator:
         self.seen_existing: set[str] = set()
         self.last_game: str | None = None
         self.lines = 0
+        # SQLite: a plain connection to look whether a game is stored yet (see _open)
+        url = str(getattr(store, "url", ""))
+        self._probe_path = url.split(":///", 1)[1] if url.startswith("sqlite:///") and \
+            url != "sqlite:///:memory:" else None
+        self._probe: sqlite3.Connection | None = None
+
+    def close(self) -> None:
+        """Release the connection :meth:`_open` looks through (the import is over)."""
+        if self._probe is not None:
+            self._probe.close()
+            self._probe = None
 
     def reject(self, game: str, reason: str, source: str | None = None,
                line: int | None = None) -> None:
@@ -323,6 +336,18 @@ class Validator:
             self.ready_events -= len(p.rows)
 
     def _open(self, game: str) -> _Pending:
+        if self._probe is None and self._probe_path is not None:
+            self._probe = sqlite3.connect(self._probe_path, isolation_level=None,
+                                          check_same_thread=False)
+        if self._probe is not None and self._probe.execute(
+                "SELECT 1 FROM events WHERE game = ? LIMIT 1", (game,)).fetchone() is None:
+            # not in the store (the common case of an import): the quick look, one SELECT in
+            # autocommit, is a hundred times cheaper than a read transaction through the
+            # engine; a writer that stores the game meanwhile is caught when the batch is
+            # written (its head moved: a conflict)
+            p = _Pending(game, Head(game, 0, GENESIS), _GENESIS_BYTES, GENESIS)
+            self.pending[game] = p
+            return p
         with eng.read_tx(self.store.engine) as conn:
             head = self.store._head(conn, game)
             prev = bytes.fromhex(head.hash)
@@ -418,8 +443,8 @@ class Validator:
         if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
             p.started = e
         eid = e.id
-        rows.append((e.seq, e.type, None if eid is None else norm_id(eid), e.at, payload,
-                     p.prev_hex, h_hex))
+        rows.append([gid, e.seq, 0, e.type, VERSION, None if eid is None else norm_id(eid), e.at,
+                     payload, p.prev_hex, h_hex])
         p.prev = h
         p.prev_hex = h_hex
         if p.stored_len:
@@ -572,5 +597,6 @@ class Importer:
         """Write everything still pending and return the summary."""
         with _collector_paused():
             self.validator.flush_all()
+        self.validator.close()
         self.summary.lines = self.validator.lines
         return self.writer.finish(self.validator.seen_existing)

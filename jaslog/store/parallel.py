@@ -119,6 +119,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
                 gc.collect(1)
                 taken = 0
         v.flush_all()
+        v.close()
         q_out.put(("done", v.lines, rejections, v.seen_existing))
         store.close()
     except BaseException:

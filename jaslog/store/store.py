@@ -231,7 +231,7 @@ class Store(Queries):
         self._remember(game, new_head, f)
         return AppendResult(game, len(rest), skip, new_head)
 
-    def insert_rows(self, conn: Connection, rows: list[tuple[Any, ...]]) -> None:
+    def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
         ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. Never row by row."""
         if not rows:
@@ -245,7 +245,13 @@ class Store(Queries):
             finally:
                 cur.close()
             return
-        conn.exec_driver_sql(self._insert_events_sql, rows)
+        # the driver's own executemany, in the caller's transaction (SQLAlchemy would check
+        # and convert every row first)
+        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.executemany(self._insert_events_sql, rows)
+        finally:
+            cur.close()
 
     def _head_quiet(self, game: str) -> int:
         try:
