@@ -101,3 +101,20 @@ def test_the_workload_is_deterministic_and_reused(
     mtime = again.log.stat().st_mtime_ns
     assert build_workload(again, 6, 1, Console(quiet=True)) == meta
     assert again.log.stat().st_mtime_ns == mtime  # reused, not simulated again
+
+
+def test_repeat_runs_passes_over_the_stages(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    run = subprocess.run([sys.executable, "-m", "jaslog.bench", "--games", "2", "--work",
+                          str(tmp_path / "work"), "--only", "parse,json,fold", "--repeat", "2",
+                          "--json", str(tmp_path / "b.json")],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env,
+                         check=False)
+    assert run.returncode == 0, run.stderr
+    # pass after pass: parse, json, fold, then the three again
+    lines = [ln.split()[0] for ln in run.stdout.splitlines() if ln.startswith("  ") and "/s" in ln]
+    assert lines == ["parse", "json", "fold"] * 2
+    stages = json.loads((tmp_path / "b.json").read_text())["stages"]
+    for name in ("parse", "json", "fold"):
+        assert len(stages[name]["runs"]) == 2 and stages[name]["rate"] == max(stages[name]["runs"])
