@@ -276,6 +276,22 @@ class Recorder:
         r, *scores = (int(p) for p in parts[:n + 1])
         return self.base("ruling", round=r, score=scores, reason=parts[n + 1])
 
+    def read_four_hands(self, ask: Ask, show: Show, size: int) -> dict[str, Any]:
+        """A deal to four seats of ``size`` cards: seats 0-2 are asked, seat 3 gets the rest of
+        the pack; 'unseen' for the first hand records the deal without hands."""
+        hands: list[int] = []
+        seen = 0
+        for seat in range(3):
+            h = self.ask_hand(ask, show, seat, size, seen, allow_unseen=seat == 0)
+            if h is None:
+                return self.base("dealt")
+            seen |= h
+            hands.append(h)
+        rest = self.pack & ~seen
+        show(f"hand of {self.who(3)}: the rest of the pack: {hand_text(rest)}")
+        hands.append(rest)
+        return self.base("dealt", hands=[hand_text(h).split() for h in hands])
+
     def ask_hand(self, ask: Ask, show: Show, seat: int, size: int, seen: int,
                  allow_unseen: bool, what: str = "hand of") -> int | None:
         """Ask ``seat``'s hand of ``size`` cards of the pack, none of ``seen``; None: unseen."""

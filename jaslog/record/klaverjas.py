@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from jaslog.cards import FULL_DECK, SUIT_LETTERS, CardError, hand_text, parse_suit
+from jaslog.cards import SUIT_LETTERS, CardError, hand_text, parse_suit
 from jaslog.record.core import Ask, InputError, Recorder, Show
 
 HELP = """\
@@ -107,18 +107,7 @@ class KlaverjasRecorder(Recorder):
         """Ask the four hands (the fourth is the rest of the pack), or 'unseen'."""
         if unseen:
             return self.base("dealt")
-        hands: list[int] = []
-        seen = 0
-        for seat in range(3):
-            h = self.ask_hand(ask, show, seat, 8, seen, allow_unseen=seat == 0)
-            if h is None:
-                return self.base("dealt")
-            seen |= h
-            hands.append(h)
-        rest = FULL_DECK & ~seen
-        show(f"hand of {self.who(3)}: the rest of the pack: {hand_text(rest)}")
-        hands.append(rest)
-        return self.base("dealt", hands=[hand_text(h).split() for h in hands])
+        return self.read_four_hands(ask, show, 8)
 
     def random_deal(self, rng: random.Random) -> dict[str, Any]:
         deck = list(range(32))

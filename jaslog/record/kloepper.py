@@ -98,18 +98,7 @@ class KloepperRecorder(Recorder):
         """The hands of seats 0-2 (six cards each; seat 3 gets the rest), or 'unseen'."""
         if unseen:
             return self.base("dealt")
-        hands: list[int] = []
-        seen = 0
-        for seat in range(3):
-            h = self.ask_hand(ask, show, seat, 6, seen, allow_unseen=seat == 0)
-            if h is None:
-                return self.base("dealt")
-            seen |= h
-            hands.append(h)
-        rest = PACK & ~seen
-        show(f"hand of {self.who(3)}: the rest of the pack: {hand_text(rest)}")
-        hands.append(rest)
-        return self.base("dealt", hands=[hand_text(h).split() for h in hands])
+        return self.read_four_hands(ask, show, 6)
 
     def random_deal(self, rng: random.Random) -> dict[str, Any]:
         deck = list(cards_of(PACK))
