@@ -380,13 +380,15 @@ class Validator:
     def take_raw(self, r: RawLine, source: str) -> None:
         """A line as :func:`raw_lines` reads it (see :meth:`take_bytes`)."""
         raw = r[1]
-        if raw is None or not self.take_bytes(raw, source, r[0]):
+        if raw is None:  # too long to hold: its error is already known
             self.take(to_line(r, source))
+        else:
+            self.take_bytes(raw, source, r[0], last=r[4])
 
-    def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
+    def take_bytes(self, raw: bytes, source: str, number: int, *, last: bool = False) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events_fast.fast_play`, any
-        other valid event by the models, a bad line with its error. False for a blank line
-        (nothing taken)."""
+        other valid event by the models, a bad line with its error (``last``: the file's last
+        line, which may be cut short). False for a blank line (nothing taken)."""
         fp = fast_play(raw)
         if fp is not None:
             self.take_event(fp, source, number, fp.payload)
@@ -401,7 +403,7 @@ class Validator:
                 return True
         if not raw.strip():
             return False
-        self.take(parse_line(raw, source, number))
+        self.take(parse_line(raw, source, number, last=last))
         return True
 
     def take_event(self, e: Event | FastPlay, source: str, number: int,
@@ -532,17 +534,6 @@ class Importer:
         if game not in self.writer.rejected:
             self.writer.rejected.add(game)
             self.summary.rejected.append(Rejected(game, reason, source, line))
-
-    @staticmethod
-    def lines_of(lines: Iterable[Line | bytes | str], source: str) -> Iterator[Line]:
-        """Lines as :class:`Line` objects (parsed; blank lines left out)."""
-        for number, item in enumerate(lines, 1):
-            if isinstance(item, Line):
-                yield item
-                continue
-            raw = item.encode() if isinstance(item, str) else bytes(item)
-            if raw.strip():
-                yield parse_line(raw, source, number)
 
     def feed(self, lines: Iterable[Line | bytes | str], progress: Callable[[int], None] | None = None,
              source: str = "<lines>") -> None:

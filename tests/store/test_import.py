@@ -163,3 +163,14 @@ def test_lines_go_to_the_worker_of_their_game() -> None:
     twice = b'{"game":"x","seq":3,"type":"play","game":"g-7","seat":1,"card":"AS"}'
     assert all(worker_of(twice, n) == worker_of(canonical, n) for n in (2, 3, 5))
     assert worker_of(b"not json", 3) == 0
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_a_truncated_last_line_is_named_so(store: Store, tmp_path: Any, workers: int) -> None:
+    lines = lines_of(game_events("t-1"))
+    f = tmp_path / "cut.jsonl"
+    f.write_bytes(b"".join(x + b"\n" for x in lines[:-1]) + lines[-1][:-7])  # no newline
+    s = store.import_files([f], workers=workers)
+    (r,) = s.rejected
+    assert r.game == "t-1" and r.line == len(lines)
+    assert "the file ends in the middle of a line" in r.reason, r.reason
