@@ -38,14 +38,14 @@ _PLAY = re.compile(
 
 class FastPlay:
     """A ``play`` event read by :func:`fast_play`: the fields the fold and the store read, and
-    ``payload``, its canonical bytes."""
+    ``payload``, its canonical bytes. Its ``__dict__`` holds the fields as a model's does
+    (plus ``payload``), for readers that take an event's fields as a dict (the export)."""
 
-    __slots__ = ("at", "card", "game", "id", "payload", "seat", "seq")
-    type = "play"
+    type: str
 
     def __init__(self, game: str, seq: int, seat: int, card: str, at: str | None,
                  id: str | None, payload: bytes) -> None:
-        self.game, self.seq, self.seat, self.card = game, seq, seat, card
+        self.game, self.seq, self.type, self.seat, self.card = game, seq, "play", seat, card
         self.at, self.id, self.payload = at, id, payload
 
     def __repr__(self) -> str:

@@ -21,6 +21,7 @@ import orjson
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
+from jaslog.events_fast import FastPlay
 from jaslog.export.columns import Columns
 from jaslog.fold import FoldError, GameFold, start_fold
 
@@ -160,6 +161,8 @@ _FREE_TEXT = frozenset({"game_started", "ruling", "note"})
 
 def payload_json(e: Event) -> bytes:
     """The event's canonical ``jaslog/1`` JSON (as :func:`jaslog.events.canonical_json`)."""
+    if type(e) is FastPlay:  # read from the store in canonical form: its own bytes
+        return e.payload
     if e.type not in _FREE_TEXT:
         return e.__pydantic_serializer__.to_json(e, exclude_none=True)
     return orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None})

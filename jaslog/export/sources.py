@@ -61,7 +61,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
         after = None
     games = (events for _gid, events in store.iter_games(since=since, ruleset=ruleset,
-                                                         after=after, until=until))
+                                                         after=after, until=until, fast=True))
     return export_games(games, out_dir, cursor=until, source=source, filters=filters,
                         chunk_games=chunk_games, full=full or after is None, keep=keep,
                         progress=progress)

@@ -1,22 +1,34 @@
-"""Import with the validation spread over worker processes.
+"""Import with the work spread over worker processes.
 
-The main process reads the files, sends each line to a worker chosen by its game (so a
-game's lines stay in order in one worker), and writes the parts the workers send back, one
-batch per transaction, exactly as the one-process :class:`~jaslog.store.importer.Importer`
-does. Workers parse, fold and chain; they only read the store (to compare games already
-there). Workers are forked where that is safe (see :func:`start_method`), else spawned;
-either way each opens its own store, and they leave when their parent dies.
+The main process reads the files and sends each line to a worker chosen by its game (so a
+game's lines stay in order in one worker). Each worker does what the one-process
+:class:`~jaslog.store.importer.Importer` does for its games: it parses, folds and chains
+them, and writes them, one batch per transaction, through its own connection. The workers
+take turns at writing (a lock shared between them, besides the database's own), and each
+transaction hands out positions after the last one stored, so positions stay contiguous and
+in commit order. The main process adds up what the workers report.
 
-With one worker (two CPUs: the worker validates while this process writes) the lines go to
-it in whole slices, untouched; with several, each line goes to the worker of its game.
+Writing in the workers keeps the rows where they were made: sending them back to one
+writing process cost that process more than the insert itself.
+
+Workers are forked where that is safe (see :func:`start_method`), else spawned; either way
+each opens its own store. On Linux a worker is killed with its parent (a killed import
+leaves whole batches and nothing more: a transaction cut short is rolled back), elsewhere
+it stops when it sees its parent gone.
+
+With one worker the lines go to it in whole slices, untouched; with several, each line goes
+to the worker of its game.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gc
 import multiprocessing as mp
 import os
 import queue
+import signal
 import sys
 import threading
 import traceback
@@ -41,10 +53,11 @@ from jaslog.store.importer import (
 from jaslog.store.types import ImportSummary, Rejected, StoreError
 
 CHUNK = 1000
-#: Chunks of lines a worker may have waiting: enough that the workers never starve while the
-#: main process writes a batch.
-IN_FLIGHT = 256
-#: Games (and events) per message from a worker: small, so that writing and validating overlap.
+#: Chunks of lines a worker may have waiting: enough that a worker never starves while the
+#: other one writes.
+IN_FLIGHT = 64
+#: Games (and events) per transaction of a worker: small, so that one worker's writing and
+#: the other's validating overlap.
 WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 200, 120_000
 
 
@@ -74,22 +87,37 @@ def worker_of(raw: bytes, n: int) -> int:
     return zlib.crc32(game.encode()) % n if game else 0
 
 
-def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> None:
+def _die_with_parent(parent: int) -> None:
+    """On Linux, have the kernel kill this worker when its parent dies (PR_SET_PDEATHSIG), so
+    that a killed import leaves no worker writing on behind it."""
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the call above took effect
+        os._exit(1)
+
+
+def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock: Any) -> None:
+    _die_with_parent(parent)
     from jaslog.store.store import open_store
 
     try:
         store = open_store(url)
-        rejections: list[Rejected] = []
+        summary = ImportSummary()
+        writer = Writer(store, summary, lambda g, r: v.dropped(g))
 
         def sink(parts: list[Part]) -> set[str]:
-            q_out.put(("parts", parts, rejections[:]))
-            rejections.clear()
-            return {p.game for p in parts}
+            with lock:
+                if os.getppid() != parent:
+                    os._exit(1)  # the import was killed: write nothing more
+                return writer.write(parts)
 
         def reject(game: str, reason: str, source: str | None, line: int | None) -> None:
-            rejections.append(Rejected(game, reason, source, line))
+            if game not in writer.rejected:
+                writer.rejected.add(game)
+                summary.rejected.append(Rejected(game, reason, source, line))
 
-        v = Validator(store, sink, reject, rejections.append,
+        v = Validator(store, sink, reject, summary.rejected.append,
                       batch_games=min(batch_games, WORKER_BATCH_GAMES),
                       batch_events=WORKER_BATCH_EVENTS)
         gc.disable()  # as in one process (see importer._collector_paused)
@@ -120,7 +148,8 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int) -> N
                 taken = 0
         v.flush_all()
         v.close()
-        q_out.put(("done", v.lines, rejections, v.seen_existing))
+        q_out.put(("done", v.lines, summary, writer.new_games, writer.extended, writer.rejected,
+                   v.seen_existing))
         store.close()
     except BaseException:
         q_out.put(("error", traceback.format_exc()))
@@ -143,48 +172,40 @@ class ParallelImporter:
     def __init__(self, store: Any, workers: int, *, batch_games: int = 500) -> None:
         self.store = store
         self.summary = ImportSummary()
-        self.dropped: set[str] = set()
-        self.writer = Writer(store, self.summary, lambda g, r: self.dropped.add(g))
+        # the workers write; this writer only adds up what they did (see finish)
+        self.writer = Writer(store, self.summary, lambda g, r: None)
         ctx: Any = mp.get_context(start_method())
         self.q_out: Any = ctx.Queue(maxsize=8 * workers)
         self.q_in: list[Any] = [ctx.Queue(maxsize=IN_FLIGHT) for _ in range(workers)]
+        lock = ctx.Lock()
         self.procs = [ctx.Process(target=_worker, args=(store.url, batch_games, q, self.q_out,
-                                                         os.getpid()), daemon=True)
+                                                         os.getpid(), lock), daemon=True)
                       for q in self.q_in]
         for p in self.procs:
             p.start()
-        # as in one process (see importer._collector_paused): the parts hold no cycles
+        # the lines held here make no cycles: the collector would only walk them again and
+        # again (see importer._collector_paused)
         self._collector_was_on = gc.isenabled()
         gc.disable()
-        self.writes = 0
         self.buffers: list[list[Any]] = [[] for _ in range(workers)]
         self.done = 0
         self.lines = 0
         self.seen_existing: set[str] = set()
 
     def _handle(self, msg: Any) -> None:
-        kind = msg[0]
-        if kind == "error":
+        if msg[0] == "error":
             self.close()
             raise StoreError(f"an import worker failed:\n{msg[1]}")
-        self._rejections(msg[2])
-        if kind == "parts":
-            self.writer.write([p for p in msg[1] if p.game not in self.dropped])
-            self.writes += 1
-            if not self.writes % 16:
-                gc.collect(1)
-        else:
-            self.done += 1
-            self.lines += msg[1]
-            self.seen_existing |= msg[3]
-
-    def _rejections(self, items: list[Rejected]) -> None:
-        for r in items:
-            if r.game is None:
-                self.summary.rejected.append(r)
-            elif r.game not in self.writer.rejected:
-                self.writer.rejected.add(r.game)
-                self.summary.rejected.append(r)
+        _, lines, summary, new_games, extended, rejected, seen = msg
+        self.done += 1
+        self.lines += lines
+        self.summary.games += summary.games
+        self.summary.events += summary.events
+        self.summary.rejected += summary.rejected
+        self.writer.new_games |= new_games
+        self.writer.extended |= extended
+        self.writer.rejected |= rejected
+        self.seen_existing |= seen
 
     def _drain(self, block: bool = False) -> None:
         while True:

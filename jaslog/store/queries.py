@@ -12,9 +12,10 @@ from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.engine import Connection, Engine
 
 from jaslog.events import Event
+from jaslog.events_fast import fast_play
 from jaslog.fold import GameFold, start_fold
 from jaslog.store import engine as eng
-from jaslog.store.codec import decode, parse_time
+from jaslog.store.codec import VERSION, decode, parse_time
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
 from jaslog.store.types import GameInfo, NoSuchGame, StoredEvent
 
@@ -110,13 +111,19 @@ class Queries:
 
     def iter_games(self, *, since: str | None = None, ruleset: str | None = None,
                    after: int | None = None, until: int | None = None,
-                   batch: int = 200) -> Iterator[tuple[str, list[Event]]]:
+                   batch: int = 200, fast: bool = False) -> Iterator[tuple[str, list[Event]]]:
         """Stream ``(game_id, events)`` for every game, in order of creation, from one snapshot.
 
         For incremental export: ``after`` and ``until`` are cursors (see :meth:`cursor`);
         with them, only games that received an event in ``(after, until]`` are yielded,
         each with all its events up to ``until``. Games are read ``batch`` at a time.
+
+        ``fast``: a play stored in its canonical form comes as a
+        :class:`jaslog.events_fast.FastPlay` (every field a fold reads, and ``payload``, the
+        stored bytes) instead of a model: about twice as fast to read, for bulk readers that
+        fold (the export). Every other event is a model as usual.
         """
+        read = _read_fast if fast else decode
         with eng.read_tx(self.engine) as conn:
             if after is not None and until is None:
                 until = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0)))
@@ -128,7 +135,11 @@ class Queries:
                     touched = touched.where(EVENTS.c.pos <= until)
                 base = base.where(GAMES.c.id.in_(touched))
             elif until is not None:
-                base = base.where(GAMES.c.id.in_(select(EVENTS.c.game).where(EVENTS.c.pos <= until)))
+                # A game exists at ``until`` when its first event does (seq 0 comes first):
+                # one primary-key lookup per game, not a scan of every event per batch.
+                base = base.where(select(EVENTS.c.seq).where(
+                    EVENTS.c.game == GAMES.c.id, EVENTS.c.seq == 0, EVENTS.c.pos <= until)
+                    .exists())
             last_pos = 0
             while True:
                 ids = [(r.id, r.pos) for r in conn.execute(
@@ -141,12 +152,21 @@ class Queries:
                 if until is not None:
                     q = q.where(EVENTS.c.pos <= until)
                 by_game: dict[str, list[Event]] = {gid: [] for gid, _ in ids}
-                for r in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
-                                      {"ids": [gid for gid, _ in ids]}):
-                    by_game[r.game].append(decode(r.payload, r.version, r.game, r.seq))
+                for game, seq, version, payload in conn.execute(
+                        q.order_by(EVENTS.c.game, EVENTS.c.seq), {"ids": [gid for gid, _ in ids]}):
+                    by_game[game].append(read(payload, version, game, seq))
                 for gid, _ in ids:
                     if by_game[gid]:
                         yield gid, by_game[gid]
+
+
+def _read_fast(payload: bytes, version: int, game: str, seq: int) -> Event:
+    """A stored payload as a :class:`FastPlay` when it is a canonical play, else as a model."""
+    if version == VERSION and type(payload) is bytes:
+        fp = fast_play(payload)
+        if fp is not None:
+            return fp  # type: ignore[return-value]  # a FastPlay has every field a fold reads
+    return decode(payload, version, game, seq)
 
 
 def _show_time(t: str) -> str:

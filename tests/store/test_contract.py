@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from jaslog.events import VERSION, canonical_json, event_from_dict, parse_event
+from jaslog.events_fast import FastPlay
 from jaslog.sim import Faults
 from jaslog.store import (
     GENESIS,
@@ -215,6 +216,27 @@ def test_v0_event_is_read_through_the_upcaster(store: Store, raw_sql: Any) -> No
     assert store.fold("c-11").state.finished
 
 
+def test_fast_streaming_gives_the_same_events(store: Store, raw_sql: Any) -> None:
+    """``iter_games(fast=True)``: canonical plays come as FastPlay with the stored bytes, every
+    other event (and a play stored in an old format) as the model ``fast=False`` gives."""
+    events = game_events("c-12", seed=12)
+    store.append("c-12", events)
+    plain = dict(store.iter_games())["c-12"]
+    fast = dict(store.iter_games(fast=True))["c-12"]
+    stored = store.stored_events("c-12")
+    assert len(fast) == len(plain) == len(stored)
+    kinds = set()
+    for f, p, row in zip(fast, plain, stored, strict=True):
+        kinds.add(type(f).__name__)
+        if isinstance(f, FastPlay):
+            assert f.payload == row.payload == canonical_json(p)
+            assert (f.game, f.seq, f.type, f.seat, f.card, f.at, f.id) == \
+                (p.game, p.seq, p.type, p.seat, p.card, p.at, p.id)  # type: ignore[attr-defined]
+        else:
+            assert f == p
+    assert "FastPlay" in kinds and "Play" not in kinds and len(kinds) > 2
+
+
 def test_games_listing_filters_and_streaming(store: Store) -> None:
     a = game_events("g-a", seed=1, seats=["ann", "bob", "cor", "dirk"],
                     at="2026-03-01T19:00:00Z")
@@ -246,6 +268,8 @@ def test_games_listing_filters_and_streaming(store: Store) -> None:
     assert [(g, len(ev)) for g, ev in later] == [("g-a", len(a) + 1)]
     snap = list(store.iter_games(after=0, until=c1))
     assert [(g, len(ev)) for g, ev in snap] == [("g-a", len(a)), ("g-b", len(b))]
+    # a snapshot alone: the games that existed at c0, as they were then
+    assert [(g, len(ev)) for g, ev in store.iter_games(until=c0)] == [("g-a", len(a))]
     with pytest.raises(Exception, match="not a date"):
         store.games(since="last tuesday")
 

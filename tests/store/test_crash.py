@@ -31,14 +31,34 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Counter[st
     return path, sizes
 
 
-def test_kill_9_midway_then_reimport(store_url: str, big_file: tuple[Path, Counter[str]]) -> None:
+def _processes_with(text: str) -> list[int]:
+    """Live processes whose command line holds ``text``."""
+    found = []
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                cmd = (d / "cmdline").read_bytes()
+                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            except OSError:
+                continue
+            if text.encode() in cmd and state != "Z":
+                found.append(int(d.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_kill_9_midway_then_reimport(store_url: str, big_file: tuple[Path, Counter[str]],
+                                     workers: str) -> None:
+    """With workers, the workers write: killing the import kills them too (nothing is written
+    after the kill, so the re-run meets no writer still at work)."""
     path, sizes = big_file
     with open_store(store_url):
         pass  # the schema exists before the importer starts
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "jaslog", "import", str(path), "--db", store_url,
-                             "--batch", "3"], env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+                             "--batch", "3", "--workers", workers], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     with open_store(store_url) as s:
         deadline = time.monotonic() + 120
         while s.cursor() < 2000:  # some batches are in
@@ -48,7 +68,14 @@ def test_kill_9_midway_then_reimport(store_url: str, big_file: tuple[Path, Count
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
+    deadline = time.monotonic() + 10
+    while survivors := _processes_with(store_url):
+        assert time.monotonic() < deadline, f"workers outlived the import: {survivors}"
+        time.sleep(0.05)
     with open_store(store_url) as s:
+        at_kill = s.cursor()
+        time.sleep(0.5)
+        assert s.cursor() == at_kill, "something went on writing after the import was killed"
         rep = s.verify()
         assert rep.ok, rep.problems
         stored = {g.game: g.events for g in s.games()}
