@@ -60,15 +60,17 @@ class KlaverjasFold(GameFold):
     def apply(self, e: Event) -> None:
         # The hot path: a play in its place goes straight to the rules, with the checks and
         # errors of GameFold.apply, which takes every other event (and a misplaced play).
-        if e.type == "play" and e.seq == self.next_seq and e.game == self.game_id:
+        seq = e.seq
+        if e.type == "play" and seq == self.next_seq and e.game == self.game_id:
             p: Any = e
             try:
-                self.state.play(p.seat, CARD_INDEX[p.card], p.seq)
+                self.state.play(p.seat, CARD_INDEX[p.card], seq)
             except IntegrityError as err:
                 raise self.located(err, e) from None
-            self.next_seq += 1
-            if e.at is not None:
-                self.last_at = e.at
+            self.next_seq = seq + 1
+            at = e.at
+            if at is not None:
+                self.last_at = at
             return
         super().apply(e)
 

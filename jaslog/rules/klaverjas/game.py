@@ -355,10 +355,18 @@ class KlaverjasGame:
         cards.append(c)
         t.seqs.append(seq)
         if n == 3:  # the trick is complete
-            points, t.roem = trick_score(cards, trump, self.roem_rules)
-            t.points = points + (self.last_bonus if t.number == 8 else 0)
+            # its card points and roem: looked up by card set and trump (trick_score, inlined)
+            a, b, d = cards[0], cards[1], cards[2]
+            hit = self.roem_rules.memo.get((1 << a | 1 << b | 1 << d | bit) << 2 | trump)
+            if hit is not None:
+                points, t.roem = hit[2], hit[0]
+            else:
+                points, t.roem = trick_score(cards, trump, self.roem_rules)
             if t.number == 8:
+                t.points = points + self.last_bonus
                 self._close_round(r)
+            else:
+                t.points = points
 
     def _revoke(self, r: Round, t: Trick, before: list[int], seat: int, c: int, hand: int,
                 seq: int) -> None:
