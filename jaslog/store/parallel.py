@@ -87,6 +87,35 @@ def worker_of(raw: bytes, n: int) -> int:
     return zlib.crc32(game.encode()) % n if game else 0
 
 
+class Router:
+    """:func:`worker_of` for a stream of lines, quicker when lines of a game come together (as
+    they do in files): a line that starts with the previous canonical line's ``{"game":"<id>"``
+    and names ``"game"`` once goes where that line went, without reading its id again.
+
+    >>> route = Router(3)
+    >>> a = b'{"game":"g-7","seq":3,"type":"play","seat":1,"card":"AS"}'
+    >>> route(a) == worker_of(a, 3) == route(a.replace(b'"seq":3', b'"seq":4'))
+    True
+    """
+
+    __slots__ = ("k", "n", "prefix")
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.prefix = b"\0"  # matches no line
+        self.k = 0
+
+    def __call__(self, raw: bytes) -> int:
+        if raw.startswith(self.prefix) and raw.count(b'"game"') == 1:
+            return self.k
+        k = worker_of(raw, self.n)
+        if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
+            end = raw.find(b'"', 9)
+            if end > 9 and raw.find(b"\\", 9, end) < 0:
+                self.prefix, self.k = raw[:end + 1], k  # with the closing quote
+        return k
+
+
 def _die_with_parent(parent: int) -> None:
     """On Linux, have the kernel kill this worker when its parent dies (PR_SET_PDEATHSIG), so
     that a killed import leaves no worker writing on behind it."""
@@ -245,6 +274,7 @@ class ParallelImporter:
         stream = open_input(path)
         source = source_name(path)
         n = len(self.procs)
+        route = Router(n)
         consumed = 0
         try:
             for i, r in enumerate(raw_lines(stream), 1):
@@ -254,7 +284,7 @@ class ParallelImporter:
                 elif raw is None:  # a line too long to hold: its game as guessed from the text
                     k = zlib.crc32(r[3].encode()) % n if r[3] else 0
                 else:
-                    k = worker_of(raw, n)
+                    k = route(raw)
                 buf = self.buffers[k]
                 buf.append(r)
                 if len(buf) >= CHUNK:
@@ -284,11 +314,12 @@ class ParallelImporter:
                 first += len(chunk)
                 self._drain()
             return
+        route = Router(n)
         for i, item in enumerate(lines, 1):
             raw = item.encode() if isinstance(item, str) else item
             if not raw.strip():
                 continue
-            k = worker_of(raw, n)
+            k = route(raw)
             self.buffers[k].append((i, raw, None, None, False, 0))
             if len(self.buffers[k]) >= CHUNK:
                 self._flush_buffer(k, source)

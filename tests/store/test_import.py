@@ -165,6 +165,28 @@ def test_lines_go_to_the_worker_of_their_game() -> None:
     assert worker_of(b"not json", 3) == 0
 
 
+def test_the_router_sends_each_line_where_worker_of_does() -> None:
+    """The router's shortcut (same game id prefix as the line before) never changes a line's
+    worker: ids that are prefixes of others, escapes, a second "game" key, interleaved games."""
+    from jaslog.store.parallel import Router, worker_of
+
+    ids = ["g-1", "g-10", "g-100", "g-2", "g\\u002d1", "x"]
+    lines = []
+    for i in range(60):
+        gid = ids[(i * 7) % len(ids)] if i % 3 else ids[i % len(ids)]
+        lines.append(b'{"game":"%s","seq":%d,"type":"play","seat":1,"card":"AS"}'
+                     % (gid.encode(), i))
+        lines.append(b'{"game":"%s","seq":%d,"type":"play","game":"g-10","seat":1,"card":"AS"}'
+                     % (gid.encode(), i))
+        lines.append(b'{"game":"%s","seq":%d,"type":"note","text":"x"}' % (gid.encode(), i + 1))
+        lines.append(b'{"game":"%s' % gid.encode())  # cut short
+    for n in (2, 3, 5):
+        route = Router(n)
+        got = [route(raw) for raw in lines]
+        assert got == [worker_of(raw, n) for raw in lines]
+        assert len(set(got)) > 1
+
+
 @pytest.mark.parametrize("workers", [0, 1])
 def test_a_truncated_last_line_is_named_so(store: Store, tmp_path: Any, workers: int) -> None:
     lines = lines_of(game_events("t-1"))
