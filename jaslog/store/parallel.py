@@ -57,8 +57,9 @@ CHUNK = 1000
 #: other one writes.
 IN_FLIGHT = 64
 #: Games (and events) per transaction of a worker: small, so that one worker's writing and
-#: the other's validating overlap.
-WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 200, 120_000
+#: the other's validating overlap (with 200 games, a worker waited about a second at the start
+#: while the other wrote its first batch; with 50, a fifth of that).
+WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 50, 30_000
 
 
 def _game_of(raw: bytes) -> str | None:
