@@ -113,6 +113,9 @@ def export(
                               "snapshot (the default adds only what is new)"),
     chunk: int = typer.Option(200, "--chunk", min=1, help="games folded per batch (memory)"),
     keep: int = typer.Option(2, "--keep", min=1, help="snapshots to keep for running readers"),
+    workers: int | None = typer.Option(None, "--workers", min=0, help="processes that fold the "
+                                       "games of the store (default: one per CPU when there are "
+                                       "two or more and at least four chunks; 0: none)"),
     verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
                                 "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
     json: bool = JSON,
@@ -148,7 +151,8 @@ def export(
                      "(`jaslog import FILE`) or export log files with --from")
             with open_store(url) as store, _progress("exporting") as progress:
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
-                                      chunk_games=chunk, keep=keep, progress=progress)
+                                      chunk_games=chunk, keep=keep, progress=progress,
+                                      workers=workers)
     if json:
         write_json_line(result.to_json())
     else:

@@ -361,6 +361,76 @@ def _swap(out: Path, staging: Path, version: int, keep: int) -> Path:
     return final
 
 
+@dataclass
+class Chunk:
+    """The rows of a chunk of games as Arrow tables, in the order they are written, and what
+    became of each game read."""
+
+    tables: list[tuple[str, str, pa.Table]] = field(default_factory=list)  # (table, part, rows)
+    added: int = 0
+    replaced: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    seen: int = 0
+
+
+def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int],
+                 chunk_games: int) -> Iterator[Chunk]:
+    """Fold and build the rows of ``games``, ``chunk_games`` built games to a chunk (and a last,
+    maybe empty, chunk). A game in ``index`` (game -> last seq exported) with the same last seq
+    is left out (unchanged); with another, it replaces its old rows.
+
+    The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
+    them again and again (half the export's time), so it is paused here and sweeps the young
+    objects once per chunk.
+    """
+    buffers: dict[Partition, Rows] = {}
+
+    def rows_for(part: Partition) -> Rows:
+        b = buffers.get(part)
+        if b is None:
+            b = buffers[part] = {t: columns_for(t) for t in TABLES}
+        return b
+
+    def take() -> Chunk:
+        out = chunk
+        for part, rows in buffers.items():
+            ppath = partition_path(part)
+            for table in TABLES:
+                cols = rows[table]
+                if len(cols):
+                    out.tables.append((table, ppath, cols.to_table()))
+        buffers.clear()
+        if gc_was_on:
+            gc.collect(1)  # the chunk's garbage cycles (folds), while the heap is small
+        return out
+
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        chunk = Chunk()
+        for events in games:
+            chunk.seen += 1
+            if not events:
+                continue
+            gid, last = events[0].game, events[-1].seq
+            known = index.get(gid)
+            if known is not None:
+                if known == last:
+                    chunk.unchanged += 1
+                    continue
+                chunk.replaced.append(gid)
+            else:
+                chunk.added += 1
+            build_game(events, rows_for)
+            if chunk.added + len(chunk.replaced) >= chunk_games:
+                yield take()
+                chunk = Chunk()
+        yield take()
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
 def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: Any = None,
                  source: str | None = None, filters: dict[str, Any] | None = None,
                  chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
@@ -381,6 +451,22 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
     """
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
+    return export_chunks(lambda index: build_chunks(games, index, chunk_games), out_dir,
+                         cursor=cursor, source=source, filters=filters, chunk_games=chunk_games,
+                         full=full, keep=keep, file_rows=file_rows, row_group_rows=row_group_rows,
+                         progress=progress)
+
+
+def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_dir: str | Path,
+                  *, cursor: Any = None, source: str | None = None,
+                  filters: dict[str, Any] | None = None, chunk_games: int = DEFAULT_CHUNK,
+                  full: bool = False, keep: int = 2, file_rows: int = FILE_ROWS,
+                  row_group_rows: int = ROW_GROUP_ROWS,
+                  progress: Callable[[int], None] | None = None) -> ExportResult:
+    """:func:`export_games` from chunks already built: ``make_chunks(index)`` gives them, in
+    order, for the games to export (``index``: game -> last seq in the previous snapshot).
+    Whoever builds the chunks (this process or workers), the files are written here, in
+    chunk order, so the same chunks make the same bytes."""
     out = Path(out_dir)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -397,57 +483,20 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
         writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
         result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
         added: dict[str, int] = dict.fromkeys(TABLES, 0)
-        buffers: dict[Partition, Rows] = {}
-
-        def rows_for(part: Partition) -> Rows:
-            b = buffers.get(part)
-            if b is None:
-                b = buffers[part] = {t: columns_for(t) for t in TABLES}
-            return b
-
-        def flush() -> None:
-            for part, rows in buffers.items():
-                ppath = partition_path(part)
-                for table in TABLES:
-                    cols = rows[table]
-                    if len(cols):
-                        added[table] += len(cols)
-                        writers.add(table, ppath, cols.to_table())
-            buffers.clear()
-            if gc_was_on:
-                gc.collect(1)  # the chunk's garbage cycles (folds), while the heap is small
-
-        # The rows of a chunk are millions of small tuples: the cyclic garbage collector
-        # would walk them again and again (half the export's time); it runs once per chunk.
-        gc_was_on = gc.isenabled()
-        gc.disable()
         try:
             replaced: set[str] = set()
-            pending = seen = 0
-            for events in games:
-                seen += 1
-                if not events:
-                    continue
-                gid, last = events[0].game, events[-1].seq
-                known = index.get(gid)
-                if known is not None:
-                    if known == last:
-                        result.games_unchanged += 1
-                        if progress is not None:
-                            progress(seen)
-                        continue
-                    replaced.add(gid)
-                    result.games_replaced += 1
-                else:
-                    result.games_added += 1
-                build_game(events, rows_for)
-                pending += 1
-                if pending >= chunk_games:
-                    flush()
-                    pending = 0
+            seen = 0
+            for chunk in make_chunks(index):
+                for table, ppath, t in chunk.tables:
+                    added[table] += t.num_rows
+                    writers.add(table, ppath, t)
+                result.games_added += chunk.added
+                result.games_replaced += len(chunk.replaced)
+                result.games_unchanged += chunk.unchanged
+                replaced.update(chunk.replaced)
+                seen += chunk.seen
                 if progress is not None:
                     progress(seen)
-            flush()
             nothing_new = not any(added.values()) and not replaced
             if nothing_new and prev is not None and prev_snap is not None and base \
                     and prev.get("cursor") == cursor:
@@ -496,6 +545,3 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
             writers.abort()
             shutil.rmtree(staging, ignore_errors=True)
             raise
-        finally:
-            if gc_was_on:
-                gc.enable()

@@ -123,41 +123,73 @@ class Queries:
         stored bytes) instead of a model: about twice as fast to read, for bulk readers that
         fold (the export). Every other event is a model as usual.
         """
-        read = _read_fast if fast else decode
         with eng.read_tx(self.engine) as conn:
             if after is not None and until is None:
-                until = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0)))
-                            .scalar_one())
-            base = self._game_query(player=None, ruleset=ruleset, since=since)
-            if after is not None:
-                touched = select(EVENTS.c.game).where(EVENTS.c.pos > after)
-                if until is not None:
-                    touched = touched.where(EVENTS.c.pos <= until)
-                base = base.where(GAMES.c.id.in_(touched))
-            elif until is not None:
-                # A game exists at ``until`` when its first event does (seq 0 comes first):
-                # one primary-key lookup per game, not a scan of every event per batch.
-                base = base.where(select(EVENTS.c.seq).where(
-                    EVENTS.c.game == GAMES.c.id, EVENTS.c.seq == 0, EVENTS.c.pos <= until)
-                    .exists())
-            last_pos = 0
-            while True:
-                ids = [(r.id, r.pos) for r in conn.execute(
-                    base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos).limit(batch))]
-                if not ids:
-                    return
-                last_pos = ids[-1][1]
-                q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
-                    EVENTS.c.game.in_(bindparam("ids", expanding=True)))
-                if until is not None:
-                    q = q.where(EVENTS.c.pos <= until)
-                by_game: dict[str, list[Event]] = {gid: [] for gid, _ in ids}
-                for game, seq, version, payload in conn.execute(
-                        q.order_by(EVENTS.c.game, EVENTS.c.seq), {"ids": [gid for gid, _ in ids]}):
-                    by_game[game].append(read(payload, version, game, seq))
-                for gid, _ in ids:
-                    if by_game[gid]:
-                        yield gid, by_game[gid]
+                until = self._cursor(conn)
+            for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
+                                        until=until, batch=batch):
+                yield from self._games_of(conn, ids, until, fast)
+
+    def game_id_batches(self, *, since: str | None = None, ruleset: str | None = None,
+                        after: int | None = None, until: int | None = None,
+                        batch: int = 200) -> list[list[str]]:
+        """The ids of the games :meth:`iter_games` would yield (same arguments), in its order,
+        ``batch`` to a list: for readers that share the games out (the parallel export)."""
+        with eng.read_tx(self.engine) as conn:
+            if after is not None and until is None:
+                until = self._cursor(conn)
+            return list(self._id_batches(conn, since=since, ruleset=ruleset, after=after,
+                                         until=until, batch=batch))
+
+    def games_by_id(self, ids: list[str], *, until: int | None = None,
+                    fast: bool = False) -> Iterator[tuple[str, list[Event]]]:
+        """``(game_id, events)`` for ``ids``, in that order, each with its events up to
+        ``until`` (a cursor); a game without events there is left out. ``fast`` as in
+        :meth:`iter_games`."""
+        with eng.read_tx(self.engine) as conn:
+            yield from self._games_of(conn, ids, until, fast)
+
+    @staticmethod
+    def _cursor(conn: Connection) -> int:
+        return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+
+    def _id_batches(self, conn: Connection, *, since: str | None, ruleset: str | None,
+                    after: int | None, until: int | None, batch: int) -> Iterator[list[str]]:
+        base = self._game_query(player=None, ruleset=ruleset, since=since)
+        if after is not None:
+            touched = select(EVENTS.c.game).where(EVENTS.c.pos > after)
+            if until is not None:
+                touched = touched.where(EVENTS.c.pos <= until)
+            base = base.where(GAMES.c.id.in_(touched))
+        elif until is not None:
+            # A game exists at ``until`` when its first event does (seq 0 comes first): one
+            # primary-key lookup per game, not a scan of every event per batch.
+            base = base.where(select(EVENTS.c.seq).where(
+                EVENTS.c.game == GAMES.c.id, EVENTS.c.seq == 0, EVENTS.c.pos <= until).exists())
+        last_pos = 0
+        while True:
+            rows = conn.execute(base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos)
+                                .limit(batch)).all()
+            if not rows:
+                return
+            last_pos = rows[-1].pos
+            yield [r.id for r in rows]
+
+    @staticmethod
+    def _games_of(conn: Connection, ids: list[str], until: int | None,
+                  fast: bool) -> Iterator[tuple[str, list[Event]]]:
+        read = _read_fast if fast else decode
+        q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
+            EVENTS.c.game.in_(bindparam("ids", expanding=True)))
+        if until is not None:
+            q = q.where(EVENTS.c.pos <= until)
+        by_game: dict[str, list[Event]] = {gid: [] for gid in ids}
+        for game, seq, version, payload in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
+                                                        {"ids": ids}):
+            by_game[game].append(read(payload, version, game, seq))
+        for gid in ids:
+            if by_game[gid]:
+                yield gid, by_game[gid]
 
 
 def _read_fast(payload: bytes, version: int, game: str, seq: int) -> Event:

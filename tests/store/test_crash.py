@@ -31,19 +31,32 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Counter[st
     return path, sizes
 
 
-def _processes_with(text: str) -> list[int]:
-    """Live processes whose command line holds ``text``."""
-    found = []
+def _stat(pid: int) -> list[str] | None:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
+def descendants(pid: int) -> set[int]:
+    """The live processes below ``pid`` (workers, and whatever they started)."""
+    parents: dict[int, int] = {}
     for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                cmd = (d / "cmdline").read_bytes()
-                state = (d / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if text.encode() in cmd and state != "Z":
-                found.append(int(d.name))
+        if d.name.isdigit() and (st := _stat(int(d.name))) is not None and st[0] != "Z":
+            parents[int(d.name)] = int(st[1])
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parents.items() if pp == p and c not in found]
+        found.update(kids)
+        todo += kids
     return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running (not gone, not zombies)."""
+    return {p for p in pids if (st := _stat(p)) is not None and st[0] != "Z"}
 
 
 @pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc (Linux)")
@@ -65,11 +78,13 @@ def test_kill_9_midway_then_reimport(store_url: str, big_file: tuple[Path, Count
             assert proc.poll() is None, "the import ended before it could be killed"
             assert time.monotonic() < deadline
             time.sleep(0.02)
+    workers_seen = descendants(proc.pid)
+    assert len(workers_seen) >= int(workers), workers_seen
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     assert proc.returncode == -signal.SIGKILL
     deadline = time.monotonic() + 10
-    while survivors := _processes_with(store_url):
+    while survivors := alive(workers_seen):
         assert time.monotonic() < deadline, f"workers outlived the import: {survivors}"
         time.sleep(0.05)
     with open_store(store_url) as s:

@@ -1,0 +1,97 @@
+"""The export with worker processes: the same files, byte for byte, as in one process."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jaslog.events import Event
+from jaslog.export import export_store
+from jaslog.export.parallel import MIN_CHUNKS, auto_workers
+from jaslog.store import open_store
+from tests.export.test_dataset import content
+
+
+def _dicts(events: list[Event]) -> list[dict[str, Any]]:
+    return [e.model_dump(exclude_none=True) for e in events]
+
+
+def files(out: Path) -> dict[str, str]:
+    """The current snapshot's files (their export version left out) and their SHA-256."""
+    m = json.loads((out / "current" / "manifest.json").read_text())
+    v = f"part-{m['version']:06d}"
+    return {f["path"].replace(v, "part-V"): f["sha256"] for f in m["files"]}
+
+
+def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path,
+                                                           corpus: list[list[Event]]) -> None:
+    games = corpus[:-1]
+    cut = corpus[-1]
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in games[:-4]:
+            store.append(g[0].game, _dicts(g))
+        store.append(cut[0].game, _dicts(cut[:150]))
+        progress: list[int] = []
+        one = export_store(store, tmp_path / "one", chunk_games=3, workers=0)
+        many = export_store(store, tmp_path / "many", chunk_games=3, workers=2,
+                            progress=progress.append)
+        assert one.files_added > 1 and files(tmp_path / "one") == files(tmp_path / "many")
+        assert (many.games_added, many.rows_total) == (one.games_added, one.rows_total)
+        assert progress and progress[-1] == len(games) - 4 + 1 and progress == sorted(progress)
+        # more games, and the rest of the game in progress: the changed games only
+        for g in games[-4:]:
+            store.append(g[0].game, _dicts(g))
+        store.append(cut[0].game, _dicts(cut[150:]), expected_seq=150)
+        one = export_store(store, tmp_path / "one", chunk_games=1, workers=0)
+        many = export_store(store, tmp_path / "many", chunk_games=1, workers=2)
+        assert (many.games_added, many.games_replaced) == (one.games_added, one.games_replaced) \
+            == (4, 1)
+        assert files(tmp_path / "one") == files(tmp_path / "many")
+        assert export_store(store, tmp_path / "many", workers=2).changed is False
+    assert content(tmp_path / "one") == content(tmp_path / "many")
+
+
+def test_how_many_workers() -> None:
+    assert auto_workers(MIN_CHUNKS - 1) == 0
+    cpus = os.cpu_count() or 1
+    assert auto_workers(100) == (0 if cpus < 2 else min(cpus, 8))
+    assert auto_workers(2 * MIN_CHUNKS) <= 2 * MIN_CHUNKS
+
+
+def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """Workers are killed with the export (Linux): none is left folding for nobody."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.store.test_crash import ROOT, alive, descendants
+
+    if not Path("/proc/self/cmdline").exists():
+        pytest.skip("needs /proc (Linux)")
+    db = tmp_path / "s.sqlite"
+    with open_store(str(db)) as store:
+        for g in corpus * 3:
+            store.append(g[0].game + f"-{store.cursor()}", [
+                {**d, "game": g[0].game + f"-{store.cursor()}"} for d in _dicts(g)])
+    out = tmp_path / "ds"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "jaslog", "export", str(out), "--db", str(db),
+                             "--chunk", "1", "--workers", "2"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(workers := descendants(proc.pid)) < 2:  # (spawned: the CLI runs a progress thread)
+        assert proc.poll() is None, "the export ended before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while survivors := alive(workers):
+        assert time.monotonic() < deadline, f"workers outlived the export: {survivors}"
+        time.sleep(0.05)
+    assert not (out / "current").exists()  # nothing was published
