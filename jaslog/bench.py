@@ -184,7 +184,8 @@ def _mem(r: dict[str, Any] | None) -> str:
     if r is None or r.get("peak_mib") is None:
         return ""
     mark = "" if r.get("peak_kind") == "growth" else " (process)"
-    return f"{r['peak_mib']:,.0f} MiB{mark}"
+    workers = f" + workers <= {r['worker_peak_mib']:,.0f}" if r.get("worker_peak_mib") else ""
+    return f"{r['peak_mib']:,.0f} MiB{mark}{workers}"
 
 
 def ratios(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -206,7 +207,8 @@ def report(results: dict[str, dict[str, Any]], meta: dict[str, Any]) -> Table:
                     f"({', '.join(meta['rulesets'])}), {meta['events']:,} events, "
                     f"{meta['bytes'] / 2**20:,.1f} MiB of jaslog/1",
               title_justify="left", caption="rates: units per second, higher is better; memory: "
-              "growth of the resident set during the stage", caption_justify="left")
+              "growth of the resident set during the stage (+ workers: the largest peak of a "
+              "worker process it started)", caption_justify="left")
     for col, just in (("stage", "left"), ("jaslog", "left"), ("rate", "right"),
                       ("peak mem", "right"), ("baseline", "left"), ("rate ", "right"),
                       ("peak mem ", "right"), ("ratio", "right"), ("target", "right")):

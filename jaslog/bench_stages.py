@@ -76,6 +76,8 @@ class Measure:
     unit: str = "events"
     peak_mib: float | None = None
     peak_kind: str = "growth"
+    #: the largest peak resident set of a worker process the stage started (None: none)
+    worker_peak_mib: float | None = None
     note: str = ""
     answer: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -120,6 +122,7 @@ class Meter:
     def __init__(self) -> None:
         self.seconds = 0.0
         self.peak_mib: float | None = None
+        self.worker_peak_mib: float | None = None
         self.kind = "growth"
 
     def __enter__(self) -> Meter:
@@ -143,9 +146,13 @@ class Meter:
         else:
             self.kind = "process"
             self.peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if children:  # worker processes (the stage runs in a fresh process: they are its own)
+            self.worker_peak_mib = children / 1024
 
     def measure(self, count: int, unit: str = "events", **kw: Any) -> Measure:
-        return Measure(count, self.seconds, unit, self.peak_mib, self.kind, **kw)
+        return Measure(count, self.seconds, unit, self.peak_mib, self.kind,
+                       self.worker_peak_mib, **kw)
 
 
 STAGES: dict[str, Callable[[Work], Measure]] = {}
