@@ -387,13 +387,20 @@ def get_audit(game: GamePath, svc: Service = Depends(service),
 @router.get("/games/{game}/head", response_model=HeadOut, responses=responses(401, 404, 422))
 def get_head(game: GamePath, svc: Service = Depends(service),
              who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The hash-chain head. Withheld from players and the public while a round is live
-    (the hash covers the hidden hands)."""
+    """The hash-chain head. The hash covers every hand dealt: it is withheld from players
+    and the public while a round is live, and for good when a round ended with cards unplayed
+    (its hands stay secret, and with most cards of a round known the rest could be found by
+    trying every deal against the hash); the referee and the table's scorer see it."""
     head, tl, s = _read(svc, who, game)
-    if not s.full and tl.live_round is not None:
+    if not s.full and tl.secret_rounds:
+        if tl.live_round is not None:
+            note = f"round {tl.live_round} is being played; the head is shown when it is over"
+        else:
+            rounds = ", ".join(str(n) for n in sorted(tl.secret_rounds))
+            note = (f"round {rounds} ended with cards unplayed and its hands stay secret; the "
+                    "hash covers them, so it is shown to the referee and the scorer only")
         return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": None,
-                "certificate": None,
-                "note": f"round {tl.live_round} is being played; the head is shown when it is over"}
+                "certificate": None, "note": note}
     return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": head.hash,
             "certificate": head.certificate}
 

@@ -245,6 +245,15 @@ def test_no_response_holds_the_unplayed_cards_of_a_round_ruled_mid_play(server, 
             assert not leaked, f"the public sees {sorted(leaked)} of the ruled round in {where}"
     with server.client("referee") as c:  # the check can fail: the referee sees them all
         assert set().union(*left) <= cards_in(c.get(f"/api/games/{gid}/replay").text)
+        stored = c.get(f"/api/games/{gid}/head").json()
+    assert stored["hash"] and stored["certificate"]
+    # the head hash covers the unplayed cards (few enough to find by trying every deal)
+    for role in ("player0", "public"):
+        with server.client(role) as c:
+            head = c.get(f"/api/games/{gid}/head").json()
+        assert head["hash"] is None and head["certificate"] is None, role
+        assert "round 1 ended with cards unplayed" in head["note"]
+        assert head["next_seq"] == stored["next_seq"]
 
 
 def _swap_hidden(events: list[dict[str, Any]], upto: int, seat: int) -> list[dict[str, Any]] | None:
