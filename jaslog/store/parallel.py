@@ -161,7 +161,16 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 continue
             if chunk is None:
                 break
-            if chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
+            if chunk[0] == "lines":  # (kind, source, line numbers, their bytes joined, lengths)
+                _, source, numbers, blob, lengths = chunk
+                take_bytes = v.take_bytes
+                start = 0
+                for number, size in zip(numbers, lengths, strict=True):
+                    end = start + size
+                    take_bytes(blob[start:end], source, number)
+                    start = end
+                items = numbers
+            elif chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
                 _, source, first, items = chunk
                 take_bytes = v.take_bytes
                 for number, raw in enumerate(items, first):
@@ -217,7 +226,8 @@ class ParallelImporter:
         # again (see importer._collector_paused)
         self._collector_was_on = gc.isenabled()
         gc.disable()
-        self.buffers: list[list[Any]] = [[] for _ in range(workers)]
+        #: by worker: the numbers and bytes of the lines not sent yet
+        self.buffers: list[tuple[list[int], list[bytes]]] = [([], []) for _ in range(workers)]
         self.done = 0
         self.lines = 0
         self.seen_existing: set[str] = set()
@@ -266,9 +276,12 @@ class ParallelImporter:
                 self._check_alive()
 
     def _flush_buffer(self, k: int, source: str) -> None:
-        if self.buffers[k]:
-            self._send(k, ("raw", source, self.buffers[k]))
-            self.buffers[k] = []
+        """Send worker ``k`` its lines so far as one message: their numbers, and their bytes
+        joined into one (a list of tuples cost more to pickle and unpickle than the rest)."""
+        numbers, raws = self.buffers[k]
+        if numbers:
+            self._send(k, ("lines", source, numbers, b"".join(raws), [len(r) for r in raws]))
+            self.buffers[k] = ([], [])
 
     def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
                   offset: int = 0) -> int:
@@ -286,10 +299,15 @@ class ParallelImporter:
                     k = zlib.crc32(r[3].encode()) % n if r[3] else 0
                 else:
                     k = route(raw)
-                buf = self.buffers[k]
-                buf.append(r)
-                if len(buf) >= CHUNK:
+                if raw is None or r[4]:  # an error already known, or the file's last line
                     self._flush_buffer(k, source)
+                    self._send(k, ("raw", source, [r]))
+                else:
+                    numbers, raws = self.buffers[k]
+                    numbers.append(r[0])
+                    raws.append(raw)
+                    if len(numbers) >= CHUNK:
+                        self._flush_buffer(k, source)
                 consumed = r[5]
                 if i % CHUNK == 0:
                     self._drain()
@@ -316,13 +334,16 @@ class ParallelImporter:
                 self._drain()
             return
         route = Router(n)
+        buffers = self.buffers
         for i, item in enumerate(lines, 1):
             raw = item.encode() if isinstance(item, str) else item
             if not raw.strip():
                 continue
             k = route(raw)
-            self.buffers[k].append((i, raw, None, None, False, 0))
-            if len(self.buffers[k]) >= CHUNK:
+            numbers, raws = buffers[k]
+            numbers.append(i)
+            raws.append(raw)
+            if len(numbers) >= CHUNK:
                 self._flush_buffer(k, source)
                 self._drain()
         for k in range(n):
