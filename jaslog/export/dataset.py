@@ -373,11 +373,12 @@ class Chunk:
     seen: int = 0
 
 
-def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int],
-                 chunk_games: int) -> Iterator[Chunk]:
+def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_games: int,
+                 progress: Callable[[int], None] | None = None) -> Iterator[Chunk]:
     """Fold and build the rows of ``games``, ``chunk_games`` built games to a chunk (and a last,
     maybe empty, chunk). A game in ``index`` (game -> last seq exported) with the same last seq
-    is left out (unchanged); with another, it replaces its old rows.
+    is left out (unchanged); with another, it replaces its old rows. ``progress`` is called
+    with the number of games read so far, game by game.
 
     The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
     them again and again (half the export's time), so it is paused here and sweeps the young
@@ -408,8 +409,12 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int],
     gc.disable()
     try:
         chunk = Chunk()
+        seen = 0
         for events in games:
             chunk.seen += 1
+            seen += 1
+            if progress is not None:
+                progress(seen)
             if not events:
                 continue
             gid, last = events[0].game, events[-1].seq
@@ -451,10 +456,9 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
     """
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
-    return export_chunks(lambda index: build_chunks(games, index, chunk_games), out_dir,
+    return export_chunks(lambda index: build_chunks(games, index, chunk_games, progress), out_dir,
                          cursor=cursor, source=source, filters=filters, chunk_games=chunk_games,
-                         full=full, keep=keep, file_rows=file_rows, row_group_rows=row_group_rows,
-                         progress=progress)
+                         full=full, keep=keep, file_rows=file_rows, row_group_rows=row_group_rows)
 
 
 def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_dir: str | Path,
@@ -466,7 +470,8 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
     """:func:`export_games` from chunks already built: ``make_chunks(index)`` gives them, in
     order, for the games to export (``index``: game -> last seq in the previous snapshot).
     Whoever builds the chunks (this process or workers), the files are written here, in
-    chunk order, so the same chunks make the same bytes."""
+    chunk order, so the same chunks make the same bytes. ``progress`` is called with the
+    number of games read so far, chunk by chunk."""
     out = Path(out_dir)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)

@@ -36,12 +36,16 @@ def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path,
             store.append(g[0].game, _dicts(g))
         store.append(cut[0].game, _dicts(cut[:150]))
         progress: list[int] = []
-        one = export_store(store, tmp_path / "one", chunk_games=3, workers=0)
+        by_game: list[int] = []
+        one = export_store(store, tmp_path / "one", chunk_games=3, workers=0,
+                           progress=by_game.append)
         many = export_store(store, tmp_path / "many", chunk_games=3, workers=2,
                             progress=progress.append)
         assert one.files_added > 1 and files(tmp_path / "one") == files(tmp_path / "many")
         assert (many.games_added, many.rows_total) == (one.games_added, one.rows_total)
-        assert progress and progress[-1] == len(games) - 4 + 1 and progress == sorted(progress)
+        n = len(games) - 4 + 1
+        assert by_game == list(range(1, n + 1))  # one process: game by game
+        assert progress[-1] == n and progress == sorted(progress) and len(progress) >= n // 3
         # more games, and the rest of the game in progress: the changed games only
         for g in games[-4:]:
             store.append(g[0].game, _dicts(g))
