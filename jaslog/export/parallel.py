@@ -39,18 +39,12 @@ def auto_workers(chunks: int) -> int:
     return min(cpus, 8, chunks)
 
 
-def parallel_ok(store: Store) -> bool:
-    """Workers need a database they can open by URL (not in-memory SQLite)."""
-    return not (store.dialect == "sqlite"
-                and store.url in ("sqlite://", "sqlite:///:memory:"))
-
-
 def _init(url: str, until: int | None, parent: int) -> None:
     from jaslog.store import open_store
-    from jaslog.store.parallel import _die_with_parent
+    from jaslog.store.parallel import die_with_parent
 
     global _store, _until
-    _die_with_parent(parent)
+    die_with_parent(parent)
     _store = open_store(url)
     _until = until
 
@@ -60,14 +54,8 @@ def _build(task: tuple[list[str], dict[str, int]]) -> Chunk:
     the previous snapshot, for those that are in it)."""
     ids, known = task
     games = (events for _gid, events in _store.games_by_id(ids, until=_until, fast=True))
-    out = Chunk()
-    for part in build_chunks(games, known, chunk_games=len(ids) + 1):
-        out.tables += part.tables
-        out.added += part.added
-        out.replaced += part.replaced
-        out.unchanged += part.unchanged
-        out.seen += part.seen
-    return out
+    [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1)  # all of it: one chunk
+    return chunk
 
 
 def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
@@ -76,6 +64,6 @@ def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
     from jaslog.store.parallel import start_method
 
     ctx: Any = mp.get_context(start_method())
-    tasks = (([g for g in ids], {g: index[g] for g in ids if g in index}) for ids in batches)
+    tasks = ((ids, {g: index[g] for g in ids if g in index}) for ids in batches)
     with ctx.Pool(workers, initializer=_init, initargs=(store.url, until, os.getpid())) as pool:
         yield from pool.imap(_build, tasks)

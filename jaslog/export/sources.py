@@ -58,7 +58,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     there are two CPUs or more and at least four chunks of games; 0: all in this process).
     The files are the same either way.
     """
-    from jaslog.export.parallel import auto_workers, parallel_ok, store_chunks
+    from jaslog.export.parallel import auto_workers, store_chunks
 
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
@@ -72,7 +72,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
         after = None
     full = full or after is None
-    if workers != 0 and parallel_ok(store):
+    if workers != 0 and store.workers_ok():
         batches = store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
                                         batch=chunk_games)
         n = auto_workers(len(batches)) if workers is None else min(workers, len(batches))

@@ -117,7 +117,7 @@ class Router:
         return k
 
 
-def _die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int) -> None:
     """On Linux, have the kernel kill this worker when its parent dies (PR_SET_PDEATHSIG), so
     that a killed import leaves no worker writing on behind it."""
     if sys.platform == "linux":
@@ -128,7 +128,7 @@ def _die_with_parent(parent: int) -> None:
 
 
 def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock: Any) -> None:
-    _die_with_parent(parent)
+    die_with_parent(parent)
     from jaslog.store.store import open_store
 
     try:

@@ -363,7 +363,7 @@ class Store(Queries):
         rejected whole. ``progress`` is called with the number of lines read so far.
         ``workers`` > 0 validates in that many processes (lines must be bytes or str).
         """
-        if workers > 0 and self._parallel_ok():
+        if workers > 0 and self.workers_ok():
             from jaslog.store.parallel import ParallelImporter
 
             par = ParallelImporter(self, workers, batch_games=batch_games)
@@ -395,7 +395,7 @@ class Store(Queries):
                 sum(Path(p).stat().st_size for p in paths if Path(p).is_file())
             workers = auto_workers(size)
         imp: Importer | ParallelImporter
-        if workers > 0 and self._parallel_ok():
+        if workers > 0 and self.workers_ok():
             imp = ParallelImporter(self, workers, batch_games=batch_games)
         else:
             imp = Importer(self, batch_games=batch_games)
@@ -409,8 +409,9 @@ class Store(Queries):
             raise
         return imp.finish()
 
-    def _parallel_ok(self) -> bool:
-        """Worker processes need a database they can open by URL (not in-memory SQLite)."""
+    def workers_ok(self) -> bool:
+        """Whether worker processes can share this store's work (import, export): they need
+        a database they can open by URL (not in-memory SQLite)."""
         return not (self.dialect == "sqlite" and (self.url in ("sqlite://", "sqlite:///:memory:")))
 
     # ------------------------------------------------------------------ verifying
