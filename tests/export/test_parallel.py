@@ -27,11 +27,12 @@ def files(out: Path) -> dict[str, str]:
     return {f["path"].replace(v, "part-V"): f["sha256"] for f in m["files"]}
 
 
-def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path,
+def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store_url: str,
                                                            corpus: list[list[Event]]) -> None:
+    """On SQLite and PostgreSQL (each worker opens the store by its URL)."""
     games = corpus[:-1]
     cut = corpus[-1]
-    with open_store(str(tmp_path / "s.sqlite")) as store:
+    with open_store(store_url) as store:
         for g in games[:-4]:
             store.append(g[0].game, _dicts(g))
         store.append(cut[0].game, _dicts(cut[:150]))
