@@ -38,6 +38,11 @@ def trick_winner(cards: Sequence[int], trump: int) -> int:
     return best
 
 
+#: Card points of every card (0-31) with each suit as trumps: ``CARD_POINTS[trump][card]``.
+CARD_POINTS = tuple(tuple(TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7]
+                          for c in range(32)) for t in range(4))
+
+
 def trick_points(cards: Sequence[int], trump: int) -> int:
     """Card points in a trick, without the last-trick bonus."""
     return sum(TRUMP_POINTS[c & 7] if c >> 3 == trump else PLAIN_POINTS[c & 7] for c in cards)

@@ -175,3 +175,37 @@ def test_three_of_a_kind_option(trick: str, value: int) -> None:
 
 def test_three_of_a_kind_is_off_by_default() -> None:
     assert roem("KS KC KD 7H") == 0
+
+
+@pytest.mark.parametrize("options", [
+    resolve("amsterdam"),
+    {**resolve("rotterdam"), "roem.three_of_a_kind": 30, "roem.run3": 25, "roem.run4": 60,
+     "roem.stuk": 15, "roem.four_jacks": 300,
+     "roem.four_kind_ranks": ["A", "K", "Q", "10", "9", "8", "7"]},
+], ids=["amsterdam", "every-roem-changed"])
+def test_trick_value_agrees_with_the_parts_on_every_trick_of_the_pack(
+        options: dict[str, Any]) -> None:
+    """The fold's table arithmetic (``trick_value``) against the rules as written
+    (``trick_points`` and the sum of ``_roem_parts``): all 35,960 four-card tricks, under
+    every trump, each in a shuffled play order."""
+    from itertools import combinations
+    from random import Random
+
+    from jaslog.rules.klaverjas.play import _roem_parts, trick_value
+
+    rules = RoemRules.from_options(options)
+    rng = Random(7)
+    checked = kinds = 0
+    seen: set[int] = set()
+    for combo in combinations(range(32), 4):
+        trick = list(combo)
+        rng.shuffle(trick)
+        for trump in range(4):
+            parts = _roem_parts(trick, trump, rules)
+            want = (trick_points(trick, trump), sum(p for _, p in parts))
+            assert trick_value(*trick, trump, rules) == want, (trick, trump, parts)
+            seen.add(want[1])
+            checked += 1
+            kinds += bool(parts)
+    assert checked == 143_840
+    assert kinds > 4_000 and len(seen) >= 6  # the walk met runs, stuk, four of a kind

@@ -48,7 +48,7 @@ from jaslog.rules.klaverjas.play import (
     legal,
     score_round,
     stuk_cards,
-    trick_score,
+    trick_value,
 )
 from jaslog.rules.klaverjas.trump import TrumpSelection, make_selection
 from jaslog.rules.options import resolve
@@ -355,13 +355,14 @@ class KlaverjasGame:
         cards.append(c)
         t.seqs.append(seq)
         if n == 3:  # the trick is complete
-            # its card points and roem: looked up by card set and trump (trick_score, inlined)
+            # its card points and roem, by card set and trump (trick_score, inlined)
             a, b, d = cards[0], cards[1], cards[2]
-            hit = self.roem_rules.memo.get((1 << a | 1 << b | 1 << d | bit) << 2 | trump)
-            if hit is not None:
-                points, t.roem = hit[2], hit[0]
-            else:
-                points, t.roem = trick_score(cards, trump, self.roem_rules)
+            memo = self.roem_rules.memo
+            key = (1 << a | 1 << b | 1 << d | bit) << 2 | trump
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = trick_value(a, b, d, c, trump, self.roem_rules)
+            points, t.roem = hit
             if t.number == 8:
                 t.points = points + self.last_bonus
                 self._close_round(r)

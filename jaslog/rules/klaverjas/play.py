@@ -28,6 +28,7 @@ from jaslog.cards import (
     JACK,
     KING,
     QUEEN,
+    RANK_MASK,
     RANK_TEXT,
     SUIT_MASK,
     SUIT_NAMES,
@@ -35,7 +36,7 @@ from jaslog.cards import (
     card_text,
     hand_text,
 )
-from jaslog.rules.jacknine import RUN_LENGTH, trick_points, trick_winner
+from jaslog.rules.jacknine import CARD_POINTS, RUN_LENGTH, trick_points, trick_winner
 
 # ---------------------------------------------------------------- legal plays (3.3)
 
@@ -227,10 +228,20 @@ class RoemRules:
     four_kind_ranks: frozenset[int] = frozenset()
     four_jacks: int = 200
     three_of_a_kind: int = 0
-    #: (roem, parts, card points) of tricks already seen, by card set and trump: they depend on
+    #: (card points, roem) of tricks already worked out, by :func:`trick_key`: they depend on
     #: nothing else, and a fold meets the same tricks over and over (at most 143,840 of them).
-    memo: dict[int, tuple[int, tuple[tuple[str, int], ...], int]] = field(
+    memo: dict[int, tuple[int, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    #: The roem combinations of tricks already seen, by :func:`trick_key` (for the export).
+    parts_memo: dict[int, tuple[tuple[str, int], ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False)
+    #: Roem of a suit's cards in a trick, by their 8-bit rank set: a run of three or four.
+    run_roem: tuple[int, ...] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "run_roem", tuple(
+            self.run4 if RUN_LENGTH[b] >= 4 else self.run3 if RUN_LENGTH[b] == 3 else 0
+            for b in range(256)))
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> RoemRules:
@@ -252,30 +263,54 @@ class RoemRules:
 _SHARED: dict[RoemRules, RoemRules] = {}
 
 
-def _memo(cards: Sequence[int], trump: int,
-          rules: RoemRules) -> tuple[int, tuple[tuple[str, int], ...], int] | None:
-    """Roem, its parts and the card points of a trick of four different cards, computed once
-    per card set and trump."""
-    if len(cards) != 4:
+def trick_key(cards: Sequence[int], trump: int) -> int | None:
+    """The memo key of a trick of four different cards and a trump suit (None for anything
+    else): the trick's card mask and the trump in one int."""
+    if len(cards) != 4 or not 0 <= trump < 4:
         return None
     a, b, c, d = cards
     mask = 1 << a | 1 << b | 1 << c | 1 << d
-    key = mask << 2 | trump
-    hit = rules.memo.get(key)
-    if hit is None:
-        if mask.bit_count() != 4 or not 0 <= trump < 4:
-            return None
-        parts = tuple(_roem_parts(cards, trump, rules))
-        hit = rules.memo[key] = (sum(p for _, p in parts), parts, trick_points(cards, trump))
-    return hit
+    return mask << 2 | trump if mask.bit_count() == 4 else None
+
+
+def trick_value(a: int, b: int, c: int, d: int, trump: int, rules: RoemRules) -> tuple[int, int]:
+    """(card points without the last-trick bonus, roem on the table) of the trick ``a b c d``
+    (four different cards): :func:`trick_points` and the sum of :func:`roem_parts`, worked out
+    on the trick's card mask with lookup tables. ``tests/rules/test_tricks_roem.py`` checks
+    every trick of the pack against those two.
+
+    >>> from jaslog.cards import parse_card as p, HEARTS
+    >>> trick_value(p("KH"), p("QH"), p("JH"), p("7C"), HEARTS, RoemRules())
+    (27, 40)
+    """
+    pts = CARD_POINTS[trump]
+    points = pts[a] + pts[b] + pts[c] + pts[d]
+    mask = 1 << a | 1 << b | 1 << c | 1 << d
+    rank = a & 7
+    if mask == RANK_MASK[rank]:  # four of a kind: nothing else counts
+        return points, (rules.four_jacks if rank == JACK
+                        else rules.four_kind if rank in rules.four_kind_ranks else 0)
+    run = rules.run_roem  # four cards: at most one suit holds three or more of them
+    roem = run[mask & 0xFF] + run[mask >> 8 & 0xFF] + run[mask >> 16 & 0xFF] + run[mask >> 24]
+    stuk = STUK[trump]
+    if mask & stuk == stuk:
+        roem += rules.stuk
+    if rules.three_of_a_kind and ((mask & RANK_MASK[rank]).bit_count() == 3
+                                  or (mask & RANK_MASK[b & 7]).bit_count() == 3):
+        roem += rules.three_of_a_kind
+    return points, roem
 
 
 def trick_score(cards: Sequence[int], trump: int, rules: RoemRules) -> tuple[int, int]:
     """(card points without the last-trick bonus, roem on the table) of a completed trick."""
-    hit = _memo(cards, trump, rules)
-    if hit is not None:
-        return hit[2], hit[0]
-    return trick_points(cards, trump), sum(p for _, p in _roem_parts(cards, trump, rules))
+    key = trick_key(cards, trump)
+    if key is None:
+        return trick_points(cards, trump), sum(p for _, p in _roem_parts(cards, trump, rules))
+    hit = rules.memo.get(key)
+    if hit is None:
+        a, b, c, d = cards
+        hit = rules.memo[key] = trick_value(a, b, c, d, trump, rules)
+    return hit
 
 
 def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple[str, int]]:
@@ -285,8 +320,13 @@ def roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple
     ``three_of_a_kind``. Only the longest run of a suit counts; stuk adds to a run;
     four of a kind excludes both.
     """
-    hit = _memo(cards, trump, rules)
-    return list(hit[1]) if hit is not None else _roem_parts(cards, trump, rules)
+    key = trick_key(cards, trump)
+    if key is None:
+        return _roem_parts(cards, trump, rules)
+    hit = rules.parts_memo.get(key)
+    if hit is None:
+        hit = rules.parts_memo[key] = tuple(_roem_parts(cards, trump, rules))
+    return list(hit)
 
 
 def _roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tuple[str, int]]:
@@ -316,13 +356,16 @@ def _roem_parts(cards: Sequence[int], trump: int, rules: RoemRules) -> list[tupl
 
 def trick_roem(cards: Sequence[int], trump: int, rules: RoemRules) -> int:
     """Total roem on the table in a completed trick (0, 20, 40, 50, 70, 100 or 200)."""
-    hit = _memo(cards, trump, rules)
-    return hit[0] if hit is not None else sum(p for _, p in _roem_parts(cards, trump, rules))
+    return trick_score(cards, trump, rules)[1]
 
 
 def stuk_cards(trump: int) -> int:
     """The mask of the king and queen of trumps."""
     return 1 << card(KING, trump) | 1 << card(QUEEN, trump)
+
+
+#: :func:`stuk_cards` of each suit.
+STUK = tuple(stuk_cards(s) for s in range(4))
 
 
 # ---------------------------------------------------------------- round scoring (3.5, 3.7)
