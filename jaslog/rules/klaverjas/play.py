@@ -19,6 +19,7 @@ a card outside them breaks.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -239,9 +240,7 @@ class RoemRules:
     run_roem: tuple[int, ...] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "run_roem", tuple(
-            self.run4 if RUN_LENGTH[b] >= 4 else self.run3 if RUN_LENGTH[b] == 3 else 0
-            for b in range(256)))
+        object.__setattr__(self, "run_roem", _run_roem(self.run3, self.run4))
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> RoemRules:
@@ -261,6 +260,13 @@ class RoemRules:
 
 
 _SHARED: dict[RoemRules, RoemRules] = {}
+
+
+@functools.lru_cache(maxsize=64)
+def _run_roem(run3: int, run4: int) -> tuple[int, ...]:
+    """:attr:`RoemRules.run_roem` for these values (every game builds its rules: one table)."""
+    return tuple(run4 if RUN_LENGTH[b] >= 4 else run3 if RUN_LENGTH[b] == 3 else 0
+                 for b in range(256))
 
 
 def trick_key(cards: Sequence[int], trump: int) -> int | None:
