@@ -18,7 +18,9 @@ replay from the store  ``Store.iter_games`` + fold        ``eventsourcing`` repl
                        (``jaslog.store.perf``)
 export to Parquet      ``export_store``                   pyarrow ``write_table`` of the same
                                                           tables (>= 0.5x); the same from
-                                                          Python rows (``from_pylist``)
+                                                          Python rows (``from_pylist``); the
+                                                          floor: the stored events fetched
+                                                          by a bare cursor + ``write_table``
 stats query            DuckDB over the Parquet dataset    the same question in SQL over the
                                                           SQLite store; declarer success by
                                                           trump also by folding the store
@@ -79,14 +81,15 @@ ROWS = (
     Row("replay from the store", "replay", "es_replay"),
     Row("export to Parquet", "export", "write_table", 0.5),
     Row("export to Parquet", "export", "write_rows"),
+    Row("export to Parquet", "export", "read_write"),
     Row("stats query", "query", "sqlite_sql"),
     Row("  stats question", "question", "store_question"),
 )
 
 #: The order the stages run in (each needs what the ones before it left in the work folder).
 ORDER = ("parse", "json", "orjson", "fold", "check", "import", "executemany", "es_store",
-         "es_replay", "replay", "export", "write_table", "write_rows", "query", "sqlite_sql", "question",
-         "store_question")
+         "es_replay", "replay", "export", "write_table", "read_write", "write_rows", "query",
+         "sqlite_sql", "question", "store_question")
 
 LABELS = {
     "parse": "parse_event (models)", "json": "json.loads (stdlib)", "orjson": "orjson.loads",
@@ -94,7 +97,8 @@ LABELS = {
     "es_replay": "eventsourcing replay", "import": "Store.import_lines",
     "executemany": "sqlite3 executemany", "es_store": "eventsourcing save",
     "replay": "iter_games + fold", "export": "export_store", "write_table": "pyarrow write_table",
-    "write_rows": "pyarrow from rows+write", "query": "DuckDB on Parquet",
+    "write_rows": "pyarrow from rows+write",
+    "read_write": "floor: fetch + write_table", "query": "DuckDB on Parquet",
     "question": "stats declarer_success", "sqlite_sql": "SQL on the SQLite store",
     "store_question": "fold the stored games",
 }
@@ -200,6 +204,15 @@ def ratios(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                     "target": row.target,
                     "met": (ratio >= row.target) if ratio is not None and row.target else None})
     return out
+
+
+def export_floor(results: dict[str, dict[str, Any]]) -> float | None:
+    """The floor stage's rate over ``write_table``'s: the best ratio any export from the store
+    could reach if decoding, folding and building rows cost nothing."""
+    floor, direct = results.get("read_write", {}), results.get("write_table", {})
+    if not floor.get("rate") or not direct.get("rate"):
+        return None
+    return round(floor["rate"] / direct["rate"], 3)
 
 
 def report(results: dict[str, dict[str, Any]], meta: dict[str, Any]) -> Table:
@@ -364,6 +377,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, r in results.items():
             if "failed" in r:
                 console.print(f"[red]{name} failed:[/] {r['failed']}")
+        floor = export_floor(results)
+        if floor is not None:
+            console.print(f"export floor: fetching the stored events and writing the finished "
+                          f"tables, with nothing in between, reaches {floor:.2f}x of write_table")
         agree = _answers_agree(results)
         if agree is not None:
             console.print(f"stats query: DuckDB on Parquet and SQL on SQLite give "
@@ -383,7 +400,8 @@ def main(argv: list[str] | None = None) -> int:
                    "python": platform.python_version(), "cpus": os.cpu_count(),
                    "workload": meta, "stages": {k: {kk: vv for kk, vv in v.items() if kk != "answer"}
                                                 for k, v in results.items()},
-                   "ratios": ratios(results), "answers_agree": agree, "scale": scale}
+                   "ratios": ratios(results), "export_floor": export_floor(results),
+                   "answers_agree": agree, "scale": scale}
             a.json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
             console.print(f"figures written to {a.json}", style="dim")
     finally:

@@ -409,6 +409,32 @@ def write_table(w: Work) -> Measure:
                                         "in memory")
 
 
+@stage("read_write")
+def read_write(w: Work) -> Measure:
+    """The floor under any export from the store: what it must do whatever it does in between.
+    The stored events fetched in store order by a bare ``sqlite3`` cursor (not decoded, not
+    folded), then the finished tables written as the ``write_table`` stage writes them. Its
+    rate is the dataset's rows over both times together."""
+    import sqlite3
+
+    eperf = need("jaslog.export.perf")
+    if not w.store.exists():
+        raise Unavailable("needs the import stage's store")
+    tables = _snapshot_tables(w)
+    events = 0
+    with Meter() as m:
+        con = sqlite3.connect(w.store)
+        try:
+            cur = con.execute("SELECT game, seq, version, payload FROM events ORDER BY pos")
+            while batch := cur.fetchmany(20_000):
+                events += len(batch)
+        finally:
+            con.close()
+        rows = eperf.write_arrow(tables, w.raw_parquet)
+    return m.measure(rows, "rows", note=f"sqlite3 fetch of the {events:,} stored events (no "
+                                        f"decoding) + write_table of the same {len(tables)} tables")
+
+
 @stage("write_rows")
 def write_rows(w: Work) -> Measure:
     """The same tables from Python rows (what a program holding its rows would do):

@@ -44,6 +44,7 @@ def test_every_stage_and_baseline_is_reported(bench: tuple[Path, subprocess.Comp
     assert "not available" not in out, out
     assert "failed" not in out
     assert "give the same answer" in out  # DuckDB on Parquet and SQL on SQLite agree
+    assert "export floor: fetching the stored events and writing the finished tables" in out
 
 
 def test_json_holds_every_figure(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -62,7 +63,11 @@ def test_json_holds_every_figure(bench: tuple[Path, subprocess.CompletedProcess[
                  "es_store", "es_replay", "replay"):
         assert doc["stages"][name]["count"] == events, name
     assert doc["stages"]["export"]["count"] == doc["stages"]["write_table"]["count"] \
-        == doc["stages"]["write_rows"]["count"]
+        == doc["stages"]["write_rows"]["count"] == doc["stages"]["read_write"]["count"]
+    # the floor fetches every stored event, then writes what write_table writes
+    assert f"fetch of the {events:,} stored events" in doc["stages"]["read_write"]["note"]
+    floor = doc["stages"]["read_write"]["rate"] / doc["stages"]["write_table"]["rate"]
+    assert doc["export_floor"] == round(floor, 3) and floor > 0
     ratios = {(r["ours"], r["baseline"]): r for r in doc["ratios"]}
     assert ratios[("fold", "es_replay")]["target"] == 10.0
     assert ratios[("import", "executemany")]["target"] == 0.5
