@@ -24,7 +24,14 @@ from jaslog.export.dataset import (
 )
 from jaslog.export.rows import ROW_BUILDERS, build_game
 from jaslog.export.schema import SCHEMAS, TABLES, arrow_schema_docs
-from jaslog.export.sources import export_files, export_store, read_log_games, store_source, store_status
+from jaslog.export.sources import (
+    export_files,
+    export_store,
+    read_log_games,
+    store_source,
+    store_status,
+    stream_log_games,
+)
 
 __all__ = [
     "DEFAULT_CHUNK",
@@ -43,6 +50,7 @@ __all__ = [
     "snapshot_dir",
     "store_source",
     "store_status",
+    "stream_log_games",
     "usable_previous",
     "verify_dataset",
 ]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from jaslog.events import Event, read_file
+from jaslog.events import Event, line_game, read_lines
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     ExportError,
@@ -88,25 +92,86 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
 
 def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:
-    """Every game in ``jaslog/1`` files, its events in seq order (games may interleave).
+    """Every game in ``jaslog/1`` files, its events in seq order (games may interleave), in
+    the order the games first appear: :func:`stream_log_games` as a list.
 
     Raises :class:`ExportError` naming the file and line of the first unreadable line.
     """
-    games: dict[str, list[Event]] = {}
-    for p in paths:
-        if str(p) != "-" and not Path(p).is_file():
-            raise ExportError(f"{p}: no such file")
-        try:
-            for ln in read_file(p):
-                if ln.event is None:
+    return list(stream_log_games(paths))
+
+
+def stream_log_games(paths: Iterable[str | Path]) -> Iterator[list[Event]]:
+    """The games of ``jaslog/1`` files one at a time, each handed on at its last line.
+
+    Two passes over the files: the first reads only the game of each line
+    (:func:`jaslog.events.line_game`) to learn where each game's lines end; the second parses
+    the lines. Games come in the order they first appear, their events in seq order, and
+    memory holds only the games whose lines are still mixed with others' (one game at a time
+    in a file written game after game), never a whole archive. Standard input (``-``) is kept
+    in a temporary file for the second pass.
+
+    Raises :class:`ExportError` naming the file and line of the first unreadable line (met in
+    the second pass: games before it may have been handed on already).
+    """
+    with contextlib.ExitStack() as stack:
+        files = _open_logs(paths, stack)
+        last: dict[str, tuple[int, int]] = {}  # game -> (file, line number) of its last line
+        for k, (_name, fh) in enumerate(files):
+            for number, raw in enumerate(fh, 1):
+                game = line_game(raw)
+                if game is not None:
+                    last[game] = (k, number)
+        waiting: dict[str, list[Event]] = {}  # in the order the games first appear
+        complete: set[str] = set()
+        handed: set[str] = set()
+        for k, (name, fh) in enumerate(files):
+            fh.seek(0)
+            for ln in read_lines(fh, name):
+                e = ln.event
+                if e is None:
                     raise ExportError(f"{ln.source}:{ln.number}: {ln.error} "
                                       "(check the file with `jaslog check`)")
-                games.setdefault(ln.event.game, []).append(ln.event)
+                gid = e.game
+                events = waiting.get(gid)
+                if events is None:
+                    if gid in handed:  # only a line whose text and JSON disagree on its game
+                        raise ExportError(f"{ln.source}:{ln.number}: game {gid} was read to its "
+                                          "end before this line (does the line name its game "
+                                          "twice?)")
+                    events = waiting[gid] = []
+                events.append(e)
+                if last.get(gid) == (k, ln.number):
+                    complete.add(gid)
+                    while waiting and (first := next(iter(waiting))) in complete:
+                        complete.discard(first)
+                        handed.add(first)
+                        yield _in_seq_order(waiting.pop(first))
+        for events in waiting.values():  # a file that grew between the two passes
+            yield _in_seq_order(events)
+
+
+def _open_logs(paths: Iterable[str | Path],
+               stack: contextlib.ExitStack) -> list[tuple[str, IO[bytes]]]:
+    """(name, open binary file) of each path, standard input copied to a temporary file."""
+    files: list[tuple[str, IO[bytes]]] = []
+    for p in paths:
+        if str(p) == "-":
+            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the stack closes it)
+            shutil.copyfileobj(sys.stdin.buffer, spool)
+            files.append(("<stdin>", spool))
+            continue
+        if not Path(p).is_file():
+            raise ExportError(f"{p}: no such file")
+        try:
+            files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
         except OSError as e:
             raise ExportError(f"{p}: {e.strerror}") from None
-    for evs in games.values():
-        evs.sort(key=lambda e: e.seq)
-    return list(games.values())
+    return files
+
+
+def _in_seq_order(events: list[Event]) -> list[Event]:
+    events.sort(key=lambda e: e.seq)
+    return events
 
 
 def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool = False,
@@ -114,10 +179,5 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
                  progress: Callable[[int], None] | None = None) -> ExportResult:
     """Export the games of log files; new games are added to the dataset, games with more
     events than before replace their old rows, games absent from the files are kept."""
-    games = read_log_games(paths)
-    return export_games(_iter(games), out_dir, source=FILES_SOURCE, chunk_games=chunk_games,
-                        full=full, keep=keep, progress=progress)
-
-
-def _iter(games: list[list[Event]]) -> Iterator[list[Event]]:
-    yield from games
+    return export_games(stream_log_games(paths), out_dir, source=FILES_SOURCE,
+                        chunk_games=chunk_games, full=full, keep=keep, progress=progress)

@@ -38,8 +38,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from jaslog.events import line_game
 from jaslog.store.importer import (
     _COLLECT_EVERY,
     Part,
@@ -62,29 +61,11 @@ IN_FLIGHT = 64
 WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 50, 30_000
 
 
-def _game_of(raw: bytes) -> str | None:
-    """The game of a line, to choose its worker (the worker says what is wrong with it)."""
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return guess_game(raw)
-    g = d.get("game") if isinstance(d, dict) else None
-    return g if isinstance(g, str) else None
-
-
 def worker_of(raw: bytes, n: int) -> int:
     """Which of ``n`` workers takes a line: the one of its game (the same for every line of a
-    game), 0 when the line names none.
-
-    A line in canonical form starts with its game id, which is read off the text when that is
-    certain: the key ``"game"`` is in the line once and the id has no escape; otherwise the
-    line is parsed.
-    """
-    if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
-        end = raw.find(b'"', 9)
-        if end > 9 and raw.find(b"\\", 9, end) < 0:
-            return zlib.crc32(raw[9:end]) % n
-    game = _game_of(raw)
+    game; :func:`jaslog.events.line_game`, or for a line that is not JSON the game its text
+    shows), 0 when the line names none."""
+    game = line_game(raw) or guess_game(raw)
     return zlib.crc32(game.encode()) % n if game else 0
 
 

@@ -26,6 +26,8 @@ from jaslog.export import (
     export_games,
     export_store,
     load_manifest,
+    read_log_games,
+    stream_log_games,
     verify_dataset,
 )
 from jaslog.export.sources import store_status
@@ -219,15 +221,31 @@ def sample(_):
     global peak
     peak = max(peak, rss())
 
-r = export_games(clones(n), out, chunk_games=10, row_group_rows=8192, progress=sample)
-assert r.rows_total["games"] == n
+if sys.argv[3] == "files":  # the games written to a log first, then read back from it
+    import orjson
+    from jaslog.export import stream_log_games
+
+    log = out + ".jsonl"
+    with open(log, "wb") as f:
+        for g in clones(n):
+            f.writelines(orjson.dumps(e.model_dump(exclude_none=True)) + b"\\n" for e in g)
+    before = peak = rss()
+    games = 0
+    for g in stream_log_games([log]):
+        games += 1
+        sample(games)
+    assert games == n
+else:
+    r = export_games(clones(n), out, chunk_games=10, row_group_rows=8192, progress=sample)
+    assert r.rows_total["games"] == n
 print(before, max(peak, rss()))
 """
 
 
-def _peak_kib(n: int, out: Path) -> tuple[int, int]:
-    """(RSS before the export, peak RSS during it) of a fresh process exporting n games."""
-    proc = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(n), str(out)],
+def _peak_kib(n: int, out: Path, source: str = "games") -> tuple[int, int]:
+    """(RSS before the export, peak RSS during it) of a fresh process exporting n games
+    (``source``: ``games`` in memory one by one, or ``files``: from a log file)."""
+    proc = subprocess.run([sys.executable, "-c", MEMORY_PROBE, str(n), str(out), source],
                           capture_output=True, text=True, check=True, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     before, after = map(int, proc.stdout.split())
@@ -235,11 +253,14 @@ def _peak_kib(n: int, out: Path) -> tuple[int, int]:
 
 
 @pytest.mark.slow
-def test_memory_stays_bounded_from_n_to_10n_games(tmp_path: Path) -> None:
+@pytest.mark.parametrize("source", ["games", "files"])
+def test_memory_stays_bounded_from_n_to_10n_games(tmp_path: Path, source: str) -> None:
     """Not a timing test: a fresh process exporting 10N games peaks near one exporting N
-    (Python objects, Arrow buffers and Parquet writers all counted, as the OS sees them)."""
-    base_n, peak_n = _peak_kib(15, tmp_path / "n")
-    base_10n, peak_10n = _peak_kib(150, tmp_path / "10n")
+    (Python objects, Arrow buffers and Parquet writers all counted, as the OS sees them);
+    and reading the games of a log file 10 times as long peaks near reading the short one
+    (two passes, never the whole file in memory)."""
+    base_n, peak_n = _peak_kib(15, tmp_path / "n", source)
+    base_10n, peak_10n = _peak_kib(150, tmp_path / "10n", source)
     growth_n, growth_10n = peak_n - base_n, peak_10n - base_10n
     assert growth_n > 0
     assert growth_10n < 1.5 * growth_n + 16 * 1024, (growth_n, growth_10n)  # KiB
@@ -257,6 +278,53 @@ def test_export_files_and_their_errors(tmp_path: Path, corpus: list[list[Event]]
         f.write(b'{"game": "x", "seq": 0, "type": "nonsense"}\n')
     with pytest.raises(ExportError, match=r"games\.jsonl:\d+: unknown event type"):
         export_files([log], tmp_path / "out")
+
+
+def _write(path: Path, events: list[Event], tail: bytes = b"") -> Path:
+    with open(path, "wb") as f:
+        f.writelines(orjson.dumps(e.model_dump(exclude_none=True)) + b"\n" for e in events)
+        f.write(tail)
+    return path
+
+
+def test_log_games_come_whole_in_the_order_they_first_appear(
+        tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """Games mixed line by line, one game's lines out of seq order, a game across two files:
+    each comes whole, in seq order, in the order of its first line."""
+    a, b, c, d = corpus[:4]
+    mixed = [e for pair in zip(b, c, strict=False) for e in pair] + b[len(c):] + c[len(b):]
+    d_shuffled = d[:1] + d[1:][::-1]
+    half = len(mixed) // 2
+    first = _write(tmp_path / "1.jsonl", a + mixed[:half], tail=b"\n")  # a blank line too
+    second = _write(tmp_path / "2.jsonl", mixed[half:] + d_shuffled)
+    got = list(stream_log_games([first, second]))
+    assert [g[0].game for g in got] == [a[0].game, b[0].game, c[0].game, d[0].game]
+    for want, have in zip((a, b, c, d), got, strict=True):
+        assert have == want
+    assert read_log_games([first, second]) == got
+
+
+def test_log_games_are_handed_on_before_the_rest_is_read(
+        tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """Streaming: the games before a bad line come out before its error (a reader that loaded
+    the whole file first would fail at once)."""
+    a, b = corpus[:2]
+    log = _write(tmp_path / "games.jsonl", a + b, tail=b'{"game": "x", "seq": 0}\n')
+    games = stream_log_games([log])
+    assert next(games) == a
+    assert next(games) == b
+    with pytest.raises(ExportError, match=rf"games\.jsonl:{len(a) + len(b) + 1}: "):
+        next(games)
+
+
+def test_export_from_standard_input(tmp_path: Path, corpus: list[list[Event]]) -> None:
+    log = _write(tmp_path / "games.jsonl", [e for g in corpus[:3] for e in g])
+    with open(log, "rb") as stdin:
+        proc = subprocess.run([sys.executable, "-m", "jaslog", "export", str(tmp_path / "ds"),
+                               "--from", "-", "--json"], stdin=stdin, capture_output=True,
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert orjson.loads(proc.stdout)["games_added"] == 3
 
 
 # ------------------------------------------------------------------ from a real SQLite store
