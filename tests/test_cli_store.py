@@ -313,3 +313,23 @@ def test_record_opens_a_klaberjass_game(db: str) -> None:
     out = run("record", gid, input="quit\n").stdout
     assert "(klaberjass-2p)" in out and "0 events recorded" in out
     assert "certificate" in run("show", gid).stdout
+
+
+def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
+    """Ids are what a reader copies into the next command: a narrow terminal leaves columns
+    out (and says so) rather than cut an id or a certificate short."""
+    gid = "club-de-klaverheer-2026-11-30-table-07"
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", gid)
+    cert = orjson.loads(run("games", "--json").stdout)["certificate"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JASLOG_DB": db}
+    for columns, hidden in (("200", None), ("80", "players, certificate left out"),
+                            ("60", "started, players, certificate left out")):
+        out = subprocess.run([sys.executable, "-m", "jaslog", "games"], capture_output=True,
+                             text=True, env={**env, "COLUMNS": columns}, timeout=120).stdout
+        assert gid in out and "…" not in out, out
+        assert max(len(line) for line in out.splitlines()) <= int(columns)
+        if hidden is None:
+            assert cert in out and "ann, bob, cor, dirk" in out and "left out" not in out
+        else:
+            assert f"({hidden} for the terminal's width; --json has every field)" \
+                in " ".join(out.split())

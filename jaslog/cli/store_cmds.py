@@ -235,17 +235,29 @@ def games(
     if not rows:
         console.print("no games", highlight=False)
         return
+    cells = [{"game": g.game, "ruleset": g.ruleset,
+              "started": g.created_at[:19].replace("T", " "),
+              "players": escape(", ".join(names.get(p, p) for p in g.seats)),
+              "events": str(g.events), "certificate": g.certificate} for g in rows]
+    # Whole cells only (the id is what a reader copies into the next command): on a narrow
+    # terminal the columns that do not fit are left out, the least needed first.
+    width = {c: max(len(c), *(len(r[c]) for r in cells)) for c in cells[0]}
+    shown, used = set(), -2
+    for col in ("game", "ruleset", "events", "started", "players", "certificate"):
+        if col in ("game", "ruleset") or used + 2 + width[col] <= console.width:
+            shown.add(col)
+            used += 2 + width[col]
     tab = Table(box=None, pad_edge=False)
-    for col in ("game", "ruleset", "started"):
-        tab.add_column(col, no_wrap=True)
-    tab.add_column("players")
-    tab.add_column("events", justify="right", no_wrap=True)
-    tab.add_column("certificate", no_wrap=True)
-    for g in rows:
-        tab.add_row(g.game, g.ruleset, g.created_at[:19].replace("T", " "),
-                    escape(", ".join(names.get(p, p) for p in g.seats)), str(g.events),
-                    g.certificate)
+    order = [c for c in cells[0] if c in shown]
+    for col in order:
+        tab.add_column(col, no_wrap=True, justify="right" if col == "events" else "left")
+    for r in cells:
+        tab.add_row(*(r[c] for c in order))
     console.print(tab)
+    hidden = [c for c in cells[0] if c not in shown]
+    if hidden:
+        console.print(f"({', '.join(hidden)} left out for the terminal's width; --json has "
+                      "every field)", style="dim", highlight=False)
 
 
 def show(
