@@ -347,18 +347,21 @@ def line_game(raw: bytes) -> str | None:
 def read_lines(stream: IO[bytes], source: str) -> Iterator[Line]:
     """Every non-blank line of a JSON Lines stream, parsed. Never raises for bad input."""
     for number, raw in enumerate(stream, 1):
-        if not raw.strip():
-            continue
+        if raw.strip():
+            yield read_line(raw, source, number)
+
+
+def read_line(raw: bytes, source: str, number: int) -> Line:
+    """Line ``number`` of ``source``, parsed: its event, or what is wrong with it."""
+    try:
+        return Line(source, number, parse_event(raw))
+    except EventError as e:
         try:
-            yield Line(source, number, parse_event(raw))
-        except EventError as e:
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError as u:
-                yield Line(source, number, None, f"not UTF-8 (byte {u.start + 1} of the line)")
-                continue
-            game, seq = _peek(raw) if len(raw) <= MAX_LINE else (None, None)
-            yield Line(source, number, None, str(e), game, seq)
+            raw.decode("utf-8")
+        except UnicodeDecodeError as u:
+            return Line(source, number, None, f"not UTF-8 (byte {u.start + 1} of the line)")
+        game, seq = _peek(raw) if len(raw) <= MAX_LINE else (None, None)
+        return Line(source, number, None, str(e), game, seq)
 
 
 def read_file(path: str | Path) -> Iterator[Line]:

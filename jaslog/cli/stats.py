@@ -114,8 +114,8 @@ def export(
     chunk: int = typer.Option(200, "--chunk", min=1, help="games folded per batch (memory)"),
     keep: int = typer.Option(2, "--keep", min=1, help="snapshots to keep for running readers"),
     workers: int | None = typer.Option(None, "--workers", min=0, help="processes that fold the "
-                                       "games of the store (default: one per CPU when there are "
-                                       "two or more and at least four chunks; 0: none)"),
+                                       "games (default: one per CPU when there are two or more "
+                                       "and at least four chunks; 0: none)"),
     verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
                                 "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
     json: bool = JSON,
@@ -141,7 +141,7 @@ def export(
                 fail("--since and --ruleset filter the store; they do not apply to --from files")
             with _progress("exporting") as progress:
                 result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
-                                      progress=progress)
+                                      progress=progress, workers=workers)
         else:
             from jaslog.store import open_store, resolve_url
 

@@ -1,11 +1,14 @@
-"""Exporting a store with the folding shared out among worker processes.
+"""Exporting with the folding shared out among worker processes.
 
-The games to export are listed first (their ids, in the store's order, a chunk's worth to a
-list). Each worker opens the store itself, reads the games of a chunk up to the export's
-cursor, folds them and builds the chunk's Arrow tables (:func:`jaslog.export.dataset.build_chunks`,
-exactly as one process does); this process takes the chunks back in order and writes them.
-The same chunks in the same order make the same files: a full export is byte for byte the
-same with or without workers (``tests/export/test_parallel.py``).
+From a store, the games to export are listed first (their ids, in the store's order, a
+chunk's worth to a list). Each worker opens the store itself, reads the games of a chunk up
+to the export's cursor, folds them and builds the chunk's Arrow tables
+(:func:`jaslog.export.dataset.build_chunks`, exactly as one process does). From log files,
+this process reads the lines game by game (:class:`jaslog.export.sources.LogFiles`) and sends
+a chunk's games as their lines, which the worker parses, folds and builds; a few chunks at a
+time are in flight, so memory stays bounded. Either way this process takes the chunks back
+in order and writes them. The same chunks in the same order make the same files: an export is
+byte for byte the same with or without workers (``tests/export/test_parallel.py``).
 
 Workers are forked where that is safe, else spawned (see :func:`jaslog.store.parallel.start_method`),
 and on Linux they are killed with their parent.
@@ -15,12 +18,15 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from collections import deque
 from collections.abc import Iterator
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from jaslog.export.dataset import Chunk, build_chunks
 
 if TYPE_CHECKING:
+    from jaslog.export.sources import LogFiles, RawLine
     from jaslog.store import Store
 
 #: Below this many chunks an export runs in one process (starting workers costs more).
@@ -67,3 +73,40 @@ def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
     tasks = ((ids, {g: index[g] for g in ids if g in index}) for ids in batches)
     with ctx.Pool(workers, initializer=_init, initargs=(store.url, until, os.getpid())) as pool:
         yield from pool.imap(_build, tasks)
+
+
+def _init_files(parent: int) -> None:
+    from jaslog.store.parallel import die_with_parent
+
+    die_with_parent(parent)
+
+
+def _build_files(task: tuple[list[list[RawLine]], dict[str, int]]) -> Chunk:
+    """One chunk from log files: its games' lines parsed, folded and built."""
+    from jaslog.export.sources import parse_game
+
+    games_lines, known = task
+    games = (parse_game(lines) for lines in games_lines)
+    [chunk] = build_chunks(games, known, chunk_games=len(games_lines) + 1)
+    return chunk
+
+
+def file_chunks(log: LogFiles, index: dict[str, int], chunk_games: int,
+                workers: int) -> Iterator[Chunk]:
+    """The chunks of the games of ``log``, ``chunk_games`` games each, built by ``workers``
+    processes, in order; at most two chunks per worker are read ahead."""
+    from jaslog.events import line_game
+    from jaslog.store.parallel import start_method
+
+    ctx: Any = mp.get_context(start_method())
+    games = log.game_lines()
+    with ctx.Pool(workers, initializer=_init_files, initargs=(os.getpid(),)) as pool:
+        ahead: deque[Any] = deque()
+        while batch := list(islice(games, chunk_games)):
+            ids = (line_game(lines[0][2]) for lines in batch)
+            known = {g: index[g] for g in ids if g is not None and g in index}
+            ahead.append(pool.apply_async(_build_files, ((batch, known),)))
+            if len(ahead) >= 2 * workers:
+                yield ahead.popleft().get()
+        while ahead:
+            yield ahead.popleft().get()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from jaslog.events import Event, line_game, read_lines
+from jaslog.events import Event, Line, line_game, read_line
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     ExportError,
@@ -93,7 +93,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
 def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:
     """Every game in ``jaslog/1`` files, its events in seq order (games may interleave), in
-    the order the games first appear: :func:`stream_log_games` as a list.
+    the order the games end: :func:`stream_log_games` as a list.
 
     Raises :class:`ExportError` naming the file and line of the first unreadable line.
     """
@@ -101,83 +101,131 @@ def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:
 
 
 def stream_log_games(paths: Iterable[str | Path]) -> Iterator[list[Event]]:
-    """The games of ``jaslog/1`` files one at a time, each handed on at its last line.
+    """The games of ``jaslog/1`` files one at a time, each as soon as its last line is read
+    (see :class:`LogFiles`), its events in seq order.
 
-    Two passes over the files: the first reads only the game of each line
-    (:func:`jaslog.events.line_game`) to learn where each game's lines end; the second parses
-    the lines. Games come in the order they first appear, their events in seq order, and
-    memory holds only the games whose lines are still mixed with others' (one game at a time
-    in a file written game after game), never a whole archive. Standard input (``-``) is kept
-    in a temporary file for the second pass.
-
-    Raises :class:`ExportError` naming the file and line of the first unreadable line (met in
-    the second pass: games before it may have been handed on already).
+    Raises :class:`ExportError` naming the file and line of an unreadable line (when its game
+    is complete: games before it may have been handed on already).
     """
     with contextlib.ExitStack() as stack:
-        files = _open_logs(paths, stack)
-        last: dict[str, tuple[int, int]] = {}  # game -> (file, line number) of its last line
-        for k, (_name, fh) in enumerate(files):
+        for lines in LogFiles(paths, stack).game_lines():
+            yield parse_game(lines)
+
+
+#: One line of a log file: (file name, line number, bytes).
+RawLine = tuple[str, int, bytes]
+
+
+class LogFiles:
+    """``jaslog/1`` files read game by game, in two passes, never whole.
+
+    Opening them reads only the game of each line (:func:`jaslog.events.line_game`), to learn
+    where each game's lines end (``games`` is then how many games there are);
+    :meth:`game_lines` reads the files again and hands on each game's lines at its last one,
+    so games come in the order they end. Memory holds only the lines of the games under way at
+    a point of the files (one game at a time in a file written game after game). Standard
+    input (``-``) is kept in a temporary file for the second pass. The files are closed with
+    ``stack``.
+    """
+
+    def __init__(self, paths: Iterable[str | Path], stack: contextlib.ExitStack) -> None:
+        self.files: list[tuple[str, IO[bytes]]] = []
+        for p in paths:
+            if str(p) == "-":
+                spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+                self.files.append(("<stdin>", spool))
+                continue
+            if not Path(p).is_file():
+                raise ExportError(f"{p}: no such file")
+            try:
+                self.files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
+            except OSError as e:
+                raise ExportError(f"{p}: {e.strerror}") from None
+        self.last: dict[str, tuple[int, int]] = {}  # game -> (file, line number) of its end
+        for k, (_name, fh) in enumerate(self.files):
             for number, raw in enumerate(fh, 1):
                 game = line_game(raw)
                 if game is not None:
-                    last[game] = (k, number)
-        waiting: dict[str, list[Event]] = {}  # in the order the games first appear
-        complete: set[str] = set()
+                    self.last[game] = (k, number)
+
+    @property
+    def games(self) -> int:
+        return len(self.last)
+
+    def game_lines(self) -> Iterator[list[RawLine]]:
+        """Each game's lines (not parsed yet), at its last line. A line that names no game
+        raises its error (:class:`ExportError`) where it stands."""
+        waiting: dict[str, list[RawLine]] = {}
         handed: set[str] = set()
-        for k, (name, fh) in enumerate(files):
+        for k, (name, fh) in enumerate(self.files):
             fh.seek(0)
-            for ln in read_lines(fh, name):
-                e = ln.event
-                if e is None:
-                    raise ExportError(f"{ln.source}:{ln.number}: {ln.error} "
-                                      "(check the file with `jaslog check`)")
-                gid = e.game
-                events = waiting.get(gid)
-                if events is None:
-                    if gid in handed:  # only a line whose text and JSON disagree on its game
-                        raise ExportError(f"{ln.source}:{ln.number}: game {gid} was read to its "
-                                          "end before this line (does the line name its game "
-                                          "twice?)")
-                    events = waiting[gid] = []
-                events.append(e)
-                if last.get(gid) == (k, ln.number):
-                    complete.add(gid)
-                    while waiting and (first := next(iter(waiting))) in complete:
-                        complete.discard(first)
-                        handed.add(first)
-                        yield _in_seq_order(waiting.pop(first))
-        for events in waiting.values():  # a file that grew between the two passes
-            yield _in_seq_order(events)
+            for number, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                gid = line_game(raw)
+                if gid is None:  # no game: not an event (its parse says why)
+                    raise _unreadable(read_line(raw, name, number))
+                lines = waiting.get(gid)
+                if lines is None:
+                    if gid in handed:
+                        raise ExportError(f"{name}:{number}: game {gid} was read to its end "
+                                          "before this line (did the file change while it "
+                                          "was read?)")
+                    lines = waiting[gid] = []
+                lines.append((name, number, raw))
+                if self.last.get(gid) == (k, number):
+                    handed.add(gid)
+                    yield waiting.pop(gid)
+        yield from waiting.values()  # games that grew while the files were read
 
 
-def _open_logs(paths: Iterable[str | Path],
-               stack: contextlib.ExitStack) -> list[tuple[str, IO[bytes]]]:
-    """(name, open binary file) of each path, standard input copied to a temporary file."""
-    files: list[tuple[str, IO[bytes]]] = []
-    for p in paths:
-        if str(p) == "-":
-            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115 (the stack closes it)
-            shutil.copyfileobj(sys.stdin.buffer, spool)
-            files.append(("<stdin>", spool))
-            continue
-        if not Path(p).is_file():
-            raise ExportError(f"{p}: no such file")
-        try:
-            files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
-        except OSError as e:
-            raise ExportError(f"{p}: {e.strerror}") from None
-    return files
-
-
-def _in_seq_order(events: list[Event]) -> list[Event]:
+def parse_game(lines: list[RawLine]) -> list[Event]:
+    """The events of one game's lines, in seq order, or :class:`ExportError` for the first
+    unreadable line."""
+    events = []
+    game = None
+    for name, number, raw in lines:
+        ln = read_line(raw, name, number)
+        if ln.event is None:
+            raise _unreadable(ln)
+        if game is None:
+            game = ln.event.game
+        elif ln.event.game != game:  # the text and the JSON disagree (a key given twice?)
+            raise ExportError(f"{name}:{number}: the line names game {ln.event.game}, but its "
+                              f"text starts as a line of game {game} (a key written twice?)")
+        events.append(ln.event)
     events.sort(key=lambda e: e.seq)
     return events
 
 
+def _unreadable(ln: Line) -> ExportError:
+    return ExportError(f"{ln.source}:{ln.number}: {ln.error} (check the file with `jaslog check`)")
+
+
 def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool = False,
                  chunk_games: int = DEFAULT_CHUNK, keep: int = 2,
-                 progress: Callable[[int], None] | None = None) -> ExportResult:
+                 progress: Callable[[int], None] | None = None,
+                 workers: int | None = None) -> ExportResult:
     """Export the games of log files; new games are added to the dataset, games with more
-    events than before replace their old rows, games absent from the files are kept."""
-    return export_games(stream_log_games(paths), out_dir, source=FILES_SOURCE,
-                        chunk_games=chunk_games, full=full, keep=keep, progress=progress)
+    events than before replace their old rows, games absent from the files are kept.
+
+    The files are read game by game (:class:`LogFiles`), never whole. ``workers``: processes
+    that parse, fold and build the games (as :func:`export_store`; the files are the same
+    either way).
+    """
+    from jaslog.export.parallel import auto_workers, file_chunks
+
+    if chunk_games < 1:
+        raise ValueError("chunk_games must be at least 1")
+    with contextlib.ExitStack() as stack:
+        log = LogFiles(paths, stack)
+        chunks = -(-log.games // chunk_games)
+        n = auto_workers(chunks) if workers is None else min(workers, chunks)
+        if n > 0:
+            return export_chunks(lambda index: file_chunks(log, index, chunk_games, n), out_dir,
+                                 source=FILES_SOURCE, chunk_games=chunk_games, full=full,
+                                 keep=keep, progress=progress)
+        games = (parse_game(lines) for lines in log.game_lines())
+        return export_games(games, out_dir, source=FILES_SOURCE, chunk_games=chunk_games,
+                            full=full, keep=keep, progress=progress)

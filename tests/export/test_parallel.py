@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from jaslog.events import Event
-from jaslog.export import export_store
+from jaslog.export import ExportError, export_files, export_store
 from jaslog.export.parallel import MIN_CHUNKS, auto_workers
 from jaslog.store import open_store
 from tests.export.test_dataset import content
@@ -58,6 +58,46 @@ def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store
         assert files(tmp_path / "one") == files(tmp_path / "many")
         assert export_store(store, tmp_path / "many", workers=2).changed is False
     assert content(tmp_path / "one") == content(tmp_path / "many")
+
+
+def _log(path: Path, events: list[Event], tail: bytes = b"") -> Path:
+    import orjson
+
+    path.write_bytes(b"".join(orjson.dumps(d) + b"\n" for d in _dicts(events)) + tail)
+    return path
+
+
+def test_workers_export_log_files_to_the_same_bytes(tmp_path: Path,
+                                                    corpus: list[list[Event]]) -> None:
+    """From log files: workers parse, fold and build the games the main process reads; the
+    files are the same as in one process, full and incremental, and a bad line is named."""
+    games, cut = corpus[:-1], corpus[-1]
+    a, b = games[0], games[1]
+    mixed = [e for pair in zip(a, b, strict=False) for e in pair] + a[len(b):] + b[len(a):]
+    first = _log(tmp_path / "1.jsonl", mixed + [e for g in games[2:-4] for e in g] + cut[:150])
+    one = export_files([first], tmp_path / "one", chunk_games=3, workers=0)
+    many = export_files([first], tmp_path / "many", chunk_games=3, workers=2)
+    assert one.files_added > 1 and files(tmp_path / "one") == files(tmp_path / "many")
+    assert (many.games_added, many.rows_total) == (one.games_added, one.rows_total) \
+        == (len(games) - 4 + 1, one.rows_total)
+    # a second file: four more games and the rest of the game in progress
+    second = _log(tmp_path / "2.jsonl", [e for g in games[-4:] for e in g] + cut[150:])
+    one = export_files([first, second], tmp_path / "one", chunk_games=1, workers=0)
+    many = export_files([first, second], tmp_path / "many", chunk_games=1, workers=2)
+    assert (many.games_added, many.games_replaced) == (one.games_added, one.games_replaced) \
+        == (4, 1)
+    assert files(tmp_path / "one") == files(tmp_path / "many")
+    assert content(tmp_path / "one") == content(tmp_path / "many")
+    # a card that is no card, in the third game: the worker's error names the file and line
+    bad = _log(tmp_path / "bad.jsonl", [e for g in games[:3] for e in g])
+    lines = bad.read_bytes().splitlines(keepends=True)
+    at = len(a) + len(b) + 20
+    assert b'"card":"' in lines[at - 1]
+    lines[at - 1] = lines[at - 1].replace(b'"card":"', b'"card":"Z', 1)
+    bad.write_bytes(b"".join(lines))
+    with pytest.raises(ExportError, match=rf"bad\.jsonl:{at}: "):
+        export_files([bad], tmp_path / "bad", chunk_games=1, workers=2)
+    assert not (tmp_path / "bad" / "current").exists()
 
 
 def test_how_many_workers() -> None:
