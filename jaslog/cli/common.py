@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,8 +12,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from jaslog.events import Line, read_file
+from jaslog.events import Line
 from jaslog.fold import FileGame, FoldError, fold_lines
+from jaslog.logs import LogError, LogFiles
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -89,21 +91,22 @@ def stored_lines(ref: str, db: str | None) -> list[Line]:
 
 
 def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | FoldError]:
-    """Every game in the files, folded (games may span lines anywhere in a file), then
-    the stored games named ``store:GAME`` (``store:``: all of them) in the store ``db``."""
+    """Every game in the files, folded (games may span lines anywhere in a file; each comes
+    at its last line), then the stored games named ``store:GAME`` (``store:``: all of them)
+    in the store ``db``."""
     refs = [str(p) for p in paths if is_stored(p)]
     paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)
 
-    def lines():  # type: ignore[no-untyped-def]
-        for p in paths:
+    if paths:  # read twice (see jaslog.logs): each game is reported at its last line
+        with contextlib.ExitStack() as stack:
             try:
-                yield from read_file(p)
+                log = LogFiles(paths, stack)
+                yield from fold_lines(log.lines(), log.is_last)
+            except LogError as e:
+                fail(str(e))
             except OSError as e:
-                fail(f"{p}: {e.strerror}")
-
-    if paths:
-        yield from fold_lines(lines())
+                fail(f"{e.filename or 'input'}: {e.strerror}")
     if refs:
         yield from stored_games(refs, db)
 

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import re
-import shutil
-import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
-from jaslog.events import Event, Line, line_game, read_line
+from jaslog.events import Event, Line, read_line
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     ExportError,
@@ -21,6 +18,7 @@ from jaslog.export.dataset import (
     load_manifest,
     usable_previous,
 )
+from jaslog.logs import LogError, LogFiles, RawLine
 
 if TYPE_CHECKING:
     from jaslog.store import Store
@@ -108,76 +106,8 @@ def stream_log_games(paths: Iterable[str | Path]) -> Iterator[list[Event]]:
     is complete: games before it may have been handed on already).
     """
     with contextlib.ExitStack() as stack:
-        for lines in LogFiles(paths, stack).game_lines():
+        for lines in game_lines(_log_files(paths, stack)):
             yield parse_game(lines)
-
-
-#: One line of a log file: (file name, line number, bytes).
-RawLine = tuple[str, int, bytes]
-
-
-class LogFiles:
-    """``jaslog/1`` files read game by game, in two passes, never whole.
-
-    Opening them reads only the game of each line (:func:`jaslog.events.line_game`), to learn
-    where each game's lines end (``games`` is then how many games there are);
-    :meth:`game_lines` reads the files again and hands on each game's lines at its last one,
-    so games come in the order they end. Memory holds only the lines of the games under way at
-    a point of the files (one game at a time in a file written game after game). Standard
-    input (``-``) is kept in a temporary file for the second pass. The files are closed with
-    ``stack``.
-    """
-
-    def __init__(self, paths: Iterable[str | Path], stack: contextlib.ExitStack) -> None:
-        self.files: list[tuple[str, IO[bytes]]] = []
-        for p in paths:
-            if str(p) == "-":
-                spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
-                shutil.copyfileobj(sys.stdin.buffer, spool)
-                self.files.append(("<stdin>", spool))
-                continue
-            if not Path(p).is_file():
-                raise ExportError(f"{p}: no such file")
-            try:
-                self.files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
-            except OSError as e:
-                raise ExportError(f"{p}: {e.strerror}") from None
-        self.last: dict[str, tuple[int, int]] = {}  # game -> (file, line number) of its end
-        for k, (_name, fh) in enumerate(self.files):
-            for number, raw in enumerate(fh, 1):
-                game = line_game(raw)
-                if game is not None:
-                    self.last[game] = (k, number)
-
-    @property
-    def games(self) -> int:
-        return len(self.last)
-
-    def game_lines(self) -> Iterator[list[RawLine]]:
-        """Each game's lines (not parsed yet), at its last line. A line that names no game
-        raises its error (:class:`ExportError`) where it stands."""
-        waiting: dict[str, list[RawLine]] = {}
-        handed: set[str] = set()
-        for k, (name, fh) in enumerate(self.files):
-            fh.seek(0)
-            for number, raw in enumerate(fh, 1):
-                if not raw.strip():
-                    continue
-                gid = line_game(raw)
-                if gid is None:  # no game: not an event (its parse says why)
-                    raise _unreadable(read_line(raw, name, number))
-                lines = waiting.get(gid)
-                if lines is None:
-                    if gid in handed:
-                        raise ExportError(f"{name}:{number}: game {gid} was read to its end "
-                                          "before this line (did the file change while it "
-                                          "was read?)")
-                    lines = waiting[gid] = []
-                lines.append((name, number, raw))
-                if self.last.get(gid) == (k, number):
-                    handed.add(gid)
-                    yield waiting.pop(gid)
-        yield from waiting.values()  # games that grew while the files were read
 
 
 def parse_game(lines: list[RawLine]) -> list[Event]:
@@ -197,6 +127,21 @@ def parse_game(lines: list[RawLine]) -> list[Event]:
         events.append(ln.event)
     events.sort(key=lambda e: e.seq)
     return events
+
+
+def _log_files(paths: Iterable[str | Path], stack: contextlib.ExitStack) -> LogFiles:
+    try:
+        return LogFiles(paths, stack)
+    except LogError as e:
+        raise ExportError(str(e)) from None
+
+
+def game_lines(log: LogFiles) -> Iterator[list[RawLine]]:
+    """:meth:`LogFiles.game_lines`, its errors as :class:`ExportError`."""
+    try:
+        yield from log.game_lines()
+    except LogError as e:
+        raise ExportError(str(e)) from None
 
 
 def _unreadable(ln: Line) -> ExportError:
@@ -219,13 +164,13 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
     with contextlib.ExitStack() as stack:
-        log = LogFiles(paths, stack)
+        log = _log_files(paths, stack)
         chunks = -(-log.games // chunk_games)
         n = auto_workers(chunks) if workers is None else min(workers, chunks)
         if n > 0:
             return export_chunks(lambda index: file_chunks(log, index, chunk_games, n), out_dir,
                                  source=FILES_SOURCE, chunk_games=chunk_games, full=full,
                                  keep=keep, progress=progress)
-        games = (parse_game(lines) for lines in log.game_lines())
+        games = (parse_game(lines) for lines in game_lines(log))
         return export_games(games, out_dir, source=FILES_SOURCE, chunk_games=chunk_games,
                             full=full, keep=keep, progress=progress)

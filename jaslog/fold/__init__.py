@@ -183,11 +183,14 @@ class FileGame:
     lines: list[tuple[str, int]] = field(default_factory=list)  # (source, line) of each event
 
 
-def fold_lines(lines: Iterable[Line]) -> Iterator[FileGame | FoldError]:
+def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | None = None,
+               ) -> Iterator[FileGame | FoldError]:
     """Fold every game found in ``lines`` (games may interleave; each in seq order).
 
-    Yields a :class:`FileGame` per game, in order of first appearance, once all lines are
-    read; a line that names no game is yielded as a bare :class:`FoldError` at once.
+    Yields a :class:`FileGame` per game: at its last line when ``is_last(game, line)`` tells
+    which line that is (:meth:`jaslog.logs.LogFiles.is_last`: memory then holds only the games
+    under way), else in order of first appearance once all lines are read. A line that names
+    no game is yielded as a bare :class:`FoldError` at once.
     """
     games: dict[str, FileGame] = {}
     for ln in lines:
@@ -201,19 +204,20 @@ def fold_lines(lines: Iterable[Line]) -> Iterator[FileGame | FoldError]:
             g = games.setdefault(gid, FileGame(gid))
             if g.error is None:
                 g.error = err
-            continue
-        assert gid is not None
-        g = games.get(gid) or games.setdefault(gid, FileGame(gid))
-        if g.error is not None:
-            continue
-        g.lines.append((ln.source, ln.number))
-        try:
-            if g.fold is None:
-                g.fold = start_fold(ln.event)
-            else:
-                g.fold.apply(ln.event)
-        except FoldError as e:
-            g.error = e.located(ln.source, ln.number)
+        else:
+            assert gid is not None
+            g = games.get(gid) or games.setdefault(gid, FileGame(gid))
+            if g.error is None:
+                g.lines.append((ln.source, ln.number))
+                try:
+                    if g.fold is None:
+                        g.fold = start_fold(ln.event)
+                    else:
+                        g.fold.apply(ln.event)
+                except FoldError as e:
+                    g.error = e.located(ln.source, ln.number)
+        if is_last is not None and is_last(gid, ln):
+            yield games.pop(gid)
     yield from games.values()
 
 

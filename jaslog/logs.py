@@ -1,0 +1,117 @@
+"""``jaslog/1`` log files read game by game, in two passes, never whole.
+
+A log may hold many games, their lines mixed (several tables recorded into one file), and a
+game may run on into the next file. Readers that need a game whole (the export folds it,
+``jaslog check`` reports it) used to hold every game until the end of the files; an archive
+of a hundred thousand games does not fit in memory that way. :class:`LogFiles` reads the
+files twice: first only the game of each line (:func:`jaslog.events.line_game`), to learn
+where each game's lines end; then line by line, so that a reader can hand a game on at its
+last line and forget it. Memory then holds only the games under way at a point of the files
+(one at a time in a file written game after game).
+
+>>> import contextlib, tempfile, os
+>>> fd, path = tempfile.mkstemp(suffix=".jsonl")
+>>> _ = os.write(fd, b'{"game":"a","seq":0}\\n{"game":"b","seq":0}\\n{"game":"a","seq":1}\\n')
+>>> os.close(fd)
+>>> with contextlib.ExitStack() as stack:
+...     log = LogFiles([path], stack)
+...     log.games, [[n for _, n, _ in lines] for lines in log.game_lines()]
+(2, [[2], [1, 3]])
+>>> os.remove(path)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from jaslog.events import Line, line_game, read_line, read_lines
+
+#: One line of a log file: (file name, line number, bytes).
+RawLine = tuple[str, int, bytes]
+
+
+class LogError(Exception):
+    """A log that cannot be read (missing, unreadable, a line that names no game): a full
+    sentence that names the file (and line)."""
+
+
+class LogFiles:
+    """Log files opened for reading game by game (``-`` is standard input, kept in a
+    temporary file for the second pass); they are closed with ``stack``.
+
+    Opening them is the first pass: ``last`` maps each game to (file index, line number) of
+    its last line and ``games`` is how many there are. :meth:`game_lines` (raw lines, grouped)
+    and :meth:`lines` with :meth:`is_last` (parsed lines, in file order) are the second.
+    """
+
+    def __init__(self, paths: Iterable[str | Path], stack: contextlib.ExitStack) -> None:
+        self.files: list[tuple[str, IO[bytes]]] = []
+        for p in paths:
+            if str(p) == "-":
+                spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+                self.files.append(("<stdin>", spool))
+                continue
+            if not Path(p).is_file():
+                raise LogError(f"{p}: no such file")
+            try:
+                self.files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
+            except OSError as e:
+                raise LogError(f"{p}: {e.strerror}") from None
+        self.last: dict[str, tuple[int, int]] = {}
+        for k, (_name, fh) in enumerate(self.files):
+            for number, raw in enumerate(fh, 1):
+                game = line_game(raw)
+                if game is not None:
+                    self.last[game] = (k, number)
+        self._file = 0
+
+    @property
+    def games(self) -> int:
+        return len(self.last)
+
+    def lines(self) -> Iterator[Line]:
+        """Every non-blank line of the files, parsed, in order (never raises for bad input)."""
+        for k, (name, fh) in enumerate(self.files):
+            self._file = k
+            fh.seek(0)
+            yield from read_lines(fh, name)
+
+    def is_last(self, game: str, ln: Line) -> bool:
+        """Is ``ln`` (the line :meth:`lines` gave last) the last line of ``game``?"""
+        return self.last.get(game) == (self._file, ln.number)
+
+    def game_lines(self) -> Iterator[list[RawLine]]:
+        """Each game's lines (not parsed), handed on at its last line, so games come in the
+        order they end. A line that names no game raises :class:`LogError` where it stands;
+        a game whose lines go on after its last one (a file that changed while it was read)
+        too."""
+        waiting: dict[str, list[RawLine]] = {}
+        handed: set[str] = set()
+        for k, (name, fh) in enumerate(self.files):
+            fh.seek(0)
+            for number, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                gid = line_game(raw)
+                if gid is None:  # no game: not an event (its parse says why)
+                    ln = read_line(raw, name, number)
+                    raise LogError(f"{name}:{number}: {ln.error} (check the file with "
+                                   "`jaslog check`)")
+                lines = waiting.get(gid)
+                if lines is None:
+                    if gid in handed:
+                        raise LogError(f"{name}:{number}: game {gid} was read to its end before "
+                                       "this line (did the file change while it was read?)")
+                    lines = waiting[gid] = []
+                lines.append((name, number, raw))
+                if self.last.get(gid) == (k, number):
+                    handed.add(gid)
+                    yield waiting.pop(gid)
+        yield from waiting.values()  # games that grew while the files were read

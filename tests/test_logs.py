@@ -1,0 +1,75 @@
+"""Log files read game by game (``jaslog.logs``): two passes, each game at its last line."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from jaslog.events import Line
+from jaslog.fold import FileGame, fold_lines
+from jaslog.logs import LogError, LogFiles
+from jaslog.sim import simulate_game
+
+
+def _games(n: int) -> list[list[dict[str, object]]]:
+    return [list(simulate_game(f"lg-{i}", seed=i)) for i in range(n)]
+
+
+def _write(path: Path, events: list[dict[str, object]], tail: bytes = b"") -> Path:
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events) + tail)
+    return path
+
+
+def test_each_game_is_folded_before_the_next_is_read(tmp_path: Path) -> None:
+    """What keeps ``jaslog check`` of an archive in bounded memory: a game is handed on at
+    its last line, before a line of the next game is read."""
+    a, b, c = _games(3)
+    log = _write(tmp_path / "games.jsonl", a + b + c)
+    read = 0
+
+    def counted(lines: Iterator[Line]) -> Iterator[Line]:
+        nonlocal read
+        for ln in lines:
+            read += 1
+            yield ln
+
+    with contextlib.ExitStack() as stack:
+        files = LogFiles([log], stack)
+        assert files.games == 3
+        folded = fold_lines(counted(files.lines()), files.is_last)
+        seen = []
+        for g in folded:
+            assert isinstance(g, FileGame) and g.error is None
+            seen.append((g.game, read))
+    assert seen == [("lg-0", len(a)), ("lg-1", len(a) + len(b)), ("lg-2", len(a) + len(b) + len(c))]
+
+
+def test_mixed_games_and_files_come_as_they_end(tmp_path: Path) -> None:
+    a, b, c = _games(3)
+    mixed = [e for pair in zip(a, b, strict=False) for e in pair] + a[len(b):] + b[len(a):]
+    first = _write(tmp_path / "1.jsonl", c[:10] + mixed, tail=b"\n")  # c goes on in file 2
+    second = _write(tmp_path / "2.jsonl", c[10:])
+    with contextlib.ExitStack() as stack:
+        files = LogFiles([first, second], stack)
+        by_fold = [g.game for g in fold_lines(files.lines(), files.is_last)
+                   if isinstance(g, FileGame)]
+        by_lines = [lines[0][2] for lines in files.game_lines()]
+    ends = ["lg-0", "lg-1"] if len(a) <= len(b) else ["lg-1", "lg-0"]
+    assert by_fold == [*ends, "lg-2"]
+    assert [orjson.loads(raw)["game"] for raw in by_lines] == [*ends, "lg-2"]
+
+
+def test_a_line_without_a_game_stops_the_grouped_reading(tmp_path: Path) -> None:
+    (a,) = _games(1)
+    log = _write(tmp_path / "games.jsonl", a, tail=b"[1, 2]\n")
+    with contextlib.ExitStack() as stack:
+        lines = LogFiles([log], stack).game_lines()
+        assert len(next(lines)) == len(a)
+        with pytest.raises(LogError, match=rf"games\.jsonl:{len(a) + 1}: "):
+            next(lines)
+    with pytest.raises(LogError, match=r"nope\.jsonl: no such file"):
+        LogFiles([tmp_path / "nope.jsonl"], contextlib.ExitStack())
