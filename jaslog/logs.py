@@ -115,3 +115,28 @@ class LogFiles:
                     handed.add(gid)
                     yield waiting.pop(gid)
         yield from waiting.values()  # games that grew while the files were read
+
+
+def lines_of_game(path: str | Path, game: str | None) -> Iterator[Line]:
+    """The lines of ``game`` in one log file (``-``: standard input), parsed, in order: with
+    ``game`` None, the game of the first line. Other games' lines are passed over by their
+    game id (:func:`jaslog.events.line_game`) without being parsed, so finding one game in an
+    archive costs little more than reading the file; a line that names no game is parsed (and
+    given on, with its error). Raises ``OSError`` when the file cannot be read."""
+    with contextlib.ExitStack() as stack:
+        if str(path) == "-":
+            stream: IO[bytes] = sys.stdin.buffer
+            source = "<stdin>"
+        else:
+            stream = stack.enter_context(open(path, "rb"))
+            source = str(path)
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
+                continue
+            gid = line_game(raw)
+            if gid is not None and game is not None and gid != game:
+                continue
+            ln = read_line(raw, source, number)
+            if game is None:
+                game = ln.event.game if ln.event is not None else ln.game
+            yield ln

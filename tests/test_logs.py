@@ -73,3 +73,20 @@ def test_a_line_without_a_game_stops_the_grouped_reading(tmp_path: Path) -> None
             next(lines)
     with pytest.raises(LogError, match=r"nope\.jsonl: no such file"):
         LogFiles([tmp_path / "nope.jsonl"], contextlib.ExitStack())
+
+
+def test_one_game_is_found_without_parsing_the_others(tmp_path: Path) -> None:
+    """``jaslog replay FILE --game G`` reads only G's lines: another game's broken line is
+    passed over by its id, a line that names no game is given on with its error."""
+    from jaslog.logs import lines_of_game
+
+    a, c = _games(2)
+    log = _write(tmp_path / "games.jsonl", a, tail=b'{"game":"other","seq":"x"}\nnot json\n')
+    with open(log, "ab") as f:
+        f.writelines(orjson.dumps(e) + b"\n" for e in c)
+    got = list(lines_of_game(log, "lg-1"))
+    assert [ln.number for ln in got] == [len(a) + 2, *range(len(a) + 3, len(a) + 3 + len(c))]
+    assert got[0].event is None and got[0].error and "JSON" in got[0].error
+    assert all(ln.event is not None and ln.event.game == "lg-1" for ln in got[1:])
+    first = list(lines_of_game(log, None))  # the first line's game
+    assert [ln.number for ln in first] == [*range(1, len(a) + 1), len(a) + 2]

@@ -15,8 +15,8 @@ from jaslog.cli.common import (
     is_stored,
     stored_lines,
 )
-from jaslog.events import read_file
 from jaslog.fold import FoldError, start_fold
+from jaslog.logs import lines_of_game
 from jaslog.render import describe_event, render_table
 
 
@@ -39,7 +39,7 @@ def replay(
     events = []
     bad = None
     try:
-        for ln in (stored_lines(str(file), db) if is_stored(file) else read_file(file)):
+        for ln in (stored_lines(str(file), db) if is_stored(file) else lines_of_game(file, game)):
             gid = ln.event.game if ln.event else ln.game
             if game is None:  # default: the first game in the file
                 game = gid
