@@ -218,13 +218,16 @@ def orjson_baseline(w: Work) -> Measure:
 @stage("check")
 def check(w: Work) -> Measure:
     """What ``jaslog check --json`` does, without printing: parse, fold, audit every game."""
+    import contextlib
+
     from jaslog.audit import game_report
-    from jaslog.events import read_file
     from jaslog.fold import FileGame, fold_lines
+    from jaslog.logs import LogFiles
 
     n = games = 0
-    with Meter() as m:
-        for g in fold_lines(read_file(w.log)):
+    with Meter() as m, contextlib.ExitStack() as stack:
+        log = LogFiles([w.log], stack)  # two passes, each game at its last line
+        for g in fold_lines(log.lines(), log.is_last):
             if isinstance(g, FileGame):
                 rep = game_report(g.game, g.fold, g.error)
                 if rep["error"]:
