@@ -267,6 +267,73 @@ def _answers_agree(results: dict[str, dict[str, Any]], ours: str = "query",
     return norm(a) == norm(b)
 
 
+# ------------------------------------------------------------------ comparing two runs
+
+
+def load_figures(path: Path) -> dict[str, Any]:
+    """A ``--json`` file of this benchmark (raises ValueError with a sentence otherwise)."""
+    try:
+        doc = json.loads(path.read_text())
+    except OSError as e:
+        raise ValueError(f"{path}: {e.strerror}") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e.msg}, line {e.lineno})") from None
+    if not isinstance(doc, dict) or doc.get("jaslog_bench") != FORMAT:
+        raise ValueError(f"{path}: not a figures file of python -m jaslog.bench --json "
+                         f"(format {FORMAT})")
+    return doc
+
+
+def _label(doc: dict[str, Any], path: Path) -> str:
+    return f"{path.name} ({doc.get('commit') or 'no commit'})"
+
+
+def compare_table(old: dict[str, Any], new: dict[str, Any], old_name: str,
+                  new_name: str) -> Table:
+    """Two runs side by side: each stage's rate and its change, each ratio and its target."""
+    t = Table(title=f"jaslog benchmark: {old_name} -> {new_name}", title_justify="left",
+              caption="change: the new rate over the old; on a shared machine, differences "
+                      "under about 25% are noise", caption_justify="left")
+    for col, just in (("stage", "left"), ("old", "right"), ("new", "right"),
+                      ("change", "right")):
+        t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    so, sn = old.get("stages", {}), new.get("stages", {})
+    for name in [n for n in ORDER if n in so or n in sn]:
+        a, b = so.get(name), sn.get(name)
+        change = ""
+        if a and b and a.get("rate") and b.get("rate"):
+            change = f"{b['rate'] / a['rate']:.2f}x"
+        t.add_row(LABELS[name], _rate(a), _rate(b), change)
+    t.add_section()
+    ro = {(r["ours"], r["baseline"]): r for r in old.get("ratios", [])}
+    for r in new.get("ratios", []):
+        before = ro.get((r["ours"], r["baseline"]), {}).get("ratio")
+        target = f" (target >= {r['target']:g}x: {'met' if r['met'] else 'missed'})" \
+            if r.get("target") else ""
+        now = r.get("ratio")
+        t.add_row(f"{LABELS[r['ours']]} / {LABELS.get(r['baseline'], r['baseline'])}",
+                  f"{before:.2f}x" if before is not None else "",
+                  (f"{now:.2f}x" if now is not None else "") + target,
+                  f"{now / before:.2f}x" if now and before else "")
+    return t
+
+
+def compare(old_path: Path, new_path: Path, console: Console) -> int:
+    """Print two ``--json`` files side by side; 2 (and a sentence) when one is unreadable."""
+    try:
+        old, new = load_figures(old_path), load_figures(new_path)
+    except ValueError as e:
+        Console(stderr=True).print(f"[bold red]jaslog.bench:[/] {e}", soft_wrap=True)
+        return 2
+    wo, wn = old.get("workload", {}), new.get("workload", {})
+    if (wo.get("games"), wo.get("events")) != (wn.get("games"), wn.get("events")):
+        console.print(f"note: the workloads differ ({wo.get('games')} games, {wo.get('events')} "
+                      f"events against {wn.get('games')} games, {wn.get('events')} events): "
+                      "compare the ratios, not the rates", style="yellow")
+    console.print(compare_table(old, new, _label(old, old_path), _label(new, new_path)))
+    return 0
+
+
 # ------------------------------------------------------------------ scale (issue 4)
 
 
@@ -327,8 +394,13 @@ def main(argv: list[str] | None = None) -> int:
                    "time at --scale-games and 10 times as many (takes minutes)")
     p.add_argument("--scale-games", type=int, default=10_000)
     p.add_argument("--scale-factor", type=int, default=10)
+    p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD.json", "NEW.json"),
+                   help="print two --json files side by side (no run)")
     p.add_argument("--stage", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
+    if a.compare:
+        return compare(a.compare[0], a.compare[1], Console(width=170) if not
+                       Console().is_terminal else Console())
     if a.stage:
         from jaslog.bench_stages import main_stage
 

@@ -123,3 +123,41 @@ def test_repeat_runs_passes_over_the_stages(tmp_path: Path) -> None:
     stages = json.loads((tmp_path / "b.json").read_text())["stages"]
     for name in ("parse", "json", "fold"):
         assert len(stages[name]["runs"]) == 2 and stages[name]["rate"] == max(stages[name]["runs"])
+
+
+def test_compare_two_runs(bench: tuple[Path, subprocess.CompletedProcess[str]],
+                          tmp_path: Path) -> None:
+    """``--compare OLD NEW``: rates and ratios side by side with their change; a different
+    workload is pointed out; a file that is not a figures file is refused in a sentence."""
+    tmp, run = bench
+    assert run.returncode == 0, run.stderr
+    new = json.loads((tmp / "bench.json").read_text())
+    old = json.loads(json.dumps(new))
+    old["stages"]["fold"]["rate"] = new["stages"]["fold"]["rate"] / 2
+    for r in old["ratios"]:
+        if r["ours"] == "fold" and r["baseline"] == "es_replay":
+            r["ratio"] = old_fold = r["ratio"] / 2
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def bench_cmd(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "jaslog.bench", *args], capture_output=True,
+                              text=True, env=env, timeout=120, check=False)
+
+    res = bench_cmd("--compare", str(tmp_path / "old.json"), str(tmp / "bench.json"))
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    fold_row = next(line for line in out.splitlines() if line.startswith("│ fold (parsed"))
+    assert "2.00x" in fold_row
+    ratio_row = next(line for line in out.splitlines() if "fold (parsed events) / eventsourcing" in line)
+    assert f"{old_fold:.2f}x" in ratio_row and "2.00x" in ratio_row and "target >= 10x" in ratio_row
+    assert "the workloads differ" not in out
+    old["workload"]["games"] = 7
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    out = bench_cmd("--compare", str(tmp_path / "old.json"), str(tmp / "bench.json")).stdout
+    assert "the workloads differ" in " ".join(out.split())
+    (tmp_path / "other.json").write_text('{"a": 1}')
+    res = bench_cmd("--compare", str(tmp_path / "other.json"), str(tmp / "bench.json"))
+    assert res.returncode == 2
+    assert "other.json: not a figures file of python -m jaslog.bench --json" in \
+        " ".join(res.stderr.split())
