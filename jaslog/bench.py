@@ -28,7 +28,8 @@ stats query            DuckDB over the Parquet dataset    the same question in S
 =====================  =================================  ===================================
 
 It prints one table (rates, peak memory, ratios, targets) and ``--json FILE`` writes the
-figures for comparison between commits. ``--scale`` adds issue 4's scale check: export and
+figures for comparison between commits (``--compare OLD.json NEW.json`` prints two such files
+side by side). ``--scale`` adds issue 4's scale check: export and
 query time at 10,000 and 100,000 games. A stage whose module is missing prints "not
 available". This is a tool, not a test: nothing here asserts a time.
 """
