@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from jaslog.cli.common import console, err_console, fail, write_json_line
@@ -52,13 +59,26 @@ def _sqlite_missing(url: str) -> bool:
     return url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists()
 
 
+class _Bar:
+    """A progress bar of games: called with the games read so far; ``total`` once known."""
+
+    def __init__(self, progress: Progress, label: str) -> None:
+        self.progress = progress
+        self.task = progress.add_task(label, total=None)
+
+    def __call__(self, n: int) -> None:
+        self.progress.update(self.task, completed=n)
+
+    def total(self, n: int) -> None:
+        self.progress.update(self.task, total=n)
+
+
 @contextmanager
-def _progress(label: str) -> Iterator[Callable[[int], None]]:
+def _progress(label: str) -> Iterator[_Bar]:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("games"), TimeElapsedColumn(), console=err_console,
-                  transient=True) as p:
-        task = p.add_task(label, total=None)
-        yield lambda n: p.update(task, completed=n)
+                  TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=err_console, transient=True) as p:
+        yield _Bar(p, label)
 
 
 @contextmanager
@@ -141,7 +161,8 @@ def export(
                 fail("--since and --ruleset filter the store; they do not apply to --from files")
             with _progress("exporting") as progress:
                 result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
-                                      progress=progress, workers=workers)
+                                      progress=progress, workers=workers,
+                                      on_total=progress.total)
         else:
             from jaslog.store import open_store, resolve_url
 
@@ -152,7 +173,7 @@ def export(
             with open_store(url) as store, _progress("exporting") as progress:
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
                                       chunk_games=chunk, keep=keep, progress=progress,
-                                      workers=workers)
+                                      workers=workers, on_total=progress.total)
     if json:
         write_json_line(result.to_json())
     else:
@@ -184,7 +205,8 @@ def refresh(dataset: Path, db: str | None) -> None:
             return
         with _progress("exporting new games") as progress:
             result = export_store(store, dataset, since=filters.get("since"),
-                                  ruleset=filters.get("ruleset"), progress=progress)
+                                  ruleset=filters.get("ruleset"), progress=progress,
+                                  on_total=progress.total)
         if result.changed:
             err_console.print(f"exported {result.games_added} new and {result.games_replaced} "
                               f"changed games to {result.path}", soft_wrap=True, style="dim")

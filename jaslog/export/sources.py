@@ -52,9 +52,13 @@ def store_status(store: Store, out_dir: str | Path, *, since: str | None = None,
 def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
                  ruleset: str | None = None, full: bool = False, chunk_games: int = DEFAULT_CHUNK,
                  keep: int = 2, progress: Callable[[int], None] | None = None,
-                 workers: int | None = None) -> ExportResult:
+                 workers: int | None = None,
+                 on_total: Callable[[int], None] | None = None) -> ExportResult:
     """Export the store's games into ``out_dir``, reading only games that changed since the
     current snapshot's cursor (all of them the first time, or with ``full``).
+
+    ``progress`` is called with the number of games read so far; ``on_total``, once before
+    that, with the number of games there are to read (for a progress bar).
 
     ``workers``: processes that fold and build the rows (None: one per CPU, at most 8, when
     there are two CPUs or more and at least four chunks of games; 0: all in this process).
@@ -74,9 +78,13 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
         after = None
     full = full or after is None
-    if workers != 0 and store.workers_ok():
+    batches = None
+    if (workers != 0 and store.workers_ok()) or on_total is not None:
         batches = store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
                                         batch=chunk_games)
+        if on_total is not None:
+            on_total(sum(len(b) for b in batches))
+    if batches is not None and workers != 0 and store.workers_ok():
         n = auto_workers(len(batches)) if workers is None else min(workers, len(batches))
         if n > 0:
             return export_chunks(lambda index: store_chunks(store, batches, index, until, n),
@@ -151,9 +159,11 @@ def _unreadable(ln: Line) -> ExportError:
 def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool = False,
                  chunk_games: int = DEFAULT_CHUNK, keep: int = 2,
                  progress: Callable[[int], None] | None = None,
-                 workers: int | None = None) -> ExportResult:
+                 workers: int | None = None,
+                 on_total: Callable[[int], None] | None = None) -> ExportResult:
     """Export the games of log files; new games are added to the dataset, games with more
     events than before replace their old rows, games absent from the files are kept.
+    ``progress`` and ``on_total`` as in :func:`export_store`.
 
     The files are read game by game (:class:`LogFiles`), never whole. ``workers``: processes
     that parse, fold and build the games (as :func:`export_store`; the files are the same
@@ -165,6 +175,8 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
         raise ValueError("chunk_games must be at least 1")
     with contextlib.ExitStack() as stack:
         log = _log_files(paths, stack)
+        if on_total is not None:
+            on_total(log.games)
         chunks = -(-log.games // chunk_games)
         n = auto_workers(chunks) if workers is None else min(workers, chunks)
         if n > 0:

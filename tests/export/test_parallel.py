@@ -140,3 +140,32 @@ def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Even
         assert time.monotonic() < deadline, f"workers outlived the export: {survivors}"
         time.sleep(0.05)
     assert not (out / "current").exists()  # nothing was published
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_the_number_of_games_is_told_before_the_export(tmp_path: Path, workers: int,
+                                                      corpus: list[list[Event]]) -> None:
+    """``on_total`` (the progress bar's total) is the number of games to read, once, before
+    the first game is read; then ``progress`` counts up to it."""
+    games = corpus[:9]
+    calls: list[tuple[str, int]] = []
+    log = _log(tmp_path / "g.jsonl", [e for g in games for e in g])
+    export_files([log], tmp_path / "a", chunk_games=2, workers=workers,
+                 on_total=lambda n: calls.append(("total", n)),
+                 progress=lambda n: calls.append(("read", n)))
+    assert calls[0] == ("total", 9) and calls[-1] == ("read", 9)
+    assert [k for k, _ in calls].count("total") == 1
+    calls.clear()
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in games[:7]:
+            store.append(g[0].game, _dicts(g))
+        export_store(store, tmp_path / "b", chunk_games=2, workers=workers,
+                     on_total=lambda n: calls.append(("total", n)),
+                     progress=lambda n: calls.append(("read", n)))
+        assert calls[0] == ("total", 7) and calls[-1] == ("read", 7)
+        calls.clear()
+        for g in games[7:]:
+            store.append(g[0].game, _dicts(g))
+        export_store(store, tmp_path / "b", chunk_games=2, workers=workers,
+                     on_total=lambda n: calls.append(("total", n)))
+        assert calls == [("total", 2)]  # incremental: only the new games
