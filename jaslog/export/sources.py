@@ -101,7 +101,8 @@ def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:
     """Every game in ``jaslog/1`` files, its events in seq order (games may interleave), in
     the order the games end: :func:`stream_log_games` as a list.
 
-    Raises :class:`ExportError` naming the file and line of the first unreadable line.
+    Raises :class:`ExportError` naming the file and line of an unreadable line (the first of
+    the first game to end with one).
     """
     return list(stream_log_games(paths))
 
