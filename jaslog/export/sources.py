@@ -78,13 +78,14 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
         after = None
     full = full or after is None
-    batches = None
-    if (workers != 0 and store.workers_ok()) or on_total is not None:
+    parallel = workers != 0 and store.workers_ok()
+    batches: list[list[str]] = []
+    if parallel or on_total is not None:
         batches = store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
                                         batch=chunk_games)
         if on_total is not None:
             on_total(sum(len(b) for b in batches))
-    if batches is not None and workers != 0 and store.workers_ok():
+    if parallel:
         n = auto_workers(len(batches)) if workers is None else min(workers, len(batches))
         if n > 0:
             return export_chunks(lambda index: store_chunks(store, batches, index, until, n),
