@@ -42,8 +42,8 @@ class LogError(Exception):
 
 
 class LogFiles:
-    """Log files opened for reading game by game (``-`` is standard input, kept in a
-    temporary file for the second pass); they are closed with ``stack``.
+    """Log files to read game by game. Each is open only while it is read (any number of
+    files); ``-`` is standard input, kept in a temporary file that ``stack`` closes.
 
     Opening them is the first pass: ``last`` maps each game to (file index, line number) of
     its last line and ``games`` is how many there are. :meth:`game_lines` (raw lines, grouped)
@@ -51,7 +51,9 @@ class LogFiles:
     """
 
     def __init__(self, paths: Iterable[str | Path], stack: contextlib.ExitStack) -> None:
-        self.files: list[tuple[str, IO[bytes]]] = []
+        # (name, path or the spooled standard input): a file is open only while it is read,
+        # so thousands of files do not run out of file handles
+        self.files: list[tuple[str, Path | IO[bytes]]] = []
         for p in paths:
             if str(p) == "-":
                 spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
@@ -60,17 +62,28 @@ class LogFiles:
                 continue
             if not Path(p).is_file():
                 raise LogError(f"{p}: no such file")
-            try:
-                self.files.append((str(p), stack.enter_context(open(p, "rb"))))  # noqa: SIM115
-            except OSError as e:
-                raise LogError(f"{p}: {e.strerror}") from None
+            self.files.append((str(p), Path(p)))
         self.last: dict[str, tuple[int, int]] = {}
-        for k, (_name, fh) in enumerate(self.files):
+        for k, (_name, fh) in enumerate(self._each()):
             for number, raw in enumerate(fh, 1):
                 game = line_game(raw)
                 if game is not None:
                     self.last[game] = (k, number)
         self._file = 0
+
+    def _each(self) -> Iterator[tuple[str, IO[bytes]]]:
+        """(name, file at its start) of each file in turn, each open only while it is read."""
+        for name, f in self.files:
+            if not isinstance(f, Path):
+                f.seek(0)
+                yield name, f
+                continue
+            try:
+                fh = open(f, "rb")  # noqa: SIM115 (closed below, also when the reader stops)
+            except OSError as e:
+                raise LogError(f"{name}: {e.strerror}") from None
+            with fh:
+                yield name, fh
 
     @property
     def games(self) -> int:
@@ -78,9 +91,8 @@ class LogFiles:
 
     def lines(self) -> Iterator[Line]:
         """Every non-blank line of the files, parsed, in order (never raises for bad input)."""
-        for k, (name, fh) in enumerate(self.files):
+        for k, (name, fh) in enumerate(self._each()):
             self._file = k
-            fh.seek(0)
             yield from read_lines(fh, name)
 
     def is_last(self, game: str, ln: Line) -> bool:
@@ -94,8 +106,7 @@ class LogFiles:
         too."""
         waiting: dict[str, list[RawLine]] = {}
         handed: set[str] = set()
-        for k, (name, fh) in enumerate(self.files):
-            fh.seek(0)
+        for k, (name, fh) in enumerate(self._each()):
             for number, raw in enumerate(fh, 1):
                 if not raw.strip():
                     continue

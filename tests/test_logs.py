@@ -90,3 +90,39 @@ def test_one_game_is_found_without_parsing_the_others(tmp_path: Path) -> None:
     assert all(ln.event is not None and ln.event.game == "lg-1" for ln in got[1:])
     first = list(lines_of_game(log, None))  # the first line's game
     assert [ln.number for ln in first] == [*range(1, len(a) + 1), len(a) + 2]
+
+
+def test_thousands_of_files_do_not_run_out_of_file_handles(tmp_path: Path) -> None:
+    """A folder of one-game files: each file is open only while it is read (``jaslog check``
+    and ``export --from`` on 150 files with 64 file handles allowed)."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    (game,) = _games(1)
+    paths = []
+    for i in range(150):
+        events = [{**e, "game": f"f-{i:03d}"} for e in game[:12]]
+        paths.append(str(_write(tmp_path / f"{i:03d}.jsonl", events)))
+
+    def few_handles() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for args in (["check", "--json"], ["export", str(tmp_path / "ds"), "--workers", "0",
+                                       "--json", "--from"]):
+        cmd = [sys.executable, "-m", "jaslog", *args]
+        if args[0] == "export":  # --from is repeatable: one per file
+            cmd = cmd[:-1] + [x for p in paths for x in ("--from", p)]
+        else:
+            cmd += paths
+        res = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300,
+                             preexec_fn=few_handles, check=False)
+        assert res.returncode == 0, res.stderr[-2000:]
+        if args[0] == "check":
+            assert len(res.stdout.splitlines()) == 150
+        else:
+            assert orjson.loads(res.stdout)["games_added"] == 150
