@@ -321,6 +321,21 @@ def _peek(raw: bytes) -> tuple[str | None, int | None]:
     return (g if isinstance(g, str) else None), (s if isinstance(s, int) else None)
 
 
+def canonical_game_end(raw: bytes) -> int:
+    """Where the game id of a line in canonical form ends (the index of its closing quote; the
+    id is ``raw[9:end]``), or -1 when that is not certain from the text: the line must start
+    with ``{"game":"``, name ``"game"`` once, and the id must have no escape.
+
+    >>> canonical_game_end(b'{"game":"g-1","seq":3}'), canonical_game_end(b'{"seq":3}')
+    (12, -1)
+    """
+    if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
+        end = raw.find(b'"', 9)
+        if end > 9 and raw.find(b"\\", 9, end) < 0:
+            return end
+    return -1
+
+
 def line_game(raw: bytes) -> str | None:
     """The game a line names, found cheaply (to group lines by game before parsing them): read
     off the text of a line in canonical form (it starts with ``{"game":"<id>"``, names
@@ -332,10 +347,9 @@ def line_game(raw: bytes) -> str | None:
     >>> line_game(b'{"seq": 3, "game": "g-2"}'), line_game(b'not json')
     ('g-2', None)
     """
-    if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
-        end = raw.find(b'"', 9)
-        if end > 9 and raw.find(b"\\", 9, end) < 0:
-            return raw[9:end].decode("utf-8", "replace")
+    end = canonical_game_end(raw)
+    if end > 0:
+        return raw[9:end].decode("utf-8", "replace")
     try:
         d = orjson.loads(raw)
     except orjson.JSONDecodeError:

@@ -38,7 +38,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jaslog.events import line_game
+from jaslog.events import canonical_game_end, line_game
 from jaslog.store.importer import (
     _COLLECT_EVERY,
     Part,
@@ -91,10 +91,9 @@ class Router:
         if raw.startswith(self.prefix) and raw.count(b'"game"') == 1:
             return self.k
         k = worker_of(raw, self.n)
-        if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
-            end = raw.find(b'"', 9)
-            if end > 9 and raw.find(b"\\", 9, end) < 0:
-                self.prefix, self.k = raw[:end + 1], k  # with the closing quote
+        end = canonical_game_end(raw)
+        if end > 0:
+            self.prefix, self.k = raw[:end + 1], k  # with the closing quote
         return k
 
 
