@@ -358,6 +358,31 @@ def line_game(raw: bytes) -> str | None:
     return g if isinstance(g, str) else None
 
 
+#: The UTF-8 byte order mark some Windows editors put at the start of a text file.
+BOM = b"\xef\xbb\xbf"
+
+
+def skip_bom(stream: IO[bytes]) -> IO[bytes]:
+    """Step over a UTF-8 byte order mark at the start of ``stream`` (a log saved by a Windows
+    editor starts with one; it is not part of the first line). Returns the stream.
+
+    >>> import io
+    >>> skip_bom(io.BufferedReader(io.BytesIO(BOM + b'{"game":"g"}'))).read()
+    b'{"game":"g"}'
+    >>> skip_bom(io.BufferedReader(io.BytesIO(b'{"game":"g"}'))).read()
+    b'{"game":"g"}'
+    """
+    peek = getattr(stream, "peek", None)
+    if peek is not None:
+        if peek(3)[:3] == BOM:
+            stream.read(3)
+    elif stream.seekable():
+        start = stream.tell()
+        if stream.read(3) != BOM:
+            stream.seek(start)
+    return stream
+
+
 def read_lines(stream: IO[bytes], source: str) -> Iterator[Line]:
     """Every non-blank line of a JSON Lines stream, parsed. Never raises for bad input."""
     for number, raw in enumerate(stream, 1):
@@ -383,10 +408,10 @@ def read_file(path: str | Path) -> Iterator[Line]:
     if str(path) == "-":
         import sys
 
-        yield from read_lines(sys.stdin.buffer, "<stdin>")
+        yield from read_lines(skip_bom(sys.stdin.buffer), "<stdin>")
         return
     with open(path, "rb") as f:
-        yield from read_lines(f, str(path))
+        yield from read_lines(skip_bom(f), str(path))
 
 
 def write_events(events: Iterable[Event], stream: IO[bytes]) -> int:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO
 
-from jaslog.events import Line, line_game, read_line, read_lines
+from jaslog.events import Line, line_game, read_line, read_lines, skip_bom
 
 #: One line of a log file: (file name, line number, bytes).
 RawLine = tuple[str, int, bytes]
@@ -41,9 +41,27 @@ class LogError(Exception):
     sentence that names the file (and line)."""
 
 
+def path_problem(path: str | Path) -> str | None:
+    """What keeps ``path`` from being read as a log, as a sentence naming it (None: nothing).
+    ``-`` (standard input), a file, and a pipe (``<(zcat log.jsonl.gz)``) can be read.
+
+    >>> path_problem("-"), path_problem("/no/such/log.jsonl"), path_problem("/")
+    (None, '/no/such/log.jsonl: no such file', '/: is a directory, not a log file')
+    """
+    if str(path) == "-":
+        return None
+    p = Path(path)
+    if p.is_dir():
+        return f"{path}: is a directory, not a log file"
+    if not p.exists():
+        return f"{path}: no such file"
+    return None
+
+
 class LogFiles:
     """Log files to read game by game. Each is open only while it is read (any number of
-    files); ``-`` is standard input, kept in a temporary file that ``stack`` closes.
+    files); ``-`` (standard input) and pipes (``<(zcat log.jsonl.gz)``), which can be read
+    only once, are kept in temporary files that ``stack`` closes.
 
     Opening them is the first pass: ``last`` maps each game to (file index, line number) of
     its last line and ``games`` is how many there are. :meth:`game_lines` (raw lines, grouped)
@@ -55,14 +73,22 @@ class LogFiles:
         # so thousands of files do not run out of file handles
         self.files: list[tuple[str, Path | IO[bytes]]] = []
         for p in paths:
-            if str(p) == "-":
-                spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
-                shutil.copyfileobj(sys.stdin.buffer, spool)
-                self.files.append(("<stdin>", spool))
+            problem = path_problem(p)
+            if problem is not None:
+                raise LogError(problem)
+            if str(p) != "-" and Path(p).is_file():
+                self.files.append((str(p), Path(p)))
                 continue
-            if not Path(p).is_file():
-                raise LogError(f"{p}: no such file")
-            self.files.append((str(p), Path(p)))
+            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+            if str(p) == "-":
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+            else:
+                try:
+                    with open(p, "rb") as pipe:
+                        shutil.copyfileobj(pipe, spool)
+                except OSError as e:
+                    raise LogError(f"{p}: {e.strerror}") from None
+            self.files.append(("<stdin>" if str(p) == "-" else str(p), spool))
         self.last: dict[str, tuple[int, int]] = {}
         for k, (_name, fh) in enumerate(self._each()):
             for number, raw in enumerate(fh, 1):
@@ -76,14 +102,14 @@ class LogFiles:
         for name, f in self.files:
             if not isinstance(f, Path):
                 f.seek(0)
-                yield name, f
+                yield name, skip_bom(f)
                 continue
             try:
                 fh = open(f, "rb")  # noqa: SIM115 (closed below, also when the reader stops)
             except OSError as e:
                 raise LogError(f"{name}: {e.strerror}") from None
             with fh:
-                yield name, fh
+                yield name, skip_bom(fh)
 
     @property
     def games(self) -> int:
@@ -136,10 +162,10 @@ def lines_of_game(path: str | Path, game: str | None) -> Iterator[Line]:
     given on, with its error). Raises ``OSError`` when the file cannot be read."""
     with contextlib.ExitStack() as stack:
         if str(path) == "-":
-            stream: IO[bytes] = sys.stdin.buffer
+            stream: IO[bytes] = skip_bom(sys.stdin.buffer)
             source = "<stdin>"
         else:
-            stream = stack.enter_context(open(path, "rb"))
+            stream = skip_bom(stack.enter_context(open(path, "rb")))
             source = str(path)
         for number, raw in enumerate(stream, 1):
             if not raw.strip():

@@ -158,7 +158,27 @@ def test_nonexistent_file_is_a_clean_error(tmp_path: Path, name: str) -> None:
 
 def test_directory_is_not_a_log(tmp_path: Path) -> None:
     code, out = run(str(tmp_path))
-    assert code == 2 and "no such file" in out
+    assert code == 2 and f"jaslog: {tmp_path}: is a directory, not a log file" in out
+
+
+def test_byte_order_mark_is_not_part_of_the_first_line(tmp_path: Path) -> None:
+    """A log saved by a Windows editor starts with a UTF-8 BOM: read as if it were not there."""
+    plain = write(tmp_path, "plain.jsonl", clean().jsonl() + revoked().jsonl())
+    marked = write(tmp_path, "marked.jsonl", b"\xef\xbb\xbf" + plain.read_bytes())
+    code, out = run(str(marked))
+    assert code == 1 and "bad_event" not in out and "byte order mark" not in out
+    assert out.replace(str(marked), "F") == run(str(plain))[1].replace(str(plain), "F")
+    assert run("-", stdin=marked.read_bytes())[0] == 1
+
+
+def test_pipe_from_process_substitution(tmp_path: Path) -> None:
+    """``jaslog check <(zcat log.gz)``: a pipe, read once, named by its path in messages."""
+    p = write(tmp_path, "revoke.jsonl", b"\xef\xbb\xbf" + revoked().jsonl())
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m jaslog check <(cat "{p}")'],
+                       capture_output=True, cwd=ROOT, timeout=60, check=False)
+    assert r.returncode == 1, r.stderr
+    out = r.stdout.decode()
+    assert f":{REVOKE_SEQ_M + 1}: game g2 seq {REVOKE_SEQ_M}" in out and "/dev/fd/" in out
 
 
 def test_empty_file_is_clean(tmp_path: Path) -> None:

@@ -333,3 +333,24 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
         else:
             assert f"({hidden} for the terminal's width; --json has every field)" \
                 in " ".join(out.split())
+
+
+def test_import_and_export_read_pipes_and_byte_order_marks(tmp_path: Path) -> None:
+    """``jaslog import <(zcat a.gz)`` and ``export --from <(...)``: pipes read as files are, and
+    a UTF-8 byte order mark at the start (a Windows editor's) is not part of the first line."""
+    log = tmp_path / "bom.jsonl"
+    log.write_bytes(b"\xef\xbb\xbf" + b"".join(orjson.dumps(e) + b"\n"
+                                                for e in simulate(2, seed=4)))
+    store, out = tmp_path / "pipe.sqlite", tmp_path / "parquet"
+    py = f'"{sys.executable}" -m jaslog'
+    script = (f'{py} import --json --db "{store}" <(cat "{log}") && '
+              f'{py} export "{out}" --json --from <(cat "{log}")')
+    r = subprocess.run(["bash", "-c", script], capture_output=True, cwd=ROOT, timeout=120,
+                       check=False)
+    assert r.returncode == 0, r.stderr
+    imported, exported = (orjson.loads(x) for x in r.stdout.splitlines())
+    assert imported["games"] == 2 and imported["rejected"] == []
+    assert exported["games_added"] == 2 and exported["rows_total"]["events"] == imported["events"]
+    assert sorted(g.game for g in open_store(str(store)).games()) == \
+        sorted({orjson.loads(x)["game"] for x in log.read_bytes()[3:].splitlines()})
+    assert "is a directory, not a log file" in run("import", str(tmp_path), code=2).stderr

@@ -19,7 +19,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 from rich.table import Table
 
-from jaslog.cli.common import console, err_console, fail, write_json_line
+from jaslog.cli.common import check_readable, console, err_console, fail, write_json_line
+from jaslog.events import skip_bom
 from jaslog.store import (
     ConflictError,
     NoSuchGame,
@@ -139,7 +140,7 @@ def append(
 ) -> None:
     """Append events to a stored game (for scripts): exit 3 on a conflict."""
     if event == "-":
-        raw = [x for x in sys.stdin.buffer.read().splitlines() if x.strip()]
+        raw = [x for x in skip_bom(sys.stdin.buffer).read().splitlines() if x.strip()]
     else:
         raw = [event.encode()]
     items: list[Any] = []
@@ -180,10 +181,8 @@ def import_(
 
     Exit 0 when every game was imported or already present, 2 when some were rejected.
     """
-    for p in files:
-        if str(p) != "-" and not p.is_file():
-            fail(f"{p}: no such file")
-    total = sum(p.stat().st_size for p in files if str(p) != "-") or None
+    check_readable(files)
+    total = sum(p.stat().st_size for p in files if str(p) != "-" and p.is_file()) or None
     with opened(db) as store:
         progress = Progress(TextColumn("importing"), BarColumn(), TransferSpeedColumn(),
                             TimeRemainingColumn(), console=err_console, transient=True,

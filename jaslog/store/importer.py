@@ -34,6 +34,7 @@ from jaslog.events import (
     GameStarted,
     Line,
     parse_event,
+    skip_bom,
     validate_event_json,
 )
 from jaslog.events_fast import FastPlay, fast_play
@@ -150,9 +151,9 @@ def open_input(path: str | Path) -> IO[bytes]:
     if str(path) == "-":
         import sys
 
-        return sys.stdin.buffer
+        return skip_bom(sys.stdin.buffer)
     try:
-        return open(path, "rb")
+        return skip_bom(open(path, "rb"))
     except OSError as e:
         raise StoreError(f"{path}: {e.strerror or e}") from None
 
