@@ -383,8 +383,9 @@ def skip_bom(stream: IO[bytes]) -> IO[bytes]:
     return stream
 
 
-def read_lines(stream: IO[bytes], source: str) -> Iterator[Line]:
-    """Every non-blank line of a JSON Lines stream, parsed. Never raises for bad input."""
+def read_lines(stream: Iterable[bytes], source: str) -> Iterator[Line]:
+    """Every non-blank line of a JSON Lines stream (any iterable of lines), parsed. Never
+    raises for bad input."""
     for number, raw in enumerate(stream, 1):
         if raw.strip():
             yield read_line(raw, source, number)

@@ -42,9 +42,9 @@ def test_every_date_shape() -> None:
         for mo in range(100):
             for d in range(100):
                 agrees(f"{y}-{mo:02d}-{d:02d}T12:00:00Z")
-    for y in range(10000):
+    for year in range(10000):
         for md in ("02-29", "02-28", "01-01", "00-01"):
-            agrees(f"{y:04d}-{md}T00:00:00Z")
+            agrees(f"{year:04d}-{md}T00:00:00Z")
 
 
 def test_every_time_and_offset() -> None:

@@ -160,7 +160,7 @@ def _group(items: list[Any], key: Callable[[Any], Any]) -> dict[Any, list[Any]]:
     return out
 
 
-def _mean(xs: list[float]) -> float:
+def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
 
 

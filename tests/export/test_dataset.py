@@ -45,7 +45,7 @@ def content(out: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Every table of the current snapshot, read as one dataset by DuckDB, in a fixed order."""
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
-    out_tables = {}
+    out_tables: dict[str, list[tuple[Any, ...]]] = {}
     for t in TABLES:
         files = list((out / "current" / t).rglob("*.parquet"))
         if not files:
@@ -357,8 +357,8 @@ def test_export_from_the_store_is_incremental(tmp_path: Path, corpus: list[list[
         assert r2.games_unchanged == 0  # the store's cursor sends only the games that changed
         # filtering by ruleset is another dataset: exported whole
         r3 = export_store(store, out, ruleset="amsterdam")
-        assert r3.games_replaced == 0 and r3.rows_total["games"] == sum(
-            1 for g in corpus[:11] if g[0].ruleset == "amsterdam")  # type: ignore[attr-defined]
+        assert r3.games_replaced == 0 and r3.rows_total["games"] == len(
+            [g for g in corpus[:11] if g[0].ruleset == "amsterdam"])  # type: ignore[attr-defined]
     full = tmp_path / "full"
     export_games(iter_games([g for g in corpus[:11] if g[0].ruleset == "amsterdam"]),  # type: ignore[attr-defined]
                  full)

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from jaslog.audit import game_report
-from jaslog.events import Event, canonical_json, event_from_dict
+from jaslog.events import Event, Play, canonical_json, event_from_dict
 from jaslog.export import SCHEMAS, TABLES, arrow_schema_docs, export_games, load_manifest
 from jaslog.fold import fold
 from jaslog.schemas import ROOT, render
@@ -115,7 +115,7 @@ def test_plays_tricks_rounds_games_read_the_fold(dataset: Path, corpus: list[lis
         assert sorted(p["seat"] for p in mine) == [0, 1, 2, 3]
         for p in mine:
             assert p["score"] == rep["totals"][p["seat"] & 1]
-            assert p["plays"] == sum(1 for e in g if e.type == "play" and e.seat == p["seat"])  # type: ignore[attr-defined]
+            assert p["plays"] == len([e for e in g if isinstance(e, Play) and e.seat == p["seat"]])
             assert p["won"] == (rep["winner"] == p["seat"] & 1 if rep["finished"] else None)
     ruled = games["t-ruled"]
     assert ruled["rulings"] == 2 and ruled["totals"] != ruled["totals_played"]

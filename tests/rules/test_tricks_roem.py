@@ -203,7 +203,8 @@ def test_trick_value_agrees_with_the_parts_on_every_trick_of_the_pack(
         for trump in range(4):
             parts = _roem_parts(trick, trump, rules)
             want = (trick_points(trick, trump), sum(p for _, p in parts))
-            assert trick_value(*trick, trump, rules) == want, (trick, trump, parts)
+            a, b, c, d = trick
+            assert trick_value(a, b, c, d, trump, rules) == want, (trick, trump, parts)
             seen.add(want[1])
             checked += 1
             kinds += bool(parts)

@@ -3,6 +3,8 @@ variants: sequences declared or not, bella, the dix, hands seen or not, the stoc
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from jaslog.audit import REPORT_KEYS
@@ -250,8 +252,10 @@ def test_a_deal_without_turn_up_and_klaverjas_fields() -> None:
     with pytest.raises(FoldError) as err:
         Log().add("dealt", hands=[["JH"]]).fold()
     assert err.value.code == "bad_deal" and "turn_up" in str(err.value)
-    for ev in [{"type": "trump_turned", "card": "4H"}, {"type": "roem", "seat": 0, "points": 20},
-               {"type": "knock", "seat": 0}]:
+    bad: list[dict[str, Any]] = [{"type": "trump_turned", "card": "4H"},
+                                 {"type": "roem", "seat": 0, "points": 20},
+                                 {"type": "knock", "seat": 0}]
+    for ev in bad:
         log = Log().deal(["JH 9H AS KS QS 7C", "AH 10H 8C 9C 10C AD"], "QH")
         log.add(ev.pop("type"), **ev)
         with pytest.raises(FoldError) as err:
