@@ -173,8 +173,9 @@ def import_(
     as_json: bool = JSON,
     batch: int = typer.Option(500, "--batch", min=1, help="games per transaction"),
     workers: int | None = typer.Option(None, "--workers", min=0,
-                                       help="validating processes (default: several for files "
-                                            "over 16 MB with 4+ CPUs, else 0: in this process)"),
+                                       help="validating processes (default: for files over 16 MB "
+                                            "on 2+ CPUs, one per CPU but one, at least 2, at most "
+                                            "8; else 0: in this process)"),
     db: str | None = DB,
 ) -> None:
     """Import logs: whole games per transaction, already-present games skipped.
