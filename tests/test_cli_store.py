@@ -138,6 +138,45 @@ def test_bad_files_and_databases(tmp_path: Path) -> None:
     assert res.stderr.startswith("jaslog: cannot open the store") and "refused" in res.stderr
 
 
+@pytest.mark.parametrize("url", ["mysql://u:secret@db/club", "oracle://db/club", "db://x",
+                                 "postgresql+psycopg2://db/club"])
+def test_a_store_url_of_another_database_is_refused_in_a_sentence(tmp_path: Path,
+                                                                  url: str) -> None:
+    """A store is SQLite or PostgreSQL: any other URL is named (without its password) before
+    a driver is looked for, in a real process, with no traceback."""
+    for args in (["games", "--db", url], ["import", "-", "--db", url],
+                 ["new", "--seats", "a,b,c,d", "--db", url], ["check", "store:", "--db", url],
+                 ["export", str(tmp_path / "pq"), "--db", url]):
+        res = jaslog(*args, input=b"")
+        err = res.stderr.decode()
+        assert res.returncode == 2 and "Traceback" not in err, (args, err)
+        assert err.startswith(f"jaslog: {url.replace('secret', '***')}: a store is an SQLite "
+                              "file (a path or sqlite:///PATH) or a PostgreSQL database"), err
+    assert not (tmp_path / "pq").exists()
+
+
+def test_commands_that_only_read_do_not_create_a_store(tmp_path: Path) -> None:
+    """A mistyped --db is an error for games, show, dump, verify, players, check / replay of
+    store: games and export: nothing is created, neither the file nor its folder."""
+    missing = tmp_path / "typo" / "club.sqlite"
+    for args in (["games"], ["show", "g-1"], ["dump", "g-1"], ["verify"], ["players"],
+                 ["check", "store:"], ["replay", "store:g-1"]):
+        res = run(*args, "--db", str(missing), code=2)
+        assert res.stderr.startswith(f"jaslog: no store at {missing}: import games first"), \
+            (args, res.stderr)
+    res = run("export", str(tmp_path / "pq"), "--db", str(missing), code=2)
+    assert res.stderr.startswith(f"jaslog: no store at {missing}")
+    assert not (tmp_path / "typo").exists() and not (tmp_path / "pq").exists()
+    res = run("games", "--db", str(tmp_path), code=2)
+    assert res.stderr.startswith(f"jaslog: {tmp_path}: not a store")
+    (tmp_path / "empty.sqlite").touch()  # an SQLite file, but not a jaslog store
+    res = run("verify", "--db", str(tmp_path / "empty.sqlite"), code=2)
+    assert res.stderr.startswith(f"jaslog: no jaslog store at {tmp_path / 'empty.sqlite'}")
+    assert (tmp_path / "empty.sqlite").stat().st_size == 0
+    run("new", "--seats", "a,b,c,d", "--id", "g-1", "--db", str(missing))  # writing creates it
+    assert "g-1" in run("games", "--db", str(missing)).stdout
+
+
 def test_append_for_scripts(db: str) -> None:
     gid = run("new", "--seats", "ann,bob,cor,dirk", "--id", "ap-1").stdout.strip()
     note = '{"type":"note","text":"table 3 starts"}'

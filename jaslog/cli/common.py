@@ -55,7 +55,7 @@ def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
     from jaslog.store import StoreError, open_store
 
     try:
-        store = open_store(db)
+        store = open_store(db, create=False)
     except StoreError as e:
         fail(str(e))
     try:
@@ -87,7 +87,7 @@ def stored_lines(ref: str, db: str | None) -> list[Line]:
     if not gid:
         fail("name one stored game: store:GAME (see `jaslog games`)")
     try:
-        with open_store(db) as store:
+        with open_store(db, create=False) as store:
             return [Line(ref, e.seq, e) for e in store.events(gid)]
     except StoreError as e:
         fail(str(e))

@@ -170,7 +170,7 @@ def export(
             if _sqlite_missing(url):
                 fail(f"no store at {url[len('sqlite:///'):]}; import games first "
                      "(`jaslog import FILE`) or export log files with --from")
-            with open_store(url) as store, _progress("exporting") as progress:
+            with open_store(url, create=False) as store, _progress("exporting") as progress:
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
                                       chunk_games=chunk, keep=keep, progress=progress,
                                       workers=workers, on_total=progress.total)
@@ -192,7 +192,7 @@ def refresh(dataset: Path, db: str | None) -> None:
             fail(f"no export at {dataset} and no store at {url[len('sqlite:///'):]}: import games "
                  "(`jaslog import FILE`) or export log files (`jaslog export DIR --from FILE`)")
         return
-    with open_store(url) as store:
+    with open_store(url, create=False) as store:
         source = store_source(store.url)
         if loaded is not None and loaded[1].get("source") != source:
             err_console.print(f"note: {dataset} was exported from {loaded[1].get('source')}, not "

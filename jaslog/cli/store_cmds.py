@@ -37,13 +37,16 @@ JSON = typer.Option(False, "--json", help="JSON output, for scripts")
 
 
 @contextmanager
-def opened(db: str | None) -> Iterator[Store]:
-    """The store, with every store or database error turned into ``jaslog: ...`` (exit 2)."""
+def opened(db: str | None, create: bool = True) -> Iterator[Store]:
+    """The store, with every store or database error turned into ``jaslog: ...`` (exit 2).
+
+    A missing store is created for commands that write, and refused (``create=False``) by
+    commands that only read."""
     from sqlalchemy.exc import SQLAlchemyError
 
     store: Store | None = None
     try:
-        store = open_store(db)
+        store = open_store(db, create)
         yield store
     except ConflictError as e:
         fail(str(e), 3)
@@ -225,7 +228,7 @@ def games(
     db: str | None = DB,
 ) -> None:
     """List stored games, oldest first."""
-    with opened(db) as store:
+    with opened(db, create=False) as store:
         rows = store.games(player=player, ruleset=ruleset, since=since, limit=limit)
         names = store.players()
     if as_json:
@@ -270,7 +273,7 @@ def show(
     from jaslog.fold import FoldError
     from jaslog.render import render_table
 
-    with opened(db) as store:
+    with opened(db, create=False) as store:
         head = store.head(game)
         names = store.players()
         info = store.info(game)
@@ -312,7 +315,7 @@ def dump(
     """Write a stored game back as jaslog/1 (canonical JSON Lines) to stdout."""
     from jaslog.events import write_events
 
-    with opened(db) as store:
+    with opened(db, create=False) as store:
         events = store.events(game)
     write_events(events, sys.stdout.buffer)
     sys.stdout.flush()
@@ -328,7 +331,7 @@ def verify(
     """Recheck the hash chains: exit 0 intact, 1 when something was changed behind jaslog's back."""
     if cert is not None and game is None:
         fail("--certificate needs a GAME")
-    with opened(db) as store:
+    with opened(db, create=False) as store:
         progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
                             console=err_console, transient=True,
                             disable=as_json or game is not None or not err_console.is_terminal)
@@ -364,7 +367,7 @@ def players(ctx: typer.Context, as_json: bool = JSON, db: str | None = DB) -> No
     if ctx.invoked_subcommand is not None:
         ctx.obj = db
         return
-    with opened(db) as store:
+    with opened(db, create=False) as store:
         names = store.players()
     if as_json:
         write_json_line(names)

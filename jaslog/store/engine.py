@@ -23,15 +23,33 @@ def default_url() -> str:
     return resolve_url(str(Path(user_data_dir("jaslog")) / "jaslog.sqlite"))
 
 
+#: The URL schemes a store may have: SQLite, and PostgreSQL through psycopg 3.
+SCHEMES = ("sqlite", "postgresql", "postgres", "postgresql+psycopg")
+
+
 def resolve_url(url: str | None) -> str:
-    """A path or URL as an SQLAlchemy URL (PostgreSQL through psycopg 3)."""
+    """A path or URL as an SQLAlchemy URL (PostgreSQL through psycopg 3).
+
+    >>> resolve_url("postgres://u@db/club")
+    'postgresql+psycopg://u@db/club'
+    >>> resolve_url("mysql://u@db/club")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaslog.store.types.StoreError: mysql://u@db/club: a store is an SQLite file ..., not mysql
+    """
     if url is None:
         return default_url()
-    if url.startswith(("postgresql://", "postgres://")):
+    if "://" not in url:
+        return "sqlite:///" + str(Path(url).expanduser().resolve())
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in SCHEMES:
+        from jaslog.store.types import StoreError
+
+        raise StoreError(f"{describe(url)}: a store is an SQLite file (a path or sqlite:///PATH) "
+                         f"or a PostgreSQL database (postgresql://...), not {scheme}")
+    if scheme in ("postgresql", "postgres"):
         return "postgresql+psycopg://" + url.split("://", 1)[1]
-    if "://" in url:
-        return url
-    return "sqlite:///" + str(Path(url).expanduser().resolve())
+    return url
 
 
 def describe(url: str) -> str:

@@ -67,8 +67,16 @@ class Store(Queries):
     lock, which also keeps event positions in commit order for incremental readers).
     """
 
-    def __init__(self, url: str | None = None) -> None:
+    def __init__(self, url: str | None = None, create: bool = True) -> None:
         self.url = eng.resolve_url(url)
+        if not create and self.url.startswith("sqlite:///"):
+            path = Path(self.url[len("sqlite:///"):])
+            if not path.exists():
+                raise StoreError(f"no store at {path}: import games first (`jaslog import FILE`)"
+                                 " or name the store with --db or $JASLOG_DB")
+            if not path.is_file():
+                raise StoreError(f"{path}: not a store (a store is an SQLite file)")
+            _must_be_a_store(path)
         self.engine = eng.make_engine(self.url)
         self.dialect = self.engine.dialect.name
         self._folds: OrderedDict[str, tuple[int, str, GameFold]] = OrderedDict()
@@ -76,17 +84,21 @@ class Store(Queries):
         self._insert_events_sql = (f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) "
                                    f"VALUES ({', '.join([ph] * len(EVENT_COLUMNS))})")
         try:
-            self._ensure_schema()
+            self._ensure_schema(may_create=create)
         except SQLAlchemyError as e:
             self.engine.dispose()
             raise StoreError(f"cannot open the store at {eng.describe(self.url)}: "
                              f"{_db_message(e)}") from None
 
-    def _ensure_schema(self) -> None:
+    def _ensure_schema(self, may_create: bool) -> None:
         with self.engine.connect() as conn:
             v = schema_version(conn)
             conn.rollback()
         if v is None:
+            if not may_create:
+                self.engine.dispose()
+                raise StoreError(f"no jaslog store at {eng.describe(self.url)} (the database "
+                                 "has no jaslog tables): import games first (`jaslog import FILE`)")
             with eng.write_tx(self.engine) as conn:
                 if schema_version(conn) is None:
                     create(conn)
@@ -491,10 +503,30 @@ def _db_message(e: SQLAlchemyError) -> str:
     return text.strip().splitlines()[0] if text.strip() else type(e).__name__
 
 
-def open_store(url: str | None = None) -> Store:
-    """Open (creating if needed) the store at ``url``: a path, ``sqlite:///path``,
-    ``postgresql://...``; None means ``$JASLOG_DB`` or the platform's user data folder."""
-    return Store(url)
+def _must_be_a_store(path: Path) -> None:
+    """Refuse an SQLite file without jaslog's tables, looking at it read-only (opening it as a
+    store would turn on WAL mode: a write)."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                                 "AND name = 'jaslog_meta'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"cannot open the store at {path}: {e}") from None
+    if found is None:
+        raise StoreError(f"no jaslog store at {path} (the database has no jaslog tables): "
+                         "import games first (`jaslog import FILE`)")
+
+
+def open_store(url: str | None = None, create: bool = True) -> Store:
+    """Open the store at ``url``: a path, ``sqlite:///path``, ``postgresql://...``; None means
+    ``$JASLOG_DB`` or the platform's user data folder. A missing store is created, unless
+    ``create`` is false (commands that only read): then it is a :class:`StoreError`."""
+    return Store(url, create)
 
 
 __all__ = ["EVENT_COLUMNS", "Store", "created_at", "insert_games", "open_store", "utc_text"]

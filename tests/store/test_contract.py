@@ -18,6 +18,7 @@ from jaslog.store import (
     NoSuchGame,
     RejectedError,
     Store,
+    StoreError,
     certificate,
     open_store,
 )
@@ -288,6 +289,18 @@ def test_new_game(store: Store) -> None:
     assert info.value.code == "bad_options"
     with pytest.raises(RejectedError):
         store.new_game("amsterdam", ["ann", "ann", "cor", "dirk"])
+
+
+def test_a_reader_does_not_create_a_store(store_url: str) -> None:
+    """``open_store(url, create=False)`` (what commands that only read use) refuses a missing
+    store in a sentence and creates nothing; a writer's open creates it."""
+    with pytest.raises(StoreError, match=r"^no (jaslog )?store at .*import games first"):
+        open_store(store_url, create=False)
+    with pytest.raises(StoreError):  # still nothing there
+        open_store(store_url, create=False)
+    open_store(store_url).close()
+    with open_store(store_url, create=False) as s:
+        assert s.games() == []
 
 
 def test_reopen_keeps_everything(store_url: str) -> None:
