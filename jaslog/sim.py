@@ -303,9 +303,14 @@ def result_stats(events: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """Fold simulated games and count how their rounds ended, per ruleset and overall.
 
     Returns ``{"games", "events", "rounds", "results": {result: n}, "made_rate",
-    "nat_rate", "pit_rate", "revoke_rounds", "roem_per_round", "roem_on_table_per_round",
-    "rounds_with_roem", "violations": {rule: n}, "by_ruleset": {...}}``. Rates are shares
-    of the rounds that were played out without a revoke (made and pit count as made).
+    "failed_rate", "tie_rate", "pit_rate", "revoke_rounds", "annulled_rounds",
+    "roem_per_round", "roem_on_table_per_round", "rounds_with_roem", "violations": {rule: n},
+    "by_ruleset": {...}}``. The rates are shares of the rounds played out (not revoked,
+    annulled or unfinished) that the playing side won (:data:`WON`: made or pit in Klaverjas,
+    made in Klaberjass, the black queens' side in Kloepper), lost (:data:`LOST`: nat, bete,
+    the other side) or tied (:data:`TIED`). ``pit_rate`` and ``roem_on_table_per_round`` are
+    Klaverjas's (None without Klaverjas rounds); roem is Klaverjas roem claimed and Klaberjass
+    sequences and bella scored (None for Kloepper alone).
     """
     stats = ResultStats()
     for e in events:
@@ -352,6 +357,16 @@ class ResultStats:
         return out
 
 
+#: How a round ended, for the playing side (the side that chose trumps in Klaverjas, the
+#: maker in Klaberjass, the black queens' side in Kloepper): it won ...
+WON = frozenset({"made", "pit", "queens"})
+#: ... it lost (nat, bete, the side without the queens won) ...
+LOST = frozenset({"nat", "bete", "others"})
+#: ... or neither (a Klaberjass tie, a Kloepper deal that scores nothing). Revoked, annulled
+#: and unfinished rounds are none of these and are left out of the rates.
+TIED = frozenset({"tie", "none"})
+
+
 class _Tally:
     def __init__(self) -> None:
         self.games = 0
@@ -361,6 +376,8 @@ class _Tally:
         self.table = 0
         self.with_roem = 0
         self.rounds = 0
+        self.roem_rounds = 0   # rounds of games with roem (Klaverjas; Klaberjass: sequences, bella)
+        self.klaverjas_rounds = 0
 
     def add(self, rep: dict[str, Any]) -> None:
         self.games += 1
@@ -369,24 +386,36 @@ class _Tally:
         for r in rep["rounds"]:
             self.rounds += 1
             self.results[r["result"]] += 1
-            self.roem += sum(r.get("roem", ()))  # roem: Klaverjas only
-            self.table += sum(r.get("roem_on_table", ()))
-            self.with_roem += sum(r.get("roem_on_table", ())) > 0
+            if "roem_on_table" in r:  # Klaverjas: roem claimed, and roem held
+                self.klaverjas_rounds += 1
+                self.roem_rounds += 1
+                self.roem += sum(r["roem"])
+                self.table += sum(r["roem_on_table"])
+                self.with_roem += sum(r["roem_on_table"]) > 0
+            elif "sequences" in r:  # Klaberjass: the sequences and bella that scored
+                self.roem_rounds += 1
+                scored = sum(r["sequences"]) + sum(r["bella"])
+                self.roem += scored
+                self.with_roem += scored > 0
 
     def summary(self) -> dict[str, Any]:
         res = self.results
-        judged = res["made"] + res["pit"] + res["nat"]
+        won, lost, tied = (sum(res[k] for k in ks) for ks in (WON, LOST, TIED))
+        judged = won + lost + tied
 
         def rate(n: int) -> float:
             return round(n / judged, 4) if judged else 0.0
 
-        rounds = self.rounds or 1
+        def per(n: int, rounds: int, digits: int) -> float | None:
+            return round(n / rounds, digits) if rounds else None
+
         return {
             "games": self.games, "rounds": self.rounds, "results": dict(sorted(res.items())),
-            "made_rate": rate(res["made"] + res["pit"]), "nat_rate": rate(res["nat"]),
-            "pit_rate": rate(res["pit"]), "revoke_rounds": res["revoke"],
-            "roem_per_round": round(self.roem / rounds, 2),
-            "roem_on_table_per_round": round(self.table / rounds, 2),
-            "rounds_with_roem": round(self.with_roem / rounds, 4),
+            "made_rate": rate(won), "failed_rate": rate(lost), "tie_rate": rate(tied),
+            "pit_rate": rate(res["pit"]) if self.klaverjas_rounds else None,
+            "revoke_rounds": res["revoke"], "annulled_rounds": res["annulled"],
+            "roem_per_round": per(self.roem, self.roem_rounds, 2),
+            "roem_on_table_per_round": per(self.table, self.klaverjas_rounds, 2),
+            "rounds_with_roem": per(self.with_roem, self.roem_rounds, 4),
             "violations": dict(sorted(self.violations.items())),
         }

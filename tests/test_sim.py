@@ -281,11 +281,32 @@ def test_heuristic_bot_plays_like_a_club_and_beats_random() -> None:
     assert 0.7 < heur["made_rate"] < 0.92
     assert heur["made_rate"] > rand["made_rate"]
     assert 0.01 < heur["pit_rate"] < 0.12
-    assert abs(heur["nat_rate"] + heur["made_rate"] - 1) < 1e-3
+    assert abs(heur["failed_rate"] + heur["made_rate"] - 1) < 1e-3 and heur["tie_rate"] == 0
     # roem is claimed on most of the rounds that have it, and there is roem in most rounds
     assert 0.4 < heur["rounds_with_roem"] < 0.9
     assert 0.75 * heur["roem_on_table_per_round"] < heur["roem_per_round"] \
         <= heur["roem_on_table_per_round"]
+
+
+@pytest.mark.parametrize("ruleset,won,lost", [("klaberjass-2p", {"made"}, {"bete"}),
+                                               ("kloepper", {"queens"}, {"others"})])
+def test_result_rates_of_the_other_games(ruleset: str, won: set[str], lost: set[str]) -> None:
+    """Klaberjass rounds end made, bete, tie or annulled, Kloepper deals are won by the black
+    queens' side or the others: the rates count those, not Klaverjas's made and nat."""
+    events = list(simulate(30, ruleset, seed=4, bot="heuristic"))
+    s = result_stats(events)
+    res = Counter(r["result"] for rep in reports(events) for r in rep["rounds"])
+    assert s["results"] == dict(res) and set(res) - {"tie", "none", "annulled"} == won | lost
+    played = sum(n for k, n in res.items() if k not in ("annulled", "revoke", "unfinished"))
+    assert s["made_rate"] == round(sum(res[k] for k in won) / played, 4)
+    assert 0.4 < s["made_rate"] < 0.95 and 0.05 < s["failed_rate"] < 0.6
+    assert s["made_rate"] + s["failed_rate"] + s["tie_rate"] == pytest.approx(1, abs=2e-4)
+    assert s["pit_rate"] is None and s["roem_on_table_per_round"] is None
+    assert s["annulled_rounds"] == res["annulled"]
+    if ruleset == "kloepper":
+        assert s["roem_per_round"] is None and s["rounds_with_roem"] is None
+    else:  # sequences and bella
+        assert s["roem_per_round"] > 5 and 0.2 < s["rounds_with_roem"] < 0.9
 
 
 def test_bots_choose_trumps_from_their_hand() -> None:

@@ -84,21 +84,36 @@ def _start(text: str | None, times: bool) -> datetime | None:
 
 
 def _stats_table(stats: dict[str, Any], bot: str) -> Table:
-    table = Table(title=f"How the rounds ended ({bot} bots)", title_justify="left")
-    for col in ("ruleset", "games", "rounds", "made", "nat", "pit", "revokes", "roem/rd",
-                "roem rds", "violations"):
-        table.add_column(col, justify="left" if col == "ruleset" else "right")
+    from rich import box
+
+    table = Table(title=f"How the rounds ended ({bot} bots)", title_justify="left",
+                  box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False,
+                  caption="made / failed / tied: the playing side (Klaverjas: the side that "
+                          "chose trumps, made or pit / nat; Klaberjass: the maker, made / bete; "
+                          "Kloepper: the black queens' side) won / lost / neither, of the rounds "
+                          "played out; roem: Klaberjass sequences and bella; w/roem: the rounds "
+                          "with roem; faults: the rule violations found",
+                  caption_justify="left")
+    rows = [*stats["by_ruleset"].items(), *([("all", stats)] if len(stats["by_ruleset"]) > 1
+                                            else [])]
+    ties = any(s["tie_rate"] for _, s in rows)  # rare: the column only when there are any
+    for col in ("ruleset", "games", "rounds", "made", "failed", *(["tied"] * ties), "pit",
+                "revoke", "roem/rd", "w/roem", "faults"):
+        table.add_column(col, justify="left" if col == "ruleset" else "right",
+                         no_wrap=col == "ruleset")
+
+    def pct(x: float | None, fmt: str = ".0%") -> str:
+        return "–" if x is None else format(x, fmt)
 
     def row(name: str, s: dict[str, Any]) -> None:
-        table.add_row(name, str(s["games"]), str(s["rounds"]), f"{s['made_rate']:.1%}",
-                      f"{s['nat_rate']:.1%}", f"{s['pit_rate']:.1%}", str(s["revoke_rounds"]),
-                      f"{s['roem_per_round']:.1f}", f"{s['rounds_with_roem']:.0%}",
-                      str(sum(s["violations"].values())))
+        table.add_row(name, str(s["games"]), str(s["rounds"]), pct(s["made_rate"]),
+                      pct(s["failed_rate"]), *([pct(s["tie_rate"])] * ties), pct(s["pit_rate"]),
+                      str(s["revoke_rounds"]),
+                      "–" if s["roem_per_round"] is None else f"{s['roem_per_round']:.1f}",
+                      pct(s["rounds_with_roem"], ".0%"), str(sum(s["violations"].values())))
 
-    for rs, s in stats["by_ruleset"].items():
-        row(rs, s)
-    if len(stats["by_ruleset"]) > 1:
-        row("all", stats)
+    for name, s in rows:
+        row(name, s)
     return table
 
 
