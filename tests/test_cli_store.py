@@ -223,9 +223,18 @@ def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> Non
     one = run("verify", gid).stdout
     cert = open_store(db).head(gid).certificate
     assert cert in one
-    run("verify", gid, "--certificate", cert)
+    assert "it certifies seq" in run("verify", gid, "--certificate", cert).stdout
     res = run("verify", gid, "--certificate", "0000-0000-0000-0000", code=1)
-    assert "certificate" in res.stdout
+    assert "0000-0000-0000-0000 is the hash of no event of this game" in res.stdout
+    # the game goes on after the score sheet was signed: the certificate still holds, for the
+    # events it covers, and says how many came after it
+    head = open_store(db).head(gid)
+    run("append", gid, "--json", '{"type": "note", "text": "signed"}')
+    res = run("verify", gid, "--certificate", cert)
+    assert (f"the certificate holds: it certifies seq {head.seq}; 1 event appended since, "
+            "which it does not cover") in " ".join(res.stdout.split())
+    js = orjson.loads(run("verify", gid, "--certificate", cert, "--json").stdout)
+    assert js["ok"] and js["certified"] == {"game": gid, "seq": head.seq, "appended_since": 1}
     import sqlite3
 
     con = sqlite3.connect(db)
@@ -362,7 +371,8 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
     cert = orjson.loads(run("games", "--json").stdout)["certificate"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JASLOG_DB": db}
     for columns, hidden in (("200", None), ("80", "players, certificate left out"),
-                            ("60", "started, players, certificate left out")):
+                            ("60", "started, players, certificate left out"),
+                            ("40", "ruleset, started, players, events, certificate left out")):
         out = subprocess.run([sys.executable, "-m", "jaslog", "games"], capture_output=True,
                              text=True, env={**env, "COLUMNS": columns}, timeout=120).stdout
         assert gid in out and "…" not in out, out
@@ -372,6 +382,10 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
         else:
             assert f"({hidden} for the terminal's width; --json has every field)" \
                 in " ".join(out.split())
+    # narrower than the id itself: the id is folded onto the next line, not cut
+    out = subprocess.run([sys.executable, "-m", "jaslog", "games"], capture_output=True,
+                         text=True, env={**env, "COLUMNS": "20"}, timeout=120).stdout
+    assert gid[:20] in out and gid[20:] in out and "…" not in out, out
 
 
 def test_import_and_export_read_pipes_and_byte_order_marks(tmp_path: Path) -> None:

@@ -227,7 +227,7 @@ def games(
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
-    """List stored games, oldest first."""
+    """List stored games in the order they were stored (first stored first)."""
     with opened(db, create=False) as store:
         rows = store.games(player=player, ruleset=ruleset, since=since, limit=limit)
         names = store.players()
@@ -247,13 +247,14 @@ def games(
     width = {c: max(len(c), *(len(r[c]) for r in cells)) for c in cells[0]}
     shown, used = set(), -2
     for col in ("game", "ruleset", "events", "started", "players", "certificate"):
-        if col in ("game", "ruleset") or used + 2 + width[col] <= console.width:
+        if col == "game" or used + 2 + width[col] <= console.width:
             shown.add(col)
             used += 2 + width[col]
     tab = Table(box=None, pad_edge=False)
     order = [c for c in cells[0] if c in shown]
-    for col in order:
-        tab.add_column(col, no_wrap=True, justify="right" if col == "events" else "left")
+    for col in order:  # an id wider than the terminal is folded onto the next line, never cut
+        tab.add_column(col, no_wrap=col != "game", overflow="fold" if col == "game" else "ellipsis",
+                       justify="right" if col == "events" else "left")
     for r in cells:
         tab.add_row(*(r[c] for c in order))
     console.print(tab)
@@ -350,6 +351,12 @@ def verify(
         else:
             console.print(f"[red]{len(rep.problems)} problem(s)[/] in {rep.games} games, "
                           f"{rep.events} events", highlight=False)
+        c = rep.certified
+        if c is not None:
+            since = (f"; {c['appended_since']} event{'s' * (c['appended_since'] != 1)} appended "
+                     "since, which it does not cover" if c["appended_since"] else " (the head)")
+            console.print(f"[green]✓[/] the certificate holds: it certifies seq {c['seq']}{since}",
+                          highlight=False)
         if game is not None and game in rep.heads:
             console.print(f"certificate [bold]{certificate(rep.heads[game])}[/]  "
                           f"(head {rep.heads[game]})", highlight=False)

@@ -152,6 +152,9 @@ class VerifyReport:
     events: int = 0
     problems: list[Problem] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)
+    #: With a certificate that holds: ``{"game", "seq", "appended_since"}``, the event it
+    #: certifies (the head, or an earlier one when the game went on after it was written).
+    certified: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -161,7 +164,8 @@ class VerifyReport:
         return {"ok": self.ok, "games": self.games, "events": self.events,
                 "problems": [asdict(p) for p in self.problems],
                 "heads": {g: {"hash": h, "certificate": certificate(h)}
-                          for g, h in self.heads.items()}}
+                          for g, h in self.heads.items()},
+                "certified": self.certified}
 
 
 @dataclass(frozen=True, slots=True)

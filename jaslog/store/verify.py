@@ -99,16 +99,27 @@ def _str_or_none(v: Any) -> str | None:
         return v
 
 
-def _check_certificate(game: str, head: str, next_seq: int, cert: str) -> Problem | None:
+def _check_certificate(rep: VerifyReport, game: str, hashes: list[str], cert: str) -> None:
+    """Find the event whose chain hash the certificate is: the head when nothing was added
+    since it was written, an earlier event when the game went on (legitimately: appends only
+    extend a chain). No event at all: the log was changed, or the certificate mistyped."""
     want = re.sub(r"[^0-9a-f]", "", cert.lower())
     if len(want) < 8:
-        return Problem(game, None, "certificate", f"{cert!r} is not a certificate (at least 8 "
-                       "hex digits, e.g. 0123-4567-89ab-cdef)")
-    if not head.startswith(want):
-        return Problem(game, next_seq - 1, "certificate",
-                       f"the head is {certificate(head)}, not {cert}: the log was changed after "
-                       "the certificate was written (events removed at the end, or rewritten)")
-    return None
+        rep.problems.append(Problem(game, None, "certificate", f"{cert!r} is not a certificate "
+                                    "(at least 8 hex digits, e.g. 0123-4567-89ab-cdef)"))
+        return
+    if rep.problems:  # a broken chain certifies nothing (the problem is reported already)
+        return
+    for seq in range(len(hashes) - 1, -1, -1):
+        if hashes[seq].startswith(want):
+            rep.certified = {"game": game, "seq": seq, "appended_since": len(hashes) - 1 - seq}
+            return
+    head = hashes[-1] if hashes else GENESIS
+    rep.problems.append(Problem(
+        game, len(hashes) - 1, "certificate",
+        f"{cert} is the hash of no event of this game (the head is {certificate(head)}): the "
+        "log was changed after the certificate was written (events removed at the end, or "
+        "rewritten), or the certificate is mistyped"))
 
 
 def verify(conn: Connection, game: str | None, cert: str | None,
@@ -125,9 +136,7 @@ def verify(conn: Connection, game: str | None, cert: str | None,
             .order_by(GAME_PLAYERS.c.seat))]
         _one(rep, game, rows, header, players)
         if cert is not None:
-            p = _check_certificate(game, rep.heads.get(game, GENESIS), len(rows), cert)
-            if p is not None:
-                rep.problems.append(p)
+            _check_certificate(rep, game, [r.hash for r in rows], cert)
         if progress:
             progress(rep.events)
         return rep

@@ -318,6 +318,24 @@ def test_log_games_are_handed_on_before_the_rest_is_read(
         next(games)
 
 
+def test_exports_from_log_files_add_up(tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """Each ``--from`` export adds its files' games; games not in them stay; ``full`` starts
+    over with just these files (the README says so)."""
+    first = _write(tmp_path / "a.jsonl", [e for g in corpus[:3] for e in g])
+    second = _write(tmp_path / "b.jsonl", [e for g in corpus[3:5] for e in g])
+    out = tmp_path / "out"
+    export_files([first], out)
+    r = export_files([second], out)
+    assert (r.games_added, r.games_replaced) == (2, 0)
+    every = tmp_path / "every"
+    export_files([first, second], every)
+    assert content(out) == content(every)
+    export_files([second], out, full=True)
+    alone = tmp_path / "alone"
+    export_files([second], alone)
+    assert content(out) == content(alone) and len(content(out)["games"]) == 2
+
+
 def test_export_from_standard_input(tmp_path: Path, corpus: list[list[Event]]) -> None:
     log = _write(tmp_path / "games.jsonl", [e for g in corpus[:3] for e in g])
     with open(log, "rb") as stdin:
