@@ -55,11 +55,24 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
         headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else None
         return JSONResponse(e.body(), status_code=e.status, headers=headers)
 
+    async def _not_utf8(request: Request) -> str | None:
+        """Why the body is not UTF-8, or None (it is, or cannot be read again)."""
+        try:
+            (await request.body()).decode("utf-8")
+        except UnicodeDecodeError as u:
+            return (f"the request body is not UTF-8 (byte 0x{u.object[u.start]:02x} at "
+                    f"{u.start}): send JSON in UTF-8")
+        except Exception:  # the body was streamed away: nothing more to say
+            return None
+        return None
+
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, e: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, e: RequestValidationError) -> JSONResponse:
         errs = e.errors()
         first = errs[0] if errs else {}
         where = _loc(first)
+        if first.get("type") == "json_invalid" and (why := await _not_utf8(request)):
+            return JSONResponse({"code": "bad_body", "message": why}, status_code=400)
         if first.get("type") == "json_invalid":
             why = (first.get("ctx") or {}).get("error", "invalid")
             msg = f"the body is not valid JSON: {why} (at character {where or 0})"
@@ -74,12 +87,13 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
                             status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, e: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, e: StarletteHTTPException) -> JSONResponse:
         code = {400: "bad_body", 404: "not_found", 405: "method_not_allowed"}.get(
             e.status_code, "http_error")
         msg = str(e.detail)
         if e.status_code == 400:
-            msg = f"the request body cannot be read as JSON ({msg})"
+            msg = (await _not_utf8(request)
+                   or f"the request body cannot be read as JSON ({msg}: nested too deeply?)")
         return JSONResponse({"code": code, "message": msg}, status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 

@@ -246,4 +246,14 @@ def test_numbers_a_log_cannot_hold_are_refused(server, gid):
         assert r.status_code == 422 and "events[0].round" in r.json()["message"]
         r = c.post("/api/oracle", content=b"[" * 100000, headers={"content-type": "application/json"})
         assert r.status_code == 400 and r.json()["code"] == "bad_body"
+        r = c.post("/api/games", content=b'{"ruleset": "amsterdam \xe9"}',
+                   headers={"content-type": "application/json"})  # Latin-1, not UTF-8
+        assert r.status_code == 400 and r.json() == {
+            "code": "bad_body", "message": "the request body is not UTF-8 (byte 0xe9 at 23): "
+                                           "send JSON in UTF-8"}, r.text
+        for body in (b'{"events": [{"type": "note", "text": "\xe9"}]}', b"\xff\xfe{}"):
+            r = c.post(f"/api/games/{gid}/events", content=body,
+                       headers={"content-type": "application/json"})
+            assert r.status_code == 400 and r.json()["code"] == "bad_body", r.text
+            assert r.json()["message"].startswith("the request body is not UTF-8 (byte 0x")
         assert c.get(f"/api/games/{gid}/head").json()["next_seq"] == 1
