@@ -262,10 +262,24 @@ def _describe(err: ValidationError, raw: dict[str, Any]) -> str:
     return f"field {loc!r}: {msg}" + (f" (got {value!r})" if not isinstance(value, dict) else "")
 
 
+def json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words.
+
+    >>> json_kind(None), json_kind([1]), json_kind("x"), json_kind(True), json_kind(2.5)
+    ('null', 'an array', 'a string', 'true', 'a number')
+    """
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    if isinstance(value, (int, float)):
+        return "a number"
+    kinds: dict[type, str] = {str: "a string", list: "an array", dict: "an object"}
+    return kinds.get(type(value), type(value).__name__)
+
+
 def event_from_dict(raw: Any) -> Event:
     """Validate a decoded JSON object as an event, or raise :class:`EventError`."""
     if not isinstance(raw, dict):
-        raise EventError(f"an event is a JSON object, not {type(raw).__name__}")
+        raise EventError(f"an event is a JSON object, not {json_kind(raw)}")
     t = raw.get("type")
     if t not in EVENT_MODELS:
         if t is None:

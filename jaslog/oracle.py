@@ -118,9 +118,15 @@ def answer(q: Any) -> dict[str, Any]:
             raise QueryError("'chooser_team' is 0 or 1; 'revoke_team' is 0, 1 or null")
         tricks = _pair(q, "tricks")
         if sum(tricks) != 8:
-            raise QueryError("'tricks' must add up to 8")
-        score, result = score_round(ScoreRules.from_options(opts), _pair(q, "points"),
-                                    _pair(q, "roem"), tricks, ct, rt)
+            raise QueryError(f"'tricks' must add up to 8, not {sum(tricks)}")
+        points, last = _pair(q, "points"), int(opts["last_trick_bonus"])
+        if sum(points) != 152 + last:
+            raise QueryError(f"'points' must add up to {152 + last} (152 in the cards, {last} "
+                             f"for the last trick), not {sum(points)}")
+        if any(t == 0 and p for p, t in zip(points, tricks, strict=True)):
+            raise QueryError("a team without tricks has no points")
+        roem = _pair(q, "roem") if q.get("roem") is not None else [0, 0]
+        score, result = score_round(ScoreRules.from_options(opts), points, roem, tricks, ct, rt)
         return {"score": score, "result": result}
     trump = query_trump(q)
     if op == "legal":

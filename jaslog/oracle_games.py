@@ -163,6 +163,9 @@ def _pack(cards: list[int]) -> list[int]:
 
 def answer_kloepper(op: str, q: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     trumps = kp.Trumps.from_options(opts)
+    if q.get("trump") is not None:
+        raise QueryError("kloepper's trumps are permanent (`jaslog rules options -r kloepper`): "
+                         "there is no trump suit to name; leave out 'trump' (--trump)")
     if op == "score":
         mode = q.get("mode", "pair")
         if mode not in ("pair", "alone"):

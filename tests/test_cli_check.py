@@ -182,7 +182,11 @@ def test_pipe_from_process_substitution(tmp_path: Path) -> None:
 
 
 def test_empty_file_is_clean(tmp_path: Path) -> None:
-    assert run(str(write(tmp_path, "empty.jsonl", b"\n\n")))[0] == 0
+    """Nothing wrong, but not silent: a user who checked the wrong file is told."""
+    path = write(tmp_path, "empty.jsonl", b"\n\n")
+    r = runner.invoke(app, ["check", str(path)])
+    assert r.exit_code == 0 and r.stdout == ""
+    assert r.stderr == f"no games in {path}\n"
 
 
 def test_finished_game_text(tmp_path: Path) -> None:

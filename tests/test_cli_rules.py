@@ -62,6 +62,16 @@ def test_options_with_overrides() -> None:
     (["legal", "-r", "kloepper", "--hand", "7H"], "not in the kloepper pack"),
     (["legal", "--hand", "7H"], "'trump' is needed"),
     (["roem", "-r", "klaberjass-2p", "-t", "H", "--trick", "AS,KS"], "not a question for klaberjass"),
+    (["score", "--points", "100,100", "--tricks", "5,3", "--chooser", "0"],
+     "'points' must add up to 162 (152 in the cards, 10 for the last trick), not 200"),
+    (["score", "--points", "152,10", "--tricks", "8,0", "--chooser", "0"],
+     "a team without tricks has no points"),
+    (["legal", "-r", "kloepper", "-t", "H", "--hand", "QC"], "kloepper's trumps are permanent"),
+    (["score", "-r", "kloepper", "--points", "60,60", "--tricks", "4,4", "--chooser", "0"],
+     '`rules score` scores Klaverjas rounds; a kloepper deal is scored with --batch: '
+     '{"op": "score", "ruleset": "kloepper", "queens_points": N'),
+    (["score", "-r", "klaberjass-2p", "--points", "60,60", "--tricks", "4,4", "--chooser", "0"],
+     '"maker": SEAT'),
 ])
 def test_bad_questions_are_clean_errors(args: list[str], message: str) -> None:
     code, out = rules(*args)

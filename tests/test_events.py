@@ -130,9 +130,9 @@ def test_bad_events_say_which_field_and_why(raw: dict[str, Any], message: str) -
 @pytest.mark.parametrize("line, message", [
     (b'{"game":"g1","seq":4,', "not valid JSON"),
     (b"", "not valid JSON"),
-    (b"[1, 2]", "an event is a JSON object, not list"),
-    (b'"play"', "an event is a JSON object, not str"),
-    (b"null", "not NoneType"),
+    (b"[1, 2]", "an event is a JSON object, not an array"),
+    (b'"play"', "an event is a JSON object, not a string"),
+    (b"null", "an event is a JSON object, not null"),
 ])
 def test_unreadable_lines(line: bytes, message: str) -> None:
     with pytest.raises(EventError, match=message):

@@ -31,6 +31,8 @@ QUERIES: list[tuple[Any, dict[str, Any]]] = [
     ({"op": "score", "points": [0, 162], "roem": [0, 20], "tricks": [0, 8], "chooser_team": 0,
       "revoke_team": None, "options": {"pit_for": "playing_team"}},
      {"score": [0, 182], "result": "nat"}),
+    ({"op": "score", "points": [90, 62], "tricks": [5, 3], "chooser_team": 0,  # no roem: none
+      "options": {"last_trick_bonus": 0}}, {"score": [90, 62], "result": "made"}),
 ]
 BAD_QUERIES: list[tuple[Any, str]] = [
     ({"op": "fly"}, "unknown op 'fly'"),
@@ -50,6 +52,10 @@ BAD_QUERIES: list[tuple[Any, str]] = [
     ({"op": "score", "points": [1, 2], "roem": [0, 0], "tricks": [4, 4], "chooser_team": True,
       "revoke_team": None}, "'chooser_team' is 0 or 1"),
     ({"op": "winner", "trump": "", "trick": ["AS"]}, "trump"),
+    ({"op": "score", "points": [100, 100], "tricks": [4, 4], "chooser_team": 0},
+     "'points' must add up to 162"),
+    ({"op": "winner", "ruleset": "kloepper", "trump": "H", "trick": ["QC"]},
+     "kloepper's trumps are permanent"),
 ]
 
 

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 
 from jaslog.audit import game_report
-from jaslog.cli.common import DB_OPTION, console, read_games, write_json_line
+from jaslog.cli.common import DB_OPTION, console, err_console, read_games, write_json_line
 from jaslog.fold import FileGame, FoldError, GameFold
 
 
@@ -72,8 +72,9 @@ def check(
     db: str | None = DB_OPTION,
 ) -> None:
     """Validate and score every game: exit 0 clean, 1 rule violations, 2 invalid log."""
-    worst = 0
+    worst, seen = 0, 0
     for g in read_games(files, db):
+        seen += 1
         if isinstance(g, FoldError):
             worst = 2
             if json:
@@ -90,6 +91,9 @@ def check(
             write_json_line(rep)
         else:
             _print_game(g)
+    if not seen:
+        err_console.print(f"no games in {', '.join(str(f) for f in files)}", style="dim",
+                          soft_wrap=True, highlight=False)
     raise typer.Exit(worst)
 
 

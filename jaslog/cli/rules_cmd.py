@@ -160,7 +160,16 @@ def score(ruleset: str = RULESET,
           chooser: int = typer.Option(..., "--chooser", help="the playing team (0 or 1)"),
           revoke: int | None = typer.Option(None, "--revoke", help="team that revoked"),
           option: list[str] = OPTION, as_json: bool = JSON) -> None:
-    """The score of a round from its points, roem and tricks."""
+    """The score of a Klaverjas round from its points, roem and tricks."""
+    game = game_of(ruleset) if ruleset in PRESETS else "klaverjas"
+    if game == "klaberjass":
+        fail(f"`rules score` scores Klaverjas rounds; a {ruleset} deal is scored with --batch: "
+             f'{{"op": "score", "ruleset": "{ruleset}", "points": [P0, P1], "maker": SEAT, '
+             '"sequences": [S0, S1], "bella": [B0, B1], "revoke": SEAT or null}')
+    if game == "kloepper":
+        fail(f"`rules score` scores Klaverjas rounds; a {ruleset} deal is scored with --batch: "
+             f'{{"op": "score", "ruleset": "{ruleset}", "queens_points": N, "queens_tricks": N, '
+             '"mode": "pair" or "alone", "queens": [SEATS], "knock": false, "knock_back": false}')
     a = _ask({"op": "score", "ruleset": ruleset, "options": _opts(ruleset, option),
               "points": _pair(points_, "points"), "roem": _pair(roem_, "roem"),
               "tricks": _pair(tricks, "tricks"), "chooser_team": chooser,

@@ -104,8 +104,9 @@ def _errors() -> Iterator[None]:
 def _print_export(result: Any, quiet_unchanged: bool = False) -> None:
     if not result.changed:
         if not quiet_unchanged:
-            console.print(f"up to date: {result.games_unchanged} games unchanged; "
-                          f"{result.path} (version {result.version})", soft_wrap=True)
+            games = result.rows_total.get("games", 0)
+            console.print(f"up to date: nothing new since version {result.version} "
+                          f"({games} game{'s' * (games != 1)}); {result.path}", soft_wrap=True)
         return
     console.print(f"exported {result.games_added} new game{'s' * (result.games_added != 1)}, "
                   f"replaced {result.games_replaced}, {result.games_unchanged} unchanged → "

@@ -51,7 +51,7 @@ def test_export_prints_what_it_did(exported: Path, tmp_path: Path,
     assert res.exit_code == 0, res.output
     assert "exported 3 new games" in res.stdout and "plays" in res.stdout
     res = run("export", str(tmp_path / "ds"), "--from", str(log))
-    assert res.exit_code == 0 and "up to date: 3 games unchanged" in res.stdout
+    assert res.exit_code == 0 and "up to date: nothing new since version 1 (3 games)" in res.stdout
 
 
 def test_stats_json_matches_the_folded_games(exported: Path, corpus: list[list[Event]]) -> None:
