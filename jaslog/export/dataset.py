@@ -339,9 +339,25 @@ def _carry_over(snap: Path, manifest: dict[str, Any], replaced: set[str], stagin
                 writers.add(f["table"], f["partition"],
                               t.filter(keep).cast(SCHEMAS[f["table"]]))
         else:
-            _link(snap / f["path"], staging / f["path"])
+            _carry(snap / f["path"], staging / f["path"], f)
             kept.append(dict(f))
     return kept
+
+
+def _carry(src: Path, dst: Path, entry: dict[str, Any]) -> None:
+    """Carry a file of the previous snapshot into the new one, after a cheap check that it
+    is still the file the manifest describes (its size; ``--verify`` rereads its SHA-256):
+    a truncated or missing file is not passed on into every later snapshot."""
+    try:
+        size = src.stat().st_size
+    except FileNotFoundError:
+        size = None
+    if size != entry["bytes"]:
+        what = "is missing" if size is None else f"has {size} bytes"
+        raise ExportError(f"{src}: {what}, the manifest says {entry['bytes']}: the previous "
+                          "snapshot is damaged; nothing was exported (`--verify` lists the "
+                          "damage, `--full` exports everything afresh)")
+    _link(src, dst)
 
 
 def _swap(out: Path, staging: Path, version: int, keep: int) -> Path:

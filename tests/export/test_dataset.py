@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -180,6 +181,30 @@ def test_manifest_checksums_find_damage(tmp_path: Path, corpus: list[list[Event]
     assert any(p.startswith(f"{first}: SHA-256") for p in problems)
     assert f"{second}: missing" in problems
     assert "games/stray.parquet: not in the manifest" in problems
+
+
+def test_a_damaged_file_is_not_carried_into_the_next_snapshot(
+        tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """An incremental export checks each carried file's size against the manifest: a
+    truncated or missing file stops it (nothing is exported), ``full`` starts afresh."""
+    out = tmp_path / "dmg"
+    export_games(corpus[:6], out)
+    snap, man = load_manifest(out)  # type: ignore[misc]
+    first = man["files"][0]["path"]
+    data = (snap / first).read_bytes()
+    (snap / first).write_bytes(data[: len(data) // 2])
+    with pytest.raises(ExportError, match=rf"{re.escape(first)}: has {len(data) // 2} bytes, "
+                       rf"the manifest says {len(data)}: the previous snapshot is damaged"):
+        export_games(corpus, out)
+    assert load_manifest(out)[1]["version"] == 1  # type: ignore[index]
+    (snap / first).unlink()
+    with pytest.raises(ExportError, match="is missing, the manifest says"):
+        export_games(corpus, out)
+    r = export_games(corpus, out, full=True)
+    assert r.version == 2 and verify_dataset(out) == []
+    whole = tmp_path / "whole"
+    export_games(corpus, whole)
+    assert content(out) == content(whole)
 
 
 def test_one_export_at_a_time(tmp_path: Path, corpus: list[list[Event]]) -> None:
