@@ -93,7 +93,8 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
         msg = str(e.detail)
         if e.status_code == 400:
             msg = (await _not_utf8(request)
-                   or f"the request body cannot be read as JSON ({msg}: nested too deeply?)")
+                   or f"the request body cannot be read as JSON: {msg.rstrip('.').lower()} "
+                      "(is it nested too deeply?)")
         return JSONResponse({"code": code, "message": msg}, status_code=e.status_code,
                             headers=getattr(e, "headers", None))
 
