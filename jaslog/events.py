@@ -69,6 +69,11 @@ GameId = Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN)]
 PlayerId = Annotated[str, StringConstraints(pattern=PLAYER_ID_PATTERN)]
 CardText = Annotated[str, StringConstraints(pattern=CARD_PATTERN)]
 Seat = Annotated[int, Field(ge=0, le=3)]
+#: Bounds of the numbers an event may carry: far beyond any real game (a round's score is at
+#: most a few hundred points; games last tens of rounds), small enough that no total
+#: overflows the store's or the export's integer columns.
+MOST_POINTS = 10_000
+MOST_ROUNDS = 9_999
 Ruleset = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
 
 
@@ -201,15 +206,15 @@ class Roem(Event):
 
     type: Literal["roem"]
     seat: Seat
-    points: int = Field(ge=0)
+    points: int = Field(ge=0, le=MOST_POINTS)
 
 
 class Ruling(Event):
     """A referee's score for a round (1-based); totals use it instead of the played score."""
 
     type: Literal["ruling"]
-    round: int = Field(ge=1)
-    score: list[Annotated[int, Field(ge=0)]] = Field(min_length=2, max_length=4)
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    score: list[Annotated[int, Field(ge=0, le=MOST_POINTS)]] = Field(min_length=2, max_length=4)
     reason: str = Field(min_length=1, max_length=2000)
 
 
@@ -219,7 +224,7 @@ class Note(Event):
     type: Literal["note"]
     text: str = Field(min_length=1, max_length=10000)
     seat: Seat | None = None
-    round: int | None = Field(default=None, ge=1)
+    round: int | None = Field(default=None, ge=1, le=MOST_ROUNDS)
 
 
 EVENT_MODELS: dict[str, type[Event]] = {

@@ -109,6 +109,12 @@ def bad(overrides: dict[str, Any], base: int = 10, drop: str | None = None) -> d
     (bad({"score": [1, -1]}, base=12), "field 'score"),
     (bad({"reason": ""}, base=12), "field 'reason'"),
     (bad({"round": 0}, base=12), "field 'round'"),
+    # numbers beyond any game, which no integer column of the store or the export could hold
+    (bad({"points": 3_000_000_000}, base=11), "field 'points': Input should be less than or "
+                                              "equal to 10000 (got 3000000000)"),
+    (bad({"score": [3_000_000_000, 1]}, base=12), "field 'score.0': Input should be less than"),
+    (bad({"round": 10_000}, base=12), "field 'round': Input should be less than or equal to 9999"),
+    (bad({"round": 2**62}, base=13), "field 'round'"),
     (bad({"text": ""}, base=13), "field 'text'"),
     (bad({"ruleset": "paris"}, base=0), "field 'ruleset'"),
     (bad({"seats": ["a"]}, base=0), "field 'seats'"),

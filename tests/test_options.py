@@ -100,7 +100,7 @@ BAD: dict[str, list[Any]] = {
     "random.first_deal_clubs": ["yes", 1, None], "random.all_pass": ["redeal"],
     "play": ["paris", "Amsterdam"], "amsterdam_partner_trump": ["undertrump"],
     "amsterdam_cannot_overtrump": ["overtrump"], "rotterdam_must_undertrump": ["true", 0],
-    "roem.run3": [-1, "20", 2.5, True], "roem.run4": [None], "roem.stuk": [-20],
+    "roem.run3": [-1, "20", 2.5, True, 1001], "roem.run4": [None, 10**20], "roem.stuk": [-20],
     "roem.four_kind": [1.0], "roem.four_kind_ranks": ["A", ["B"], ["1"], None],
     "roem.four_jacks": [False], "roem.three_of_a_kind": ["x"], "roem.stuk_in_hand": ["no"],
     "roem.claim_mode": ["manual"], "roem.claim_by": ["anyone"], "last_trick_bonus": [-10],
@@ -108,7 +108,9 @@ BAD: dict[str, list[Any]] = {
     "revoke": ["forgive"], "game_end": [{"type": "deals"}, {"type": "deals", "count": 0},
                                         {"type": "target", "count": 10}, 16, "deals:16",
                                         {"type": "target", "points": 1500, "x": 1},
-                                        {"type": "deals", "count": True}],
+                                        {"type": "deals", "count": True},
+                                        {"type": "deals", "count": 1001},
+                                        {"type": "target", "points": 100_001}],
     "game_tie": ["replay"],
 }
 

@@ -415,7 +415,15 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
             for table in TABLES:
                 cols = rows[table]
                 if len(cols):
-                    out.tables.append((table, ppath, cols.to_table()))
+                    try:
+                        built = cols.to_table()
+                    except (pa.ArrowInvalid, OverflowError) as e:  # a number beyond a column
+                        raise ExportError(
+                            f"{table} ({ppath}): a stored value does not fit the dataset's "
+                            f"column ({e}); events written before jaslog bounded its numbers "
+                            "(roem 0-10000, rulings 0-10000, rounds 1-9999) cannot be exported"
+                        ) from None
+                    out.tables.append((table, ppath, built))
         buffers.clear()
         if gc_was_on:
             gc.collect(1)  # the chunk's garbage cycles (folds), while the heap is small

@@ -31,12 +31,20 @@ class OptionError(ValueError):
     """An unknown preset, an unknown option, or a value the option does not take."""
 
 
+#: Bounds of a game's length: deals, and target points.
+MOST_DEALS = 1000
+MOST_TARGET = 100_000
+
+
 @dataclass(frozen=True)
 class Option:
     key: str
     kind: str  # choice | int | bool | ranks | cards | game_end | json | choices
     choices: tuple[str, ...] = ()
     help: str = ""
+    #: The largest value an ``int`` option takes (points: a value beyond any real rule, and
+    #: small enough for every total to fit the store's and the export's integer columns).
+    most: int = 1000
 
     def check(self, value: Any) -> Any:
         """The value in canonical form, or an :class:`OptionError` that says why not."""
@@ -52,8 +60,9 @@ class Option:
                     f"option {k!r} must be a list drawn from {', '.join(self.choices)}, not {value!r}")
             return list(dict.fromkeys(value))
         if self.kind == "int":
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise OptionError(f"option {k!r} must be a whole number >= 0, not {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= self.most:
+                raise OptionError(f"option {k!r} must be a whole number from 0 to {self.most}, "
+                                  f"not {value!r}")
             return value
         if self.kind == "bool":
             if not isinstance(value, bool):
@@ -81,16 +90,17 @@ class Option:
                 "count" if value.get("type") == "deals" else "points")}
             if ok and value["type"] == "deals":
                 n = value["count"]
-                ok = isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                ok = isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MOST_DEALS
             elif ok and value["type"] == "target":
                 n = value["points"]
-                ok = isinstance(n, int) and not isinstance(n, bool) and n >= 1
+                ok = isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= MOST_TARGET
             else:
                 ok = False
             if not ok:
                 raise OptionError(
-                    f"option {k!r} must be {{\"type\": \"deals\", \"count\": N}} or "
-                    f"{{\"type\": \"target\", \"points\": N}}, not {value!r}")
+                    f"option {k!r} must be {{\"type\": \"deals\", \"count\": N}} (N from 1 to "
+                    f"{MOST_DEALS}) or {{\"type\": \"target\", \"points\": N}} (N from 1 to "
+                    f"{MOST_TARGET}), not {value!r}")
             return dict(value)
         if self.kind == "json":
             return value
@@ -156,7 +166,7 @@ KLABERJASS_OPTIONS = _opts(
     Option("must_head_plain_lead", "bool"),
     Option("last_trick_bonus", "int"),
     Option("tie_mode", "choice", ("half_bete", "carry_over")),
-    Option("target", "int"),
+    Option("target", "int", most=MOST_TARGET),
     Option("revoke", "choice", ("penalty", "reject", "ignore")),
 )
 
@@ -170,7 +180,7 @@ KLOEPPER_OPTIONS = _opts(
     Option("knock_window", "choice", ("before_trick_2",)),
     Option("score_table", "json", help="the scoring table of rule book 5.6, kept whole"),
     Option("failed_pair_knock_no_contra", "json"),
-    Option("target", "int"),
+    Option("target", "int", most=MOST_TARGET),
     Option("game_tie", "choice", ("play_on",)),
     Option("revoke", "choice", ("penalty", "reject", "ignore")),
 )
@@ -328,7 +338,8 @@ def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
             raise OptionError(f"option {key!r}: {raw!r} is not valid JSON") from None
     elif opt.kind == "int":
         if not raw.isdigit():
-            raise OptionError(f"option {key!r} must be a whole number >= 0, not {raw!r}")
+            raise OptionError(f"option {key!r} must be a whole number from 0 to {opt.most}, "
+                              f"not {raw!r}")
         value = int(raw)
     elif opt.kind == "bool":
         low = raw.lower()

@@ -52,13 +52,20 @@ def _bad(msg: str) -> IntegrityError:
     return IntegrityError("bad_options", f"option 'score_table': {msg}")
 
 
+#: The largest value in a score table (a deal's score per player; far beyond the rule book's).
+MOST = 1000
+
+
 def _value(v: Any, where: str) -> Value:
-    if isinstance(v, int) and not isinstance(v, bool) and v >= 0:
-        return v
-    if isinstance(v, dict) and set(v) == {"pair", "alone"} and all(
-            isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v.values()):
+    def ok(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MOST
+
+    if ok(v):
+        return int(v)
+    if isinstance(v, dict) and set(v) == {"pair", "alone"} and all(ok(x) for x in v.values()):
         return (v["pair"], v["alone"])
-    raise _bad(f"{where} must be a whole number >= 0 or {{\"pair\": n, \"alone\": m}}, not {v!r}")
+    raise _bad(f"{where} must be a whole number from 0 to {MOST} or {{\"pair\": n, \"alone\": m}}, "
+               f"not {v!r}")
 
 
 def pick(v: Value, mode: str) -> int:
