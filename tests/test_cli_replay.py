@@ -203,6 +203,18 @@ def test_sample_replay_round(tmp_path: Path) -> None:
     assert r.exit_code == 0
     assert other_hand_leaks(r.output, 3) == []
     assert "must_follow_suit" in r.output                # shown once round 2 is over
+    # the referee's ruling on round 2 comes at the end of the log, after 14 more rounds
+    out = " ".join(r.output.split())
+    assert "seq 577 referee: round 2 scores 0–0: Director: the revoke followed a card " \
+        "exposed by accident" in out and "seq 576 note: Round 2" in out
+    assert "seq 100 " not in out  # no event of a later round
+
+
+def test_a_later_ruling_on_the_round_in_each_game() -> None:
+    r = runner.invoke(app, ["replay", str(ROOT / "replays" / "kloepper-faults.jsonl"),
+                            "-g", "legion-2026-12-03-t2", "--round", "1"])
+    assert r.exit_code == 0, r.output
+    assert "seq 180 referee: round 1" in " ".join(r.output.split())
 
 
 @pytest.mark.parametrize("data, message", [

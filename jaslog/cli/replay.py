@@ -65,6 +65,7 @@ def replay(
         fail(f"--seat {seat}: a {fold.game} game has seats 0 to {fold.players - 1}")
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
+    past = False  # --round: the game has gone on to later rounds
     for i, ln in enumerate(events):
         ev = ln.event
         assert ev is not None
@@ -75,16 +76,23 @@ def replay(
             try:
                 fold.apply(ev)
             except FoldError as err:
+                if past:  # a later round's fault is not this round's business
+                    stopped = True
+                    break
                 fail(str(err.located(ln.source, ln.number)))
         rounds = len(fold.state.rounds)
         if round is not None and rounds != round:
-            if rounds > round:
-                stopped = True
-                break
+            past = rounds > round
+            # a referee's ruling on this round (or a note about it) may come much later
+            if past and ev.type in ("ruling", "note") and getattr(ev, "round", None) == round:
+                console.print(describe_event(fold, ev, seat))
+                shown += 1
             continue
         console.print(describe_event(fold, ev, seat))
         console.print(render_table(fold, seat))
         shown += 1
+    if past:
+        stopped = True  # a bad line after later rounds is not this round's business either
     if to is not None and events[-1].event is not None and events[-1].event.seq >= to:
         stopped = True  # the bad line comes after --to
     if bad is not None and not stopped:
