@@ -188,6 +188,24 @@ def _guard(fn: Any, *args: Any) -> Any:
         raise ApiError(404, "no_such_seq", str(e)) from None
 
 
+def _check_seq(tl: Timeline, head: Any, seq: int, s: Sight) -> None:
+    """Whether ``seq`` exists (404 otherwise, whoever asks), then whether ``s`` may see the
+    table after it (403)."""
+    if seq > head.seq:
+        raise ApiError(404, "no_such_seq", f"game {tl.game} has no seq {seq} (its last is "
+                       f"{head.seq})", game=tl.game, seq=seq)
+    if seq >= tl.applied():
+        raise ApiError(422, "not_folded", f"game {tl.game}: the table after seq {seq} cannot be "
+                       f"shown: its events stop folding at seq {tl.applied()} (GET "
+                       f"/api/games/{tl.game}/audit says why)", game=tl.game, seq=seq)
+    if s.public and seq > tl.horizon():
+        live = f"round {tl.live_round}, which is still being played" \
+            if tl.live_round is not None else "a round that is not over"
+        raise ApiError(403, "not_visible", f"seq {seq} of game {tl.game} is in {live}; this "
+                       f"token sees finished rounds only (up to seq {tl.horizon()})",
+                       game=tl.game, seq=seq)
+
+
 def _timing(tl: Timeline, events: list[dict[str, Any]], limit: float | None) -> dict[str, Any]:
     if limit is None:
         meta = getattr(tl.events[0], "meta", None) or {}
@@ -353,8 +371,12 @@ def get_events(game: GamePath, since: SeqQuery = None, svc: Service = Depends(se
 @router.get("/games/{game}/state", responses=responses(401, 403, 404, 422, 501))
 def get_state(game: GamePath, seq: SeqQuery = None, svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The table after event ``seq`` (default: the latest this token may see)."""
-    _, tl, s = _read(svc, who, game)
+    """The table after event ``seq`` (default: the latest this token may see). A seq the
+    game does not have is 404 for every token; one in the round being played is 403 for a
+    token that may see only finished rounds."""
+    head, tl, s = _read(svc, who, game)
+    if seq is not None:
+        _check_seq(tl, head, seq, s)
     fr: dict[str, Any] = _guard(state_at, tl, seq, s)
     return {"game": game, "view": view_name(s), "seat": s.seat, **fr}
 
