@@ -3,6 +3,11 @@ API's own words (routes and JSON fields), never a `None`, a CLI command or a reg
 
 from __future__ import annotations
 
+from sqlalchemy import text
+
+from jaslog.events import VERSION, event_from_dict
+from jaslog.store import open_store
+from jaslog.store.codec import canonical, link
 from tests.service.conftest import SEATS, create, record, sim, timed
 
 #: every token the test server has (see conftest.make_server)
@@ -56,3 +61,34 @@ def test_a_seq_in_the_live_round_is_403_naming_the_round(server, gid):
     with server.client("player0") as c:  # a seat sees its own view of the live round
         r = c.get(f"/api/games/{gid}/state", params={"seq": deal})
         assert r.status_code == 200 and r.json()["view"] == "seat"
+
+
+def test_a_seq_stored_past_where_the_log_stops_folding_is_422(server, gid):
+    """A row written behind the service's back (a play out of turn) is stored but does not
+    fold: the table after it cannot be shown, and no role is told 'round None'."""
+    events = timed(sim(gid, seed=32))
+    first_play = next(i for i, e in enumerate(events) if e["type"] == "play")
+    with server.client("scorer") as c:
+        assert create(c, gid, events[0]).status_code == 201
+        record(c, gid, events[1:first_play])
+    bad = dict(events[first_play], seat=(events[first_play]["seat"] + 1) % 4)
+    with open_store(str(server.db)) as s:
+        head = s.head(gid)
+        payload = canonical(event_from_dict(bad))
+        with s.engine.connect() as conn, conn.begin():
+            conn.execute(text(
+                "INSERT INTO events (game, seq, pos, type, version, event_id, at, payload, "
+                "prev_hash, hash) VALUES (:g, :s, :p, 'play', :v, NULL, :at, :pl, :prev, :h)"),
+                {"g": gid, "s": first_play, "p": s.cursor() + 1, "v": VERSION, "at": bad["at"],
+                 "pl": payload, "prev": head.hash,
+                 "h": link(bytes.fromhex(head.hash), payload).hex()})
+    for role in ("admin", "scorer", "player0", "public"):
+        with server.client(role) as c:
+            r = c.get(f"/api/games/{gid}/state", params={"seq": first_play})
+            assert r.status_code == 422, (role, r.text)
+            assert r.json()["code"] == "not_folded"
+            assert r.json()["message"] == (
+                f"game {gid}: the table after seq {first_play} cannot be shown: its events stop "
+                f"folding at seq {first_play} (GET /api/games/{gid}/audit says why)")
+            assert c.get(f"/api/games/{gid}/state",
+                         params={"seq": first_play + 1}).json()["code"] == "no_such_seq"
