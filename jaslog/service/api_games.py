@@ -310,9 +310,14 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
         raise ApiError(404, "no_such_game", str(e), game=game) from None
     types = {e.get("type") for e in events}
     if who.role == "scorer":
-        if table_of(h) != who.table:
-            raise ApiError(403, "other_table", f"game {game} is played at table {table_of(h)}; "
-                           f"this scorer token is for table {who.table}")
+        table = table_of(h)
+        if table is None:
+            raise ApiError(403, "other_table", f"game {game} is not played at any table (it has "
+                           "no meta.table), so no scorer token may write to it; this one is for "
+                           f"table {who.table}", game=game)
+        if table != who.table:
+            raise ApiError(403, "other_table", f"game {game} is played at table {table}; this "
+                           f"scorer token is for table {who.table}", game=game)
         if "ruling" in types:
             raise ApiError(403, "referee_only", "rulings are appended by a referee")
     if who.role == "referee" and not types <= {"ruling", "note"}:

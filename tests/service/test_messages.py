@@ -92,3 +92,23 @@ def test_a_seq_stored_past_where_the_log_stops_folding_is_422(server, gid):
                 f"folding at seq {first_play} (GET /api/games/{gid}/audit says why)")
             assert c.get(f"/api/games/{gid}/state",
                          params={"seq": first_play + 1}).json()["code"] == "no_such_seq"
+
+
+def test_a_table_scorer_may_not_write_to_a_game_without_a_table(server, gid):
+    _new_game(server, gid)  # the admin's game: no meta.table
+    note = {"expected_seq": 1, "events": [{"type": "note", "text": "hello"}]}
+    with server.client("scorer") as c:
+        r = c.post(f"/api/games/{gid}/events", json=note)
+        assert r.status_code == 403, r.text
+        assert r.json()["code"] == "other_table"
+        assert r.json()["message"] == (
+            f"game {gid} is not played at any table (it has no meta.table), so no scorer token "
+            "may write to it; this one is for table 1")
+        assert "None" not in r.text
+    _new_game(server, gid + "-t2", table="2")
+    with server.client("scorer") as c:
+        r = c.post(f"/api/games/{gid}-t2/events", json=note)
+        assert r.status_code == 403 and r.json()["message"] == (
+            f"game {gid}-t2 is played at table 2; this scorer token is for table 1")
+    with server.client("scorer2") as c:
+        assert c.post(f"/api/games/{gid}-t2/events", json=note).status_code == 200
