@@ -328,16 +328,13 @@ class Line:
     seq: int | None = None
 
 
-def _peek(raw: bytes) -> tuple[str | None, int | None]:
-    """Best-effort game and seq of a line that failed, for the error message."""
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None, None
+def _peek_dict(d: Any) -> tuple[str | None, int | None]:
+    """Best-effort game and seq of a decoded line that failed, for the error message."""
     if not isinstance(d, dict):
         return None, None
     g, s = d.get("game"), d.get("seq")
-    return (g if isinstance(g, str) else None), (s if isinstance(s, int) else None)
+    return (g if isinstance(g, str) else None), \
+        (s if isinstance(s, int) and not isinstance(s, bool) else None)
 
 
 def canonical_game_end(raw: bytes) -> int:
@@ -358,13 +355,15 @@ def canonical_game_end(raw: bytes) -> int:
 def line_game(raw: bytes) -> str | None:
     """The game a line names, found cheaply (to group lines by game before parsing them): read
     off the text of a line in canonical form (it starts with ``{"game":"<id>"``, names
-    ``"game"`` once and the id has no escape), else from the line's JSON. None when the line is
-    not a JSON object with a text ``game`` (its own parse says what is wrong with it).
+    ``"game"`` once and the id has no escape), else from the line's JSON, else, for a line
+    that is not JSON (cut short, say), from its text (:func:`guess_game`), as
+    :func:`read_line` attributes it. None when no game can be made out (its own parse says
+    what is wrong with it).
 
     >>> line_game(b'{"game":"g-1","seq":3,"type":"play","seat":1,"card":"AS"}')
     'g-1'
-    >>> line_game(b'{"seq": 3, "game": "g-2"}'), line_game(b'not json')
-    ('g-2', None)
+    >>> line_game(b'{"seq": 3, "game": "g-2"}'), line_game(b'{"game": "g-3", "se'), line_game(b'x')
+    ('g-2', 'g-3', None)
     """
     end = canonical_game_end(raw)
     if end > 0:
@@ -372,7 +371,7 @@ def line_game(raw: bytes) -> str | None:
     try:
         d = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        return None
+        return guess_game(raw)
     g = d.get("game") if isinstance(d, dict) else None
     return g if isinstance(g, str) else None
 
@@ -410,17 +409,48 @@ def read_lines(stream: Iterable[bytes], source: str) -> Iterator[Line]:
             yield read_line(raw, source, number)
 
 
+_GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
+
+
+def guess_game(raw: bytes) -> str | None:
+    """The game a line names, if its text shows one (without parsing it: the line may be
+    broken).
+
+    >>> guess_game(b'{"game": "club-7", "seq": 3, "type": "pl')
+    'club-7'
+    """
+    m = _GAME_IN_TEXT.search(raw, 0, 8192)
+    return m.group(1).decode() if m else None
+
+
 def read_line(raw: bytes, source: str, number: int) -> Line:
-    """Line ``number`` of ``source``, parsed: its event, or what is wrong with it."""
+    """Line ``number`` of ``source``, parsed: its event, or what is wrong with it, with the
+    game (and seq) the line names when they can be made out, so that the error is the
+    game's. Every reader of logs (check, replay, import, export) reads a bad line alike.
+
+    >>> ln = read_line(b'{"game": "g1", "seq": 3, "type": "pl', "a.jsonl", 4)
+    >>> ln.game, ln.error[:52]
+    ('g1', 'the file ends in the middle of a line (truncated?): ')
+    """
     try:
         return Line(source, number, parse_event(raw))
     except EventError as e:
-        try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError as u:
-            return Line(source, number, None, f"not UTF-8 (byte {u.start + 1} of the line)")
-        game, seq = _peek(raw) if len(raw) <= MAX_LINE else (None, None)
-        return Line(source, number, None, str(e), game, seq)
+        error = str(e)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as u:
+        error = (f"not UTF-8: byte {u.start + 1} of the line is 0x{raw[u.start]:02x} "
+                 "(save the file as UTF-8)")
+    if len(raw) > MAX_LINE:
+        return Line(source, number, None, error, guess_game(raw))
+    try:
+        d = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        if not raw.endswith(b"\n"):  # only a file's last line can end without one
+            error = f"the file ends in the middle of a line (truncated?): {error}"
+        return Line(source, number, None, error, guess_game(raw))
+    game, seq = _peek_dict(d)
+    return Line(source, number, None, error, game, seq)
 
 
 def read_file(path: str | Path) -> Iterator[Line]:

@@ -74,11 +74,30 @@ def test_integrity_error_exit_2(tmp_path: Path) -> None:
 
 
 def test_malformed_json_line(tmp_path: Path) -> None:
-    p = write(tmp_path, "bad.jsonl", clean().jsonl() + b'{"game": "g1", "seq": \n')
+    # a broken line that names no game is reported on its own; the good game is still checked
+    p = write(tmp_path, "bad.jsonl", clean().jsonl() + b'{"seq": 37, "type": \n')
     code, out = run(str(p))
     assert code == 2
     assert f"✗ {p}:38: not valid JSON" in out      # clean() is 37 lines
-    assert "✓ g1" in out                      # the good game is still checked
+    assert "✓ g1" in out
+
+
+@pytest.mark.parametrize("tail, truncated", [(b'{"game": "g1", "seq": \n', False),
+                                             (b'{"game":"g1","seq":37,"type":"pl', True)])
+def test_a_broken_line_of_a_game_makes_the_game_invalid(tmp_path: Path, tail: bytes,
+                                                        truncated: bool) -> None:
+    """A line whose text names its game is that game's, as the import takes it (which
+    refuses the game): check and replay say so, a line cut short at the end of the file as
+    such; the game is not reported clean, nor twice."""
+    p = write(tmp_path, "bad.jsonl", clean().jsonl() + tail)
+    code, out = run(str(p))
+    assert code == 2 and out.count("g1 (amsterdam)") == 1, out
+    cut = "the file ends in the middle of a line (truncated?): " if truncated else ""
+    assert f"✗ g1 (amsterdam): invalid: {p}:38: game g1: {cut}not valid JSON" in out
+    js = orjson.loads(runner.invoke(app, ["check", "--json", str(p)]).stdout)
+    assert js["ok"] is False and f"{p}:38: game g1: {cut}not valid JSON" in js["error"]
+    r = runner.invoke(app, ["replay", str(p)])
+    assert r.exit_code == 2 and f"{p}:38: game g1: {cut}not valid JSON" in r.stderr
 
 
 def test_worst_exit_code_wins_over_several_files(tmp_path: Path) -> None:

@@ -15,7 +15,6 @@ them in one process; :mod:`jaslog.store.parallel` runs validators in worker proc
 from __future__ import annotations
 
 import gc
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -24,16 +23,14 @@ from hashlib import sha256
 from pathlib import Path
 from typing import IO, Any
 
-import orjson
-
 from jaslog.events import (
     MAX_LINE,
     VERSION,
     Event,
-    EventError,
     GameStarted,
     Line,
-    parse_event,
+    guess_game,
+    read_line,
     skip_bom,
     validate_event_json,
 )
@@ -44,7 +41,6 @@ from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GENESIS_BYTES = bytes.fromhex(GENESIS)
-_GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
 _PROGRESS_EVERY = 2000
 #: Lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
@@ -68,39 +64,6 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if was_on:
             gc.enable()
-
-
-def guess_game(raw: bytes) -> str | None:
-    """The game a line names, if its text shows one (without parsing it)."""
-    m = _GAME_IN_TEXT.search(raw, 0, 8192)
-    return m.group(1).decode() if m else None
-
-
-def parse_line(raw: bytes, source: str, number: int, *, last: bool = False) -> Line:
-    """One line of a log, parsed; a bad line becomes a :class:`Line` with an error that
-    names the game when the text shows one."""
-    try:
-        return Line(source, number, parse_event(raw))
-    except EventError as e:
-        error = str(e)
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as u:
-        error = (f"not UTF-8: byte {u.start + 1} of the line is 0x{raw[u.start]:02x} "
-                 "(save the file as UTF-8)")
-    game: str | None = None
-    seq: int | None = None
-    try:
-        d = orjson.loads(raw)
-        if isinstance(d, dict):
-            g, s = d.get("game"), d.get("seq")
-            game = g if isinstance(g, str) else None
-            seq = s if isinstance(s, int) and not isinstance(s, bool) else None
-    except orjson.JSONDecodeError:
-        game = guess_game(raw)
-        if last and not raw.endswith(b"\n"):
-            error = f"the file ends in the middle of a line (truncated?): {error}"
-    return Line(source, number, None, error, game, seq)
 
 
 #: A line as read: (number, raw bytes or None when too long, error, game hint, last, bytes so far)
@@ -134,10 +97,10 @@ def raw_lines(stream: IO[bytes]) -> Iterator[RawLine]:
 
 
 def to_line(r: RawLine, source: str) -> Line:
-    number, raw, error, game, last, _ = r
+    number, raw, error, game, _, _ = r
     if raw is None:
         return Line(source, number, None, error, game)
-    return parse_line(raw, source, number, last=last)
+    return read_line(raw, source, number)
 
 
 def read_stream(stream: IO[bytes], source: str) -> Iterator[tuple[Line, int]]:
@@ -404,7 +367,7 @@ class Validator:
                 return True
         if not raw.strip():
             return False
-        self.take(parse_line(raw, source, number, last=last))
+        self.take(read_line(raw, source, number))
         return True
 
     def take_event(self, e: Event | FastPlay, source: str, number: int,

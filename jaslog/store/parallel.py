@@ -38,13 +38,12 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jaslog.events import canonical_game_end, line_game
+from jaslog.events import canonical_game_end, guess_game, line_game
 from jaslog.store.importer import (
     _COLLECT_EVERY,
     Part,
     Validator,
     Writer,
-    guess_game,
     open_input,
     raw_lines,
     source_name,
