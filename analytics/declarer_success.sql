@@ -7,9 +7,9 @@
 -- by: kind
 -- by: year
 -- plot: x=<by> y=made_rate
--- note: Rounds played out without a revoke (result made, pit or nat); a pit counts as made.
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens),
+-- note: played out without a revoke (result made, pit or nat); a pit counts as made.
 -- note: position is the declarer's seat counted from the dealer: 1 is forehand, 4 the dealer.
--- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
 SELECT {by},
        count(*) AS rounds,
        count(*) FILTER (WHERE made) AS made,

@@ -1,7 +1,8 @@
 -- question: Klaberjass: how often does the maker (the player who took the trump) make it?
 -- note: contract: take (the turn-up's suit in round 1), named (round 2), schmeiss (a schmeiss
--- note: answered 'play'). Deals played out without a revoke; a tie counts as not made. With no
--- note: Klaberjass deals in the export the query says so.
+-- note: answered 'play'). Klaberjass deals played out without a revoke (made, bete or tie;
+-- note: annulled deals left out); a tie counts as not made. With no Klaberjass deals in the
+-- note: export the query says so.
 WITH k AS (
     SELECT coalesce(contract, 'any') AS contract, made
     FROM rounds

@@ -3,7 +3,8 @@
 -- by: contract
 -- by: year
 -- plot: x=<by> y=made_rate
--- note: Deals played out without a revoke (made, tie or bete); a tie counts as not made.
+-- note: Klaberjass deals played out without a revoke (made, tie or bete); a tie counts as
+-- note: not made.
 -- note: Melds are the sequences of the player holding the best one, and bella.
 WITH k AS (
     SELECT {by}, made, roem_playing + roem_defending AS meld_points

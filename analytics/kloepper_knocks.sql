@@ -4,7 +4,8 @@
 -- by: knock = CASE WHEN contract LIKE '%knock_back%' THEN 'knock and knock-back' WHEN contract LIKE '%+knock%' THEN 'knock' ELSE 'no knock' END
 -- by: year
 -- plot: x=<by> y=queens_rate
--- note: Deals played out (a revoke counts: it is scored as if the other side took every trick).
+-- note: Kloepper deals played out (a revoke counts: it is scored as if the other side took
+-- note: every trick).
 -- note: points_each is the game points a player of the scoring side received, on average.
 WITH k AS (
     SELECT {by}, made, greatest(score_playing, score_defending) AS points_each

@@ -1,6 +1,6 @@
 -- question: Kloepper: does the queens side make it more often when the black queens are split between two players, or when one player holds both?
--- note: made: the black-queen side scored (a revoke's deal excluded). With no Kloepper deals
--- note: in the export the query says so.
+-- note: Kloepper deals played out without a revoke; made: the black-queen side scored. With no
+-- note: Kloepper deals in the export the query says so.
 WITH k AS (
     SELECT CASE WHEN queens_split THEN 'split queens' ELSE 'one player holds both' END AS queens,
            made

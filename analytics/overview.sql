@@ -3,8 +3,9 @@
 -- by: year
 -- by: kind
 -- by: all
--- note: finished counts games that are over; rounds counts complete rounds; players counts
--- note: distinct player ids; first and last played are dates (UTC).
+-- note: Every game of every kind (Klaverjas, Klaberjass, Kloepper; --by kind separates them).
+-- note: finished counts games that are over; rounds counts the rounds played out or ruled;
+-- note: players counts distinct player ids; first and last played are dates (UTC).
 SELECT {by},
        count(*) AS games,
        count(*) FILTER (WHERE finished) AS finished,

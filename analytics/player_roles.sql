@@ -4,11 +4,11 @@
 -- by: lead = CASE WHEN r.first_leader = p.seat THEN 'led trick 1' ELSE 'followed' END
 -- by: all
 -- plot: y=made_rate
--- note: Rounds played out without a revoke. role: the declarer chose trumps and leads the playing
--- note: side, the partner follows; side: playing or defending; lead: who led to trick 1.
--- note: made_rate is how often the contract was made (for defenders: how often they lost the
--- note: round); avg_score is the player's side's final score in the round.
--- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
+-- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens),
+-- note: played out without a revoke (made, nat or pit). role: the declarer chose trumps and
+-- note: leads the playing side, the partner follows; side: playing or defending; lead: who led
+-- note: to trick 1. made_rate is how often the contract was made (for defenders: how often they
+-- note: lost the round); avg_score is the player's side's final score in the round.
 SELECT p.player,
        {by},
        count(DISTINCT r.game) AS games,

@@ -4,13 +4,14 @@
 -- by: trump_method
 -- by: year
 -- plot: x=kind y=per_100_rounds
--- note: Counts every scoring combination on the table in complete rounds (claimed or not):
--- note: occurrences, per 100 rounds, and the share of rounds with at least one.
--- note: three_of_a_kind and stuk_in_hand appear only when they fell (options off by default).
+-- note: Klaverjas rounds only, every complete one (made, nat, pit or revoke): each scoring
+-- note: combination on the table (claimed or not), its occurrences, per 100 rounds, and the
+-- note: share of rounds with at least one. three_of_a_kind and stuk_in_hand appear only when
+-- note: they fell (options off by default). Klaberjass melds: klaberjass_melds.
 WITH base AS (
     SELECT {by}, game, round, roem_kinds
     FROM rounds
-    WHERE result IN ('made', 'nat', 'pit', 'revoke')
+    WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit', 'revoke')
 ),
 totals AS (
     SELECT {dim}, count(*) AS rounds FROM base GROUP BY ALL

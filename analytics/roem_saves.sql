@@ -4,9 +4,9 @@
 -- by: kind
 -- by: year
 -- plot: x=<by> y=saved_rate
--- note: Rounds played out without a revoke. saved_by_roem: made, but without any roem on either
--- note: side the rules would have scored it nat; sunk_by_roem: nat, but made without roem.
--- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens).
+-- note: Klaverjas rounds only (Klaberjass melds: klaberjass_melds), played out without a revoke
+-- note: (made, nat or pit). saved_by_roem: made, but without any roem on either side the rules
+-- note: would have scored it nat; sunk_by_roem: nat, but made without roem.
 SELECT {by},
        count(*) AS rounds,
        count(*) FILTER (WHERE made AND result_without_roem = 'nat') AS saved_by_roem,

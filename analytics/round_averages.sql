@@ -3,9 +3,10 @@
 -- by: trump_method
 -- by: kind
 -- by: year
--- note: Over every complete round (made, pit, nat or revoke). Card points include the last-trick
--- note: 10; roem is the roem credited (claimed, or on the table with roem.claim_mode auto);
--- note: roem_on_table is all roem that fell; scores are the final scores (rulings included).
+-- note: Klaverjas rounds only, every complete one (made, nat, pit or revoke). Card points include
+-- note: the last-trick 10; roem is the roem credited (claimed, or on the table with
+-- note: roem.claim_mode auto); roem_on_table is all roem that fell; scores are the final scores
+-- note: (rulings included). Klaberjass and Kloepper deals score otherwise: see their questions.
 SELECT {by},
        count(*) AS rounds,
        avg(points_playing) AS avg_points_playing,
@@ -17,6 +18,6 @@ SELECT {by},
        avg(score_playing) AS avg_score_playing,
        avg(score_defending) AS avg_score_defending
 FROM rounds
-WHERE result IN ('made', 'nat', 'pit', 'revoke')
+WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit', 'revoke')
 GROUP BY ALL
 ORDER BY 1 NULLS LAST

@@ -1,13 +1,17 @@
--- question: Which rules are broken at the table (plays, roem claims, bidding), and how often?
+-- question: Which rules are broken at the table (plays, roem and melds, bidding, calls), and how often?
 -- by: all
 -- by: ruleset
 -- by: year
--- note: One row per rule code: how many times it was broken and in how many games.
+-- note: One row per game (kind) and rule code: how many times it was broken and in how many
+-- note: games. category: play (a revoke), roem or bid in Klaverjas; play, meld (a sequence or
+-- note: bella), dix or bid in Klaberjass; play, call or knock in Kloepper.
 SELECT {by},
-       category,
-       rule,
+       k.kind,
+       v.category,
+       v.rule,
        count(*) AS violations,
-       count(DISTINCT game) AS games
-FROM violations
+       count(DISTINCT v.game) AS games
+FROM violations v
+JOIN (SELECT game, kind FROM games) k ON k.game = v.game
 GROUP BY ALL
-ORDER BY 1 NULLS LAST, violations DESC, rule
+ORDER BY 1 NULLS LAST, 2, violations DESC, 4
