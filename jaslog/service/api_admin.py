@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Path
+from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jaslog.events import PlayerId
 from jaslog.oracle import QueryError, answer
-from jaslog.rules.options import OptionError
+from jaslog.rules.options import CATALOGUES, PRESETS, OptionError, game_of, resolve
 from jaslog.service.auth import ROLES, Principal, TokenError
 from jaslog.service.core import Service
 from jaslog.service.deps import (
@@ -99,7 +99,7 @@ def create_token(body: TokenIn, svc: Service = Depends(service),
         text, info = svc.tokens.create(body.role, table=body.table, player=body.player,
                                        label=body.label)
     except TokenError as e:
-        raise ApiError(422, "bad_token_request", str(e)) from None
+        raise ApiError(422, "bad_token_request", e.api_message()) from None
     return {**info.to_json(), "token": text}
 
 
@@ -111,8 +111,8 @@ def revoke_token(token_id: Annotated[str, Path(pattern=r"^[0-9a-f]{8}$")],
     """Revoke a token: a revocation row is added (tokens are never deleted)."""
     require(who, "admin", what="revoke tokens")
     if token_id == who.token_id:
-        raise ApiError(409, "own_token", "a token cannot revoke itself (use another admin token, "
-                       "or `jaslog token revoke`)")
+        raise ApiError(409, "own_token", "a token cannot revoke itself: send this DELETE with "
+                       "another admin token")
     if not svc.tokens.revoke(token_id, f"revoked by {who.token_id}"):
         raise ApiError(404, "no_such_token", f"no live token {token_id}")
     return next(t.to_json() for t in svc.tokens.list() if t.id == token_id)
@@ -128,6 +128,30 @@ def oracle(query: Annotated[dict[str, Any], Body(
         return answer(query)
     except (QueryError, OptionError) as e:
         raise ApiError(422, "bad_query", str(e)) from None
+
+
+@router.get("/rules/options", tags=["rules"], responses=responses(401, 422))
+def rule_options(ruleset: Annotated[str | None, Query(max_length=64,
+                                                      description="one ruleset (default: all)")]
+                 = None,
+                 who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Each ruleset's options (as ``jaslog rules options``): by ruleset, each option's
+    ``value``, its ``kind`` and, for a choice, its ``choices``, and a ``help`` sentence. A
+    game's or an oracle query's ``options`` overrides these values by key."""
+    names = list(PRESETS) if ruleset is None else [ruleset]
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            values = resolve(name)
+        except OptionError as e:
+            raise ApiError(422, "unknown_ruleset", str(e)) from None
+        catalogue = CATALOGUES[game_of(name)]
+        out[name] = {key: {"value": value, "kind": catalogue[key].kind,
+                           **({"choices": list(catalogue[key].choices)}
+                              if catalogue[key].choices else {}),
+                           "help": catalogue[key].help}
+                     for key, value in values.items()}
+    return out
 
 
 # ---------------------------------------------------------------------- tournaments

@@ -24,7 +24,7 @@ STATIC = Path(__file__).resolve().parent / "static"
 DESCRIPTION = """\
 Live recording, per-seat views, tournaments and replays of Klaverjas games.
 
-Every request needs a token (`Authorization: Bearer jl_...`; `jaslog token create`). Errors
+Every request needs a token (`Authorization: Bearer jl_...`; `POST /api/tokens`). Errors
 are JSON objects with a stable `code` and a `message` sentence: **401** no or a bad token,
 **403** the role may not, **404** no such game, **409** a conflict (`expected` and `actual`
 seq), **422** a refusal (the rule `code`, and `seq`, `seat`, `card` when the rules refused).

@@ -35,7 +35,23 @@ _TOKEN = re.compile(r"^jl_([0-9a-f]{8})_([A-Za-z0-9_-]{16,128})$")
 
 
 class TokenError(ValueError):
-    """A token that cannot be made as asked (a scorer without a table...)."""
+    """A token that cannot be made as asked (a scorer without a table...).
+
+    When the fault is a missing or bad ``field`` (``table``, ``player``), ``message`` holds
+    ``{field}`` where each front end names it in its own words: ``str()`` as the command line
+    does (``--table 3``), :meth:`api_message` as the HTTP API does (the JSON field).
+    """
+
+    def __init__(self, message: str, field: str | None = None, example: str = "") -> None:
+        self.template, self.field, self.example = message, field, example
+        super().__init__(self._say(f"--{field} {example}"))
+
+    def _say(self, name: str) -> str:
+        return self.template.replace("{field}", name) if self.field else self.template
+
+    def api_message(self) -> str:
+        """The message in the HTTP API's words."""
+        return self._say(f'the JSON field "{self.field}", such as "{self.example}"')
 
 
 def now() -> str:
@@ -109,13 +125,14 @@ class Tokens:
             raise TokenError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
         if role == "scorer":
             if table is None or not re.match(TABLE_PATTERN, table):
-                raise TokenError("a scorer token needs a table (--table 3): letters, digits, ._:-")
+                raise TokenError("a scorer token needs a table ({field}): letters, digits, ._:-",
+                                 "table", "3")
         elif table is not None:
             raise TokenError(f"only a scorer token has a table, not a {role} token")
         if role == "player":
             if player is None or not re.match(PLAYER_ID_PATTERN, player):
-                raise TokenError("a player token needs the player id (--player ann) as it is "
-                                 "written in the games' seats")
+                raise TokenError("a player token needs the player id ({field}) as it is "
+                                 "written in the games' seats", "player", "ann")
         elif player is not None:
             raise TokenError(f"only a player token has a player, not a {role} token")
         if len(label) > 200:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import Depends, Query, Request
@@ -12,13 +13,43 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 
 bearer = HTTPBearer(auto_error=False, bearerFormat="jl_<id>_<secret>",
-                    description="A jaslog token (`jaslog token create --role ...`).")
+                    description="A jaslog token (`POST /api/tokens` with an admin token; the "
+                                "first admin token is printed by `jaslog serve` on the server).")
+
+
+#: What the layers below say in the command line's words (they serve ``jaslog`` commands
+#: too), and the HTTP API's words for it.
+CLI_WORDS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\(see `jaslog games`\)"), "(see GET /api/games)"),
+    (re.compile(r"`jaslog rules options -r ([A-Za-z0-9._-]+)`"),
+     r"GET /api/rules/options?ruleset=\1"),
+    (re.compile(r"\(see `jaslog rules options`\)"), "(see GET /api/rules/options)"),
+    (re.compile(r"or the seq expected\)"), "or the batch an expected_seq)"),
+    # a JSON field named with its command-line option: "leave out 'trump' (--trump)"
+    (re.compile(r"'([a-z_]+)' \(--[a-z-]+\)"), r"'\1'"),
+]
+
+
+def api_words(text: str) -> str:
+    """``text`` with every command-line reference of :data:`CLI_WORDS` in the API's words.
+
+    >>> api_words("no game 'g1' in the store (see `jaslog games`)")
+    "no game 'g1' in the store (see GET /api/games)"
+    """
+    for pattern, words in CLI_WORDS:
+        text = pattern.sub(words, text)
+    return text
 
 
 class ApiError(Exception):
-    """An error answer: HTTP status, a stable ``code`` and a sentence, plus any details."""
+    """An error answer: HTTP status, a stable ``code`` and a sentence, plus any details.
+
+    The sentence (and any text detail) is put in the API's words (:func:`api_words`): the
+    store, the rules and the oracle also serve the command line and may name its commands."""
 
     def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        message = api_words(message)
+        extra = {k: api_words(v) if isinstance(v, str) else v for k, v in extra.items()}
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
 

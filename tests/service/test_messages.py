@@ -3,12 +3,19 @@ API's own words (routes and JSON fields), never a `None`, a CLI command or a reg
 
 from __future__ import annotations
 
+import ast
+import re
+from pathlib import Path
+
+import httpx
 from sqlalchemy import text
 
 from jaslog.events import VERSION, event_from_dict
+from jaslog.rules.options import PRESETS, resolve
+from jaslog.service.deps import api_words
 from jaslog.store import open_store
 from jaslog.store.codec import canonical, link
-from tests.service.conftest import SEATS, create, record, sim, timed
+from tests.service.conftest import ROOT, SEATS, create, record, sim, timed
 
 #: every token the test server has (see conftest.make_server)
 ROLES = ["admin", "referee", "scorer", "scorer2", "player0", "player1", "player2", "player3",
@@ -112,3 +119,122 @@ def test_a_table_scorer_may_not_write_to_a_game_without_a_table(server, gid):
             f"game {gid}-t2 is played at table 2; this scorer token is for table 1")
     with server.client("scorer2") as c:
         assert c.post(f"/api/games/{gid}-t2/events", json=note).status_code == 200
+
+
+#: a command of the command line, or one of its options, in a sentence
+CLI = re.compile(r"`jaslog|(^|[\s(\"'])--[a-z]")
+
+
+def test_errors_speak_the_apis_words_not_the_command_lines(server, gid):
+    """Messages that come from the store, the rules and the oracle (which serve the command
+    line too) and the service's own name routes and JSON fields, not commands and options."""
+    said = []
+
+    def refused(r, status: int, code: str, *parts: str) -> None:
+        assert r.status_code == status, r.text
+        assert r.json()["code"] == code, r.text
+        for part in parts:
+            assert part in r.json()["message"], (part, r.text)
+        said.append(r.text)
+
+    admin_token = server.token("admin")
+    with server.client("admin") as c:
+        refused(c.get(f"/api/games/{gid}-nope"), 404, "no_such_game",
+                f"no game '{gid}-nope' in the store (see GET /api/games)")
+        refused(c.post("/api/tokens", json={"role": "scorer"}), 422, "bad_token_request",
+                'a scorer token needs a table (the JSON field "table", such as "3")')
+        refused(c.post("/api/tokens", json={"role": "player"}), 422, "bad_token_request",
+                'a player token needs the player id (the JSON field "player", such as "ann")')
+        refused(c.post("/api/games", json={"game": gid, "ruleset": "amsterdam", "seats": SEATS,
+                                           "options": {"bogus": 1}}),
+                422, "bad_options", "unknown option 'bogus' for klaverjas "
+                "(see GET /api/rules/options)")
+        refused(c.post("/api/oracle", json={"op": "legal", "ruleset": "amsterdam", "trump": "H",
+                                            "options": {"bogus": 1}, "trick": [], "hand": ["7H"]}),
+                422, "bad_query", "(see GET /api/rules/options)")
+        refused(c.post("/api/oracle", json={"op": "legal", "ruleset": "kloepper", "trump": "H",
+                                            "trick": [], "hand": ["7H"]}),
+                422, "bad_query", "(GET /api/rules/options?ruleset=kloepper)", "leave out 'trump'")
+        refused(c.get("/api/rules/options", params={"ruleset": "bridge"}), 422,
+                "unknown_ruleset", "unknown ruleset 'bridge'")
+        _new_game(server, gid)
+        refused(c.post(f"/api/games/{gid}/events", json={"events": [{"type": "note",
+                                                                     "text": "x"}]}),
+                422, "bad_event", "or the batch an expected_seq")
+    with httpx.Client(base_url=server.url, timeout=30,
+                      headers={"Authorization": f"Bearer {admin_token}"}) as c:
+        refused(c.delete(f"/api/tokens/{admin_token.split('_')[1]}"), 409, "own_token",
+                "a token cannot revoke itself: send this DELETE with another admin token")
+    for answer in said:
+        assert not CLI.search(answer), answer
+
+
+def test_rule_options_are_listed_where_the_messages_point(server):
+    with server.client("public") as c:
+        every = c.get("/api/rules/options")
+        assert every.status_code == 200, every.text
+        assert set(every.json()) == set(PRESETS)
+        one = c.get("/api/rules/options", params={"ruleset": "kloepper"}).json()
+    assert list(one) == ["kloepper"]
+    opts = one["kloepper"]
+    assert {k: v["value"] for k, v in opts.items()} == resolve("kloepper")
+    assert opts["trumps"]["kind"] == "cards" and opts["trumps"]["help"]
+    choice = next(v for v in every.json()["amsterdam"].values() if v["kind"] == "choice")
+    assert choice["value"] in choice["choices"]
+
+
+def _is_super_init(call: ast.Call) -> bool:
+    """``super().__init__(...)``: an exception class wording its own message."""
+    f = call.func
+    return (isinstance(f, ast.Attribute) and f.attr == "__init__" and isinstance(f.value, ast.Call)
+            and isinstance(f.value.func, ast.Name) and f.value.func.id == "super")
+
+
+def _raised_texts(path: Path, skip: frozenset[str]) -> list[tuple[int, str]]:
+    """The literal text of every ``raise`` and exception's ``super().__init__`` in a module
+    (f-string fields as ``{}``), except in the functions named in ``skip``."""
+    out: list[tuple[int, str]] = []
+
+    def text(node: ast.AST) -> str:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.JoinedStr):
+            return "".join(text(v) if isinstance(v, ast.Constant) else "{}" for v in node.values)
+        if isinstance(node, ast.BinOp):
+            return text(node.left) + text(node.right)
+        return ""
+
+    def visit(node: ast.AST, in_skipped: bool) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            in_skipped = in_skipped or node.name in skip
+        call = node.exc if isinstance(node, ast.Raise) else node
+        if not in_skipped and isinstance(call, ast.Call) and (
+                isinstance(node, ast.Raise) or _is_super_init(call)):
+            said = " ".join(text(a) for a in call.args)
+            if said:
+                out.append((call.lineno, said))
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_skipped)
+
+    visit(ast.parse(path.read_text()), False)
+    return out
+
+
+def test_no_message_that_can_reach_the_api_names_a_command_line_command():
+    """Every refusal the layers under the service can raise, put in the API's words
+    (``api_words``), names no command or option of the command line. The store's refusals
+    while it is opened are left out: ``jaslog serve`` opens it before it answers anything."""
+    pkg = ROOT / "jaslog"
+    files = [*sorted((pkg / "service").glob("*.py")), *sorted((pkg / "fold").glob("*.py")),
+             *sorted((pkg / "rules").rglob("*.py")),
+             *[pkg / f for f in ("events.py", "cards.py", "oracle.py", "oracle_games.py",
+                                 "views.py", "audit.py", "store/types.py", "store/queries.py",
+                                 "store/codec.py", "store/store.py")]]
+    opening = frozenset({"__init__", "_ensure_schema", "_must_be_a_store", "open_store"})
+    checked = 0
+    for f in files:
+        skip = opening if f.name == "store.py" else frozenset()
+        for line, said in _raised_texts(f, skip):
+            checked += 1
+            assert not CLI.search(api_words(said)), f"{f.relative_to(ROOT)}:{line}: {said}"
+    assert checked > 100  # the scan saw the modules' refusals
