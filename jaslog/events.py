@@ -43,6 +43,7 @@ CARD_PATTERN = r"^(7|8|9|10|J|Q|K|A)[CDHS]$"
 TURNED_PATTERN = r"^(2|3|4|5|6|7|8|9|10|J|Q|K|A)[CDHS]$"
 GAME_ID_PATTERN = r"^[A-Za-z0-9._:-]{1,128}$"
 PLAYER_ID_PATTERN = r"^[A-Za-z0-9._:@-]{1,64}$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$"
 RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
 
 # ``at``: an RFC 3339 time that is a real date and time, checked by pydantic-core's regex engine
@@ -92,7 +93,7 @@ class Event(BaseModel):
     at: str | None = Field(default=None, description="When it happened (RFC 3339)",
                            pattern=AT_PATTERN)
     id: str | None = Field(default=None, description="Event UUID for idempotent retries",
-                           pattern=r"^[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}$")
+                           pattern=UUID_PATTERN)
 
 
 class GameStarted(Event):
@@ -260,11 +261,37 @@ def _describe(err: ValidationError, raw: dict[str, Any]) -> str:
         if pattern == TURNED_PATTERN:
             return f"field {loc!r}: {value!r} is not a card (2-10, J, Q, K, A then C D H S)"
         if pattern in (GAME_ID_PATTERN, PLAYER_ID_PATTERN):
-            return f"field {loc!r}: {value!r} is not a valid id (letters, digits, ._:-)"
+            return f"field {loc!r}: {id_problem(value, pattern == GAME_ID_PATTERN)}"
+        if pattern == UUID_PATTERN:
+            return (f"field {loc!r}: {value!r} is not a UUID (32 hex digits, dashes optional: "
+                    "7f1c2a9e-1b2c-4d5e-8f90-123456789abc)")
         if pattern == AT_PATTERN:
             return f"field {loc!r}: Value error, {time_problem(value)} (got {value!r})"
     msg = e["msg"]
     return f"field {loc!r}: {msg}" + (f" (got {value!r})" if not isinstance(value, dict) else "")
+
+
+def id_problem(value: Any, game: bool = True) -> str:
+    """Why ``value`` is not a game id (``game``) or a player id, in a sentence.
+
+    >>> id_problem("x" * 200)
+    "'xxxxxxxx...' is 200 characters long: a game id has at most 128"
+    >>> id_problem("ánn", game=False)
+    "'ánn' is not a valid player id: 'á' is not allowed (ASCII letters, digits and ._:@-)"
+    >>> id_problem("")
+    'an empty text is not a game id (1-128 ASCII letters, digits and ._:-)'
+    """
+    what, most, marks = ("game id", 128, "._:-") if game else ("player id", 64, "._:@-")
+    if not isinstance(value, str):
+        return f"{value!r} is not a {what}"
+    if not value:
+        return f"an empty text is not a {what} (1-{most} ASCII letters, digits and {marks})"
+    bad = next((c for c in value if not (c.isascii() and (c.isalnum() or c in marks))), None)
+    if bad is not None:
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return (f"{shown!r} is not a valid {what}: {bad!r} is not allowed (ASCII letters, "
+                f"digits and {marks})")
+    return f"{value[:8] + '...'!r} is {len(value)} characters long: a {what} has at most {most}"
 
 
 def json_kind(value: Any) -> str:
