@@ -232,3 +232,10 @@ def test_replay_errors_before_anything_is_shown(tmp_path: Path, data: bytes, mes
     assert r.exit_code == 2
     assert "jaslog: " in r.output and message in r.output
     assert seqs(r.output) == []
+
+
+def test_a_stored_game_is_named_once(tmp_path: Path) -> None:
+    r = runner.invoke(app, ["replay", "store:g1", "--game", "g2", "--db",
+                            str(tmp_path / "none.sqlite")])
+    assert r.exit_code == 2
+    assert "store:g1 names game g1, --game g2: name the stored game once" in r.stderr

@@ -513,3 +513,11 @@ def test_result_stats_counts_every_round_once() -> None:
     assert s["made_rate"] == round((results["made"] + results["pit"]) / played, 4)
     assert set(s["by_ruleset"]) == {"amsterdam", "rotterdam"}
     assert sum(v["rounds"] for v in s["by_ruleset"].values()) == s["rounds"]
+
+
+def test_an_option_for_some_rulesets_only_says_how_to_choose() -> None:
+    r = run_cli("simulate", "-r", "all", "-o", "trump_selection=random", "-n", "1")
+    err = " ".join(r.stderr.decode().split())
+    assert r.returncode == 2 and "Traceback" not in err
+    assert "unknown option 'trump_selection'" in err and "(ruleset klaberjass-2p)" in err
+    assert "-o applies to every ruleset of -r" in err

@@ -31,7 +31,11 @@ def replay(
 ) -> None:
     """Show the table after each event: trick, hands, score so far, violations."""
     if is_stored(file):
-        game = str(file)[len(STORE_PREFIX):] or game
+        named = str(file)[len(STORE_PREFIX):]
+        if named and game is not None and game != named:
+            fail(f"{file} names game {named}, --game {game}: name the stored game once "
+                 f"(store:{game}, or store: with --game {game})")
+        game = named or game
         file = Path(f"{STORE_PREFIX}{game or ''}")
     # One pass over the input (it may be stdin): the game's lines up to the first bad one.
     if not is_stored(file):

@@ -55,7 +55,9 @@ def _options(rulesets: list[str], texts: list[str]) -> dict[str, dict[str, Any]]
             try:
                 k, v = parse_option_text(rs, text)
             except OptionError as e:
-                fail(f"--option {text}: {e} (ruleset {rs})")
+                hint = (f"; -o applies to every ruleset of -r ({', '.join(rulesets)}): give only "
+                        "the rulesets it fits" if len(rulesets) > 1 else "")
+                fail(f"--option {text}: {e} (ruleset {rs}){hint}")
             opts[k] = v
         try:
             resolve(rs, opts)
@@ -128,7 +130,9 @@ def simulate(
     revoke_rate: float = typer.Option(0.0, "--revoke-rate", min=0.0, max=1.0, metavar="P",
                                       help="chance per play of an illegal card, when one is held"),
     false_roem_rate: float = typer.Option(0.0, "--false-roem-rate", min=0.0, max=1.0, metavar="P",
-                                          help="chance per trick of claiming roem that is not there"),
+                                          help="chance per trick of claiming roem that is not "
+                                               "there (Klaberjass: a sequence not held; Kloepper: "
+                                               "a knock without a black queen)"),
     no_hands_rate: float = typer.Option(0.0, "--no-hands-rate", min=0.0, max=1.0, metavar="P",
                                         help="chance per round that the hands were not recorded"),
     unclaimed_roem_rate: float = typer.Option(0.1, "--unclaimed-roem-rate", min=0.0, max=1.0, metavar="P",
