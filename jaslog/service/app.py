@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import FileResponse, JSONResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -20,6 +22,9 @@ from jaslog.service.core import Service
 from jaslog.service.deps import ApiError
 
 STATIC = Path(__file__).resolve().parent / "static"
+#: Swagger UI's script and style sheet, as the ``fastapi-offline`` package ships them: the
+#: docs page loads nothing from another host (a club's network may have no internet).
+DOCS_ASSETS = Path(str(files("fastapi_offline") / "static"))
 
 DESCRIPTION = """\
 Live recording, per-seat views, tournaments and replays of Klaverjas games.
@@ -45,7 +50,7 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
         svc.close()
 
     app = FastAPI(title="jaslog", version=__version__, description=DESCRIPTION,
-                  openapi_url="/openapi.json", docs_url="/docs", redoc_url=None,
+                  openapi_url="/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.state.service = svc
     app.add_middleware(GZipMiddleware, minimum_size=2000)
@@ -101,6 +106,18 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
     app.include_router(api_games.router)
     app.include_router(api_admin.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs(request: Request) -> HTMLResponse:
+        """Swagger UI, every file from this server (no CDN, no online validator)."""
+        root = request.scope.get("root_path", "")
+        return get_swagger_ui_html(
+            openapi_url=f"{root}/openapi.json", title="jaslog - API",
+            swagger_js_url=f"{root}/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url=f"{root}/docs-assets/swagger-ui.css",
+            swagger_favicon_url=f"{root}/static/favicon.svg", oauth2_redirect_url=None,
+            swagger_ui_parameters={"validatorUrl": None})
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:

@@ -243,3 +243,45 @@ def test_follow_live_shows_new_events_as_they_come(browser, server, tmp_path):
                            timeout=10000)
     assert page.inner_text("#event-text").startswith("seq 8 ")
     assert not errors, errors
+
+
+def test_the_api_docs_work_offline(browser, server):
+    """``/docs`` loads Swagger UI from the server itself: nothing from another host, and in a
+    browser that may reach nothing but the server it shows every route."""
+    import re
+    from urllib.parse import urlsplit
+
+    import httpx
+
+    page_html = httpx.get(server.url + "/docs", timeout=30)
+    assert page_html.status_code == 200 and "text/html" in page_html.headers["content-type"]
+    refs = re.findall(r"""(?:src|href|url)\s*[=:]\s*["']([^"']+)["']""", page_html.text)
+    assert refs and "/openapi.json" in refs, page_html.text
+    assert not re.search(r"https?://|//[a-z]", page_html.text, re.I), page_html.text
+    for ref in refs:  # the page's script, style sheet and icon are served here
+        r = httpx.get(server.url + ref, timeout=30)
+        assert r.status_code == 200 and len(r.content) > 100, ref
+
+    here = urlsplit(server.url).netloc
+    outside: list[str] = []
+
+    def only_here(route: Any) -> None:
+        if urlsplit(route.request.url).netloc == here:
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.route("**/*", only_here)
+    page.goto(server.url + "/docs")
+    page.wait_for_selector(".opblock", timeout=20000)
+    paths = httpx.get(server.url + "/openapi.json", timeout=30).json()["paths"]
+    routes = sum(len(ops) for ops in paths.values())
+    assert page.locator(".opblock").count() == routes
+    assert "/api/games/{game}/state" in page.inner_text("body")
+    assert outside == [] and errors == []
+    ctx.close()
