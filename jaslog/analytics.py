@@ -218,6 +218,8 @@ class Dataset:
             con.execute(f"CREATE VIEW {t} AS SELECT * FROM _all_{t}{cond}")
 
     def query(self, sql: str) -> Result:
+        """Run one query (see :func:`check_query`: statements that are not queries are refused)."""
+        check_query(sql)
         try:
             cur = self.con.execute(sql)
             rows = cur.fetchall()
@@ -248,6 +250,53 @@ class Dataset:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: Statement types that only read: SELECT (with WITH, VALUES, FROM-first, DESCRIBE, SHOW and
+#: SUMMARIZE, which DuckDB parses as selects), PRAGMA reads such as table_info, CALL of a table
+#: function, and EXPLAIN of any of these.
+READ_STATEMENTS = frozenset({duckdb.StatementType.SELECT, duckdb.StatementType.PRAGMA,
+                             duckdb.StatementType.CALL, duckdb.StatementType.EXPLAIN})
+READS_TEXT = "SELECT, WITH, VALUES, FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA or CALL"
+
+
+def check_query(sql: str) -> None:
+    """Refuse, in a sentence, SQL that is not exactly one query: nothing, several statements,
+    or a statement that changes something (DROP, CREATE, COPY, SET, ATTACH...), also behind
+    EXPLAIN ANALYZE, which runs what it explains. DuckDB's own parser decides."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as e:
+        raise AnalyticsError(first_line(e)) from None
+    if not statements:
+        raise AnalyticsError("no query given: write one, e.g. "
+                             "\"SELECT ruleset, count(*) AS games FROM games GROUP BY ALL\"")
+    if len(statements) > 1:
+        raise AnalyticsError(f"one query at a time, please: this SQL holds {len(statements)} "
+                             "statements")
+    statement = statements[0]
+    if statement.type == duckdb.StatementType.EXPLAIN:
+        explained = _explained(sql)
+        if explained is not None:
+            statement = explained
+    if statement.type not in READ_STATEMENTS or (
+            duckdb.ExpectedResultType.QUERY_RESULT not in statement.expected_result_type):
+        raise AnalyticsError(f"{' '.join(sql.split())[:60]!r} is not a query (DuckDB reads it as "
+                             f"{statement.type.name}): only queries run here ({READS_TEXT}); "
+                             "they read the dataset and change nothing")
+
+
+def _explained(sql: str) -> Any:
+    """The statement an EXPLAIN [ANALYZE] [(options)] statement explains: the first statement
+    DuckDB parses from one of its tokens on."""
+    for offset, _ in duckdb.tokenize(sql)[1:]:
+        try:
+            found = duckdb.extract_statements(sql[offset:])
+        except duckdb.Error:
+            continue
+        if len(found) == 1:
+            return found[0]
+    return None
 
 
 def first_line(e: BaseException) -> str:
@@ -367,6 +416,7 @@ def result_table_data(result: Result) -> tuple[list[str], list[list[str]]]:
 
 
 __all__: Sequence[str] = [
-    "ANALYTICS_DIR", "AnalyticsError", "Dataset", "Question", "Result", "parse_question", "plot",
+    "ANALYTICS_DIR", "AnalyticsError", "Dataset", "Question", "Result", "check_query",
+    "parse_question", "plot",
     "questions", "result_table_data", "run_question", "run_sql",
 ]

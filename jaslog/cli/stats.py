@@ -311,8 +311,9 @@ def stats(
 
 
 def sql(
-    query: str = typer.Argument(..., help="any DuckDB SQL over the views events, plays, tricks, "
-                                "rounds, games, players, violations"),
+    query: str = typer.Argument(..., help="one DuckDB query over the views events, plays, "
+                                "tricks, rounds, games, players, violations (SELECT, WITH, VALUES, "
+                                "FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)"),
     where: str | None = WHERE,
     json: bool = JSON,
     csv: bool = CSV,
@@ -321,7 +322,8 @@ def sql(
     db: str | None = DB,
     no_refresh: bool = NO_REFRESH,
 ) -> None:
-    """Run any SQL query over the export's views (named after the tables)."""
+    """Run one SQL query over the export's views (named after the tables); statements that
+    change something (DROP, CREATE, COPY, SET...) are refused."""
     from jaslog.analytics import Dataset
     from jaslog.analytics import plot as draw
 

@@ -121,6 +121,13 @@ def test_sql_over_the_views(exported: Path, corpus: list[list[Event]]) -> None:
 
 @pytest.mark.parametrize(("args", "message"), [
     (("sql", "SELEC nonsense"), "syntax error"),
+    (("sql", ""), "no query given"),
+    (("sql", "  ;\n"), "no query given"),
+    (("sql", "DROP VIEW games"), "'DROP VIEW games' is not a query (DuckDB reads it as DROP)"),
+    (("sql", "CREATE TABLE t AS SELECT 1"), "not a query (DuckDB reads it as CREATE)"),
+    (("sql", "SET threads = 1"), "not a query (DuckDB reads it as SET)"),
+    (("sql", "EXPLAIN ANALYZE DROP VIEW games"), "not a query (DuckDB reads it as DROP)"),
+    (("sql", "SELECT 1; DROP VIEW games"), "one query at a time"),
     (("stats", "no_such_question"), "no question 'no_such_question'"),
     (("stats", "roem"), "could be"),
     (("stats", "declarer_success", "--by", "colour"), "cannot be grouped by 'colour'"),
@@ -133,6 +140,26 @@ def test_bad_input_is_a_message_not_a_traceback(exported: Path, args: tuple[str,
     assert res.exit_code == 2
     assert message in res.stderr and "jaslog:" in res.stderr
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("query", [
+    "DESCRIBE games", "SHOW TABLES", "SUMMARIZE SELECT 1 AS x", "EXPLAIN SELECT count(*) FROM plays",
+    "EXPLAIN ANALYZE SELECT count(*) FROM plays", "PRAGMA table_info('rounds')",
+    "CALL pragma_version()", "VALUES (1, 2)", "FROM games SELECT count(*)",
+    "WITH g AS (SELECT * FROM games) SELECT count(*) FROM g;",
+])
+def test_sql_runs_every_kind_of_query(exported: Path, query: str) -> None:
+    res = run("sql", query, "--dataset", str(exported), "--csv", "--no-refresh")
+    assert res.exit_code == 0, res.output
+    assert len(res.stdout.splitlines()) >= 2
+
+
+def test_sql_refuses_a_copy_and_writes_nothing(exported: Path, tmp_path: Path) -> None:
+    target = tmp_path / "out.csv"
+    for query in (f"COPY (SELECT 1) TO '{target}'", f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{target}'"):
+        res = run("sql", query, "--dataset", str(exported), "--no-refresh")
+        assert res.exit_code == 2 and "not a query (DuckDB reads it as COPY)" in res.stderr
+    assert not target.exists()
 
 
 def test_no_dataset_no_store(tmp_path: Path) -> None:
