@@ -197,6 +197,25 @@ def test_append_for_scripts(db: str) -> None:
     assert open_store(db).head(gid).next_seq == 5
 
 
+def test_append_sent_again_without_expect_is_a_no_op(db: str) -> None:
+    """A script that retries an append (same event ids) without --expect stores nothing twice;
+    an id reused for another event is refused in a sentence (exit 2)."""
+    run("new", "--seats", "a,b,c,d", "--id", "p1")
+    note = '{"type":"note","text":"z","id":"7f1c2a9e-1b2c-4d5e-8f90-123456789abc"}'
+    assert "appended 1 event" in run("append", "p1", "--json", note).stdout
+    again = orjson.loads(run("append", "p1", "--json", note, "--json-out").stdout)
+    assert (again["appended"], again["already_stored"], again["next_seq"]) == (0, 1, 2)
+    lines = (note + "\n" + note.replace("z", "y").replace("abc", "abd")).encode()
+    assert orjson.loads(run("append", "p1", "--json", "-", "--json-out", input=lines).stdout)[
+        "appended"] == 1
+    assert orjson.loads(run("append", "p1", "--json", "-", "--json-out", input=lines).stdout)[
+        "already_stored"] == 2
+    other = run("append", "p1", "--json", note.replace('"z"', '"other"'), code=2).stderr
+    assert "event id 7f1c2a9e-1b2c-4d5e-8f90-123456789abc is already stored at seq 1" in other
+    assert "an id names one event" in other and "nothing was written" in other
+    assert open_store(db).head("p1").next_seq == 3
+
+
 def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
     faulty = simulate_game("st-f", seed=3, faults=Faults(revoke_rate=0.1))
     clean = simulate_game("st-c", seed=4)

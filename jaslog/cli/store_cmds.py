@@ -23,7 +23,6 @@ from jaslog.cli.common import check_readable, console, err_console, fail, write_
 from jaslog.events import skip_bom
 from jaslog.store import (
     ConflictError,
-    NoSuchGame,
     Store,
     StoreError,
     certificate,
@@ -137,7 +136,8 @@ def append(
     event: str = typer.Option(..., "--json", help="the event as JSON ('-': JSON Lines on stdin, "
                               "one batch); game and seq may be left out"),
     expect: int | None = typer.Option(None, "--expect", min=0,
-                                      help="the seq the first event must get (else conflict)"),
+                                      help="the seq the first event must get (else conflict); "
+                                           "default: the end of the game"),
     as_json: bool = typer.Option(False, "--json-out", help="answer as one JSON line"),
     db: str | None = DB,
 ) -> None:
@@ -153,12 +153,10 @@ def append(
         except orjson.JSONDecodeError as e:
             fail(f"event {i}: not valid JSON: {e}")
     with opened(db) as store:
-        if expect is None and any(isinstance(x, dict) and "seq" not in x for x in items):
-            try:
-                expect = store.head(game).next_seq
-            except NoSuchGame:
-                expect = 0
-        res = store.append(game, items, expected_seq=expect)
+        # without --expect the events go at the end of the game as it stands when they are
+        # written; a batch sent again (same event ids) is recognised there and stores nothing
+        res = (store.append(game, items, at_end=True) if expect is None
+               else store.append(game, items, expected_seq=expect))
     out = {"game": game, "appended": res.appended, "already_stored": res.already_stored,
            "next_seq": res.head.next_seq, "head": res.head.hash,
            "certificate": res.head.certificate}

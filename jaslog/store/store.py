@@ -149,6 +149,47 @@ class Store(Queries):
 
     # ------------------------------------------------------------------ appending
 
+    @staticmethod
+    def _parsed(game: str, events: Iterable[EventLike]) -> list[Any]:
+        """The events with JSON text parsed (models and dicts as they are)."""
+        out: list[Any] = []
+        for i, item in enumerate(events):
+            try:
+                out.append(item if isinstance(item, Event) else event_dict(item))
+            except EventError as err:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch: {err}; "
+                                    "nothing was written", game=game, code="bad_event") from None
+        return out
+
+    @staticmethod
+    def _retry_base(conn: Connection, head: Head, items: list[Any]) -> int:
+        """Where an ``at_end`` batch goes: the seq its first event is stored at when that
+        event's id is stored (a retry), else the game's next seq. An id stored for another
+        event is refused here, in a sentence."""
+        first = items[0] if items else None
+        if not isinstance(first, dict) or "seq" in first or not isinstance(first.get("id"), str):
+            return head.next_seq
+        try:
+            eid = norm_id(first["id"])
+        except ValueError:
+            return head.next_seq  # the event's validation says what is wrong with it
+        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.payload, EVENTS.c.version)
+                           .where(EVENTS.c.game == head.game, EVENTS.c.event_id == eid)).first()
+        if row is None:
+            return head.next_seq
+        try:
+            sent = event_from_dict({**first, "game": first.get("game", head.game), "seq": row.seq})
+        except EventError:
+            return head.next_seq
+        if row.version == VERSION and bytes(row.payload) != canonical(sent):
+            what = (f"a {row.type} event, not this {sent.type}" if row.type != sent.type
+                    else f"another {row.type} event (other content)")
+            raise RejectedError(f"game {head.game}: event id {eid} is already stored at seq "
+                                f"{row.seq}, for {what}; an id names one event: give a new "
+                                "event a new id; nothing was written",
+                                game=head.game, seq=row.seq, code="duplicate_id")
+        return int(row.seq)
+
     def _coerce(self, game: str, events: Iterable[EventLike],
                 expected_seq: int | None) -> list[Event]:
         out: list[Event] = []
@@ -197,7 +238,7 @@ class Store(Queries):
         return f
 
     def append(self, game: str, events: Iterable[EventLike],
-               expected_seq: int | None = None) -> AppendResult:
+               expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
         """Append ``events`` (in seq order) to ``game`` in one transaction.
 
         Events may be :class:`jaslog.events.Event` models, dicts or JSON text; a dict
@@ -207,8 +248,21 @@ class Store(Queries):
         game moved on, :class:`RejectedError` when the fold refuses an event; in both cases
         nothing is written. Events already stored at their position with the same ``id``
         (retries) are skipped and counted in ``already_stored``.
+
+        ``at_end`` (without ``expected_seq``): dicts without a seq go at the end of the game
+        as it stands when the batch is written. A batch whose first such event has an ``id``
+        that is already stored is a retry: it is placed where that event is stored, so the
+        events already stored are skipped (sending a stored batch again appends nothing).
+        An id stored for another event is refused (``duplicate_id``).
         """
-        evs = self._coerce(game, events, expected_seq)
+        if at_end and expected_seq is not None:
+            raise ValueError("append: at_end and expected_seq exclude each other")
+        items: list[Any] = []
+        evs: list[Event] = []
+        if at_end:
+            items = self._parsed(game, events)
+        else:
+            evs = self._coerce(game, events, expected_seq)
         if expected_seq is not None and evs and evs[0].seq != expected_seq:
             raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
                                 f"{expected_seq} was expected; nothing was written",
@@ -216,6 +270,8 @@ class Store(Queries):
         try:
             with eng.write_tx(self.engine) as conn:
                 head = self._head(conn, game)
+                if at_end:
+                    evs = self._coerce(game, items, self._retry_base(conn, head, items))
                 if not evs:
                     return AppendResult(game, 0, 0, head)
                 skip = self._already_stored(conn, head, evs)
@@ -309,8 +365,10 @@ class Store(Queries):
             EVENTS.c.game == game, EVENTS.c.event_id.in_(list(ids)))).first()
         if hit is not None:
             raise RejectedError(f"game {game} seq {ids[hit.event_id]}: event id {hit.event_id} "
-                                f"is already stored at seq {hit.seq}; nothing was written",
-                                game=game, seq=ids[hit.event_id], code="duplicate_id")
+                                f"is already stored at seq {hit.seq}; an id names one event (a "
+                                "retry sends the same events again): give a new event a new id; "
+                                "nothing was written", game=game, seq=ids[hit.event_id],
+                                code="duplicate_id")
 
     def _validate(self, conn: Connection, head: Head, evs: list[Event]) -> GameFold:
         try:

@@ -320,3 +320,41 @@ def test_fast_canonical_matches_canonical_json(root: Any) -> None:
                 assert canonical(e) == canonical_json(e)
                 n += 1
     assert n > 1000
+
+
+def test_a_batch_sent_again_at_the_end_is_a_no_op(store: Store) -> None:
+    """``at_end`` (what ``jaslog append`` without ``--expect`` uses): events without a seq go
+    at the end; a batch sent again whose ids are stored is recognised where it is stored
+    and appends nothing, even after other events followed it; an id reused for another
+    event is refused in a sentence."""
+    store.append("c-end", game_events("c-end", seed=7)[:10])
+    ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f"c-end/note/{i}")) for i in range(3)]
+    note = {"type": "note", "text": "table 3 starts", "id": ids[0]}
+    first = store.append("c-end", [note], at_end=True)
+    assert (first.appended, first.already_stored, first.head.next_seq) == (1, 0, 11)
+    again = store.append("c-end", [note], at_end=True)
+    assert (again.appended, again.already_stored, again.head) == (0, 1, first.head)
+    pair = [{"type": "note", "text": f"n{i}", "id": ids[i]} for i in (1, 2)]
+    assert store.append("c-end", pair, at_end=True).head.next_seq == 13
+    store.append("c-end", [{"type": "note", "text": "no id"}], at_end=True)  # another writer
+    retry = store.append("c-end", pair, at_end=True)
+    assert (retry.appended, retry.already_stored, retry.head.next_seq) == (0, 2, 14)
+    # the same id for another event: refused, naming the id, where it is stored and why
+    with pytest.raises(RejectedError) as other:
+        store.append("c-end", [{**note, "text": "table 4 starts"}], at_end=True)
+    assert other.value.code == "duplicate_id" and other.value.seq == 10
+    assert f"event id {ids[0]} is already stored at seq 10" in str(other.value)
+    assert "other content" in str(other.value) and "nothing was written" in str(other.value)
+    with pytest.raises(RejectedError, match="for a note event, not this play"):
+        store.append("c-end", [{"type": "play", "seat": 1, "card": "JH", "id": ids[0]}],
+                     at_end=True)
+    # a stored id after a new event: not a retry of a stored batch, refused
+    with pytest.raises(RejectedError, match=f"event id {ids[1]} is already stored at seq 11"):
+        store.append("c-end", [{"type": "note", "text": "new"}, pair[0]], at_end=True)
+    # without ids nothing says a batch is sent again: it is appended again
+    assert store.append("c-end", [{"type": "note", "text": "no id"}], at_end=True).appended == 1
+    assert store.head("c-end").next_seq == 15
+    assert [e.text for e in store.events("c-end")[10:]] == [  # type: ignore[attr-defined]
+        "table 3 starts", "n1", "n2", "no id", "no id"]
+    with pytest.raises(ValueError):
+        store.append("c-end", [note], expected_seq=10, at_end=True)
