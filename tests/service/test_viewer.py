@@ -283,5 +283,17 @@ def test_the_api_docs_work_offline(browser, server):
     routes = sum(len(ops) for ops in paths.values())
     assert page.locator(".opblock").count() == routes
     assert "/api/games/{game}/state" in page.inner_text("body")
+
+    # "Authorize" with a token, then "Try it out" on GET /api/whoami
+    page.click("button.authorize")
+    page.fill(".auth-container input", server.tokens["referee"])
+    page.click(".auth-btn-wrapper button.authorize")
+    page.click("button.btn-done")
+    page.click("#operations-tokens-whoami_api_whoami_get .opblock-summary")
+    page.click("#operations-tokens-whoami_api_whoami_get button.try-out__btn")
+    page.click("#operations-tokens-whoami_api_whoami_get button.execute")
+    body = page.wait_for_selector("#operations-tokens-whoami_api_whoami_get "
+                                  ".live-responses-table .response-col_description pre")
+    assert '"role": "referee"' in body.inner_text()
     assert outside == [] and errors == []
     ctx.close()
