@@ -216,6 +216,27 @@ def test_append_sent_again_without_expect_is_a_no_op(db: str) -> None:
     assert open_store(db).head("p1").next_seq == 3
 
 
+def test_append_says_what_is_not_an_event(db: str) -> None:
+    """Valid JSON that is no event (a string, a number, null, an array item) is named as such,
+    not called invalid JSON; an array of events is one batch."""
+    run("new", "--seats", "a,b,c,d", "--id", "p1")
+    for text, said in [('"x"', '--json is "x", a JSON string, not an event'),
+                       ("5", "--json is 5, a JSON number, not an event"),
+                       ("null", "--json is JSON null, not an event"),
+                       ('[{"type":"note","text":"a"},true]',
+                        "--json: item 2 of the array is true, a JSON boolean, not an event")]:
+        err = run("append", "p1", "--json", text, code=2).stderr
+        assert err.startswith(f"jaslog: {said}: an event is a JSON object"), err
+        assert "not valid JSON" not in err
+    err = run("append", "p1", "--json", "-", input=b'{"type":"note","text":"a"}\n[1]\n', code=2)
+    assert "event 2 (stdin) is a JSON array, not an event" in err.stderr
+    assert "not valid JSON" in run("append", "p1", "--json", "{nope", code=2).stderr
+    assert open_store(db).head("p1").next_seq == 1
+    batch = '[{"type":"note","text":"a"},{"type":"note","text":"b"}]'
+    assert "appended 2 events" in run("append", "p1", "--json", batch).stdout
+    assert [e.text for e in open_store(db).events("p1")[1:]] == ["a", "b"]  # type: ignore[attr-defined]
+
+
 def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
     faulty = simulate_game("st-f", seed=3, faults=Faults(revoke_rate=0.1))
     clean = simulate_game("st-c", seed=4)

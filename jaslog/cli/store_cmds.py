@@ -131,10 +131,61 @@ def record(
                   f"certificate [bold]{head.certificate}[/]", highlight=False)
 
 
+_JSON_KINDS = {str: "a JSON string", int: "a JSON number", float: "a JSON number",
+               bool: "a JSON boolean", type(None): "JSON null", list: "a JSON array"}
+_AN_EVENT = 'an event is a JSON object ({"type": "note", "text": "..."})'
+
+
+class BadBatch(ValueError):
+    """What ``append`` was given is not a batch of events; ``code`` names why."""
+
+    def __init__(self, message: str, code: str) -> None:
+        self.code = code
+        super().__init__(message)
+
+
+def _not_an_event(what: str, value: Any, hint: str) -> BadBatch:
+    text = orjson.dumps(value).decode()
+    shown = f"{text}, " if len(text) <= 40 and not isinstance(value, list | None) else ""
+    return BadBatch(f"{what} is {shown}{_JSON_KINDS.get(type(value), 'a JSON value')}, not an "
+                    f"event: {_AN_EVENT}{hint}", "not_an_event")
+
+
+def read_batch(text: str, lines: bytes | None) -> list[Any]:
+    """The events ``append`` was given: ``text`` is one event (a JSON object) or an array of
+    them; ``lines`` (for ``-``) JSON Lines, one event per line. Raises :class:`BadBatch`."""
+    items: list[Any] = []
+    if lines is None:
+        try:
+            value = orjson.loads(text)
+        except orjson.JSONDecodeError as e:
+            raise BadBatch(f"--json: not valid JSON: {e}", "bad_json") from None
+        if isinstance(value, list):
+            for i, item in enumerate(value, 1):
+                if not isinstance(item, dict):
+                    raise _not_an_event(f"--json: item {i} of the array", item, "")
+            items = value
+        elif isinstance(value, dict):
+            items = [value]
+        else:
+            raise _not_an_event("--json", value, "; --json takes one or an array of them")
+        return items
+    for i, line in enumerate((x for x in lines.splitlines() if x.strip()), 1):
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as e:
+            raise BadBatch(f"event {i} (stdin): not valid JSON: {e}", "bad_json") from None
+        if not isinstance(value, dict):
+            raise _not_an_event(f"event {i} (stdin)", value, "; stdin holds one a line")
+        items.append(value)
+    return items
+
+
 def append(
     game: str = typer.Argument(..., help="the game id"),
-    event: str = typer.Option(..., "--json", help="the event as JSON ('-': JSON Lines on stdin, "
-                              "one batch); game and seq may be left out"),
+    event: str = typer.Option(..., "--json", help="the event as JSON, or an array of events "
+                              "(one batch); '-': JSON Lines on stdin, one event a line (one "
+                              "batch); game and seq may be left out"),
     expect: int | None = typer.Option(None, "--expect", min=0,
                                       help="the seq the first event must get (else conflict); "
                                            "default: the end of the game"),
@@ -142,16 +193,10 @@ def append(
     db: str | None = DB,
 ) -> None:
     """Append events to a stored game (for scripts): exit 3 on a conflict."""
-    if event == "-":
-        raw = [x for x in skip_bom(sys.stdin.buffer).read().splitlines() if x.strip()]
-    else:
-        raw = [event.encode()]
-    items: list[Any] = []
-    for i, text in enumerate(raw, 1):
-        try:
-            items.append(orjson.loads(text))
-        except orjson.JSONDecodeError as e:
-            fail(f"event {i}: not valid JSON: {e}")
+    try:
+        items = read_batch(event, skip_bom(sys.stdin.buffer).read() if event == "-" else None)
+    except BadBatch as e:
+        fail(str(e))
     with opened(db) as store:
         # without --expect the events go at the end of the game as it stands when they are
         # written; a batch sent again (same event ids) is recognised there and stores nothing
