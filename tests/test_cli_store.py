@@ -237,6 +237,15 @@ def test_append_says_what_is_not_an_event(db: str) -> None:
     assert [e.text for e in open_store(db).events("p1")[1:]] == ["a", "b"]  # type: ignore[attr-defined]
 
 
+def test_append_refuses_an_empty_batch(db: str) -> None:
+    run("new", "--seats", "a,b,c,d", "--id", "p1")
+    for data in (b"", b"\n  \n", "\ufeff".encode()):
+        err = run("append", "p1", "--json", "-", input=data, code=2).stderr
+        assert err.startswith("jaslog: stdin held no events: nothing to append"), err
+    assert "--json is an empty array" in run("append", "p1", "--json", "[]", code=2).stderr
+    assert open_store(db).head("p1").next_seq == 1
+
+
 def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
     faulty = simulate_game("st-f", seed=3, faults=Faults(revoke_rate=0.1))
     clean = simulate_game("st-c", seed=4)

@@ -169,6 +169,9 @@ def read_batch(text: str, lines: bytes | None) -> list[Any]:
             items = [value]
         else:
             raise _not_an_event("--json", value, "; --json takes one or an array of them")
+        if not items:
+            raise BadBatch("--json is an empty array: nothing to append (an empty batch is "
+                           "refused: it is almost always a mistake)", "empty_batch")
         return items
     for i, line in enumerate((x for x in lines.splitlines() if x.strip()), 1):
         try:
@@ -178,6 +181,9 @@ def read_batch(text: str, lines: bytes | None) -> list[Any]:
         if not isinstance(value, dict):
             raise _not_an_event(f"event {i} (stdin)", value, "; stdin holds one a line")
         items.append(value)
+    if not items:
+        raise BadBatch("stdin held no events: nothing to append (an empty batch is refused: "
+                       "it is almost always a mistake)", "empty_batch")
     return items
 
 
