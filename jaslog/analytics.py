@@ -23,6 +23,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 import textwrap
 from collections.abc import Sequence
@@ -328,9 +329,37 @@ def _label(v: Any) -> str:
     return str(v)
 
 
+#: The chart formats ``plot`` writes, by file extension.
+PLOT_FORMATS = ("png", "svg", "pdf")
+
+
+def check_plot_path(path: str | Path) -> Path:
+    """Refuse, in a sentence, a chart file that cannot be written: an extension that is not
+    .png, .svg or .pdf, a folder, a missing or read-only folder. Cheap: check before the work."""
+    p = Path(path)
+    ext = p.suffix.lower().lstrip(".")
+    if ext not in PLOT_FORMATS:
+        given = f"not .{ext}" if ext else "it has no extension"
+        raise AnalyticsError(f"{p}: a chart is written as PNG, SVG or PDF; name the file "
+                             f".png, .svg or .pdf ({given})")
+    if p.is_dir():
+        raise AnalyticsError(f"{p} is a folder; give the chart a file name (.png, .svg or .pdf)")
+    folder = p.parent
+    if not folder.exists():
+        raise AnalyticsError(f"cannot write the chart {p}: there is no folder {folder}")
+    if not folder.is_dir():
+        raise AnalyticsError(f"cannot write the chart {p}: {folder} is not a folder")
+    if not os.access(p if p.exists() else folder, os.W_OK):
+        raise AnalyticsError(f"cannot write the chart {p}: "
+                             f"{'the file' if p.exists() else 'its folder'} is read-only")
+    return p
+
+
 def plot(result: Result, q: Question | None, path: str | Path) -> Path:
-    """Draw ``result`` as a bar chart into a PNG file: x is the question's ``plot: x=`` column
-    (else the non-numeric columns), bars are its ``y=`` column (else the last numeric one)."""
+    """Draw ``result`` as a bar chart into a PNG, SVG or PDF file (by its extension): x is the
+    question's ``plot: x=`` column (else the non-numeric columns), bars are its ``y=`` column
+    (else the last numeric one)."""
+    out = check_plot_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -387,9 +416,12 @@ def plot(result: Result, q: Question | None, path: str | Path) -> Path:
         ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0))
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out)
-    plt.close(fig)
+    try:
+        fig.savefig(out, format=out.suffix.lower().lstrip("."))
+    except OSError as e:
+        raise AnalyticsError(f"cannot write the chart {out}: {e.strerror or e}") from None
+    finally:
+        plt.close(fig)
     return out
 
 
@@ -416,7 +448,7 @@ def result_table_data(result: Result) -> tuple[list[str], list[list[str]]]:
 
 
 __all__: Sequence[str] = [
-    "ANALYTICS_DIR", "AnalyticsError", "Dataset", "Question", "Result", "check_query",
-    "parse_question", "plot",
+    "ANALYTICS_DIR", "PLOT_FORMATS", "AnalyticsError", "Dataset", "Question", "Result",
+    "check_plot_path", "check_query", "parse_question", "plot",
     "questions", "result_table_data", "run_question", "run_sql",
 ]

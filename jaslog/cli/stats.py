@@ -260,7 +260,7 @@ def stats(
     json: bool = JSON,
     csv: bool = CSV,
     plot: Path | None = typer.Option(None, "--plot", help="also draw the answer as a bar chart "
-                                     "into this PNG file"),
+                                     "into this file (.png, .svg or .pdf)"),
     list_: bool = typer.Option(False, "--list", "-l", help="list the questions and their "
                                "dimensions"),
     show_sql: bool = typer.Option(False, "--show-sql", help="print the SQL that answers it"),
@@ -270,7 +270,7 @@ def stats(
 ) -> None:
     """Answer a question about how people play, over the Parquet export (exporting new games
     from the store first when the export is behind)."""
-    from jaslog.analytics import Dataset, questions
+    from jaslog.analytics import Dataset, check_plot_path, questions
     from jaslog.analytics import plot as draw
 
     if json and csv:
@@ -291,6 +291,9 @@ def stats(
         console.print(t)
         return
     q = _find_question(qs, question)
+    if plot is not None and not show_sql:
+        with _errors():
+            check_plot_path(plot)
     if show_sql:
         with _errors():
             sys.stdout.write(q.render(by) + "\n")
@@ -317,19 +320,23 @@ def sql(
     where: str | None = WHERE,
     json: bool = JSON,
     csv: bool = CSV,
-    plot: Path | None = typer.Option(None, "--plot", help="draw the answer as a bar chart"),
+    plot: Path | None = typer.Option(None, "--plot", help="also draw the answer as a bar chart "
+                                     "into this file (.png, .svg or .pdf)"),
     dataset: Path | None = DATASET,
     db: str | None = DB,
     no_refresh: bool = NO_REFRESH,
 ) -> None:
     """Run one SQL query over the export's views (named after the tables); statements that
     change something (DROP, CREATE, COPY, SET...) are refused."""
-    from jaslog.analytics import Dataset
+    from jaslog.analytics import Dataset, check_plot_path, check_query
     from jaslog.analytics import plot as draw
 
     if json and csv:
         fail("--json and --csv exclude each other")
     with _errors():
+        check_query(query)
+        if plot is not None:
+            check_plot_path(plot)
         ds_dir = dataset or default_dataset(db)
         if not no_refresh:
             refresh(ds_dir, db)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,61 @@ def test_stats_plot_writes_a_png(exported: Path, tmp_path: Path) -> None:
         assert res.exit_code == 0, res.output
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_stats_plot_writes_svg_and_pdf(exported: Path, tmp_path: Path) -> None:
+    for name, magic in (("chart.svg", b"<?xml"), ("chart.pdf", b"%PDF-")):
+        res = run("stats", "success", "--dataset", str(exported), "--no-refresh", "--plot",
+                  str(tmp_path / name))
+        assert res.exit_code == 0, res.output
+        assert (tmp_path / name).read_bytes().startswith(magic)
+    res = run("sql", "SELECT ruleset, count(*) AS games FROM games GROUP BY ALL", "--dataset",
+              str(exported), "--no-refresh", "--plot", str(tmp_path / "sql.PNG"))
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "sql.PNG").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_chart_file_that_cannot_be_written_is_refused_first(exported: Path, tmp_path: Path) -> None:
+    (tmp_path / "a-file").write_text("x")
+    (tmp_path / "folder.png").mkdir()
+    cases = [
+        ("out.txt", "name the file .png, .svg or .pdf (not .txt)"),
+        ("out", "name the file .png, .svg or .pdf (it has no extension)"),
+        ("missing/out.png", f"there is no folder {tmp_path / 'missing'}"),
+        ("a-file/out.png", f"{tmp_path / 'a-file'} is not a folder"),
+        ("folder.png", "is a folder; give the chart a file name"),
+    ]
+    for name, message in cases:
+        for args in (("stats", "success"), ("sql", "SELECT 1 AS x")):
+            res = run(*args, "--dataset", str(exported), "--no-refresh", "--plot",
+                      str(tmp_path / name))
+            assert res.exit_code == 2, (name, res.output)
+            assert message in res.stderr and res.stderr.startswith("jaslog: "), res.stderr
+            assert res.stdout == "" and "Traceback" not in res.output  # no table, no work
+    assert not (tmp_path / "missing").exists() and not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_a_chart_into_a_read_only_folder_is_refused(exported: Path, tmp_path: Path) -> None:
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        res = run("stats", "success", "--dataset", str(exported), "--no-refresh", "--plot",
+                  str(ro / "chart.png"))
+    finally:
+        ro.chmod(0o700)
+    assert res.exit_code == 2 and "its folder is read-only" in res.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_chart_the_system_will_not_take_is_a_sentence(exported: Path) -> None:
+    # even root cannot create a file in /proc: the error comes from writing, not from a check
+    res = run("stats", "success", "--dataset", str(exported), "--no-refresh", "--plot",
+              "/proc/jaslog-chart.png")
+    assert res.exit_code == 2, res.output
+    assert "cannot write the chart /proc/jaslog-chart.png" in res.stderr
+    assert "Traceback" not in res.output
 
 
 def test_stats_list(exported: Path) -> None:
