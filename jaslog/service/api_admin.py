@@ -16,6 +16,7 @@ from jaslog.service.deps import (
     AUTH,
     ApiError,
     json_safe,
+    named,
     principal,
     require,
     responses,
@@ -25,7 +26,8 @@ from jaslog.service.tournaments import TournamentError, Tournaments
 
 router = APIRouter(prefix="/api")
 
-TID = Annotated[str, Path(pattern=r"^[A-Za-z0-9._:-]{1,64}$", description="tournament id")]
+TID = Annotated[str, Path(pattern=named(r"^[A-Za-z0-9._:-]{1,64}$", "a tournament id"),
+                          description="tournament id")]
 
 
 class WhoAmI(BaseModel):
@@ -60,7 +62,7 @@ class NewTokenOut(TokenOut):
 
 class TournamentIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    id: str | None = Field(None, pattern=r"^[A-Za-z0-9._:-]{1,40}$")
+    id: str | None = Field(None, pattern=named(r"^[A-Za-z0-9._:-]{1,40}$", "a tournament id"))
     name: str = Field(min_length=1, max_length=200)
     players: list[PlayerId] = Field(min_length=4, max_length=256)
     ruleset: str | None = Field(None, max_length=64,
@@ -105,7 +107,7 @@ def create_token(body: TokenIn, svc: Service = Depends(service),
 
 @router.delete("/tokens/{token_id}", response_model=TokenOut, tags=["tokens"],
                responses=responses(401, 403, 404, 409, 422))
-def revoke_token(token_id: Annotated[str, Path(pattern=r"^[0-9a-f]{8}$")],
+def revoke_token(token_id: Annotated[str, Path(pattern=named(r"^[0-9a-f]{8}$", "a token id"))],
                  svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
     """Revoke a token: a revocation row is added (tokens are never deleted)."""

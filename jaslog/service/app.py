@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from jaslog import __version__
 from jaslog.service import api_admin, api_games
 from jaslog.service.core import Service
-from jaslog.service.deps import ApiError
+from jaslog.service.deps import ApiError, pattern_sentence
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Swagger UI's script and style sheet, as the ``fastapi-offline`` package ships them: the
@@ -38,6 +38,13 @@ seq), **422** a refusal (the rule `code`, and `seq`, `seat`, `card` when the rul
 
 def _loc(err: dict[str, Any]) -> str:
     return ".".join(str(x) for x in err.get("loc", ()) if x not in ("body", "query", "path"))
+
+
+def _said(err: dict[str, Any]) -> str:
+    """What a request validation error says; a pattern the input fails is put in words."""
+    if err.get("type") == "string_pattern_mismatch":
+        return pattern_sentence(err.get("input"), str((err.get("ctx") or {}).get("pattern", "")))
+    return str(err.get("msg", "invalid"))
 
 
 def create_app(url: str | None = None, *, service: Service | None = None) -> FastAPI:
@@ -82,11 +89,11 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
             why = (first.get("ctx") or {}).get("error", "invalid")
             msg = f"the body is not valid JSON: {why} (at character {where or 0})"
         elif where:
-            text = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+            text = _said(first).removeprefix("Value error, ")
             msg = text if text.startswith(where) else f"{where}: {text}"
         else:
             msg = f"the body: {first.get('msg', 'invalid')}"
-        detail = [{"loc": [str(x) for x in er.get("loc", ())], "message": str(er.get("msg"))}
+        detail = [{"loc": [str(x) for x in er.get("loc", ())], "message": _said(er)}
                   for er in errs[:20]]
         return JSONResponse({"code": "bad_request", "message": msg, "errors": detail},
                             status_code=422)

@@ -9,6 +9,7 @@ from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict
 
+from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 
@@ -39,6 +40,61 @@ def api_words(text: str) -> str:
     for pattern, words in CLI_WORDS:
         text = pattern.sub(words, text)
     return text
+
+
+#: What each pattern of the service's request models stands for: a client is told this, not
+#: the regular expression (see :func:`pattern_sentence`).
+PATTERN_NAMES: dict[str, str] = {GAME_ID_PATTERN: "a game id", PLAYER_ID_PATTERN: "a player id"}
+
+
+def named(pattern: str, name: str) -> str:
+    """``pattern``, noted in :data:`PATTERN_NAMES` as ``name`` (\"a tournament id\")."""
+    PATTERN_NAMES[pattern] = name
+    return pattern
+
+
+_RANGES = {"A-Za-z": "letters", "a-zA-Z": "letters", "a-z": "lowercase letters",
+           "A-Z": "capital letters", "0-9": "digits"}
+
+
+def pattern_rule(pattern: str) -> str | None:
+    """What a pattern of the form ``^[class]{m,n}$`` allows, in words; None for another form.
+
+    >>> pattern_rule(r"^[A-Za-z0-9._:-]{1,128}$")
+    '1-128 letters, digits and . _ : -'
+    >>> pattern_rule(r"^[0-9a-f]{8}$")
+    '8 hex digits (0-9, a-f)'
+    """
+    m = re.fullmatch(r"\^\[([^\]\\]+)\]\{(\d+)(?:,(\d+))?\}\$", pattern)
+    if m is None:
+        return None
+    cls, lo, hi = m.groups()
+    count = lo if hi is None else f"{lo}-{hi}"
+    if cls in ("0-9a-f", "a-f0-9"):
+        return f"{count} hex digits (0-9, a-f)"
+    kinds = []
+    for rng, word in _RANGES.items():
+        if rng in cls:
+            kinds.append(word)
+            cls = cls.replace(rng, "")
+    if re.search(r".-.", cls.rstrip("-")):
+        return None  # another range: say nothing rather than something wrong
+    marks = [c for c in cls if c != "-"] + (["-"] if "-" in cls else [])
+    parts = kinds + ([" ".join(marks)] if marks else [])
+    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{count} {said}"
+
+
+def pattern_sentence(value: Any, pattern: str) -> str:
+    """Why ``value`` does not match ``pattern``, without the pattern:
+    ``'bad id!' is not a game id: 1-128 letters, digits and . _ : -``."""
+    shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:76] + "...'"
+    name, rule = PATTERN_NAMES.get(pattern), pattern_rule(pattern)
+    if name and rule:
+        return f"{shown} is not {name}: {rule}"
+    if rule:
+        return f"{shown} is not allowed here: {rule}"
+    return f"{shown} is not {name}" if name else f"{shown} is not in the form this field takes"
 
 
 class ApiError(Exception):

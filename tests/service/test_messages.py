@@ -10,9 +10,9 @@ from pathlib import Path
 import httpx
 from sqlalchemy import text
 
-from jaslog.events import VERSION, event_from_dict
+from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, VERSION, event_from_dict
 from jaslog.rules.options import PRESETS, resolve
-from jaslog.service.deps import api_words
+from jaslog.service.deps import PATTERN_NAMES, api_words, pattern_rule, pattern_sentence
 from jaslog.store import open_store
 from jaslog.store.codec import canonical, link
 from tests.service.conftest import ROOT, SEATS, create, record, sim, timed
@@ -238,3 +238,56 @@ def test_no_message_that_can_reach_the_api_names_a_command_line_command():
             checked += 1
             assert not CLI.search(api_words(said)), f"{f.relative_to(ROOT)}:{line}: {said}"
     assert checked > 100  # the scan saw the modules' refusals
+
+
+def test_a_bad_id_in_a_body_or_path_says_what_an_id_may_hold(server, gid):
+    """No regular expression reaches the client: a pattern the service's own request models
+    set is put as a sentence saying what is allowed."""
+    with server.client("admin") as c:
+        bad_game = c.post("/api/games", json={"game": "bad id!", "ruleset": "amsterdam",
+                                              "seats": SEATS})
+        bad_seat = c.post("/api/games", json={"ruleset": "amsterdam",
+                                              "seats": ["ann", "b b", "cor", "dirk"]})
+        bad_path = c.get("/api/games/bad%20id!/state")
+        bad_tour = c.post("/api/tournaments", json={"id": "x" * 41, "name": "t",
+                                                    "players": ["a", "b", "c", "d"]})
+        bad_tid = c.get("/api/tournaments/a%20b")
+        bad_token = c.delete("/api/tokens/XYZ")
+    want = {
+        bad_game: "game: 'bad id!' is not a game id: 1-128 letters, digits and . _ : -",
+        bad_seat: "seats.1: 'b b' is not a player id: 1-64 letters, digits and . _ : @ -",
+        bad_path: "game: 'bad id!' is not a game id: 1-128 letters, digits and . _ : -",
+        bad_tour: f"id: '{'x' * 41}' is not a tournament id: 1-40 letters, digits and . _ : -",
+        bad_tid: "tid: 'a b' is not a tournament id: 1-64 letters, digits and . _ : -",
+        bad_token: "token_id: 'XYZ' is not a token id: 8 hex digits (0-9, a-f)",
+    }
+    for r, message in want.items():
+        assert r.status_code == 422, r.text
+        body = r.json()
+        assert body["code"] == "bad_request" and body["message"] == message, r.text
+        assert body["errors"][0]["message"] == message.split(": ", 1)[1], r.text
+        assert "should match pattern" not in r.text and "^[" not in r.text, r.text
+
+
+def test_every_pattern_the_api_checks_has_words(server):
+    """Each pattern in the OpenAPI description (the request models' and paths') is named and
+    put in words, so a new one cannot show a client its regular expression."""
+    doc = httpx.get(server.url + "/openapi.json", timeout=30).json()
+    patterns: set[str] = set()
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if isinstance(node.get("pattern"), str):
+                patterns.add(node["pattern"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(doc)
+    assert {GAME_ID_PATTERN, PLAYER_ID_PATTERN} <= patterns
+    for p in patterns:
+        assert p in PATTERN_NAMES and pattern_rule(p), p
+        assert "match pattern" not in pattern_sentence("x y", p) and p not in \
+            pattern_sentence("x y", p)
