@@ -246,6 +246,38 @@ def test_append_refuses_an_empty_batch(db: str) -> None:
     assert open_store(db).head("p1").next_seq == 1
 
 
+def test_append_json_out_describes_errors_in_json(db: str) -> None:
+    """``append --json-out`` answers every outcome with one JSON object on stdout: a conflict
+    (exit 3) with the expected and actual seq, a refusal (exit 2) with its rule code, bad
+    input; the sentence still goes to stderr."""
+    run("new", "--seats", "a,b,c,d", "--id", "p1")
+    note = '{"type":"note","text":"q"}'
+    ok = orjson.loads(run("append", "p1", "--json", note, "--json-out").stdout)
+    assert ok["ok"] is True and ok["next_seq"] == 2
+    cases: list[tuple[list[str], bytes | None, int, dict[str, Any]]] = [
+        (["--json", note, "--expect", "1"], None, 3,
+         {"code": "conflict", "expected": 1, "actual": 2}),
+        (["--json", '{"type":"play","seat":0,"card":"JH"}'], None, 2,
+         {"code": "no_deal", "seq": 2, "seat": 0, "card": "JH"}),
+        (["--json", '"x"'], None, 2, {"code": "not_an_event"}),
+        (["--json", "{nope"], None, 2, {"code": "bad_json"}),
+        (["--json", "-"], b"", 2, {"code": "empty_batch"}),
+    ]
+    for args, data, code, want in cases:
+        res = run("append", "p1", *args, "--json-out", input=data, code=code)
+        lines = res.stdout.splitlines()
+        assert len(lines) == 1, res.stdout
+        got = orjson.loads(lines[0])
+        assert got["ok"] is False and got["game"] == "p1" and got["error"]["exit"] == code
+        assert {k: got["error"][k] for k in want} == want, got
+        assert res.stderr.startswith("jaslog: ") and got["error"]["message"] in res.stderr
+    assert open_store(db).head("p1").next_seq == 2
+    # and from a real process, as a script sees it
+    proc = jaslog("append", "p1", "--db", db, "--json", note, "--expect", "0", "--json-out")
+    assert proc.returncode == 3 and orjson.loads(proc.stdout)["error"]["actual"] == 2
+    assert b"Traceback" not in proc.stderr
+
+
 def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
     faulty = simulate_game("st-f", seed=3, faults=Faults(revoke_rate=0.1))
     clean = simulate_game("st-c", seed=4)

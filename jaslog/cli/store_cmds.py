@@ -8,7 +8,7 @@ Thin: each opens the store (``--db`` or ``$JASLOG_DB``, else the user data folde
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -35,9 +35,14 @@ DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
 JSON = typer.Option(False, "--json", help="JSON output, for scripts")
 
 
+#: What a command does with an error before ``jaslog: ...`` and the exit: (error, message, exit code).
+OnError = Callable[[Exception, str, int], None]
+
+
 @contextmanager
-def opened(db: str | None, create: bool = True) -> Iterator[Store]:
-    """The store, with every store or database error turned into ``jaslog: ...`` (exit 2).
+def opened(db: str | None, create: bool = True, on_error: OnError | None = None) -> Iterator[Store]:
+    """The store, with every store or database error turned into ``jaslog: ...`` (exit 2, 3
+    for a conflict); ``on_error`` sees each first (``append --json-out`` prints it as JSON).
 
     A missing store is created for commands that write, and refused (``create=False``) by
     commands that only read."""
@@ -47,16 +52,43 @@ def opened(db: str | None, create: bool = True) -> Iterator[Store]:
     try:
         store = open_store(db, create)
         yield store
-    except ConflictError as e:
-        fail(str(e), 3)
-    except StoreError as e:
-        fail(str(e))
-    except SQLAlchemyError as e:
-        orig = getattr(e, "orig", None)
-        fail(f"database error: {(str(orig) if orig else str(e)).strip().splitlines()[0]}")
+    except (StoreError, SQLAlchemyError) as e:
+        code = 3 if isinstance(e, ConflictError) else 2
+        if isinstance(e, StoreError):
+            message = str(e)
+        else:
+            orig = getattr(e, "orig", None)
+            message = f"database error: {(str(orig) if orig else str(e)).strip().splitlines()[0]}"
+        if on_error is not None:
+            on_error(e, message, code)
+        fail(message, code)
     finally:
         if store is not None:
             store.close()
+
+
+def error_json(game: str, e: Exception, message: str, exit_code: int) -> dict[str, Any]:
+    """An error as the JSON object ``append --json-out`` prints: ``ok`` false, the game, and
+    ``error``: ``code`` (the rule code of a refusal, ``conflict``, ...), ``message`` (the
+    sentence on stderr), ``exit``, and what is known: ``expected``/``actual`` seq of a
+    conflict, the ``seq``, ``seat`` and ``card`` of a refused event."""
+    from jaslog.store import NoSuchGame, RejectedError
+
+    err: dict[str, Any] = {"code": "store_error", "message": message, "exit": exit_code}
+    if isinstance(e, BadBatch):
+        err["code"] = e.code
+    elif isinstance(e, ConflictError):
+        err.update(code="conflict", expected=e.expected, actual=e.actual)
+    elif isinstance(e, RejectedError):
+        fe = e.fold_error
+        err.update(code=e.code or "rejected", seq=e.seq)
+        if fe is not None:
+            err.update(seat=fe.seat, card=fe.card)
+    elif isinstance(e, NoSuchGame):
+        err["code"] = "no_such_game"
+    elif not isinstance(e, StoreError):
+        err["code"] = "database_error"
+    return {"ok": False, "game": game, "error": err}
 
 
 def _parse_options(ruleset: str, option: list[str]) -> dict[str, Any]:
@@ -195,20 +227,26 @@ def append(
     expect: int | None = typer.Option(None, "--expect", min=0,
                                       help="the seq the first event must get (else conflict); "
                                            "default: the end of the game"),
-    as_json: bool = typer.Option(False, "--json-out", help="answer as one JSON line"),
+    as_json: bool = typer.Option(False, "--json-out", help="answer as one JSON line (errors "
+                                 "too: {ok: false, error: {code, message, ...}})"),
     db: str | None = DB,
 ) -> None:
     """Append events to a stored game (for scripts): exit 3 on a conflict."""
+    def report(e: Exception, message: str, code: int) -> None:
+        if as_json:
+            write_json_line(error_json(game, e, message, code))
+
     try:
         items = read_batch(event, skip_bom(sys.stdin.buffer).read() if event == "-" else None)
     except BadBatch as e:
+        report(e, str(e), 2)
         fail(str(e))
-    with opened(db) as store:
+    with opened(db, on_error=report) as store:
         # without --expect the events go at the end of the game as it stands when they are
         # written; a batch sent again (same event ids) is recognised there and stores nothing
         res = (store.append(game, items, at_end=True) if expect is None
                else store.append(game, items, expected_seq=expect))
-    out = {"game": game, "appended": res.appended, "already_stored": res.already_stored,
+    out = {"ok": True, "game": game, "appended": res.appended, "already_stored": res.already_stored,
            "next_seq": res.head.next_seq, "head": res.head.hash,
            "certificate": res.head.certificate}
     if as_json:
