@@ -10,6 +10,7 @@ give exactly what it gives over the Klaverjas games alone; the questions over ev
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ import pytest
 from jaslog.analytics import Dataset, questions
 from jaslog.audit import game_report
 from jaslog.events import Event, event_from_dict
-from jaslog.export import export_store
+from jaslog.export import export_store, klaberjass, klaverjas, kloepper
 from jaslog.fold import fold
 from jaslog.sim import DEFAULT_START, Faults, simulate
 from jaslog.store import open_store
@@ -34,6 +35,8 @@ FAULTS = Faults(revoke_rate=0.015, false_roem_rate=0.05)
 #: The Klaverjas questions: over a mixed store they must answer as over its Klaverjas games.
 KLAVERJAS_ONLY = ("declarer_success", "nat_pit_rates", "round_averages", "roem_frequency",
                   "roem_saves", "points_per_trick", "player_roles")
+
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 #: The violation categories each game writes (README, "The dataset").
 CATEGORIES = {"klaverjas": {"play", "roem", "bid"}, "klaberjass": {"play", "meld", "dix", "bid"},
@@ -149,3 +152,32 @@ def test_overview_counts_every_game_by_kind(ds: Dataset, mixed: Mixed) -> None:
     assert {k: r["games"] for k, r in got.items()} == dict(Counter(mixed.kind.values()))
     for kind, row in got.items():
         assert row["violations"] == sum(len(mixed.reports[g]["violations"]) for g in mixed.of(kind))
+
+
+def test_the_readme_names_every_violation_category() -> None:
+    """The categories the export's builders give the documented codes are the README's."""
+    codes = {
+        "klaverjas": (klaverjas.violation_category, ["roem_false", "bid_out_of_turn"]),
+        "klaberjass": (klaberjass.violation_category,
+                       ["bid_out_of_turn", "schmeiss_not_allowed", "suit_not_allowed", "must_choose",
+                        "dix_not_allowed", "dix_late", "sequence_false", "sequence_late",
+                        "bella_false", "bella_early", "bella_late"]),
+        "kloepper": (kloepper.violation_category,
+                     ["partner_call_not_allowed", "call_own_ace", "partner_call_missing",
+                      "partner_call_late", "knock_not_allowed", "knock_back_not_allowed",
+                      "knock_twice", "knock_late"]),
+    }
+    for kind, (category, rules) in codes.items():
+        made = {category("must_follow_suit", 7)} | {category(r, None) for r in rules}
+        assert made == CATEGORIES[kind], kind
+    row = next(line for line in README.read_text().splitlines()
+               if line.startswith("| `violations` | rule broken"))
+    stated = re.search(r"`category` \(([^)]*)\)", row)
+    assert stated, row
+    said = {"klaverjas": stated.group(1).split(";")[0]}
+    for part in stated.group(1).split(";")[1:]:
+        name, _, cats = part.partition(":")
+        said[name.strip().lower()] = cats
+    assert set(said) == set(CATEGORIES), stated.group(1)
+    for kind, cats in CATEGORIES.items():
+        assert set(re.findall(r"[a-z]+", said[kind])) - {"or"} == cats, (kind, said[kind])
