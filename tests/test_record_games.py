@@ -297,3 +297,24 @@ def test_klaverjas_help_lists_what_is_accepted_now(db: str) -> None:
     f = open_store(db).fold("kv")
     legal = f.state.legal_plays()
     assert legal and f"a card for seat 0 (ann): {hand_text(legal).lower()}" in out
+
+
+@pytest.mark.parametrize("ruleset", ["amsterdam", "klaberjass-2p", "kloepper"])
+def test_deal_is_refused_before_any_hand_is_asked(db: str, ruleset: str) -> None:
+    """``deal`` while a round is in play, or on a finished game, is refused at once with the
+    rule's code and sentence: no hand (or turn-up card) is asked first."""
+    seats = ["ann", "bob"] if ruleset.startswith("klaberjass") else ["ann", "bob", "cor", "dirk"]
+    run("new", "--ruleset", ruleset, "--seats", ",".join(seats), "--id", "busy")
+    out = run("record", "busy", input="deal random 3\ndeal\ndeal unseen\nquit\n").stdout
+    word = "round" if ruleset == "amsterdam" else "deal"
+    assert out.count(f"✗ refused: {word} 1 is not over (") == 2, out
+    assert "[round_not_over]" in out
+    assert "hand of" not in out and "turn-up card>" not in out
+    done = simulate_game("done", ruleset, seed=5, seats=seats)
+    with open_store(db) as store:
+        store.append("done", done)
+        assert store.fold("done").state.expected()[0] == "over"
+    out = run("record", "done", input="deal\ndeal unseen\nquit\n").stdout
+    assert out.count("✗ refused: the game is over; no more ") == 2, out
+    assert "[game_over]" in out and "hand of" not in out and "turn-up card>" not in out
+    assert "0 events recorded" in out

@@ -340,12 +340,27 @@ class Recorder:
         """A new round dealt here by shuffling."""
         raise NotImplementedError
 
+    def trial_deal(self) -> dict[str, Any]:
+        """A deal without hands, to ask the rules whether a deal may be recorded now."""
+        return self.base("dealt")
+
+    def check_deal_allowed(self) -> None:
+        """Refuse a deal the rules would refuse (a round still in play, a finished game) before
+        any hand is asked, with the rule's sentence and code."""
+        from jaslog.events import event_from_dict
+        from jaslog.fold import FoldError
+
+        trial = copy.deepcopy(self.fold)
+        try:
+            trial.apply(event_from_dict(self.trial_deal()))
+        except FoldError as e:
+            raise InputError(f"refused: {e.message} [{e.code}]") from None
+
     def interact(self, word: str, ask: Ask, show: Show) -> dict[str, Any] | str:
         """A command that asks more: ``deal``, ``ruling``, ``undo`` (a game may add its own)."""
-        if word == "deal":
-            return self.read_deal(ask, show)
-        if word == "deal unseen":
-            return self.read_deal(ask, show, unseen=True)
+        if word in ("deal", "deal unseen"):
+            self.check_deal_allowed()
+            return self.read_deal(ask, show, unseen=word == "deal unseen")
         if word == "ruling":
             return self.ask_ruling(ask)
         if word == "undo":

@@ -180,6 +180,9 @@ class KlaberjassRecorder(Recorder):
             return self.read_second(ask, show)
         return super().interact(word, ask, show)
 
+    def trial_deal(self) -> dict[str, Any]:
+        return self.base("dealt", turn_up="7C")
+
     def read_deal(self, ask: Ask, show: Show, unseen: bool = False) -> dict[str, Any]:
         """Both hands of six (or 'unseen') and the turn-up card."""
         hands: list[int] = []
