@@ -177,6 +177,24 @@ def test_commands_that_only_read_do_not_create_a_store(tmp_path: Path) -> None:
     assert "g-1" in run("games", "--db", str(missing)).stdout
 
 
+def test_record_does_not_create_a_store(tmp_path: Path) -> None:
+    """``record GAME`` records a stored game: on a missing store it says so and creates
+    nothing (it made an empty store, then said 'no game')."""
+    missing = tmp_path / "typo" / "new.sqlite"
+    res = run("record", "g-1", "--db", str(missing), input="quit\n", code=2)
+    assert res.stderr.startswith(f"jaslog: no store at {missing}: import games first"), res.stderr
+    assert "jaslog new" in res.stderr and not (tmp_path / "typo").exists()
+    (tmp_path / "empty.sqlite").touch()
+    res = run("record", "g-1", "--db", str(tmp_path / "empty.sqlite"), input="quit\n", code=2)
+    assert res.stderr.startswith("jaslog: no jaslog store at")
+    assert (tmp_path / "empty.sqlite").stat().st_size == 0
+    store = str(tmp_path / "club.sqlite")
+    run("new", "--seats", "a,b,c,d", "--id", "g-2", "--db", store)
+    res = run("record", "g-1", "--db", store, input="quit\n", code=2)
+    assert res.stderr.startswith("jaslog: no game 'g-1' in the store")
+    assert "0 events recorded" in run("record", "g-2", "--db", store, input="quit\n").stdout
+
+
 def test_append_for_scripts(db: str) -> None:
     gid = run("new", "--seats", "ann,bob,cor,dirk", "--id", "ap-1").stdout.strip()
     note = '{"type":"note","text":"table 3 starts"}'

@@ -151,7 +151,7 @@ def record(
         else:
             console.print(x)
 
-    with opened(db) as store:
+    with opened(db, create=False) as store:  # a game to record is in a store that exists
         rec = open_recorder(store, game)
         console.print(f"recording game [bold]{game}[/] ({rec.fold.ruleset}); 'help' for what "
                       "to type, 'quit' to stop", highlight=False)

@@ -73,7 +73,8 @@ class Store(Queries):
             path = Path(self.url[len("sqlite:///"):])
             if not path.exists():
                 raise StoreError(f"no store at {path}: import games first (`jaslog import FILE`)"
-                                 " or name the store with --db or $JASLOG_DB")
+                                 " or start one (`jaslog new`), or name the store with --db or "
+                                 "$JASLOG_DB")
             if not path.is_file():
                 raise StoreError(f"{path}: not a store (a store is an SQLite file)")
             _must_be_a_store(path)
