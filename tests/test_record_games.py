@@ -318,3 +318,20 @@ def test_deal_is_refused_before_any_hand_is_asked(db: str, ruleset: str) -> None
     assert out.count("✗ refused: the game is over; no more ") == 2, out
     assert "[game_over]" in out and "hand of" not in out and "turn-up card>" not in out
     assert "0 events recorded" in out
+
+
+@pytest.mark.parametrize("ruleset", ["amsterdam", "klaberjass-2p", "kloepper"])
+def test_help_fits_80_columns(db: str, ruleset: str) -> None:
+    """Every line of ``help`` fits a terminal of 80 columns (what is accepted now is wrapped,
+    even with long player ids); the terminal here is wider, so nothing else wraps them."""
+    long = ["anne-marie.van.der.berg-jansen", "bob", "cor.de.vries-van.oranje", "dirk"]
+    seats = long[:2] if ruleset.startswith("klaberjass") else long
+    run("new", "--ruleset", ruleset, "--seats", ",".join(seats), "--id", "w")
+    out = run("record", "w", input="help\ndeal random 4\nhelp\nquit\n").stdout
+    blocks = out.split("Now (the recorder knows whose turn it is):")[1:]
+    assert len(blocks) == 2
+    for block in blocks:
+        lines = block.split("  help, quit")[0].splitlines()
+        assert len(lines) > 15
+        too_long = [x for x in lines if len(x) > 80]
+        assert not too_long, too_long

@@ -33,13 +33,17 @@ Show = Callable[[Any], None]
 COMMON_HELP = """\
   deal random [SEED]   a new {round} dealt here by shuffling (every hand seen)
   note TEXT            a note (changes nothing)
-  ruling [R {scores} REASON]  the referee's score for {round} R (asked when left out)
+  ruling [R {scores} REASON]
+                       the referee's score for {round} R (asked when left out)
   undo                 how to correct the last event (events are never removed)
   N COMMAND            the same for an explicit seat N (e.g. a call out of turn)
   show                 the table again
   help, quit"""
 
 UNSEEN = ("unseen", "-", "none")
+
+#: The width ``help`` fits in (a terminal of 80 columns).
+HELP_WIDTH = 80
 
 
 class InputError(ValueError):
@@ -162,8 +166,14 @@ class Recorder:
         return hand_text(legal).lower() if legal else "none"
 
     def help_text(self) -> str:
-        now = self.accepted_now()
-        lines = ["Now (the recorder knows whose turn it is):", *[f"  {x}" for x in now],
+        """What ``help`` shows: what is accepted now, then every word; no line is longer than
+        :data:`HELP_WIDTH` (what is accepted now is wrapped at spaces)."""
+        import textwrap
+
+        now = [textwrap.fill(x, HELP_WIDTH, initial_indent="  ", subsequent_indent="    ",
+                             break_long_words=False, break_on_hyphens=False)
+               for x in self.accepted_now()]
+        lines = ["Now (the recorder knows whose turn it is):", *now,
                  "What to type:", self.game_help.rstrip("\n"),
                  COMMON_HELP.format(round=self.round_word, scores=self.scores_help)]
         return "\n".join(lines)

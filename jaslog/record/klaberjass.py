@@ -15,15 +15,20 @@ from jaslog.rules.klaberjass import dix_card
 HELP = """\
   jh, 10s, T♥, ah      the next player plays that card
   take, pass           a bid in round 1 (take: the turn-up's suit is trumps)
-  c, d, h, s           round 2: the next player names trumps (not the turn-up's suit)
-  schmeiss             offer: play the turn-up's suit (round 2: a suit) or annul the deal
+  c, d, h, s           round 2: the next player names trumps (not the turn-up's)
+  schmeiss             offer to play the turn-up's suit (round 2: a suit) or to
+                       annul the deal
   annul, play          the answer to a schmeiss
-  deal                 a new deal: asks both hands (or 'unseen') and the turn-up card
-  deal unseen [CARD]   a new deal whose hands nobody saw (the turn-up is asked if left out)
-  second               the second deal: three more cards each and the stock's bottom card
-                       ('deal' says the same when it is due; asked, or taken from the stock)
-  dix [SEAT]           the seven of trumps exchanged for the turn-up (default: its holder)
-  seq [SEAT] 7h 8h 9h  a sequence declared (default: the player holding it, else the next)
+  deal                 a new deal: asks both hands (or 'unseen') and the turn-up
+  deal unseen [CARD]   a new deal whose hands nobody saw, turning up CARD
+                       (asked when left out)
+  second               the second deal: three more cards each and the stock's
+                       bottom card (asked, or taken from the recorded stock;
+                       'deal' says the same when it is due)
+  dix [SEAT]           the seven of trumps exchanged for the turn-up (default:
+                       the player holding it)
+  seq [SEAT] 7h 8h 9h  a sequence declared (default: the player holding it,
+                       else the player due)
   bella [SEAT]         bella announced (default: who played the last card)"""
 
 CALL_WORDS = {"take": "take", "t": "take", "pass": "pass", "p": "pass", "schmeiss": "schmeiss",

@@ -14,10 +14,11 @@ HELP = """\
   pass, accept         the next seat's bid (accept: the turned suit)
   c, d, h, s           the next seat names a trump suit
   2 pass, 3 jh         the same for an explicit seat (e.g. a bid out of turn)
-  deal                 a new round: asks the four hands, or 'unseen'
+  deal                 a new round: asks the hands of seats 0-2 (or 'unseen');
+                       seat 3 gets the rest of the pack
   deal unseen          a new round whose hands nobody saw
   turn 4h              random trump: the card turned from the separate pack
-  roem 20 [SEAT]       a roem claim for the trick just won (default: the trick's winner)"""
+  roem 20 [SEAT]       a roem claim on the trick just won (default: its winner)"""
 
 
 def turned_card(text: str) -> str:

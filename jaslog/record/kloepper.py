@@ -13,12 +13,13 @@ from jaslog.rules.kloepper import ACES, PACK
 
 HELP = """\
   jh, 10s, T♥, ad      the next player plays that card (9 10 J Q K A)
-  ac, as, ah, alone    the holder of both black queens calls his partner's ace, or goes
-                       alone (when it is due; 'call ac SEAT' names the caller otherwise)
-  knock SEAT           SEAT knocks: his side undertakes every trick (before trick 2)
+  ac, as, ah, alone    the holder of both black queens calls his partner's ace
+                       or goes alone, when it is due ('call ac SEAT' names the
+                       caller when the hands were not recorded)
+  knock SEAT           SEAT knocks, undertaking every trick (before trick 2)
   kb SEAT              SEAT knocks back (also 'knock back SEAT')
-  deal                 a new deal: asks the hands of seats 0-2 (seat 3 gets the rest),
-                       or 'unseen'
+  deal                 a new deal: asks the hands of seats 0-2 (or 'unseen');
+                       seat 3 gets the rest of the 24 cards
   deal unseen          a new deal whose hands nobody saw"""
 
 CALLS = {"ac": "AC", "ad": "AD", "ah": "AH", "as": "AS", "alone": "alone", "a": "alone"}
