@@ -487,6 +487,35 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
     assert gid[:20] in out and gid[20:] in out and "…" not in out, out
 
 
+def test_token_list_never_cuts_a_value(tmp_path: Path) -> None:
+    """``token list`` on 80 columns and narrower: times are whole (to the second), a long
+    label wraps at spaces, the columns that do not fit are left out and said."""
+    import re
+
+    db = str(tmp_path / "t.sqlite")
+    label = "the organiser's laptop in the back room"
+    for args in (["--role", "scorer", "--table", "3", "--label", "tablet 3"],
+                 ["--role", "player", "--player", "ann"], ["--role", "admin", "--label", label]):
+        assert jaslog("token", "create", *args, "--db", db).returncode == 0
+    rows = [orjson.loads(x) for x in jaslog("token", "list", "--db", db, "--json").stdout.splitlines()]
+    assert jaslog("token", "revoke", rows[0]["id"], "--db", db).returncode == 0
+    stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+    for columns, stamps, hidden in (("200", 4, None), ("80", 3, "revoked at"),
+                                    ("60", 3, "label, revoked at")):
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": columns}
+        out = subprocess.run([sys.executable, "-m", "jaslog", "token", "list", "--db", db],
+                             capture_output=True, text=True, env=env, timeout=120).stdout
+        assert "…" not in out and max(len(x) for x in out.splitlines()) <= int(columns), out
+        assert len(stamp.findall(out)) == stamps, out
+        assert all(r["id"] in out for r in rows) and "revoked" in out
+        if hidden is None:
+            assert label in out and "left out" not in out
+        else:
+            assert f"({hidden} left out for the terminal's width" in " ".join(out.split())
+        if columns == "80":
+            assert all(word in out.split() for word in label.split()), out
+
+
 def test_import_and_export_read_pipes_and_byte_order_marks(tmp_path: Path) -> None:
     """``jaslog import <(zcat a.gz)`` and ``export --from <(...)``: pipes read as files are, and
     a UTF-8 byte order mark at the start (a Windows editor's) is not part of the first line."""

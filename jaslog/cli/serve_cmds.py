@@ -82,8 +82,11 @@ def token_list(
     db: str | None = typer.Option(None, "--db", help=DB_HELP),
     json_out: bool = typer.Option(False, "--json", help="one JSON object per line"),
 ) -> None:
-    """List the tokens (never their secrets)."""
-    from jaslog.render import score_table
+    """List the tokens (never their secrets); times in UTC. On a narrow terminal, columns
+    that do not fit whole are left out (and said), never cut short."""
+    from rich.markup import escape
+
+    from jaslog.cli.store_cmds import print_fitted
 
     infos = _tokens(db).list()
     if json_out:
@@ -93,9 +96,18 @@ def token_list(
     if not infos:
         console.print("no tokens (create one: jaslog token create --role admin)")
         return
-    rows: list[tuple[str, ...]] = [(t.id, t.role, t.table or t.player or "", t.label, t.created_at,
-             f"revoked {t.revoked_at}" if t.revoked_at else "live") for t in infos]
-    console.print(score_table(rows, ("id", "role", "table/player", "label", "created", "state")))
+
+    def utc(at: str | None) -> str:  # to the second, as `jaslog games` shows times
+        return at[:19].replace("T", " ") if at else ""
+
+    cells = [{"id": t.id, "role": t.role, "table/player": escape(t.table or t.player or ""),
+              "state": "revoked" if t.revoked_at else "live", "label": escape(t.label),
+              "created": utc(t.created_at), "revoked at": utc(t.revoked_at)} for t in infos]
+    if not any(t.revoked_at for t in infos):
+        for c in cells:
+            del c["revoked at"]
+    print_fitted(cells, ("id", "role", "table/player", "state", "created", "label", "revoked at"),
+                 wrap="label")
 
 
 @token_app.command("revoke")

@@ -331,21 +331,44 @@ def games(
               "events": str(g.events), "certificate": g.certificate} for g in rows]
     # Whole cells only (the id is what a reader copies into the next command): on a narrow
     # terminal the columns that do not fit are left out, the least needed first.
-    width = {c: max(len(c), *(len(r[c]) for r in cells)) for c in cells[0]}
-    shown, used = set(), -2
-    for col in ("game", "ruleset", "events", "started", "players", "certificate"):
-        if col == "game" or used + 2 + width[col] <= console.width:
-            shown.add(col)
-            used += 2 + width[col]
+    print_fitted(cells, ("game", "ruleset", "events", "started", "players", "certificate"),
+                 right=("events",))
+
+
+def print_fitted(cells: list[dict[str, str]], priority: tuple[str, ...], *,
+                 right: tuple[str, ...] = (), wrap: str | None = None) -> None:
+    """Print ``cells`` (rows of column -> text, in display order) as a table that fits the
+    terminal without cutting a value: columns are taken in ``priority`` order while they fit
+    whole and the others are left out (said below the table). The first column of
+    ``priority`` is always shown (folded onto more lines if wider than the terminal); the
+    ``wrap`` column (free text) may instead take the room that is left, wrapped at spaces,
+    when that is at least 16 columns."""
+    from rich.cells import cell_len
+
+    cols = list(cells[0])
+    full = {c: max(cell_len(c), *(cell_len(r[c]) for r in cells)) for c in cols}
+    shown: dict[str, int] = {}
+    used = -2  # columns are 2 apart
+    for col in priority:
+        room = console.width - used - 2
+        if full[col] <= room or col == priority[0]:
+            shown[col] = min(full[col], max(room, 1))
+        elif col == wrap and room >= 16:
+            shown[col] = room
+        else:
+            continue
+        used += 2 + shown[col]
     tab = Table(box=None, pad_edge=False)
-    order = [c for c in cells[0] if c in shown]
-    for col in order:  # an id wider than the terminal is folded onto the next line, never cut
-        tab.add_column(col, no_wrap=col != "game", overflow="fold" if col == "game" else "ellipsis",
-                       justify="right" if col == "events" else "left")
+    order = [c for c in cols if c in shown]
+    for col in order:  # the first column is folded onto the next line if need be, never cut
+        first, wrapped = col == priority[0], col == wrap and shown[col] < full[col]
+        tab.add_column(col, no_wrap=not (first or wrapped), overflow="fold" if first else "ellipsis",
+                       justify="right" if col in right else "left",
+                       max_width=shown[col] if wrapped else None)
     for r in cells:
         tab.add_row(*(r[c] for c in order))
     console.print(tab)
-    hidden = [c for c in cells[0] if c not in shown]
+    hidden = [c for c in cols if c not in shown]
     if hidden:
         console.print(f"({', '.join(hidden)} left out for the terminal's width; --json has "
                       "every field)", style="dim", highlight=False)
