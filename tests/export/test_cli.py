@@ -6,6 +6,9 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +155,72 @@ def test_a_chart_the_system_will_not_take_is_a_sentence(exported: Path) -> None:
     assert res.exit_code == 2, res.output
     assert "cannot write the chart /proc/jaslog-chart.png" in res.stderr
     assert "Traceback" not in res.output
+
+
+def jaslog_process(*args: str, columns: int) -> subprocess.CompletedProcess[str]:
+    """``jaslog`` as a real process in a terminal ``columns`` wide (rich reads $COLUMNS)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": str(columns)}
+    for name in ("JASLOG_DB", "JASLOG_EXPORT"):
+        env.pop(name, None)
+    return subprocess.run([sys.executable, "-m", "jaslog", *args], capture_output=True, text=True,
+                          timeout=300, check=False, env=env)
+
+
+def test_overview_fits_80_columns_with_whole_names(exported: Path) -> None:
+    res = jaslog_process("stats", "overview", "--dataset", str(exported), "--no-refresh",
+                         columns=80)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    rule = next(k for k, line in enumerate(lines) if set(line.strip()) == {"─"})
+    header = " ".join(lines[1:rule]).split()
+    columns = ["ruleset", "games", "finished", "rounds", "players", "violations", "first_played",
+               "last_played"]
+    # a name is whole, or broken after its underscores: first_ / played, never first_playe / d
+    pieces = {p for c in columns for p in re.split(r"(?<=_)", c) if p}
+    assert set(header) <= set(columns) | pieces, header
+    for c in columns:
+        assert c in header or all(p in header for p in re.split(r"(?<=_)", c) if p), c
+    body = [line for line in lines[rule + 1:] if line.strip()]
+    rows = [line for line in body if not line.startswith(" ")]
+    names: list[str] = []
+    for line in rows:
+        cells = line.split()
+        if len(cells) == 1 and names and names[-1].endswith("-"):
+            names[-1] += cells[0]  # the rest of a name broken after a hyphen
+        elif len(cells) == len(columns):
+            names.append(cells[0])
+            assert all(re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in cells[-2:]), line
+        else:
+            break  # the caption
+    assert names == ["amsterdam", "amsterdam-kbn", "klaverjas-online-501", "rotterdam"]
+
+
+def test_a_table_too_wide_for_any_layout_keeps_its_words(exported: Path) -> None:
+    res = jaslog_process("stats", "overview", "--dataset", str(exported), "--no-refresh",
+                         columns=40)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 40 for line in lines)
+    words = res.stdout.split()
+    for word in ("first_played", "last_played", "violations", "klaverjas-online-501"):
+        assert word in words, word
+
+
+def test_many_numeric_columns_are_turned_to_fit(exported: Path) -> None:
+    """round_averages has ten columns of numbers: at 80 columns each ruleset becomes a column."""
+    res = jaslog_process("stats", "round_averages", "--dataset", str(exported), "--no-refresh",
+                         columns=80)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    want = orjson.loads(run("stats", "round_averages", "--dataset", str(exported), "--no-refresh",
+                            "--json").stdout)
+    got = {line.split()[0]: line.split()[1:] for line in lines if line.startswith("avg_")}
+    assert set(got) == {c for c in want["columns"] if c.startswith("avg_")}
+    for k, row in enumerate(want["rows"]):
+        assert got["avg_points_playing"][k] == f"{row['avg_points_playing']:,.2f}"
 
 
 def test_stats_list(exported: Path) -> None:
