@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -294,6 +295,32 @@ def test_append_json_out_describes_errors_in_json(db: str) -> None:
     proc = jaslog("append", "p1", "--db", db, "--json", note, "--expect", "0", "--json-out")
     assert proc.returncode == 3 and orjson.loads(proc.stdout)["error"]["actual"] == 2
     assert b"Traceback" not in proc.stderr
+
+
+def test_append_and_record_summaries_fit_80_columns(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The summary keeps 'certificate' next to the certificate: on one line when it fits,
+    else the certificate on a line of its own (wrapping split it from its word)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    gid = run("new", "--seats", "ann,bob,cor,dirk").stdout.strip()  # a generated id: 15 chars
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", "p1")
+    ids = [str(uuid.uuid5(uuid.NAMESPACE_URL, f"fit/{i}")) for i in range(10)]
+    notes = b"".join(orjson.dumps({"type": "note", "text": "z", "id": i}) + b"\n" for i in ids)
+    for command, data, first in (
+            (["append", gid, "--json", "-"], notes, f"appended 10 events to {gid}; next seq 11"),
+            (["append", gid, "--json", "-"], notes,
+             f"appended 0 events (10 already stored) to {gid}; next seq 11"),
+            (["append", "p1", "--json", '{"type":"note","text":"z"}'], None,
+             "appended 1 event to p1; next seq 2"),
+            (["record", gid], b"quit\n", f"0 events recorded; game {gid} is at seq 10")):
+        out = run(*command, input=data).stdout
+        cert = open_store(db).head(command[1]).certificate
+        lines = out.splitlines()
+        assert all(len(x) <= 80 for x in lines), out
+        one = f"{first}; certificate {cert}"
+        if len(one) <= 80:
+            assert lines[-1] == one, out
+        else:
+            assert lines[-2:] == [first, f"certificate {cert}"], out
 
 
 def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:

@@ -159,8 +159,8 @@ def record(
             console.print(rec.help_text(), highlight=False, markup=False)
         n = run(rec, ask, show)
         head = store.head(game)
-    console.print(f"{n} event{'s' * (n != 1)} recorded; game {game} is at seq {head.seq}, "
-                  f"certificate [bold]{head.certificate}[/]", highlight=False)
+    print_with_certificate(f"{n} event{'s' * (n != 1)} recorded; game {game} is at seq "
+                           f"{head.seq}", head.certificate)
 
 
 _JSON_KINDS = {str: "a JSON string", int: "a JSON number", float: "a JSON number",
@@ -253,9 +253,23 @@ def append(
         write_json_line(out)
     else:
         extra = f" ({res.already_stored} already stored)" if res.already_stored else ""
-        console.print(f"appended {res.appended} event{'s' * (res.appended != 1)}{extra} to "
-                      f"{game}; next seq {res.head.next_seq}; certificate {res.head.certificate}",
-                      highlight=False)
+        print_with_certificate(f"appended {res.appended} event{'s' * (res.appended != 1)}"
+                               f"{extra} to {game}; next seq {res.head.next_seq}",
+                               res.head.certificate)
+
+
+def print_with_certificate(summary: str, cert: str) -> None:
+    """``summary; certificate CERT`` on one line when it fits the terminal, else the
+    certificate on a line of its own with its label (never split inside the summary's last
+    words or between the word and the certificate)."""
+    from rich.cells import cell_len
+
+    tail = f"certificate [bold]{cert}[/]"
+    if cell_len(f"{summary}; certificate {cert}") <= console.width:
+        console.print(f"{escape(summary)}; {tail}", highlight=False, soft_wrap=True)
+    else:
+        console.print(escape(summary), highlight=False, soft_wrap=True)
+        console.print(tail, highlight=False, soft_wrap=True)
 
 
 def import_(
