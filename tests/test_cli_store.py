@@ -69,6 +69,29 @@ def test_new_games_show(db: str) -> None:
     assert "no game 'zz'" in run("show", "zz", code=2).stderr
 
 
+def test_new_names_what_is_wrong_with_an_id_or_a_seat(db: str) -> None:
+    """``new`` says which rule an id breaks (its length, a character that is not allowed) and
+    which seat is empty, without echoing a 200-character id; nothing is stored."""
+    long = "x" * 200
+    err = run("new", "--seats", "a,b,c,d", "--id", long, code=2).stderr
+    assert err.startswith("jaslog: --id: 'xxxxxxxx...' is 200 characters long: a game id has "
+                          "at most 128"), err
+    assert long not in err and "not a valid" not in err
+    err = run("new", "--seats", "a,b,c,d", "--id", "x y", code=2).stderr
+    assert "--id: 'x y' is not a valid game id: ' ' is not allowed (ASCII letters" in err
+    err = run("new", "--seats", "a,,c,d", code=2).stderr
+    assert err.startswith("jaslog: --seats 'a,,c,d': seat 1 is empty"), err
+    assert "not 3" not in err
+    assert "seats 1 and 2 are empty" in run("new", "--seats", "a,,,d", code=2).stderr
+    assert "seat 4 is empty" in run("new", "--seats", "a,b,c,d,", code=2).stderr
+    err = run("new", "--seats", "ánn,bob,cor,dirk", code=2).stderr
+    assert err.startswith("jaslog: --seats: seat 0: 'ánn' is not a valid player id: 'á' is "
+                          "not allowed (ASCII letters, digits and ._:@-)"), err
+    err = run("players", "set", "ánn", "Ann", code=2).stderr
+    assert "'á' is not allowed (ASCII letters, digits and ._:@-)" in err
+    assert run("games", "--json").stdout == ""
+
+
 def test_import_summary_reimport_and_dump(db: str, tmp_path: Path) -> None:
     f = write_jsonl(tmp_path / "three.jsonl", list(simulate(3, seed=2)))
     out = run("import", str(f)).stdout
@@ -386,7 +409,8 @@ def test_players(db: str) -> None:
             run("games", "--json", "--player", "Ann de Vries").stdout.splitlines()] == ["pl-1"]
     run("players", "erase", "p1")
     assert "no display names" in run("players").stdout
-    assert "not a player id" in run("players", "set", "bad id!", "X", code=2).stderr
+    assert "'bad id!' is not a valid player id: ' ' is not allowed" in \
+        run("players", "set", "bad id!", "X", code=2).stderr
     assert "every chain is intact" in run("verify").stdout
 
 

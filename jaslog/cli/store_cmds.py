@@ -7,6 +7,7 @@ Thin: each opens the store (``--db`` or ``$JASLOG_DB``, else the user data folde
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, 
 from rich.table import Table
 
 from jaslog.cli.common import check_readable, console, err_console, fail, write_json_line
-from jaslog.events import skip_bom
+from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem, skip_bom
 from jaslog.store import (
     ConflictError,
     Store,
@@ -104,6 +105,22 @@ def _parse_options(ruleset: str, option: list[str]) -> dict[str, Any]:
     return out
 
 
+def seat_ids(seats: str) -> list[str]:
+    """The player ids of ``--seats`` (comma-separated, clockwise from seat 0), or ``fail``
+    naming the seat that is empty or not a player id."""
+    players = [p.strip() for p in seats.split(",")]
+    empty = [str(i) for i, p in enumerate(players) if not p]
+    if empty:
+        which = f"seats {', '.join(empty[:-1])} and {empty[-1]} are" if len(empty) > 1 \
+            else f"seat {empty[0]} is"
+        fail(f"--seats {seats!r}: {which} empty (seats count from 0); give every seat a player "
+             "id, clockwise (e.g. ann,bob,cor,dirk)")
+    for i, p in enumerate(players):
+        if not re.fullmatch(PLAYER_ID_PATTERN, p):
+            fail(f"--seats: seat {i}: {id_problem(p, game=False)}")
+    return players
+
+
 def new(
     ruleset: str = typer.Option("amsterdam", "--ruleset", "-r", help="a preset (jaslog rules presets)"),
     seats: str = typer.Option(..., "--seats", help="4 player ids, clockwise: ann,bob,cor,dirk"),
@@ -117,7 +134,9 @@ def new(
 
     if ruleset not in PRESETS:
         fail(f"unknown ruleset {ruleset!r}; the presets are {', '.join(PRESETS)}")
-    players = [s.strip() for s in seats.split(",") if s.strip()]
+    players = seat_ids(seats)
+    if game is not None and not re.fullmatch(GAME_ID_PATTERN, game):
+        fail(f"--id: {id_problem(game)}")
     opts = _parse_options(ruleset, option)
     with opened(db) as store:
         try:

@@ -508,10 +508,10 @@ class Store(Queries):
         """Set a player's display name (outside the hash chains)."""
         import re
 
-        from jaslog.events import PLAYER_ID_PATTERN
+        from jaslog.events import PLAYER_ID_PATTERN, id_problem
 
-        if not re.match(PLAYER_ID_PATTERN, player):
-            raise StoreError(f"{player!r} is not a player id (letters, digits, ._:@-)")
+        if not re.fullmatch(PLAYER_ID_PATTERN, player):
+            raise StoreError(id_problem(player, game=False))
         if not name.strip():
             raise StoreError("a display name cannot be empty (use erase to remove it)")
         with eng.write_tx(self.engine) as conn:
