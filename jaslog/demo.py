@@ -4,16 +4,20 @@
 2. the log is imported into a fresh SQLite store (validated, hash-chained), with a
    progress bar, and the chains are verified;
 3. one disputed round is replayed from the store: the table at the revoke and the audit's
-   explanation (the rule, the legal cards, the score as played and as the rules have it);
+   explanation (the rule, the legal cards, the score as played and as the rules have it),
+   with the ``jaslog replay store:GAME`` command that shows it again;
 4. the store is exported to a Parquet dataset;
 5. three statistics tables are printed and a chart is written;
 6. the user is told what to try next, with the demo's own paths.
 
-Everything lands in one folder (``jaslog-demo`` by default), made fresh on every run.
+Everything lands in one folder (``jaslog-demo`` by default), made fresh on every run. The
+output keeps to the terminal's width: sentences wrap under their indent, long commands go on
+over lines ending in `` \\`` (as a shell takes them), tables are laid out to fit.
 """
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import time
 from collections.abc import Iterator
@@ -23,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.padding import Padding
 from rich.panel import Panel
 from rich.progress import (
@@ -116,6 +121,45 @@ def _step(console: Console, n: int, title: str) -> None:
     console.print(Text(f"{n}. {title}", style="bold cyan"))
 
 
+#: Where the demo's sentences start, and its commands.
+INDENT = 3
+
+
+def _say(console: Console, markup: str, indent: int = INDENT, style: str = "") -> None:
+    """A sentence (rich markup), wrapped to the terminal with its indent kept."""
+    console.print(Padding(Text.from_markup(markup, style=style), (0, 0, 0, indent), expand=False))
+
+
+def command_lines(argv: list[str], width: int, indent: int = INDENT) -> list[str]:
+    """``jaslog ARGV`` as shell lines of at most ``width`` columns (with the indent): a long
+    command goes on over lines ending in `` \\``, an option kept with its value. Only a
+    single word longer than the line can make one wider."""
+    words = ["jaslog", *(shlex.quote(a) for a in argv)]
+    units: list[str] = []
+    for w in words:
+        if units and units[-1].startswith("--") and " " not in units[-1] \
+                and not w.startswith("-"):
+            units[-1] += " " + w
+        else:
+            units.append(w)
+    room = width - indent - 2  # room for " \\"
+    lines: list[str] = []
+    line = ""
+    for u in units:
+        if line and len(line) + 1 + len(u) > room:
+            lines.append(line + " \\")
+            line = "    " + u
+        else:
+            line = f"{line} {u}" if line else u
+    lines.append(line)
+    return [" " * indent + x for x in lines]
+
+
+def _command(console: Console, argv: list[str], indent: int = INDENT, style: str = "bold") -> None:
+    for line in command_lines(argv, console.width, indent):
+        console.print(Text(line, style=style), soft_wrap=True)
+
+
 def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
              console: Console | None = None) -> DemoResult:
     """Run the whole demo into ``folder``; raises :class:`DemoError` when it cannot."""
@@ -126,7 +170,7 @@ def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
     rulesets = demo_rulesets()
     console.print(Panel.fit(
         f"jaslog demo: {games} games of {', '.join(rulesets)} played by bots, recorded as "
-        f"immutable event logs,\naudited, exported and analysed, in [bold]{folder}/[/]",
+        f"immutable event logs, audited, exported and analysed, in [bold]{escape(str(folder))}/[/]",
         border_style="cyan"))
     clock = time.perf_counter()
 
@@ -184,10 +228,10 @@ def _simulate(console: Console, res: DemoResult, rulesets: list[str], games: int
             f.writelines(to_jsonl((e,)))
         p.advance(task)
     res.games, res.events = games, n_events
-    console.print(f"   {games} games ({', '.join(rulesets)}), {n_events:,} events, with "
-                  f"revokes and false roem claims at the rates real records show, and "
-                  f"{kinds['blind']} rounds whose hands nobody wrote down")
-    console.print(f"   → [bold]{res.log}[/] (jaslog/1 JSON Lines)")
+    _say(console, f"{games} games ({', '.join(rulesets)}), {n_events:,} events, with revokes "
+         f"and false roem claims at the rates real records show, and {kinds['blind']} rounds "
+         "whose hands nobody wrote down")
+    _say(console, f"→ [bold]{escape(str(res.log))}[/] (jaslog/1 JSON Lines)")
 
 
 # ---------------------------------------------------------------------- 2. import
@@ -212,12 +256,11 @@ def _import(console: Console, res: DemoResult, store: Any) -> None:
         raise DemoError(f"the store refused {len(summary.rejected)} simulated game(s), e.g. "
                         f"{first.game}: {first.reason}")
     report = store.verify()
-    console.print(f"   {summary.games} games, {summary.events:,} events stored in {took:.1f} s "
-                  f"({summary.events / max(took, 1e-9):,.0f} events/s), each validated through "
-                  "the rules")
+    _say(console, f"{summary.games} games, {summary.events:,} events stored in {took:.1f} s "
+         f"({summary.events / max(took, 1e-9):,.0f} events/s), each validated through the rules")
     chains = "[green]intact[/]" if report.ok else f"[red]{len(report.problems)} problems[/]"
-    console.print(f"   hash chains verified: {report.games} games, {report.events:,} events, {chains}")
-    console.print(f"   → [bold]{res.db}[/]")
+    _say(console, f"hash chains verified: {report.games} games, {report.events:,} events, {chains}")
+    _say(console, f"→ [bold]{escape(str(res.db))}[/]")
 
 
 # ---------------------------------------------------------------------- 3. a disputed round
@@ -263,7 +306,7 @@ def _disputed_round(console: Console, res: DemoResult, store: Any) -> dict[str, 
     ids = [g.game for g in store.games()]
     found = find_revoke(store, ids)
     if found is None:
-        console.print("   no revoke in these games (try more --games)")
+        _say(console, "no revoke in these games (try more --games)")
         return None
     gid, v = found
     before = store.fold(gid, upto=v.seq - 1)
@@ -274,31 +317,31 @@ def _disputed_round(console: Console, res: DemoResult, store: Any) -> dict[str, 
     trick = [] if t.complete else list(t.cards)
     assert r.trump is not None and seat is not None and v.card is not None
     names = before.seats
-    console.print(f"   Game [bold]{gid}[/] ({before.ruleset}), round {r.number}, trick {v.trick}: "
-                  f"{names[seat]} (seat {seat}) is to play. The table just before:")
+    _say(console, f"Game [bold]{escape(gid)}[/] ({before.ruleset}), round {r.number}, trick "
+         f"{v.trick}: {escape(names[seat])} (seat {seat}) is to play. The table just before:")
     console.print(Padding(render_table(before), (0, 0, 0, 5)))
     hand = r.hands[seat] if r.hands_known else 0
     events = store.events(gid, upto=v.seq)
     after = store.fold(gid, upto=v.seq)
     console.print(Padding(describe_event(after, events[-1]), (0, 0, 0, 3)))
-    console.print(f"   [yellow]✗ {v.rule}[/]: {v.message}", soft_wrap=True)
+    _say(console, f"[yellow]✗ {v.rule}[/]: {escape(v.message)}")
     legal, why = explain(hand, trick, r.trump, g.play_rules)
     from jaslog.cards import hand_text
 
-    console.print(f"   [bold]The rule:[/] {why} Legal were: {hand_text(legal) or '-'}; "
-                  f"{card_text(v.card)} was not.", soft_wrap=True)
+    _say(console, f"[bold]The rule:[/] {escape(why)} Legal were: {hand_text(legal) or '-'}; "
+         f"{card_text(v.card)} was not.")
     full = store.fold(gid)
     rr = full.state.rounds[r.number - 1]
     o = rr.outcome(full.state.score_rules, full.state.claimed_mode)
     chooser_team = (rr.chooser or 0) & 1
     played, result = score_round(full.state.score_rules, o.points, o.roem, o.tricks, chooser_team)
     option = full.options["revoke"]
-    console.print(f"   [bold]The score:[/] trumps {SUIT_NAMES[rr.trump or 0]}, chosen by team "
-                  f"{chooser_team}. As the cards fell the round is {result} "
-                  f"{played[0]}–{played[1]}; with the revoke (option revoke: {option}) "
-                  f"team {seat & 1} loses it: [bold]{o.score[0]}–{o.score[1]}[/].", soft_wrap=True)
-    console.print(f"   Replay it yourself: [bold]jaslog replay {res.log} --game {gid} "
-                  f"--round {r.number}[/]", soft_wrap=True)
+    _say(console, f"[bold]The score:[/] trumps {SUIT_NAMES[rr.trump or 0]}, chosen by team "
+         f"{chooser_team}. As the cards fell the round is {result} {played[0]}–{played[1]}; "
+         f"with the revoke (option revoke: {option}) team {seat & 1} loses it: "
+         f"[bold]{o.score[0]}–{o.score[1]}[/].")
+    _say(console, "Replay it yourself from the store, card by card:")
+    _command(console, replay_argv(res, gid, r.number))
     return {"game": gid, "round": r.number, "seq": v.seq, "seat": seat, "rule": v.rule,
             "card": card_text(v.card), "legal": hand_text(legal).split(),
             "as_played": played, "scored": o.score}
@@ -312,7 +355,7 @@ def _export(console: Console, res: DemoResult, store: Any) -> None:
     try:
         from jaslog.export import ExportError, export_store
     except ImportError:
-        console.print("   not available (jaslog.export is not installed)")
+        _say(console, "not available (jaslog.export is not installed)")
         return
     t0 = time.perf_counter()
     with _progress(console) as p:
@@ -324,9 +367,9 @@ def _export(console: Console, res: DemoResult, store: Any) -> None:
             raise DemoError(f"the export failed: {e}") from None
     took = time.perf_counter() - t0
     rows = ", ".join(f"{t} {n:,}" for t, n in result.rows_total.items())
-    console.print(f"   {sum(result.rows_total.values()):,} rows in {took:.1f} s: {rows}")
-    console.print(f"   → [bold]{res.parquet}/current[/] (Hive-partitioned by ruleset and year, "
-                  "zstd, with a manifest of SHA-256 checksums)")
+    _say(console, f"{sum(result.rows_total.values()):,} rows in {took:.1f} s: {rows}")
+    _say(console, f"→ [bold]{escape(str(res.parquet))}/current[/] (Hive-partitioned by ruleset "
+         "and year, zstd, with a manifest of SHA-256 checksums)")
 
 
 # ---------------------------------------------------------------------- 5. statistics
@@ -338,16 +381,16 @@ DEMO_CHART = ("declarer_success", "trump")
 
 
 def _statistics(console: Console, res: DemoResult) -> None:
-    from rich.table import Table
+    from jaslog.cli.stats import fit_table
 
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
         from jaslog.analytics import AnalyticsError, Dataset, plot, questions, result_table_data
     except ImportError:
-        console.print("   not available (jaslog.analytics is not installed)")
+        _say(console, "not available (jaslog.analytics is not installed)")
         return
     if not (res.parquet / "current").exists():
-        console.print("   not available: there is no export to query")
+        _say(console, "not available: there is no export to query")
         return
     try:
         qs = questions()
@@ -357,26 +400,23 @@ def _statistics(console: Console, res: DemoResult) -> None:
                 answer = ds.ask(q, by)
                 cols, rows = result_table_data(answer)
                 keep = [i for i, c in enumerate(cols) if c != "all"]
-                table = Table(title=q.question, title_justify="left", title_style="bold")
-                for i in keep:
-                    numeric = any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
-                                  for r in answer.rows)
-                    table.add_column(cols[i], justify="right" if numeric else "left")
-                for row in rows:
-                    table.add_row(*[row[i] for i in keep])
-                console.print(Padding(table, (0, 0, 0, 3)))
+                numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool)
+                               for r in answer.rows) for i in keep]
+                table = fit_table([cols[i] for i in keep], [[row[i] for i in keep] for row in rows],
+                                  numeric, console.width - INDENT, title=q.question, out=console)
+                table.title_style = "bold"
+                console.print(Padding(table, (0, 0, 0, INDENT), expand=False))
                 again = ["stats", name, "--by", by, "--db", str(res.db)]
                 if available(again):
-                    console.print(Text("      jaslog " + " ".join(again), style="dim"),
-                                  soft_wrap=True)
+                    _command(console, again, 2 * INDENT, style="dim")
                 res.tables.append(name)
             name, by = DEMO_CHART
             chart = ds.ask(qs[name], by)
         res.chart = plot(chart, qs[name], res.dir / CHART)
     except (AnalyticsError, KeyError) as e:
         raise DemoError(f"the statistics failed: {e}") from None
-    console.print(f"   chart: how often the playing side makes it, by trump suit → "
-                  f"[bold]{res.chart}[/]", soft_wrap=True)
+    _say(console, f"chart: how often the playing side makes it, by trump suit → "
+         f"[bold]{escape(str(res.chart))}[/]")
 
 
 # ---------------------------------------------------------------------- 6. next
@@ -399,15 +439,21 @@ def available(argv: list[str]) -> bool:
     return all(w in opts for w in words if w.startswith("--"))
 
 
+def replay_argv(res: DemoResult, game: str, round_: int) -> list[str]:
+    """``jaslog replay`` of one stored round (what step 3 showed)."""
+    return ["replay", f"store:{game}", "--round", str(round_), "--db", str(res.db)]
+
+
 def _next_steps(console: Console, res: DemoResult) -> None:
     db, log = res.db, res.log
-    gid = res.disputed["game"] if res.disputed else None
-    rnd = res.disputed["round"] if res.disputed else 1
-    replay = ["replay", str(log), "--game", gid, "--round", str(rnd), "--seat", "1"] if gid \
-        else ["replay", str(log)]
+    if res.disputed:
+        replay = [*replay_argv(res, res.disputed["game"], res.disputed["round"]), "--seat", "1"]
+        what = "the disputed round as seat 1 saw it (from the store)"
+    else:
+        replay, what = ["replay", str(log)], "replay the first game of the log, event by event"
     tries: list[tuple[list[str], str]] = [
         (["check", str(log)], "validate and score every game (exit 1: rule violations found)"),
-        (replay, "the disputed round as seat 1 saw it"),
+        (replay, what),
         (["games", "--db", str(db)], "the games in the store"),
         (["verify", "--db", str(db)], "recheck every hash chain"),
         (["stats", "--list", "--db", str(db)], "the questions jaslog answers"),
@@ -421,8 +467,7 @@ def _next_steps(console: Console, res: DemoResult) -> None:
     _step(console, 6, "What to try next")
     for argv, what in tries:
         if available(argv):
-            console.print("   [bold]jaslog " + " ".join(argv) + "[/]", soft_wrap=True)
-            console.print(f"      {what}", style="dim")
-    console.print(f"   (every command takes the store from [bold]JASLOG_DB={db}[/] too)",
-                  soft_wrap=True)
+            _command(console, argv)
+            _say(console, what, 2 * INDENT, style="dim")
+    _say(console, f"(every command takes the store from [bold]JASLOG_DB={escape(str(db))}[/] too)")
 

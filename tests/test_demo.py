@@ -1,5 +1,6 @@
-"""``jaslog demo`` end to end, as a newcomer runs it: a real process, a real SQLite file, a real
-Parquet dataset read back by DuckDB, and the commands it suggests actually run."""
+"""``jaslog demo`` end to end, as a newcomer runs it in an 80-column terminal: a real process, a
+real SQLite file, a real Parquet dataset read back by DuckDB, and the commands it suggests
+actually run."""
 
 from __future__ import annotations
 
@@ -20,21 +21,48 @@ from jaslog.fold import FileGame, fold_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 12
+WIDTH = 80
 
 
-def jaslog(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def jaslog(*args: str, cwd: Path, columns: int = 200) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "COLUMNS": "200"}
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "COLUMNS": str(columns)}
     env.pop("JASLOG_DB", None)
     return subprocess.run([sys.executable, "-m", "jaslog", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=600, check=False, env=env)
 
 
+def commands(text: str, prefix: str = "jaslog ") -> list[str]:
+    """The commands in ``text``, a command that goes on over lines ending in `` \\`` joined
+    (as a shell joins them)."""
+    out: list[str] = []
+    going_on = False
+    for line in text.splitlines():
+        part = line.strip()
+        if going_on:
+            out[-1] += " " + part.removesuffix("\\").strip()
+        elif part.startswith(prefix):
+            out.append(part.removesuffix("\\").strip())
+        else:
+            continue
+        going_on = part.endswith(" \\")
+    return out
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     cwd = tmp_path_factory.mktemp("newcomer")
-    run = jaslog("demo", "--games", str(GAMES), cwd=cwd)
+    run = jaslog("demo", "--games", str(GAMES), cwd=cwd, columns=WIDTH)
     return cwd / "jaslog-demo", run
+
+
+def test_demo_keeps_to_the_terminal_width(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    _, run = demo
+    assert run.returncode == 0, run.stderr
+    wide = [line for line in run.stdout.splitlines() if len(line) > WIDTH]
+    assert not wide, wide
+    # a long command goes on over lines ending in " \\", every line of it within the width
+    assert any(line.endswith(" \\") for line in run.stdout.splitlines())
 
 
 def test_demo_runs_every_step(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -57,7 +85,7 @@ def test_demo_runs_every_step(demo: tuple[Path, subprocess.CompletedProcess[str]
 def test_three_statistics_tables(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     folder, run = demo
     stats = run.stdout.split("5. Statistics", 1)[1].split("6. What to try next", 1)[0]
-    questions = [line.strip() for line in stats.splitlines() if line.strip().startswith("jaslog stats ")]
+    questions = commands(stats, "jaslog stats ")
     assert len(questions) == 3
     # each table is what `jaslog stats` answers for the same question, over the same dataset
     for q in questions:
@@ -84,7 +112,7 @@ def test_three_statistics_tables(demo: tuple[Path, subprocess.CompletedProcess[s
                 judged[g.fold.ruleset] += 1
                 made[g.fold.ruleset] += r["result"] != "nat"
     for rs in judged:
-        assert re.search(rf"{re.escape(rs)}\s+│\s+{judged[rs]}\s+│\s+{made[rs]}\s", stats), rs
+        assert re.search(rf"{re.escape(rs)}[\s│]+{judged[rs]}[\s│]+{made[rs]}\s", stats), rs
 
 
 def test_the_store_holds_the_simulated_games(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -105,7 +133,7 @@ def test_the_store_holds_the_simulated_games(demo: tuple[Path, subprocess.Comple
 
 def test_the_disputed_round_is_explained(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     folder, run = demo
-    out = run.stdout
+    out = " ".join(run.stdout.split())  # the sentences wrap to the terminal
     m = re.search(r"Game (\S+) \((\S+)\), round (\d+), trick (\d+): \S+ \(seat (\d)\) is to play", out)
     assert m, out
     gid, _, rnd, trick, seat = m.groups()
@@ -122,6 +150,29 @@ def test_the_disputed_round_is_explained(demo: tuple[Path, subprocess.CompletedP
     scored = rep["rounds"][int(rnd) - 1]
     assert scored["result"] == "revoke"
     assert f"{scored['score'][0]}–{scored['score'][1]}" in out
+
+
+def test_the_disputed_round_replays_from_the_store_as_said(
+        demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    """Step 3 says the round is replayed from the store: the command it gives reads the store."""
+    folder, run = demo
+    step = run.stdout.split("3. A disputed round, replayed from the store", 1)[1]
+    step = step.split("4. Export to Parquet", 1)[0]
+    m = re.search(r"Game (\S+) \(\S+\), round (\d+),", " ".join(step.split()))
+    rule = re.search(r"✗ (\w+): ", step)
+    assert m and rule
+    (replay,) = commands(step)
+    argv = shlex.split(replay)[1:]
+    assert argv == ["replay", f"store:{m.group(1)}", "--round", m.group(2), "--db",
+                    "jaslog-demo/jaslog.sqlite"]
+    # from the store alone: the log file is not needed
+    (folder / "games.jsonl").rename(folder / "games.moved")
+    try:
+        r = jaslog(*argv, cwd=folder.parent)
+    finally:
+        (folder / "games.moved").rename(folder / "games.jsonl")
+    assert r.returncode == 0, r.stderr
+    assert f"✗ {rule.group(1)}: " in r.stdout
 
 
 def test_the_parquet_export_reads_back_in_duckdb(
@@ -143,12 +194,12 @@ def test_the_parquet_export_reads_back_in_duckdb(
 def test_the_suggested_commands_work(demo: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
     folder, run = demo
     block = run.stdout.split("6. What to try next", 1)[1]
-    commands = [line.strip() for line in block.splitlines() if line.strip().startswith("jaslog ")]
-    assert len(commands) >= 3
-    assert any(c.startswith("jaslog check ") for c in commands)
-    assert any(c.startswith("jaslog replay ") for c in commands)
-    assert any(" --db jaslog-demo/jaslog.sqlite" in c for c in commands)  # the path as given
-    for c in commands:
+    suggested = commands(block)
+    assert len(suggested) >= 3
+    assert any(c.startswith("jaslog check ") for c in suggested)
+    assert any(c.startswith("jaslog replay store:") for c in suggested)
+    assert any(" --db jaslog-demo/jaslog.sqlite" in c for c in suggested)  # the path as given
+    for c in suggested:
         argv = shlex.split(c)[1:]
         if argv[0] in ("simulate",):  # writes 50 games to stdout: covered in test_sim
             continue
