@@ -586,3 +586,16 @@ def test_import_and_export_read_pipes_and_byte_order_marks(tmp_path: Path) -> No
     assert sorted(g.game for g in open_store(str(store)).games()) == \
         sorted({orjson.loads(x)["game"] for x in log.read_bytes()[3:].splitlines()})
     assert "is a directory, not a log file" in run("import", str(tmp_path), code=2).stderr
+
+
+def test_show_every_game(db: str, tmp_path: Path) -> None:
+    """`show` states the standing as `check` does: teams in Klaverjas, seats (players) in
+    Klaberjass and Kloepper, whose totals are per player (it failed with a traceback there)."""
+    events = list(simulate(3, ["amsterdam", "klaberjass-2p", "kloepper"], seed=8))
+    run("import", str(write_jsonl(tmp_path / "three.jsonl", events)))
+    out = {g: " ".join(run("show", g).stdout.split()) for g in
+           ("sim-amsterdam-000000", "sim-klaberjass-2p-000001", "sim-kloepper-000002")}
+    assert "; finished, team " in out["sim-amsterdam-000000"]
+    for g in ("sim-klaberjass-2p-000001", "sim-kloepper-000002"):
+        assert "; finished, seat " in out[g] and " wins with " in out[g] and "team" not in out[g]
+    assert "–" in out["sim-kloepper-000002"].split(" wins with ")[1].split(";")[0]

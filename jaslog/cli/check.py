@@ -17,7 +17,7 @@ def _team_names(seats: list[str], team: int) -> str:
     return " & ".join(seats[team::2])
 
 
-def _standing(fold: GameFold, rep: dict[str, Any]) -> str:
+def standing(fold: GameFold, rep: dict[str, Any]) -> str:
     """``finished, ... wins a–b`` or ``not finished, a–b``: teams in Klaverjas, players in
     Klaberjass and Kloepper (their totals are per player)."""
     tot = rep["totals"]
@@ -45,7 +45,7 @@ def _print_game(g: FileGame) -> None:
         return
     assert fold is not None
     rounds = len(rep["rounds"])
-    what = _standing(fold, rep)
+    what = standing(fold, rep)
     mark = "[green]✓[/]" if rep["ok"] else "[yellow]![/]"
     n = len(rep["violations"])
     console.print(f"{mark} {head}: {what} after {rounds} round{'s' * (rounds != 1)}; "

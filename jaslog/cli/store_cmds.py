@@ -414,6 +414,7 @@ def show(
 ) -> None:
     """A stored game: header, score, violations, the table now, and its certificate."""
     from jaslog.audit import game_report
+    from jaslog.cli.check import standing
     from jaslog.fold import FoldError
     from jaslog.render import render_table
 
@@ -437,11 +438,11 @@ def show(
         console.print("seats: " + ", ".join(f"{i}: {names.get(p, p)}" + (f" ({p})" if p in names else "")
                                            for i, p in enumerate(fold.seats)), highlight=False,
                       markup=False)
-    t0, t1 = rep["totals"]
-    state = ("finished, " + ("a draw" if rep["winner"] == "draw" else f"team {rep['winner']} wins")
-             if rep["finished"] else "in play")
-    console.print(f"{head.next_seq} events, {len(rep['rounds'])} rounds, {state}; totals "
-                  f"{t0}–{t1}; {len(rep['violations'])} violation(s)", highlight=False)
+    # teams in Klaverjas, players in Klaberjass and Kloepper (as `check` says it)
+    state = standing(fold, rep) if fold is not None else \
+        f"invalid, {'–'.join(str(t) for t in rep['totals'])}"
+    console.print(f"{head.next_seq} events, {len(rep['rounds'])} rounds; {state}; "
+                  f"{len(rep['violations'])} violation(s)", highlight=False, markup=False)
     for v in rep["violations"]:
         console.print(f"  seq {v['seq']} round {v['round']}: [yellow]{v['rule']}[/]: "
                       f"{escape(v['message'])}", soft_wrap=True, highlight=False)
