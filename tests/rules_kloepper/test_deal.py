@@ -102,6 +102,10 @@ def test_calls(seen: bool, call: str | None, score: list[int], mode: str, rules:
     r = rep["rounds"][0]
     assert (r["score"], r["mode"], r["queens_points"]) == (score, mode, 43)
     assert [v["rule"] for v in rep["violations"]] == rules
+    said = {"AH": "seat 0 called 'AH' but it holds AH itself",
+            "AD": "seat 0 called 'AD' but AD is a trump: the call is of a non-trump ace"}
+    if call in said:  # the sentence reads as one
+        assert rep["violations"][0]["message"] == said[call]
 
 
 def test_call_by_the_wrong_player_and_options() -> None:

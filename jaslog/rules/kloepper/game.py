@@ -373,11 +373,11 @@ class KloepperGame(RoundBook[Round]):
             if "call_ace" not in self.both_queens:
                 fault, why = "partner_call_not_allowed", "may not call an ace (option both_queens)"
             elif self.trumps.mask >> ace & 1:
-                fault, why = "partner_call_not_allowed", f"called {c.call}, a trump (call a " \
-                                                         "non-trump ace)"
+                fault, why = "partner_call_not_allowed", f"{c.call} is a trump: the call is " \
+                                                         "of a non-trump ace"
             elif hand >> ace & 1 and not self.own_ace:
                 held_all = all(hand >> a & 1 for a in ACES if not self.trumps.mask >> a & 1)
-                fault, why = "call_own_ace", (f"called {c.call}, which it holds" + (
+                fault, why = "call_own_ace", (f"it holds {c.call} itself" + (
                     " (holding every non-trump ace it must go alone)" if held_all else ""))
         if fault is None:
             return
