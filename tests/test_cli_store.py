@@ -373,6 +373,9 @@ def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> Non
     cert = open_store(db).head(gid).certificate
     assert cert in one
     assert "it certifies seq" in run("verify", gid, "--certificate", cert).stdout
+    for typo in ("zzzz", "3f2a"):  # not a certificate at all: bad input, exit 2
+        res = run("verify", gid, "--certificate", typo, code=2)
+        assert f"--certificate {typo!r} is not a certificate" in res.stderr
     res = run("verify", gid, "--certificate", "0000-0000-0000-0000", code=1)
     assert "0000-0000-0000-0000 is the hash of no event of this game" in res.stdout
     # the game goes on after the score sheet was signed: the certificate still holds, for the

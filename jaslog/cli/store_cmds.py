@@ -476,6 +476,10 @@ def verify(
     """Recheck the hash chains: exit 0 intact, 1 when something was changed behind jaslog's back."""
     if cert is not None and game is None:
         fail("--certificate needs a GAME")
+    if cert is not None and (re.search(r"[^0-9a-fA-F\s-]", cert)
+                             or len(re.sub(r"[^0-9a-fA-F]", "", cert)) < 8):
+        fail(f"--certificate {cert!r} is not a certificate: hex digits as `show` prints them "
+             "(3f2a-9c41-0b7e-d815; at least the first 8)")  # bad input: 2, not a change (1)
     with opened(db, create=False) as store:
         progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
                             console=err_console, transient=True,
