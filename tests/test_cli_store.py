@@ -414,6 +414,9 @@ def test_players(db: str) -> None:
     assert "no display names" in run("players").stdout
     assert "'bad id!' is not a valid player id: ' ' is not allowed" in \
         run("players", "set", "bad id!", "X", code=2).stderr
+    assert "a display name is at most 100 printable characters, on one line (5000 given)" in \
+        " ".join(run("players", "set", "p1", "x" * 5000, code=2).stderr.split())
+    assert "no tabs, line breaks" in run("players", "set", "p1", "Ann\nde Vries", code=2).stderr
     assert "every chain is intact" in run("verify").stdout
 
 

@@ -514,6 +514,11 @@ class Store(Queries):
             raise StoreError(id_problem(player, game=False))
         if not name.strip():
             raise StoreError("a display name cannot be empty (use erase to remove it)")
+        if len(name) > MAX_NAME or not name.isprintable():
+            raise StoreError(f"a display name is at most {MAX_NAME} printable characters, on "
+                             f"one line ({len(name)} given)" if len(name) > MAX_NAME else
+                             "a display name is printable text on one line (no tabs, line "
+                             "breaks or control characters)")
         with eng.write_tx(self.engine) as conn:
             done = conn.execute(PLAYERS.update().where(PLAYERS.c.id == player)
                                 .values(name=name, updated_at=now_text())).rowcount
@@ -560,6 +565,10 @@ def _db_message(e: SQLAlchemyError) -> str:
     orig = getattr(e, "orig", None)
     text = str(orig) if orig is not None else str(e)
     return text.strip().splitlines()[0] if text.strip() else type(e).__name__
+
+
+#: The longest display name a player may be given (a name, not a biography).
+MAX_NAME = 100
 
 
 def _must_be_a_store(path: Path) -> None:
