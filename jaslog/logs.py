@@ -23,7 +23,10 @@ last line and forget it. Memory then holds only the games under way at a point o
 from __future__ import annotations
 
 import contextlib
+import os
+import shlex
 import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -41,9 +44,39 @@ class LogError(Exception):
     sentence that names the file (and line)."""
 
 
+#: The first bytes of compressed files (a log is text) and what decompresses them to stdout.
+COMPRESSED: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x1f\x8b", "gzip", "zcat"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"),
+    (b"BZh", "bzip2", "bzcat"),
+    (b"\xfd7zXZ\x00", "xz", "xzcat"),
+    (b"PK\x03\x04", "zip", "unzip -p"),
+)
+
+
+def compressed_problem(path: str | Path) -> str | None:
+    """A sentence when the regular file ``path`` starts as a compressed file (gzip, zstd,
+    bzip2, xz, zip), else None. Only regular files are looked at: a pipe or standard input
+    can be read only once."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(6)
+    except OSError:  # unreadable: reading it says why
+        return None
+    for magic, kind, tool in COMPRESSED:
+        if head.startswith(magic):
+            return (f"{path} is {kind}-compressed, not a jaslog/1 log: decompress it first, "
+                    f"e.g. give `<({tool} {shlex.quote(str(path))})` in its place")
+    return None
+
+
 def path_problem(path: str | Path) -> str | None:
     """What keeps ``path`` from being read as a log, as a sentence naming it (None: nothing).
-    ``-`` (standard input), a file, and a pipe (``<(zcat log.jsonl.gz)``) can be read.
+    ``-`` (standard input), a file, and a pipe (``<(zcat log.jsonl.gz)``) can be read; a
+    compressed file (:func:`compressed_problem`) cannot.
 
     >>> path_problem("-"), path_problem("/no/such/log.jsonl"), path_problem("/")
     (None, '/no/such/log.jsonl: no such file', '/: is a directory, not a log file')
@@ -55,7 +88,48 @@ def path_problem(path: str | Path) -> str | None:
         return f"{path}: is a directory, not a log file"
     if not p.exists():
         return f"{path}: no such file"
+    return compressed_problem(p)
+
+
+def repeated_path(paths: Iterable[str | Path]) -> str | None:
+    """A sentence for the first log given twice (the same regular file, by any name, or
+    ``-`` twice), else None: its games would be read twice, each a duplicate of itself.
+    Nothing is read (pipes stay unread).
+
+    >>> repeated_path(["-", "a.jsonl", "-"])
+    'standard input (-) is given twice'
+    """
+    seen: dict[object, str] = {}
+    for path in paths:
+        key: object
+        if str(path) == "-":
+            key = "-"
+        else:
+            try:
+                st = os.stat(path)
+            except OSError:  # missing: path_problem says so
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            key = (st.st_dev, st.st_ino)
+        if key in seen:
+            if key == "-":
+                return "standard input (-) is given twice"
+            first = seen[key]
+            also = "" if first == str(path) else f" (also as {first})"
+            return f"{path} is given twice{also}: give each log once"
+        seen[key] = str(path)
     return None
+
+
+def paths_problem(paths: Iterable[str | Path]) -> str | None:
+    """:func:`path_problem` of each path, then :func:`repeated_path`: the first sentence."""
+    paths = list(paths)
+    for p in paths:
+        problem = path_problem(p)
+        if problem is not None:
+            return problem
+    return repeated_path(paths)
 
 
 class LogFiles:
@@ -72,10 +146,11 @@ class LogFiles:
         # (name, path or the spooled standard input): a file is open only while it is read,
         # so thousands of files do not run out of file handles
         self.files: list[tuple[str, Path | IO[bytes]]] = []
+        paths = list(paths)
+        problem = paths_problem(paths)  # before anything is read
+        if problem is not None:
+            raise LogError(problem)
         for p in paths:
-            problem = path_problem(p)
-            if problem is not None:
-                raise LogError(problem)
             if str(p) != "-" and Path(p).is_file():
                 self.files.append((str(p), Path(p)))
                 continue

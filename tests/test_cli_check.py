@@ -267,3 +267,63 @@ def test_text_that_looks_like_markup_is_printed_as_is(tmp_path: Path) -> None:
     code, out = run(str(write(tmp_path, "m.jsonl", log.jsonl())))
     assert code == 0
     assert "ruled 262–1: see [/] and [bold]rule 4[/bold]" in out
+
+
+# ---------------------------------------------------------------- compressed files, files given twice
+
+
+def test_gzip_file_is_named_by_every_command_that_reads_logs(tmp_path: Path) -> None:
+    """check, replay, import and export --from: one sentence, exit 2, nothing stored or written
+    (it printed 'not UTF-8: byte 2 of the line is 0x8b' once per line)."""
+    import gzip
+
+    gz = write(tmp_path, "a.jsonl.gz", gzip.compress(clean().jsonl()))
+    db, out = tmp_path / "s.sqlite", tmp_path / "ds"
+    said = (f"jaslog: {gz} is gzip-compressed, not a jaslog/1 log: decompress it first, "
+            f"e.g. give `<(zcat {gz})` in its place")
+    for args in (["check", str(gz)], ["replay", str(gz)], ["import", "--db", str(db), str(gz)],
+                 ["export", str(out), "--from", str(gz)]):
+        r = jaslog(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        err = r.stderr.decode()
+        assert said in err and "UTF-8" not in err and "Traceback" not in err, args
+        assert len(err.strip().splitlines()) == 1, err
+    assert not db.exists() and not out.exists()
+    # decompressed through a pipe it is read
+    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m jaslog check <(zcat "{gz}")'],
+                       capture_output=True, cwd=ROOT, timeout=60, check=False)
+    assert r.returncode == 0 and b"g1" in r.stdout, r.stderr
+
+
+def test_a_file_given_twice_is_refused_before_anything_is_read(tmp_path: Path) -> None:
+    """import g.jsonl g.jsonl rejected every game as seq_duplicate; now no command reads it."""
+    import os
+
+    g = write(tmp_path, "g.jsonl", clean().jsonl())
+    os.symlink(g, tmp_path / "same.jsonl")
+    db, out = tmp_path / "s.sqlite", tmp_path / "ds"
+    for args in (["check", str(g), str(g)], ["import", "--db", str(db), str(g), str(g)],
+                 ["export", str(out), "--from", str(g), "--from", str(g)]):
+        r = runner.invoke(app, args)
+        assert r.exit_code == 2, (args, r.output)
+        assert f"jaslog: {g} is given twice: give each log once" in r.output, args
+        assert "seq_duplicate" not in r.output
+    r = runner.invoke(app, ["check", str(g), str(tmp_path / "same.jsonl")])
+    assert r.exit_code == 2 and f"{tmp_path / 'same.jsonl'} is given twice (also as {g})" in r.output
+    r = runner.invoke(app, ["import", "--db", str(db), "-", "-"], input=clean().jsonl())
+    assert r.exit_code == 2 and "standard input (-) is given twice" in r.output
+    assert not db.exists() and not out.exists()
+    # once is fine, and two different files with the same games are still read (and skipped)
+    r = runner.invoke(app, ["import", "--db", str(db), str(g)])
+    assert r.exit_code == 0 and "imported 1 game" in r.output, r.output
+
+
+def test_import_workers_has_an_upper_limit(tmp_path: Path) -> None:
+    """--workers 1000 started a thousand processes (killed by the OOM killer)."""
+    g = write(tmp_path, "g.jsonl", clean().jsonl())
+    db = tmp_path / "s.sqlite"
+    r = runner.invoke(app, ["import", "--db", str(db), "--workers", "1000", str(g)])
+    assert r.exit_code == 2 and "less than or equal to 64" in r.output, r.output
+    assert not db.exists()
+    r = runner.invoke(app, ["import", "--help"], env={"COLUMNS": "200"})
+    assert "at most 64" in r.output

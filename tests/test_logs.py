@@ -126,3 +126,82 @@ def test_thousands_of_files_do_not_run_out_of_file_handles(tmp_path: Path) -> No
             assert len(res.stdout.splitlines()) == 150
         else:
             assert orjson.loads(res.stdout)["games_added"] == 150
+
+
+@pytest.mark.parametrize(("magic", "kind", "tool"), [
+    (b"\x1f\x8b\x08\x00", "gzip", "zcat"),
+    (b"\x28\xb5\x2f\xfd\x00", "zstd", "zstdcat"),
+    (b"BZh91AY", "bzip2", "bzcat"),
+    (b"\xfd7zXZ\x00\x00", "xz", "xzcat"),
+    (b"PK\x03\x04\x14\x00", "zip", "unzip -p"),
+])
+def test_a_compressed_file_is_named_as_such(tmp_path: Path, magic: bytes, kind: str,
+                                            tool: str) -> None:
+    """Its first bytes say it is compressed: one sentence, not a bad line per line."""
+    from jaslog.logs import path_problem
+
+    p = tmp_path / "my log.jsonl.x"
+    p.write_bytes(magic + b"\x00" * 40)
+    problem = path_problem(p)
+    assert problem == (f"{p} is {kind}-compressed, not a jaslog/1 log: decompress it first, "
+                       f"e.g. give `<({tool} '{p}')` in its place")
+    with pytest.raises(LogError, match=f"is {kind}-compressed"):
+        LogFiles([p], contextlib.ExitStack())
+
+
+def test_a_real_gzip_file_and_text_that_starts_alike(tmp_path: Path) -> None:
+    import gzip
+
+    from jaslog.logs import path_problem
+
+    (a,) = _games(1)
+    log = _write(tmp_path / "a.jsonl", a)
+    gz = tmp_path / "a.jsonl.gz"
+    gz.write_bytes(gzip.compress(log.read_bytes()))
+    assert path_problem(log) is None
+    assert path_problem(gz) is not None and "gzip-compressed" in path_problem(gz)  # type: ignore[operator]
+    # text that begins with "BZh" or "PK" but not the whole signature is not taken for one
+    assert path_problem(_write(tmp_path / "b.jsonl", [], tail=b"BZ\nPK\n")) is None
+    assert path_problem(_write(tmp_path / "e.jsonl", [])) is None  # empty
+
+
+def test_a_pipe_is_not_read_to_look_at_it(tmp_path: Path) -> None:
+    """A fifo nobody writes to yet: looking at it must not block (nor eat its first bytes)."""
+    import os
+    import threading
+
+    from jaslog.logs import paths_problem
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = threading.Event()
+    result: list[str | None] = []
+
+    def look() -> None:
+        result.append(paths_problem([fifo, fifo]))  # the same pipe twice is not refused here
+        done.set()
+
+    threading.Thread(target=look, daemon=True).start()
+    assert done.wait(10), "path_problem opened the pipe"
+    assert result == [None]
+
+
+def test_the_same_file_given_twice_is_refused_before_reading(tmp_path: Path) -> None:
+    import os
+
+    from jaslog.logs import paths_problem, repeated_path
+
+    (a,) = _games(1)
+    log = _write(tmp_path / "g.jsonl", a)
+    other = _write(tmp_path / "h.jsonl", a)
+    link = tmp_path / "link.jsonl"
+    os.symlink(log, link)
+    assert repeated_path([log, other]) is None
+    assert repeated_path([log, log]) == f"{log} is given twice: give each log once"
+    assert repeated_path([log, other, link]) == f"{link} is given twice (also as {log}): give each log once"
+    assert repeated_path(["-", other, "-"]) == "standard input (-) is given twice"
+    # a missing file is named as missing, not as given twice
+    missing = tmp_path / "x.jsonl"
+    assert paths_problem([missing, missing]) == f"{missing}: no such file"
+    with pytest.raises(LogError, match="is given twice"):
+        LogFiles([log, log], contextlib.ExitStack())

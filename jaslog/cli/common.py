@@ -14,7 +14,7 @@ from rich.markup import escape
 
 from jaslog.events import Line
 from jaslog.fold import FileGame, FoldError, fold_lines
-from jaslog.logs import LogError, LogFiles, path_problem
+from jaslog.logs import LogError, LogFiles, paths_problem
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -28,11 +28,10 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def check_readable(paths: list[Path]) -> None:
     """Stop with a sentence for the first path that cannot be read as a log (a missing file,
-    a directory); files, pipes and ``-`` pass."""
-    for p in paths:
-        problem = path_problem(p)
-        if problem is not None:
-            fail(problem)
+    a directory, a compressed file) or that is given twice; files, pipes and ``-`` pass."""
+    problem = paths_problem(paths)
+    if problem is not None:
+        fail(problem)
 
 
 #: A file argument ``store:GAME`` names a stored game, ``store:`` every stored game.

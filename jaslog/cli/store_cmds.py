@@ -291,12 +291,17 @@ def print_with_certificate(summary: str, cert: str) -> None:
         console.print(tail, highlight=False, soft_wrap=True)
 
 
+#: The most validating processes ``import --workers`` starts (each holds its games' folds).
+MAX_IMPORT_WORKERS = 64
+
+
 def import_(
     files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin)"),
     as_json: bool = JSON,
     batch: int = typer.Option(500, "--batch", min=1, help="games per transaction"),
-    workers: int | None = typer.Option(None, "--workers", min=0,
-                                       help="validating processes (default: for files over 16 MB "
+    workers: int | None = typer.Option(None, "--workers", min=0, max=MAX_IMPORT_WORKERS,
+                                       help="validating processes, at most "
+                                            f"{MAX_IMPORT_WORKERS} (default: for files over 16 MB "
                                             "on 2+ CPUs, one per CPU but one, at least 2, at most "
                                             "8; else 0: in this process)"),
     db: str | None = DB,
