@@ -43,6 +43,10 @@ JSON = typer.Option(False, "--json", help="JSON output, for scripts")
 CSV = typer.Option(False, "--csv", help="CSV output (header line first)")
 
 
+#: The most worker processes an export may be asked for (each holds a chunk's rows in memory).
+MAX_WORKERS = 64
+
+
 def default_dataset(db: str | None) -> Path:
     """Where ``stats`` and ``sql`` look when no --dataset is given: ``$JASLOG_EXPORT``, else
     ``parquet`` beside the SQLite store, else ``parquet`` in the user data folder."""
@@ -138,9 +142,11 @@ def export(
                               "snapshot (the default adds only what is new)"),
     chunk: int = typer.Option(200, "--chunk", min=1, help="games folded per batch (memory)"),
     keep: int = typer.Option(2, "--keep", min=1, help="snapshots to keep for running readers"),
-    workers: int | None = typer.Option(None, "--workers", min=0, help="processes that fold the "
-                                       "games (default: one per CPU when there are two or more "
-                                       "and at least four chunks; 0: none)"),
+    workers: int | None = typer.Option(None, "--workers", min=0, max=MAX_WORKERS,
+                                       help="processes that fold the games, 0 to "
+                                       f"{MAX_WORKERS} (default: one per CPU, at most 8, when "
+                                       "there are two or more and at least four chunks; "
+                                       "0: none)"),
     verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
                                 "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
     json: bool = JSON,

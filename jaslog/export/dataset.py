@@ -121,10 +121,21 @@ def sha256_file(path: Path) -> str:
 
 def verify_dataset(out: str | Path) -> list[str]:
     """Recheck a snapshot against its manifest: every file present with its size, SHA-256
-    and row count, and no file the manifest does not list. Returns the problems (none: ok)."""
+    and row count, and no file the manifest does not list. Returns the problems (none: ok).
+
+    A missing folder, or one that holds no export, is not damage: :class:`ExportError`."""
+    path = Path(out)
+    if not path.exists():
+        raise ExportError(f"{out}: no such folder; give the folder an export was written to")
+    if not path.is_dir():
+        raise ExportError(f"{out} is a file, not an export folder")
     loaded = load_manifest(out)
+    cur = path / "current"
+    if loaded is None and (cur.is_symlink() or cur.exists()):  # an export was here: damage
+        return [f"current: points to {cur.resolve()}, which holds no {MANIFEST}"]
     if loaded is None:
-        return [f"{out}: no export here (no manifest.json, no current snapshot)"]
+        raise ExportError(f"{out}: no export here (no current snapshot with a manifest.json); "
+                          f"write one with `jaslog export {out}`")
     snap, man = loaded
     problems: list[str] = []
     listed = set()
@@ -393,7 +404,8 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
                  progress: Callable[[int], None] | None = None) -> Iterator[Chunk]:
     """Fold and build the rows of ``games``, ``chunk_games`` built games to a chunk (and a last,
     maybe empty, chunk). A game in ``index`` (game -> last seq exported) with the same last seq
-    is left out (unchanged); with another, it replaces its old rows. ``progress`` is called
+    or an earlier one is left out (unchanged: the dataset already holds as many of its events,
+    or more); with a later one (more events) it replaces its old rows. ``progress`` is called
     with the number of games read so far, game by game.
 
     The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
@@ -444,7 +456,7 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
             gid, last = events[0].game, events[-1].seq
             known = index.get(gid)
             if known is not None:
-                if known == last:
+                if last <= known:  # the dataset holds as much of the game or more: kept
                     chunk.unchanged += 1
                     continue
                 chunk.replaced.append(gid)

@@ -35,6 +35,17 @@ def _filters(since: str | None, ruleset: str | None) -> dict[str, Any]:
     return {k: v for k, v in (("since", since), ("ruleset", ruleset)) if v is not None}
 
 
+def check_ruleset(ruleset: str) -> None:
+    """:class:`ExportError` for a ruleset that is not a preset (a mistyped ``--ruleset`` would
+    export no game and leave an empty dataset), in the words of ``jaslog rules``."""
+    from jaslog.rules.options import OptionError, game_of
+
+    try:
+        game_of(ruleset)
+    except OptionError as e:
+        raise ExportError(str(e)) from None
+
+
 def store_status(store: Store, out_dir: str | Path, *, since: str | None = None,
                  ruleset: str | None = None) -> dict[str, Any]:
     """Where the export stands against the store: ``stale`` when the store holds events the
@@ -68,6 +79,8 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
+    if ruleset is not None:
+        check_ruleset(ruleset)
     source = store_source(store.url)
     filters = _filters(since, ruleset)
     loaded = load_manifest(out_dir)
@@ -122,9 +135,12 @@ def stream_log_games(paths: Iterable[str | Path]) -> Iterator[list[Event]]:
 
 def parse_game(lines: list[RawLine]) -> list[Event]:
     """The events of one game's lines, in seq order, or :class:`ExportError` for the first
-    unreadable line."""
+    unreadable line, or for a game whose lines do not begin at seq 0 (a game split across
+    files of which only the later ones were given: exported, it would replace the whole game
+    with its end)."""
     events = []
     game = None
+    first: tuple[int, str, int] | None = None  # (seq, file, line) of the lowest seq
     for name, number, raw in lines:
         ln = read_line(raw, name, number)
         if ln.event is None:
@@ -135,6 +151,13 @@ def parse_game(lines: list[RawLine]) -> list[Event]:
             raise ExportError(f"{name}:{number}: the line names game {ln.event.game}, but its "
                               f"text starts as a line of game {game} (a key written twice?)")
         events.append(ln.event)
+        if first is None or ln.event.seq < first[0]:
+            first = (ln.event.seq, name, number)
+    if first is not None and first[0] != 0:
+        seq, name, number = first
+        raise ExportError(f"{name}:{number}: game {game} begins here at seq {seq}, not at seq 0: "
+                          "these files hold only the end of the game; give all of a game's "
+                          "files in one export (e.g. --from part1.jsonl --from part2.jsonl)")
     events.sort(key=lambda e: e.seq)
     return events
 
