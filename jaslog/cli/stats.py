@@ -85,7 +85,8 @@ class _Bar:
 def _progress(label: str) -> Iterator[_Bar]:
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=err_console, transient=True) as p:
+                  console=err_console, transient=True,
+                  disable=not err_console.is_terminal) as p:  # no stray line in a pipe or a log
         yield _Bar(p, label)
 
 

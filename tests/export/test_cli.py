@@ -53,6 +53,7 @@ def test_export_prints_what_it_did(exported: Path, tmp_path: Path,
     log = write_log(tmp_path / "few.jsonl", corpus[:3])
     res = run("export", str(tmp_path / "ds"), "--from", str(log))
     assert res.exit_code == 0, res.output
+    assert res.stderr == ""  # no progress bar, nor a stray line, where stderr is not a terminal
     assert "exported 3 new games" in res.stdout and "plays" in res.stdout
     res = run("export", str(tmp_path / "ds"), "--from", str(log))
     assert res.exit_code == 0 and "up to date: nothing new since version 1 (3 games)" in res.stdout
