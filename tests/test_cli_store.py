@@ -605,3 +605,10 @@ def test_show_every_game(db: str, tmp_path: Path) -> None:
     for g in ("sim-klaberjass-2p-000001", "sim-kloepper-000002"):
         assert "; finished, seat " in out[g] and " wins with " in out[g] and "team" not in out[g]
     assert "–" in out["sim-kloepper-000002"].split(" wins with ")[1].split(";")[0]
+
+
+def test_append_to_a_game_that_is_not_there(db: str) -> None:
+    run("new", "--seats", "a,b,c,d", "--id", "g-1")
+    res = run("append", "g-2", "--json", '{"type": "note", "text": "x"}', code=2)
+    assert "[no_game_started]; there is no game 'g-2' in the store (see `jaslog games`): a new " \
+        "game begins with its game_started event; nothing was written" in " ".join(res.stderr.split())

@@ -382,7 +382,11 @@ class Store(Queries):
             for e in todo:
                 f.apply(e)
         except FoldError as err:
-            raise RejectedError(f"{err}; nothing was written", game=err.game, seq=err.seq,
+            hint = ""
+            if head.next_seq == 0 and err.code == "no_game_started":  # a mistyped id, mostly
+                hint = (f"; there is no game {head.game!r} in the store (see `jaslog games`): "
+                        "a new game begins with its game_started event")
+            raise RejectedError(f"{err}{hint}; nothing was written", game=err.game, seq=err.seq,
                                 code=err.code, fold_error=err) from None
         return f
 
