@@ -381,7 +381,7 @@ DEMO_CHART = ("declarer_success", "trump")
 
 
 def _statistics(console: Console, res: DemoResult) -> None:
-    from jaslog.cli.stats import fit_table
+    from jaslog.cli.tables import fit_table
 
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:

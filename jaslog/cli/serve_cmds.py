@@ -86,7 +86,7 @@ def token_list(
     that do not fit whole are left out (and said), never cut short."""
     from rich.markup import escape
 
-    from jaslog.cli.store_cmds import print_fitted
+    from jaslog.cli.tables import print_fitted
 
     infos = _tokens(db).list()
     if json_out:

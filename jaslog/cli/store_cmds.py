@@ -18,9 +18,9 @@ import orjson
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
-from rich.table import Table
 
 from jaslog.cli.common import check_readable, console, err_console, fail, write_json_line
+from jaslog.cli.tables import print_fitted
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem, skip_bom
 from jaslog.store import (
     ConflictError,
@@ -371,45 +371,6 @@ def games(
     # terminal the columns that do not fit are left out, the least needed first.
     print_fitted(cells, ("game", "ruleset", "events", "started", "players", "certificate"),
                  right=("events",))
-
-
-def print_fitted(cells: list[dict[str, str]], priority: tuple[str, ...], *,
-                 right: tuple[str, ...] = (), wrap: str | None = None) -> None:
-    """Print ``cells`` (rows of column -> text, in display order) as a table that fits the
-    terminal without cutting a value: columns are taken in ``priority`` order while they fit
-    whole and the others are left out (said below the table). The first column of
-    ``priority`` is always shown (folded onto more lines if wider than the terminal); the
-    ``wrap`` column (free text) may instead take the room that is left, wrapped at spaces,
-    when that is at least 16 columns."""
-    from rich.cells import cell_len
-
-    cols = list(cells[0])
-    full = {c: max(cell_len(c), *(cell_len(r[c]) for r in cells)) for c in cols}
-    shown: dict[str, int] = {}
-    used = -2  # columns are 2 apart
-    for col in priority:
-        room = console.width - used - 2
-        if full[col] <= room or col == priority[0]:
-            shown[col] = min(full[col], max(room, 1))
-        elif col == wrap and room >= 16:
-            shown[col] = room
-        else:
-            continue
-        used += 2 + shown[col]
-    tab = Table(box=None, pad_edge=False)
-    order = [c for c in cols if c in shown]
-    for col in order:  # the first column is folded onto the next line if need be, never cut
-        first, wrapped = col == priority[0], col == wrap and shown[col] < full[col]
-        tab.add_column(col, no_wrap=not (first or wrapped), overflow="fold" if first else "ellipsis",
-                       justify="right" if col in right else "left",
-                       max_width=shown[col] if wrapped else None)
-    for r in cells:
-        tab.add_row(*(r[c] for c in order))
-    console.print(tab)
-    hidden = [c for c in cols if c not in shown]
-    if hidden:
-        console.print(f"({', '.join(hidden)} left out for the terminal's width; --json has "
-                      "every field)", style="dim", highlight=False)
 
 
 def show(
