@@ -347,12 +347,12 @@ class Validator:
         if raw is None:  # too long to hold: its error is already known
             self.take(to_line(r, source))
         else:
-            self.take_bytes(raw, source, r[0], last=r[4])
+            self.take_bytes(raw, source, r[0])
 
-    def take_bytes(self, raw: bytes, source: str, number: int, *, last: bool = False) -> bool:
+    def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events_fast.fast_play`, any
-        other valid event by the models, a bad line with its error (``last``: the file's last
-        line, which may be cut short). False for a blank line (nothing taken)."""
+        other valid event by the models, a bad line with its error (a line cut short is told
+        by :func:`jaslog.events.read_line`). False for a blank line (nothing taken)."""
         fp = fast_play(raw)
         if fp is not None:
             self.take_event(fp, source, number, fp.payload)
