@@ -320,6 +320,30 @@ def test_append_json_out_describes_errors_in_json(db: str) -> None:
     assert b"Traceback" not in proc.stderr
 
 
+def test_append_json_out_answers_command_lines_the_parser_refuses(db: str) -> None:
+    """A command line refused before ``append`` runs (a value out of range, an unknown
+    option, a missing argument) still gets its JSON line on stdout with ``--json-out``, and
+    the parser's usual message on stderr; without ``--json-out``, stdout stays empty."""
+    note = '{"type":"note","text":"q"}'
+    cases = [
+        (["p1", "--json", note, "--expect", "-1"], "p1", "'--expect'"),
+        (["p1", "--json", note, "--bogus"], "p1", "--bogus"),
+        (["--db", db, "--json", note], None, "'game'"),
+        (["p1"], "p1", "'--json'"),
+    ]
+    for args, game, named in cases:
+        proc = jaslog("append", *args, "--json-out")
+        assert proc.returncode == 2, proc
+        got = orjson.loads(proc.stdout)
+        assert got == {"ok": False, "game": game, "error": {
+            "code": "usage", "message": got["error"]["message"], "exit": 2}}
+        assert named in got["error"]["message"] and named in proc.stderr.decode()
+        assert b"Traceback" not in proc.stderr
+        plain = jaslog("append", *args)
+        assert plain.returncode == 2 and plain.stdout == b"" and named in plain.stderr.decode()
+    assert not Path(db).exists()  # nothing ran
+
+
 def test_append_and_record_summaries_fit_80_columns(db: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The summary keeps 'certificate' next to the certificate: on one line when it fits,
     else the certificate on a line of its own (wrapping split it from its word)."""

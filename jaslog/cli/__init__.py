@@ -24,4 +24,44 @@ for module in (check, replay, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats
 
 
 def main() -> None:
+    import sys
+
+    args = sys.argv[1:]
+    if args[:1] == ["append"] and "--json-out" in args:
+        sys.exit(_append_json(args))
     app()
+
+
+def _append_json(args: list[str]) -> int:
+    """``append --json-out``: a command line the parser refuses (``--expect -1``, an unknown
+    option...) is answered with the same JSON line as any other refusal, besides the usual
+    message on stderr, so that a script reading stdout always gets its answer."""
+    from typer import rich_utils
+    from typer.exceptions import Abort, TyperException
+
+    from jaslog.cli.common import err_console, write_json_line
+
+    try:
+        rv = app(args, standalone_mode=False)
+    except Abort:
+        err_console.print("Aborted!")
+        return 1
+    except TyperException as e:  # the parser's refusals (typer's own click)
+        rich_utils.rich_format_error(e)  # type: ignore[arg-type]
+        code = int(getattr(e, "exit_code", 2))
+        write_json_line({"ok": False, "game": _game_argument(args), "error": {
+            "code": "usage", "message": e.format_message(), "exit": code}})  # type: ignore[attr-defined]
+        return code
+    return rv if isinstance(rv, int) else 0
+
+
+def _game_argument(args: list[str]) -> str | None:
+    """The game id on an ``append`` command line (its one positional argument), if any."""
+    takes_value = {"--json", "--expect", "--db"}
+    it = iter(args[1:])
+    for a in it:
+        if a in takes_value:
+            next(it, None)
+        elif not a.startswith("-"):
+            return a
+    return None
