@@ -92,8 +92,9 @@ def path_problem(path: str | Path) -> str | None:
 
 
 def repeated_path(paths: Iterable[str | Path]) -> str | None:
-    """A sentence for the first log given twice (the same regular file, by any name, or
-    ``-`` twice), else None: its games would be read twice, each a duplicate of itself.
+    """A sentence for the first log given twice (the same regular file or pipe, by any name,
+    ``-`` and the file or pipe it reads, or ``-`` twice), else None: a file's games would be
+    read twice, each a duplicate of itself, and a pipe's second reading would find nothing.
     Nothing is read (pipes stay unread).
 
     >>> repeated_path(["-", "a.jsonl", "-"])
@@ -101,24 +102,25 @@ def repeated_path(paths: Iterable[str | Path]) -> str | None:
     """
     seen: dict[object, str] = {}
     for path in paths:
+        name = str(path)
+        try:  # standard input is whatever fd 0 is: the same pipe as /dev/stdin, or a file
+            st = os.fstat(0) if name == "-" else os.stat(path)
+        except OSError:  # missing: path_problem says so
+            st = None
         key: object
-        if str(path) == "-":
+        if st is not None and (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            key = (st.st_dev, st.st_ino)  # a pipe can be read once: twice is refused too
+        elif name == "-":
             key = "-"
         else:
-            try:
-                st = os.stat(path)
-            except OSError:  # missing: path_problem says so
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            key = (st.st_dev, st.st_ino)
+            continue
         if key in seen:
-            if key == "-":
-                return "standard input (-) is given twice"
             first = seen[key]
-            also = "" if first == str(path) else f" (also as {first})"
+            if name == "-" and first == "-":
+                return "standard input (-) is given twice"
+            also = "" if first == name else f" (also as {first})"
             return f"{path} is given twice{also}: give each log once"
-        seen[key] = str(path)
+        seen[key] = name
     return None
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -178,12 +179,13 @@ def test_a_pipe_is_not_read_to_look_at_it(tmp_path: Path) -> None:
     result: list[str | None] = []
 
     def look() -> None:
-        result.append(paths_problem([fifo, fifo]))  # the same pipe twice is not refused here
+        result.append(paths_problem([fifo]))
+        result.append(paths_problem([fifo, fifo]))  # told without opening it either
         done.set()
 
     threading.Thread(target=look, daemon=True).start()
     assert done.wait(10), "path_problem opened the pipe"
-    assert result == [None]
+    assert result == [None, f"{fifo} is given twice: give each log once"]
 
 
 def test_the_same_file_given_twice_is_refused_before_reading(tmp_path: Path) -> None:
@@ -205,3 +207,46 @@ def test_the_same_file_given_twice_is_refused_before_reading(tmp_path: Path) -> 
     assert paths_problem([missing, missing]) == f"{missing}: no such file"
     with pytest.raises(LogError, match="is given twice"):
         LogFiles([log, log], contextlib.ExitStack())
+
+
+def test_a_pipe_given_twice_is_refused_without_reading_it(tmp_path: Path) -> None:
+    """A pipe can be read once: given twice (by one name or two), the second reading would
+    find nothing, so it is refused as a file given twice is, before anything opens it (no
+    writer is ever attached: opening it would block)."""
+    import os
+
+    from jaslog.logs import repeated_path
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    alias = tmp_path / "alias"
+    os.symlink(fifo, alias)
+    other = tmp_path / "other"
+    os.mkfifo(other)
+    assert repeated_path([fifo, other]) is None
+    assert repeated_path([fifo, fifo]) == f"{fifo} is given twice: give each log once"
+    assert repeated_path([fifo, alias]) == f"{alias} is given twice (also as {fifo}): give each log once"
+
+
+def test_standard_input_and_the_file_or_pipe_it_reads_are_one_log(tmp_path: Path) -> None:
+    """``-`` is whatever standard input is: given with /dev/stdin (a pipe) or with the file
+    redirected into it, the log is given twice; told in a real process, as a user sees it."""
+    import subprocess
+    import sys
+
+    (a,) = _games(1)
+    log = _write(tmp_path / "g.jsonl", a)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    cmd = [sys.executable, "-m", "jaslog", "check"]
+    piped = subprocess.run([*cmd, "-", "/dev/stdin"], input=log.read_bytes(),
+                           capture_output=True, env=env, timeout=60)
+    assert piped.returncode == 2, piped
+    assert b"/dev/stdin is given twice (also as -)" in piped.stderr
+    with open(log, "rb") as f:
+        redirected = subprocess.run([*cmd, "-", str(log)], stdin=f, capture_output=True,
+                                    env=env, timeout=60)
+    assert redirected.returncode == 2, redirected
+    assert f"{log} is given twice (also as -)".encode() in redirected.stderr
+    with open(log, "rb") as f:  # alone, standard input is read as ever
+        alone = subprocess.run([*cmd, "-"], stdin=f, capture_output=True, env=env, timeout=60)
+    assert alone.returncode == 0, alone
