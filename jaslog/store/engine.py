@@ -128,3 +128,11 @@ def read_tx(engine: Engine) -> Iterator[Connection]:
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield conn
+
+
+def db_message(e: Exception) -> str:
+    """The first line of what the database said (a driver error's own words, not
+    SQLAlchemy's wrapping), for a sentence of ours."""
+    orig = getattr(e, "orig", None)
+    text = str(orig) if orig is not None else str(e)
+    return text.strip().splitlines()[0] if text.strip() else type(e).__name__

@@ -165,8 +165,8 @@ class Writer:
         moved since it was read is rejected (another writer), the others are written."""
         from sqlalchemy import func, select
 
+        from jaslog.store.appending import insert_games
         from jaslog.store.schema import EVENTS
-        from jaslog.store.store import insert_games
 
         parts = [p for p in parts if p.rows and p.game not in self.rejected]
         if not parts:

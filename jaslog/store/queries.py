@@ -1,11 +1,11 @@
-"""Reading a store: events (upcast), folds, game listings and the streaming iterator.
+"""Reading a store: heads, events (upcast), folds, game listings and the streaming iterator.
 
 A mixin of :class:`jaslog.store.Store` (which provides ``engine``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, select
@@ -17,7 +17,7 @@ from jaslog.fold import GameFold, start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import VERSION, decode, parse_time
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
-from jaslog.store.types import GameInfo, NoSuchGame, StoredEvent
+from jaslog.store.types import GENESIS, GameInfo, Head, NoSuchGame, StoredEvent
 
 EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "payload",
                  "prev_hash", "hash")
@@ -27,6 +27,48 @@ class Queries:
     """What a store answers."""
 
     engine: Engine
+
+    # ------------------------------------------------------------------ heads
+
+    @staticmethod
+    def _head(conn: Connection, game: str) -> Head:
+        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == game)
+                           .order_by(EVENTS.c.seq.desc()).limit(1)).first()
+        if row is None:
+            return Head(game, 0, GENESIS)
+        return Head(game, row.seq + 1, row.hash)
+
+    @staticmethod
+    def _heads(conn: Connection, games: Sequence[str]) -> dict[str, Head]:
+        """Heads of many games at once (games without events are left out)."""
+        out: dict[str, Head] = {}
+        for i in range(0, len(games), 500):
+            chunk = list(games[i:i + 500])
+            last = (select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq"))
+                    .where(EVENTS.c.game.in_(chunk)).group_by(EVENTS.c.game).subquery())
+            q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.hash).join(
+                last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
+            for r in conn.execute(q):
+                out[r.game] = Head(r.game, r.seq + 1, r.hash)
+        return out
+
+    def head(self, game: str) -> Head:
+        """The game's head: next seq and last hash (raises :class:`NoSuchGame`)."""
+        with eng.read_tx(self.engine) as conn:
+            h = self._head(conn, game)
+        if h.next_seq == 0:
+            raise NoSuchGame(game)
+        return h
+
+    def cursor(self) -> int:
+        """The store's write position: the ``pos`` of the last event stored (0 when empty).
+
+        Positions are contiguous and in commit order on both backends.
+        """
+        with eng.read_tx(self.engine) as conn:
+            return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+
+    # ------------------------------------------------------------------ events
 
     @staticmethod
     def _rows_of(conn: Connection, game: str, upto: int | None = None) -> list[Any]:

@@ -1,0 +1,351 @@
+"""Appending to a store: one batch of events checked, folded and written in one transaction.
+
+A mixin of :class:`jaslog.store.Store` (which provides the engine, the dialect and the
+insert statement): new games and their header rows, retries recognised by event id,
+conflicts between writers, the fold of the stored game kept between appends.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
+from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.store import engine as eng
+from jaslog.store.codec import (
+    canonical,
+    event_dict,
+    link,
+    norm_id,
+    now_rfc3339,
+    now_text,
+    parse_time,
+)
+from jaslog.store.queries import EVENT_COLUMNS, Queries
+from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
+from jaslog.store.types import (
+    AppendResult,
+    ConflictError,
+    Head,
+    NoSuchGame,
+    RejectedError,
+    StoreError,
+)
+
+EventLike = Event | dict[str, Any] | bytes | str
+#: Folds of stored games kept between appends (the games appended to last).
+FOLD_CACHE = 32
+
+
+def created_at(started: GameStarted) -> str:
+    """The sortable UTC start of a game: its ``at``, else now."""
+    if started.at:
+        return parse_time(started.at)
+    return now_text()
+
+
+class Appending(Queries):
+    """What a store does to append events."""
+
+    engine: Engine
+    dialect: str
+    _folds: OrderedDict[str, tuple[int, str, GameFold]]
+    _insert_events_sql: str
+
+    @staticmethod
+    def _parsed(game: str, events: Iterable[EventLike]) -> list[Any]:
+        """The events with JSON text parsed (models and dicts as they are)."""
+        out: list[Any] = []
+        for i, item in enumerate(events):
+            try:
+                out.append(item if isinstance(item, Event) else event_dict(item))
+            except EventError as err:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch: {err}; "
+                                    "nothing was written", game=game, code="bad_event") from None
+        return out
+
+    @staticmethod
+    def _retry_base(conn: Connection, head: Head, items: list[Any]) -> int:
+        """Where an ``at_end`` batch goes: the seq its first event is stored at when that
+        event's id is stored (a retry), else the game's next seq. An id stored for another
+        event is refused here, in a sentence."""
+        first = items[0] if items else None
+        if not isinstance(first, dict) or "seq" in first or not isinstance(first.get("id"), str):
+            return head.next_seq
+        try:
+            eid = norm_id(first["id"])
+        except ValueError:
+            return head.next_seq  # the event's validation says what is wrong with it
+        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.payload, EVENTS.c.version)
+                           .where(EVENTS.c.game == head.game, EVENTS.c.event_id == eid)).first()
+        if row is None:
+            return head.next_seq
+        try:
+            sent = event_from_dict({**first, "game": first.get("game", head.game), "seq": row.seq})
+        except EventError:
+            return head.next_seq
+        if row.version == VERSION and bytes(row.payload) != canonical(sent):
+            what = (f"a {row.type} event, not this {sent.type}" if row.type != sent.type
+                    else f"another {row.type} event (other content)")
+            raise RejectedError(f"game {head.game}: event id {eid} is already stored at seq "
+                                f"{row.seq}, for {what}; an id names one event: give a new "
+                                "event a new id; nothing was written",
+                                game=head.game, seq=row.seq, code="duplicate_id")
+        return int(row.seq)
+
+    def _coerce(self, game: str, events: Iterable[EventLike],
+                expected_seq: int | None) -> list[Event]:
+        out: list[Event] = []
+        for i, item in enumerate(events):
+            try:
+                if isinstance(item, Event):
+                    e = item
+                else:
+                    raw = event_dict(item)
+                    if isinstance(raw, dict) and ("game" not in raw or "seq" not in raw):
+                        raw = dict(raw)
+                        raw.setdefault("game", game)
+                        if "seq" not in raw:
+                            if expected_seq is None:
+                                raise EventError("field 'seq' is missing (give the event a seq, "
+                                                 "or the seq expected)")
+                            raw["seq"] = expected_seq + i
+                    e = event_from_dict(raw)
+            except EventError as err:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch: {err}; "
+                                    "nothing was written", game=game, code="bad_event") from None
+            if e.game != game:
+                raise RejectedError(f"game {game}: event {i + 1} of the batch is of game {e.game}; "
+                                    "nothing was written", game=game, seq=e.seq, code="wrong_game")
+            if out and e.seq != out[-1].seq + 1:
+                raise RejectedError(f"game {game}: the batch jumps from seq {out[-1].seq} to "
+                                    f"{e.seq}; nothing was written", game=game, seq=e.seq,
+                                    code="seq_gap")
+            out.append(e)
+        return out
+
+    def _stored_fold(self, conn: Connection, head: Head) -> GameFold:
+        """The fold of a stored game at ``head`` (cached between appends of this Store)."""
+        hit = self._folds.pop(head.game, None)
+        if hit is not None and hit[0] == head.next_seq and hit[1] == head.hash:
+            return hit[2]
+        events = self._read_events(conn, head.game)
+        if not events:
+            raise NoSuchGame(head.game)
+        try:
+            f = start_fold(events[0])
+            for e in events[1:]:
+                f.apply(e)
+        except FoldError as err:
+            raise StoreError(f"game {head.game}: the stored log no longer folds: {err}") from None
+        return f
+
+    def append(self, game: str, events: Iterable[EventLike],
+               expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
+        """Append ``events`` (in seq order) to ``game`` in one transaction.
+
+        Events may be :class:`jaslog.events.Event` models, dicts or JSON text; a dict
+        without ``game`` or ``seq`` gets the game and ``expected_seq`` + its index.
+        ``expected_seq`` is the seq the first new event must get (default: the first
+        event's own seq). Raises :class:`ConflictError` (expected vs actual seq) when the
+        game moved on, :class:`RejectedError` when the fold refuses an event; in both cases
+        nothing is written. Events already stored at their position with the same ``id``
+        (retries) are skipped and counted in ``already_stored``.
+
+        ``at_end`` (without ``expected_seq``): dicts without a seq go at the end of the game
+        as it stands when the batch is written. A batch whose first such event has an ``id``
+        that is already stored is a retry: it is placed where that event is stored, so the
+        events already stored are skipped (sending a stored batch again appends nothing).
+        An id stored for another event is refused (``duplicate_id``).
+        """
+        if at_end and expected_seq is not None:
+            raise ValueError("append: at_end and expected_seq exclude each other")
+        items: list[Any] = []
+        evs: list[Event] = []
+        if at_end:
+            items = self._parsed(game, events)
+        else:
+            evs = self._coerce(game, events, expected_seq)
+        if expected_seq is not None and evs and evs[0].seq != expected_seq:
+            raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
+                                f"{expected_seq} was expected; nothing was written",
+                                game=game, seq=evs[0].seq, code="seq_mismatch")
+        try:
+            with eng.write_tx(self.engine) as conn:
+                head = self._head(conn, game)
+                if at_end:
+                    evs = self._coerce(game, items, self._retry_base(conn, head, items))
+                if not evs:
+                    return AppendResult(game, 0, 0, head)
+                skip = self._already_stored(conn, head, evs)
+                rest = evs[skip:]
+                if not rest:
+                    return AppendResult(game, 0, skip, head)
+                if rest[0].seq != head.next_seq:
+                    detail = "another writer got there first" if rest[0].seq < head.next_seq \
+                        else "that would leave a gap"
+                    raise ConflictError(game, rest[0].seq, head.next_seq, detail)
+                self._check_ids(conn, game, rest)
+                f = self._validate(conn, head, rest)
+                rows, new_head = self._rows(conn, head, rest)
+                if head.next_seq == 0:
+                    self._insert_game(conn, rest[0])  # type: ignore[arg-type]
+                self.insert_rows(conn, rows)
+        except IntegrityError as e:
+            self._folds.pop(game, None)
+            actual = self._head_quiet(game)
+            raise ConflictError(game, evs[0].seq, actual,
+                                f"the database refused the rows: {eng.db_message(e)}") from None
+        except BaseException:
+            self._folds.pop(game, None)
+            raise
+        self._remember(game, new_head, f)
+        return AppendResult(game, len(rest), skip, new_head)
+
+    def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
+        ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. Never row by row."""
+        if not rows:
+            return
+        if self.dialect == "postgresql":
+            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                with cur.copy(f"COPY events ({', '.join(EVENT_COLUMNS)}) FROM STDIN") as cp:
+                    for row in rows:
+                        cp.write_row(row)
+            finally:
+                cur.close()
+            return
+        # the driver's own executemany, in the caller's transaction (SQLAlchemy would check
+        # and convert every row first)
+        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.executemany(self._insert_events_sql, rows)
+        finally:
+            cur.close()
+
+    def _head_quiet(self, game: str) -> int:
+        try:
+            with eng.read_tx(self.engine) as conn:
+                return self._head(conn, game).next_seq
+        except SQLAlchemyError:
+            return -1
+
+    def _remember(self, game: str, head: Head, f: GameFold) -> None:
+        self._folds[game] = (head.next_seq, head.hash, f)
+        while len(self._folds) > FOLD_CACHE:
+            self._folds.popitem(last=False)
+
+    @staticmethod
+    def _already_stored(conn: Connection, head: Head, evs: list[Event]) -> int:
+        """How many leading events are retries: stored at their seq with the same id."""
+        if evs[0].seq >= head.next_seq or evs[0].id is None:
+            return 0
+        top = min(evs[-1].seq, head.next_seq - 1)
+        stored = {r.seq: r for r in conn.execute(
+            select(EVENTS.c.seq, EVENTS.c.event_id, EVENTS.c.payload, EVENTS.c.version)
+            .where(EVENTS.c.game == head.game, EVENTS.c.seq.between(evs[0].seq, top)))}
+        n = 0
+        for e in evs:
+            row = stored.get(e.seq)
+            if row is None or e.id is None or row.event_id != norm_id(e.id):
+                break
+            if row.version == VERSION and bytes(row.payload) != canonical(e):
+                raise ConflictError(head.game, e.seq, head.next_seq,
+                                    f"event id {e.id} is stored at seq {e.seq} with other content")
+            n += 1
+        return n
+
+    @staticmethod
+    def _check_ids(conn: Connection, game: str, evs: list[Event]) -> None:
+        ids = {norm_id(e.id): e.seq for e in evs if e.id is not None}
+        if not ids:
+            return
+        if len(ids) != sum(1 for e in evs if e.id is not None):
+            raise RejectedError(f"game {game}: the batch uses one event id twice; nothing was "
+                                "written", game=game, code="duplicate_id")
+        hit = conn.execute(select(EVENTS.c.seq, EVENTS.c.event_id).where(
+            EVENTS.c.game == game, EVENTS.c.event_id.in_(list(ids)))).first()
+        if hit is not None:
+            raise RejectedError(f"game {game} seq {ids[hit.event_id]}: event id {hit.event_id} "
+                                f"is already stored at seq {hit.seq}; an id names one event (a "
+                                "retry sends the same events again): give a new event a new id; "
+                                "nothing was written", game=game, seq=ids[hit.event_id],
+                                code="duplicate_id")
+
+    def _validate(self, conn: Connection, head: Head, evs: list[Event]) -> GameFold:
+        try:
+            if head.next_seq == 0:
+                f = start_fold(evs[0])
+                todo = evs[1:]
+            else:
+                f = self._stored_fold(conn, head)
+                todo = evs
+            for e in todo:
+                f.apply(e)
+        except FoldError as err:
+            hint = ""
+            if head.next_seq == 0 and err.code == "no_game_started":  # a mistyped id, mostly
+                hint = (f"; there is no game {head.game!r} in the store (see `jaslog games`): "
+                        "a new game begins with its game_started event")
+            raise RejectedError(f"{err}{hint}; nothing was written", game=err.game, seq=err.seq,
+                                code=err.code, fold_error=err) from None
+        return f
+
+    def _rows(self, conn: Connection, head: Head,
+              evs: list[Event]) -> tuple[list[tuple[Any, ...]], Head]:
+        pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        prev = bytes.fromhex(head.hash)
+        rows = []
+        for e in evs:
+            payload = canonical(e)
+            h = link(prev, payload)
+            pos += 1
+            rows.append((e.game, e.seq, pos, e.type, VERSION, norm_id(e.id), e.at, payload,
+                         prev.hex(), h.hex()))
+            prev = h
+        return rows, Head(head.game, evs[-1].seq + 1, prev.hex())
+
+    @staticmethod
+    def _insert_game(conn: Connection, started: GameStarted) -> None:
+        insert_games(conn, [started])
+
+    def new_game(self, ruleset: str, seats: list[str], *, dealer: int = 0,
+                 options: dict[str, Any] | None = None, game: str | None = None,
+                 meta: dict[str, Any] | None = None, at: str | None = None) -> str:
+        """Start a game (its ``game_started`` event) and return its id (generated if None:
+        the date and 6 random hex digits)."""
+        gid = game or f"{datetime.now(UTC):%Y%m%d}-{secrets.token_hex(3)}"
+        ev: dict[str, Any] = {"game": gid, "seq": 0, "type": "game_started",
+                              "at": at or now_rfc3339(), "ruleset": ruleset, "seats": seats,
+                              "dealer": dealer}
+        if options:
+            ev["options"] = options
+        if meta:
+            ev["meta"] = meta
+        self.append(gid, [ev], expected_seq=0)
+        return gid
+
+
+def insert_games(conn: Connection, started: list[GameStarted]) -> None:
+    """The header rows of new games (in the caller's write transaction)."""
+    if not started:
+        return
+    pos = int(conn.execute(select(func.coalesce(func.max(GAMES.c.pos), 0))).scalar_one())
+    stamp = now_text()
+    rows: list[dict[str, Any]] = []
+    seats: list[dict[str, Any]] = []
+    for i, s in enumerate(started, 1):
+        rows.append({"id": s.game, "pos": pos + i, "ruleset": s.ruleset, "dealer": s.dealer,
+                     "seats": list(s.seats), "created_at": created_at(s), "stored_at": stamp})
+        seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
+    conn.execute(GAMES.insert(), rows)
+    conn.execute(GAME_PLAYERS.insert(), seats)
