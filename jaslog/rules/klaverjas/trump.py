@@ -76,6 +76,11 @@ class TrumpSelection:
         if seat != self.turn:
             out.append(("bid_out_of_turn",
                         f"seat {seat} bid {call!r} when it was seat {self.turn}'s turn to speak"))
+            if suit is None and self.forced:
+                # Only the forced seat may act now (rule book 3.2 (a), (b) FORCED): another
+                # seat's pass changes nothing, and the obligation stays where it was.
+                self.bids.append((seat, call))
+                return out
             self.turn = seat
         self.bids.append((seat, call))
         if suit is None:
