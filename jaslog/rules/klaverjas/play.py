@@ -409,14 +409,17 @@ def score_round(rules: ScoreRules, points: Sequence[int], roem: Sequence[int],
     ([262, 0], 'nat')
     """
     p, d = chooser_team, 1 - chooser_team
-    if revoke_team is not None and rules.revoke == "penalty":
-        score = [0, 0]
-        score[1 - revoke_team] = rules.total + roem[0] + roem[1]
-        return score, "revoke"
     bonus = [0, 0]
     for t in (0, 1):
         if tricks[t] == 8 and (rules.pit_for == "any_team" or t == p):
             bonus[t] = rules.pit_bonus
+    if revoke_team is not None and rules.revoke == "penalty":
+        # Scored as if the offenders went nat (3.7, 9.4): the others get 162 and all roem,
+        # and their own pit bonus when they took every trick (3.5.5) despite the revoke.
+        other = 1 - revoke_team
+        score = [0, 0]
+        score[other] = rules.total + roem[0] + roem[1] + bonus[other]
+        return score, "revoke"
     tot = [points[t] + roem[t] + bonus[t] for t in (0, 1)]
     made = tot[p] > tot[d] or (tot[p] == tot[d] and not rules.tie_is_failure)
     if made:
