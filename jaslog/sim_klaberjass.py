@@ -187,7 +187,7 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
             trump = r.trump
             assert trump is not None
             seven = dix_card(trump)
-            if opts["dix_exchange"] and trump == r.turn_up >> 3:
+            if opts["dix_exchange"] and r.bidding.turn_up_accepted:
                 for s in (r.elder, r.dealer):
                     if hands[s] >> seven & 1:
                         game.dix(s, ev.seq)

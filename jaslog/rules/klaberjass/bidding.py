@@ -55,6 +55,8 @@ class Bidding:
         self.annulled: str | None = None      # all_pass | schmeiss
         self.schmeisser: int | None = None
         self.schmeiss_round = 0
+        #: the bidding round in which trumps were fixed (1 or 2), once they are
+        self.fixed_round: int | None = None
         self.calls: list[tuple[int, str]] = []
 
     @property
@@ -65,6 +67,13 @@ class Bidding:
     def over(self) -> bool:
         """Trumps are fixed, or the deal is annulled."""
         return self.trump is not None or self.annulled is not None
+
+    @property
+    def turn_up_accepted(self) -> bool:
+        """Trumps are the turn-up's suit, accepted in round 1 (taken, or a schmeiss played):
+        the only case in which the dix may be exchanged (rule book 4.4). The turn-up's suit
+        named in round 2 (option ``second_round_any_suit``, or against it) is not."""
+        return self.fixed_round == 1 and self.trump == self.turn_up_suit
 
     @property
     def round(self) -> int:
@@ -155,6 +164,7 @@ class Bidding:
         return out
 
     def _fix(self, maker: int, suit: int) -> None:
+        self.fixed_round = self.round
         self.maker, self.trump, self.stage = maker, suit, "done"
 
 

@@ -250,6 +250,10 @@ class KlaberjassGame(RoundBook[Round]):
             self._violate(r, "dix_not_allowed", f"seat {seat} exchanged the dix, but trumps "
                           f"({SUIT_NAMES[trump]}) are not the turn-up's suit: no exchange",
                           seat=seat, card=seven, seq=seq)
+        elif not r.bidding.turn_up_accepted:
+            self._violate(r, "dix_not_allowed", f"seat {seat} exchanged the dix, but trumps "
+                          f"({SUIT_NAMES[trump]}) were named in round 2, not accepted with the "
+                          "turn-up in round 1: no exchange", seat=seat, card=seven, seq=seq)
         if r.plays:
             self._violate(r, "dix_late", f"seat {seat} exchanged the dix after the first lead",
                           seat=seat, card=seven, seq=seq)
