@@ -314,12 +314,12 @@ class KlaverjasGame:
         t = r.tricks[-1]
         cards = t.cards
         n = len(cards)
-        if n == 4:  # the last trick is complete: this card opens the next
-            t = Trick(t.number + 1, (t.leader + t.win) % 4)
-            r.tricks.append(t)
-            cards = t.cards
+        leader = t.leader
+        opens = n == 4  # the last trick is complete: this card opens the next
+        if opens:  # (the trick is added once the play stands: a refused card changes nothing)
+            leader = (leader + t.win) % 4
             n = 0
-        due = (t.leader + n) % 4
+        due = (leader + n) % 4
         if seat != due:
             raise IntegrityError("not_your_turn",
                                  f"seat {seat} played {card_text(c)} but it is seat {due}'s turn",
@@ -344,9 +344,14 @@ class KlaverjasGame:
             hands[seat] = hand & ~bit
         else:
             hands[seat] |= bit  # collected, to rebuild the hands at the end
+        if opens:
+            t = Trick(t.number + 1, leader)
+            r.tricks.append(t)
+            cards = t.cards
         r.played |= bit
+        win = t.win
         if n:  # does c beat the card winning so far (jacknine.beats, inlined)?
-            best = cards[t.win]
+            best = cards[win]
             if suit == trump:
                 if best >> 3 != trump or TRUMP_STRENGTH[c & 7] > TRUMP_STRENGTH[best & 7]:
                     t.win = n
@@ -365,7 +370,15 @@ class KlaverjasGame:
             points, t.roem = hit
             if t.number == 8:
                 t.points = points + self.last_bonus
-                self._close_round(r)
+                try:
+                    self._close_round(r)
+                except IntegrityError:  # revoke: reject, hands unseen: an earlier play is refused
+                    cards.pop()         # with this card; take it back, as if never played
+                    t.seqs.pop()
+                    t.win, t.points, t.roem = win, 0, 0
+                    r.played &= ~bit
+                    hands[seat] &= ~bit
+                    raise
             else:
                 t.points = points
 
@@ -384,11 +397,12 @@ class KlaverjasGame:
             r.revoke_seq, r.revoke_team = seq, seat & 1
 
     def _close_round(self, r: Round) -> None:
-        r.closed = True
+        """Close ``r`` after its 32nd card; with the hands unseen, judge every play now. With
+        ``revoke: reject`` a revoke raises before ``r`` changes."""
         trump = r.trump
         assert trump is not None
         if not r.hands_known:  # rebuild the hands from the plays, then judge every play
-            r.dealt, r.hands_known = list(r.hands), True
+            dealt = list(r.hands)
             hands = list(r.hands)
             for t in r.tricks:
                 for i, c in enumerate(t.cards):
@@ -396,7 +410,8 @@ class KlaverjasGame:
                     if not legal(hands[seat], t.cards[:i], trump, self.play_rules) >> c & 1:
                         self._revoke(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
                     hands[seat] &= ~(1 << c)
-            r.hands = hands
+            r.dealt, r.hands_known, r.hands = dealt, True, hands
+        r.closed = True
         if self.options["roem.stuk_in_hand"] and r.dealt is not None:
             stuk = stuk_cards(trump)
             for seat, hand in enumerate(r.dealt):
