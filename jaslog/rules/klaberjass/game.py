@@ -254,6 +254,10 @@ class KlaberjassGame(RoundBook[Round]):
             self._violate(r, "dix_not_allowed", f"seat {seat} exchanged the dix, but trumps "
                           f"({SUIT_NAMES[trump]}) were named in round 2, not accepted with the "
                           "turn-up in round 1: no exchange", seat=seat, card=seven, seq=seq)
+        if not r.second_done:
+            self._violate(r, "dix_early", f"seat {seat} exchanged the dix before the second deal "
+                          "(it is exchanged after the second deal, before the first lead)",
+                          seat=seat, card=seven, seq=seq)
         if r.plays:
             self._violate(r, "dix_late", f"seat {seat} exchanged the dix after the first lead",
                           seat=seat, card=seven, seq=seq)
