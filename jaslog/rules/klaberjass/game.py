@@ -212,6 +212,15 @@ class KlaberjassGame(RoundBook[Round]):
             if hands is not None and hands[0] | hands[1] != top6:
                 raise IntegrityError("bad_deal", "the second deal is not the top six cards of the "
                                      f"recorded stock ({hand_text(top6)})")
+            if hands is not None:  # three each, the non-dealer first (rule book 4.4)
+                for s, packet in ((r.elder, r.stock[0:3]), (r.dealer, r.stock[3:6])):
+                    want = sum(1 << c for c in packet)
+                    if hands[s] != want:
+                        who = "non-dealer" if s == r.elder else "dealer"
+                        raise IntegrityError("bad_deal", f"the second deal gives the {who} (seat "
+                                             f"{s}) {hand_text(hands[s])}, but the recorded stock "
+                                             f"deals it {hand_text(want)} (three each, the "
+                                             "non-dealer first)", seat=s)
             if bottom != r.stock[-1]:
                 raise IntegrityError("bad_deal", f"the bottom card is {card_text(r.stock[-1])} in "
                                      f"the recorded stock, not {card_text(bottom)}")
