@@ -89,7 +89,7 @@ def test_the_simulator_exchanges_no_dix_after_round_2(seed: int) -> None:
     options = {"schmeiss_enabled": False, "second_round_any_suit": True}
     events = simulate_game(f"s{seed}", "klaberjass-2p", options, seed=seed, bot="random")
     named = False
-    up, bids = "", []
+    up, bids = "", list[str]()
     for e in events:
         if e["type"] == "dealt":
             up, bids = e["turn_up"][-1], []
