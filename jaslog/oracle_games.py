@@ -147,7 +147,7 @@ def _bidding(q: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
     return {"stage": b.stage, "turn": None if b.over else b.turn, "allowed": b.allowed_calls(),
             "trump": "CDHS"[b.trump] if b.trump is not None else None, "maker": b.maker,
             "annulled": b.annulled, "next_dealer": next_dealer,
-            "dix": b.trump is not None and b.trump == turn_up >> 3 and bool(opts["dix_exchange"]),
+            "dix": b.turn_up_accepted and bool(opts["dix_exchange"]),
             "violations": violations}
 
 

@@ -75,7 +75,7 @@ class KlaberjassRecorder(Recorder):
         out = super().accepted_now()
         if kind != "play" or r is None:
             return out
-        if r.trump == r.turn_up >> 3 and r.dix_seat is None and not r.plays:
+        if r.bidding.turn_up_accepted and r.dix_seat is None and not r.plays:
             out.append("dix [SEAT]: the seven of trumps exchanged for the turn-up")
         if len(r.tricks) < 2:
             out.append("seq [SEAT] CARDS: a sequence declared (3 or more cards of a suit in a row)")

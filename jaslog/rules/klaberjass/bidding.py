@@ -9,8 +9,9 @@ Stages: ``r1_nd``, ``r1_d``, ``r2_nd``, ``r2_d``, ``schmeiss`` (the other player
 ``must_name`` (the schmeisser of round 2, answered ``play``, must name a suit), then ``done``
 or ``annulled``.
 
-A call that breaks a rule of the table (out of turn, a schmeiss the options do not allow,
-the turn-up suit named in round 2, a pass by a player who must name) is still the fact the
+A call that breaks a rule of the table (out of turn, a schmeiss the options do not allow or
+the dealer's in round 2, where the dealer only names a suit or passes, the turn-up suit
+named in round 2, a pass by a player who must name) is still the fact the
 table went on from: it is returned as a violation and the machine carries on. A call that
 has no meaning in the stage (``take`` in round 2, ``annul`` with no schmeiss pending) is an
 :class:`IntegrityError`.
@@ -93,7 +94,7 @@ class Bidding:
         names = [SUIT_LETTERS[s] for s in range(4) if self.any_suit or s != self.turn_up_suit]
         if self.stage == "must_name":
             return names
-        extra = ["schmeiss"] if self.schmeiss_enabled else []
+        extra = ["schmeiss"] if self.schmeiss_enabled and self.stage != "r2_d" else []
         if self.round == 1:
             return ["take", "pass", *extra]
         return [*names, "pass", *extra]
@@ -137,6 +138,10 @@ class Bidding:
             if not self.schmeiss_enabled:
                 out.append(("schmeiss_not_allowed",
                             f"seat {seat} schmeissed, but option schmeiss_enabled is false"))
+            elif stage == "r2_d":
+                out.append(("schmeiss_not_allowed",
+                            f"seat {seat}, the dealer, schmeissed in round 2, where the dealer "
+                            "names a suit or passes"))
             self.schmeisser, self.schmeiss_round = seat, self.round
             self.stage, self.turn = "schmeiss", other
             return out
@@ -172,7 +177,7 @@ def _stage_text(stage: str) -> str:
     return {
         "r1_nd": "round 1 (take, pass or schmeiss)", "r1_d": "round 1 (take, pass or schmeiss)",
         "r2_nd": "round 2 (name a suit, pass or schmeiss)",
-        "r2_d": "round 2 (name a suit, pass or schmeiss)",
+        "r2_d": "round 2, the dealer (name a suit or pass)",
         "schmeiss": "the answer to a schmeiss (annul or play)",
         "must_name": "the schmeisser's choice of suit",
     }[stage]
