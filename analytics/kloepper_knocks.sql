@@ -5,10 +5,13 @@
 -- by: year
 -- plot: x=<by> y=queens_rate
 -- note: Kloepper deals played out (a revoke counts: it is scored as if the other side took
--- note: every trick).
+-- note: every trick, so the queens side scored it when a player of the other side revoked).
 -- note: points_each is the game points a player of the scoring side received, on average.
 WITH k AS (
-    SELECT {by}, made, greatest(score_playing, score_defending) AS points_each
+    SELECT {by},
+           CASE WHEN result = 'revoke' THEN NOT list_contains(playing_seats, revoke_team)
+                ELSE made END AS made,
+           greatest(score_playing, score_defending) AS points_each
     FROM rounds
     WHERE kind = 'kloepper' AND complete
 )

@@ -123,7 +123,10 @@ def test_kloepper_questions(ds: Dataset, reports: dict[str, dict[str, Any]]) -> 
         for r in rep["rounds"]:
             if rep["ruleset"] == "kloepper" and r["result"] != "unfinished":
                 c = r["mode"] + ("+knock" if r["knock"] else "") + ("+knock_back" if r["knock_back"] else "")
-                by[c].append(r["result"] == "queens")
+                # a revoke counts for the side it was scored for (the queens side when the
+                # other side revoked): the question's note
+                by[c].append(r["result"] == "queens" or (
+                    r["result"] == "revoke" and r["score"][r["queens"][0]] > 0))
     got = {r["contract"]: (r["rounds"], r["queens_rate"])
            for r in ds.ask(questions()["kloepper_knocks"], "contract").records()}
     assert set(got) == set(by)
