@@ -4,8 +4,9 @@
 -- by: kind
 -- by: all
 -- note: Every game of every kind (Klaverjas, Klaberjass, Kloepper; --by kind separates them).
--- note: finished counts games that are over; rounds counts the rounds played out or ruled;
--- note: players counts distinct player ids; first and last played are dates (UTC).
+-- note: finished counts games that are over; rounds counts the rounds over (played out,
+-- note: ruled, or annulled Klaberjass deals); players counts distinct player ids; first and
+-- note: last played are dates (UTC).
 SELECT {by},
        count(*) AS games,
        count(*) FILTER (WHERE finished) AS finished,

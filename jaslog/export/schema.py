@@ -172,12 +172,16 @@ COLUMNS: dict[str, list[Col]] = {
         Col("points_defending", pa.int16(), "Card points of the defending side"),
         Col("roem_playing", pa.int16(), "Roem credited to the playing side"),
         Col("roem_defending", pa.int16(), "Roem credited to the defending side"),
-        Col("result", pa.string(), "made, nat, pit (the playing side took every trick), revoke, "
-            "or unfinished", null=False, dictionary=True),
-        Col("made", pa.bool_(), "The playing side made it (made or pit; NULL for revoke and "
-            "unfinished rounds)"),
+        Col("result", pa.string(), "How the deal ended. Klaverjas: made, nat, pit (the playing side "
+            "took every trick), revoke or unfinished; Klaberjass: made, bete, tie, revoke, annulled "
+            "(no maker) or unfinished; Kloepper: queens, others, none (nobody scored), revoke or "
+            "unfinished", null=False, dictionary=True),
+        Col("made", pa.bool_(), "The playing side made it: Klaverjas made or pit, Klaberjass made "
+            "(a tie or bete is not), Kloepper queens (the black-queen side scored); NULL for revoke, "
+            "annulled and unfinished deals"),
         Col("result_without_roem", pa.string(), "The result the rules give with no roem for "
-            "either side (NULL unless made, nat or pit)", dictionary=True),
+            "either side (Klaverjas: NULL unless made, nat or pit; Klaberjass: NULL unless made, bete "
+            "or tie; NULL for Kloepper)", dictionary=True),
         Col("revoke_team", pa.int8(), "Team whose revoke decided the round"),
         Col("violations", pa.int16(), "Rules broken in the round", null=False),
         Col("score", INTS, "Score per team as played (pit bonus included)", null=False),
@@ -210,7 +214,8 @@ COLUMNS: dict[str, list[Col]] = {
         Col("events", pa.int32(), "Events in the log", null=False),
         Col("last_seq", pa.int32(), "Seq of the last event", null=False),
         Col("rounds", pa.int16(), "Rounds dealt", null=False),
-        Col("rounds_complete", pa.int16(), "Rounds played out or ruled", null=False),
+        Col("rounds_complete", pa.int16(), "Rounds over: played out, ruled, or (Klaberjass) "
+            "annulled", null=False),
         Col("totals", INTS, "Total per team, with the referee's scores", null=False),
         Col("totals_played", INTS, "Total per team as played", null=False),
         Col("finished", pa.bool_(), "The game is over", null=False),
