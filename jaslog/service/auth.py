@@ -111,6 +111,11 @@ _CHECK = (select(db.tokens.c.secret_hash, db.tokens.c.role, db.tokens.c.table_id
                                            db.revocations.c.token_id == db.tokens.c.id))
           .where(db.tokens.c.id == bindparam("tid")))
 
+_LIVE = (select(db.tokens.c.id, db.revocations.c.revoked_at)
+         .select_from(db.tokens.outerjoin(db.revocations,
+                                          db.revocations.c.token_id == db.tokens.c.id))
+         .where(db.tokens.c.id == bindparam("tid")))
+
 
 class Tokens:
     """The token tables: create, list, revoke (an inserted revocation), check."""
@@ -169,6 +174,13 @@ class Tokens:
             c.execute(insert(db.revocations).values(token_id=token_id, revoked_at=now(),
                                                     reason=reason[:200]))
         return True
+
+    def live(self, token_id: str) -> bool:
+        """Whether the token ``token_id`` exists and has not been revoked (an open event
+        stream asks this again while it runs: a revocation ends it)."""
+        with self.engine.connect() as c:
+            row = c.execute(_LIVE, {"tid": token_id}).first()
+        return row is not None and row.revoked_at is None
 
     def check(self, token: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""

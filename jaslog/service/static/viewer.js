@@ -500,7 +500,10 @@
       }, 150);
     };
     st.es = ctrl;
-    readStream(url, ctrl, (m) => { if (m.event === "event" || m.event === "round_over") again(); })
+    readStream(url, ctrl, (m) => {
+      if (m.event === "event" || m.event === "round_over") again();
+      else if (m.event === "revoked") signOut(JSON.parse(m.data).message);
+    })
       .catch((e) => { if (e.name !== "AbortError") showError(e.message); });
   }
 
