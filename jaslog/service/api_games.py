@@ -460,8 +460,14 @@ async def stream(request: Request, game: GamePath, since: SeqQuery = None,
     without it the stream starts at the head. A player's stream sends ``event: round_over``
     when a round ends, as its events may then be read whole."""
     _, tl, s = await run_in_threadpool(_read, svc, who, game)
-    last_id = request.headers.get("last-event-id", "")
-    if since is None and last_id.isdigit():
+    last_id = request.headers.get("last-event-id", "").strip()
+    if since is None and last_id:
+        # only a seq this stream sent (ASCII digits): int() takes other digits ('²' fails)
+        # and refuses very long ones, which was a 500
+        if not (last_id.isascii() and last_id.isdigit() and len(last_id) <= 10
+                and int(last_id) <= 1_000_000_000):
+            raise ApiError(422, "bad_request", f"Last-Event-ID: {last_id[:40]!r} is not a seq "
+                           "(the id of an event this stream sent: 0-1000000000)", game=game)
         since = int(last_id) + 1
     await run_in_threadpool(_guard, visible_events, tl, s, 0)
 

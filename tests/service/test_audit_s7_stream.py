@@ -56,3 +56,23 @@ def test_a_revoked_token_gets_nothing_more_from_its_open_stream(server, gid):
     with httpx.Client(base_url=server.url, timeout=10) as c:  # and it cannot reopen it
         r = c.get(f"/api/games/{gid}/stream", params={"access_token": token})
         assert r.status_code == 401
+
+
+def test_a_last_event_id_that_is_not_a_seq_is_422_not_a_500(server, gid):
+    """Last-Event-ID '²' (a digit to str.isdigit, not to int) and one of 5000 digits (more
+    than int() converts) were 500 Internal Server Error in plain text."""
+    events = timed(sim(gid, seed=42))
+    with server.client("scorer") as c:
+        assert create(c, gid, events[0]).status_code == 201
+        record(c, gid, events[1:6])
+    with server.client("player0") as c:
+        for bad in ("²".encode("latin-1"), b"1" * 5000, b"12345678901", b"-3", b"4x"):
+            r = c.get(f"/api/games/{gid}/stream", headers={"Last-Event-ID": bad})
+            assert r.status_code == 422, (bad[:12], r.status_code, r.text[:200])
+            body = r.json()
+            assert body["code"] == "bad_request" and "Last-Event-ID" in body["message"]
+            assert "Traceback" not in r.text and "int()" not in r.text
+        with c.stream("GET", f"/api/games/{gid}/stream", headers={"Last-Event-ID": "3"}) as s:
+            assert s.status_code == 200
+            first = next(m for m in sse(s.iter_lines()) if m["event"] == "event")
+        assert first["id"] == "4"  # resumes after the seq it names
