@@ -237,13 +237,18 @@ COLUMNS: dict[str, list[Col]] = {
         Col("team", pa.int8(), "Team (Klaverjas: seats 0 and 2 are team 0; Klaberjass, Kloepper: "
             "the seat)"),
         Col("partner", pa.string(), "Partner's player id (Klaverjas)", dictionary=True),
-        Col("rounds", pa.int16(), "Complete rounds (made, nat, pit, revoke) the player sat in",
+        Col("rounds", pa.int16(), "Complete rounds the player sat in (Klaverjas made, nat, pit, "
+            "revoke; Klaberjass made, bete, tie, revoke; Kloepper queens, others, none, revoke)",
             null=False),
-        Col("rounds_declarer", pa.int16(), "...in which the player chose trumps", null=False),
-        Col("rounds_partner", pa.int16(), "...in which the player's partner chose trumps",
+        Col("rounds_declarer", pa.int16(), "...in which the player chose trumps (Klaberjass: was "
+            "the maker; Kloepper: was on the black-queen side, not as a called ace's holder)",
             null=False),
-        Col("rounds_defending", pa.int16(), "...in which the other side chose trumps", null=False),
-        Col("made_declarer", pa.int16(), "Rounds made (made or pit) as declarer", null=False),
+        Col("rounds_partner", pa.int16(), "...in which the player's partner chose trumps "
+            "(Klaberjass: never; Kloepper: held the called ace)", null=False),
+        Col("rounds_defending", pa.int16(), "...in which the other side chose trumps (Kloepper: "
+            "the player held no black queen)", null=False),
+        Col("made_declarer", pa.int16(), "Rounds made as declarer (made as in rounds.made: a "
+            "revoke round is never made)", null=False),
         Col("made_partner", pa.int16(), "Rounds made as the declarer's partner", null=False),
         Col("made_against", pa.int16(), "Rounds the other side made while the player defended",
             null=False),
