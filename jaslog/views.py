@@ -213,6 +213,10 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
         d = _dump(e)
         if tl.round_of[i] in hidden:
             d = view.redact(d, sight.seat, tl.fold, tl.round_of[i])
+        elif "stock" in d:
+            # a Klaberjass stock is never shown but to the referee: also once its deal is
+            # played out, most of it was never dealt and nobody at the table saw it
+            d = {k: v for k, v in d.items() if k != "stock"} | {"redacted": True}
         out.append(d)
     return out
 
