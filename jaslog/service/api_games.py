@@ -27,6 +27,7 @@ from jaslog.service.deps import (
     stream_principal,
 )
 from jaslog.service.timing import move_times
+from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
 from jaslog.views import (
     NotVisible,
@@ -263,6 +264,18 @@ def create_game(body: GameIn, svc: Service = Depends(service),
     """Start a game. A scorer's games are played at its table (``meta.table``)."""
     require(who, "admin", "scorer", what="create games")
     meta = dict(body.meta or {})
+    # a tournament's games are made by the tournament (its rounds), never through this
+    # route: a game taking a round's id to come, or a tournament's name, would stop the
+    # tournament's next round ('round_started') or pose as one of its games
+    if "tournament" in meta:
+        raise ApiError(403, "tournament_game", "a game joins a tournament only when the "
+                       "tournament draws it (POST /api/tournaments and POST "
+                       "/api/tournaments/{id}/rounds); leave out meta.tournament")
+    owner = Tournaments(svc).owner_of(body.game) if body.game is not None else None
+    if owner is not None:
+        raise ApiError(403, "tournament_game", f"game id {body.game} is kept for tournament "
+                       f"{owner}'s rounds ({{id}}-r{{round}}-t{{table}}); choose another id",
+                       game=body.game)
     if who.role == "scorer":
         if "table" in meta and str(meta["table"]) != who.table:
             raise ApiError(403, "other_table", f"a scorer of table {who.table} may not create a "

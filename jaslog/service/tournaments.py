@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,8 @@ from jaslog.views import FULL, report, visible_events
 DEFAULT_RULESET = "klaverjas-online-501"
 DEFAULT_OPTIONS: dict[str, Any] = {"game_end": {"type": "target", "points": 1001}}
 DEFAULT_MOVE_LIMIT = 30
+#: a tournament's game ids: ``{tournament}-r{round}-t{table}``
+GAME_ID = re.compile(r"^(.+)-r[0-9]+-t[0-9]+$")
 
 
 class TournamentError(ValueError):
@@ -105,6 +108,17 @@ class Tournaments:
             return [r.id for r in c.execute(select(db.tournaments.c.id)
                                              .order_by(db.tournaments.c.created_at))]
 
+    def owner_of(self, game: str) -> str | None:
+        """The tournament whose game ids ``game`` is of (``{id}-r{round}-t{table}``, played or
+        still to be drawn), or None: such an id is the tournament's, nobody else may take it."""
+        m = GAME_ID.match(game)
+        if m is None:
+            return None
+        with self.svc.engine.connect() as c:
+            row = c.execute(select(db.tournaments.c.id)
+                            .where(db.tournaments.c.id == m.group(1))).first()
+        return None if row is None else str(row.id)
+
     def games(self, tid: str) -> dict[int, dict[int, str]]:
         """round -> table -> game id."""
         out: dict[int, dict[int, str]] = {}
@@ -120,8 +134,6 @@ class Tournaments:
     def create(self, *, name: str, players: list[str], ruleset: str | None = None,
                options: dict[str, Any] | None = None, move_limit: int | None = None,
                seed: int | None = None, tid: str | None = None) -> Tournament:
-        import re
-
         ruleset = ruleset or DEFAULT_RULESET
         options = DEFAULT_OPTIONS if options is None else options
         try:
@@ -142,6 +154,12 @@ class Tournaments:
                                   f"(tables of four, half go on each round), not {len(players)}")
         tid = tid or f"t{now()[:10].replace('-', '')}-{secrets.token_hex(2)}"
         seed = secrets.randbelow(1 << 31) if seed is None else seed
+        with self.svc.pool.get() as store:
+            taken = [g for ids in store.game_id_batches(batch=10000) for g in ids
+                     if (m := GAME_ID.match(g)) is not None and m.group(1) == tid]
+        if taken:  # the tournament's games would clash with them (its rounds could not start)
+            raise TournamentError(409, "tournament_exists", f"the store has games named as "
+                                  f"tournament {tid}'s ({', '.join(taken[:3])}); choose another id")
         t = Tournament(tid, name, ruleset, options, list(players),
                        DEFAULT_MOVE_LIMIT if move_limit is None else move_limit, seed, now())
         try:
