@@ -58,6 +58,8 @@ class Question:
     plot: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     path: Path | None = None
+    #: what an answer without rows means (``-- empty: ...``), said instead of "(no rows)"
+    empty: str | None = None
 
     @property
     def dimensions(self) -> list[str]:
@@ -77,12 +79,12 @@ class Question:
         return self.sql.replace("{by}", f'{dims[name]} AS "{name}"').replace("{dim}", f'"{name}"')
 
 
-_HEADER = re.compile(r"^--\s*(question|by|plot|note)\s*:\s*(.*)$", re.IGNORECASE)
+_HEADER = re.compile(r"^--\s*(question|by|plot|note|empty)\s*:\s*(.*)$", re.IGNORECASE)
 
 
 def parse_question(path: Path) -> Question:
     text = path.read_text()
-    question, dims, plot, notes = "", [], {}, []
+    question, dims, plot, notes, empty = "", [], {}, [], None
     for line in text.splitlines():
         if not line.startswith("--"):
             if line.strip():
@@ -103,13 +105,15 @@ def parse_question(path: Path) -> Question:
                 dims.append((name, expr.strip() if sep else name))
         elif key == "plot":
             plot = dict(kv.split("=", 1) for kv in value.split())
+        elif key == "empty":
+            empty = value
         else:
             notes.append(value)
     if not question:
         raise AnalyticsError(f"{path}: the first comment must be `-- question: ...`")
     if ("{by}" in text or "{dim}" in text) and ALL not in dims:
         dims.append(ALL)
-    return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path)
+    return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path, empty)
 
 
 def questions(folder: Path = ANALYTICS_DIR) -> dict[str, Question]:
@@ -130,13 +134,18 @@ class Result:
     by: str | None = None
     where: str | None = None
     sql: str = ""
+    #: what no rows means, for a question that says (see :attr:`Question.empty`)
+    empty: str | None = None
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, (plain(v) for v in r), strict=True)) for r in self.rows]
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "question": self.question, "by": self.by, "where": self.where,
-                "columns": self.columns, "rows": self.records()}
+        out = {"name": self.name, "question": self.question, "by": self.by, "where": self.where,
+               "columns": self.columns, "rows": self.records()}
+        if self.empty is not None and not self.rows:
+            out["empty"] = self.empty
+        return out
 
     def to_csv(self) -> str:
         buf = io.StringIO()
@@ -235,7 +244,7 @@ class Dataset:
             res = self.query(sql)
         except AnalyticsError as e:
             raise AnalyticsError(f"question {q.name}: {e}") from None
-        res.question, res.name = q.question, q.name
+        res.question, res.name, res.empty = q.question, q.name, q.empty
         res.by = (by or q.dims[0][0]) if q.dims else None
         if res.by == ALL[0] and ALL[0] in res.columns:  # one group: the column says nothing
             i = res.columns.index(ALL[0])

@@ -241,7 +241,7 @@ def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
                for i in range(len(cols))]
     console.print(fit_table(cols, rows, numeric, console.width, title=title, caption=caption))
     if not rows:
-        console.print("(no rows)", style="dim")
+        console.print(f"({getattr(res, 'empty', None) or 'no rows'})", style="dim")
 
 
 def _emit(res: Any, *, json: bool, csv: bool, title: str | None, caption: str | None) -> None:

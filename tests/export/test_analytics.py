@@ -125,10 +125,28 @@ def test_a_bad_where_or_dimension_says_why(dataset: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "text"), [("kloepper_queens", "no Kloepper data yet"),
-                                            ("klaberjass_makers", "no Klaberjass data yet")])
+                                            ("kloepper_knocks", "no Kloepper data yet"),
+                                            ("klaberjass_makers", "no Klaberjass data yet"),
+                                            ("klaberjass_melds", "no Klaberjass data yet")])
 def test_placeholders_run_and_say_there_is_no_data(ds: Dataset, name: str, text: str) -> None:
+    """Over an export without the game's deals the answer has no rows (a script reading the
+    rows gets none, not a row that is a message) and says why, in JSON too."""
     res = ds.ask(questions()[name])
-    assert res.rows == [(text, 0, None)]
+    assert res.rows == [] and res.empty is not None and res.empty.startswith(text)
+    assert res.to_json()["empty"] == res.empty and res.to_json()["rows"] == []
+
+
+def test_a_year_stays_a_number_in_every_question(tmp_path: Path, dataset: Path) -> None:
+    """``--by year`` gives the year as a number in the game-specific questions too (a text
+    placeholder row used to turn the whole column into text)."""
+    with Dataset(dataset) as d:
+        d.con.execute("CREATE OR REPLACE VIEW rounds AS SELECT * REPLACE ('kloepper' AS kind, "
+                      "(round % 2 = 0) AS queens_split) FROM _all_rounds")
+        res = d.ask(questions()["kloepper_knocks"], "year")
+    years = [r[0] for r in res.rows]  # None: games without a time
+    assert any(isinstance(y, int) for y in years), years
+    assert all(y is None or isinstance(y, int) for y in years), years
+    assert all(r["year"] is None or isinstance(r["year"], int) for r in res.records())
 
 
 def test_placeholders_count_rounds_once_there_are_some(tmp_path: Path, dataset: Path) -> None:
