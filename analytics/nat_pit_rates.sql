@@ -7,7 +7,8 @@
 -- plot: x=<by> y=nat_rate
 -- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens),
 -- note: every complete one (made, pit, nat or revoke). pit_rate: the playing side took all
--- note: eight tricks; defenders_pit_rate: the defenders did (the round is then nat as well).
+-- note: eight tricks; defenders_pit_rate: the defenders did (the round is then nat, unless a
+-- note: revoke decided it).
 SELECT {by},
        count(*) AS rounds,
        avg(CASE WHEN result = 'nat' THEN 1.0 ELSE 0.0 END) AS nat_rate,
