@@ -157,7 +157,11 @@ def record(
 
     def ask(prompt: str) -> str:
         if sys.stdin.isatty():
-            return Prompt.ask(escape(prompt.rstrip("> ").rstrip()), console=console)
+            try:
+                return Prompt.ask(escape(prompt.rstrip("> ").rstrip()), console=console)
+            except (EOFError, KeyboardInterrupt):
+                console.print()  # what follows starts on a line of its own, not after the prompt
+                raise
         line = sys.stdin.readline()
         if not line:
             raise EOFError

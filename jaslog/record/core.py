@@ -470,30 +470,42 @@ def record_one(rec: Recorder, item: dict[str, Any], ask: Ask, show: Show) -> int
 
 
 def run(rec: Recorder, ask: Ask, show: Show) -> int:
-    """The recorder's loop until ``quit`` or end of input; returns the events appended."""
+    """The recorder's loop until ``quit``, end of input (Ctrl-D) or Ctrl-C, at any prompt
+    (a hand, a confirmation); returns the events appended. An event half entered when input
+    ends is not recorded."""
     total = 0
     show(render_table(rec.fold))
     while True:
         try:
-            text = ask(rec.prompt())
+            item = next_item(rec, ask, show)
+            if item is None:
+                continue
+            if isinstance(item, str):
+                if item == "quit":
+                    break
+                if item == "help":
+                    show(rec.help_text())
+                elif item == "show":
+                    show(render_table(rec.fold))
+                continue
+            total += record_one(rec, item, ask, show)
         except EOFError:
             break
-        try:
-            item = rec.parse(text)
-            if isinstance(item, str) and item not in ("help", "quit", "show", "nothing"):
-                item = rec.interact(item, ask, show)
-        except InputError as e:
-            show(f"✗ {e}")
-            continue
-        except EOFError:
+        except KeyboardInterrupt:
+            show("interrupted (Ctrl-C): what was recorded before stays stored")
             break
-        if isinstance(item, str):
-            if item == "quit":
-                break
-            if item == "help":
-                show(rec.help_text())
-            elif item == "show":
-                show(render_table(rec.fold))
-            continue
-        total += record_one(rec, item, ask, show)
     return total
+
+
+def next_item(rec: Recorder, ask: Ask, show: Show) -> dict[str, Any] | str | None:
+    """Ask one line and what it needs (the hands of a deal, ...): an event to record, a word
+    (``help``, ``quit``, ...), or None when it was refused (the reason is shown)."""
+    text = ask(rec.prompt())
+    try:
+        item = rec.parse(text)
+        if isinstance(item, str) and item not in ("help", "quit", "show", "nothing"):
+            item = rec.interact(item, ask, show)
+    except InputError as e:
+        show(f"✗ {e}")
+        return None
+    return item

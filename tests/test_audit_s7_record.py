@@ -1,0 +1,132 @@
+"""Audit of ``jaslog record`` (session 7): the real command in a real process, fed by a pipe or
+a pseudo-terminal, on a real SQLite store. Each test reproduces a defect the audit found."""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from jaslog.store import open_store
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "rec.sqlite")
+
+
+def env(db: str) -> dict[str, str]:
+    return dict(os.environ, JASLOG_DB=db, COLUMNS="200")
+
+
+def jaslog(db: str, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=input, capture_output=True,
+                          text=True, env=env(db), cwd=ROOT, timeout=120)
+
+
+def new(db: str, gid: str, *options: str, seats: str = "ann,bob,cor,dirk",
+        ruleset: str = "amsterdam") -> None:
+    opts = [x for o in options for x in ("-o", o)]
+    res = jaslog(db, "new", "--ruleset", ruleset, "--seats", seats, "--dealer", "3", "--id", gid,
+                 *opts)
+    assert res.returncode == 0, res.stderr
+
+
+def record(db: str, gid: str, *lines: str, end: str = "\n") -> subprocess.CompletedProcess[str]:
+    return jaslog(db, "record", gid, input="\n".join(lines) + end)
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_end_of_input_at_a_violation_question_ends_cleanly(db: str) -> None:
+    """Input that ends at "record it anyway?" ended the command with click's ``Aborted.``
+    (exit 1) and no summary; now it ends like end of input at the prompt: nothing of the
+    question is recorded, the summary and the certificate are printed, exit 0."""
+    new(db, "eof")
+    # deal random 5: forehand ann leads JC (clubs trumps); bob holds KC, so AD is a revoke
+    res = record(db, "eof", "deal random 5", "c", "jc", "ad")
+    out = flat(res.stdout)
+    assert res.returncode == 0, (res.stdout[-2000:], res.stderr)
+    assert "this breaks a rule: must_follow_suit" in out
+    assert "Aborted" not in res.stdout + res.stderr and "Traceback" not in res.stderr
+    assert "3 events recorded; game eof is at seq 3; certificate" in out
+    assert [e.type for e in open_store(db).events("eof")][-1] == "play"
+    assert len(open_store(db).events("eof")) == 4
+
+
+def terminal(db: str, gid: str, keys: list[bytes]) -> tuple[int, str]:
+    """``jaslog record GID`` in a pseudo-terminal (its controlling terminal, so Ctrl-C is a
+    SIGINT from the terminal): each key string is typed once the prompt has settled."""
+    import pty
+
+    pid, fd = pty.fork()
+    if pid == 0:  # pragma: no cover - the child
+        os.chdir(ROOT)
+        os.environ.update(env(db), TERM="dumb")
+        os.execv(sys.executable, [sys.executable, "-m", "jaslog", "record", gid])
+    out = b""
+
+    def read_until(marker: bytes, timeout: float = 30) -> None:
+        nonlocal out
+        end = time.monotonic() + timeout
+        while marker not in out and time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.1)
+            if r:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                out += data
+
+    sent = 0
+    for key in keys:
+        deadline = time.monotonic() + 30  # wait for a new prompt (rich's prompts end in ": ")
+        while not (len(out) > sent and out.endswith(b": ")) and time.monotonic() < deadline:
+            read_until(b"__never__", 0.1)
+        os.write(fd, key)
+        sent = len(out)
+    code = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        read_until(b"__never__", 0.1)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            code = os.waitstatus_to_exitcode(status)
+            break
+    else:  # pragma: no cover - a hung recorder fails the test below
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    read_until(b"__never__", 0.2)
+    os.close(fd)
+    return (code if code is not None else -1), out.decode(errors="replace").replace("\r", "")
+
+
+@pytest.mark.parametrize("keys", [[b"\x03"], [b"c\r", b"jc\r", b"ad\r", b"\x03"], [b"\x04"]],
+                         ids=["ctrl-c at the prompt", "ctrl-c at a question", "ctrl-d"])
+def test_ctrl_c_and_ctrl_d_in_a_terminal_stop_with_the_summary(db: str, keys: list[bytes]) -> None:
+    """Ctrl-C in the terminal killed the recorder with exit 130 and printed nothing (not the
+    events recorded nor the certificate the scorer writes down); now it stops like ``quit``,
+    says so, and prints the summary on a line of its own. Ctrl-D does the same quietly."""
+    new(db, "tty")
+    assert record(db, "tty", "deal random 5", "quit").returncode == 0
+    code, out = terminal(db, "tty", keys)
+    assert code == 0, out[-2000:]
+    assert "Traceback" not in out and "Aborted" not in out
+    n = sum(k.endswith(b"\r") for k in keys) - 1  # the revoke is not confirmed
+    n = max(n, 0)
+    summary = f"{n} event{'s' * (n != 1)} recorded; game tty is at seq {1 + n}; certificate"
+    assert any(line.startswith(summary) for line in out.splitlines()), out[-2000:]
+    if keys[-1] == b"\x03":
+        assert "interrupted (Ctrl-C)" in out
+    assert len(open_store(db).events("tty")) == 2 + n
