@@ -130,3 +130,38 @@ def test_ctrl_c_and_ctrl_d_in_a_terminal_stop_with_the_summary(db: str, keys: li
     if keys[-1] == b"\x03":
         assert "interrupted (Ctrl-C)" in out
     assert len(open_store(db).events("tty")) == 2 + n
+
+
+@pytest.mark.parametrize(("options", "script", "prompt", "now"), [
+    # utrecht and dealer_must_choose: the chooser may not pass (rule book 3.2 (a), (d))
+    (["trump_selection=utrecht"], [], "seat 0 (ann) bids (c, d, h, s)>", "a suit: c, d, h, s"),
+    (["trump_selection=dealer_must_choose"], [], "seat 3 (dirk) bids (c, d, h, s)>",
+     "a suit: c, d, h, s"),
+    # free: after four passes the starter is forced (3.2 (b) FORCED)
+    ([], ["pass"] * 4, "seat 0 (ann) bids (c, d, h, s)>", "a suit: c, d, h, s"),
+    ([], ["pass"], "seat 1 (bob) bids (pass, c, d, h, s)>", "pass, or a suit: c, d, h, s"),
+    # random: the turned suit is accepted or passed, no other suit (3.2 (c) ACCEPT_ROUND)
+    (["trump_selection=random"], ["turn 4h"], "seat 0 (ann) bids (pass, accept, h)>",
+     "pass, accept (the turned suit, also 'h')"),
+    (["trump_selection=random", "random.all_pass=second_round_other_suits"],
+     ["turn 4h", *["pass"] * 4], "seat 0 (ann) bids (pass, c, d, s)>", "pass, or a suit: c, d, s"),
+    (["trump_selection=random", "random.all_pass=forehand_names_other"],
+     ["turn 4h", *["pass"] * 4], "seat 0 (ann) bids (c, d, s)>", "a suit: c, d, s"),
+])
+def test_klaverjas_bids_offered_are_those_the_rules_accept(
+        db: str, options: list[str], script: list[str], prompt: str, now: str) -> None:
+    """The prompt of a Klaverjas bid said only "bids", and help offered "pass, or a suit: c, d,
+    h, s" (and "accept" once a card was turned) whatever the trump method: a pass the rules
+    call must_choose, a suit they call suit_not_allowed. Now both list what the rules accept
+    from the seat due, and the first call offered is recorded without a violation."""
+    new(db, "bids", *options)
+    res = record(db, "bids", "deal random 5", *script, "help", "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0 and "breaks a rule" not in out, out[-2000:]
+    assert prompt in out, out[-1500:]
+    assert f"a bid for {prompt.split(' bids')[0]}: {now} What to type" in out, out[-1500:]
+    first = prompt.split("(")[2].split(",")[0].rstrip(")>")
+    res = record(db, "bids", first, "quit")
+    assert "breaks a rule" not in res.stdout and "1 event recorded" in res.stdout, res.stdout[-1500:]
+    evs = open_store(db).events("bids")
+    assert evs[-1].type == "bid"

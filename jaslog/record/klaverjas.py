@@ -43,25 +43,42 @@ class KlaverjasRecorder(Recorder):
         if kind == "turn":
             return f"{self.who(seat)} turns a card: 'turn 4h'"
         if kind == "bid":
-            return f"{self.who(seat)} bids"
+            return f"{self.who(seat)} bids ({', '.join(self.calls())})"
         return super().doing(kind, seat)
 
     def due(self, kind: str, seat: int | None) -> str:
         if kind == "turn":
             return "a trump card must be turned: 'turn 4h'"
         if kind == "bid":
-            return f"{self.who(seat)} must bid: pass, accept or a suit"
+            return f"{self.who(seat)} must bid: {', '.join(self.calls())}"
         return super().due(kind, seat)
+
+    def calls(self) -> list[str]:
+        """The bids the rules accept from the seat due now (rule book 3.2): ``pass`` unless that
+        seat must choose, ``accept`` while a turned suit is offered, the suits it may name."""
+        r = self.current_round()
+        sel = r.selection if r is not None else None
+        if sel is None or sel.done or sel.expects != "bid":
+            return []
+        out = [] if sel.forced else ["pass"]
+        if sel.proposed is not None and sel.allowed >> sel.proposed & 1:
+            out.append("accept")
+        out += [SUIT_LETTERS[s].lower() for s in range(4) if sel.allowed >> s & 1]
+        return out
 
     def accepted_now(self) -> list[str]:
         kind, seat = self.expected()
         if kind == "turn":
             return [f"turn CARD: {self.who(seat)} turns the trump card (e.g. turn 4h)"]
         if kind == "bid":
-            proposed = self.current_round().selection.proposed
-            calls = "pass, " + ("accept (the turned suit), " if proposed is not None else "") + \
-                "or a suit: c, d, h, s"
-            return [f"a bid for {self.who(seat)}: {calls}"]
+            calls = self.calls()
+            words = [c for c in calls if c in ("pass", "accept")]
+            suits = [c for c in calls if c not in words]
+            if "accept" in words:
+                words[-1] = f"accept (the turned suit, also '{suits[0]}')" if suits else "accept"
+            elif suits:
+                words.append(("or " if words else "") + f"a suit: {', '.join(suits)}")
+            return [f"a bid for {self.who(seat)}: {', '.join(words)}"]
         out = super().accepted_now()
         r = self.current_round()
         if kind in ("play", "deal", "over") and r is not None and any(t.complete for t in r.tricks):
