@@ -165,3 +165,21 @@ def test_klaverjas_bids_offered_are_those_the_rules_accept(
     assert "breaks a rule" not in res.stdout and "1 event recorded" in res.stdout, res.stdout[-1500:]
     evs = open_store(db).events("bids")
     assert evs[-1].type == "bid"
+
+
+def test_roem_is_offered_only_while_a_claim_is_in_time(db: str) -> None:
+    """Help offered "roem POINTS [SEAT]" for the rest of the round once one trick was won, also
+    after the next trick's first card, when the rules call a claim roem_late (rule book 9.3:
+    a claim comes after the trick's fourth card, before the next trick's first)."""
+    new(db, "roem")
+    # deal random 5, clubs by ann: trick 1 is JC KC AC 10D (ann wins), then ann leads 9C
+    res = record(db, "roem", "deal random 5", "c", "jc", "kc", "ac", "10d", "help", "9c", "help",
+                 "quit")
+    out = res.stdout
+    assert res.returncode == 0 and "✗" not in out, out[-2000:]
+    helps = [flat(h.split("What to type:")[0]) for h in out.split("Now (the recorder knows")[1:]]
+    assert len(helps) == 2
+    assert "roem POINTS [SEAT]" in helps[0]
+    assert "roem POINTS [SEAT]" not in helps[1], helps[1]
+    late = record(db, "roem", "roem 20 1", "n", "quit").stdout
+    assert "roem_late" in late  # what help no longer offers is indeed a violation

@@ -80,10 +80,16 @@ class KlaverjasRecorder(Recorder):
                 words.append(("or " if words else "") + f"a suit: {', '.join(suits)}")
             return [f"a bid for {self.who(seat)}: {', '.join(words)}"]
         out = super().accepted_now()
-        r = self.current_round()
-        if kind in ("play", "deal", "over") and r is not None and any(t.complete for t in r.tricks):
+        if kind in ("play", "deal", "over") and self.roem_window():
             out.append("roem POINTS [SEAT]: a roem claim for the trick just won")
         return out
+
+    def roem_window(self) -> bool:
+        """A roem claim is in time: the last trick with cards is complete (rule book 9.3: after
+        its fourth card, before the next trick's first card)."""
+        r = self.current_round()
+        last = next((t for t in reversed(r.tricks if r is not None else []) if t.cards), None)
+        return last is not None and bool(last.complete)
 
     def parse_game(self, parts: list[str], seat: int | None, text: str) -> dict[str, Any] | str | None:
         word = parts[0]
