@@ -501,6 +501,14 @@ class SeatViewGame:
         for k in ("hands", "dealt"):
             if isinstance(v.get(k), list):
                 v[k] = [h if s == keep else None for s, h in enumerate(v[k])]
+        if v.get("expects") == "call" and (keep is None or v.get("turn") != keep):
+            # Kloepper: a partner call is awaited only from a player holding both black
+            # queens, so "call" (and its seat) would tell the others who that is before the
+            # call or the cards do; to them the forehand is to lead (any card: its hand)
+            lead = v.get("forehand")
+            v["expects"], v["turn"] = "play", lead
+            if keep is not None and lead == keep and isinstance(v.get("hands"), list):
+                v["legal"] = v["hands"][keep]
         if v.get("turn") != keep or keep is None:
             v["legal"] = None
         v["violations"] = [x for x in v.get("violations") or [] if keep is not None and x["seat"] == keep]
