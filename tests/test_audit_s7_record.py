@@ -183,3 +183,36 @@ def test_roem_is_offered_only_while_a_claim_is_in_time(db: str) -> None:
     assert "roem POINTS [SEAT]" not in helps[1], helps[1]
     late = record(db, "roem", "roem 20 1", "n", "quit").stdout
     assert "roem_late" in late  # what help no longer offers is indeed a violation
+
+
+def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: str) -> None:
+    """While a recorder waited at its prompt, another writer (a second recorder, ``jaslog
+    append``) stored a bid: ``show`` and ``help`` still showed the table and the turn from
+    before it (a bid due where a card was due). Now the recorder catches up before each prompt
+    and before ``show``/``help``: it says what was recorded elsewhere, then shows the table."""
+    new(db, "two")
+    p = subprocess.Popen([sys.executable, "-m", "jaslog", "record", "two"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(db),
+                         cwd=ROOT)
+    assert p.stdin is not None
+    try:
+        p.stdin.write("deal random 5\n")
+        p.stdin.flush()
+        deadline = time.monotonic() + 60
+        while len(open_store(db).events("two")) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)  # the recorder waits at its prompt
+        other = jaslog(db, "append", "two", "--json", '{"type": "bid", "seat": 0, "call": "H"}')
+        assert other.returncode == 0, other.stderr
+        out, err = p.communicate("show\nhelp\nquit\n", timeout=60)
+    finally:
+        if p.poll() is None:  # pragma: no cover - a hung recorder
+            p.kill()
+    assert p.returncode == 0 and "Traceback" not in err, err
+    after = flat(out.split("round 1 dealt by dirk")[1])
+    assert "1 event recorded elsewhere in this game" in after, after
+    assert "seq 2 ann (0) plays in hearts" in after
+    assert "a bid for seat 0" not in after and "a card for seat 0 (ann):" in after
+    assert "round 1: trick 1: seat 0 (ann) plays> show" in after \
+        or "round 1: trick 1: seat 0 (ann) plays> help" in after
+    assert "1 event recorded; game two is at seq 2" in after

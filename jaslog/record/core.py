@@ -428,15 +428,32 @@ class Recorder:
         try:
             self.store.append(self.game, [event], expected_seq=event["seq"])
         except ConflictError as e:
-            self.reload()
-            return Outcome(f"✗ {e}. Someone else recorded in this game: the table is reloaded; "
-                           "type it again if it still holds.", error=True)
+            return Outcome(f"✗ {e}. Someone else recorded in this game: what they recorded "
+                           "is shown next; type yours again if it still holds.", error=True)
         except RejectedError as e:
             reason = str(e.fold_error.message) if e.fold_error is not None else str(e)
             code = f" [{e.code}]" if e.code else ""
             return Outcome(f"✗ refused: {reason}{code}", error=True)
         self.reload()
         return Outcome("", appended=1)
+
+    def refresh(self, show: Show) -> bool:
+        """Catch up with events another writer (a second recorder, ``jaslog append``, the
+        service) stored since this recorder last looked: each is shown, then the table, so the
+        prompt, ``help`` and ``show`` always match the stored game."""
+        if self.store.head(self.game).next_seq == self.next_seq:
+            return False
+        new = self.store.events(self.game)[self.next_seq:]
+        show(f"{len(new)} event{'s' * (len(new) != 1)} recorded elsewhere in this game "
+             "(another recorder or an append):")
+        try:
+            for e in new:  # each described on the table it was recorded at
+                self.fold.apply(e)
+                show(describe_event(self.fold, e))
+        finally:
+            self.reload()
+        show(render_table(self.fold))
+        return True
 
     def last_event_text(self) -> str:
         events = self.store.events(self.game)
@@ -477,15 +494,17 @@ def run(rec: Recorder, ask: Ask, show: Show) -> int:
     show(render_table(rec.fold))
     while True:
         try:
+            rec.refresh(show)
             item = next_item(rec, ask, show)
             if item is None:
                 continue
             if isinstance(item, str):
                 if item == "quit":
                     break
+                caught_up = item in ("help", "show") and rec.refresh(show)  # typed at a stale prompt
                 if item == "help":
                     show(rec.help_text())
-                elif item == "show":
+                elif item == "show" and not caught_up:
                     show(render_table(rec.fold))
                 continue
             total += record_one(rec, item, ask, show)
