@@ -34,7 +34,8 @@ def jaslog(db: str, *args: str, input: str = "") -> subprocess.CompletedProcess[
 def new(db: str, gid: str, *options: str, seats: str = "ann,bob,cor,dirk",
         ruleset: str = "amsterdam") -> None:
     opts = [x for o in options for x in ("-o", o)]
-    res = jaslog(db, "new", "--ruleset", ruleset, "--seats", seats, "--dealer", "3", "--id", gid,
+    dealer = str(seats.count(","))  # the last seat deals first
+    res = jaslog(db, "new", "--ruleset", ruleset, "--seats", seats, "--dealer", dealer, "--id", gid,
                  *opts)
     assert res.returncode == 0, res.stderr
 
@@ -216,3 +217,29 @@ def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: st
     assert "round 1: trick 1: seat 0 (ann) plays> show" in after \
         or "round 1: trick 1: seat 0 (ann) plays> help" in after
     assert "1 event recorded; game two is at seq 2" in after
+
+
+@pytest.mark.parametrize("ruleset", ["amsterdam", "klaberjass-2p", "kloepper"])
+def test_cancel_quit_and_help_inside_a_deal_or_a_ruling(db: str, ruleset: str) -> None:
+    """After ``deal`` (or ``ruling``) every answer but a hand (a card, a score) was refused:
+    ``quit``, ``cancel`` and ``help`` at "hand of seat 0" said "'quit' is not a card" and
+    asked again, so a scorer who typed ``deal`` by mistake could only get out by ending the
+    input; ``quit`` as the reason of a ruling was stored as its reason. Now ``cancel`` goes
+    back to the prompt and ``quit`` stops, nothing of the half-entered event recorded, and
+    ``help`` says what is asked."""
+    seats = "ann,bob" if ruleset.startswith("klaberjass") else "ann,bob,cor,dirk"
+    new(db, "sub", ruleset=ruleset, seats=seats)
+    first = "deal unseen" if ruleset.startswith("klaberjass") else "deal"  # asks a card / a hand
+    res = record(db, "sub", first, "help", "cancel", "deal random 2", "ruling", "", "help",
+                 "cancel", "ruling", "1", "1 2 3 4"[:3 if ruleset != "kloepper" else 7], "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0, out[-2000:]
+    assert "not a card" not in out, out[-2000:]
+    asked = "asked: the turn-up card, one card (e.g. 7C)" if ruleset.startswith("klaberjass") \
+        else "asked: the 8 cards of seat 0 (ann)" if ruleset == "amsterdam" \
+        else "asked: the 6 cards of seat 0 (ann) (e.g. 9C 10C JC QC KC AC), or 'unseen'"
+    assert asked in out and "or 'cancel' (back to the prompt, nothing recorded) or 'quit'" in out
+    assert out.count("✗ cancelled: nothing was recorded") == 2
+    assert "quit: the half-entered event is not recorded" in out
+    assert "1 event recorded; game sub is at seq 1" in out
+    assert [e.type for e in open_store(db).events("sub")] == ["game_started", "dealt"]

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_TEXT, CardError, hand_text, parse_card, parse_hand
+from jaslog.cards import CARD_TEXT, CardError, cards_of, hand_text, parse_card, parse_hand
 from jaslog.fold import GameFold
 from jaslog.render import describe_event, render_table
 from jaslog.store import ConflictError, RejectedError, Store, StoreError
@@ -48,6 +48,15 @@ HELP_WIDTH = 80
 
 class InputError(ValueError):
     """What the scorer typed cannot be an event here; the message says why."""
+
+
+class QuitRecording(EOFError):
+    """``quit`` typed at a question inside a command (a hand of a deal): the recorder stops
+    as at the end of input, and the half-entered event is not recorded."""
+
+
+#: What the questions inside a deal (a hand, the turn-up, the bottom card) take besides cards.
+SUB_WORDS = "'cancel' (back to the prompt, nothing recorded) or 'quit'"
 
 
 @dataclass
@@ -302,12 +311,35 @@ class Recorder:
         hands.append(rest)
         return self.base("dealt", hands=[hand_text(h).split() for h in hands])
 
+    def sub_word(self, text: str, show: Show, asked: str) -> bool:
+        """``cancel``, ``quit`` or ``help`` typed at a question inside a command: cancel and
+        quit end the command (nothing recorded); help says what is asked (True: ask again)."""
+        low = text.strip().lower()
+        if low in ("cancel", "abort"):
+            raise InputError("cancelled: nothing was recorded")
+        if low in ("quit", "exit", "q"):
+            show("quit: the half-entered event is not recorded")
+            raise QuitRecording
+        if low in ("help", "?", "h?"):
+            show(f"asked: {asked}; or {SUB_WORDS}")
+            return True
+        return False
+
+    def ask_in(self, ask: Ask, show: Show, prompt: str, asked: str) -> str:
+        """One answer to a question inside a command (``cancel``, ``quit``, ``help`` handled)."""
+        while True:
+            text = ask(prompt)
+            if not self.sub_word(text, show, asked):
+                return text
+
     def ask_hand(self, ask: Ask, show: Show, seat: int, size: int, seen: int,
                  allow_unseen: bool, what: str = "hand of") -> int | None:
         """Ask ``seat``'s hand of ``size`` cards of the pack, none of ``seen``; None: unseen."""
         extra = ", or 'unseen'" if allow_unseen else ""
         while True:
-            text = ask(f"{what} {self.who(seat)} ({size} cards{extra})> ").strip()
+            example = hand_text(sum(1 << c for c in list(cards_of(self.pack))[:size]))
+            text = self.ask_in(ask, show, f"{what} {self.who(seat)} ({size} cards{extra})> ",
+                               f"the {size} cards of {self.who(seat)} (e.g. {example}){extra}").strip()
             if text.lower() in UNSEEN and allow_unseen:
                 return None
             try:
@@ -329,7 +361,8 @@ class Recorder:
     def ask_card(self, ask: Ask, show: Show, what: str, taken: int) -> int:
         """Ask one card of the pack that is not in ``taken``."""
         while True:
-            text = ask(f"{what}> ").strip()
+            example = CARD_TEXT[next(iter(cards_of(self.pack & ~taken)))]
+            text = self.ask_in(ask, show, f"{what}> ", f"{what}, one card (e.g. {example})").strip()
             try:
                 c = parse_card(text, lenient=True)
             except CardError as e:
@@ -372,27 +405,29 @@ class Recorder:
             self.check_deal_allowed()
             return self.read_deal(ask, show, unseen=word == "deal unseen")
         if word == "ruling":
-            return self.ask_ruling(ask)
+            return self.ask_ruling(ask, show)
         if word == "undo":
             return self.undo(ask, show)
         return word
 
-    def ask_scores(self, ask: Ask) -> list[str]:
+    def ask_scores(self, ask: Ask, show: Show) -> list[str]:
         n = self.score_count
         who = self.score_owners or (", ".join(self.fold.seats[:-1]) + f" and {self.fold.seats[-1]}")
         example = " ".join(self.ruling_example.split()[1:n + 1])
-        score = ask(f"score for {who} (e.g. {example})> ").replace(",", " ").split()
+        score = self.ask_in(ask, show, f"score for {who} (e.g. {example})> ",
+                            f"{n} scores, for {who}").replace(",", " ").split()
         if len(score) != n:
             raise InputError(f"a ruling's score is {n} numbers")
         return score
 
-    def ask_ruling(self, ask: Ask) -> dict[str, Any]:
+    def ask_ruling(self, ask: Ask, show: Show) -> dict[str, Any]:
         rounds = len(self.fold.state.rounds)
         if not rounds:
             raise InputError(f"no {self.round_word} has been dealt: there is nothing to rule on")
-        r = ask(f"{self.round_word} to rule on [{rounds}]> ").strip() or str(rounds)
-        score = self.ask_scores(ask)
-        reason = ask("reason> ").strip()
+        r = self.ask_in(ask, show, f"{self.round_word} to rule on [{rounds}]> ",
+                        f"the number of the {self.round_word} (empty: {rounds})").strip() or str(rounds)
+        score = self.ask_scores(ask, show)
+        reason = self.ask_in(ask, show, "reason> ", "the reason for the ruling").strip()
         return self.ruling_from(f"{r} {' '.join(score)} {reason or 'ruling'}")
 
     def undo(self, ask: Ask, show: Show) -> dict[str, Any] | str:
@@ -408,8 +443,9 @@ class Recorder:
              f"the {w}'s score (and ends the {w} if it is still in play). Or add a note.")
         if ask(f"record a ruling on {w} {rounds} now? [y/N]> ").strip().lower() not in ("y", "yes"):
             return "nothing"
-        score = self.ask_scores(ask)
-        reason = ask("reason> ").strip() or "correction of a recording mistake"
+        score = self.ask_scores(ask, show)
+        reason = self.ask_in(ask, show, "reason> ", "the reason for the ruling").strip() or \
+            "correction of a recording mistake"
         return self.ruling_from(f"{rounds} {' '.join(score)} {reason}")
 
     # ------------------------------------------------------------------ writing
