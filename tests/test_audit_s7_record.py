@@ -243,3 +243,36 @@ def test_cancel_quit_and_help_inside_a_deal_or_a_ruling(db: str, ruleset: str) -
     assert "quit: the half-entered event is not recorded" in out
     assert "1 event recorded; game sub is at seq 1" in out
     assert [e.type for e in open_store(db).events("sub")] == ["game_started", "dealt"]
+
+
+@pytest.mark.parametrize(("ruleset", "lines", "refusals"), [
+    ("amsterdam", ["pass", "jh", "deal random 5", "jh", "c", "pass"],
+     ["no bid is due now: the next round must be dealt (seat 3 (dirk) deals): type 'deal' [no_deal]",
+      "no card is due now: the next round must be dealt (seat 3 (dirk) deals): type 'deal' [no_deal]",
+      "no card is due now: seat 0 (ann) must bid: pass, c, d, h, s [trump_not_chosen]",
+      "no bid is due now: seat 0 (ann) must play a card [trump_already_chosen]"]),
+    ("klaberjass-2p", ["take", "deal random 3", "jh", "take", "take"],
+     ["no bid is due now: the next deal must be dealt (seat 1 (bob) deals): type 'deal' [no_deal]",
+      "no card is due now: seat 0 (ann) must bid: take, pass, schmeiss [trump_not_chosen]",
+      "no bid is due now: the second deal is due: type 'second' [bidding_over]"]),
+    ("kloepper", ["alone", "9c"],
+     ["no partner call is due now: the next deal must be dealt (seat 3 (dirk) deals): type 'deal' "
+      "[no_deal]", "no card is due now: the next deal must be dealt (seat 3 (dirk) deals): type "
+      "'deal' [no_deal]"]),
+])
+def test_a_word_that_is_not_due_is_refused_with_the_rule_code(
+        db: str, ruleset: str, lines: list[str], refusals: list[str]) -> None:
+    """A bid, a card or a call typed when none is due was refused by the recorder in a sentence
+    without a rule code (``no bid is due now: ...``), where ``append`` of the same event names
+    the rule (``[trump_already_chosen]``); now the refusal ends with the code of the rule
+    that refuses it, and nothing is stored."""
+    seats = "ann,bob" if ruleset.startswith("klaberjass") else "ann,bob,cor,dirk"
+    new(db, "due", ruleset=ruleset, seats=seats)
+    res = record(db, "due", *lines, "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0, out[-2000:]
+    for r in refusals:
+        assert f"✗ {r}" in out, (r, out[-3000:])
+    stored = [e.type for e in open_store(db).events("due")]
+    assert stored == {"amsterdam": ["game_started", "dealt", "bid"], "kloepper": ["game_started"],
+                      "klaberjass-2p": ["game_started", "dealt", "bid"]}[ruleset], stored

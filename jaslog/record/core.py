@@ -197,15 +197,34 @@ class Recorder:
         e.update(fields)
         return e
 
-    def seat_for(self, explicit: int | None, kinds: tuple[str, ...], what: str = "") -> int:
-        """The explicit seat, else the seat due for one of ``kinds`` (else an InputError)."""
+    def seat_for(self, explicit: int | None, kinds: tuple[str, ...], what: str = "",
+                 probe: dict[str, Any] | None = None) -> int:
+        """The explicit seat, else the seat due for one of ``kinds``; else an InputError saying
+        what is due, with the code of the rule that refuses the event (``probe``: its type and
+        fields but the seat, tried on a copy of the game)."""
         kind, seat = self.expected()
         if explicit is not None:
             return explicit
         if kind not in kinds or seat is None:
             wanted = what or " or ".join(kinds)
-            raise InputError(f"no {wanted} is due now: {self.due(kind, seat)}")
+            code = self.refusal_code({**probe, "seat": seat or 0}) if probe else None
+            raise InputError(f"no {wanted} is due now: {self.due(kind, seat)}"
+                             + (f" [{code}]" if code else ""))
         return seat
+
+    def refusal_code(self, fields: dict[str, Any]) -> str | None:
+        """The code of the rule that refuses the event ``fields`` now (None: not refused)."""
+        from jaslog.events import event_from_dict
+        from jaslog.fold import FoldError
+
+        trial = copy.deepcopy(self.fold)
+        try:
+            trial.apply(event_from_dict({"game": self.game, "seq": self.next_seq, **fields}))
+        except FoldError as e:
+            return str(e.code)
+        except Exception:  # not an event the rules can judge: no code to add
+            return None
+        return None
 
     def seat_arg(self, text: str) -> int:
         if not text.isdigit() or not 0 <= int(text) < self.players:
@@ -283,7 +302,9 @@ class Recorder:
                 from None
         if not self.pack >> c & 1:
             raise InputError(f"{CARD_TEXT[c]} is not in the {self.fold.game} pack")
-        return self.base("play", seat=self.seat_for(seat, ("play",), "card"), card=CARD_TEXT[c])
+        return self.base("play", seat=self.seat_for(seat, ("play",), "card",
+                                                    {"type": "play", "card": CARD_TEXT[c]}),
+                         card=CARD_TEXT[c])
 
     def ruling_from(self, text: str) -> dict[str, Any]:
         """``R S0 S1 .. REASON``: the referee's score for round R (one score per team or player)."""

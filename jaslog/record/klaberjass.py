@@ -123,7 +123,9 @@ class KlaberjassRecorder(Recorder):
         if args:
             return None
         if word in CALL_WORDS and not (word == "play" and kind == "play"):
-            return self.base("bid", seat=self.seat_for(seat, ("bid",), "bid"), call=CALL_WORDS[word])
+            call = CALL_WORDS[word]
+            return self.base("bid", seat=self.seat_for(seat, ("bid",), "bid", {"type": "bid", "call": call}),
+                             call=call)
         if word == "play":
             raise InputError("type the card itself (e.g. jh) to play it")
         try:
@@ -132,7 +134,9 @@ class KlaberjassRecorder(Recorder):
             return None
         if kind == "play" and seat is None:
             raise InputError(f"{word!r} is a suit; a card has a rank too (e.g. j{word})")
-        return self.base("bid", seat=self.seat_for(seat, ("bid",), "bid"), call=SUIT_LETTERS[suit])
+        call = SUIT_LETTERS[suit]
+        return self.base("bid", seat=self.seat_for(seat, ("bid",), "bid", {"type": "bid", "call": call}),
+                         call=call)
 
     def dix_seat(self, seat: int | None) -> int:
         if seat is not None:

@@ -103,7 +103,8 @@ class KlaverjasRecorder(Recorder):
             return None
         if word in ("pass", "p", "accept", "a"):
             call = "pass" if word in ("pass", "p") else "accept"
-            return self.base("bid", seat=self.seat_for(seat, ("bid",)), call=call)
+            return self.base("bid", seat=self.seat_for(seat, ("bid",), "", {"type": "bid", "call": call}),
+                             call=call)
         try:
             suit = parse_suit(word, lenient=True)
         except CardError:
@@ -111,7 +112,9 @@ class KlaverjasRecorder(Recorder):
         kind, _ = self.expected()
         if kind == "play" and seat is None:
             raise InputError(f"{word!r} is a suit; a card has a rank too (e.g. j{word})")
-        return self.base("bid", seat=self.seat_for(seat, ("bid",)), call=SUIT_LETTERS[suit])
+        call = SUIT_LETTERS[suit]
+        return self.base("bid", seat=self.seat_for(seat, ("bid",), "", {"type": "bid", "call": call}),
+                         call=call)
 
     def _roem(self, args: list[str], seat: int | None) -> dict[str, Any]:
         if not args or not args[0].isdigit():

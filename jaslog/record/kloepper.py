@@ -75,8 +75,9 @@ class KloepperRecorder(Recorder):
                 raise InputError(f"call what? call ACE [SEAT] (ACE: {self.call_words()})")
             if len(args) == 2:
                 seat = self.seat_arg(args[1])
-            return self.base("partner_call", seat=self.seat_for(seat, ("call",), "partner call"),
-                             call=CALLS[args[0]])
+            call = CALLS[args[0]]
+            return self.base("partner_call", seat=self.seat_for(
+                seat, ("call",), "partner call", {"type": "partner_call", "call": call}), call=call)
         if word in ("knock", "kb", "knockback", "knock_back", "back"):
             back = word != "knock"
             if word == "knock" and args[:1] == ["back"]:
@@ -91,8 +92,9 @@ class KloepperRecorder(Recorder):
         if args:
             return None
         if word in CALLS and (kind == "call" or word in ("alone", "a")):
-            return self.base("partner_call", seat=self.seat_for(seat, ("call",), "partner call"),
-                             call=CALLS[word])
+            call = CALLS[word]
+            return self.base("partner_call", seat=self.seat_for(
+                seat, ("call",), "partner call", {"type": "partner_call", "call": call}), call=call)
         return None
 
     def read_deal(self, ask: Ask, show: Show, unseen: bool = False) -> dict[str, Any]:
