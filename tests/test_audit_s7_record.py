@@ -276,3 +276,25 @@ def test_a_word_that_is_not_due_is_refused_with_the_rule_code(
     stored = [e.type for e in open_store(db).events("due")]
     assert stored == {"amsterdam": ["game_started", "dealt", "bid"], "kloepper": ["game_started"],
                       "klaberjass-2p": ["game_started", "dealt", "bid"]}[ruleset], stored
+
+
+def test_klaberjass_bella_is_offered_when_open_and_defaults_to_its_holder(db: str) -> None:
+    """Help offered "bella" from the first card of a deal on (bella_false or bella_early when
+    typed), and ``bella`` without a seat went to whoever played the last card: ann plays the
+    queen of trumps after the king, bob replies, and ``bella`` was bob's false bella. Now
+    help offers bella only to the player who has just played the second of the king and
+    queen of trumps (rule book 4.6), and ``bella`` is hers."""
+    new(db, "bella", ruleset="klaberjass-2p", seats="ann,bob")
+    res = record(db, "bella", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
+                 "second", "jc qc kc", "kd ad 7h", "8h", "ks", "help", "7d", "qs", "8d", "help",
+                 "bella", "help", "quit")
+    out = res.stdout
+    assert res.returncode == 0 and "✗" not in out and "breaks a rule" not in out, out[-3000:]
+    helps = [flat(h.split("What to type:")[0]) for h in out.split("Now (the recorder knows")[1:]]
+    assert len(helps) == 3
+    assert "bella" not in helps[0] and "bella" not in helps[2]
+    assert "bella: seat 0 (ann) announces bella" in helps[1]
+    evs = open_store(db).events("bella")
+    assert evs[-1].type == "bella" and evs[-1].model_dump()["seat"] == 0
+    rep = jaslog(db, "check", "--json", "store:bella")
+    assert rep.returncode == 0 and '"violations":[]' in rep.stdout.replace(" ", ""), rep.stdout[:2000]

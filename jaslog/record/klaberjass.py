@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, hand_text, parse_card, parse_hand, parse_suit
 from jaslog.record.core import UNSEEN, Ask, InputError, Recorder, Show
-from jaslog.rules.klaberjass import dix_card
+from jaslog.rules.klaberjass import bella_cards, dix_card
 
 HELP = """\
   jh, 10s, T♥, ah      the next player plays that card
@@ -29,7 +29,8 @@ HELP = """\
                        the player holding it)
   seq [SEAT] 7h 8h 9h  a sequence declared (default: the player holding it,
                        else the player due)
-  bella [SEAT]         bella announced (default: who played the last card)"""
+  bella [SEAT]         bella announced (default: the player who has just played
+                       the second of the king and queen of trumps)"""
 
 CALL_WORDS = {"take": "take", "t": "take", "pass": "pass", "p": "pass", "schmeiss": "schmeiss",
               "sch": "schmeiss", "schm": "schmeiss", "annul": "annul", "play": "play"}
@@ -79,9 +80,26 @@ class KlaberjassRecorder(Recorder):
             out.append("dix [SEAT]: the seven of trumps exchanged for the turn-up")
         if len(r.tricks) < 2:
             out.append("seq [SEAT] CARDS: a sequence declared (3 or more cards of a suit in a row)")
-        if r.plays:
-            out.append("bella [SEAT]: bella, with the second of the king and queen of trumps")
+        bella = self.bella_open()
+        if bella is not None:
+            out.append(f"bella: {self.who(bella)} announces bella (the second of the king and "
+                       "queen of trumps is in this trick)")
         return out
+
+    def bella_open(self) -> int | None:
+        """The seat that may announce bella now (rule book 4.6): it has played both the king and
+        the queen of trumps, the second in the trick of the last card, and not announced it."""
+        r = self.current_round()
+        if r is None or r.trump is None:
+            return None
+        kq = bella_cards(r.trump)
+        plays = [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
+        for seat in (0, 1):
+            mine = [i for i, (s, c) in enumerate(plays) if s == seat and kq >> c & 1]
+            announced = any(b.seat == seat and b.fault is None for b in r.bellas)
+            if len(mine) == 2 and mine[-1] // 2 == (len(plays) - 1) // 2 and not announced:
+                return seat
+        return None
 
     # ------------------------------------------------------------------ reading input
 
@@ -155,6 +173,9 @@ class KlaberjassRecorder(Recorder):
     def bella_seat(self, seat: int | None) -> int:
         if seat is not None:
             return seat
+        due = self.bella_open()
+        if due is not None:
+            return due
         r = self.current_round()
         t = next((t for t in reversed(r.tricks if r else []) if t.cards), None)
         if t is None:
