@@ -298,3 +298,27 @@ def test_klaberjass_bella_is_offered_when_open_and_defaults_to_its_holder(db: st
     assert evs[-1].type == "bella" and evs[-1].model_dump()["seat"] == 0
     rep = jaslog(db, "check", "--json", "store:bella")
     assert rep.returncode == 0 and '"violations":[]' in rep.stdout.replace(" ", ""), rep.stdout[:2000]
+
+
+@pytest.mark.parametrize("seen", [True, False])
+def test_kloepper_help_offers_the_knock_then_the_knock_back(db: str, seen: bool) -> None:
+    """Help offered "knock SEAT, kb SEAT" throughout the window, so a knock-back before any
+    knock (knock_back_not_allowed) and a second knock (knock_twice) were offered as accepted.
+    Now it offers the knock (naming the holders of a black queen when the hands were seen),
+    after it the knock-back (naming the other side), then neither (rule book 5.5)."""
+    new(db, "kn", ruleset="kloepper")
+    # deal random 3: ann (QS) and cor (QC) hold the black queens
+    deal = ["deal random 3"] if seen else ["deal unseen"]
+    res = record(db, "kn", *deal, "help", "knock 0", "help", "kb 1", "help", "quit")
+    out = res.stdout
+    assert res.returncode == 0 and "breaks a rule" not in out and "✗" not in out, out[-3000:]
+    helps = [flat(h.split("What to type:")[0]) for h in out.split("Now (the recorder knows")[1:]]
+    assert len(helps) == 3
+    assert "knock SEAT: a knock (until the first card of trick 2)" in helps[0]
+    assert "kb SEAT" not in helps[0]
+    assert ("seat 0 (ann) or seat 2 (cor), who hold a black queen" in helps[0]) == seen
+    assert "kb SEAT: a knock-back by the side without the black queens" in helps[1]
+    assert "knock SEAT" not in helps[1]
+    assert ("seat 1 (bob) or seat 3 (dirk)" in helps[1]) == seen
+    assert "knock" not in helps[2] and "kb" not in helps[2]
+    assert [e.type for e in open_store(db).events("kn")][-2:] == ["knock", "knock_back"]

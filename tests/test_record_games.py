@@ -228,7 +228,7 @@ def test_kloepper_refusals_help_knocks_undo_and_a_finished_deal(db: str) -> None
               "undo", "y", "0 0 6 6", "misdeal", "deal 0", "quit"]
     out = run("record", "kl", input="\n".join(lines) + "\n").stdout
     out = " ".join(out.split())  # the terminal's width may wrap lines anywhere
-    assert "a card for seat" in out and "knock SEAT, kb SEAT" in out
+    assert "a card for seat" in out and "knock SEAT: a knock (until the first card of trick 2)" in out
     assert "7H is not in the kloepper pack" in out
     assert "which is not in its hand" in out and "[card_not_held]" in out
     assert "say who knocks: knock SEAT" in out and "'9' is not a seat (0-3)" in out

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, cards_of, hand_text
 from jaslog.record.core import Ask, InputError, Recorder, Show
-from jaslog.rules.kloepper import ACES, PACK
+from jaslog.rules.kloepper import ACES, BLACK_QUEENS, PACK, sides
 
 HELP = """\
   jh, 10s, T♥, ad      the next player plays that card (9 10 J Q K A)
@@ -63,9 +63,27 @@ class KloepperRecorder(Recorder):
                 out.append("call ACE|alone SEAT: the partner call of the holder of both black "
                            "queens (the hands were not recorded)")
             if self.knock_window():
-                out.append("knock SEAT, kb SEAT: a knock or a knock-back (until the first card "
-                           "of trick 2)")
+                out += self.knocks_open(r)
         return out
+
+    def knocks_open(self, r: Any) -> list[str]:
+        """The knock, or after it the knock-back, that may be made now (rule book 5.5): a knock
+        by a holder of a black queen, then a knock-back by the other side, one of each."""
+        seen = r.dealt is not None
+        if r.knock_made() is None:
+            who = [s for s in range(4) if r.dealt[s] & BLACK_QUEENS] if seen else []
+            return ["knock SEAT: a knock (until the first card of trick 2)"
+                    + (f": {self.seats_text(who)}, who hold a black queen" if who else "")]
+        if r.knock_back_made() is None:
+            sd = sides(r.dealt, r.valid_call()) if seen else None
+            who = [s for s in range(4) if not sd.on_queens(s)] if sd is not None else []
+            return ["kb SEAT: a knock-back by the side without the black queens (until the first "
+                    "card of trick 2)" + (f": {self.seats_text(who)}" if who else "")]
+        return []
+
+    def seats_text(self, seats: list[int]) -> str:
+        names = [self.who(s) for s in seats]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
     def parse_game(self, parts: list[str], seat: int | None, text: str) -> dict[str, Any] | str | None:
         word, args = parts[0], parts[1:]
