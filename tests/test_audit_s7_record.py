@@ -322,3 +322,26 @@ def test_kloepper_help_offers_the_knock_then_the_knock_back(db: str, seen: bool)
     assert ("seat 1 (bob) or seat 3 (dirk)" in helps[1]) == seen
     assert "knock" not in helps[2] and "kb" not in helps[2]
     assert [e.type for e in open_store(db).events("kn")][-2:] == ["knock", "knock_back"]
+
+
+@pytest.mark.parametrize(("options", "prompt"), [
+    ([], "seat 2 (cor) holds both black queens: call ac, ah or alone>"),
+    (["call_own_ace_allowed=true"], "seat 2 (cor) holds both black queens: call ac, ah, as or alone>"),
+    (['both_queens=["alone"]'], "seat 2 (cor) holds both black queens: call alone>"),
+])
+def test_kloepper_partner_call_offers_only_calls_that_stand(
+        db: str, options: list[str], prompt: str) -> None:
+    """The prompt and help for the partner call offered every non-trump ace and alone, also the
+    caller's own ace (call_own_ace when the option forbids it) and what the option
+    both_queens leaves out (partner_call_not_allowed). Now they offer the calls that stand."""
+    new(db, "call", *options, ruleset="kloepper")
+    # deal random 8: cor holds JC QC JD JS QS AS (both black queens and the ace of spades)
+    res = record(db, "call", "deal random 8", "help", "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0, out[-2000:]
+    assert prompt in out, out[-2000:]
+    words = prompt.split(": call ")[1].rstrip(">")
+    assert f"the partner call of seat 2 (cor): {words} What to type" in out
+    first = words.split(",")[0].split(" or ")[0]
+    res = record(db, "call", first, "quit")
+    assert "breaks a rule" not in res.stdout and "1 event recorded" in res.stdout, res.stdout[-2000:]

@@ -45,8 +45,18 @@ class KloepperRecorder(Recorder):
         return super().due(kind, seat)
 
     def call_words(self) -> str:
-        trumps = self.fold.state.trumps.mask
-        return ", ".join(CARD_TEXT[a].lower() for a in ACES if not trumps >> a & 1) + " or alone"
+        """The partner calls the rules accept now (rule book 5.3, options ``both_queens`` and
+        ``call_own_ace_allowed``): the non-trump aces (not the caller's own, when his hand was
+        seen), and ``alone``."""
+        g = self.fold.state
+        kind, seat = self.expected()
+        r = self.current_round()
+        hand = r.dealt[seat] if kind == "call" and seat is not None and r is not None \
+            and r.dealt is not None else 0
+        aces = [CARD_TEXT[a].lower() for a in ACES if not g.trumps.mask >> a & 1
+                and not (hand >> a & 1 and not g.own_ace)] if "call_ace" in g.both_queens else []
+        words = aces + (["alone"] if "alone" in g.both_queens else [])
+        return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
 
     def knock_window(self) -> bool:
         r = self.current_round()
