@@ -345,3 +345,23 @@ def test_kloepper_partner_call_offers_only_calls_that_stand(
     first = words.split(",")[0].split(" or ")[0]
     res = record(db, "call", first, "quit")
     assert "breaks a rule" not in res.stdout and "1 event recorded" in res.stdout, res.stdout[-2000:]
+
+
+@pytest.mark.parametrize("extra", ["jc qc kc", "jc qc 7s"])
+def test_klaberjass_dix_is_offered_only_to_the_holder_of_the_seven(db: str, extra: str) -> None:
+    """With the hands seen, help offered "dix [SEAT]" whenever the turn-up's suit was taken,
+    also when the seven of trumps was in the stock ("dix" then refused: nobody holds 7S). Now
+    it names the holder of the seven, and offers nothing when neither player holds it."""
+    new(db, "dix", ruleset="klaberjass-2p", seats="ann,bob")
+    res = record(db, "dix", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
+                 "second", extra, "kd ad 7h", "8h", "help", "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0 and "✗" not in out, out[-2000:]
+    now = out.split("Now (the recorder knows whose turn it is):")[1].split("What to type:")[0]
+    if "7s" in extra:
+        assert "dix: seat 0 (ann) exchanges 7s for the turn-up" in now
+        res = record(db, "dix", "dix", "quit")
+        assert "✗" not in res.stdout and "breaks a rule" not in res.stdout, res.stdout[-2000:]
+        assert open_store(db).events("dix")[-1].type == "dix"
+    else:
+        assert "dix" not in now, now

@@ -77,7 +77,13 @@ class KlaberjassRecorder(Recorder):
         if kind != "play" or r is None:
             return out
         if r.bidding.turn_up_accepted and r.dix_seat is None and not r.plays:
-            out.append("dix [SEAT]: the seven of trumps exchanged for the turn-up")
+            seven = dix_card(r.trump)
+            holder = next((s for s in (0, 1) if r.hands[s] >> seven & 1), None)
+            if not r.hands_known and r.turn_up != seven:
+                out.append("dix [SEAT]: the seven of trumps exchanged for the turn-up")
+            elif holder is not None:  # the hands were seen: only its holder may exchange it
+                out.append(f"dix: {self.who(holder)} exchanges {CARD_TEXT[seven].lower()} for the "
+                           "turn-up")
         if len(r.tricks) < 2:
             out.append("seq [SEAT] CARDS: a sequence declared (3 or more cards of a suit in a row)")
         bella = self.bella_open()
