@@ -365,3 +365,28 @@ def test_klaberjass_dix_is_offered_only_to_the_holder_of_the_seven(db: str, extr
         assert open_store(db).events("dix")[-1].type == "dix"
     else:
         assert "dix" not in now, now
+
+
+def test_klaberjass_help_lists_the_sequences_held(db: str) -> None:
+    """With the hands seen, help offered "seq [SEAT] CARDS" until trick 2 whatever the hands
+    held, also when neither player held a sequence (a declaration then is sequence_false).
+    Now it lists the runs each player holds and has not declared, and nothing when none is."""
+    new(db, "seq", ruleset="klaberjass-2p", seats="ann,bob")
+    res = record(db, "seq", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
+                 "second", "jc qc 7s", "kd ad 7h", "8h", "help", "seq 7c 8c 9c 10c jc qc", "help",
+                 "seq 7d 8d 9d 10d jd qd kd ad", "help",
+                 "ruling 1 0 0 abandoned", "deal random 2", "take", "second", "help", "quit")
+    out = res.stdout
+    assert res.returncode == 0 and "✗" not in out and "breaks a rule" not in out, out[-3000:]
+    helps = [flat(h.split("What to type:")[0]) for h in out.split("Now (the recorder knows")[1:]]
+    assert len(helps) == 4
+    assert "a sequence declared: seq 7c 8c 9c 10c jc qc by seat 0 (ann); seq 7d 8d 9d 10d jd qd kd " \
+        "ad by seat 1 (bob)" in helps[0]
+    assert "a sequence declared: seq 7d 8d 9d 10d jd qd kd ad by seat 1 (bob)" in helps[1]
+    assert "seq" not in helps[1].split("by seat 1 (bob)")[1]
+    assert "seq" not in helps[2]
+    with open_store(db) as store:  # deal random 2: neither hand holds three in a row
+        from jaslog.rules.klaberjass import runs
+        r = store.fold("seq").state.rounds[-1]
+        assert not runs(r.hands[0] | r.by_seat[0]) and not runs(r.hands[1] | r.by_seat[1])
+    assert "seq" not in helps[3], helps[3]

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, hand_text, parse_card, parse_hand, parse_suit
 from jaslog.record.core import UNSEEN, Ask, InputError, Recorder, Show
-from jaslog.rules.klaberjass import bella_cards, dix_card
+from jaslog.rules.klaberjass import bella_cards, dix_card, run_mask, runs
 
 HELP = """\
   jh, 10s, T♥, ah      the next player plays that card
@@ -85,12 +85,22 @@ class KlaberjassRecorder(Recorder):
                 out.append(f"dix: {self.who(holder)} exchanges {CARD_TEXT[seven].lower()} for the "
                            "turn-up")
         if len(r.tricks) < 2:
-            out.append("seq [SEAT] CARDS: a sequence declared (3 or more cards of a suit in a row)")
+            out += self.sequences_open(r)
         bella = self.bella_open()
         if bella is not None:
             out.append(f"bella: {self.who(bella)} announces bella (the second of the king and "
                        "queen of trumps is in this trick)")
         return out
+
+    def sequences_open(self, r: Any) -> list[str]:
+        """The sequences that may be declared now (before trick 2, rule book 4.5): with the
+        hands seen, each player's runs none of whose cards was declared; else the word."""
+        if not r.hands_known:
+            return ["seq [SEAT] CARDS: a sequence declared (3 or more cards of a suit in a row)"]
+        found = [f"seq {hand_text(run_mask(x)).lower()} by {self.who(s)}" for s in (0, 1)
+                 for x in runs(r.hands[s] | r.by_seat[s])
+                 if not any(d.seat == s and d.cards & run_mask(x) for d in r.declarations)]
+        return ["a sequence declared: " + "; ".join(found)] if found else []
 
     def bella_open(self) -> int | None:
         """The seat that may announce bella now (rule book 4.6): it has played both the king and
