@@ -171,19 +171,28 @@ def test_klaverjas_bids_offered_are_those_the_rules_accept(
 def test_roem_is_offered_only_while_a_claim_is_in_time(db: str) -> None:
     """Help offered "roem POINTS [SEAT]" for the rest of the round once one trick was won, also
     after the next trick's first card, when the rules call a claim roem_late (rule book 9.3:
-    a claim comes after the trick's fourth card, before the next trick's first)."""
+    a claim comes after the trick's fourth card, before the next trick's first), and after a
+    trick without roem (a claim there is roem_false). Now it offers the claim for the trick
+    just won when it holds roem, naming the points and the default claimant."""
     new(db, "roem")
-    # deal random 5, clubs by ann: trick 1 is JC KC AC 10D (ann wins), then ann leads 9C
-    res = record(db, "roem", "deal random 5", "c", "jc", "kc", "ac", "10d", "help", "9c", "help",
+    hands = ["7h 8c 9c 10c jc qc kc ac", "8h 7c 7d 8d 9d 10d jd qd", "9h kd ad 7s 8s 9s 10s js"]
+    # clubs by ann; trick 1 is 7H 8H 9H 10H: a run of four, 50 roem, won by dirk, who leads AH
+    res = record(db, "roem", "deal", *hands, "c", "7h", "8h", "9h", "10h", "help", "ah", "help",
                  "quit")
     out = res.stdout
     assert res.returncode == 0 and "✗" not in out, out[-2000:]
     helps = [flat(h.split("What to type:")[0]) for h in out.split("Now (the recorder knows")[1:]]
     assert len(helps) == 2
-    assert "roem POINTS [SEAT]" in helps[0]
-    assert "roem POINTS [SEAT]" not in helps[1], helps[1]
-    late = record(db, "roem", "roem 20 1", "n", "quit").stdout
+    assert "roem 50 [SEAT]: a roem claim for trick 1 (50 on the table; default: its winner, " \
+        "seat 3 (dirk))" in helps[0], helps[0]
+    assert "roem" not in helps[1], helps[1]
+    late = record(db, "roem", "roem 50 3", "n", "quit").stdout
     assert "roem_late" in late  # what help no longer offers is indeed a violation
+    # a trick without roem: deal random 5, clubs by ann, trick 1 is JC KC AC 10D (0 roem)
+    new(db, "roem0")
+    res = record(db, "roem0", "deal random 5", "c", "jc", "kc", "ac", "10d", "help", "quit")
+    now = flat(res.stdout.split("Now (the recorder knows")[1].split("What to type:")[0])
+    assert "a card for seat 0 (ann)" in now and "roem" not in now, now
 
 
 def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: str) -> None:

@@ -80,16 +80,18 @@ class KlaverjasRecorder(Recorder):
                 words.append(("or " if words else "") + f"a suit: {', '.join(suits)}")
             return [f"a bid for {self.who(seat)}: {', '.join(words)}"]
         out = super().accepted_now()
-        if kind in ("play", "deal", "over") and self.roem_window():
-            out.append("roem POINTS [SEAT]: a roem claim for the trick just won")
+        last = self.roem_window() if kind in ("play", "deal", "over") else None
+        if last is not None and last.roem > 0:
+            out.append(f"roem {last.roem} [SEAT]: a roem claim for trick {last.number} ({last.roem} "
+                       f"on the table; default: its winner, {self.who(last.winner)})")
         return out
 
-    def roem_window(self) -> bool:
-        """A roem claim is in time: the last trick with cards is complete (rule book 9.3: after
-        its fourth card, before the next trick's first card)."""
+    def roem_window(self) -> Any:
+        """The trick a roem claim is for now, or None: the last trick with cards, when it is
+        complete (rule book 9.3: after its fourth card, before the next trick's first card)."""
         r = self.current_round()
         last = next((t for t in reversed(r.tricks if r is not None else []) if t.cards), None)
-        return last is not None and bool(last.complete)
+        return last if last is not None and last.complete else None
 
     def parse_game(self, parts: list[str], seat: int | None, text: str) -> dict[str, Any] | str | None:
         word = parts[0]
