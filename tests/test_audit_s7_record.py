@@ -399,3 +399,22 @@ def test_klaberjass_help_lists_the_sequences_held(db: str) -> None:
         r = store.fold("seq").state.rounds[-1]
         assert not runs(r.hands[0] | r.by_seat[0]) and not runs(r.hands[1] | r.by_seat[1])
     assert "seq" not in helps[3], helps[3]
+
+
+@pytest.mark.parametrize("deal", ["deal random 5", "deal unseen"])
+def test_turn_example_fits_random_source_dealers_last_card(db: str, deal: str) -> None:
+    """With random.source dealers_last_card the prompt and help said "turn 4h", a card the
+    rules refuse there ([bad_turned_card]: the turned card is the dealer's own). Now the
+    example is a card of the dealer's hand (any card of the pack when it was not seen), and
+    typing it is recorded; the turns after four passes keep 'turn 4h'."""
+    new(db, "dl", "trump_selection=random", "random.source=dealers_last_card")
+    res = record(db, "dl", deal, "help", "quit")
+    out = flat(res.stdout)
+    prompt = out.split("seat 3 (dirk) turns a card: 'turn ")[1].split("'")[0]
+    assert prompt != "4h"
+    assert f"turns the last card dealt to him (random.source dealers_last_card; e.g. turn {prompt})" \
+        in out
+    res = record(db, "dl", f"turn {prompt}", *["pass"] * 4, "help", "quit")
+    out = flat(res.stdout)
+    assert "✗" not in out and "5 events recorded" in out, out[-2000:]
+    assert "seat 3 (dirk) turns a card: 'turn 4h'" in out and "(e.g. turn 4h)" in out

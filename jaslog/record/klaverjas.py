@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from jaslog.cards import SUIT_LETTERS, CardError, hand_text, parse_suit
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, cards_of, hand_text, parse_suit
 from jaslog.record.core import Ask, InputError, Recorder, Show
 
 HELP = """\
@@ -41,17 +41,29 @@ class KlaverjasRecorder(Recorder):
 
     def doing(self, kind: str, seat: int | None) -> str:
         if kind == "turn":
-            return f"{self.who(seat)} turns a card: 'turn 4h'"
+            return f"{self.who(seat)} turns a card: 'turn {self.turn_example()}'"
         if kind == "bid":
             return f"{self.who(seat)} bids ({', '.join(self.calls())})"
         return super().doing(kind, seat)
 
     def due(self, kind: str, seat: int | None) -> str:
         if kind == "turn":
-            return "a trump card must be turned: 'turn 4h'"
+            return f"a trump card must be turned: 'turn {self.turn_example()}'"
         if kind == "bid":
             return f"{self.who(seat)} must bid: {', '.join(self.calls())}"
         return super().due(kind, seat)
+
+    def turn_example(self) -> str:
+        """A card the rules accept as the next turned card: from the separate pack (2-6), or
+        with ``random.source: dealers_last_card`` the first turn is a card of the dealer's
+        hand (one of it when the hands were seen); later turns are from a pack beside the deal."""
+        r = self.current_round()
+        g = self.fold.state
+        if g.options["random.source"] != "dealers_last_card" or r is None or r.selection.turned:
+            return "4h"
+        if r.hands_known:
+            return CARD_TEXT[next(iter(cards_of(r.hands[r.dealer])))].lower()
+        return "kh"
 
     def calls(self) -> list[str]:
         """The bids the rules accept from the seat due now (rule book 3.2): ``pass`` unless that
@@ -69,6 +81,9 @@ class KlaverjasRecorder(Recorder):
     def accepted_now(self) -> list[str]:
         kind, seat = self.expected()
         if kind == "turn":
+            if self.turn_example() != "4h":
+                return [f"turn CARD: {self.who(seat)} turns the last card dealt to him "
+                        f"(random.source dealers_last_card; e.g. turn {self.turn_example()})"]
             return [f"turn CARD: {self.who(seat)} turns the trump card (e.g. turn 4h)"]
         if kind == "bid":
             calls = self.calls()
