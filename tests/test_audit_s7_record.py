@@ -418,3 +418,20 @@ def test_turn_example_fits_random_source_dealers_last_card(db: str, deal: str) -
     out = flat(res.stdout)
     assert "✗" not in out and "5 events recorded" in out, out[-2000:]
     assert "seat 3 (dirk) turns a card: 'turn 4h'" in out and "(e.g. turn 4h)" in out
+
+
+def test_a_refused_value_is_one_sentence_about_what_was_typed(db: str) -> None:
+    """A value the event format refuses (a ruling on round 0, roem of 99999) was refused with
+    the store's words for a batch: "refused: game g: event 1 of the batch: field 'round': ...;
+    nothing was written [bad_event]". The scorer typed one event: the sentence now names
+    the field and the rule code only, and nothing is stored."""
+    new(db, "val")
+    res = record(db, "val", "deal random 5", "ruling 0 0 0 misdeal", "roem 99999 1", "quit")
+    out = flat(res.stdout)
+    assert res.returncode == 0, out[-2000:]
+    assert "✗ refused: field 'round': Input should be greater than or equal to 1 (got 0) " \
+        "[bad_event]" in out, out[-2000:]
+    assert "✗ refused: field 'points': Input should be less than or equal to 10000 (got 99999) " \
+        "[bad_event]" in out
+    assert "of the batch" not in out and "nothing was written" not in out
+    assert len(open_store(db).events("val")) == 2

@@ -489,6 +489,10 @@ class Recorder:
                            "is shown next; type yours again if it still holds.", error=True)
         except RejectedError as e:
             reason = str(e.fold_error.message) if e.fold_error is not None else str(e)
+            # the store speaks of batches; the scorer typed one event
+            for head in (f"game {self.game}: event 1 of the batch: ", f"game {self.game}: "):
+                reason = reason.removeprefix(head)
+            reason = reason.removesuffix("; nothing was written")
             code = f" [{e.code}]" if e.code else ""
             return Outcome(f"✗ refused: {reason}{code}", error=True)
         self.reload()
