@@ -114,6 +114,23 @@ def render_table(fold: GameFold, viewer: int | None = None) -> Group:
     return RENDERERS[fold.game](fold, viewer)
 
 
+def unjudged_note(fold: GameFold) -> Text | None:
+    """A round recorded without hands has its plays judged only when its last card is in
+    (the hands are rebuilt from the cards played): until then, or for good when a ruling
+    ended it with cards unplayed, no violation listed does not mean a clean round."""
+    rounds = fold.state.rounds
+    if not rounds:
+        return None
+    r: Any = rounds[-1]
+    if r.hands_known or r.over or not any(t.cards for t in r.tricks):
+        return None
+    if r.ruling is not None:
+        return Text("  hands not recorded, ruled before the last card: legality never judged",
+                    style="dim italic")
+    return Text("  hands not recorded: legality is judged when the round's last card is in",
+                style="dim italic")
+
+
 def render_klaverjas(fold: GameFold, viewer: int | None = None) -> Group:
     g = fold.state
     parts: list[Any] = []
@@ -174,6 +191,7 @@ def render_klaverjas(fold: GameFold, viewer: int | None = None) -> Group:
     if viewer is None or r.over:
         for v in r.violations:
             parts.append(Text(f"  ✗ {v.rule}: {v.message}", style="yellow"))
+    _note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)
 
@@ -209,6 +227,12 @@ def _seat_table(fold: GameFold, v: dict[str, Any], extra: list[Text] | None = No
         row = [Text(mark + _who(fold, seat), style="bold" if seat == v["viewer"] else ""), hand, played]
         tab.add_row(*row, *([extra[seat]] if extra else []))
     return tab
+
+
+def _note_unjudged(parts: list[Any], fold: GameFold) -> None:
+    note = unjudged_note(fold)
+    if note is not None:
+        parts.append(note)
 
 
 def _violations(parts: list[Any], v: dict[str, Any]) -> None:
@@ -255,6 +279,7 @@ def render_klaberjass(fold: GameFold, viewer: int | None = None) -> Group:
     parts.append(line)
     parts.append(_players_score(fold, v))
     _violations(parts, v)
+    _note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)
 
@@ -291,6 +316,7 @@ def render_kloepper(fold: GameFold, viewer: int | None = None) -> Group:
     parts.append(line)
     parts.append(_players_score(fold, v))
     _violations(parts, v)
+    _note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)
 

@@ -1,0 +1,60 @@
+"""A referee replaying a round recorded without hands: its plays are judged only when the
+round's last card is in, so ``jaslog replay`` says so while the round is open (and, for a
+round a ruling ended with cards unplayed, that it was never judged) instead of showing a
+table with no violations, which reads as a clean round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from jaslog.cli import app
+
+from .rules.logs import DEAL_M, TRICKS_M_REVOKE, Log, round_m
+from .rules_kloepper.logs import Log as KloepperLog
+
+runner = CliRunner()
+PENDING = "hands not recorded: legality is judged when the round's last card is in"
+NEVER = "hands not recorded, ruled before the last card: legality never judged"
+
+
+def replay(tmp_path: Path, data: bytes, *args: str) -> str:
+    p = tmp_path / "game.jsonl"
+    p.write_bytes(data)
+    r = runner.invoke(app, ["replay", str(p), *args], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    return r.output
+
+
+def blocks(out: str) -> list[str]:
+    return [b for b in out.split("\n\n") if b.strip()]
+
+
+def test_klaverjas_round_without_hands_says_legality_waits_for_the_last_card(tmp_path: Path) -> None:
+    # round 2 is dealt without hands; seat 1 names spades, then two cards are played
+    log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE).deal(None).bid(1, "S")
+    log.play(1, "JS").play(2, "7S")
+    out = replay(tmp_path, log.jsonl(), "--round", "2")
+    plays = [b for b in blocks(out) if " plays " in b and " plays in " not in b]
+    assert len(plays) == 2
+    assert all(PENDING in b for b in plays), plays
+    # the round with its hands recorded (round 1, a revoke in it) carries no such line
+    out1 = replay(tmp_path, log.jsonl(), "--round", "1")
+    assert "must_" in out1 and "not recorded" not in out1
+    # a seat's view says it too (it names no card)
+    assert PENDING in replay(tmp_path, log.jsonl(), "--round", "2", "--seat", "3")
+
+
+def test_klaverjas_round_without_hands_ruled_mid_round_was_never_judged(tmp_path: Path) -> None:
+    log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE).deal(None).bid(1, "S")
+    log.play(1, "JS").play(2, "7S").ruling(2, [0, 100], "abandoned: a card exposed")
+    out = replay(tmp_path, log.jsonl(), "--round", "2")
+    last = blocks(out)[-1]
+    assert "referee: round 2 scores 0–100" in last and NEVER in last, last
+
+
+def test_kloepper_deal_without_hands_says_legality_waits(tmp_path: Path) -> None:
+    log = KloepperLog().deal(None).play(0, "AC")
+    out = replay(tmp_path, log.jsonl(), "--round", "1")
+    assert PENDING in blocks(out)[-1], out
