@@ -188,8 +188,10 @@ def render_klaverjas(fold: GameFold, viewer: int | None = None) -> Group:
         line.append(f"; ruled {r.ruling.score[0]}–{r.ruling.score[1]}", style="bold magenta")
     parts.append(line)
     parts.append(score)
-    if viewer is None or r.over:
-        for v in r.violations:
+    for v in r.violations:
+        # a live round (or one ruled with cards unplayed): a seat reads only its own, as in
+        # the service's seat view and the other games' (another's names that player's cards)
+        if viewer is None or r.over or v.seat == viewer:
             parts.append(Text(f"  ✗ {v.rule}: {v.message}", style="yellow"))
     _note_unjudged(parts, fold)
     parts.append(Text(""))

@@ -1,7 +1,9 @@
-"""A referee replaying a round recorded without hands: its plays are judged only when the
-round's last card is in, so ``jaslog replay`` says so while the round is open (and, for a
-round a ruling ended with cards unplayed, that it was never judged) instead of showing a
-table with no violations, which reads as a clean round."""
+"""Referee and seat views in ``jaslog replay``.
+
+A round recorded without hands has its plays judged only when its last card is in, so replay
+says so while the round is open (and, for a round a ruling ended with cards unplayed, that it
+was never judged) instead of showing a table with no violations, which reads as a clean
+round. A Klaverjas seat reads its own violations in the live round, as the service shows them."""
 
 from __future__ import annotations
 
@@ -58,3 +60,14 @@ def test_kloepper_deal_without_hands_says_legality_waits(tmp_path: Path) -> None
     log = KloepperLog().deal(None).play(0, "AC")
     out = replay(tmp_path, log.jsonl(), "--round", "1")
     assert PENDING in blocks(out)[-1], out
+
+
+def test_klaverjas_seat_reads_its_own_violation_in_the_live_round_only(tmp_path: Path) -> None:
+    # Deal M: seat 1 revokes in trick 4 (seq 16); the round is over at seq 34
+    log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE)
+    own = replay(tmp_path, log.jsonl(), "--seat", "1", "--to", "20")
+    assert "✗ must_follow_suit: seat 1 played 9D" in blocks(own)[-1]   # as the service shows it
+    before = [b for b in blocks(own) if b.startswith("seq   15 ")]
+    assert len(before) == 1 and "✗" not in before[0]                 # not before the play
+    other = replay(tmp_path, log.jsonl(), "--seat", "0", "--to", "20")
+    assert "must_follow_suit" not in other                            # seat 1's cards stay hidden
