@@ -71,3 +71,27 @@ def test_klaverjas_seat_reads_its_own_violation_in_the_live_round_only(tmp_path:
     assert len(before) == 1 and "✗" not in before[0]                 # not before the play
     other = replay(tmp_path, log.jsonl(), "--seat", "0", "--to", "20")
     assert "must_follow_suit" not in other                            # seat 1's cards stay hidden
+
+
+def check_text(tmp_path: Path, data: bytes) -> str:
+    p = tmp_path / "game.jsonl"
+    p.write_bytes(data)
+    r = runner.invoke(app, ["check", str(p)])
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    return r.output
+
+
+def test_check_says_which_rounds_without_hands_are_not_judged(tmp_path: Path) -> None:
+    log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE).deal(None).bid(1, "S")
+    log.play(1, "JS").play(2, "7S")
+    out = check_text(tmp_path, log.jsonl())
+    assert "1 violation" in out
+    assert ("round 2: hands not recorded and the round is not over: its plays are judged when its "
+            "last card is in") in out
+    assert "round 1: hands not recorded" not in out
+    out = check_text(tmp_path, log.ruling(2, [0, 100], "abandoned").jsonl())
+    assert ("round 2: hands not recorded and the round was ruled before its last card: its plays "
+            "were never judged") in out
+    # a Kloepper deal without hands, two cards in
+    out = check_text(tmp_path, KloepperLog().deal(None).play(0, "AC").play(1, "9C").jsonl())
+    assert "round 1: hands not recorded and the round is not over" in out

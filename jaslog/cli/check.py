@@ -57,6 +57,14 @@ def _print_game(g: FileGame) -> None:
         trick = f" trick {v['trick']}" if v["trick"] else ""
         console.print(f"    {loc}game {rep['game']} seq {v['seq']} round {v['round']}{trick}{seat}: "
                       f"[yellow]{v['rule']}[/]: {escape(v['message'])}", soft_wrap=True)
+    for r in fold.state.rounds:
+        # a round without hands is judged at its last card: none listed is not a clean round
+        x: Any = r
+        if not x.hands_known and not x.over and any(t.cards for t in x.tricks):
+            why = ("was ruled before its last card: its plays were never judged" if x.ruling
+                   else "is not over: its plays are judged when its last card is in")
+            console.print(f"    round {x.number}: hands not recorded and the round {why}",
+                          soft_wrap=True)
     for r in rep["rounds"]:
         if r["ruling"]:
             played = "–".join(str(x) for x in r["score"])
