@@ -114,17 +114,24 @@ def render_table(fold: GameFold, viewer: int | None = None) -> Group:
     return RENDERERS[fold.game](fold, viewer)
 
 
-def unjudged_note(fold: GameFold) -> Text | None:
-    """A round recorded without hands has its plays judged only when its last card is in
-    (the hands are rebuilt from the cards played): until then, or for good when a ruling
-    ended it with cards unplayed, no violation listed does not mean a clean round."""
-    rounds = fold.state.rounds
-    if not rounds:
-        return None
-    r: Any = rounds[-1]
+def unjudged(r: Any) -> str | None:
+    """Whether round ``r``'s plays are unjudged: a round recorded without hands has them
+    judged only when its last card is in (the hands are rebuilt from the cards played), so
+    until then (``"open"``), or for good when a ruling ended it with cards unplayed
+    (``"ruled"``), no violation listed does not mean a clean round. None: judged, or nothing
+    played."""
     if r.hands_known or r.over or not any(t.cards for t in r.tricks):
         return None
-    if r.ruling is not None:
+    return "ruled" if r.ruling is not None else "open"
+
+
+def unjudged_note(fold: GameFold) -> Text | None:
+    """The table's line for a last round whose plays are :func:`unjudged`."""
+    rounds = fold.state.rounds
+    state = unjudged(rounds[-1]) if rounds else None
+    if state is None:
+        return None
+    if state == "ruled":
         return Text("  hands not recorded, ruled before the last card: legality never judged",
                     style="dim italic")
     return Text("  hands not recorded: legality is judged when the round's last card is in",

@@ -11,6 +11,7 @@ from rich.markup import escape
 from jaslog.audit import game_report
 from jaslog.cli.common import DB_OPTION, console, err_console, read_games, write_json_line
 from jaslog.fold import FileGame, FoldError, GameFold
+from jaslog.render import unjudged
 
 
 def _team_names(seats: list[str], team: int) -> str:
@@ -59,11 +60,11 @@ def _print_game(g: FileGame) -> None:
                       f"[yellow]{v['rule']}[/]: {escape(v['message'])}", soft_wrap=True)
     for r in fold.state.rounds:
         # a round without hands is judged at its last card: none listed is not a clean round
-        x: Any = r
-        if not x.hands_known and not x.over and any(t.cards for t in x.tricks):
-            why = ("was ruled before its last card: its plays were never judged" if x.ruling
-                   else "is not over: its plays are judged when its last card is in")
-            console.print(f"    round {x.number}: hands not recorded and the round {why}",
+        state = unjudged(r)
+        if state is not None:
+            why = ("was ruled before its last card: its plays were never judged"
+                   if state == "ruled" else "is not over: its plays are judged when its last card is in")
+            console.print(f"    round {r.number}: hands not recorded and the round {why}",
                           soft_wrap=True)
     for r in rep["rounds"]:
         if r["ruling"]:

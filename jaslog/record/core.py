@@ -214,7 +214,7 @@ class Recorder:
 
     def refusal_code(self, fields: dict[str, Any]) -> str | None:
         """The code of the rule that refuses the event ``fields`` now (None: not refused)."""
-        from jaslog.events import event_from_dict
+        from jaslog.events import EventError, event_from_dict
         from jaslog.fold import FoldError
 
         trial = copy.deepcopy(self.fold)
@@ -222,7 +222,7 @@ class Recorder:
             trial.apply(event_from_dict({"game": self.game, "seq": self.next_seq, **fields}))
         except FoldError as e:
             return str(e.code)
-        except Exception:  # not an event the rules can judge: no code to add
+        except (EventError, ValueError):  # not an event the rules can judge: no code to add
             return None
         return None
 
