@@ -19,7 +19,7 @@ test: setup lint
 	$(PY) -m pytest -n 2 -p no:cacheprovider
 
 bench: setup
-	$(PY) -m jaslog.bench
+	$(PY) -m benchmarks.bench
 
 schemas: setup
-	$(PY) -m jaslog.schemas
+	$(PY) -m jaslog.events.schemas

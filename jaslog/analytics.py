@@ -36,6 +36,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from jaslog.errors import JaslogError
 from jaslog.export import SCHEMAS, TABLES, load_manifest
 from jaslog.export.schema import PARTITIONS
 
@@ -43,8 +44,10 @@ ANALYTICS_DIR = Path(__file__).resolve().parent.parent / "analytics"
 ALL = ("all", "'all'")
 
 
-class AnalyticsError(Exception):
+class AnalyticsError(JaslogError):
     """A question, dimension or query that cannot run: the message says why."""
+
+    code = "bad_question"
 
 
 @dataclass(frozen=True)

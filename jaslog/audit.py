@@ -6,56 +6,19 @@ prints and the export reads; its keys are a contract for scripts (see the README
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from jaslog.cards import SUIT_LETTERS, card_text
-from jaslog.fold import FoldError, GameFold
-from jaslog.fold.klaberjass import rounds_report as klaberjass_rounds
-from jaslog.fold.kloepper import rounds_report as kloepper_rounds
-from jaslog.rules.base import Violation
+from jaslog.engine.common import violation_dict
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.games import get_game
 
 REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals", "finished",
                "winner")
 
 
-def violation_dict(v: Violation) -> dict[str, Any]:
-    return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
-            "card": card_text(v.card) if v.card is not None else None, "rule": v.rule,
-            "message": v.message}
-
-
-#: The round report of each game that has its own (Klaverjas is the default below).
-#: Klaberjass and Kloepper report scores per player; see their fold modules.
-ROUND_REPORTS: dict[str, Callable[[GameFold], list[dict[str, Any]]]] = {
-    "klaberjass": klaberjass_rounds, "kloepper": kloepper_rounds}
-
-
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    custom = ROUND_REPORTS.get(fold.game)
-    if custom is not None:
-        return custom(fold)
-    state = fold.state
-    out = []
-    for r, o in zip(state.rounds, state.outcomes(), strict=True):
-        out.append({
-            "round": r.number,
-            "dealer": r.dealer,
-            "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
-            "chooser": r.chooser,
-            "tricks": [{"leader": t.leader, "cards": [card_text(c) for c in t.cards],
-                        "winner": t.winner if t.complete else None, "points": t.points,
-                        "roem": (t.claimed if state.claimed_mode else t.roem),
-                        "roem_on_table": t.roem} for t in r.tricks if t.cards],
-            "points": o.points,
-            "roem": o.roem,
-            "roem_on_table": o.roem_on_table,
-            "result": o.result,
-            "score": o.score,
-            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-                       if r.ruling else None),
-        })
-    return out
+    """Every round of the game for ``check --json``: the game's own report."""
+    return get_game(fold.game).report(fold)
 
 
 ERROR_KEYS = ("file", "line", "game", "seq", "seat", "card", "code", "message")

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from jaslog.errors import JaslogError
+
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 SUITS = (CLUBS, DIAMONDS, HEARTS, SPADES)
 SUIT_LETTERS = "CDHS"
@@ -41,8 +43,11 @@ SUIT_MASK = tuple(0xFF << (8 * s) for s in SUITS)
 RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
 
 
-class CardError(ValueError):
+
+class CardError(JaslogError, ValueError):
     """A text that is not a card (or not a hand) in the form asked for."""
+
+    code = "bad_card"
 
 
 def card(rank: int, suit: int) -> int:

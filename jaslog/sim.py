@@ -1,11 +1,9 @@
 """Bots that play complete, legal games and write them as ``jaslog/1`` events.
 
-The simulator drives the real rules engine: it asks the state what it expects next and
-which cards are legal, and lets a bot (:mod:`jaslog.bots`) choose. It is deterministic
-for a seed: the same arguments give the same events, byte for byte.
-
-Each game has its simulator in :data:`SIMULATORS` (by game: ``klaverjas``, and the other
-games register theirs); :func:`iter_game` routes a ruleset to its game's simulator.
+Each game's simulator (its ``Game.simulate``) drives the real rules engine: it asks the
+state what it expects next and which cards are legal, and lets a bot choose. It is
+deterministic for a seed: the same arguments give the same events, byte for byte.
+:func:`iter_game` routes a ruleset to its game's simulator.
 
 :class:`Faults` injects what real records contain, so audits and statistics have
 something to find: revokes, false roem claims, rounds whose hands nobody saw, roem left
@@ -23,73 +21,29 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 
-from jaslog.bots import HeuristicBot, RandomBot
-from jaslog.cards import CARD_TEXT, SUIT_LETTERS, cards_of
-from jaslog.rules.klaverjas import KlaverjasGame, legal, trick_roem
-from jaslog.rules.options import game_of, resolve
+from jaslog.engine.game import Simulator
+from jaslog.engine.sim import BOT_NAMES, PLAYER_POOL, Faults
+from jaslog.games import GAMES, PRESETS, game_of, get_game, resolve
 
 __all__ = [
-    "BOTS", "PLAYER_POOL", "SIMULATORS", "Faults", "HeuristicBot", "RandomBot", "ResultStats",
-    "Simulator",
+    "BOT_NAMES", "PLAYER_POOL", "Faults", "ResultStats", "Simulator",
     "game_seed", "iter_game", "result_stats", "simulate", "simulate_game", "simulated_rulesets",
     "to_jsonl",
 ]
-
-PLAYER_POOL = ("ann", "bob", "cor", "dirk", "eva", "finn", "gijs", "hanna", "ilse", "joop",
-               "kees", "lies", "maud", "noor", "otto", "piet", "rik", "sanne", "tom", "ula",
-               "vera", "wim", "xander", "yara")
 
 #: The default first moment of simulated games (``at`` stamps), and the gap between games.
 DEFAULT_START = datetime(2026, 1, 5, 19, 30, tzinfo=UTC)
 GAME_GAP = timedelta(hours=3)
 
 
-@dataclass(frozen=True)
-class Faults:
-    """Rates of the faults real records contain (each a probability per chance)."""
-
-    revoke_rate: float = 0.0       # per play: play an illegal card when one exists
-    false_roem_rate: float = 0.0   # per trick: claim more roem than is on the table
-    no_hands_rate: float = 0.0     # per round: the scorer did not see the hands
-    unclaimed_roem_rate: float = 0.1  # per trick with roem: nobody claims it
-    partial_roem_rate: float = 0.05   # per trick with two roem parts: only one is claimed
-    revoke_rounds: tuple[int, ...] | None = None  # only revoke in these rounds (1-based)
-
-    def __post_init__(self) -> None:
-        for name in ("revoke_rate", "false_roem_rate", "no_hands_rate", "unclaimed_roem_rate",
-                     "partial_roem_rate"):
-            rate = getattr(self, name)
-            if not 0.0 <= rate <= 1.0:
-                raise ValueError(f"{name.replace('_', '-')} must be between 0 and 1, not {rate}")
-
-
-BOTS: dict[str, type[RandomBot]] = {"random": RandomBot, "heuristic": HeuristicBot}
-
-
-class Simulator(Protocol):
-    """One game's events (dicts, in seq order, without ``at``) from its settings."""
-
-    def __call__(self, game_id: str, ruleset: str, options: dict[str, Any] | None, *,
-                 rng: random.Random, seats: list[str] | None, bot: str,
-                 faults: Faults) -> Iterator[dict[str, Any]]: ...
-
-
-#: The simulator of each game, by game name (``klaverjas``, ``klaberjass``, ``kloepper``).
-#: Another game registers its own: ``SIMULATORS["kloepper"] = simulate_kloepper``.
-SIMULATORS: dict[str, Simulator] = {}
-
-
 def simulated_rulesets() -> list[str]:
-    """The presets whose game has a simulator."""
-    from jaslog.rules.options import PRESETS
-
-    return [p for p in PRESETS if game_of(p) in SIMULATORS]
+    """The presets of every game (each game has its simulator)."""
+    return list(PRESETS)
 
 
 # ---------------------------------------------------------------------- the driver
@@ -109,12 +63,9 @@ def iter_game(game_id: str, ruleset: str = "amsterdam", options: dict[str, Any] 
     ``at`` (a time, or RFC 3339 text) stamps the events: the game starts then and every
     event takes a few seconds, as at a table.
     """
-    if bot not in BOTS:
-        raise ValueError(f"unknown bot {bot!r}; the bots are {', '.join(BOTS)}")
-    game = game_of(ruleset)
-    sim = SIMULATORS.get(game)
-    if sim is None:
-        raise ValueError(f"there is no simulator for {game} yet (ruleset {ruleset})")
+    if bot not in BOT_NAMES:
+        raise ValueError(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
+    sim = get_game(game_of(ruleset)).simulate
     resolve(ruleset, options)  # a bad option is the caller's error, said before anything runs
     events = sim(game_id, ruleset, options, rng=random.Random(seed), seats=seats, bot=bot,
                  faults=faults)
@@ -184,118 +135,6 @@ def to_jsonl(events: Iterable[dict[str, Any]]) -> Iterator[bytes]:
 # ---------------------------------------------------------------------- Klaverjas
 
 
-def _deal(rng: random.Random) -> list[int]:
-    deck = list(range(32))
-    rng.shuffle(deck)
-    return [sum(1 << c for c in deck[i * 8:(i + 1) * 8]) for i in range(4)]
-
-
-def simulate_klaverjas(game_id: str, ruleset: str, options: dict[str, Any] | None, *,
-                       rng: random.Random, seats: list[str] | None, bot: str,
-                       faults: Faults) -> Iterator[dict[str, Any]]:
-    """A game of Klaverjas played by four bots of the kind ``bot``."""
-    opts = resolve(ruleset, options)
-    seats = list(seats) if seats else rng.sample(PLAYER_POOL, 4)
-    dealer = rng.randrange(4)
-    game = KlaverjasGame(opts, dealer)
-    player = BOTS[bot](rng)
-    seq = 0
-
-    def ev(type_: str, **fields: Any) -> dict[str, Any]:
-        nonlocal seq
-        e = {"game": game_id, "seq": seq, "type": type_, **fields}
-        seq += 1
-        return e
-
-    start: dict[str, Any] = {"ruleset": ruleset}
-    if options:
-        start["options"] = options
-    start.update(seats=seats, dealer=dealer)
-    yield ev("game_started", **start)
-    claimed = opts["roem.claim_mode"] == "claimed"
-    winners_claim = opts["roem.claim_by"] == "winning_team"
-    may_revoke = opts["revoke"] != "reject" and faults.revoke_rate > 0
-    separate_pack = opts["random.source"] == "separate_pack"
-    true_hands = [0, 0, 0, 0]
-    for _guard in range(100_000):
-        kind, seat = game.expected()
-        if kind == "over":
-            return
-        if kind == "deal":
-            true_hands = _deal(rng)
-            seen = not faults.no_hands_rate or rng.random() >= faults.no_hands_rate
-            game.deal(true_hands, seq=seq)
-            if seen:
-                yield ev("dealt", hands=[[CARD_TEXT[c] for c in cards_of(h)] for h in true_hands])
-            else:
-                yield ev("dealt")
-            continue
-        r = game.current_round
-        if kind == "turn":
-            if separate_pack or r.selection.turned:
-                text = rng.choice("23456") + rng.choice(SUIT_LETTERS)
-            else:  # the dealer's last card, turned face up
-                text = CARD_TEXT[rng.choice(list(cards_of(true_hands[r.dealer])))]
-            game.turn_trump(text, seq)
-            yield ev("trump_turned", card=text)
-            continue
-        assert seat is not None
-        if kind == "bid":
-            call = player.bid(game, seat, true_hands[seat])
-            game.bid(seat, call, seq)
-            yield ev("bid", seat=seat, call=call)
-            continue
-        hand = true_hands[seat] & ~r.played
-        t = r.tricks[-1]
-        trick = [] if t.complete else t.cards
-        legal_mask = legal(hand, trick, r.trump or 0, game.play_rules)
-        c = player.play(game, seat, hand, legal_mask)
-        if may_revoke and hand & ~legal_mask and rng.random() < faults.revoke_rate and (
-                faults.revoke_rounds is None or r.number in faults.revoke_rounds):
-            c = rng.choice(list(cards_of(hand & ~legal_mask)))
-        game.play(seat, c, seq)
-        yield ev("play", seat=seat, card=CARD_TEXT[c])
-        t = r.tricks[-1]
-        if t.complete and claimed:
-            claim = _roem_claim(game, t.cards, r.trump or 0, t.winner, rng, faults, winners_claim)
-            if claim is not None:
-                claimer, points = claim
-                game.claim_roem(claimer, points, seq)
-                yield ev("roem", seat=claimer, points=points)
-    raise RuntimeError(f"game {game_id}: the simulation did not end")  # pragma: no cover
-
-
-def _roem_claim(game: KlaverjasGame, cards: list[int], trump: int, winner: int,
-                rng: random.Random, faults: Faults, winners_claim: bool) -> tuple[int, int] | None:
-    """Who claims how much roem for a completed trick, as people do (or None)."""
-    from jaslog.rules.klaverjas import roem_parts
-
-    roem = trick_roem(cards, trump, game.roem_rules)
-    claimer = (winner + rng.choice((0, 2))) % 4
-    if not winners_claim and rng.random() < 0.1:
-        claimer = (claimer + 1) % 4  # an opponent calls it: "roem for you"
-    if roem:
-        if rng.random() < faults.unclaimed_roem_rate:
-            return None
-        parts = [p for _, p in roem_parts(cards, trump, game.roem_rules) if p]
-        if len(parts) > 1 and rng.random() < faults.partial_roem_rate:
-            return claimer, max(parts)  # the stuk (or the run) overlooked
-    if faults.false_roem_rate and rng.random() < faults.false_roem_rate:
-        return claimer, roem + rng.choice((20, 20, 50))
-    return (claimer, roem) if roem else None
-
-
-SIMULATORS["klaverjas"] = simulate_klaverjas
-
-
-def _register_other_games() -> None:
-    """Klaberjass and Kloepper register their simulators in :data:`SIMULATORS` on import."""
-    from jaslog import sim_klaberjass, sim_kloepper  # noqa: F401
-
-
-_register_other_games()
-
-
 # ---------------------------------------------------------------------- measuring bots
 
 
@@ -358,13 +197,12 @@ class ResultStats:
 
 
 #: How a round ended, for the playing side (the side that chose trumps in Klaverjas, the
-#: maker in Klaberjass, the black queens' side in Kloepper): it won ...
-WON = frozenset({"made", "pit", "queens"})
-#: ... it lost (nat, bete, the side without the queens won) ...
-LOST = frozenset({"nat", "bete", "others"})
-#: ... or neither (a Klaberjass tie, a Kloepper deal that scores nothing). Revoked, annulled
-#: and unfinished rounds are none of these and are left out of the rates.
-TIED = frozenset({"tie", "none"})
+#: maker in Klaberjass, the black queens' side in Kloepper): it won, lost or neither, as each
+#: game declares (``Game.won``, ``lost``, ``tied``). Revoked, annulled and unfinished rounds
+#: are none of these and are left out of the rates.
+WON = frozenset().union(*(g.won for g in GAMES.values()))
+LOST = frozenset().union(*(g.lost for g in GAMES.values()))
+TIED = frozenset().union(*(g.tied for g in GAMES.values()))
 
 
 class _Tally:
@@ -377,26 +215,27 @@ class _Tally:
         self.with_roem = 0
         self.rounds = 0
         self.roem_rounds = 0   # rounds of games with roem (Klaverjas; Klaberjass: sequences, bella)
-        self.klaverjas_rounds = 0
+        self.table_rounds = 0
 
     def add(self, rep: dict[str, Any]) -> None:
         self.games += 1
         for v in rep["violations"]:
             self.violations[v["rule"]] += 1
+        roem_of = get_game(game_of(rep["ruleset"])).roem_of
         for r in rep["rounds"]:
             self.rounds += 1
             self.results[r["result"]] += 1
-            if "roem_on_table" in r:  # Klaverjas: roem claimed, and roem held
-                self.klaverjas_rounds += 1
-                self.roem_rounds += 1
-                self.roem += sum(r["roem"])
-                self.table += sum(r["roem_on_table"])
-                self.with_roem += sum(r["roem_on_table"]) > 0
-            elif "sequences" in r:  # Klaberjass: the sequences and bella that scored
-                self.roem_rounds += 1
-                scored = sum(r["sequences"]) + sum(r["bella"])
-                self.roem += scored
+            if roem_of is None:
+                continue
+            scored, on_table = roem_of(r)
+            self.roem_rounds += 1
+            self.roem += scored
+            if on_table is None:  # no roem on the table (Klaberjass: the sequences and bella)
                 self.with_roem += scored > 0
+            else:  # roem claimed, and roem held
+                self.table_rounds += 1
+                self.table += on_table
+                self.with_roem += on_table > 0
 
     def summary(self) -> dict[str, Any]:
         res = self.results
@@ -412,10 +251,10 @@ class _Tally:
         return {
             "games": self.games, "rounds": self.rounds, "results": dict(sorted(res.items())),
             "made_rate": rate(won), "failed_rate": rate(lost), "tie_rate": rate(tied),
-            "pit_rate": rate(res["pit"]) if self.klaverjas_rounds else None,
+            "pit_rate": rate(res["pit"]) if self.table_rounds else None,
             "revoke_rounds": res["revoke"], "annulled_rounds": res["annulled"],
             "roem_per_round": per(self.roem, self.roem_rounds, 2),
-            "roem_on_table_per_round": per(self.table, self.klaverjas_rounds, 2),
+            "roem_on_table_per_round": per(self.table, self.table_rounds, 2),
             "rounds_with_roem": per(self.with_roem, self.roem_rounds, 4),
             "violations": dict(sorted(self.violations.items())),
         }

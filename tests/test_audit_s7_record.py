@@ -395,7 +395,7 @@ def test_klaberjass_help_lists_the_sequences_held(db: str) -> None:
     assert "seq" not in helps[1].split("by seat 1 (bob)")[1]
     assert "seq" not in helps[2]
     with open_store(db) as store:  # deal random 2: neither hand holds three in a row
-        from jaslog.rules.klaberjass import runs
+        from jaslog.games.klaberjass.rules import runs
         r = store.fold("seq").state.rounds[-1]
         assert not runs(r.hands[0] | r.by_seat[0]) and not runs(r.hands[1] | r.by_seat[1])
     assert "seq" not in helps[3], helps[3]

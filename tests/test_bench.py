@@ -1,4 +1,4 @@
-"""A smoke test of ``python -m jaslog.bench`` on a tiny workload: every stage and every baseline
+"""A smoke test of ``python -m benchmarks.bench`` on a tiny workload: every stage and every baseline
 runs and is reported, and ``--json`` holds the figures. Timings are never asserted (speed is
 the benchmark's business, not a test's)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from jaslog.bench import LABELS, ORDER, ROWS
+from benchmarks.bench import LABELS, ORDER, ROWS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.Co
     tmp = tmp_path_factory.mktemp("bench")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.run([sys.executable, "-m", "jaslog.bench", "--games", "6", "--work",
+    run = subprocess.run([sys.executable, "-m", "benchmarks.bench", "--games", "6", "--work",
                           str(tmp / "work"), "--json", str(tmp / "bench.json"), "--scale",
                           "--scale-games", "4", "--scale-factor", "2"],
                          cwd=tmp, capture_output=True, text=True, timeout=900, env=env, check=False)
@@ -96,8 +96,8 @@ def test_the_workload_is_deterministic_and_reused(
         bench: tuple[Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> None:
     from rich.console import Console
 
-    from jaslog.bench import build_workload
-    from jaslog.bench_stages import Work
+    from benchmarks.bench import build_workload
+    from benchmarks.bench_stages import Work
 
     tmp, _ = bench
     again = Work(tmp_path)
@@ -111,7 +111,7 @@ def test_the_workload_is_deterministic_and_reused(
 def test_repeat_runs_passes_over_the_stages(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    run = subprocess.run([sys.executable, "-m", "jaslog.bench", "--games", "2", "--work",
+    run = subprocess.run([sys.executable, "-m", "benchmarks.bench", "--games", "2", "--work",
                           str(tmp_path / "work"), "--only", "parse,json,fold", "--repeat", "2",
                           "--json", str(tmp_path / "b.json")],
                          cwd=tmp_path, capture_output=True, text=True, timeout=600, env=env,
@@ -141,7 +141,7 @@ def test_compare_two_runs(bench: tuple[Path, subprocess.CompletedProcess[str]],
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def bench_cmd(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "jaslog.bench", *args], capture_output=True,
+        return subprocess.run([sys.executable, "-m", "benchmarks.bench", *args], capture_output=True,
                               text=True, env=env, timeout=120, check=False)
 
     res = bench_cmd("--compare", str(tmp_path / "old.json"), str(tmp / "bench.json"))
@@ -159,5 +159,5 @@ def test_compare_two_runs(bench: tuple[Path, subprocess.CompletedProcess[str]],
     (tmp_path / "other.json").write_text('{"a": 1}')
     res = bench_cmd("--compare", str(tmp_path / "other.json"), str(tmp / "bench.json"))
     assert res.returncode == 2
-    assert "other.json: not a figures file of python -m jaslog.bench --json" in \
+    assert "other.json: not a figures file of python -m benchmarks.bench --json" in \
         " ".join(res.stderr.split())

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from jaslog.cli import app
-from jaslog.rules.options import PRESETS, resolve
+from jaslog.games import PRESETS, resolve
 
 from .test_oracle import BAD_QUERIES, QUERIES
 

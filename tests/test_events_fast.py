@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jaslog.events import EventError, canonical_json, parse_event
-from jaslog.events_fast import fast_play
+from jaslog.events.fast import fast_play
 
 ROOT = Path(__file__).resolve().parents[1]
 

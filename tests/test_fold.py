@@ -10,9 +10,10 @@ from typing import Any
 import orjson
 import pytest
 
+from jaslog.engine.fold import FoldError
 from jaslog.events import event_from_dict, read_lines
-from jaslog.fold import FileGame, FoldError, fold, fold_lines, start_fold
-from jaslog.fold.klaverjas import KlaverjasFold
+from jaslog.fold import FileGame, fold, fold_lines, start_fold
+from jaslog.games.klaverjas.fold import KlaverjasFold
 
 from .rules.logs import (
     DEAL_M,

@@ -6,14 +6,8 @@ from typing import Any
 
 import pytest
 
-from jaslog.rules.options import (
-    CATALOGUES,
-    PRESETS,
-    OptionError,
-    game_of,
-    parse_option_text,
-    resolve,
-)
+from jaslog.engine.options import OptionError
+from jaslog.games import CATALOGUES, PRESETS, game_of, parse_option_text, resolve
 
 KLAVERJAS_PRESETS = ["amsterdam", "amsterdam-kbn", "rotterdam", "klaverjas-online-501"]
 

@@ -14,9 +14,10 @@ from typer.testing import CliRunner
 
 from jaslog.cards import cards_of, hand_text
 from jaslog.cli import app
+from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import GameFold, start_fold
-from jaslog.rules.kloepper import PACK, QC, QS
+from jaslog.fold import start_fold
+from jaslog.games.kloepper.rules import PACK, QC, QS
 from jaslog.sim import Faults, simulate_game
 from jaslog.store import open_store
 

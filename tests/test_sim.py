@@ -19,12 +19,12 @@ import orjson
 import pytest
 
 from jaslog.audit import game_report
-from jaslog.bots import HeuristicBot, RandomBot
 from jaslog.cards import FULL_DECK, SUIT_MASK, cards_of
 from jaslog.events import read_lines
 from jaslog.fold import FileGame, fold_lines
-from jaslog.rules.klaverjas import KlaverjasGame
-from jaslog.rules.options import resolve
+from jaslog.games import resolve
+from jaslog.games.klaverjas.bots import HeuristicBot, RandomBot
+from jaslog.games.klaverjas.rules import KlaverjasGame
 from jaslog.sim import (
     Faults,
     iter_game,
@@ -264,7 +264,7 @@ def test_at_stamps_are_canonical_and_increasing() -> None:
 def test_unknown_bot_and_ruleset_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown bot"):
         list(iter_game("g", bot="genius"))
-    from jaslog.rules.options import OptionError
+    from jaslog.engine.options import OptionError
 
     with pytest.raises(OptionError):
         list(iter_game("g", "amsterdam", {"play": "paris"}))

@@ -59,7 +59,7 @@ def unplayed(events: list[dict[str, Any]], round_: int) -> list[set[str]]:
         if getattr(r, attr, None) is not None:
             public |= 1 << getattr(r, attr)
     if getattr(r, "dix_seat", None) is not None:
-        from jaslog.rules.klaberjass import dix_card
+        from jaslog.games.klaberjass.rules import dix_card
 
         public |= 1 << dix_card(r.trump)
     if len(r.tricks) >= 2 or (r.tricks and r.tricks[0].complete):

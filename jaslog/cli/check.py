@@ -10,7 +10,9 @@ from rich.markup import escape
 
 from jaslog.audit import game_report
 from jaslog.cli.common import DB_OPTION, console, err_console, read_games, write_json_line
-from jaslog.fold import FileGame, FoldError, GameFold
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.fold import FileGame
+from jaslog.games import get_game
 from jaslog.render import unjudged
 
 
@@ -23,7 +25,7 @@ def standing(fold: GameFold, rep: dict[str, Any]) -> str:
     Klaberjass and Kloepper (their totals are per player)."""
     tot = rep["totals"]
     w = rep["winner"]
-    if fold.game != "klaverjas":
+    if get_game(fold.game).scoring == "players":
         score = "–".join(str(t) for t in tot)
         if not rep["finished"]:
             return f"not finished, {score}"

@@ -12,9 +12,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from jaslog.engine.fold import FoldError
 from jaslog.events import Line
-from jaslog.fold import FileGame, FoldError, fold_lines
-from jaslog.logs import LogError, LogFiles, paths_problem
+from jaslog.events.logs import LogError, LogFiles, paths_problem
+from jaslog.fold import FileGame, fold_lines
 
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
@@ -100,7 +101,7 @@ def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | 
     paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)
 
-    if paths:  # read twice (see jaslog.logs): each game is reported at its last line
+    if paths:  # read twice (see jaslog.events.logs): each game is reported at its last line
         with contextlib.ExitStack() as stack:
             try:
                 log = LogFiles(paths, stack)

@@ -15,8 +15,9 @@ from jaslog.cli.common import (
     is_stored,
     stored_lines,
 )
-from jaslog.fold import FoldError, start_fold
-from jaslog.logs import lines_of_game
+from jaslog.engine.fold import FoldError
+from jaslog.events.logs import lines_of_game
+from jaslog.fold import start_fold
 from jaslog.render import describe_event, render_table
 
 

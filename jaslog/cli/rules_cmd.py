@@ -9,8 +9,9 @@ import orjson
 import typer
 
 from jaslog.cli.common import console, fail, write_json_line
+from jaslog.engine.options import OptionError
+from jaslog.games import CATALOGUES, PRESETS, game_of, get_game, parse_option_text
 from jaslog.oracle import QueryError, answer
-from jaslog.rules.options import CATALOGUES, PRESETS, OptionError, game_of, parse_option_text
 
 rules_app = typer.Typer(help="The rule book on demand: options, legal plays, winners, roem, "
                         "scores. `--batch` answers JSON Lines queries on stdin.",
@@ -86,7 +87,7 @@ def presets(as_json: bool = JSON) -> None:
 @rules_app.command()
 def options(ruleset: str = RULESET, option: list[str] = OPTION, as_json: bool = JSON) -> None:
     """Every option of a ruleset with its value (after any --option overrides)."""
-    from jaslog.rules.options import resolve
+    from jaslog.games import resolve
 
     try:
         values = resolve(ruleset, _opts(ruleset, option))
@@ -161,15 +162,10 @@ def score(ruleset: str = RULESET,
           revoke: int | None = typer.Option(None, "--revoke", help="team that revoked"),
           option: list[str] = OPTION, as_json: bool = JSON) -> None:
     """The score of a Klaverjas round from its points, roem and tricks."""
-    game = game_of(ruleset) if ruleset in PRESETS else "klaverjas"
-    if game == "klaberjass":
+    game = get_game(game_of(ruleset)) if ruleset in PRESETS else None
+    if game is not None and game.scoring != "teams":  # the command takes a score per team
         fail(f"`rules score` scores Klaverjas rounds; a {ruleset} deal is scored with --batch: "
-             f'{{"op": "score", "ruleset": "{ruleset}", "points": [P0, P1], "maker": SEAT, '
-             '"sequences": [S0, S1], "bella": [B0, B1], "revoke": SEAT or null}')
-    if game == "kloepper":
-        fail(f"`rules score` scores Klaverjas rounds; a {ruleset} deal is scored with --batch: "
-             f'{{"op": "score", "ruleset": "{ruleset}", "queens_points": N, "queens_tricks": N, '
-             '"mode": "pair" or "alone", "queens": [SEATS], "knock": false, "knock_back": false}')
+             + game.score_example.format(ruleset=ruleset))
     a = _ask({"op": "score", "ruleset": ruleset, "options": _opts(ruleset, option),
               "points": _pair(points_, "points"), "roem": _pair(roem_, "roem"),
               "tricks": _pair(tricks, "tricks"), "chooser_team": chooser,

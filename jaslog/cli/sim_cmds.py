@@ -15,7 +15,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from jaslog.cli.common import fail, write_json_line
-from jaslog.rules.options import PRESETS, OptionError, parse_option_text
+from jaslog.engine.options import OptionError
+from jaslog.games import PRESETS, parse_option_text
 
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
@@ -46,7 +47,7 @@ def _rulesets(names: list[str]) -> list[str]:
 
 
 def _options(rulesets: list[str], texts: list[str]) -> dict[str, dict[str, Any]]:
-    from jaslog.rules.options import resolve
+    from jaslog.games import resolve
 
     by_ruleset: dict[str, dict[str, Any]] = {}
     for rs in rulesets:
@@ -153,11 +154,11 @@ def simulate(
     json: bool = typer.Option(False, "--json", help="the summary as one JSON object"),
 ) -> None:
     """Bots play complete games: every ruleset and option, faults on request, deterministic."""
-    from jaslog.sim import BOTS, Faults, to_jsonl
+    from jaslog.sim import BOT_NAMES, Faults, to_jsonl
     from jaslog.sim import simulate as run
 
-    if bot not in BOTS:
-        fail(f"unknown bot {bot!r}; the bots are {', '.join(BOTS)}")
+    if bot not in BOT_NAMES:
+        fail(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
     if out_file is not None and db is not None:
         fail("give --out or --db, not both")
     rulesets = _rulesets(ruleset)
@@ -258,7 +259,7 @@ def demo(
     seed: int = typer.Option(2026, "--seed", help="seed of the simulated games"),
 ) -> None:
     """The main job in one go: simulate, store, audit a disputed round, export, statistics."""
-    from jaslog.demo import DemoError, run_demo
+    from jaslog.cli.demo import DemoError, run_demo
 
     try:
         run_demo(dir, games=games, seed=seed, console=out)

@@ -21,6 +21,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, 
 
 from jaslog.cli.common import check_readable, console, err_console, fail, write_json_line
 from jaslog.cli.tables import print_fitted
+from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem, skip_bom
 from jaslog.store import (
     ConflictError,
@@ -93,7 +94,8 @@ def error_json(game: str, e: Exception, message: str, exit_code: int) -> dict[st
 
 
 def _parse_options(ruleset: str, option: list[str]) -> dict[str, Any]:
-    from jaslog.rules.options import OptionError, parse_option_text
+    from jaslog.engine.options import OptionError
+    from jaslog.games import parse_option_text
 
     out: dict[str, Any] = {}
     for text in option:
@@ -130,7 +132,7 @@ def new(
     db: str | None = DB,
 ) -> None:
     """Start a game in the store and print its id."""
-    from jaslog.rules.options import PRESETS
+    from jaslog.games import PRESETS
 
     if ruleset not in PRESETS:
         fail(f"unknown ruleset {ruleset!r}; the presets are {', '.join(PRESETS)}")
@@ -191,8 +193,10 @@ _JSON_KINDS = {str: "a JSON string", int: "a JSON number", float: "a JSON number
 _AN_EVENT = 'an event is a JSON object ({"type": "note", "text": "..."})'
 
 
-class BadBatch(ValueError):
+class BadBatch(JaslogError, ValueError):
     """What ``append`` was given is not a batch of events; ``code`` names why."""
+
+    code = "bad_event"
 
     def __init__(self, message: str, code: str) -> None:
         self.code = code
@@ -385,7 +389,7 @@ def show(
     """A stored game: header, score, violations, the table now, and its certificate."""
     from jaslog.audit import game_report
     from jaslog.cli.check import standing
-    from jaslog.fold import FoldError
+    from jaslog.engine.fold import FoldError
     from jaslog.render import render_table
 
     with opened(db, create=False) as store:

@@ -7,7 +7,7 @@
 * :func:`verify_dataset` rechecks a snapshot against its manifest (sizes, SHA-256, rows).
 
 The tables and their columns are in :mod:`jaslog.export.schema`; the rows are built from
-folded states in :mod:`jaslog.export.rows` (one builder per game in ``ROW_BUILDERS``).
+folded states in :mod:`jaslog.export.rows` (each game's rows by its ``export`` adapter).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from jaslog.export.dataset import (
     usable_previous,
     verify_dataset,
 )
-from jaslog.export.rows import ROW_BUILDERS, build_game
+from jaslog.export.rows import build_game
 from jaslog.export.schema import SCHEMAS, TABLES, arrow_schema_docs
 from jaslog.export.sources import (
     export_files,
@@ -35,7 +35,6 @@ from jaslog.export.sources import (
 
 __all__ = [
     "DEFAULT_CHUNK",
-    "ROW_BUILDERS",
     "SCHEMAS",
     "TABLES",
     "ExportError",

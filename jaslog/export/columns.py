@@ -110,16 +110,3 @@ def fill(col: list[Any], upto: int, value: Any) -> None:
     n = upto - len(col)
     if n > 0:
         col.extend([value] * n)
-
-
-#: Tables built by a :class:`Columns` of their own (``plays``: :mod:`jaslog.export.plays`).
-_CLASSES: dict[str, type[Columns]] = {}
-
-
-def register(table: str, cls: type[Columns]) -> None:
-    _CLASSES[table] = cls
-
-
-def columns_for(table: str) -> Columns:
-    """An empty buffer for ``table``'s rows."""
-    return _CLASSES.get(table, Columns)(table)

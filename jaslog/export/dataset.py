@@ -39,8 +39,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from jaslog.errors import JaslogError
 from jaslog.events import Event
-from jaslog.export.columns import columns_for
+from jaslog.export.plays import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, fingerprint
 
@@ -53,8 +54,10 @@ MANIFEST = "manifest.json"
 HISTORY_KEEP = 100
 
 
-class ExportError(Exception):
+class ExportError(JaslogError):
     """An export that cannot run (locked, unreadable previous snapshot...): a full sentence."""
+
+    code = "export_failed"
 
 
 @dataclass

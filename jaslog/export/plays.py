@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
-from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, Columns, register
+from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, Columns
 from jaslog.export.schema import COLUMNS, SCHEMAS, TS
 
 _TYPES = {c.name: c.type for c in COLUMNS["plays"]}
@@ -134,7 +134,9 @@ class PlaysColumns(Columns):
         return pa.Table.from_arrays([cols[c] for c in self.names], schema=SCHEMAS["plays"])
 
 
-register("plays", PlaysColumns)
+def columns_for(table: str) -> Columns:
+    """An empty buffer for ``table``'s rows (the ``plays`` table has a buffer of its own)."""
+    return PlaysColumns(table) if table == "plays" else Columns(table)
 
 
 class PlaysOut:

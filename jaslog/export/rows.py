@@ -1,9 +1,9 @@
 """From one game's events to rows of every table, by reading the folded state.
 
 :func:`build_game` folds the events, writes the generic rows (``events``, ``games``) and
-hands the fold to the row builder of its game in :data:`ROW_BUILDERS` for the game-specific
-tables (``plays``, ``tricks``, ``rounds``, ``players``, ``violations``). A new game of the
-family registers a builder there; nothing else changes.
+hands the fold to the row builder of its game (``build`` in the game's ``export`` adapter)
+for the game-specific tables (``plays``, ``tricks``, ``rounds``, ``players``,
+``violations``). A new game of the family writes its builder there; nothing else changes.
 
 Rows go into :class:`jaslog.export.columns.Columns` (per-column lists for ``events``, per
 card and per trick values for ``plays`` (:mod:`jaslog.export.plays`), row tuples for the
@@ -20,10 +20,12 @@ from typing import Any
 import orjson
 
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
-from jaslog.events_fast import FastPlay
+from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
-from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.fold import start_fold
+from jaslog.games import get_game
 
 #: A chunk's rows for one partition: table name -> its columns.
 Rows = dict[str, Columns]
@@ -63,10 +65,6 @@ class GameContext:
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
-
-
-#: Row builders by game (``klaverjas``, ``klaberjass``, ``kloepper``: see their modules).
-ROW_BUILDERS: dict[str, Callable[[GameContext], Summary]] = {}
 
 
 # ---------------------------------------------------------------- pieces builders share
@@ -235,11 +233,9 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     fold, error = fold_events(events)
     summary = Summary()
     if fold is not None:
-        builder = ROW_BUILDERS.get(fold.game)
-        if builder is not None:
-            ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
-                              kinds.count("ruling"))
-            summary = builder(ctx)
+        ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
+                          kinds.count("ruling"))
+        summary = get_game(fold.game).adapter("export").build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((
         fold.game if fold is not None else None,
@@ -270,9 +266,5 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     return gid, events[-1].seq
 
 
-from jaslog.export import klaberjass as _klaberjass  # noqa: E402  (registers its builder)
-from jaslog.export import klaverjas as _klaverjas  # noqa: E402  (registers its builder)
-from jaslog.export import kloepper as _kloepper  # noqa: E402  (registers its builder)
 
-__all__ = ["ROW_BUILDERS", "GameContext", "Rows", "Summary", "_klaberjass", "_klaverjas",
-           "_kloepper", "build_game"]
+__all__ = ["GameContext", "Rows", "Summary", "build_game"]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jaslog.events import Event, Line, read_line
+from jaslog.events.logs import LogError, LogFiles, RawLine
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     ExportError,
@@ -18,7 +19,6 @@ from jaslog.export.dataset import (
     load_manifest,
     usable_previous,
 )
-from jaslog.logs import LogError, LogFiles, RawLine
 
 if TYPE_CHECKING:
     from jaslog.store import Store
@@ -38,7 +38,8 @@ def _filters(since: str | None, ruleset: str | None) -> dict[str, Any]:
 def check_ruleset(ruleset: str) -> None:
     """:class:`ExportError` for a ruleset that is not a preset (a mistyped ``--ruleset`` would
     export no game and leave an empty dataset), in the words of ``jaslog rules``."""
-    from jaslog.rules.options import OptionError, game_of
+    from jaslog.engine.options import OptionError
+    from jaslog.games import game_of
 
     try:
         game_of(ruleset)

@@ -7,7 +7,7 @@ warns before recording a rule violation, and appends every event to the store wi
 a retry never duplicates) and the time. Nothing is ever taken back: ``undo`` explains that
 and offers the correction the rules allow, a referee's ruling on the round.
 
-Each game subclasses it (:mod:`jaslog.record.klaverjas`, ``.klaberjass``, ``.kloepper``) for
+Each game subclasses it (:mod:`jaslog.games.klaverjas.record`, ``.klaberjass``, ``.kloepper``) for
 its own words (:meth:`Recorder.parse_game`), its deal (:meth:`Recorder.read_deal`) and what
 it accepts now (:meth:`Recorder.accepted_now`).
 """
@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, CardError, cards_of, hand_text, parse_card, parse_hand
-from jaslog.fold import GameFold
+from jaslog.engine.fold import GameFold
+from jaslog.errors import JaslogError
 from jaslog.render import describe_event, render_table
 from jaslog.store import ConflictError, RejectedError, Store, StoreError
 from jaslog.store.codec import now_rfc3339
@@ -46,8 +47,10 @@ UNSEEN = ("unseen", "-", "none")
 HELP_WIDTH = 80
 
 
-class InputError(ValueError):
+class InputError(JaslogError, ValueError):
     """What the scorer typed cannot be an event here; the message says why."""
+
+    code = "bad_input"
 
 
 class QuitRecording(EOFError):
@@ -214,8 +217,8 @@ class Recorder:
 
     def refusal_code(self, fields: dict[str, Any]) -> str | None:
         """The code of the rule that refuses the event ``fields`` now (None: not refused)."""
+        from jaslog.engine.fold import FoldError
         from jaslog.events import EventError, event_from_dict
-        from jaslog.fold import FoldError
 
         trial = copy.deepcopy(self.fold)
         try:
@@ -411,8 +414,8 @@ class Recorder:
     def check_deal_allowed(self) -> None:
         """Refuse a deal the rules would refuse (a round still in play, a finished game) before
         any hand is asked, with the rule's sentence and code."""
+        from jaslog.engine.fold import FoldError
         from jaslog.events import event_from_dict
-        from jaslog.fold import FoldError
 
         trial = copy.deepcopy(self.fold)
         try:
@@ -493,7 +496,7 @@ class Recorder:
             for head in (f"game {self.game}: event 1 of the batch: ", f"game {self.game}: "):
                 reason = reason.removeprefix(head)
             reason = reason.removesuffix("; nothing was written")
-            code = f" [{e.code}]" if e.code else ""
+            code = f" [{e.code}]" if e.code != "rejected" else ""
             return Outcome(f"✗ refused: {reason}{code}", error=True)
         self.reload()
         return Outcome("", appended=1)

@@ -7,9 +7,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Path, Query
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jaslog.engine.options import OptionError
 from jaslog.events import PlayerId
+from jaslog.games import CATALOGUES, PRESETS, game_of, resolve
 from jaslog.oracle import QueryError, answer
-from jaslog.rules.options import CATALOGUES, PRESETS, OptionError, game_of, resolve
 from jaslog.service.auth import ROLES, Principal, TokenError
 from jaslog.service.core import Service
 from jaslog.service.deps import (

@@ -31,7 +31,6 @@ from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
 from jaslog.views import (
     NotVisible,
-    NoView,
     Sight,
     Timeline,
     frames,
@@ -182,8 +181,6 @@ def _read(svc: Service, who: Principal, game: str) -> tuple[Any, Timeline, Sight
 def _guard(fn: Any, *args: Any) -> Any:
     try:
         return fn(*args)
-    except NoView as e:
-        raise ApiError(501, "no_view", str(e)) from None
     except NotVisible as e:
         raise ApiError(403, "not_visible", str(e)) from None
     except IndexError as e:

@@ -25,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Engine, bindparam, func, insert, select
 
+from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.service import db
 from jaslog.views import FULL, PUBLIC, Sight
@@ -34,13 +35,15 @@ TABLE_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 _TOKEN = re.compile(r"^jl_([0-9a-f]{8})_([A-Za-z0-9_-]{16,128})$")
 
 
-class TokenError(ValueError):
+class TokenError(JaslogError, ValueError):
     """A token that cannot be made as asked (a scorer without a table...).
 
     When the fault is a missing or bad ``field`` (``table``, ``player``), ``message`` holds
     ``{field}`` where each front end names it in its own words: ``str()`` as the command line
     does (``--table 3``), :meth:`api_message` as the HTTP API does (the JSON field).
     """
+
+    code = "bad_token"
 
     def __init__(self, message: str, field: str | None = None, example: str = "") -> None:
         self.template, self.field, self.example = message, field, example

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from jaslog.audit import violation_dict
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, EventError, GameStarted, event_from_dict
-from jaslog.fold import FoldError, GameFold
 from jaslog.service.auth import Principal, Tokens, now
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store

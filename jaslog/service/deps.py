@@ -9,6 +9,7 @@ from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict
 
+from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
@@ -97,7 +98,7 @@ def pattern_sentence(value: Any, pattern: str) -> str:
     return f"{shown} is not {name}" if name else f"{shown} is not in the form this field takes"
 
 
-class ApiError(Exception):
+class ApiError(JaslogError):
     """An error answer: HTTP status, a stable ``code`` and a sentence, plus any details.
 
     The sentence (and any text detail) is put in the API's words (:func:`api_words`): the

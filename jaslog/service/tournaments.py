@@ -25,8 +25,10 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from jaslog.engine.options import OptionError
+from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
-from jaslog.rules.options import OptionError, game_of, resolve
+from jaslog.games import game_of, get_game, resolve
 from jaslog.service import db
 from jaslog.service.auth import Principal, now
 from jaslog.service.core import Service
@@ -41,7 +43,7 @@ DEFAULT_MOVE_LIMIT = 30
 GAME_ID = re.compile(r"^(.+)-r[0-9]+-t[0-9]+$")
 
 
-class TournamentError(ValueError):
+class TournamentError(JaslogError, ValueError):
     """A tournament request that cannot be carried out; ``status`` is the HTTP answer."""
 
     def __init__(self, status: int, code: str, message: str) -> None:
@@ -137,7 +139,7 @@ class Tournaments:
         ruleset = ruleset or DEFAULT_RULESET
         options = DEFAULT_OPTIONS if options is None else options
         try:
-            if game_of(ruleset) != "klaverjas":
+            if get_game(game_of(ruleset)).scoring != "teams":  # two partnerships a table
                 raise TournamentError(422, "bad_ruleset", "tournaments are played with a "
                                       f"klaverjas ruleset, not {ruleset!r}")
             resolve(ruleset, options)

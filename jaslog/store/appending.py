@@ -17,8 +17,9 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
-from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import (
     canonical,

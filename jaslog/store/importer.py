@@ -23,6 +23,7 @@ from hashlib import sha256
 from pathlib import Path
 from typing import IO, Any
 
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import (
     MAX_LINE,
     VERSION,
@@ -34,8 +35,8 @@ from jaslog.events import (
     skip_bom,
     validate_event_json,
 )
-from jaslog.events_fast import FastPlay, fast_play
-from jaslog.fold import FoldError, GameFold, start_fold
+from jaslog.events.fast import FastPlay, fast_play
+from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
@@ -350,7 +351,7 @@ class Validator:
             self.take_bytes(raw, source, r[0])
 
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
-        """One line's bytes: a canonical play by :func:`jaslog.events_fast.fast_play`, any
+        """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
         other valid event by the models, a bad line with its error (a line cut short is told
         by :func:`jaslog.events.read_line`). False for a blank line (nothing taken)."""
         fp = fast_play(raw)

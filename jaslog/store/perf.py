@@ -1,4 +1,4 @@
-"""What the benchmark (``jaslog.bench``) measures of the store, and its raw baseline.
+"""What the benchmark (``benchmarks.bench``) measures of the store, and its raw baseline.
 
 * :func:`import_into_sqlite`: import ``jaslog/1`` lines into a fresh SQLite store, the full
   path (parse, fold through the rules, canonical bytes, hash chain, bulk insert);

@@ -11,9 +11,10 @@ from typing import Any
 from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.engine import Connection, Engine
 
+from jaslog.engine.fold import GameFold
 from jaslog.events import Event
-from jaslog.events_fast import fast_play
-from jaslog.fold import GameFold, start_fold
+from jaslog.events.fast import fast_play
+from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import VERSION, decode, parse_time
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
@@ -161,7 +162,7 @@ class Queries:
         each with all its events up to ``until``. Games are read ``batch`` at a time.
 
         ``fast``: a play stored in its canonical form comes as a
-        :class:`jaslog.events_fast.FastPlay` (every field a fold reads, and ``payload``, the
+        :class:`jaslog.events.fast.FastPlay` (every field a fold reads, and ``payload``, the
         stored bytes) instead of a model: about twice as fast to read, for bulk readers that
         fold (the export). Every other event is a model as usual.
         """

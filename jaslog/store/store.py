@@ -13,8 +13,8 @@ from pathlib import Path
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 
+from jaslog.engine.fold import GameFold
 from jaslog.events import Line
-from jaslog.fold import GameFold
 from jaslog.store import engine as eng
 from jaslog.store.appending import Appending, EventLike, created_at, insert_games
 from jaslog.store.codec import now_text, utc_text

@@ -5,12 +5,17 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from jaslog.errors import JaslogError
+
 #: The ``prev_hash`` of a game's first event.
 GENESIS = "0" * 64
 
 
-class StoreError(Exception):
+
+class StoreError(JaslogError):
     """Anything the store refuses; the message is a full sentence for people."""
+
+    code = "store_error"
 
 
 class ConflictError(StoreError):
@@ -35,7 +40,8 @@ class RejectedError(StoreError):
 
     def __init__(self, message: str, *, game: str | None = None, seq: int | None = None,
                  code: str | None = None, fold_error: Any = None) -> None:
-        self.game, self.seq, self.code, self.fold_error = game, seq, code, fold_error
+        self.game, self.seq, self.fold_error = game, seq, fold_error
+        self.code = code or "rejected"  # the rule's code, when a rule refused the batch
         super().__init__(message)
 
 

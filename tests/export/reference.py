@@ -16,7 +16,7 @@ from jaslog.audit import game_report
 from jaslog.cards import KING, QUEEN, SUIT_LETTERS, card, parse_card
 from jaslog.events import Event
 from jaslog.fold import fold
-from jaslog.rules.klaverjas import RoemRules, ScoreRules, roem_parts, score_round
+from jaslog.games.klaverjas.rules import RoemRules, ScoreRules, roem_parts, score_round
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 POSITION = {1: "1 forehand", 2: "2 second", 3: "3 third", 4: "4 dealer"}

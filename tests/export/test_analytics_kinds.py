@@ -21,8 +21,11 @@ import pytest
 from jaslog.analytics import Dataset, questions
 from jaslog.audit import game_report
 from jaslog.events import Event, event_from_dict
-from jaslog.export import export_store, klaberjass, klaverjas, kloepper
+from jaslog.export import export_store
 from jaslog.fold import fold
+from jaslog.games.klaberjass import export as klaberjass
+from jaslog.games.klaverjas import export as klaverjas
+from jaslog.games.kloepper import export as kloepper
 from jaslog.sim import DEFAULT_START, Faults, simulate
 from jaslog.store import open_store
 from tests.export import reference as ref

@@ -19,10 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export import TABLES, export_games, load_manifest
-from jaslog.fold import FoldError, GameFold, start_fold
-from jaslog.rules.kloepper import known_sides, points
+from jaslog.fold import start_fold
+from jaslog.games.kloepper.rules import known_sides, points
 from jaslog.sim import Faults, simulate_game
 
 OTHERS = [("klaberjass-2p", None), ("klaberjass-2p", {"tie_mode": "carry_over"}), ("kloepper", None)]

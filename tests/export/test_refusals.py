@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from jaslog.cli import app
 from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store, load_manifest, verify_dataset
-from jaslog.rules.options import PRESETS
+from jaslog.games import PRESETS
 from jaslog.store import open_store
 from tests.export.test_dataset import content
 

@@ -13,9 +13,9 @@ import pytest
 
 from jaslog.audit import game_report
 from jaslog.events import Event, Play, canonical_json, event_from_dict
+from jaslog.events.schemas import ROOT, render
 from jaslog.export import SCHEMAS, TABLES, arrow_schema_docs, export_games, load_manifest
 from jaslog.fold import fold
-from jaslog.schemas import ROOT, render
 from jaslog.sim import simulate_game
 
 
@@ -163,7 +163,7 @@ def test_arrow_schemas_are_documented_in_schemas_folder() -> None:
     docs = arrow_schema_docs()
     assert set(docs) == {f"arrow/{t}.json" for t in TABLES}
     for rel, doc in docs.items():
-        assert (ROOT / rel).read_text() == render(doc), f"{rel} drifted: run python -m jaslog.schemas"
+        assert (ROOT / rel).read_text() == render(doc), f"{rel} drifted: run python -m jaslog.events.schemas"
         names = [f["name"] for f in doc["fields"]]
         assert names == SCHEMAS[doc["table"]].names
         assert all(f["description"] for f in doc["fields"])
@@ -181,21 +181,6 @@ def test_an_invalid_log_is_exported_as_far_as_it_folds(tmp_path: Path) -> None:
     assert g["ok"] is False and g["events"] == len(evs)
     assert len(read(tmp_path, "events")) == len(evs)
     assert Counter(r["round"] for r in read(tmp_path, "plays")) == {1: 32, 2: 8}
-
-
-def test_game_builders_registry_leaves_other_games_generic(tmp_path: Path) -> None:
-    """A game without a row builder still gets its events and games rows."""
-    from jaslog.export import ROW_BUILDERS
-
-    builder = ROW_BUILDERS.pop("klaverjas")
-    try:
-        export_games([[event_from_dict(e) for e in simulate_game("plain", seed=4)]], tmp_path)
-    finally:
-        ROW_BUILDERS["klaverjas"] = builder
-    assert len(read(tmp_path, "games")) == 1
-    assert read(tmp_path, "games")[0]["rounds"] == 0
-    assert len(read(tmp_path, "events")) > 500
-    assert not (tmp_path / "current" / "plays").exists()
 
 
 @pytest.mark.parametrize("table", TABLES)

@@ -1,1 +1,1 @@
-"""Tests of the pure rules (jaslog.rules): legal plays, tricks, roem, scoring, trump selection."""
+"""Tests of the pure rules (jaslog.engine): legal plays, tricks, roem, scoring, trump selection."""

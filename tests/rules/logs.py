@@ -12,8 +12,9 @@ import orjson
 
 from jaslog.audit import game_report
 from jaslog.cards import parse_card, parse_hand
+from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import GameFold, fold
+from jaslog.fold import fold
 
 SEATS = ["ann", "bob", "cor", "dirk"]
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from jaslog.rules.klaverjas import ScoreRules, score_round
-from jaslog.rules.options import resolve
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules import ScoreRules, score_round
 
 from .logs import Log
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.fold import GameFold
+from jaslog.engine.fold import GameFold
 
 from .logs import DEAL_M, TRICKS_M, Log, round_m
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from jaslog.fold import FoldError
+from jaslog.engine.fold import FoldError
 
 from .logs import Log, suit_round
 

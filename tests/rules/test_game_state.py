@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from jaslog.cards import FULL_DECK, hand_text
-from jaslog.rules.base import IntegrityError
-from jaslog.rules.klaverjas import KlaverjasGame, check_deal
-from jaslog.rules.options import resolve
+from jaslog.engine.base import IntegrityError
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules import KlaverjasGame, check_deal
 
 from .logs import DEAL_M, TRICKS_M, c, masks
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from jaslog.cards import HEARTS, SUIT_LETTERS, hand_text, parse_hand
-from jaslog.rules.klaverjas import PlayRules, explain, judge, legal
-from jaslog.rules.options import resolve
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules import PlayRules, explain, judge, legal
 
 from .logs import cards
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from jaslog.fold import FoldError
-from jaslog.rules.klaverjas import ScoreRules, score_round
-from jaslog.rules.options import resolve
+from jaslog.engine.fold import FoldError
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules import ScoreRules, score_round
 
 from .logs import (
     DEAL_M,

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from jaslog.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_LETTERS
-from jaslog.rules.jacknine import beats, longest_run, trick_points, trick_winner
-from jaslog.rules.klaverjas import RoemRules, roem_parts, trick_roem
-from jaslog.rules.options import resolve
+from jaslog.engine.jacknine import beats, longest_run, trick_points, trick_winner
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules import RoemRules, roem_parts, trick_roem
 
 from .logs import cards
 
@@ -191,7 +191,7 @@ def test_trick_value_agrees_with_the_parts_on_every_trick_of_the_pack(
     from itertools import combinations
     from random import Random
 
-    from jaslog.rules.klaverjas.play import _roem_parts, trick_value
+    from jaslog.games.klaverjas.rules.play import _roem_parts, trick_value
 
     rules = RoemRules.from_options(options)
     rng = Random(7)

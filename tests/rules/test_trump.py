@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from jaslog.cards import CLUBS, DIAMONDS, HEARTS, SPADES
-from jaslog.fold import FoldError, GameFold
-from jaslog.rules.klaverjas.trump import FreeChoice, RandomTrump, Utrecht, make_selection
-from jaslog.rules.options import resolve
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.games import resolve
+from jaslog.games.klaverjas.rules.trump import FreeChoice, RandomTrump, Utrecht, make_selection
 
 from .logs import DEAL_M, Log
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jaslog.cards import HEARTS
-from jaslog.rules.klaberjass import Bidding
+from jaslog.games.klaberjass.rules import Bidding
 from jaslog.sim import simulate_game
 
 from .logs import Log

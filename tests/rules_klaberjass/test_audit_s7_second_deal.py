@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from jaslog.fold import FoldError
+from jaslog.engine.fold import FoldError
 
 from .logs import BOTTOM_K, DEALT_K, SECOND_K, TURN_UP_K, Log, deal_k, stock_k
 

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from jaslog.cards import HEARTS, SPADES
-from jaslog.fold import FoldError
-from jaslog.rules.base import IntegrityError
-from jaslog.rules.klaberjass import Bidding
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.fold import FoldError
+from jaslog.games.klaberjass.rules import Bidding
 
 from .logs import Log
 

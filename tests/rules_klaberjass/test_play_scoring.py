@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jaslog.cards import HEARTS, hand_text, parse_card, parse_hand
-from jaslog.rules.klaberjass import (
+from jaslog.games.klaberjass.rules import (
     PlayRules,
     ScoreRules,
     SequenceRules,

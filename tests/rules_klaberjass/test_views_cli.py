@@ -14,7 +14,7 @@ import pytest
 from jaslog.audit import REPORT_KEYS
 from jaslog.events import event_from_dict
 from jaslog.fold import start_fold
-from jaslog.fold.klaberjass import seat_view
+from jaslog.games.klaberjass.view import seat_view
 
 from .logs import Log, deal_k, stock_k
 

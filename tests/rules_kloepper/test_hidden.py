@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 
 from jaslog.cards import CARD_TEXT, cards_of
+from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import GameFold, start_fold
-from jaslog.fold.kloepper import seat_view
+from jaslog.fold import start_fold
+from jaslog.games.kloepper.view import seat_view
+from jaslog.games.kloepper.rules import known_sides
 from jaslog.render import render_table
-from jaslog.rules.kloepper import known_sides
 from jaslog.sim import Faults, simulate_game
 
 from .logs import HANDS_C, HANDS_P, TRICKS_P, Log

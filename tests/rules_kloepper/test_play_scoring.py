@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 
 from jaslog.cards import hand_text, parse_card, parse_hand
-from jaslog.rules.base import IntegrityError
-from jaslog.rules.kloepper import (
+from jaslog.engine.base import IntegrityError
+from jaslog.games import resolve
+from jaslog.games.kloepper.options import KLOEPPER_LITERAL_TABLE
+from jaslog.games.kloepper.rules import (
     PACK,
     ScoreTable,
     Trumps,
@@ -16,7 +18,6 @@ from jaslog.rules.kloepper import (
     score_deal,
     trick_points,
 )
-from jaslog.rules.options import KLOEPPER_LITERAL_TABLE, resolve
 
 T = Trumps.from_options(resolve("kloepper"))
 

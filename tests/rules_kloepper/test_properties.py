@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 
 from jaslog.audit import game_report
 from jaslog.cards import CARD_TEXT, cards_of
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import FoldError, GameFold, fold, start_fold
-from jaslog.rules.kloepper import PACK, ScoreTable, score_deal
+from jaslog.fold import fold, start_fold
+from jaslog.games.kloepper.rules import PACK, ScoreTable, score_deal
 from jaslog.sim import Faults, simulate_game
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

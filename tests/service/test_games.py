@@ -12,7 +12,8 @@ import pytest
 from jaslog.audit import game_report
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.events import event_from_dict
-from jaslog.fold import fold, kloepper
+from jaslog.fold import fold
+from jaslog.games.kloepper import view as kloepper
 from jaslog.sim import simulate_game
 from tests.service.conftest import ROOT, SEATS, Server, create, record, timed
 from tests.service.test_roles import bodies, cards_in

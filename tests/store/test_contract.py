@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError
 
 from jaslog.events import VERSION, canonical_json, event_from_dict, parse_event
-from jaslog.events_fast import FastPlay
+from jaslog.events.fast import FastPlay
 from jaslog.sim import Faults
 from jaslog.store import (
     GENESIS,

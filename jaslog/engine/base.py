@@ -1,0 +1,235 @@
+"""What every game's rules share: the two ways an action can be wrong.
+
+* An :class:`IntegrityError` means the record cannot describe a real game: a card that is
+  not in the player's hand, a play by a seat whose turn it is not, a deal of 31 cards.
+  The fold stops there; a store refuses the batch.
+* A :class:`Violation` is a rule broken at the table: a revoke, a false roem claim, a bid
+  out of turn. It is a fact that happened; it is recorded in the state, reported, and the
+  round is scored by the game's ``revoke`` option.
+
+Both carry a stable ``code`` (``must_follow_suit``, ``not_your_turn``...) for programs and
+a plain sentence for people.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from jaslog.cards import card_text, hand_text, popcount
+from jaslog.errors import JaslogError
+
+
+class IntegrityError(JaslogError, ValueError):
+    """An action the record cannot contain. ``code`` is stable; ``str(e)`` is a sentence."""
+
+    def __init__(self, code: str, message: str, *, seat: int | None = None,
+                 card: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.seat = seat
+        self.card = card
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A rule broken at the table.
+
+    ``round`` and ``trick`` count from 1; ``seq`` is the position of the event in the game's
+    log that broke the rule (given to the action by the caller); ``card`` is a card index.
+    """
+
+    rule: str
+    message: str
+    round: int
+    trick: int | None = None
+    seat: int | None = None
+    card: int | None = None
+    seq: int = -1
+
+
+def team_of(seat: int) -> int:
+    """Seats 0 and 2 are team 0; seats 1 and 3 are team 1."""
+    return seat & 1
+
+
+# ---------------------------------------------------------------- shared bookkeeping
+
+def seats_text(players: int) -> str:
+    """How an error names the seats of a ``players``-player game: '0 or 1', '0-3'."""
+    return "0 or 1" if players == 2 else f"0-{players - 1}"
+
+
+def check_seat(seat: int, players: int) -> None:
+    """An :class:`IntegrityError` unless ``seat`` is a seat of a ``players``-player game."""
+    if not 0 <= seat < players:
+        raise IntegrityError("bad_seat", f"{seat} is not a seat ({seats_text(players)})")
+
+
+def check_hands(hands: list[int], game: str, players: int, size: int, *, seen: int = 0,
+                pack: int | None = None, pack_text: str = "") -> int:
+    """``players`` hands of ``size`` cards, disjoint from each other and from ``seen`` (and
+    inside ``pack`` when given, described by ``pack_text``); returns ``seen`` and the hands."""
+    if len(hands) != players:
+        raise IntegrityError("bad_deal", f"a {game} deal has {players} hands, not {len(hands)}")
+    for seat, hand in enumerate(hands):
+        if popcount(hand) != size:
+            raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(hand)} cards, "
+                                 f"not {size}", seat=seat)
+        if pack is not None and hand & ~pack:
+            raise IntegrityError("card_not_in_pack", f"{hand_text(hand & ~pack)} not in the {game} "
+                                 f"pack ({pack_text})", seat=seat)
+        if seen & hand:
+            raise IntegrityError("dealt_twice", f"{hand_text(seen & hand)} dealt twice", seat=seat)
+        seen |= hand
+    return seen
+
+
+@dataclass(slots=True)
+class Ruling:
+    """A referee's score for a round (one number per seat), the reason, and its event's seq."""
+
+    score: list[int]
+    reason: str
+    seq: int
+
+
+class RoundLike(Protocol):
+    number: int
+    closed: bool
+    ruling: Ruling | None
+    violations: list[Violation]
+    revoke_seq: int | None
+    revoke_seat: int | None
+
+
+class Scored(Protocol):
+    score: list[int]    # the round as played, per seat
+    final: list[int]    # what counts: a ruling's score, or the score (and what it received)
+
+
+R = TypeVar("R", bound=RoundLike)
+
+_COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+class RoundBook(Generic[R]):
+    """The round bookkeeping a game state shares: its rounds, the rule broken in them, the
+    referee's rulings. A game sets ``game`` (its name), ``players``, ``round_word`` (what a
+    round is called: 'deal') and the lists ``rounds`` and ``violations``."""
+
+    game: str
+    players: int
+    round_word = "deal"
+    rounds: list[R]
+    violations: list[Violation]
+
+    @property
+    def current_round(self) -> R:
+        if not self.rounds:
+            raise IntegrityError(f"no_{self.round_word}",
+                                 f"no {self.round_word} has been dealt yet")
+        return self.rounds[-1]
+
+    def _over_note(self, r: R) -> str:
+        """What an error about a round that is over adds after its number ('' or ' (...)')."""
+        return ""
+
+    def _busy_note(self, r: R) -> str:
+        """How far round ``r``, not yet over, has come (for the error on dealing again)."""
+        return ""
+
+    def _dealer_due(self, number: int) -> int:
+        """Who deals round ``number`` (the next one)."""
+        raise NotImplementedError
+
+    def _next_round(self, dealer: int | None) -> tuple[int, int]:
+        """The next round's number and dealer, checked: the last round is over, the game is
+        not, and ``dealer`` (when recorded) is the seat due to deal."""
+        word = self.round_word
+        if self.rounds and not self.rounds[-1].closed:
+            r = self.rounds[-1]
+            raise IntegrityError("round_not_over", f"{word} {r.number} is not over ({self._busy_note(r)})")
+        if self.finished:
+            raise IntegrityError("game_over", f"the game is over; no more {word}s")
+        number = len(self.rounds) + 1
+        due = self._dealer_due(number)
+        if dealer is not None and dealer != due:
+            raise IntegrityError("wrong_dealer", f"{word} {number} is dealt by seat {due}, "
+                                 f"not seat {dealer}", seat=dealer)
+        return number, due
+
+    def outcomes(self) -> Sequence[Scored]:
+        """Every round's outcome (the game says how a round scores)."""
+        raise NotImplementedError
+
+    def totals(self, ruled: bool = True) -> list[int]:
+        """Each seat's total: of the rounds' final scores (``ruled``), or as played."""
+        n = self.players
+        tot = [0] * n
+        for o in self.outcomes():
+            s = o.final if ruled else o.score
+            for i in range(n):
+                tot[i] += s[i]
+        return tot
+
+    @property
+    def winner(self) -> int | None:
+        """The winning seat once the game is over, else None (the game's rule)."""
+        raise NotImplementedError
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+    def _open_round(self) -> R:
+        r = self.current_round
+        if r.closed:
+            raise IntegrityError("round_over", f"{self.round_word} {r.number} is over{self._over_note(r)}")
+        return r
+
+    def _check_seat(self, seat: int) -> None:
+        check_seat(seat, self.players)
+
+    def _violate(self, r: R, rule: str, message: str, *, seat: int | None = None,
+                 card: int | None = None, seq: int = -1, trick: int | None = None) -> None:
+        v = Violation(rule, message, r.number, trick, seat, card, seq)
+        r.violations.append(v)
+        self.violations.append(v)
+
+    def _check_play(self, seat: int, c: int, due: int, played: int) -> None:
+        """A card played out of turn, or already played in the round, is an IntegrityError."""
+        if seat != due:
+            raise IntegrityError("not_your_turn", f"seat {seat} played {card_text(c)} but it is "
+                                 f"seat {due}'s turn", seat=seat, card=c)
+        if played >> c & 1:
+            raise IntegrityError("card_played_twice", f"{card_text(c)} was already played in this "
+                                 f"{self.round_word}", seat=seat, card=c)
+
+    def _revoke(self, r: R, bad: tuple[str, str], seat: int, c: int, seq: int, trick: int,
+                reject: bool) -> None:
+        """A play that broke a rule (``bad``: code and sentence from the game's judge): an
+        IntegrityError under option ``revoke: reject``, else a violation, the round's first
+        revoke remembered (by seq) for its scoring."""
+        code, sentence = bad
+        if reject:
+            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
+                                 seat=seat, card=c)
+        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq, trick=trick)
+        if r.revoke_seq is None or seq < r.revoke_seq:
+            r.revoke_seq, r.revoke_seat = seq, seat
+
+    def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
+        """A referee's score for round ``number``; a ruling on a round in play abandons it."""
+        word, n = self.round_word, self.players
+        if not 1 <= number <= len(self.rounds):
+            raise IntegrityError("no_such_round", f"a ruling names {word} {number}, but "
+                                 f"{len(self.rounds)} {word}s have been dealt")
+        if len(score) != n or any(not isinstance(s, int) or s < 0 for s in score):
+            raise IntegrityError("bad_ruling", f"a {self.game} ruling's score is "
+                                 f"{_COUNTS.get(n, str(n))} whole numbers >= 0, one per player")
+        r = self.rounds[number - 1]
+        r.ruling = Ruling(list(score), reason, seq)
+        r.closed = True

@@ -1,0 +1,117 @@
+"""The fold of one game: a state that takes the game's events in seq order.
+
+A :class:`GameFold` turns each event into a rule action of its game; an event the record
+cannot contain raises :class:`FoldError`, which names the file and line, game, seq, seat,
+card and rule. Each game subclasses :class:`GameFold` in its own ``fold`` module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from jaslog.engine.base import IntegrityError
+from jaslog.errors import JaslogError
+from jaslog.events import Event, GameStarted
+
+
+class FoldError(JaslogError, ValueError):
+    """An integrity error, located: which file and line, game, seq, seat and card, which rule."""
+
+    def __init__(self, message: str, *, code: str, game: str | None = None,
+                 seq: int | None = None, source: str | None = None, line: int | None = None,
+                 seat: int | None = None, card: str | None = None) -> None:
+        self.message, self.code, self.game, self.seq = message, code, game, seq
+        self.source, self.line, self.seat, self.card = source, line, seat, card
+        super().__init__(self.text())
+
+    def text(self) -> str:
+        where = []
+        if self.source is not None:
+            where.append(f"{self.source}:{self.line}:" if self.line is not None else f"{self.source}:")
+        if self.game is not None:
+            where.append(f"game {self.game}")
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        head = " ".join(where).rstrip(":")  # "f.jsonl:2: game g seq 1" or "f.jsonl:2"
+        return f"{head}: {self.message} [{self.code}]" if head else f"{self.message} [{self.code}]"
+
+    def located(self, source: str, line: int) -> FoldError:
+        return FoldError(self.message, code=self.code, game=self.game, seq=self.seq,
+                         source=source, line=line, seat=self.seat, card=self.card)
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+class GameFold:
+    """One game's fold: the state after every event applied so far.
+
+    The game's own events are turned into rule actions by a handler per event type; each
+    game registers its fold class in :data:`FOLDS` (see :mod:`jaslog.games.klaverjas.fold`).
+    """
+
+    game = ""
+    players = 4
+    #: Handlers by event type: a method name of the subclass.
+    handlers: ClassVar[dict[str, str]] = {}
+
+    def __init__(self, started: GameStarted, options: dict[str, Any]) -> None:
+        self.game_id = started.game
+        self.started = started
+        self.ruleset = started.ruleset
+        self.options = options
+        self.seats = list(started.seats)
+        self.next_seq = 1
+        self.last_at: str | None = started.at
+        self.notes: list[Event] = []
+        self.state: Any = self.initial(started)
+        # plain functions, not bound methods: a fold is no reference cycle, so it is freed
+        # as soon as it is dropped (bulk imports run with the cycle collector paused)
+        cls = type(self)
+        self._apply: dict[str, Callable[[Any, Any], None]] = {
+            t: getattr(cls, name) for t, name in self.handlers.items()}
+        self._apply["note"] = cls._note
+
+    def initial(self, started: GameStarted) -> Any:
+        raise NotImplementedError
+
+    def apply(self, e: Event) -> None:
+        """Move the state on by one event, or raise :class:`FoldError` and change nothing."""
+        if e.game != self.game_id:
+            raise FoldError(f"event of game {e.game} given to game {self.game_id}",
+                            code="wrong_game", game=e.game, seq=e.seq)
+        if e.seq != self.next_seq:
+            what = "a duplicate of" if e.seq < self.next_seq else "a gap before"
+            raise FoldError(f"seq {e.seq} is {what} the expected seq {self.next_seq}",
+                            code="seq_duplicate" if e.seq < self.next_seq else "seq_gap",
+                            game=self.game_id, seq=e.seq)
+        handler = self._apply.get(e.type)
+        if handler is None:
+            what = ("is only the first event of a game" if e.type == "game_started"
+                    else f"is not an event of {self.game}")
+            raise FoldError(f"{e.type} {what}", code="misplaced_event",
+                            game=self.game_id, seq=e.seq)
+        try:
+            handler(self, e)
+        except IntegrityError as err:
+            raise self.located(err, e) from None
+        self.next_seq += 1
+        if e.at is not None:
+            self.last_at = e.at
+
+    def located(self, err: IntegrityError, e: Event) -> FoldError:
+        """The fold error for an integrity error that event ``e`` raised in the rules."""
+        return FoldError(err.message, code=err.code, game=self.game_id, seq=e.seq,
+                         seat=err.seat if err.seat is not None else getattr(e, "seat", None),
+                         card=getattr(e, "card", None))
+
+    def _note(self, e: Any) -> None:
+        if e.round is not None and e.round > self.rounds_dealt():
+            raise IntegrityError("no_such_round", f"a note names round {e.round}, which was not dealt")
+        if e.seat is not None and e.seat >= self.players:
+            raise IntegrityError("bad_seat", f"{e.seat} is not a seat")
+        self.notes.append(e)
+
+    def rounds_dealt(self) -> int:
+        return len(self.state.rounds)

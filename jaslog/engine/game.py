@@ -1,0 +1,98 @@
+"""The ``Game`` contract: everything that differs between games, declared in one place.
+
+Each game's package (``jaslog.games.<name>``) declares one :class:`Game`; the registry
+``jaslog.games.GAMES`` lists them. A layer never branches on a game's name: it reads what
+the game declares here (how many players, team or player scoring, which results count as
+won, which rules-oracle questions it answers), calls the game's pure parts (its fold, its
+round report, its one visibility rule ``seat_view``, its simulator, its oracle), or loads
+the game's adapter for that layer by name (:meth:`Game.adapter`: ``export``, ``render``,
+``record``), which keeps the games below the layers that adapt them.
+
+>>> from jaslog.games import get_game
+>>> g = get_game("klaberjass")
+>>> g.players, g.scoring, g.round_word, "made" in g.won
+(2, 'players', 'deal', True)
+>>> g.adapter("render").__name__
+'jaslog.games.klaberjass.render'
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Literal, Protocol
+
+from jaslog.engine.fold import GameFold
+from jaslog.engine.options import Option
+from jaslog.engine.sim import Faults
+from jaslog.engine.view import SeatView
+
+#: The layers that load a game's adapter by name (a module of the game's package each).
+ADAPTERS = ("export", "render", "record")
+
+
+class Simulator(Protocol):
+    """One game's events (dicts, in seq order, without ``at``) from its settings."""
+
+    def __call__(self, game_id: str, ruleset: str, options: dict[str, Any] | None, *,
+                 rng: random.Random, seats: list[str] | None, bot: str,
+                 faults: Faults) -> Iterator[dict[str, Any]]: ...
+
+
+#: A round report: every round of a folded game for ``check --json`` (the referee's view).
+RoundReport = Callable[[GameFold], list[dict[str, Any]]]
+#: A rules-oracle answer: ``answer(op, query, options)``.
+Answer = Callable[[str, dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game of the family, as every layer sees it."""
+
+    #: the name in logs, options and the registry (``klaverjas``)
+    name: str
+    #: the name for people (``Klaverjas``)
+    title: str
+    players: int
+    #: ``teams`` (two partnerships, scores per team) or ``players`` (scores per seat)
+    scoring: Literal["teams", "players"]
+    #: what one round is called in messages (``round``, ``deal``)
+    round_word: str
+    fold: type[GameFold]
+    #: the option catalogue and the named presets (rule book section 7)
+    options: Mapping[str, Option]
+    presets: Mapping[str, Mapping[str, Any]]
+    resolve: Callable[[str, Mapping[str, Any] | None], dict[str, Any]]
+    report: RoundReport
+    seat_view: SeatView
+    #: the viewer's frame of the table: ``frame(fold, seat, hidden, head)``, from ``seat_view``
+    frame: Callable[[GameFold, int | None, bool, GameFold], dict[str, Any]]
+    #: the report's entry of a secret round as a seat (None: the public) may see it:
+    #: ``report_round(entry, head, seat, live)``
+    report_round: Callable[[dict[str, Any], GameFold, int | None, bool], dict[str, Any]]
+    #: a reported round's roem: (scored, held on the table or None); None: the game has none
+    roem_of: Callable[[dict[str, Any]], tuple[int, int | None]] | None
+    simulate: Simulator
+    #: the rules oracle's questions (``rules --batch`` ops) and their answers
+    oracle_ops: tuple[str, ...]
+    answer: Answer
+    #: a round's results that count as won, lost and tied by the playing side
+    won: frozenset[str]
+    lost: frozenset[str]
+    tied: frozenset[str]
+    #: how a score query of the oracle looks, for a command that cannot score this game
+    score_example: str = ""
+    package: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.package:
+            object.__setattr__(self, "package", f"jaslog.games.{self.name}")
+
+    def adapter(self, layer: str) -> ModuleType:
+        """The game's module for ``layer`` (one of :data:`ADAPTERS`), imported on first use."""
+        if layer not in ADAPTERS:
+            raise ValueError(f"{layer!r} is not an adapter layer ({', '.join(ADAPTERS)})")
+        return importlib.import_module(f"{self.package}.{layer}")

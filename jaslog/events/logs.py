@@ -1,0 +1,259 @@
+"""``jaslog/1`` log files read game by game, in two passes, never whole.
+
+A log may hold many games, their lines mixed (several tables recorded into one file), and a
+game may run on into the next file. Readers that need a game whole (the export folds it,
+``jaslog check`` reports it) used to hold every game until the end of the files; an archive
+of a hundred thousand games does not fit in memory that way. :class:`LogFiles` reads the
+files twice: first only the game of each line (:func:`jaslog.events.line_game`), to learn
+where each game's lines end; then line by line, so that a reader can hand a game on at its
+last line and forget it. Memory then holds only the games under way at a point of the files
+(one at a time in a file written game after game).
+
+>>> import contextlib, tempfile, os
+>>> fd, path = tempfile.mkstemp(suffix=".jsonl")
+>>> _ = os.write(fd, b'{"game":"a","seq":0}\\n{"game":"b","seq":0}\\n{"game":"a","seq":1}\\n')
+>>> os.close(fd)
+>>> with contextlib.ExitStack() as stack:
+...     log = LogFiles([path], stack)
+...     log.games, [[n for _, n, _ in lines] for lines in log.game_lines()]
+(2, [[2], [1, 3]])
+>>> os.remove(path)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shlex
+import shutil
+import stat
+import sys
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO
+
+from jaslog.errors import JaslogError
+from jaslog.events import Line, line_game, read_line, read_lines, skip_bom
+
+#: One line of a log file: (file name, line number, bytes).
+RawLine = tuple[str, int, bytes]
+
+
+class LogError(JaslogError):
+    """A log that cannot be read (missing, unreadable, a line that names no game): a full
+    sentence that names the file (and line)."""
+
+    code = "bad_log"
+
+
+#: The first bytes of compressed files (a log is text) and what decompresses them to stdout.
+COMPRESSED: tuple[tuple[bytes, str, str], ...] = (
+    (b"\x1f\x8b", "gzip", "zcat"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "zstdcat"),
+    (b"BZh", "bzip2", "bzcat"),
+    (b"\xfd7zXZ\x00", "xz", "xzcat"),
+    (b"PK\x03\x04", "zip", "unzip -p"),
+)
+
+
+def compressed_problem(path: str | Path) -> str | None:
+    """A sentence when the regular file ``path`` starts as a compressed file (gzip, zstd,
+    bzip2, xz, zip), else None. Only regular files are looked at: a pipe or standard input
+    can be read only once."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(6)
+    except OSError:  # unreadable: reading it says why
+        return None
+    for magic, kind, tool in COMPRESSED:
+        if head.startswith(magic):
+            return (f"{path} is {kind}-compressed, not a jaslog/1 log: decompress it first, "
+                    f"e.g. give `<({tool} {shlex.quote(str(path))})` in its place")
+    return None
+
+
+def path_problem(path: str | Path) -> str | None:
+    """What keeps ``path`` from being read as a log, as a sentence naming it (None: nothing).
+    ``-`` (standard input), a file, and a pipe (``<(zcat log.jsonl.gz)``) can be read; a
+    compressed file (:func:`compressed_problem`) cannot.
+
+    >>> path_problem("-"), path_problem("/no/such/log.jsonl"), path_problem("/")
+    (None, '/no/such/log.jsonl: no such file', '/: is a directory, not a log file')
+    """
+    if str(path) == "-":
+        return None
+    p = Path(path)
+    if p.is_dir():
+        return f"{path}: is a directory, not a log file"
+    if not p.exists():
+        return f"{path}: no such file"
+    return compressed_problem(p)
+
+
+def repeated_path(paths: Iterable[str | Path]) -> str | None:
+    """A sentence for the first log given twice (the same regular file or pipe, by any name,
+    ``-`` and the file or pipe it reads, or ``-`` twice), else None: a file's games would be
+    read twice, each a duplicate of itself, and a pipe's second reading would find nothing.
+    Nothing is read (pipes stay unread).
+
+    >>> repeated_path(["-", "a.jsonl", "-"])
+    'standard input (-) is given twice'
+    """
+    seen: dict[object, str] = {}
+    for path in paths:
+        name = str(path)
+        try:  # standard input is whatever fd 0 is: the same pipe as /dev/stdin, or a file
+            st = os.fstat(0) if name == "-" else os.stat(path)
+        except OSError:  # missing: path_problem says so
+            st = None
+        key: object
+        if st is not None and (stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+            key = (st.st_dev, st.st_ino)  # a pipe can be read once: twice is refused too
+        elif name == "-":
+            key = "-"
+        else:
+            continue
+        if key in seen:
+            first = seen[key]
+            if name == "-" and first == "-":
+                return "standard input (-) is given twice"
+            also = "" if first == name else f" (also as {first})"
+            return f"{path} is given twice{also}: give each log once"
+        seen[key] = name
+    return None
+
+
+def paths_problem(paths: Iterable[str | Path]) -> str | None:
+    """:func:`path_problem` of each path, then :func:`repeated_path`: the first sentence."""
+    paths = list(paths)
+    for p in paths:
+        problem = path_problem(p)
+        if problem is not None:
+            return problem
+    return repeated_path(paths)
+
+
+class LogFiles:
+    """Log files to read game by game. Each is open only while it is read (any number of
+    files); ``-`` (standard input) and pipes (``<(zcat log.jsonl.gz)``), which can be read
+    only once, are kept in temporary files that ``stack`` closes.
+
+    Opening them is the first pass: ``last`` maps each game to (file index, line number) of
+    its last line and ``games`` is how many there are. :meth:`game_lines` (raw lines, grouped)
+    and :meth:`lines` with :meth:`is_last` (parsed lines, in file order) are the second.
+    """
+
+    def __init__(self, paths: Iterable[str | Path], stack: contextlib.ExitStack) -> None:
+        # (name, path or the spooled standard input): a file is open only while it is read,
+        # so thousands of files do not run out of file handles
+        self.files: list[tuple[str, Path | IO[bytes]]] = []
+        paths = list(paths)
+        problem = paths_problem(paths)  # before anything is read
+        if problem is not None:
+            raise LogError(problem)
+        for p in paths:
+            if str(p) != "-" and Path(p).is_file():
+                self.files.append((str(p), Path(p)))
+                continue
+            spool = stack.enter_context(tempfile.TemporaryFile())  # noqa: SIM115
+            if str(p) == "-":
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+            else:
+                try:
+                    with open(p, "rb") as pipe:
+                        shutil.copyfileobj(pipe, spool)
+                except OSError as e:
+                    raise LogError(f"{p}: {e.strerror}") from None
+            self.files.append(("<stdin>" if str(p) == "-" else str(p), spool))
+        self.last: dict[str, tuple[int, int]] = {}
+        for k, (_name, fh) in enumerate(self._each()):
+            for number, raw in enumerate(fh, 1):
+                game = line_game(raw)
+                if game is not None:
+                    self.last[game] = (k, number)
+        self._file = 0
+
+    def _each(self) -> Iterator[tuple[str, IO[bytes]]]:
+        """(name, file at its start) of each file in turn, each open only while it is read."""
+        for name, f in self.files:
+            if not isinstance(f, Path):
+                f.seek(0)
+                yield name, skip_bom(f)
+                continue
+            try:
+                fh = open(f, "rb")  # noqa: SIM115 (closed below, also when the reader stops)
+            except OSError as e:
+                raise LogError(f"{name}: {e.strerror}") from None
+            with fh:
+                yield name, skip_bom(fh)
+
+    @property
+    def games(self) -> int:
+        return len(self.last)
+
+    def lines(self) -> Iterator[Line]:
+        """Every non-blank line of the files, parsed, in order (never raises for bad input)."""
+        for k, (name, fh) in enumerate(self._each()):
+            self._file = k
+            yield from read_lines(fh, name)
+
+    def is_last(self, game: str, ln: Line) -> bool:
+        """Is ``ln`` (the line :meth:`lines` gave last) the last line of ``game``?"""
+        return self.last.get(game) == (self._file, ln.number)
+
+    def game_lines(self) -> Iterator[list[RawLine]]:
+        """Each game's lines (not parsed), handed on at its last line, so games come in the
+        order they end. A line that names no game raises :class:`LogError` where it stands;
+        a game whose lines go on after its last one (a file that changed while it was read)
+        too."""
+        waiting: dict[str, list[RawLine]] = {}
+        handed: set[str] = set()
+        for k, (name, fh) in enumerate(self._each()):
+            for number, raw in enumerate(fh, 1):
+                if not raw.strip():
+                    continue
+                gid = line_game(raw)
+                if gid is None:  # no game: not an event (its parse says why)
+                    ln = read_line(raw, name, number)
+                    raise LogError(f"{name}:{number}: {ln.error} (check the file with "
+                                   "`jaslog check`)")
+                lines = waiting.get(gid)
+                if lines is None:
+                    if gid in handed:
+                        raise LogError(f"{name}:{number}: game {gid} was read to its end before "
+                                       "this line (did the file change while it was read?)")
+                    lines = waiting[gid] = []
+                lines.append((name, number, raw))
+                if self.last.get(gid) == (k, number):
+                    handed.add(gid)
+                    yield waiting.pop(gid)
+        yield from waiting.values()  # games that grew while the files were read
+
+
+def lines_of_game(path: str | Path, game: str | None) -> Iterator[Line]:
+    """The lines of ``game`` in one log file (``-``: standard input), parsed, in order: with
+    ``game`` None, the game of the first line. Other games' lines are passed over by their
+    game id (:func:`jaslog.events.line_game`) without being parsed, so finding one game in an
+    archive costs little more than reading the file; a line that names no game is parsed (and
+    given on, with its error). Raises ``OSError`` when the file cannot be read."""
+    with contextlib.ExitStack() as stack:
+        if str(path) == "-":
+            stream: IO[bytes] = skip_bom(sys.stdin.buffer)
+            source = "<stdin>"
+        else:
+            stream = skip_bom(stack.enter_context(open(path, "rb")))
+            source = str(path)
+        for number, raw in enumerate(stream, 1):
+            if not raw.strip():
+                continue
+            gid = line_game(raw)
+            if gid is not None and game is not None and gid != game:
+                continue
+            ln = read_line(raw, source, number)
+            if game is None:
+                game = ln.event.game if ln.event is not None else ln.game
+            yield ln

@@ -1,0 +1,118 @@
+"""Events to game states: ``state = reduce(apply, events, initial(game_started))``.
+
+A :class:`GameFold` holds one game's state and takes its events in seq order. An event the
+record cannot contain raises :class:`FoldError`, which names the game, seq, seat, card and
+rule; rule violations are kept in the state and reported by :mod:`jaslog.audit`.
+
+>>> from jaslog.events import parse_event as p
+>>> f = start_fold(p('{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
+...                '"seats":["ann","bob","cor","dirk"],"dealer":3}'))
+>>> f.apply(p('{"game":"g","seq":1,"type":"dealt"}'))
+>>> f.apply(p('{"game":"g","seq":2,"type":"bid","seat":0,"call":"H"}'))
+>>> f.apply(p('{"game":"g","seq":3,"type":"play","seat":1,"card":"7H"}'))
+Traceback (most recent call last):
+...
+jaslog.engine.fold.FoldError: game g seq 3: seat 1 played 7H but it is seat 0's turn [not_your_turn]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.options import OptionError
+from jaslog.events import Event, GameStarted, Line
+from jaslog.games import GAMES, game_of, resolve
+
+
+def start_fold(started: Event) -> GameFold:
+    """The fold of a new game, from its ``game_started`` event."""
+    if not isinstance(started, GameStarted) or started.seq != 0:
+        raise FoldError("a game's first event is game_started at seq 0",
+                        code="no_game_started", game=started.game, seq=started.seq)
+    gid = started.game
+    try:
+        game = game_of(started.ruleset)
+        options = resolve(started.ruleset, started.options)
+    except OptionError as e:
+        raise FoldError(str(e), code="bad_options", game=gid, seq=0) from None
+    cls = GAMES[game].fold
+    seats = started.seats
+    if len(seats) != cls.players:
+        raise FoldError(f"{game} has {cls.players} seats, not {len(seats)}",
+                        code="bad_seats", game=gid, seq=0)
+    if len(set(seats)) != len(seats):
+        raise FoldError("a player sits in two seats", code="bad_seats", game=gid, seq=0)
+    if started.dealer >= cls.players:
+        raise FoldError(f"dealer {started.dealer} is not a seat", code="bad_seat", game=gid, seq=0)
+    try:
+        return cls(started, options)
+    except IntegrityError as err:
+        raise FoldError(err.message, code=err.code, game=gid, seq=0) from None
+
+
+def fold(events: Iterable[Event]) -> GameFold:
+    """Fold one game's events (in seq order) and return the fold."""
+    it = iter(events)
+    try:
+        first = next(it)
+    except StopIteration:
+        raise FoldError("a game needs at least its game_started event", code="empty_game") from None
+    f = start_fold(first)
+    for e in it:
+        f.apply(e)
+    return f
+
+
+@dataclass
+class FileGame:
+    """A game as read from log files: its fold, or the integrity error that stopped it."""
+
+    game: str
+    fold: GameFold | None = None
+    error: FoldError | None = None
+    lines: list[tuple[str, int]] = field(default_factory=list)  # (source, line) of each event
+
+
+def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | None = None,
+               ) -> Iterator[FileGame | FoldError]:
+    """Fold every game found in ``lines`` (games may interleave; each in seq order).
+
+    Yields a :class:`FileGame` per game: at its last line when ``is_last(game, line)`` tells
+    which line that is (:meth:`jaslog.events.logs.LogFiles.is_last`: memory then holds only the games
+    under way), else in order of first appearance once all lines are read. A line that names
+    no game is yielded as a bare :class:`FoldError` at once.
+    """
+    games: dict[str, FileGame] = {}
+    for ln in lines:
+        gid = ln.event.game if ln.event is not None else ln.game
+        if ln.event is None:
+            err = FoldError(ln.error or "unreadable", code="bad_event", game=gid, seq=ln.seq,
+                            source=ln.source, line=ln.number)
+            if gid is None:
+                yield err
+                continue
+            g = games.setdefault(gid, FileGame(gid))
+            if g.error is None:
+                g.error = err
+        else:
+            assert gid is not None
+            g = games.get(gid) or games.setdefault(gid, FileGame(gid))
+            if g.error is None:
+                g.lines.append((ln.source, ln.number))
+                try:
+                    if g.fold is None:
+                        g.fold = start_fold(ln.event)
+                    else:
+                        g.fold.apply(ln.event)
+                except FoldError as e:
+                    g.error = e.located(ln.source, ln.number)
+        if is_last is not None and is_last(gid, ln):
+            yield games.pop(gid)
+    yield from games.values()
+
+
+
+__all__ = ["FileGame", "FoldError", "GameFold", "fold", "fold_lines", "start_fold"]

@@ -1,0 +1,35 @@
+"""Klaberjass: 2 players, turn-up trump, two bidding rounds, sequences and bella (rule book section 4).
+
+Everything about the game is in this package, with the same module names in each game's:
+``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
+rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
+load by name: ``export``, ``render``, ``record``.
+"""
+
+from jaslog.engine.game import Game
+from jaslog.games.klaberjass import options, oracle, sim, view
+from jaslog.games.klaberjass.fold import KlaberjassFold
+
+GAME = Game(
+    name="klaberjass",
+    title="Klaberjass",
+    players=2,
+    scoring="players",
+    round_word="deal",
+    fold=KlaberjassFold,
+    options=options.OPTIONS,
+    presets=options.PRESETS,
+    resolve=options.resolve,
+    report=view.rounds_report,
+    seat_view=view.seat_view,
+    frame=view.frame,
+    report_round=view.report_round,
+    roem_of=view.roem_of,
+    simulate=sim.simulate_klaberjass,
+    oracle_ops=oracle.OPS,
+    answer=oracle.answer,
+    score_example=oracle.SCORE_EXAMPLE,
+    won=frozenset({"made"}),
+    lost=frozenset({"bete"}),
+    tied=frozenset({"tie"}),
+)

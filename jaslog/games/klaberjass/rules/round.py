@@ -1,0 +1,202 @@
+"""One deal of Klaberjass as data: its cards, bidding, declarations, tricks and outcome.
+
+:class:`Round` holds what was recorded; :class:`~jaslog.games.klaberjass.rules.game.KlaberjassGame`
+moves it on. :meth:`Round.outcome` scores a deal that was played out (rule book 4.8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jaslog.engine.base import Ruling, Violation
+from jaslog.engine.jacknine import trick_winner
+from jaslog.games.klaberjass.rules.bidding import Bidding
+from jaslog.games.klaberjass.rules.play import (
+    DealScore,
+    Run,
+    ScoreRules,
+    SequenceRules,
+    has_bella,
+    runs,
+    score_deal,
+    score_sequences,
+)
+
+TRICKS = 9
+
+
+@dataclass(slots=True)
+class Trick:
+    """One trick of two cards: who led, the cards in play order, and its points once complete."""
+
+    number: int
+    leader: int
+    cards: list[int] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    points: int = 0   # card points, + the last-trick bonus on trick 9, once complete
+
+    @property
+    def complete(self) -> bool:
+        return len(self.cards) == 2
+
+    def win_index(self, trump: int) -> int:
+        return trick_winner(self.cards, trump)
+
+    def seat_of(self, i: int) -> int:
+        return (self.leader + i) % 2
+
+
+@dataclass(slots=True)
+class Declaration:
+    """A sequence declared by ``seat``; ``fault`` is the violation code that voids it."""
+
+    seat: int
+    cards: int
+    run: Run
+    seq: int
+    order: int              # its index among the deal's declarations
+    fault: str | None = None
+
+
+@dataclass(slots=True)
+class Announcement:
+    """A bella announced by ``seat``; ``fault`` is the violation code that voids it."""
+
+    seat: int
+    seq: int
+    order: int              # its index among the deal's announcements
+    fault: str | None = None
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a deal scored. ``score`` is the deal as played; ``received`` the points held
+    from earlier tied deals (option ``tie_mode: carry_over``) that its winner takes;
+    ``final`` is what counts: the referee's score, or ``score`` plus ``received``."""
+
+    points: list[int]
+    tricks: list[int]
+    sequences: list[int]
+    sequence_best: int | None
+    bella: list[int]
+    totals: list[int]
+    result: str            # made | tie | bete | revoke | annulled | unfinished
+    score: list[int]
+    held: int
+    received: int
+    ruled: list[int] | None
+    final: list[int]
+
+
+class Round:
+    """One deal: dealt hands (when seen), the turn-up, bidding, second deal, play."""
+
+    def __init__(self, number: int, dealer: int, hands: list[int] | None, turn_up: int,
+                 stock: list[int] | None, bidding: Bidding) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.elder = 1 - dealer
+        self.hands_known = hands is not None
+        self.dealt: list[int] | None = list(hands) if hands is not None else None
+        self.turn_up = turn_up
+        self.stock = stock
+        self.bidding = bidding
+        self.second: list[int] | None = None
+        self.second_done = False
+        self.bottom: int | None = None
+        #: the hands now (seen), or the cards each seat has played (not seen)
+        self.hands: list[int] = list(hands) if hands is not None else [0, 0]
+        #: the nine-card hands each seat played the deal with, once known
+        self.playing: list[int] | None = None
+        self.dix_seat: int | None = None
+        self.dix_seq: int | None = None
+        self.declarations: list[Declaration] = []
+        self.bellas: list[Announcement] = []
+        self.tricks: list[Trick] = []
+        self.played = 0          # cards played (mask)
+        self.by_seat = [0, 0]    # cards played by each seat (mask)
+        self.plays = 0           # cards played (count)
+        #: actions to judge once the hands are known, in order: (kind, seat, card or index, seq)
+        self.pending: list[tuple[str, int, int, int]] = []
+        self.violations: list[Violation] = []
+        self.revoke_seq: int | None = None
+        self.revoke_seat: int | None = None
+        self.ruling: Ruling | None = None
+        self.closed = False
+
+    @property
+    def trump(self) -> int | None:
+        return self.bidding.trump
+
+    @property
+    def maker(self) -> int | None:
+        return self.bidding.maker
+
+    @property
+    def annulled(self) -> str | None:
+        return self.bidding.annulled
+
+    @property
+    def over(self) -> bool:
+        """All nine tricks are complete."""
+        return len(self.tricks) == TRICKS and self.tricks[-1].complete
+
+    @property
+    def phase(self) -> str:
+        """``bidding``, ``second_deal``, ``play``, ``over``, ``annulled`` or ``abandoned``."""
+        if self.annulled:
+            return "annulled"
+        if self.over:
+            return "over"
+        if self.closed:
+            return "abandoned"
+        if not self.bidding.done:
+            return "bidding"
+        return "play" if self.second_done else "second_deal"
+
+    def winner_of(self, t: Trick) -> int:
+        assert self.trump is not None
+        return t.seat_of(t.win_index(self.trump))
+
+    def won(self) -> tuple[list[int], list[int]]:
+        """(card points, tricks) won by each seat in the complete tricks."""
+        points, tricks = [0, 0], [0, 0]
+        for t in self.tricks:
+            if t.complete:
+                w = self.winner_of(t)
+                points[w] += t.points
+                tricks[w] += 1
+        return points, tricks
+
+    def sequences_of(self, seat: int, announced_only: bool) -> list[Run]:
+        """The sequences a seat scores with: as declared (and not voided), or from its hand."""
+        if announced_only:
+            return [d.run for d in self.declarations if d.seat == seat and d.fault is None]
+        return runs(self.playing[seat]) if self.playing is not None else []
+
+    def outcome(self, seq_rules: SequenceRules, score_rules: ScoreRules, *,
+                seq_announced: bool, bella_announced: bool, bella_points: int) -> Outcome:
+        """The deal's score as played (``received`` and carry-over are the game's business)."""
+        points, tricks = self.won()
+        ruled = list(self.ruling.score) if self.ruling else None
+        if self.annulled or not self.over or self.trump is None or self.maker is None:
+            result = "annulled" if self.annulled else "unfinished"
+            return Outcome(points, tricks, [0, 0], None, [0, 0], list(points), result, [0, 0],
+                           0, 0, ruled, ruled or [0, 0])
+        trump = self.trump
+        seqs = score_sequences([self.sequences_of(s, seq_announced) for s in (0, 1)], trump,
+                               self.elder, seq_rules)
+        seq_points = list(seqs.points)
+        if seq_rules.require_a_trick:
+            seq_points = [p if tricks[s] else 0 for s, p in enumerate(seq_points)]
+        bella = [0, 0]
+        for s in (0, 1):
+            if bella_announced:
+                ok = any(b.seat == s and b.fault is None for b in self.bellas)
+            else:
+                ok = self.playing is not None and has_bella(self.playing[s], trump)
+            bella[s] = bella_points if ok else 0
+        totals = [points[s] + seq_points[s] + bella[s] for s in (0, 1)]
+        ds: DealScore = score_deal(score_rules, totals, self.maker, self.revoke_seat)
+        return Outcome(points, tricks, seq_points, seqs.best, bella, totals, ds.result, ds.score,
+                       ds.held, 0, ruled, ruled or list(ds.score))

@@ -1,0 +1,35 @@
+"""Klaverjas: 4 players in two partnerships, Amsterdam and Rotterdam play (rule book section 3).
+
+Everything about the game is in this package, with the same module names in each game's:
+``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
+rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
+load by name: ``export``, ``render``, ``record``.
+"""
+
+from jaslog.engine.game import Game
+from jaslog.games.klaverjas import options, oracle, sim, view
+from jaslog.games.klaverjas.fold import KlaverjasFold
+
+GAME = Game(
+    name="klaverjas",
+    title="Klaverjas",
+    players=4,
+    scoring="teams",
+    round_word="round",
+    fold=KlaverjasFold,
+    options=options.OPTIONS,
+    presets=options.PRESETS,
+    resolve=options.resolve,
+    report=view.rounds_report,
+    seat_view=view.seat_view,
+    frame=view.frame,
+    report_round=view.report_round,
+    roem_of=view.roem_of,
+    simulate=sim.simulate_klaverjas,
+    oracle_ops=oracle.OPS,
+    answer=oracle.answer,
+    score_example=oracle.SCORE_EXAMPLE,
+    won=frozenset({"made", "pit"}),
+    lost=frozenset({"nat"}),
+    tied=frozenset(()),
+)

@@ -1,0 +1,86 @@
+"""Klaverjas events as rule actions."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jaslog.cards import CARD_INDEX
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.fold import GameFold
+from jaslog.events import Event, GameStarted
+from jaslog.games.klaverjas.rules import KlaverjasGame
+
+
+def cards_mask(texts: list[str]) -> int:
+    m = 0
+    for t in texts:
+        m |= 1 << CARD_INDEX[t]
+    return m
+
+
+class KlaverjasFold(GameFold):
+    game = "klaverjas"
+    players = 4
+    handlers: ClassVar[dict[str, str]] = {
+        "dealt": "dealt", "trump_turned": "trump_turned", "bid": "bid", "play": "play",
+        "roem": "roem", "ruling": "ruling"}
+    state: KlaverjasGame
+
+    def initial(self, started: GameStarted) -> KlaverjasGame:
+        return KlaverjasGame(self.options, started.dealer)
+
+    def dealt(self, e: Any) -> None:
+        for unused in ("turn_up", "stock"):
+            if getattr(e, unused) is not None:
+                raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
+                                     "(it belongs to a klaberjass deal)")
+        hands = None
+        if e.hands is not None:
+            if len(e.hands) != 4 or any(len(h) != 8 for h in e.hands):
+                sizes = ", ".join(str(len(h)) for h in e.hands)
+                raise IntegrityError("bad_deal", f"a deal is 4 hands of 8 cards, not [{sizes}]")
+            hands = [cards_mask(h) for h in e.hands]
+            for seat, (h, texts) in enumerate(zip(hands, e.hands, strict=True)):
+                if h.bit_count() != 8:
+                    twice = sorted({t for t in texts if texts.count(t) > 1})
+                    raise IntegrityError("dealt_twice",
+                                         f"{', '.join(twice)} dealt twice to seat {seat}",
+                                         seat=seat)
+        self.state.deal(hands, e.dealer, e.seq)
+
+    def trump_turned(self, e: Any) -> None:
+        self.state.turn_trump(e.card, e.seq)
+
+    def bid(self, e: Any) -> None:
+        self.state.bid(e.seat, e.call, e.seq)
+
+    def play(self, e: Any) -> None:
+        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
+
+    def apply(self, e: Event) -> None:
+        # The hot path: a play in its place goes straight to the rules, with the checks and
+        # errors of GameFold.apply, which takes every other event (and a misplaced play).
+        seq = e.seq
+        if e.type == "play" and seq == self.next_seq and e.game == self.game_id:
+            p: Any = e
+            try:
+                self.state.play(p.seat, CARD_INDEX[p.card], seq)
+            except IntegrityError as err:
+                raise self.located(err, e) from None
+            self.next_seq = seq + 1
+            at = e.at
+            if at is not None:
+                self.last_at = at
+            return
+        super().apply(e)
+
+    def roem(self, e: Any) -> None:
+        self.state.claim_roem(e.seat, e.points, e.seq)
+
+    def ruling(self, e: Any) -> None:
+        if len(e.score) != 2:
+            raise IntegrityError("bad_ruling", f"a klaverjas ruling gives 2 scores (one per team), "
+                                 f"not {len(e.score)}")
+        self.state.rule(e.round, list(e.score), e.reason, e.seq)
+
+

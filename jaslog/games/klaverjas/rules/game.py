@@ -1,0 +1,502 @@
+"""A game of Klaverjas as a state that actions move forward.
+
+The actions are what happens at the table: :meth:`KlaverjasGame.deal`,
+:meth:`~KlaverjasGame.turn_trump`, :meth:`~KlaverjasGame.bid`, :meth:`~KlaverjasGame.play`,
+:meth:`~KlaverjasGame.claim_roem` and the referee's :meth:`~KlaverjasGame.rule`. Each
+either moves the state on (recording any rule it broke as a :class:`Violation`) or raises an
+:class:`IntegrityError` and leaves the state as it was. Every action takes the ``seq`` of
+the event it comes from, so a violation can name it.
+
+The state is changed in place for speed (a fold makes one per game); :meth:`copy` keeps a
+snapshot.
+
+>>> from jaslog.cards import parse_hand as h
+>>> from jaslog.games.klaverjas.options import resolve
+>>> g = KlaverjasGame(resolve("amsterdam"), dealer=3)
+>>> g.deal([h("JH 9H AH 10H KH QH 8H 7H"), h("AS 10S KS QS JS 9S 8S 7S"),
+...         h("AC 10C KC QC JC 9C 8C 7C"), h("AD 10D KD QD JD 9D 8D 7D")])
+>>> g.bid(0, "H")
+>>> g.expected()
+('play', 0)
+>>> for seat, c in zip(range(4), "JH AS AC AD".split()): g.play(seat, parse_card(c))
+>>> g.current_round.tricks[0].winner, g.current_round.tricks[0].points
+(0, 53)
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from jaslog.cards import (
+    FULL_DECK,
+    PLAIN_STRENGTH,
+    SUIT_NAMES,
+    TRUMP_STRENGTH,
+    card_text,
+    hand_text,
+    parse_card,
+    popcount,
+)
+from jaslog.engine.base import IntegrityError, Violation
+from jaslog.games.klaverjas.rules.play import (
+    PlayRules,
+    RoemRules,
+    ScoreRules,
+    _walk,
+    judge,
+    legal,
+    score_round,
+    stuk_cards,
+    trick_value,
+)
+from jaslog.games.klaverjas.rules.trump import TrumpSelection, make_selection
+
+__all__ = ["KlaverjasGame", "Round", "Trick", "parse_card"]
+
+
+@dataclass(slots=True)
+class Trick:
+    """One trick: who led, the cards in play order, and once complete its result."""
+
+    number: int
+    leader: int
+    cards: list[int] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    win: int = 0          # index in cards of the card winning so far
+    points: int = 0       # card points (+ last-trick bonus on trick 8), once complete
+    roem: int = 0         # roem on the table, once complete
+    claimed: int = 0      # roem validly claimed for this trick
+
+    @property
+    def complete(self) -> bool:
+        return len(self.cards) == 4
+
+    @property
+    def winner(self) -> int:
+        """Seat winning (or that won) the trick."""
+        return (self.leader + self.win) % 4
+
+    def seat_of(self, i: int) -> int:
+        return (self.leader + i) % 4
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a round scored: as played, and as ruled when a referee ruled on it."""
+
+    points: list[int]
+    roem: list[int]
+    roem_on_table: list[int]
+    tricks: list[int]
+    result: str
+    score: list[int]
+    ruled: list[int] | None
+    final: list[int]
+
+
+@dataclass(slots=True)
+class Ruling:
+    score: list[int]
+    reason: str
+    seq: int
+
+
+class Round:
+    """One deal: its hands, the trump choice, the tricks, and what went wrong in it."""
+
+    def __init__(self, number: int, dealer: int, hands: list[int] | None,
+                 selection: TrumpSelection) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.forehand = (dealer + 1) % 4
+        self.hands_known = hands is not None
+        self.dealt: list[int] | None = list(hands) if hands is not None else None
+        self.hands: list[int] = list(hands) if hands is not None else [0, 0, 0, 0]
+        self.played = 0
+        self.selection = selection
+        self.tricks: list[Trick] = []
+        self.violations: list[Violation] = []
+        self.revoke_seq: int | None = None
+        self.revoke_team: int | None = None
+        self.hand_roem = [0, 0]
+        self.ruling: Ruling | None = None
+        self.closed = False   # 32 cards played, or abandoned by a ruling
+
+    @property
+    def trump(self) -> int | None:
+        return self.selection.trump
+
+    @property
+    def chooser(self) -> int | None:
+        return self.selection.chooser
+
+    @property
+    def over(self) -> bool:
+        """All eight tricks are complete."""
+        return len(self.tricks) == 8 and self.tricks[7].complete
+
+    def outcome(self, opts: ScoreRules, claimed_mode: bool) -> Outcome:
+        points, roem, table, won = [0, 0], list(self.hand_roem), [0, 0], [0, 0]
+        for t in self.tricks:
+            if not t.complete:
+                continue
+            team = t.winner & 1
+            points[team] += t.points
+            table[team] += t.roem
+            roem[team] += t.claimed if claimed_mode else t.roem
+            won[team] += 1
+        table = [table[i] + self.hand_roem[i] for i in (0, 1)]
+        if self.over and self.chooser is not None:
+            score, result = score_round(opts, points, roem, won, self.chooser & 1,
+                                        self.revoke_team)
+        else:
+            score, result = [0, 0], "unfinished"
+        ruled = list(self.ruling.score) if self.ruling else None
+        return Outcome(points, roem, table, won, result, score, ruled, ruled or score)
+
+
+class KlaverjasGame:
+    """A game of Klaverjas from its options and first dealer."""
+
+    players = 4
+    game = "klaverjas"
+
+    def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
+        if not 0 <= dealer < 4:
+            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat (0-3)")
+        self.options = options
+        self.first_dealer = dealer
+        self.play_rules = PlayRules.from_options(options)
+        self.roem_rules = RoemRules.from_options(options)
+        self.score_rules = ScoreRules.from_options(options)
+        self.claimed_mode = options["roem.claim_mode"] == "claimed"
+        self.claim_by_winner = options["roem.claim_by"] == "winning_team"
+        self.reject_revokes = options["revoke"] == "reject"
+        self.last_bonus = int(options["last_trick_bonus"])
+        self.rounds: list[Round] = []
+        self.violations: list[Violation] = []
+
+    def copy(self) -> KlaverjasGame:
+        return copy.deepcopy(self)
+
+    # ------------------------------------------------------------------ reading the state
+
+    @property
+    def current_round(self) -> Round:
+        if not self.rounds:
+            raise IntegrityError("no_deal", "no round has been dealt yet")
+        return self.rounds[-1]
+
+    def dealer_of(self, number: int) -> int:
+        return (self.first_dealer + number - 1) % 4
+
+    def expected(self) -> tuple[str, int | None]:
+        """What the record expects next: (``deal``|``turn``|``bid``|``play``|``over``, seat)."""
+        if not self.rounds or self.rounds[-1].closed:
+            return ("over", None) if self.finished else ("deal", self.dealer_of(len(self.rounds) + 1))
+        r = self.rounds[-1]
+        sel = r.selection
+        if not sel.done:
+            return (sel.expects, sel.turn if sel.expects == "bid" else r.dealer)
+        t = r.tricks[-1]
+        if t.complete:
+            return "play", t.winner
+        return "play", t.seat_of(len(t.cards))
+
+    def legal_plays(self) -> int:
+        """The legal cards (mask) for the seat to play; when the hands were not recorded,
+        every card not played yet in the round (any of them may be in that hand)."""
+        r = self.current_round
+        kind, seat = self.expected()
+        if kind != "play" or seat is None or r.trump is None:
+            return 0
+        if not r.hands_known:
+            return FULL_DECK & ~r.played
+        t = r.tricks[-1]
+        trick = [] if t.complete else t.cards
+        return legal(r.hands[seat], trick, r.trump, self.play_rules)
+
+    def outcomes(self) -> list[Outcome]:
+        return [r.outcome(self.score_rules, self.claimed_mode) for r in self.rounds]
+
+    def totals(self, ruled: bool = True) -> list[int]:
+        tot = [0, 0]
+        for o in self.outcomes():
+            s = o.final if ruled else o.score
+            tot[0] += s[0]
+            tot[1] += s[1]
+        return tot
+
+    @property
+    def finished(self) -> bool:
+        return self._winner() is not None
+
+    @property
+    def winner(self) -> int | str | None:
+        """Team index, ``"draw"``, or None while the game goes on."""
+        return self._winner()
+
+    def _winner(self) -> int | str | None:
+        if not self.rounds or not self.rounds[-1].closed:
+            return None
+        end = self.options["game_end"]
+        if end["type"] == "deals" and len(self.rounds) < end["count"]:
+            return None  # decided without adding up the scores (checked at every deal)
+        tot = self.totals()
+        if end["type"] != "deals" and max(tot) < end["points"]:
+            return None
+        if tot[0] != tot[1]:
+            return 0 if tot[0] > tot[1] else 1
+        if end["type"] == "deals" and self.options["game_tie"] == "draw":
+            return "draw"
+        return None  # equal totals: another deal
+
+    # ------------------------------------------------------------------ actions
+
+    def _violate(self, r: Round, rule: str, message: str, *, seat: int | None = None,
+                 card: int | None = None, seq: int = -1, trick: int | None = None) -> None:
+        v = Violation(rule, message, r.number, trick, seat, card, seq)
+        r.violations.append(v)
+        self.violations.append(v)
+
+    def deal(self, hands: list[int] | None, dealer: int | None = None, seq: int = -1) -> None:
+        """Open a round. ``hands`` are four masks by seat, or None when nobody saw them."""
+        if self.rounds and not self.rounds[-1].closed:
+            r = self.rounds[-1]
+            raise IntegrityError("round_not_over",
+                                 f"round {r.number} is not over ({popcount(r.played)} of 32 "
+                                 "cards played)")
+        if self.finished:
+            raise IntegrityError("game_over", "the game is over; no more deals")
+        number = len(self.rounds) + 1
+        due = self.dealer_of(number)
+        if dealer is not None and dealer != due:
+            raise IntegrityError("wrong_dealer",
+                                 f"round {number} is dealt by seat {due}, not seat {dealer}",
+                                 seat=dealer)
+        if hands is not None:
+            check_deal(hands)
+        self.rounds.append(Round(number, due, hands, make_selection(self.options, due, number)))
+
+    def turn_trump(self, text: str, seq: int = -1) -> None:
+        r = self._open_round()
+        dealer_hand = r.hands[r.dealer] if r.hands_known else None
+        for code, msg in r.selection.turn_card(text, self.options["random.source"], dealer_hand):
+            self._violate(r, code, msg, seq=seq)
+        self._open_first_trick(r)
+
+    def bid(self, seat: int, call: str, seq: int = -1) -> None:
+        r = self._open_round()
+        _check_seat(seat)
+        for code, msg in r.selection.bid(seat, call):
+            self._violate(r, code, msg, seat=seat, seq=seq)
+        self._open_first_trick(r)
+
+    def _open_first_trick(self, r: Round) -> None:
+        if r.selection.done and not r.tricks:
+            first = r.chooser if self.options["first_lead"] == "trump_chooser" else r.forehand
+            r.tricks.append(Trick(1, first if first is not None else r.forehand))
+
+    def play(self, seat: int, c: int, seq: int = -1) -> None:
+        # the hot path of every fold: properties and helpers are inlined here
+        r = self.rounds[-1] if self.rounds else None
+        if r is None or r.closed:
+            r = self._open_round()  # raises the right error
+        if not 0 <= seat < 4:
+            _check_seat(seat)
+        trump = r.selection.trump
+        if trump is None:
+            raise IntegrityError("trump_not_chosen",
+                                 f"seat {seat} played {card_text(c)} before trumps were chosen",
+                                 seat=seat, card=c)
+        t = r.tricks[-1]
+        cards = t.cards
+        n = len(cards)
+        leader = t.leader
+        opens = n == 4  # the last trick is complete: this card opens the next
+        if opens:  # (the trick is added once the play stands: a refused card changes nothing)
+            leader = (leader + t.win) % 4
+            n = 0
+        due = (leader + n) % 4
+        if seat != due:
+            raise IntegrityError("not_your_turn",
+                                 f"seat {seat} played {card_text(c)} but it is seat {due}'s turn",
+                                 seat=seat, card=c)
+        bit = 1 << c
+        if r.played & bit:
+            raise IntegrityError("card_played_twice",
+                                 f"{card_text(c)} was already played in this round",
+                                 seat=seat, card=c)
+        suit = c >> 3
+        hands = r.hands
+        if r.hands_known:
+            hand = hands[seat]
+            if not hand & bit:
+                raise IntegrityError("card_not_held",
+                                     f"seat {seat} played {card_text(c)}, which is not in its hand "
+                                     f"({hand_text(hand)})", seat=seat, card=c)
+            # a lead, or a card of the plain suit led, is always legal (rule book 3.3)
+            if n and (suit != cards[0] >> 3 or suit == trump) \
+                    and not _walk(hand, cards, trump, self.play_rules)[0] & bit:
+                self._revoke(r, t, cards, seat, c, hand, seq)
+            hands[seat] = hand & ~bit
+        else:
+            hands[seat] |= bit  # collected, to rebuild the hands at the end
+        if opens:
+            t = Trick(t.number + 1, leader)
+            r.tricks.append(t)
+            cards = t.cards
+        r.played |= bit
+        win = t.win
+        if n:  # does c beat the card winning so far (jacknine.beats, inlined)?
+            best = cards[win]
+            if suit == trump:
+                if best >> 3 != trump or TRUMP_STRENGTH[c & 7] > TRUMP_STRENGTH[best & 7]:
+                    t.win = n
+            elif suit == best >> 3 != trump and PLAIN_STRENGTH[c & 7] > PLAIN_STRENGTH[best & 7]:
+                t.win = n
+        cards.append(c)
+        t.seqs.append(seq)
+        if n == 3:  # the trick is complete
+            # its card points and roem, by card set and trump (trick_score, inlined)
+            a, b, d = cards[0], cards[1], cards[2]
+            memo = self.roem_rules.memo
+            key = (1 << a | 1 << b | 1 << d | bit) << 2 | trump
+            hit = memo.get(key)
+            if hit is None:
+                hit = memo[key] = trick_value(a, b, d, c, trump, self.roem_rules)
+            points, t.roem = hit
+            if t.number == 8:
+                t.points = points + self.last_bonus
+                try:
+                    self._close_round(r)
+                except IntegrityError:  # revoke: reject, hands unseen: an earlier play is refused
+                    cards.pop()         # with this card; take it back, as if never played
+                    t.seqs.pop()
+                    t.win, t.points, t.roem = win, 0, 0
+                    r.played &= ~bit
+                    hands[seat] &= ~bit
+                    raise
+            else:
+                t.points = points
+
+    def _revoke(self, r: Round, t: Trick, before: list[int], seat: int, c: int, hand: int,
+                seq: int) -> None:
+        """Record (or, with revoke: reject, refuse) the play of ``c`` by ``seat`` holding ``hand``
+        after the cards ``before`` of trick ``t``."""
+        assert r.trump is not None
+        code, sentence = judge(hand, before, r.trump, self.play_rules, c) or ("revoke", "")
+        if self.reject_revokes:
+            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
+                                 seat=seat, card=c)
+        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq,
+                      trick=t.number)
+        if r.revoke_seq is None or seq < r.revoke_seq:
+            r.revoke_seq, r.revoke_team = seq, seat & 1
+
+    def _close_round(self, r: Round) -> None:
+        """Close ``r`` after its 32nd card; with the hands unseen, judge every play now. With
+        ``revoke: reject`` a revoke raises before ``r`` changes."""
+        trump = r.trump
+        assert trump is not None
+        if not r.hands_known:  # rebuild the hands from the plays, then judge every play
+            dealt = list(r.hands)
+            hands = list(r.hands)
+            for t in r.tricks:
+                for i, c in enumerate(t.cards):
+                    seat = t.seat_of(i)
+                    if not legal(hands[seat], t.cards[:i], trump, self.play_rules) >> c & 1:
+                        self._revoke(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
+                    hands[seat] &= ~(1 << c)
+            r.dealt, r.hands_known, r.hands = dealt, True, hands
+        r.closed = True
+        if self.options["roem.stuk_in_hand"] and r.dealt is not None:
+            stuk = stuk_cards(trump)
+            for seat, hand in enumerate(r.dealt):
+                if hand & stuk == stuk:
+                    r.hand_roem[seat & 1] += self.roem_rules.stuk
+
+    def claim_roem(self, seat: int, points: int, seq: int = -1) -> None:
+        """A claim of ``points`` roem for the trick just completed (rule book 9.3)."""
+        _check_seat(seat)
+        if points < 0:
+            raise IntegrityError("bad_roem", f"roem of {points} points cannot be claimed", seat=seat)
+        r = self.current_round
+        last = r.tricks[-1] if r.tricks else None
+        if last is None or not last.complete:
+            before = last.number - 1 if last is not None and last.cards else 0
+            if not before and len(self.rounds) > 1:  # the previous round's trick 8 is scored
+                prev = self.rounds[-2]
+                self._violate(prev, "roem_late",
+                              f"seat {seat} claimed {points} roem after round {r.number} was "
+                              f"dealt; round {prev.number} is scored",
+                              seat=seat, seq=seq, trick=len(prev.tricks) or None)
+                return
+            self._violate(r, "roem_late" if before else "roem_no_trick",
+                          f"seat {seat} claimed {points} roem "
+                          + (f"after the next trick began; trick {before} is covered"
+                             if before else "before any trick was complete"),
+                          seat=seat, seq=seq, trick=last.number if last else None)
+            return
+        if self.claim_by_winner and (seat & 1) != (last.winner & 1):
+            self._violate(r, "roem_claim_not_allowed",
+                          f"seat {seat} claimed roem for trick {last.number}, won by the other "
+                          "team (option roem.claim_by: winning_team)",
+                          seat=seat, seq=seq, trick=last.number)
+            return
+        if points > last.roem:
+            self._violate(r, "roem_false",
+                          f"seat {seat} claimed {points} roem but trick {last.number} "
+                          f"({' '.join(card_text(c) for c in last.cards)}) holds {last.roem}",
+                          seat=seat, seq=seq, trick=last.number)
+            return
+        last.claimed = max(last.claimed, points)
+
+    def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
+        """A referee's score for round ``number``; it replaces the score as played.
+
+        A ruling on a round still in play abandons it: no more cards, the next deal may follow.
+        """
+        if not 1 <= number <= len(self.rounds):
+            raise IntegrityError("no_such_round",
+                                 f"a ruling names round {number}, but {len(self.rounds)} "
+                                 "rounds have been dealt")
+        if len(score) != 2 or any(not isinstance(s, int) or s < 0 for s in score):
+            raise IntegrityError("bad_ruling", "a ruling's score is two whole numbers >= 0")
+        r = self.rounds[number - 1]
+        r.ruling = Ruling(list(score), reason, seq)
+        r.closed = True
+
+    def _open_round(self) -> Round:
+        r = self.current_round
+        if r.closed:
+            raise IntegrityError("round_over", f"round {r.number} is over")
+        return r
+
+
+def _check_seat(seat: int) -> None:
+    if not 0 <= seat < 4:
+        raise IntegrityError("bad_seat", f"{seat} is not a seat (0-3)")
+
+
+def check_deal(hands: list[int]) -> None:
+    """Four hands of eight cards that together are the 32-card pack, or an IntegrityError."""
+    if len(hands) != 4:
+        raise IntegrityError("bad_deal", f"a deal has 4 hands, not {len(hands)}")
+    seen = 0
+    for seat, hand in enumerate(hands):
+        if popcount(hand) != 8:
+            raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(hand)} cards, not 8",
+                                 seat=seat)
+        twice = seen & hand
+        if twice:
+            raise IntegrityError("dealt_twice", f"{hand_text(twice)} dealt twice", seat=seat)
+        seen |= hand
+    if seen != FULL_DECK:  # pragma: no cover - 4 disjoint hands of 8 are the whole pack
+        raise IntegrityError("bad_deal", "the hands are not the 32-card pack")
+
+
+def suit_name(s: int | None) -> str:
+    return SUIT_NAMES[s] if s is not None else "-"

@@ -1,0 +1,35 @@
+"""Kloepper: 4 players, black queens make hidden partnerships (rule book section 5).
+
+Everything about the game is in this package, with the same module names in each game's:
+``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
+rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
+load by name: ``export``, ``render``, ``record``.
+"""
+
+from jaslog.engine.game import Game
+from jaslog.games.kloepper import options, oracle, sim, view
+from jaslog.games.kloepper.fold import KloepperFold
+
+GAME = Game(
+    name="kloepper",
+    title="Kloepper",
+    players=4,
+    scoring="players",
+    round_word="deal",
+    fold=KloepperFold,
+    options=options.OPTIONS,
+    presets=options.PRESETS,
+    resolve=options.resolve,
+    report=view.rounds_report,
+    seat_view=view.seat_view,
+    frame=view.frame,
+    report_round=view.report_round,
+    roem_of=None,
+    simulate=sim.simulate_kloepper,
+    oracle_ops=oracle.OPS,
+    answer=oracle.answer,
+    score_example=oracle.SCORE_EXAMPLE,
+    won=frozenset({"queens"}),
+    lost=frozenset({"others"}),
+    tied=frozenset({"none"}),
+)

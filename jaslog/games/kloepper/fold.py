@@ -1,0 +1,52 @@
+"""Kloepper events as rule actions, the report of its deals, and a seat's view.
+
+Events: ``dealt`` (four hands of six, or none), ``partner_call``, ``knock``, ``knock_back``,
+``play``, ``ruling`` (four scores, one per player) and ``note``.
+
+:func:`seat_view` is the one place that decides what a seat may see of a Kloepper game: its
+own hand, the cards played, the public calls and knocks, and the partnerships only as far as
+the cards have revealed them (:func:`jaslog.games.kloepper.rules.known_sides`). The terminal
+renderer and the service build on it; a live round never shows another hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.common import (
+    PlayerFold,
+    hand_masks,
+)
+from jaslog.events import GameStarted
+from jaslog.games.kloepper.rules import KloepperGame
+
+
+class KloepperFold(PlayerFold):
+    game = "kloepper"
+    players = 4
+    handlers: ClassVar[dict[str, str]] = {
+        "dealt": "dealt", "partner_call": "partner_call", "knock": "knock",
+        "knock_back": "knock_back", "play": "play", "ruling": "ruling"}
+    state: KloepperGame
+
+    def initial(self, started: GameStarted) -> KloepperGame:
+        return KloepperGame(self.options, started.dealer)
+
+    def dealt(self, e: Any) -> None:
+        for unused in ("turn_up", "stock"):
+            if getattr(e, unused) is not None:
+                raise IntegrityError("bad_event", f"field {unused!r} is not used in kloepper "
+                                     "(it belongs to a klaberjass deal)")
+        self.state.deal(hand_masks(e.hands, 4, 6, "a kloepper deal"), e.dealer, e.seq)
+
+    def partner_call(self, e: Any) -> None:
+        self.state.call(e.seat, e.call, e.seq)
+
+    def knock(self, e: Any) -> None:
+        self.state.knock(e.seat, e.seq)
+
+    def knock_back(self, e: Any) -> None:
+        self.state.knock_back(e.seat, e.seq)
+
+
