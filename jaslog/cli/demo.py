@@ -41,6 +41,7 @@ from rich.progress import (
 from rich.text import Text
 
 from jaslog.errors import JaslogError
+from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.sim import Faults
 
 MARKER = ".jaslog-demo"
@@ -268,11 +269,12 @@ def _import(console: Console, res: DemoResult, store: Any) -> None:
 
 
 def find_revoke(store: Any, games: Iterator[str] | list[str]) -> tuple[str, Any] | None:
-    """The first revoke (with the hands recorded) in ``games``: (game id, violation)."""
+    """The first Klaverjas revoke (with the hands recorded) in ``games``: (game id,
+    violation). The demo's disputed round is told with Klaverjas's rules (:data:`DISPUTE`)."""
     fallback = None
     for gid in games:
         fold = store.fold(gid)
-        if fold.game != "klaverjas":
+        if fold.game != DISPUTE.name:
             continue
         for r in fold.state.rounds:
             revokes = [v for v in r.violations if v.rule in _REVOKE_RULES]
@@ -284,6 +286,8 @@ def find_revoke(store: Any, games: Iterator[str] | list[str]) -> tuple[str, Any]
     return fallback
 
 
+#: The game whose revoke the demo explains (its rules explain the play and score the round).
+DISPUTE = KLAVERJAS
 _REVOKE_RULES = ("must_follow_suit", "must_trump", "must_overtrump", "no_undertrump",
                  "must_discard")
 
