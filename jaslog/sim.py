@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from jaslog.engine.game import Simulator
-from jaslog.engine.sim import BOT_NAMES, PLAYER_POOL, Faults
+from jaslog.engine.sim import BOT_NAMES, PLAYER_POOL, Faults, SimulationError
 from jaslog.games import GAMES, PRESETS, game_of, get_game, resolve
 
 __all__ = [
@@ -64,7 +64,7 @@ def iter_game(game_id: str, ruleset: str = "amsterdam", options: dict[str, Any] 
     event takes a few seconds, as at a table.
     """
     if bot not in BOT_NAMES:
-        raise ValueError(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
+        raise SimulationError(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
     sim = get_game(game_of(ruleset)).simulate
     resolve(ruleset, options)  # a bad option is the caller's error, said before anything runs
     events = sim(game_id, ruleset, options, rng=random.Random(seed), seats=seats, bot=bot,
@@ -116,7 +116,7 @@ def simulate(n: int, ruleset: str | Sequence[str] = "amsterdam",
     """
     rulesets = [ruleset] if isinstance(ruleset, str) else list(ruleset)
     if not rulesets:
-        raise ValueError("no ruleset to simulate")
+        raise SimulationError("no ruleset to simulate")
     for i in range(first, first + n):
         rs = rulesets[i % len(rulesets)]
         opts = options(rs) if callable(options) else options

@@ -29,9 +29,16 @@ from jaslog.engine.fold import GameFold
 from jaslog.engine.options import Option
 from jaslog.engine.sim import Faults
 from jaslog.engine.view import SeatView
+from jaslog.errors import JaslogError
 
 #: The layers that load a game's adapter by name (a module of the game's package each).
 ADAPTERS = ("export", "render", "record")
+
+
+class NoAdapter(JaslogError, LookupError):
+    """A layer that games do not adapt to (see :data:`ADAPTERS`)."""
+
+    code = "no_adapter"
 
 
 class Simulator(Protocol):
@@ -94,5 +101,5 @@ class Game:
     def adapter(self, layer: str) -> ModuleType:
         """The game's module for ``layer`` (one of :data:`ADAPTERS`), imported on first use."""
         if layer not in ADAPTERS:
-            raise ValueError(f"{layer!r} is not an adapter layer ({', '.join(ADAPTERS)})")
+            raise NoAdapter(f"{layer!r} is not an adapter layer ({', '.join(ADAPTERS)})")
         return importlib.import_module(f"{self.package}.{layer}")

@@ -17,10 +17,17 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from jaslog.cards import CARD_TEXT, cards_of
+from jaslog.errors import JaslogError
 
 PLAYER_POOL = ("ann", "bob", "cor", "dirk", "eva", "finn", "gijs", "hanna", "ilse", "joop",
                "kees", "lies", "maud", "noor", "otto", "piet", "rik", "sanne", "tom", "ula",
                "vera", "wim", "xander", "yara")
+
+class SimulationError(JaslogError, ValueError):
+    """Settings a simulation cannot run with: an unknown bot, a fault rate out of range."""
+
+    code = "bad_simulation"
+
 
 #: The bots every game's simulator has: any legal card, or a club player's choice.
 BOT_NAMES = ("random", "heuristic")
@@ -42,7 +49,7 @@ class Faults:
                      "partial_roem_rate"):
             rate = getattr(self, name)
             if not 0.0 <= rate <= 1.0:
-                raise ValueError(f"{name.replace('_', '-')} must be between 0 and 1, not {rate}")
+                raise SimulationError(f"{name.replace('_', '-')} must be between 0 and 1, not {rate}")
 
 
 class Expects(Protocol):
