@@ -15,7 +15,7 @@ import into SQLite     ``Store.import_files``             sqlite3 ``executemany`
                                                           rows (>= 0.5x); ``eventsourcing``
                                                           saving an aggregate per game
 replay from the store  ``Store.iter_games`` + fold        ``eventsourcing`` replay
-                       (``jaslog.store.perf``)
+                       (``benchmarks.store_perf``)
 export to Parquet      ``export_store``                   pyarrow ``write_table`` of the same
                                                           tables (>= 0.5x); the same from
                                                           Python rows (``from_pylist``); the
@@ -24,7 +24,7 @@ export to Parquet      ``export_store``                   pyarrow ``write_table`
 stats query            DuckDB over the Parquet dataset    the same question in SQL over the
                                                           SQLite store; declarer success by
                                                           trump also by folding the store
-                                                          (``jaslog.export.perf``)
+                                                          (``benchmarks.export_perf``)
 =====================  =================================  ===================================
 
 It prints one table (rates, peak memory, ratios, targets) and ``--json FILE`` writes the

@@ -288,9 +288,9 @@ def _lines(w: Work) -> list[bytes]:
 
 @stage("import")
 def import_(w: Work) -> Measure:
-    """``jaslog.store.perf.import_into_sqlite``: ``Store.import_lines`` into a fresh SQLite file
+    """``benchmarks.store_perf.import_into_sqlite``: ``Store.import_lines`` into a fresh SQLite file
     (parse, fold through the rules, canonical bytes, hash chain, bulk insert)."""
-    perf = need("jaslog.store.perf")
+    perf = need("benchmarks.store_perf")
     lines = _lines(w)
     with Meter() as m:
         summary = perf.import_into_sqlite(lines, w.store)
@@ -332,8 +332,8 @@ def executemany(w: Work) -> Measure:
 
 @stage("replay")
 def replay(w: Work) -> Measure:
-    """``jaslog.store.perf.replay_store``: every game read back and folded through the rules."""
-    perf = need("jaslog.store.perf")
+    """``benchmarks.store_perf.replay_store``: every game read back and folded through the rules."""
+    perf = need("benchmarks.store_perf")
     if not w.store.exists():
         raise Unavailable("needs the import stage's store")
     with Meter() as m:
@@ -394,7 +394,7 @@ def export(w: Work) -> Measure:
 
 
 def _snapshot_tables(w: Work) -> dict[str, Any]:
-    eperf = need("jaslog.export.perf")
+    eperf = need("benchmarks.export_perf")
     if not (w.parquet / "current").exists():
         raise Unavailable("needs the export stage's dataset")
     return dict(eperf.arrow_tables(w.parquet))
@@ -402,9 +402,9 @@ def _snapshot_tables(w: Work) -> dict[str, Any]:
 
 @stage("write_table")
 def write_table(w: Work) -> Measure:
-    """``jaslog.export.perf.write_arrow``: the export's own tables, already in memory, written
+    """``benchmarks.export_perf.write_arrow``: the export's own tables, already in memory, written
     with ``pyarrow.parquet.write_table`` (same codec and dictionary columns)."""
-    eperf = need("jaslog.export.perf")
+    eperf = need("benchmarks.export_perf")
     tables = _snapshot_tables(w)
     with Meter() as m:
         rows = eperf.write_arrow(tables, w.raw_parquet)
@@ -421,7 +421,7 @@ def read_write(w: Work) -> Measure:
     dataset's rows over both times together."""
     import sqlite3
 
-    eperf = need("jaslog.export.perf")
+    eperf = need("benchmarks.export_perf")
     if not w.store.exists():
         raise Unavailable("needs the import stage's store")
     tables = _snapshot_tables(w)
@@ -492,9 +492,9 @@ def query(w: Work) -> Measure:
 
 @stage("question")
 def question(w: Work) -> Measure:
-    """``jaslog.export.perf.stats_query``: `jaslog stats declarer_success --by trump` over
+    """``benchmarks.export_perf.stats_query``: `jaslog stats declarer_success --by trump` over
     the Parquet dataset."""
-    eperf = need("jaslog.export.perf")
+    eperf = need("benchmarks.export_perf")
     if not (w.parquet / "current").exists():
         raise Unavailable("needs the export stage's dataset")
     n = _events_in(w)
@@ -506,9 +506,9 @@ def question(w: Work) -> Measure:
 
 @stage("store_question")
 def store_question(w: Work) -> Measure:
-    """``jaslog.export.perf.stats_query_from_store``: the same answer from the store, every
+    """``benchmarks.export_perf.stats_query_from_store``: the same answer from the store, every
     game read and folded (the store keeps events, not rounds: SQL alone cannot score them)."""
-    eperf = need("jaslog.export.perf")
+    eperf = need("benchmarks.export_perf")
     store_mod = need("jaslog.store")
     if not w.store.exists():
         raise Unavailable("needs the import stage's store")

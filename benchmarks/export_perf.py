@@ -1,4 +1,4 @@
-"""What the benchmark (``jaslog/bench.py``) calls to measure the export and the statistics.
+"""What the benchmark (``benchmarks.bench``) calls to measure the export and the statistics.
 
 Nothing here times anything: the benchmark times these calls, all in one run.
 

@@ -127,7 +127,7 @@ def measure(lines: Sequence[bytes], workdir: str | Path,
             "replay_events_per_s": replayed / t_replay}
 
 
-if __name__ == "__main__":  # a quick look: python -m jaslog.store.perf [GAMES [WORKERS]]
+if __name__ == "__main__":  # a quick look: python -m benchmarks.store_perf [GAMES [WORKERS]]
     import sys
     import tempfile
 

@@ -161,3 +161,26 @@ def test_compare_two_runs(bench: tuple[Path, subprocess.CompletedProcess[str]],
     assert res.returncode == 2
     assert "other.json: not a figures file of python -m benchmarks.bench --json" in \
         " ".join(res.stderr.split())
+
+
+def test_store_perf_examples() -> None:
+    """The examples in ``benchmarks.store_perf`` run (pytest collects doctests under jaslog/
+    only)."""
+    import doctest
+
+    from benchmarks import store_perf
+
+    res = doctest.testmod(store_perf)
+    assert res.attempted > 0 and res.failed == 0
+
+
+def test_store_perf_command(tmp_path: Path) -> None:
+    """``python -m benchmarks.store_perf GAMES WORKERS``, the README's quick look at import speed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-m", "benchmarks.store_perf", "2", "0"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300, env=env, check=False)
+    assert run.returncode == 0, run.stderr
+    figures = dict(line.split(None, 1) for line in run.stdout.splitlines())
+    assert set(figures) == {"events", "stored", "import_events_per_s",
+                            "raw_executemany_events_per_s", "ratio", "replay_events_per_s"}
+    assert figures["events"] == figures["stored"]

@@ -359,7 +359,7 @@ def auto_workers(size: int | None) -> int:
 
     Above 16 MB, one per CPU but one (at most 8), and two on a machine with two or three CPUs:
     validating costs about twice what writing does, so two workers and the writing process
-    share two CPUs better than one worker does (``python -m jaslog.store.perf GAMES WORKERS``
+    share two CPUs better than one worker does (``python -m benchmarks.store_perf GAMES WORKERS``
     compares them).
     """
     cpus = os.cpu_count() or 1

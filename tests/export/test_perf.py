@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from benchmarks import export_perf as perf
 from jaslog.events import Event
-from jaslog.export import perf
 from jaslog.store import open_store
 
 
