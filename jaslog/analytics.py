@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import duckdb
@@ -48,6 +49,17 @@ class AnalyticsError(JaslogError):
     """A question, dimension or query that cannot run: the message says why."""
 
     code = "bad_question"
+
+
+class PlotUnavailable(AnalyticsError):
+    """A chart was asked for, and matplotlib, which draws it, is not installed (it comes with
+    the ``plot`` extra: ``pip install 'jaslog[plot]'``).
+
+    >>> PlotUnavailable().code
+    'plot_unavailable'
+    """
+
+    code = "plot_unavailable"
 
 
 @dataclass(frozen=True)
@@ -345,9 +357,23 @@ def _label(v: Any) -> str:
 PLOT_FORMATS = ("png", "svg", "pdf")
 
 
+def _matplotlib() -> ModuleType:
+    """matplotlib, set to draw into files (the Agg backend); :class:`PlotUnavailable` when it
+    is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlotUnavailable("drawing a chart needs matplotlib, which is not installed: "
+                              "pip install 'jaslog[plot]'") from None
+    matplotlib.use("Agg")
+    return matplotlib
+
+
 def check_plot_path(path: str | Path) -> Path:
     """Refuse, in a sentence, a chart file that cannot be written: an extension that is not
-    .png, .svg or .pdf, a folder, a missing or read-only folder. Cheap: check before the work."""
+    .png, .svg or .pdf, a folder, a missing or read-only folder, or no matplotlib to draw it.
+    Cheap: check before the work."""
+    _matplotlib()
     p = Path(path)
     ext = p.suffix.lower().lstrip(".")
     if ext not in PLOT_FORMATS:
@@ -372,9 +398,7 @@ def plot(result: Result, q: Question | None, path: str | Path) -> Path:
     question's ``plot: x=`` column (else the non-numeric columns), bars are its ``y=`` column
     (else the last numeric one)."""
     out = check_plot_path(path)
-    import matplotlib
-
-    matplotlib.use("Agg")
+    matplotlib = _matplotlib()
     import matplotlib.pyplot as plt
 
     if not result.rows:

@@ -390,7 +390,14 @@ def _statistics(console: Console, res: DemoResult) -> None:
 
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
-        from jaslog.analytics import AnalyticsError, Dataset, plot, questions, result_table_data
+        from jaslog.analytics import (
+            AnalyticsError,
+            Dataset,
+            PlotUnavailable,
+            plot,
+            questions,
+            result_table_data,
+        )
     except ImportError:
         _say(console, "not available (jaslog.analytics is not installed)")
         return
@@ -418,6 +425,9 @@ def _statistics(console: Console, res: DemoResult) -> None:
             name, by = DEMO_CHART
             chart = ds.ask(qs[name], by)
         res.chart = plot(chart, qs[name], res.dir / CHART)
+    except PlotUnavailable as e:
+        _say(console, f"chart: not drawn; {escape(str(e))}")
+        return
     except (AnalyticsError, KeyError) as e:
         raise DemoError(f"the statistics failed: {e}") from None
     _say(console, f"chart: how often the playing side makes it, by trump suit → "
