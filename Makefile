@@ -11,9 +11,11 @@ setup:
 demo: setup
 	$(VENV)/bin/jaslog demo
 
+# lint-imports: the layering contracts in pyproject.toml ([tool.importlinter]).
 lint:
-	$(VENV)/bin/ruff check jaslog tests
+	$(VENV)/bin/ruff check jaslog tests benchmarks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache --no-logo
 
 test: setup lint
 	$(PY) -m pytest -n 2 -p no:cacheprovider
