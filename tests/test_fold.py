@@ -10,14 +10,25 @@ from typing import Any
 import orjson
 import pytest
 
-from jaslog.engine.fold import FoldError
-from jaslog.events import event_from_dict, read_lines
+from jaslog.engine.fold import FoldError, GameFold, handler
+from jaslog.events import (
+    EVENT_MODELS,
+    Bid,
+    Note,
+    Play,
+    TrumpTurned,
+    canonical_json,
+    event_from_dict,
+    read_lines,
+)
+from jaslog.events.fast import FastPlay, fast_play
 from jaslog.fold import FileGame, fold, fold_lines, start_fold
 from jaslog.games.klaverjas.fold import KlaverjasFold
 
 from .rules.logs import (
     DEAL_M,
     REVOKE_SEQ_M,
+    SEATS,
     TRICKS_M,
     TRICKS_M_REVOKE,
     Log,
@@ -276,3 +287,90 @@ def test_unseen_hands_judge_each_play_against_the_cards_before_it() -> None:
     assert "must_trump" in [r for _, r, _ in rules]
     assert sorted((v.seq, v.rule, v.trick) for v in blind.state.violations) == sorted(rules)
     assert all(v.message for v in blind.state.violations)
+
+
+
+# ------------------------------------------------------------------ dispatch on the event class
+
+#: The events each game takes besides game_started (rule book sections 3, 4 and 5).
+GAME_EVENTS = {
+    "amsterdam": {"dealt", "trump_turned", "bid", "play", "roem", "ruling", "note"},
+    "klaberjass-2p": {"dealt", "bid", "second_deal", "dix", "sequence", "bella", "play",
+                      "ruling", "note"},
+    "kloepper": {"dealt", "partner_call", "knock", "knock_back", "play", "ruling", "note"},
+}
+
+
+def started_fold(ruleset: str) -> GameFold:
+    players = 2 if ruleset == "klaberjass-2p" else 4
+    return start_fold(event_from_dict({"game": "g", "seq": 0, "type": "game_started",
+                                       "ruleset": ruleset, "seats": SEATS[:players], "dealer": 0}))
+
+
+@pytest.mark.parametrize("ruleset", list(GAME_EVENTS))
+def test_each_game_takes_its_events_by_class_and_refuses_the_others(ruleset: str) -> None:
+    f = started_fold(ruleset)
+    table = type(f).dispatch
+    assert {name for name, model in EVENT_MODELS.items() if model in table} == GAME_EVENTS[ruleset]
+    assert set(table) == {EVENT_MODELS[name] for name in GAME_EVENTS[ruleset]} | {FastPlay}
+    assert table[FastPlay] is table[Play]
+    for name, model in EVENT_MODELS.items():
+        if name in GAME_EVENTS[ruleset]:
+            continue
+        e = model.model_construct(game="g", seq=1, type=name)  # the class decides, not the fields
+        with pytest.raises(FoldError) as err:
+            f.apply(e)
+        what = ("is only the first event of a game" if name == "game_started"
+                else f"is not an event of {f.game}")
+        assert str(err.value) == f"game g seq 1: {name} {what} [misplaced_event]"
+        assert f.next_seq == 1
+
+
+@pytest.mark.parametrize("ruleset", list(GAME_EVENTS))
+def test_a_play_read_without_its_model_folds_as_the_model(ruleset: str) -> None:
+    """The store and the importer hand canonical plays over as FastPlay objects: each game's
+    fold takes them as it takes Play models, to the same state and report."""
+    from jaslog.audit import game_report
+    from jaslog.sim import Faults, simulate_game
+
+    raw = simulate_game("g", ruleset, seed=5, faults=Faults(revoke_rate=0.05, no_hands_rate=0.5))
+    models = [event_from_dict(e) for e in raw]
+    fast: list[Any] = [fast_play(canonical_json(e)) or e for e in models]
+    assert sum(isinstance(e, FastPlay) for e in fast) > 50
+    reports = [orjson.dumps(game_report("g", fold(es), None)) for es in (models, fast)]
+    assert reports[0] == reports[1]
+
+
+def test_handlers_are_read_from_their_annotations() -> None:
+    """A fold class's table comes from its marked methods, the event class from the
+    annotation; the most derived method of a name wins; anything else is refused."""
+
+    class Base(GameFold):
+        @handler
+        def bid(self, e: Bid) -> None: ...
+
+        @handler
+        def play(self, e: Play) -> None: ...
+
+    class Derived(Base):
+        @handler
+        def bid(self, e: Bid) -> None: ...
+
+        def play(self, e: Play) -> None: ...  # not marked: no longer a handler
+
+    assert set(Base.dispatch) == {Bid, Play, FastPlay, Note}
+    assert Derived.dispatch[Bid] is Derived.bid and Base.dispatch[Bid] is Base.bid
+    assert set(Derived.dispatch) == {Bid, Note}
+
+    with pytest.raises(TypeError, match="annotated with its event class"):
+        class Untyped(GameFold):
+            @handler
+            def bid(self, e: Any) -> None: ...
+
+    with pytest.raises(TypeError, match="two handlers of TrumpTurned"):
+        class Twice(GameFold):
+            @handler
+            def turn(self, e: TrumpTurned) -> None: ...
+
+            @handler
+            def turned(self, e: TrumpTurned) -> None: ...

@@ -16,7 +16,9 @@ from typing import Any, Protocol, TypeVar
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.engine.base import IntegrityError, Ruling, Violation
-from jaslog.engine.fold import GameFold
+from jaslog.engine.fold import GameFold, handler
+from jaslog.events import Play
+from jaslog.events import Ruling as RulingEvent
 
 
 class TrickLike(Protocol):
@@ -68,10 +70,12 @@ class PlayerFold(GameFold):
     """The handlers of a game where each player scores for himself: ``play`` and ``ruling``
     (one score per player) go to the state's ``play`` and ``rule``."""
 
-    def play(self, e: Any) -> None:
+    @handler
+    def play(self, e: Play) -> None:
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
-    def ruling(self, e: Any) -> None:
+    @handler
+    def ruling(self, e: RulingEvent) -> None:
         check_ruling_scores(e.score, self.game, self.players)
         self.state.rule(e.round, list(e.score), e.reason, e.seq)
 

@@ -7,12 +7,20 @@ card and rule. Each game subclasses :class:`GameFold` in its own ``fold`` module
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar, get_type_hints
 
 from jaslog.engine.base import IntegrityError
 from jaslog.errors import JaslogError
-from jaslog.events import Event, GameStarted
+from jaslog.events import Event, GameStarted, Note, Play
+from jaslog.events.fast import FastPlay
+
+H = TypeVar("H", bound=Callable[..., None])
+
+#: Objects the fold takes in place of an event model: a canonical play read without its
+#: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
+STAND_INS: dict[type[Event], tuple[type, ...]] = {Play: (FastPlay,)}
 
 
 class FoldError(JaslogError, ValueError):
@@ -44,17 +52,66 @@ class FoldError(JaslogError, ValueError):
         return self.text()
 
 
+def handler(fn: H) -> H:
+    """Mark a method of a :class:`GameFold` as the handler of the event class its event
+    parameter is annotated with (``def play(self, e: Play) -> None``)."""
+    fn.__fold_handler__ = True  # type: ignore[attr-defined]
+    return fn
+
+
+def handled_event(fn: Callable[..., None]) -> type[Event]:
+    """The event class a handler takes: the annotation of its parameter after ``self``.
+
+    >>> class F(GameFold):
+    ...     @handler
+    ...     def play(self, e: Play) -> None: ...
+    >>> handled_event(F.play).__name__
+    'Play'
+    """
+    params = list(inspect.signature(fn).parameters)
+    event = get_type_hints(fn).get(params[1]) if len(params) == 2 else None
+    if not (isinstance(event, type) and issubclass(event, Event) and event is not Event):
+        raise TypeError(f"handler {fn.__qualname__} takes one event, annotated with its event "
+                        "class (e: Play)")
+    return event
+
+
+def dispatch_table(cls: type) -> dict[type, Callable[[Any, Any], None]]:
+    """The handlers of a fold class (the most derived method of each name that is marked
+    :func:`handler`) by the event class they take, stand-ins included."""
+    table: dict[type, Callable[[Any, Any], None]] = {}
+    names: set[str] = set()
+    for klass in cls.__mro__:
+        for name, fn in vars(klass).items():
+            if name in names:
+                continue
+            names.add(name)
+            if getattr(fn, "__fold_handler__", False):
+                event = handled_event(fn)
+                if event in table:
+                    raise TypeError(f"{cls.__qualname__} has two handlers of {event.__name__}")
+                for key in (event, *STAND_INS.get(event, ())):
+                    table[key] = fn
+    return table
+
+
 class GameFold:
     """One game's fold: the state after every event applied so far.
 
-    The game's own events are turned into rule actions by a handler per event type; each
-    game registers its fold class in :data:`FOLDS` (see :mod:`jaslog.games.klaverjas.fold`).
+    The game's own events are turned into rule actions by its handlers, one per event class
+    (methods marked :func:`handler`, the event class read from their annotation); the table
+    of them is built once per fold class. Each game registers its fold class in its
+    :class:`~jaslog.engine.game.Game` (see :mod:`jaslog.games.klaverjas.fold`).
     """
 
     game = ""
     players = 4
-    #: Handlers by event type: a method name of the subclass.
-    handlers: ClassVar[dict[str, str]] = {}
+    #: Handlers by event class: plain functions, built once per class from its handlers.
+    dispatch: ClassVar[dict[type, Callable[[Any, Any], None]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.dispatch = dispatch_table(cls)
 
     def __init__(self, started: GameStarted, options: dict[str, Any]) -> None:
         self.game_id = started.game
@@ -66,12 +123,10 @@ class GameFold:
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
         self.state: Any = self.initial(started)
-        # plain functions, not bound methods: a fold is no reference cycle, so it is freed
-        # as soon as it is dropped (bulk imports run with the cycle collector paused)
-        cls = type(self)
-        self._apply: dict[str, Callable[[Any, Any], None]] = {
-            t: getattr(cls, name) for t, name in self.handlers.items()}
-        self._apply["note"] = cls._note
+        # the class's table of plain functions, not bound methods: a fold is no reference
+        # cycle, so it is freed as soon as it is dropped (bulk imports run with the cycle
+        # collector paused)
+        self._apply = self.dispatch
 
     def initial(self, started: GameStarted) -> Any:
         raise NotImplementedError
@@ -86,19 +141,27 @@ class GameFold:
             raise FoldError(f"seq {e.seq} is {what} the expected seq {self.next_seq}",
                             code="seq_duplicate" if e.seq < self.next_seq else "seq_gap",
                             game=self.game_id, seq=e.seq)
-        handler = self._apply.get(e.type)
-        if handler is None:
+        fn = self._apply.get(type(e)) or self._inherited(e)
+        if fn is None:
             what = ("is only the first event of a game" if e.type == "game_started"
                     else f"is not an event of {self.game}")
             raise FoldError(f"{e.type} {what}", code="misplaced_event",
                             game=self.game_id, seq=e.seq)
         try:
-            handler(self, e)
+            fn(self, e)
         except IntegrityError as err:
             raise self.located(err, e) from None
         self.next_seq += 1
         if e.at is not None:
             self.last_at = e.at
+
+    def _inherited(self, e: Event) -> Callable[[Any, Any], None] | None:
+        """The handler of the nearest event class ``e``'s class derives from, if any."""
+        for klass in type(e).__mro__[1:]:
+            fn = self._apply.get(klass)
+            if fn is not None:
+                return fn
+        return None
 
     def located(self, err: IntegrityError, e: Event) -> FoldError:
         """The fold error for an integrity error that event ``e`` raised in the rules."""
@@ -106,7 +169,8 @@ class GameFold:
                          seat=err.seat if err.seat is not None else getattr(e, "seat", None),
                          card=getattr(e, "card", None))
 
-    def _note(self, e: Any) -> None:
+    @handler
+    def _note(self, e: Note) -> None:
         if e.round is not None and e.round > self.rounds_dealt():
             raise IntegrityError("no_such_round", f"a note names round {e.round}, which was not dealt")
         if e.seat is not None and e.seat >= self.players:
@@ -115,3 +179,6 @@ class GameFold:
 
     def rounds_dealt(self) -> int:
         return len(self.state.rounds)
+
+
+GameFold.dispatch = dispatch_table(GameFold)

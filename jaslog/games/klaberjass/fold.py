@@ -8,8 +8,6 @@ is refused.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.common import (
@@ -17,7 +15,8 @@ from jaslog.engine.common import (
     cards_mask,
     hand_masks,
 )
-from jaslog.events import GameStarted
+from jaslog.engine.fold import handler
+from jaslog.events import Bella, Bid, Dealt, Dix, GameStarted, SecondDeal, SequenceDeclared
 from jaslog.games.klaberjass.rules import KlaberjassGame
 
 
@@ -28,34 +27,37 @@ def _hands(hands: list[list[str]] | None, size: int, what: str) -> list[int] | N
 class KlaberjassFold(PlayerFold):
     game = "klaberjass"
     players = 2
-    handlers: ClassVar[dict[str, str]] = {
-        "dealt": "dealt", "bid": "bid", "second_deal": "second_deal", "dix": "dix",
-        "sequence": "sequence", "bella": "bella", "play": "play", "ruling": "ruling"}
     state: KlaberjassGame
 
     def initial(self, started: GameStarted) -> KlaberjassGame:
         return KlaberjassGame(self.options, started.dealer)
 
-    def dealt(self, e: Any) -> None:
+    @handler
+    def dealt(self, e: Dealt) -> None:
         if e.turn_up is None:
             raise IntegrityError("bad_deal", "a klaberjass deal names its turn-up card (turn_up)")
         hands = _hands(e.hands, 6, "a klaberjass deal")
         stock = [CARD_INDEX[c] for c in e.stock] if e.stock is not None else None
         self.state.deal(hands, CARD_INDEX[e.turn_up], stock, e.dealer, e.seq)
 
-    def bid(self, e: Any) -> None:
+    @handler
+    def bid(self, e: Bid) -> None:
         self.state.bid(e.seat, e.call, e.seq)
 
-    def second_deal(self, e: Any) -> None:
+    @handler
+    def second_deal(self, e: SecondDeal) -> None:
         self.state.second_deal(_hands(e.hands, 3, "a second deal"), CARD_INDEX[e.bottom], e.seq)
 
-    def dix(self, e: Any) -> None:
+    @handler
+    def dix(self, e: Dix) -> None:
         self.state.dix(e.seat, e.seq)
 
-    def sequence(self, e: Any) -> None:
+    @handler
+    def sequence(self, e: SequenceDeclared) -> None:
         self.state.declare(e.seat, cards_mask(e.cards, "a sequence"), e.seq)
 
-    def bella(self, e: Any) -> None:
+    @handler
+    def bella(self, e: Bella) -> None:
         self.state.bella(e.seat, e.seq)
 
 

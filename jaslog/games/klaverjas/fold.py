@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
-from jaslog.engine.fold import GameFold
-from jaslog.events import Event, GameStarted
+from jaslog.engine.fold import GameFold, handler
+from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling, TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
 
 
@@ -21,15 +21,13 @@ def cards_mask(texts: list[str]) -> int:
 class KlaverjasFold(GameFold):
     game = "klaverjas"
     players = 4
-    handlers: ClassVar[dict[str, str]] = {
-        "dealt": "dealt", "trump_turned": "trump_turned", "bid": "bid", "play": "play",
-        "roem": "roem", "ruling": "ruling"}
     state: KlaverjasGame
 
     def initial(self, started: GameStarted) -> KlaverjasGame:
         return KlaverjasGame(self.options, started.dealer)
 
-    def dealt(self, e: Any) -> None:
+    @handler
+    def dealt(self, e: Dealt) -> None:
         for unused in ("turn_up", "stock"):
             if getattr(e, unused) is not None:
                 raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
@@ -48,13 +46,16 @@ class KlaverjasFold(GameFold):
                                          seat=seat)
         self.state.deal(hands, e.dealer, e.seq)
 
-    def trump_turned(self, e: Any) -> None:
+    @handler
+    def trump_turned(self, e: TrumpTurned) -> None:
         self.state.turn_trump(e.card, e.seq)
 
-    def bid(self, e: Any) -> None:
+    @handler
+    def bid(self, e: Bid) -> None:
         self.state.bid(e.seat, e.call, e.seq)
 
-    def play(self, e: Any) -> None:
+    @handler
+    def play(self, e: Play) -> None:
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
     def apply(self, e: Event) -> None:
@@ -74,10 +75,12 @@ class KlaverjasFold(GameFold):
             return
         super().apply(e)
 
-    def roem(self, e: Any) -> None:
+    @handler
+    def roem(self, e: Roem) -> None:
         self.state.claim_roem(e.seat, e.points, e.seq)
 
-    def ruling(self, e: Any) -> None:
+    @handler
+    def ruling(self, e: Ruling) -> None:
         if len(e.score) != 2:
             raise IntegrityError("bad_ruling", f"a klaverjas ruling gives 2 scores (one per team), "
                                  f"not {len(e.score)}")

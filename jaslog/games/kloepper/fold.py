@@ -11,42 +11,42 @@ renderer and the service build on it; a live round never shows another hand.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.common import (
     PlayerFold,
     hand_masks,
 )
-from jaslog.events import GameStarted
+from jaslog.engine.fold import handler
+from jaslog.events import Dealt, GameStarted, Knock, KnockBack, PartnerCall
 from jaslog.games.kloepper.rules import KloepperGame
 
 
 class KloepperFold(PlayerFold):
     game = "kloepper"
     players = 4
-    handlers: ClassVar[dict[str, str]] = {
-        "dealt": "dealt", "partner_call": "partner_call", "knock": "knock",
-        "knock_back": "knock_back", "play": "play", "ruling": "ruling"}
     state: KloepperGame
 
     def initial(self, started: GameStarted) -> KloepperGame:
         return KloepperGame(self.options, started.dealer)
 
-    def dealt(self, e: Any) -> None:
+    @handler
+    def dealt(self, e: Dealt) -> None:
         for unused in ("turn_up", "stock"):
             if getattr(e, unused) is not None:
                 raise IntegrityError("bad_event", f"field {unused!r} is not used in kloepper "
                                      "(it belongs to a klaberjass deal)")
         self.state.deal(hand_masks(e.hands, 4, 6, "a kloepper deal"), e.dealer, e.seq)
 
-    def partner_call(self, e: Any) -> None:
+    @handler
+    def partner_call(self, e: PartnerCall) -> None:
         self.state.call(e.seat, e.call, e.seq)
 
-    def knock(self, e: Any) -> None:
+    @handler
+    def knock(self, e: Knock) -> None:
         self.state.knock(e.seat, e.seq)
 
-    def knock_back(self, e: Any) -> None:
+    @handler
+    def knock_back(self, e: KnockBack) -> None:
         self.state.knock_back(e.seat, e.seq)
 
 
