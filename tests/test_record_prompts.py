@@ -1,5 +1,9 @@
-"""Audit of ``jaslog record`` (session 7): the real command in a real process, fed by a pipe or
-a pseudo-terminal, on a real SQLite store. Each test reproduces a defect the audit found."""
+"""What ``jaslog record`` offers, refuses and prints, on a real SQLite store: the bids, roem,
+bella, dix, sequences, knocks and partner calls its prompt and help offer are those the rules
+accept; a word not due is refused with its rule code; ``cancel``, ``quit`` and end of input
+stop cleanly with the summary. The recorder reads standard input (as from a pipe) in this
+process; Ctrl-C and Ctrl-D in a pseudo-terminal, and a second writer while the recorder waits,
+run it as a real process."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from jaslog.store import open_store
+from tests.cli import jaslog as run_jaslog
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,8 +32,7 @@ def env(db: str) -> dict[str, str]:
 
 
 def jaslog(db: str, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=input, capture_output=True,
-                          text=True, env=env(db), cwd=ROOT, timeout=120)
+    return run_jaslog(*args, input=input, env={"JASLOG_DB": db, "COLUMNS": "200"}, text=True)
 
 
 def new(db: str, gid: str, *options: str, seats: str = "ann,bob,cor,dirk",
@@ -49,9 +53,9 @@ def flat(text: str) -> str:
 
 
 def test_end_of_input_at_a_violation_question_ends_cleanly(db: str) -> None:
-    """Input that ends at "record it anyway?" ended the command with click's ``Aborted.``
-    (exit 1) and no summary; now it ends like end of input at the prompt: nothing of the
-    question is recorded, the summary and the certificate are printed, exit 0."""
+    """Input that ends at "record it anyway?" ends like end of input at the prompt: nothing
+    of the question is recorded, the summary and the certificate are printed, exit 0 (not
+    click's ``Aborted.``, exit 1)."""
     new(db, "eof")
     # deal random 5: forehand ann leads JC (clubs trumps); bob holds KC, so AD is a revoke
     res = record(db, "eof", "deal random 5", "c", "jc", "ad")
@@ -113,12 +117,13 @@ def terminal(db: str, gid: str, keys: list[bytes]) -> tuple[int, str]:
     return (code if code is not None else -1), out.decode(errors="replace").replace("\r", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("keys", [[b"\x03"], [b"c\r", b"jc\r", b"ad\r", b"\x03"], [b"\x04"]],
                          ids=["ctrl-c at the prompt", "ctrl-c at a question", "ctrl-d"])
 def test_ctrl_c_and_ctrl_d_in_a_terminal_stop_with_the_summary(db: str, keys: list[bytes]) -> None:
-    """Ctrl-C in the terminal killed the recorder with exit 130 and printed nothing (not the
-    events recorded nor the certificate the scorer writes down); now it stops like ``quit``,
-    says so, and prints the summary on a line of its own. Ctrl-D does the same quietly."""
+    """Ctrl-C in the terminal stops the recorder like ``quit``: it says so and prints the
+    events recorded and the certificate the scorer writes down, on a line of its own, exit 0
+    (not 130). Ctrl-D does the same quietly."""
     new(db, "tty")
     assert record(db, "tty", "deal random 5", "quit").returncode == 0
     code, out = terminal(db, "tty", keys)
@@ -151,10 +156,9 @@ def test_ctrl_c_and_ctrl_d_in_a_terminal_stop_with_the_summary(db: str, keys: li
 ])
 def test_klaverjas_bids_offered_are_those_the_rules_accept(
         db: str, options: list[str], script: list[str], prompt: str, now: str) -> None:
-    """The prompt of a Klaverjas bid said only "bids", and help offered "pass, or a suit: c, d,
-    h, s" (and "accept" once a card was turned) whatever the trump method: a pass the rules
-    call must_choose, a suit they call suit_not_allowed. Now both list what the rules accept
-    from the seat due, and the first call offered is recorded without a violation."""
+    """The prompt of a Klaverjas bid and help list what the rules accept from the seat due
+    under each trump method (no pass where they call it must_choose, no suit where they call
+    it suit_not_allowed), and the first call offered is recorded without a violation."""
     new(db, "bids", *options)
     res = record(db, "bids", "deal random 5", *script, "help", "quit")
     out = flat(res.stdout)
@@ -169,11 +173,9 @@ def test_klaverjas_bids_offered_are_those_the_rules_accept(
 
 
 def test_roem_is_offered_only_while_a_claim_is_in_time(db: str) -> None:
-    """Help offered "roem POINTS [SEAT]" for the rest of the round once one trick was won, also
-    after the next trick's first card, when the rules call a claim roem_late (rule book 9.3:
-    a claim comes after the trick's fourth card, before the next trick's first), and after a
-    trick without roem (a claim there is roem_false). Now it offers the claim for the trick
-    just won when it holds roem, naming the points and the default claimant."""
+    """Help offers a roem claim for the trick just won when it holds roem, naming the points
+    and the default claimant; not after the next trick's first card (rule book 9.3: the claim
+    is then roem_late) nor after a trick without roem (a claim there is roem_false)."""
     new(db, "roem")
     hands = ["7h 8c 9c 10c jc qc kc ac", "8h 7c 7d 8d 9d 10d jd qd", "9h kd ad 7s 8s 9s 10s js"]
     # clubs by ann; trick 1 is 7H 8H 9H 10H: a run of four, 50 roem, won by dirk, who leads AH
@@ -195,11 +197,12 @@ def test_roem_is_offered_only_while_a_claim_is_in_time(db: str) -> None:
     assert "a card for seat 0 (ann)" in now and "roem" not in now, now
 
 
+@pytest.mark.slow
 def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: str) -> None:
-    """While a recorder waited at its prompt, another writer (a second recorder, ``jaslog
-    append``) stored a bid: ``show`` and ``help`` still showed the table and the turn from
-    before it (a bid due where a card was due). Now the recorder catches up before each prompt
-    and before ``show``/``help``: it says what was recorded elsewhere, then shows the table."""
+    """While a recorder waits at its prompt, another writer (a second recorder, ``jaslog
+    append``) stores a bid: the recorder catches up before each prompt and before
+    ``show``/``help``, says what was recorded elsewhere, then shows the table and the turn
+    after it (a card due, not the bid)."""
     new(db, "two")
     p = subprocess.Popen([sys.executable, "-m", "jaslog", "record", "two"], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(db),
@@ -230,12 +233,10 @@ def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: st
 
 @pytest.mark.parametrize("ruleset", ["amsterdam", "klaberjass-2p", "kloepper"])
 def test_cancel_quit_and_help_inside_a_deal_or_a_ruling(db: str, ruleset: str) -> None:
-    """After ``deal`` (or ``ruling``) every answer but a hand (a card, a score) was refused:
-    ``quit``, ``cancel`` and ``help`` at "hand of seat 0" said "'quit' is not a card" and
-    asked again, so a scorer who typed ``deal`` by mistake could only get out by ending the
-    input; ``quit`` as the reason of a ruling was stored as its reason. Now ``cancel`` goes
-    back to the prompt and ``quit`` stops, nothing of the half-entered event recorded, and
-    ``help`` says what is asked."""
+    """Inside ``deal`` (or ``ruling``), asked for a hand (a card, a score): ``cancel`` goes
+    back to the prompt and ``quit`` stops, nothing of the half-entered event recorded (not
+    "'quit' is not a card", nor ``quit`` stored as a ruling's reason), and ``help`` says what
+    is asked."""
     seats = "ann,bob" if ruleset.startswith("klaberjass") else "ann,bob,cor,dirk"
     new(db, "sub", ruleset=ruleset, seats=seats)
     first = "deal unseen" if ruleset.startswith("klaberjass") else "deal"  # asks a card / a hand
@@ -271,10 +272,9 @@ def test_cancel_quit_and_help_inside_a_deal_or_a_ruling(db: str, ruleset: str) -
 ])
 def test_a_word_that_is_not_due_is_refused_with_the_rule_code(
         db: str, ruleset: str, lines: list[str], refusals: list[str]) -> None:
-    """A bid, a card or a call typed when none is due was refused by the recorder in a sentence
-    without a rule code (``no bid is due now: ...``), where ``append`` of the same event names
-    the rule (``[trump_already_chosen]``); now the refusal ends with the code of the rule
-    that refuses it, and nothing is stored."""
+    """A bid, a card or a call typed when none is due is refused in a sentence that ends with
+    the code of the rule that refuses it (as ``append`` of the same event names it), and
+    nothing is stored."""
     seats = "ann,bob" if ruleset.startswith("klaberjass") else "ann,bob,cor,dirk"
     new(db, "due", ruleset=ruleset, seats=seats)
     res = record(db, "due", *lines, "quit")
@@ -288,11 +288,10 @@ def test_a_word_that_is_not_due_is_refused_with_the_rule_code(
 
 
 def test_klaberjass_bella_is_offered_when_open_and_defaults_to_its_holder(db: str) -> None:
-    """Help offered "bella" from the first card of a deal on (bella_false or bella_early when
-    typed), and ``bella`` without a seat went to whoever played the last card: ann plays the
-    queen of trumps after the king, bob replies, and ``bella`` was bob's false bella. Now
-    help offers bella only to the player who has just played the second of the king and
-    queen of trumps (rule book 4.6), and ``bella`` is hers."""
+    """Help offers bella only to the player who has just played the second of the king and
+    queen of trumps (rule book 4.6; earlier it is bella_early or bella_false), and ``bella``
+    without a seat is hers: ann plays the queen of trumps after the king, bob replies, and
+    ``bella`` is still ann's."""
     new(db, "bella", ruleset="klaberjass-2p", seats="ann,bob")
     res = record(db, "bella", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
                  "second", "jc qc kc", "kd ad 7h", "8h", "ks", "help", "7d", "qs", "8d", "help",
@@ -311,10 +310,9 @@ def test_klaberjass_bella_is_offered_when_open_and_defaults_to_its_holder(db: st
 
 @pytest.mark.parametrize("seen", [True, False])
 def test_kloepper_help_offers_the_knock_then_the_knock_back(db: str, seen: bool) -> None:
-    """Help offered "knock SEAT, kb SEAT" throughout the window, so a knock-back before any
-    knock (knock_back_not_allowed) and a second knock (knock_twice) were offered as accepted.
-    Now it offers the knock (naming the holders of a black queen when the hands were seen),
-    after it the knock-back (naming the other side), then neither (rule book 5.5)."""
+    """Help offers the knock (naming the holders of a black queen when the hands were seen),
+    after it the knock-back (naming the other side), then neither (rule book 5.5): never a
+    knock-back before a knock (knock_back_not_allowed) nor a second knock (knock_twice)."""
     new(db, "kn", ruleset="kloepper")
     # deal random 3: ann (QS) and cor (QC) hold the black queens
     deal = ["deal random 3"] if seen else ["deal unseen"]
@@ -340,9 +338,9 @@ def test_kloepper_help_offers_the_knock_then_the_knock_back(db: str, seen: bool)
 ])
 def test_kloepper_partner_call_offers_only_calls_that_stand(
         db: str, options: list[str], prompt: str) -> None:
-    """The prompt and help for the partner call offered every non-trump ace and alone, also the
-    caller's own ace (call_own_ace when the option forbids it) and what the option
-    both_queens leaves out (partner_call_not_allowed). Now they offer the calls that stand."""
+    """The prompt and help for the partner call offer only the calls that stand: not the
+    caller's own ace when call_own_ace_allowed is false (call_own_ace), nor what the option
+    both_queens leaves out (partner_call_not_allowed)."""
     new(db, "call", *options, ruleset="kloepper")
     # deal random 8: cor holds JC QC JD JS QS AS (both black queens and the ace of spades)
     res = record(db, "call", "deal random 8", "help", "quit")
@@ -358,9 +356,8 @@ def test_kloepper_partner_call_offers_only_calls_that_stand(
 
 @pytest.mark.parametrize("extra", ["jc qc kc", "jc qc 7s"])
 def test_klaberjass_dix_is_offered_only_to_the_holder_of_the_seven(db: str, extra: str) -> None:
-    """With the hands seen, help offered "dix [SEAT]" whenever the turn-up's suit was taken,
-    also when the seven of trumps was in the stock ("dix" then refused: nobody holds 7S). Now
-    it names the holder of the seven, and offers nothing when neither player holds it."""
+    """With the hands seen, help names the holder of the seven of trumps for the dix, and
+    offers no dix when neither player holds it (the seven is in the stock)."""
     new(db, "dix", ruleset="klaberjass-2p", seats="ann,bob")
     res = record(db, "dix", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
                  "second", extra, "kd ad 7h", "8h", "help", "quit")
@@ -377,9 +374,9 @@ def test_klaberjass_dix_is_offered_only_to_the_holder_of_the_seven(db: str, extr
 
 
 def test_klaberjass_help_lists_the_sequences_held(db: str) -> None:
-    """With the hands seen, help offered "seq [SEAT] CARDS" until trick 2 whatever the hands
-    held, also when neither player held a sequence (a declaration then is sequence_false).
-    Now it lists the runs each player holds and has not declared, and nothing when none is."""
+    """With the hands seen, help lists the runs each player holds and has not declared, until
+    trick 2, and no sequence when neither holds three in a row (a declaration then is
+    sequence_false)."""
     new(db, "seq", ruleset="klaberjass-2p", seats="ann,bob")
     res = record(db, "seq", "deal", "ks qs 7c 8c 9c 10c", "7d 8d 9d 10d jd qd", "as", "take",
                  "second", "jc qc 7s", "kd ad 7h", "8h", "help", "seq 7c 8c 9c 10c jc qc", "help",
@@ -403,10 +400,10 @@ def test_klaberjass_help_lists_the_sequences_held(db: str) -> None:
 
 @pytest.mark.parametrize("deal", ["deal random 5", "deal unseen"])
 def test_turn_example_fits_random_source_dealers_last_card(db: str, deal: str) -> None:
-    """With random.source dealers_last_card the prompt and help said "turn 4h", a card the
-    rules refuse there ([bad_turned_card]: the turned card is the dealer's own). Now the
-    example is a card of the dealer's hand (any card of the pack when it was not seen), and
-    typing it is recorded; the turns after four passes keep 'turn 4h'."""
+    """With random.source dealers_last_card the prompt and help give as example a card of the
+    dealer's hand (any card of the pack when it was not seen), never "turn 4h", which the
+    rules refuse there ([bad_turned_card]: the turned card is the dealer's own); typing it is
+    recorded, and the turns after four passes keep 'turn 4h'."""
     new(db, "dl", "trump_selection=random", "random.source=dealers_last_card")
     res = record(db, "dl", deal, "help", "quit")
     out = flat(res.stdout)
@@ -421,10 +418,9 @@ def test_turn_example_fits_random_source_dealers_last_card(db: str, deal: str) -
 
 
 def test_a_refused_value_is_one_sentence_about_what_was_typed(db: str) -> None:
-    """A value the event format refuses (a ruling on round 0, roem of 99999) was refused with
-    the store's words for a batch: "refused: game g: event 1 of the batch: field 'round': ...;
-    nothing was written [bad_event]". The scorer typed one event: the sentence now names
-    the field and the rule code only, and nothing is stored."""
+    """A value the event format refuses (a ruling on round 0, roem of 99999) is refused in one
+    sentence about what was typed: the field and the rule code, not the store's words for a
+    batch ("event 1 of the batch ...; nothing was written"); nothing is stored."""
     new(db, "val")
     res = record(db, "val", "deal random 5", "ruling 0 0 0 misdeal", "roem 99999 1", "quit")
     out = flat(res.stdout)
