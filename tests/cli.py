@@ -15,7 +15,7 @@ import contextlib
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal, overload
 
@@ -78,3 +78,29 @@ def process_env(**extra: str) -> dict[str, str]:
     root = str(Path(__file__).resolve().parent.parent)
     path = os.pathsep.join([root, *filter(None, [os.environ.get("PYTHONPATH")])])
     return {**os.environ, "PYTHONPATH": path, **extra}
+
+
+@contextlib.contextmanager
+def pipe_path(data: bytes) -> Iterator[str]:
+    """A pipe that yields ``data`` once, named by its path (``/dev/fd/N``), as a shell's
+    ``<(cat FILE)`` is: a thread writes it while the command reads.
+
+    >>> with pipe_path(b"one line\\n") as path:
+    ...     Path(path).read_bytes()
+    b'one line\\n'
+    """
+    import threading
+
+    r, w = os.pipe()
+
+    def write() -> None:
+        with contextlib.suppress(BrokenPipeError), open(w, "wb") as f:
+            f.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        yield f"/dev/fd/{r}"
+    finally:
+        os.close(r)
+        writer.join(10)

@@ -3,7 +3,6 @@ players, and check / replay on stored games. Bad input never shows a traceback."
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import uuid
@@ -18,6 +17,8 @@ from jaslog.cli import app
 from jaslog.events import canonical_json, parse_event
 from jaslog.sim import Faults, simulate, simulate_game
 from jaslog.store import open_store
+from tests.cli import jaslog as jaslog_here
+from tests.cli import pipe_path, process_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,9 +40,8 @@ def run(*args: str, input: str | bytes | None = None, code: int = 0) -> Any:
 
 def jaslog(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     """The real command in a real process (for stderr and exit codes exactly as users see)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "jaslog", *args], input=input,
-                          capture_output=True, env=env, timeout=120)
+                          capture_output=True, env=process_env(COLUMNS="200"), timeout=120)
 
 
 def write_jsonl(path: Path, events: list[dict[str, Any]]) -> Path:
@@ -167,11 +167,11 @@ def test_bad_files_and_databases(tmp_path: Path) -> None:
 def test_a_store_url_of_another_database_is_refused_in_a_sentence(tmp_path: Path,
                                                                   url: str) -> None:
     """A store is SQLite or PostgreSQL: any other URL is named (without its password) before
-    a driver is looked for, in a real process, with no traceback."""
+    a driver is looked for, with no traceback."""
     for args in (["games", "--db", url], ["import", "-", "--db", url],
                  ["new", "--seats", "a,b,c,d", "--db", url], ["check", "store:", "--db", url],
                  ["export", str(tmp_path / "pq"), "--db", url]):
-        res = jaslog(*args, input=b"")
+        res = jaslog_here(*args, input=b"", env={"COLUMNS": "200"})
         err = res.stderr.decode()
         assert res.returncode == 2 and "Traceback" not in err, (args, err)
         assert err.startswith(f"jaslog: {url.replace('secret', '***')}: a store is an SQLite "
@@ -331,15 +331,15 @@ def test_append_json_out_answers_command_lines_the_parser_refuses(db: str) -> No
         (["--db", db, "--json", note], None, "'game'"),
         (["p1"], "p1", "'--json'"),
     ]
-    for args, game, named in cases:
-        proc = jaslog("append", *args, "--json-out")
+    for args, game, named in cases:  # jaslog.cli.main: the console script's own path
+        proc = jaslog_here("append", *args, "--json-out", env={"COLUMNS": "200"})
         assert proc.returncode == 2, proc
         got = orjson.loads(proc.stdout)
         assert got == {"ok": False, "game": game, "error": {
             "code": "usage", "message": got["error"]["message"], "exit": 2}}
         assert named in got["error"]["message"] and named in proc.stderr.decode()
         assert b"Traceback" not in proc.stderr
-        plain = jaslog("append", *args)
+        plain = jaslog_here("append", *args, env={"COLUMNS": "200"})
         assert plain.returncode == 2 and plain.stdout == b"" and named in plain.stderr.decode()
     assert not Path(db).exists()  # nothing ran
 
@@ -549,12 +549,10 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
     gid = "club-de-klaverheer-2026-11-30-table-07"
     run("new", "--seats", "ann,bob,cor,dirk", "--id", gid)
     cert = orjson.loads(run("games", "--json").stdout)["certificate"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "JASLOG_DB": db}
     for columns, hidden in (("200", None), ("80", "players, certificate left out"),
                             ("60", "started, players, certificate left out"),
                             ("40", "ruleset, started, players, events, certificate left out")):
-        out = subprocess.run([sys.executable, "-m", "jaslog", "games"], capture_output=True,
-                             text=True, env={**env, "COLUMNS": columns}, timeout=120).stdout
+        out = jaslog_here("games", env={"JASLOG_DB": db, "COLUMNS": columns}, text=True).stdout
         assert gid in out and "…" not in out, out
         assert max(len(line) for line in out.splitlines()) <= int(columns)
         if hidden is None:
@@ -562,9 +560,11 @@ def test_games_on_a_narrow_terminal_keep_whole_ids(db: str) -> None:
         else:
             assert f"({hidden} for the terminal's width; --json has every field)" \
                 in " ".join(out.split())
-    # narrower than the id itself: the id is folded onto the next line, not cut
+    # narrower than the id itself: the id is folded onto the next line, not cut (in a real
+    # process, whose terminal width rich reads from $COLUMNS)
     out = subprocess.run([sys.executable, "-m", "jaslog", "games"], capture_output=True,
-                         text=True, env={**env, "COLUMNS": "20"}, timeout=120).stdout
+                         text=True, env=process_env(JASLOG_DB=db, COLUMNS="20"),
+                         timeout=120).stdout
     assert gid[:20] in out and gid[20:] in out and "…" not in out, out
 
 
@@ -577,15 +577,14 @@ def test_token_list_never_cuts_a_value(tmp_path: Path) -> None:
     label = "the organiser's laptop in the back room"
     for args in (["--role", "scorer", "--table", "3", "--label", "tablet 3"],
                  ["--role", "player", "--player", "ann"], ["--role", "admin", "--label", label]):
-        assert jaslog("token", "create", *args, "--db", db).returncode == 0
-    rows = [orjson.loads(x) for x in jaslog("token", "list", "--db", db, "--json").stdout.splitlines()]
-    assert jaslog("token", "revoke", rows[0]["id"], "--db", db).returncode == 0
+        assert jaslog_here("token", "create", *args, "--db", db).returncode == 0
+    rows = [orjson.loads(x) for x in
+            jaslog_here("token", "list", "--db", db, "--json").stdout.splitlines()]
+    assert jaslog_here("token", "revoke", rows[0]["id"], "--db", db).returncode == 0
     stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
     for columns, stamps, hidden in (("200", 4, None), ("80", 3, "revoked at"),
                                     ("60", 3, "label, revoked at")):
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": columns}
-        out = subprocess.run([sys.executable, "-m", "jaslog", "token", "list", "--db", db],
-                             capture_output=True, text=True, env=env, timeout=120).stdout
+        out = jaslog_here("token", "list", "--db", db, env={"COLUMNS": columns}, text=True).stdout
         assert "…" not in out and max(len(x) for x in out.splitlines()) <= int(columns), out
         assert len(stamp.findall(out)) == stamps, out
         assert all(r["id"] in out for r in rows) and "revoked" in out
@@ -604,13 +603,14 @@ def test_import_and_export_read_pipes_and_byte_order_marks(tmp_path: Path) -> No
     log.write_bytes(b"\xef\xbb\xbf" + b"".join(orjson.dumps(e) + b"\n"
                                                 for e in simulate(2, seed=4)))
     store, out = tmp_path / "pipe.sqlite", tmp_path / "parquet"
-    py = f'"{sys.executable}" -m jaslog'
-    script = (f'{py} import --json --db "{store}" <(cat "{log}") && '
-              f'{py} export "{out}" --json --from <(cat "{log}")')
-    r = subprocess.run(["bash", "-c", script], capture_output=True, cwd=ROOT, timeout=120,
-                       check=False)
+    with pipe_path(log.read_bytes()) as pipe:
+        r = jaslog_here("import", "--json", "--db", str(store), pipe)
     assert r.returncode == 0, r.stderr
-    imported, exported = (orjson.loads(x) for x in r.stdout.splitlines())
+    imported = orjson.loads(r.stdout)
+    with pipe_path(log.read_bytes()) as pipe:
+        r = jaslog_here("export", str(out), "--json", "--from", pipe)
+    assert r.returncode == 0, r.stderr
+    exported = orjson.loads(r.stdout)
     assert imported["games"] == 2 and imported["rejected"] == []
     assert exported["games_added"] == 2 and exported["rows_total"]["events"] == imported["events"]
     assert sorted(g.game for g in open_store(str(store)).games()) == \
