@@ -1,11 +1,10 @@
 """``jaslog demo`` end to end, as a newcomer runs it in an 80-column terminal: a real process, a
 real SQLite file, a real Parquet dataset read back by DuckDB, and the commands it suggests
-actually run."""
+actually run (in the test process, from the folder the newcomer is in)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -18,18 +17,26 @@ import pytest
 from jaslog.audit import game_report
 from jaslog.events import read_file
 from jaslog.fold import FileGame, fold_lines
+from tests.cli import jaslog as jaslog_here
+from tests.cli import process_env
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = 12
 WIDTH = 80
 
 
-def jaslog(*args: str, cwd: Path, columns: int = 200) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]), "COLUMNS": str(columns)}
+def jaslog_process(*args: str, cwd: Path, columns: int) -> subprocess.CompletedProcess[str]:
+    """``python -m jaslog ARGS`` in ``cwd``, in a terminal ``columns`` wide."""
+    env = process_env(COLUMNS=str(columns))
     env.pop("JASLOG_DB", None)
     return subprocess.run([sys.executable, "-m", "jaslog", *args], cwd=cwd, capture_output=True,
                           text=True, timeout=600, check=False, env=env)
+
+
+def jaslog(*args: str, cwd: Path, columns: int = 200) -> subprocess.CompletedProcess[str]:
+    """``jaslog ARGS`` in this process, from ``cwd``, in a terminal ``columns`` wide."""
+    return jaslog_here(*args, cwd=cwd, env={"COLUMNS": str(columns), "JASLOG_DB": None},
+                       text=True)
 
 
 def commands(text: str, prefix: str = "jaslog ") -> list[str]:
@@ -52,7 +59,7 @@ def commands(text: str, prefix: str = "jaslog ") -> list[str]:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     cwd = tmp_path_factory.mktemp("newcomer")
-    run = jaslog("demo", "--games", str(GAMES), cwd=cwd, columns=WIDTH)
+    run = jaslog_process("demo", "--games", str(GAMES), cwd=cwd, columns=WIDTH)
     return cwd / "jaslog-demo", run
 
 
