@@ -1,4 +1,5 @@
-"""`jaslog token` and `jaslog serve` as a user runs them."""
+"""`jaslog token` and `jaslog serve` as a user runs them: ``serve`` and the first ``token create``
+in real processes, the other token commands in the test process."""
 
 from __future__ import annotations
 
@@ -8,18 +9,24 @@ import subprocess
 from pathlib import Path
 
 import httpx
+import pytest
 
+from tests.cli import jaslog as jaslog_here
 from tests.service.conftest import JASLOG, ROOT, free_port, stop_server
 
 
-def jaslog(*args: str) -> subprocess.CompletedProcess[str]:
+def jaslog_process(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*JASLOG, *args], capture_output=True, text=True, cwd=ROOT, timeout=60)
+
+
+def jaslog(*args: str) -> subprocess.CompletedProcess[str]:
+    return jaslog_here(*args, text=True)
 
 
 def test_token_create_list_revoke(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
-    r = jaslog("token", "create", "--role", "scorer", "--table", "3", "--label", "tablet 3",
-               "--db", db)
+    r = jaslog_process("token", "create", "--role", "scorer", "--table", "3", "--label",
+                       "tablet 3", "--db", db)
     assert r.returncode == 0, r.stderr
     assert "scorer token for table 3" in r.stdout
     token = re.search(r"jl_[0-9a-f]{8}_\S+", r.stdout).group(0)  # type: ignore[union-attr]
@@ -51,6 +58,7 @@ def test_token_mistakes_are_plain_errors(tmp_path: Path) -> None:
         assert "Traceback" not in r.stderr
 
 
+@pytest.mark.slow
 def test_serve_makes_the_first_admin_token_and_serves(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     port = free_port()
@@ -85,6 +93,7 @@ def test_serve_makes_the_first_admin_token_and_serves(tmp_path: Path) -> None:
 def test_serve_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     bad = tmp_path / "not-a-db.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
-    r = jaslog("serve", "--db", str(bad), "--port", str(free_port()))
+    # a process: a serve that did not refuse would not return
+    r = jaslog_process("serve", "--db", str(bad), "--port", str(free_port()))
     assert r.returncode == 2 and r.stderr.startswith("jaslog: ")
     assert "Traceback" not in r.stderr
