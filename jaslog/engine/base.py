@@ -69,11 +69,21 @@ def check_seat(seat: int, players: int) -> None:
 
 
 def check_hands(hands: list[int], game: str, players: int, size: int, *, seen: int = 0,
-                pack: int | None = None, pack_text: str = "") -> int:
+                pack: int | None = None, pack_text: str = "", what: str = "") -> int:
     """``players`` hands of ``size`` cards, disjoint from each other and from ``seen`` (and
-    inside ``pack`` when given, described by ``pack_text``); returns ``seen`` and the hands."""
+    inside ``pack`` when given, described by ``pack_text``); returns ``seen`` and the hands.
+    ``what`` names a deal in the error on the number of hands (default 'a GAME deal').
+
+    >>> check_hands([0b111, 0b111000], "klaberjass", 2, 3) == 0b111111
+    True
+    >>> check_hands([0b111], "klaverjas", 4, 8, what="a deal")
+    Traceback (most recent call last):
+    ...
+    jaslog.engine.base.IntegrityError: a deal has 4 hands, not 1
+    """
     if len(hands) != players:
-        raise IntegrityError("bad_deal", f"a {game} deal has {players} hands, not {len(hands)}")
+        raise IntegrityError("bad_deal", f"{what or f'a {game} deal'} has {players} hands, "
+                             f"not {len(hands)}")
     for seat, hand in enumerate(hands):
         if popcount(hand) != size:
             raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(hand)} cards, "
@@ -117,11 +127,13 @@ _COUNTS = {2: "two", 3: "three", 4: "four"}
 
 class RoundBook(Generic[R]):
     """The round bookkeeping a game state shares: its rounds, the rule broken in them, the
-    referee's rulings. A game sets ``game`` (its name), ``players``, ``round_word`` (what a
-    round is called: 'deal') and the lists ``rounds`` and ``violations``."""
+    referee's rulings. A game sets ``game`` (its name), ``players``, ``scores`` (how many
+    scores a round gives: one per player, or one per team), ``round_word`` (what its errors
+    call a round: 'deal', 'round') and the lists ``rounds`` and ``violations``."""
 
     game: str
     players: int
+    scores: int
     round_word = "deal"
     rounds: list[R]
     violations: list[Violation]
@@ -129,8 +141,7 @@ class RoundBook(Generic[R]):
     @property
     def current_round(self) -> R:
         if not self.rounds:
-            raise IntegrityError(f"no_{self.round_word}",
-                                 f"no {self.round_word} has been dealt yet")
+            raise IntegrityError("no_deal", f"no {self.round_word} has been dealt yet")
         return self.rounds[-1]
 
     def _over_note(self, r: R) -> str:
@@ -153,7 +164,7 @@ class RoundBook(Generic[R]):
             r = self.rounds[-1]
             raise IntegrityError("round_not_over", f"{word} {r.number} is not over ({self._busy_note(r)})")
         if self.finished:
-            raise IntegrityError("game_over", f"the game is over; no more {word}s")
+            raise IntegrityError("game_over", "the game is over; no more deals")
         number = len(self.rounds) + 1
         due = self._dealer_due(number)
         if dealer is not None and dealer != due:
@@ -166,8 +177,9 @@ class RoundBook(Generic[R]):
         raise NotImplementedError
 
     def totals(self, ruled: bool = True) -> list[int]:
-        """Each seat's total: of the rounds' final scores (``ruled``), or as played."""
-        n = self.players
+        """Each seat's (or team's) total: of the rounds' final scores (``ruled``), or as
+        played."""
+        n = self.scores
         tot = [0] * n
         for o in self.outcomes():
             s = o.final if ruled else o.score
@@ -176,8 +188,9 @@ class RoundBook(Generic[R]):
         return tot
 
     @property
-    def winner(self) -> int | None:
-        """The winning seat once the game is over, else None (the game's rule)."""
+    def winner(self) -> int | str | None:
+        """The winner once the game is over (a seat or team, or the game's word for another
+        end, such as 'draw'), else None (the game's rule)."""
         raise NotImplementedError
 
     @property
@@ -221,15 +234,21 @@ class RoundBook(Generic[R]):
         if r.revoke_seq is None or seq < r.revoke_seq:
             r.revoke_seq, r.revoke_seat = seq, seat
 
+    def _ruling_rule(self) -> str:
+        """What a ruling's score must be, for the error on one that is not."""
+        n = self.scores
+        return (f"a {self.game} ruling's score is {_COUNTS.get(n, str(n))} whole numbers >= 0, "
+                "one per player")
+
     def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
-        """A referee's score for round ``number``; a ruling on a round in play abandons it."""
-        word, n = self.round_word, self.players
+        """A referee's score for round ``number``; it replaces the score as played. A ruling
+        on a round in play abandons it: no more cards, the next round may follow."""
+        word = self.round_word
         if not 1 <= number <= len(self.rounds):
             raise IntegrityError("no_such_round", f"a ruling names {word} {number}, but "
                                  f"{len(self.rounds)} {word}s have been dealt")
-        if len(score) != n or any(not isinstance(s, int) or s < 0 for s in score):
-            raise IntegrityError("bad_ruling", f"a {self.game} ruling's score is "
-                                 f"{_COUNTS.get(n, str(n))} whole numbers >= 0, one per player")
+        if len(score) != self.scores or any(not isinstance(s, int) or s < 0 for s in score):
+            raise IntegrityError("bad_ruling", self._ruling_rule())
         r = self.rounds[number - 1]
         r.ruling = Ruling(list(score), reason, seq)
         r.closed = True

@@ -68,6 +68,7 @@ class KlaberjassGame(RoundBook[Round]):
     """A game of Klaberjass (two players, seats 0 and 1) from its options and first dealer."""
 
     players = 2
+    scores = 2
     game = "klaberjass"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:

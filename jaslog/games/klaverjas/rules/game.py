@@ -39,7 +39,15 @@ from jaslog.cards import (
     parse_card,
     popcount,
 )
-from jaslog.engine.base import IntegrityError, Violation
+from jaslog.engine.base import (
+    IntegrityError,
+    RoundBook,
+    Ruling,
+    Violation,
+    check_hands,
+    check_seat,
+    seats_text,
+)
 from jaslog.games.klaverjas.rules.play import (
     PlayRules,
     RoemRules,
@@ -96,13 +104,6 @@ class Outcome:
     final: list[int]
 
 
-@dataclass(slots=True)
-class Ruling:
-    score: list[int]
-    reason: str
-    seq: int
-
-
 class Round:
     """One deal: its hands, the trump choice, the tricks, and what went wrong in it."""
 
@@ -119,7 +120,7 @@ class Round:
         self.tricks: list[Trick] = []
         self.violations: list[Violation] = []
         self.revoke_seq: int | None = None
-        self.revoke_team: int | None = None
+        self.revoke_seat: int | None = None
         self.hand_roem = [0, 0]
         self.ruling: Ruling | None = None
         self.closed = False   # 32 cards played, or abandoned by a ruling
@@ -131,6 +132,11 @@ class Round:
     @property
     def chooser(self) -> int | None:
         return self.selection.chooser
+
+    @property
+    def revoke_team(self) -> int | None:
+        """The team of the round's first revoke (it decides the round's score), or None."""
+        return None if self.revoke_seat is None else self.revoke_seat & 1
 
     @property
     def over(self) -> bool:
@@ -157,15 +163,17 @@ class Round:
         return Outcome(points, roem, table, won, result, score, ruled, ruled or score)
 
 
-class KlaverjasGame:
-    """A game of Klaverjas from its options and first dealer."""
+class KlaverjasGame(RoundBook[Round]):
+    """A game of Klaverjas from its options and first dealer: four players, scored by team."""
 
     players = 4
+    scores = 2
     game = "klaverjas"
+    round_word = "round"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if not 0 <= dealer < 4:
-            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat (0-3)")
+            raise IntegrityError("bad_seat", f"dealer {dealer} is not a seat ({seats_text(4)})")
         self.options = options
         self.first_dealer = dealer
         self.play_rules = PlayRules.from_options(options)
@@ -183,14 +191,16 @@ class KlaverjasGame:
 
     # ------------------------------------------------------------------ reading the state
 
-    @property
-    def current_round(self) -> Round:
-        if not self.rounds:
-            raise IntegrityError("no_deal", "no round has been dealt yet")
-        return self.rounds[-1]
-
     def dealer_of(self, number: int) -> int:
         return (self.first_dealer + number - 1) % 4
+
+    _dealer_due = dealer_of
+
+    def _busy_note(self, r: Round) -> str:
+        return f"{popcount(r.played)} of 32 cards played"
+
+    def _ruling_rule(self) -> str:
+        return "a ruling's score is two whole numbers >= 0"
 
     def expected(self) -> tuple[str, int | None]:
         """What the record expects next: (``deal``|``turn``|``bid``|``play``|``over``, seat)."""
@@ -221,24 +231,9 @@ class KlaverjasGame:
     def outcomes(self) -> list[Outcome]:
         return [r.outcome(self.score_rules, self.claimed_mode) for r in self.rounds]
 
-    def totals(self, ruled: bool = True) -> list[int]:
-        tot = [0, 0]
-        for o in self.outcomes():
-            s = o.final if ruled else o.score
-            tot[0] += s[0]
-            tot[1] += s[1]
-        return tot
-
-    @property
-    def finished(self) -> bool:
-        return self._winner() is not None
-
     @property
     def winner(self) -> int | str | None:
         """Team index, ``"draw"``, or None while the game goes on."""
-        return self._winner()
-
-    def _winner(self) -> int | str | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
         end = self.options["game_end"]
@@ -255,27 +250,9 @@ class KlaverjasGame:
 
     # ------------------------------------------------------------------ actions
 
-    def _violate(self, r: Round, rule: str, message: str, *, seat: int | None = None,
-                 card: int | None = None, seq: int = -1, trick: int | None = None) -> None:
-        v = Violation(rule, message, r.number, trick, seat, card, seq)
-        r.violations.append(v)
-        self.violations.append(v)
-
     def deal(self, hands: list[int] | None, dealer: int | None = None, seq: int = -1) -> None:
         """Open a round. ``hands`` are four masks by seat, or None when nobody saw them."""
-        if self.rounds and not self.rounds[-1].closed:
-            r = self.rounds[-1]
-            raise IntegrityError("round_not_over",
-                                 f"round {r.number} is not over ({popcount(r.played)} of 32 "
-                                 "cards played)")
-        if self.finished:
-            raise IntegrityError("game_over", "the game is over; no more deals")
-        number = len(self.rounds) + 1
-        due = self.dealer_of(number)
-        if dealer is not None and dealer != due:
-            raise IntegrityError("wrong_dealer",
-                                 f"round {number} is dealt by seat {due}, not seat {dealer}",
-                                 seat=dealer)
+        number, due = self._next_round(dealer)
         if hands is not None:
             check_deal(hands)
         self.rounds.append(Round(number, due, hands, make_selection(self.options, due, number)))
@@ -289,7 +266,7 @@ class KlaverjasGame:
 
     def bid(self, seat: int, call: str, seq: int = -1) -> None:
         r = self._open_round()
-        _check_seat(seat)
+        self._check_seat(seat)
         for code, msg in r.selection.bid(seat, call):
             self._violate(r, code, msg, seat=seat, seq=seq)
         self._open_first_trick(r)
@@ -305,7 +282,7 @@ class KlaverjasGame:
         if r is None or r.closed:
             r = self._open_round()  # raises the right error
         if not 0 <= seat < 4:
-            _check_seat(seat)
+            check_seat(seat, 4)
         trump = r.selection.trump
         if trump is None:
             raise IntegrityError("trump_not_chosen",
@@ -340,7 +317,7 @@ class KlaverjasGame:
             # a lead, or a card of the plain suit led, is always legal (rule book 3.3)
             if n and (suit != cards[0] >> 3 or suit == trump) \
                     and not _walk(hand, cards, trump, self.play_rules)[0] & bit:
-                self._revoke(r, t, cards, seat, c, hand, seq)
+                self._judge_play(r, t, cards, seat, c, hand, seq)
             hands[seat] = hand & ~bit
         else:
             hands[seat] |= bit  # collected, to rebuild the hands at the end
@@ -382,19 +359,13 @@ class KlaverjasGame:
             else:
                 t.points = points
 
-    def _revoke(self, r: Round, t: Trick, before: list[int], seat: int, c: int, hand: int,
-                seq: int) -> None:
-        """Record (or, with revoke: reject, refuse) the play of ``c`` by ``seat`` holding ``hand``
-        after the cards ``before`` of trick ``t``."""
+    def _judge_play(self, r: Round, t: Trick, before: list[int], seat: int, c: int, hand: int,
+                    seq: int) -> None:
+        """Record (or, with revoke: reject, refuse) the illegal play of ``c`` by ``seat``
+        holding ``hand`` after the cards ``before`` of trick ``t``."""
         assert r.trump is not None
-        code, sentence = judge(hand, before, r.trump, self.play_rules, c) or ("revoke", "")
-        if self.reject_revokes:
-            raise IntegrityError(code, f"seat {seat} {sentence} (option revoke: reject)",
-                                 seat=seat, card=c)
-        self._violate(r, code, f"seat {seat} {sentence}", seat=seat, card=c, seq=seq,
-                      trick=t.number)
-        if r.revoke_seq is None or seq < r.revoke_seq:
-            r.revoke_seq, r.revoke_team = seq, seat & 1
+        bad = judge(hand, before, r.trump, self.play_rules, c) or ("revoke", "")
+        self._revoke(r, bad, seat, c, seq, t.number, self.reject_revokes)
 
     def _close_round(self, r: Round) -> None:
         """Close ``r`` after its 32nd card; with the hands unseen, judge every play now. With
@@ -408,7 +379,7 @@ class KlaverjasGame:
                 for i, c in enumerate(t.cards):
                     seat = t.seat_of(i)
                     if not legal(hands[seat], t.cards[:i], trump, self.play_rules) >> c & 1:
-                        self._revoke(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
+                        self._judge_play(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
                     hands[seat] &= ~(1 << c)
             r.dealt, r.hands_known, r.hands = dealt, True, hands
         r.closed = True
@@ -420,7 +391,7 @@ class KlaverjasGame:
 
     def claim_roem(self, seat: int, points: int, seq: int = -1) -> None:
         """A claim of ``points`` roem for the trick just completed (rule book 9.3)."""
-        _check_seat(seat)
+        self._check_seat(seat)
         if points < 0:
             raise IntegrityError("bad_roem", f"roem of {points} points cannot be claimed", seat=seat)
         r = self.current_round
@@ -454,48 +425,12 @@ class KlaverjasGame:
             return
         last.claimed = max(last.claimed, points)
 
-    def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
-        """A referee's score for round ``number``; it replaces the score as played.
-
-        A ruling on a round still in play abandons it: no more cards, the next deal may follow.
-        """
-        if not 1 <= number <= len(self.rounds):
-            raise IntegrityError("no_such_round",
-                                 f"a ruling names round {number}, but {len(self.rounds)} "
-                                 "rounds have been dealt")
-        if len(score) != 2 or any(not isinstance(s, int) or s < 0 for s in score):
-            raise IntegrityError("bad_ruling", "a ruling's score is two whole numbers >= 0")
-        r = self.rounds[number - 1]
-        r.ruling = Ruling(list(score), reason, seq)
-        r.closed = True
-
-    def _open_round(self) -> Round:
-        r = self.current_round
-        if r.closed:
-            raise IntegrityError("round_over", f"round {r.number} is over")
-        return r
-
-
-def _check_seat(seat: int) -> None:
-    if not 0 <= seat < 4:
-        raise IntegrityError("bad_seat", f"{seat} is not a seat (0-3)")
 
 
 def check_deal(hands: list[int]) -> None:
     """Four hands of eight cards that together are the 32-card pack, or an IntegrityError."""
-    if len(hands) != 4:
-        raise IntegrityError("bad_deal", f"a deal has 4 hands, not {len(hands)}")
-    seen = 0
-    for seat, hand in enumerate(hands):
-        if popcount(hand) != 8:
-            raise IntegrityError("bad_deal", f"seat {seat} was dealt {popcount(hand)} cards, not 8",
-                                 seat=seat)
-        twice = seen & hand
-        if twice:
-            raise IntegrityError("dealt_twice", f"{hand_text(twice)} dealt twice", seat=seat)
-        seen |= hand
-    if seen != FULL_DECK:  # pragma: no cover - 4 disjoint hands of 8 are the whole pack
-        raise IntegrityError("bad_deal", "the hands are not the 32-card pack")
+    seen = check_hands(hands, "klaverjas", 4, 8, what="a deal")
+    assert seen == FULL_DECK  # four disjoint hands of eight are the whole pack
 
 
 def suit_name(s: int | None) -> str:

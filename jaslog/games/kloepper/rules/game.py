@@ -152,6 +152,7 @@ class KloepperGame(RoundBook[Round]):
     """A game of Kloepper (four players, each for himself across deals)."""
 
     players = 4
+    scores = 4
     game = "kloepper"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
