@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 
 from jaslog.audit import REPORT_KEYS
 from jaslog.cli import app
+from tests.cli import jaslog as jaslog_here
+from tests.cli import pipe_path
 
 from .rules.logs import DEAL_M, REVOKE_SEQ_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
 
@@ -219,15 +221,14 @@ def test_finished_game_text(tmp_path: Path) -> None:
     assert "round 1: played 262–0 (pit), ruled 262–1: a point for the defenders" in out
 
 
-# ---------------------------------------------------------------- end to end, as a process
+# ---------------------------------------------------------------- end to end: exit codes, stdout, stderr
 
 
 def jaslog(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=stdin,
-                          capture_output=True, cwd=ROOT, timeout=60, check=False)
+    return jaslog_here(*args, input=stdin, cwd=ROOT)
 
 
-def test_process_check_samples() -> None:
+def test_check_the_samples() -> None:
     files = sorted(str(p) for p in (ROOT / "replays").glob("*.jsonl"))
     r = jaslog("check", "--json", *files)
     assert r.returncode == 1, r.stderr
@@ -240,14 +241,14 @@ def test_process_check_samples() -> None:
     assert [g for g, x in klaverjas.items() if not x["ok"]] == ["dehoop-2026-11-27-t2"]
 
 
-def test_process_stdin_and_exit_2() -> None:
+def test_stdin_with_an_integrity_error_exits_2() -> None:
     r = jaslog("check", "-", stdin=broken().jsonl())
     assert r.returncode == 2
     assert b"<stdin>:8: game g3 seq 7: seat 1 played 10H" in r.stdout
     assert b"Traceback" not in r.stderr
 
 
-def test_process_missing_file() -> None:
+def test_a_missing_file_is_one_line_on_stderr() -> None:
     r = jaslog("check", "no-such-file.jsonl")
     assert r.returncode == 2
     assert r.stderr.decode().strip() == "jaslog: no-such-file.jsonl: no such file"
@@ -289,9 +290,9 @@ def test_gzip_file_is_named_by_every_command_that_reads_logs(tmp_path: Path) -> 
         assert said in err and "UTF-8" not in err and "Traceback" not in err, args
         assert len(err.strip().splitlines()) == 1, err
     assert not db.exists() and not out.exists()
-    # decompressed through a pipe it is read
-    r = subprocess.run(["bash", "-c", f'"{sys.executable}" -m jaslog check <(zcat "{gz}")'],
-                       capture_output=True, cwd=ROOT, timeout=60, check=False)
+    # decompressed through a pipe (as `<(zcat FILE)` gives it) it is read
+    with pipe_path(gzip.decompress(gz.read_bytes())) as pipe:
+        r = jaslog("check", pipe)
     assert r.returncode == 0 and b"g1" in r.stdout, r.stderr
 
 
