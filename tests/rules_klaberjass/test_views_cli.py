@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from jaslog.audit import REPORT_KEYS
 from jaslog.events import event_from_dict
 from jaslog.fold import start_fold
 from jaslog.games.klaberjass.view import seat_view
+from tests.cli import jaslog as jaslog_here
 
 from .logs import Log, deal_k, stock_k
 
@@ -22,8 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 def jaslog(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "jaslog", *args], input=stdin,
-                          capture_output=True, cwd=ROOT, timeout=120, check=False)
+    return jaslog_here(*args, input=stdin, cwd=ROOT)
 
 
 def lines(out: bytes) -> list[dict[str, Any]]:

@@ -4,9 +4,6 @@ them (both black queens played, or the called ace played). ``replay --seat`` hon
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -19,15 +16,15 @@ from jaslog.cards import CARD_TEXT, cards_of
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
 from jaslog.fold import start_fold
-from jaslog.games.kloepper.view import seat_view
 from jaslog.games.kloepper.rules import known_sides
+from jaslog.games.kloepper.view import seat_view
 from jaslog.render import render_table
 from jaslog.sim import Faults, simulate_game
+from tests.cli import jaslog
 
 from .logs import HANDS_C, HANDS_P, TRICKS_P, Log
 from .test_deal import TRICKS_C
 
-ROOT = Path(__file__).resolve().parent.parent.parent
 Q, X = "queens", "others"
 
 
@@ -183,8 +180,7 @@ def test_known_sides_before_the_call_window_closes() -> None:
 
 def test_replay_seat_shows_no_other_hand() -> None:
     log = Log(game="hidden").deal(HANDS_P).trick(0, "AH 9C 9S QH").play(0, "QC")
-    r = subprocess.run([sys.executable, "-m", "jaslog", "replay", "-", "--seat", "2"],
-                       input=log.jsonl(), capture_output=True, cwd=ROOT, timeout=60, check=False)
+    r = jaslog("replay", "-", "--seat", "2", input=log.jsonl())
     assert r.returncode == 0, r.stderr
     out = r.stdout.decode()
     last = out.split("seq    6")[-1]
@@ -195,8 +191,7 @@ def test_replay_seat_shows_no_other_hand() -> None:
     assert len(rows) == 3 and all("cards" in row for row in rows), rows
     assert "black queens" in last and last.count("black queens") == 1   # seat 0 (QC played)
     # the same file as the referee: every hand
-    r = subprocess.run([sys.executable, "-m", "jaslog", "replay", "-"], input=log.jsonl(),
-                       capture_output=True, cwd=ROOT, timeout=60, check=False)
+    r = jaslog("replay", "-", input=log.jsonl())
     assert "cards" not in r.stdout.decode().split("seq    6")[-1]
 
 
