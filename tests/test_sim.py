@@ -7,7 +7,6 @@ for, the game finished, and every round's card points add up to 162.
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from jaslog.sim import (
     simulated_rulesets,
     to_jsonl,
 )
+from tests.cli import jaslog, process_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -65,11 +65,8 @@ def assert_legal(events: list[dict[str, Any]], options: dict[str, Any] | None = 
 
 
 def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
-    """The real command, as a user runs it (``python -m jaslog``), from ``cwd``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-    return subprocess.run([sys.executable, "-m", "jaslog", *args], cwd=cwd, capture_output=True,
-                          timeout=300, check=False, env=env)
+    """The command as a user runs it, from ``cwd`` (in this process: tests.cli)."""
+    return jaslog(*args, cwd=cwd)
 
 
 # ------------------------------------------------------------------ every option of the rule book
@@ -487,8 +484,10 @@ def test_simulate_into_the_store(tmp_path: Path) -> None:
     assert again["imported"]["games"] == 0 and len(again["imported"]["skipped"]) == 4
 
 
+@pytest.mark.slow
 def test_simulate_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    """A real process writing into ``head``: the pipe closes under it."""
+    env = process_env()
     p = subprocess.run(f"'{sys.executable}' -m jaslog simulate -n 50 | head -n 3", shell=True,
                        cwd=tmp_path, capture_output=True, timeout=300, env=env, check=False)
     assert len(p.stdout.splitlines()) == 3
