@@ -93,6 +93,7 @@ def test_one_game_is_found_without_parsing_the_others(tmp_path: Path) -> None:
     assert [ln.number for ln in first] == [*range(1, len(a) + 1), len(a) + 2]
 
 
+@pytest.mark.slow
 def test_thousands_of_files_do_not_run_out_of_file_handles(tmp_path: Path) -> None:
     """A folder of one-game files: each file is open only while it is read (``jaslog check``
     and ``export --from`` on 150 files with 64 file handles allowed)."""
@@ -228,6 +229,7 @@ def test_a_pipe_given_twice_is_refused_without_reading_it(tmp_path: Path) -> Non
     assert repeated_path([fifo, alias]) == f"{alias} is given twice (also as {fifo}): give each log once"
 
 
+@pytest.mark.slow
 def test_standard_input_and_the_file_or_pipe_it_reads_are_one_log(tmp_path: Path) -> None:
     """``-`` is whatever standard input is: given with /dev/stdin (a pipe) or with the file
     redirected into it, the log is given twice; told in a real process, as a user sees it."""
