@@ -4,6 +4,8 @@ the benchmark's business, not a test's)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -12,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.bench import LABELS, ORDER, ROWS
+from benchmarks.bench import LABELS, ORDER, ROWS, main
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: The benchmark's own run, with its stages in processes of their own, takes a while.
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
@@ -138,11 +143,17 @@ def test_compare_two_runs(bench: tuple[Path, subprocess.CompletedProcess[str]],
         if r["ours"] == "fold" and r["baseline"] == "es_replay":
             r["ratio"] = old_fold = r["ratio"] / 2
     (tmp_path / "old.json").write_text(json.dumps(old))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def bench_cmd(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "benchmarks.bench", *args], capture_output=True,
-                              text=True, env=env, timeout=120, check=False)
+        """``python -m benchmarks.bench ARGS`` in this process (its ``main``), stdout and
+        stderr apart."""
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else 1
+        return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
     res = bench_cmd("--compare", str(tmp_path / "old.json"), str(tmp / "bench.json"))
     assert res.returncode == 0, res.stderr
