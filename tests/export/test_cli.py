@@ -20,6 +20,7 @@ from jaslog.cli import app
 from jaslog.events import Event
 from jaslog.export import load_manifest
 from jaslog.store import open_store
+from tests.cli import jaslog, process_env
 from tests.export import reference as ref
 
 runner = CliRunner()
@@ -160,12 +161,17 @@ def test_a_chart_the_system_will_not_take_is_a_sentence(exported: Path) -> None:
 
 def jaslog_process(*args: str, columns: int) -> subprocess.CompletedProcess[str]:
     """``jaslog`` as a real process in a terminal ``columns`` wide (rich reads $COLUMNS)."""
-    root = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": str(columns)}
+    env = process_env(COLUMNS=str(columns))
     for name in ("JASLOG_DB", "JASLOG_EXPORT"):
         env.pop(name, None)
     return subprocess.run([sys.executable, "-m", "jaslog", *args], capture_output=True, text=True,
                           timeout=300, check=False, env=env)
+
+
+def jaslog_in(*args: str, columns: int) -> subprocess.CompletedProcess[str]:
+    """``jaslog`` in this process, in a terminal ``columns`` wide."""
+    return jaslog(*args, env={"COLUMNS": str(columns), "JASLOG_DB": None, "JASLOG_EXPORT": None},
+                  text=True)
 
 
 def test_overview_fits_80_columns_with_whole_names(exported: Path) -> None:
@@ -199,7 +205,7 @@ def test_overview_fits_80_columns_with_whole_names(exported: Path) -> None:
 
 
 def test_a_table_too_wide_for_any_layout_keeps_its_words(exported: Path) -> None:
-    res = jaslog_process("stats", "overview", "--dataset", str(exported), "--no-refresh",
+    res = jaslog_in("stats", "overview", "--dataset", str(exported), "--no-refresh",
                          columns=40)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
@@ -211,7 +217,7 @@ def test_a_table_too_wide_for_any_layout_keeps_its_words(exported: Path) -> None
 
 def test_many_numeric_columns_are_turned_to_fit(exported: Path) -> None:
     """round_averages has ten columns of numbers: at 80 columns each ruleset becomes a column."""
-    res = jaslog_process("stats", "round_averages", "--dataset", str(exported), "--no-refresh",
+    res = jaslog_in("stats", "round_averages", "--dataset", str(exported), "--no-refresh",
                          columns=80)
     assert res.returncode == 0, res.stderr
     lines = res.stdout.splitlines()
