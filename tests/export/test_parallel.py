@@ -107,6 +107,7 @@ def test_how_many_workers() -> None:
     assert auto_workers(2 * MIN_CHUNKS) <= 2 * MIN_CHUNKS
 
 
+@pytest.mark.slow
 def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Event]]) -> None:
     """Workers are killed with the export (Linux): none is left folding for nobody."""
     import signal

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.service.conftest import Server, body_of, create, sim
 
@@ -32,6 +33,7 @@ def _p(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
 
 
+@pytest.mark.slow
 def test_many_clients_many_games_and_one_game(server: Server, tmp_path: Path) -> None:
     deadline = time.monotonic() + BUDGET
     latencies: list[float] = []

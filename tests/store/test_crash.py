@@ -19,6 +19,9 @@ from jaslog.store import open_store
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = 50
 
+#: Each test imports 50 games in a real process, kills it and imports again.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Counter[str]]:
