@@ -14,8 +14,8 @@ a plain sentence for people.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import ClassVar, Generic, Protocol, TypeVar
 
 from jaslog.cards import card_text, hand_text, popcount
 from jaslog.errors import JaslogError
@@ -95,6 +95,37 @@ def check_hands(hands: list[int], game: str, players: int, size: int, *, seen: i
             raise IntegrityError("dealt_twice", f"{hand_text(seen & hand)} dealt twice", seat=seat)
         seen |= hand
     return seen
+
+
+@dataclass(slots=True)
+class Trick:
+    """One trick: its number in the round (from 1), the seat that led, the cards in play
+    order and the seq of each card's event, and its points once complete. A game subclasses
+    it with its number of players and whatever else it keeps of a trick.
+
+    >>> @dataclass(slots=True)
+    ... class TwoHanded(Trick):
+    ...     players: ClassVar[int] = 2
+    >>> t = TwoHanded(1, leader=1, cards=[4, 12])
+    >>> t.complete, t.seat_of(0), t.seat_of(1)
+    (True, 1, 0)
+    """
+
+    players: ClassVar[int]
+    number: int
+    leader: int
+    cards: list[int] = field(default_factory=list)
+    seqs: list[int] = field(default_factory=list)
+    points: int = 0   # card points (and any last-trick bonus), once complete
+
+    @property
+    def complete(self) -> bool:
+        """Every player has played to it."""
+        return len(self.cards) == self.players
+
+    def seat_of(self, i: int) -> int:
+        """The seat that played the ``i``-th card."""
+        return (self.leader + i) % self.players
 
 
 @dataclass(slots=True)

@@ -12,28 +12,15 @@ jaslog.engine.base.IntegrityError: AH is named twice in a hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
-from jaslog.engine.base import IntegrityError, Ruling, Violation
+from jaslog.engine.base import IntegrityError, Ruling, Trick, Violation
 from jaslog.engine.fold import GameFold, handler
 from jaslog.events import Play
 from jaslog.events import Ruling as RulingEvent
 
-
-class TrickLike(Protocol):
-    number: int
-    leader: int
-    cards: list[int]
-    points: int
-
-    @property
-    def complete(self) -> bool: ...
-
-    def seat_of(self, i: int) -> int: ...
-
-
-T = TypeVar("T", bound=TrickLike)
+T = TypeVar("T", bound=Trick)
 
 
 def cards_mask(texts: list[str], what: str) -> int:

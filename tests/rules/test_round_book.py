@@ -82,3 +82,24 @@ def test_each_game_keeps_its_words(game: str) -> None:
     assert g.totals(ruled=False) == [0] * len(winning)
     out.update([said(lambda: deal(g, None))])
     assert out == WORDS[game]
+
+
+@pytest.mark.parametrize(("trick", "players"), [
+    ("jaslog.games.klaverjas.rules.game", 4), ("jaslog.games.klaberjass.rules.round", 2),
+    ("jaslog.games.kloepper.rules.game", 4)])
+def test_each_game_trick_is_the_engine_trick(trick: str, players: int) -> None:
+    """One trick of the engine, complete when every player has played to it."""
+    import importlib
+
+    from jaslog.engine.base import Trick
+
+    cls = importlib.import_module(trick).Trick
+    assert issubclass(cls, Trick) and cls.players == players
+    t = cls(3, leader=players - 1)
+    assert not hasattr(t, "__dict__")  # slots, as the fold's hot path wants
+    for c in range(players):
+        assert not t.complete
+        t.cards.append(c)
+        t.seqs.append(10 + c)
+    assert t.complete and [t.seat_of(i) for i in range(players)] == [
+        (players - 1 + i) % players for i in range(players)]

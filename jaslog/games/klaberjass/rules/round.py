@@ -6,9 +6,11 @@ moves it on. :meth:`Round.outcome` scores a deal that was played out (rule book 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
 from jaslog.engine.base import Ruling, Violation
+from jaslog.engine.base import Trick as TrickBase
 from jaslog.engine.jacknine import trick_winner
 from jaslog.games.klaberjass.rules.bidding import Bidding
 from jaslog.games.klaberjass.rules.play import (
@@ -26,24 +28,13 @@ TRICKS = 9
 
 
 @dataclass(slots=True)
-class Trick:
-    """One trick of two cards: who led, the cards in play order, and its points once complete."""
+class Trick(TrickBase):
+    """A trick of two cards; ``points`` has the last-trick bonus on trick 9."""
 
-    number: int
-    leader: int
-    cards: list[int] = field(default_factory=list)
-    seqs: list[int] = field(default_factory=list)
-    points: int = 0   # card points, + the last-trick bonus on trick 9, once complete
-
-    @property
-    def complete(self) -> bool:
-        return len(self.cards) == 2
+    players: ClassVar[int] = 2
 
     def win_index(self, trump: int) -> int:
         return trick_winner(self.cards, trump)
-
-    def seat_of(self, i: int) -> int:
-        return (self.leader + i) % 2
 
 
 @dataclass(slots=True)

@@ -26,8 +26,8 @@ snapshot.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from jaslog.cards import (
     FULL_DECK,
@@ -48,6 +48,7 @@ from jaslog.engine.base import (
     check_seat,
     seats_text,
 )
+from jaslog.engine.base import Trick as TrickBase
 from jaslog.games.klaverjas.rules.play import (
     PlayRules,
     RoemRules,
@@ -65,29 +66,19 @@ __all__ = ["KlaverjasGame", "Round", "Trick", "parse_card"]
 
 
 @dataclass(slots=True)
-class Trick:
-    """One trick: who led, the cards in play order, and once complete its result."""
+class Trick(TrickBase):
+    """A trick of four cards; ``points`` has the last-trick bonus on trick 8. It keeps the
+    card winning so far, and once complete its roem."""
 
-    number: int
-    leader: int
-    cards: list[int] = field(default_factory=list)
-    seqs: list[int] = field(default_factory=list)
+    players: ClassVar[int] = 4
     win: int = 0          # index in cards of the card winning so far
-    points: int = 0       # card points (+ last-trick bonus on trick 8), once complete
     roem: int = 0         # roem on the table, once complete
     claimed: int = 0      # roem validly claimed for this trick
-
-    @property
-    def complete(self) -> bool:
-        return len(self.cards) == 4
 
     @property
     def winner(self) -> int:
         """Seat winning (or that won) the trick."""
         return (self.leader + self.win) % 4
-
-    def seat_of(self, i: int) -> int:
-        return (self.leader + i) % 4
 
 
 @dataclass(slots=True)

@@ -20,11 +20,12 @@ and the deal's calls, knocks and plays are judged then, in order.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from jaslog.cards import CARD_INDEX, card_text, hand_text, popcount
 from jaslog.engine.base import IntegrityError, RoundBook, Ruling, Violation, check_hands, seats_text
+from jaslog.engine.base import Trick as TrickBase
 from jaslog.games.kloepper.rules.partners import Call, Sides, holder, sides
 from jaslog.games.kloepper.rules.play import (
     ACES,
@@ -45,24 +46,15 @@ KNOCK_WINDOW = 4  # knocks count until the first card of trick 2 (after 4 cards)
 
 
 @dataclass(slots=True)
-class Trick:
-    number: int
-    leader: int
-    cards: list[int] = field(default_factory=list)
-    seqs: list[int] = field(default_factory=list)
-    win: int = 0
-    points: int = 0
+class Trick(TrickBase):
+    """A trick of four cards, and the card winning it so far."""
 
-    @property
-    def complete(self) -> bool:
-        return len(self.cards) == 4
+    players: ClassVar[int] = 4
+    win: int = 0          # index in cards of the card winning so far
 
     @property
     def winner(self) -> int:
         return (self.leader + self.win) % 4
-
-    def seat_of(self, i: int) -> int:
-        return (self.leader + i) % 4
 
 
 @dataclass(slots=True)
