@@ -12,6 +12,8 @@ DB_HELP = "the store: a path or a database URL (default: $JASLOG_DB or the user 
 
 
 def _tokens(db: str | None):  # type: ignore[no-untyped-def]
+    from sqlalchemy.exc import SQLAlchemyError
+
     from jaslog.service.auth import Tokens
     from jaslog.service.db import service_engine
     from jaslog.store import StoreError, open_store
@@ -21,7 +23,7 @@ def _tokens(db: str | None):  # type: ignore[no-untyped-def]
         return Tokens(service_engine(db))
     except StoreError as e:
         fail(str(e))
-    except Exception as e:  # a database that cannot be opened, said plainly
+    except (SQLAlchemyError, OSError) as e:  # a database that cannot be opened, said plainly
         fail(f"cannot open the store {db or '(default)'}: {e}")
 
 

@@ -252,7 +252,7 @@ class _Writers:
     def abort(self) -> None:
         self.pending.clear()
         for w, _ in self.open.values():
-            with contextlib.suppress(Exception):
+            with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
                 w.close()
         self.open.clear()
 
@@ -585,7 +585,7 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
                 os.fsync(fh.fileno())
             result.path = _swap(out, staging, version, keep)
             return result
-        except BaseException:
+        except BaseException:  # whatever stops it, Ctrl-C too: no half-written snapshot stays
             writers.abort()
             shutil.rmtree(staging, ignore_errors=True)
             raise

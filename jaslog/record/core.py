@@ -528,7 +528,7 @@ def record_one(rec: Recorder, item: dict[str, Any], ask: Ask, show: Show) -> int
     """Warn about a violation (and ask), append, show what happened; the events appended."""
     try:
         warn = rec.violations_of(item)
-    except Exception:  # the store gives the precise refusal below
+    except (JaslogError, ValueError):  # not an event the rules can judge: the store refuses it below
         warn = []
     if warn:
         for w in warn:

@@ -15,6 +15,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from jaslog import __version__
 from jaslog.service import api_admin, api_games
@@ -74,7 +75,7 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
         except UnicodeDecodeError as u:
             return (f"the request body is not UTF-8 (byte 0x{u.object[u.start]:02x} at "
                     f"{u.start}): send JSON in UTF-8")
-        except Exception:  # the body was streamed away: nothing more to say
+        except (RuntimeError, ClientDisconnect):  # the body was streamed away: nothing more to say
             return None
         return None
 

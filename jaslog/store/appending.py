@@ -205,7 +205,7 @@ class Appending(Queries):
             actual = self._head_quiet(game)
             raise ConflictError(game, evs[0].seq, actual,
                                 f"the database refused the rows: {eng.db_message(e)}") from None
-        except BaseException:
+        except BaseException:  # whatever stopped it, Ctrl-C too: the cached fold may be ahead
             self._folds.pop(game, None)
             raise
         self._remember(game, new_head, f)

@@ -55,10 +55,11 @@ def resolve_url(url: str | None) -> str:
 def describe(url: str) -> str:
     """The URL without a password, for messages."""
     from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
 
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # a message helper must not fail
+    except (ArgumentError, ValueError):  # not a URL (or a bad port): say it as it was given
         return url
 
 

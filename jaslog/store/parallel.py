@@ -169,7 +169,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
         q_out.put(("done", v.lines, summary, writer.new_games, writer.extended, writer.rejected,
                    v.seen_existing))
         store.close()
-    except BaseException:
+    except BaseException:  # a worker process: whatever stops it is reported to the parent
         q_out.put(("error", traceback.format_exc()))
 
 

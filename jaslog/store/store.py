@@ -101,7 +101,7 @@ class Store(Appending):
             par = ParallelImporter(self, workers, batch_games=batch_games)
             try:
                 par.feed(lines, source)  # type: ignore[arg-type]
-            except BaseException:
+            except BaseException:  # whatever stopped it, Ctrl-C too: no worker outlives it
                 par.abort()
                 raise
             return par.finish()
@@ -135,7 +135,7 @@ class Store(Appending):
         try:
             for p in paths:
                 done = imp.feed_file(p, progress, done)
-        except BaseException:
+        except BaseException:  # whatever stopped it, Ctrl-C too: no worker outlives it
             if isinstance(imp, ParallelImporter):
                 imp.abort()
             raise
