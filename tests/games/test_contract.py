@@ -1,0 +1,887 @@
+"""The game contract: one test class, run for every game of :data:`jaslog.games.GAMES`.
+
+A game is one :class:`jaslog.engine.game.Game` descriptor and the package behind it; every
+layer reads the descriptor and never branches on a game's name. :class:`TestGameContract`
+checks, for each game and each of its presets, on games its own simulator plays (with
+revokes, deals recorded without hands and false claims injected, by both bots):
+
+1. the descriptor: names, seats and scoring agree with the fold, the presets, the result
+   sets and the adapters each layer loads (``export``, ``render``, ``record``);
+2. simulated games parse, fold without an integrity error, finish, and audit with the
+   report's keys, one entry per deal and results the game declares;
+3. what a seat and the public see: every sight of a game cut in a live round (and of a round
+   ended with cards unplayed) runs, and two deals that differ only in cards a sight may not
+   see give it byte-identical frames, state, events and report (while the referee's differ);
+4. the export's rows in every table, the games row agreeing with the audit;
+5. the terminal table for every viewer, a seat never shown another's unplayed hand;
+6. the recorder: the words a scorer types reproduce the simulated events in a real SQLite
+   store;
+7. the rules oracle: each of the game's ops answers a question taken from a simulated deal
+   (and agrees with the fold where it can), another game's op is refused.
+
+Three tables below hold what differs per game and cannot be read from the descriptor: the
+round results that are not judged won, lost or tied (:data:`NOT_JUDGED`), what a scorer
+types for each event (:data:`WORDS`) and one oracle question per op (:data:`ORACLE`). A game
+added to the registry runs here at once and fails, saying which table lacks it, until they
+name it too.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import io
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from jaslog.audit import REPORT_KEYS, game_report
+from jaslog.cards import CARD_INDEX
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.game import ADAPTERS, Game, NoAdapter
+from jaslog.events import Event, event_from_dict
+from jaslog.export.plays import columns_for
+from jaslog.export.rows import Partition, Rows, build_game
+from jaslog.export.schema import TABLES
+from jaslog.fold import fold, start_fold
+from jaslog.games import GAMES, PRESETS, game_of, get_game
+from jaslog.oracle import GAME_OPS, OPS, QueryError, answer
+from jaslog.record import Recorder, open_recorder, run
+from jaslog.render import card_markup, hand_markup, render_table
+from jaslog.sim import BOT_NAMES, Faults, simulate_game
+from jaslog.store import open_store
+from jaslog.views import Sight, Timeline, frames, report, state_at, timeline, visible_events
+
+GAME_LIST = list(GAMES.values())
+#: the faults every simulated game of the contract carries
+FAULTS = Faults(revoke_rate=0.03, no_hands_rate=0.25, false_roem_rate=0.2)
+SEEDS = (1, 2)
+#: an event's fields that name cards anyone at the table sees (played, turned up, declared)
+PUBLIC_CARDS = ("card", "cards", "turn_up", "bottom")
+#: the events that say who holds which cards (and what the stock holds)
+DEAL_EVENTS = ("dealt", "second_deal")
+#: the pairs of hidden cards tried per cut game (a fixed sample, when there are more)
+MOST_PAIRS = 100
+
+Dict = dict[str, Any]
+
+
+# ================================================================== per-game tables
+
+#: The results of a round, besides the game's ``won``, ``lost`` and ``tied``, that a closed
+#: round of a simulated game may have: judged neither way (a revoke scores as a penalty, an
+#: annulled Klaberjass deal is not played). A live round is ``unfinished`` in every game.
+NOT_JUDGED: dict[str, frozenset[str]] = {
+    "klaverjas": frozenset({"revoke"}),
+    "klaberjass": frozenset({"revoke", "annulled"}),
+    "kloepper": frozenset({"revoke"}),
+}
+
+
+def _lower(cards: list[str]) -> str:
+    return " ".join(c.lower() for c in cards)
+
+
+def _four_hands(f: GameFold, e: Dict) -> list[str]:
+    """A deal of four hands: 'deal' and seats 0-2 (seat 3 gets the rest), or 'deal unseen'."""
+    hands = e.get("hands")
+    return ["deal unseen"] if hands is None else ["deal", *[_lower(h) for h in hands[:3]]]
+
+
+def _klaberjass_deal(f: GameFold, e: Dict) -> list[str]:
+    """Both hands and the turn-up (a recorded stock cannot be typed: see :data:`UNTYPED`)."""
+    if e.get("hands") is None:
+        return [f"deal unseen {e['turn_up'].lower()}"]
+    return ["deal", _lower(e["hands"][0]), _lower(e["hands"][1]), e["turn_up"].lower()]
+
+
+def _second_deal(f: GameFold, e: Dict) -> list[str]:
+    """Both players' three cards and the bottom card (the recorder was given no stock)."""
+    r = f.state.rounds[-1]
+    if e.get("hands") is None:
+        return ["second", e["bottom"].lower()]
+    return ["second", _lower(e["hands"][r.elder]), _lower(e["hands"][r.dealer]),
+            e["bottom"].lower()]
+
+
+def _partner_call(f: GameFold, e: Dict) -> list[str]:
+    kind, _ = f.state.expected()
+    return [e["call"].lower()] if kind == "call" else [f"call {e['call'].lower()} {e['seat']}"]
+
+
+def _play(f: GameFold, e: Dict) -> list[str]:
+    return [f"{e['seat']} {e['card'].lower()}"]
+
+
+#: What a scorer types at the recorder for each event of a game, by event type: the lines
+#: (a command, then the answers it asks for), given the table before the event.
+WORDS: dict[str, dict[str, Callable[[GameFold, Dict], list[str]]]] = {
+    "klaverjas": {
+        "dealt": _four_hands,
+        "bid": lambda f, e: [f"{e['seat']} {e['call'].lower()}"],
+        "trump_turned": lambda f, e: [f"turn {e['card'].lower()}"],
+        "roem": lambda f, e: [f"roem {e['points']} {e['seat']}"],
+        "play": _play,
+    },
+    "klaberjass": {
+        "dealt": _klaberjass_deal,
+        "bid": lambda f, e: [f"{e['seat']} {e['call'].lower()}"],
+        "second_deal": _second_deal,
+        "dix": lambda f, e: [f"dix {e['seat']}"],
+        "sequence": lambda f, e: [f"seq {e['seat']} {_lower(e['cards'])}"],
+        "bella": lambda f, e: [f"bella {e['seat']}"],
+        "play": _play,
+    },
+    "kloepper": {
+        "dealt": _four_hands,
+        "partner_call": _partner_call,
+        "knock": lambda f, e: [f"knock {e['seat']}"],
+        "knock_back": lambda f, e: [f"kb {e['seat']}"],
+        "play": _play,
+    },
+}
+
+#: Fields of a simulated event the recorder cannot reproduce from typed words, by game:
+#: a Klaberjass stock is recorded only by ``deal random`` (the recorder shuffles it).
+UNTYPED: dict[str, frozenset[str]] = {"klaberjass": frozenset({"stock"})}
+
+
+def _played(rnd: Dict, players: int) -> list[list[str]]:
+    """The cards each seat played in a reported round, in order."""
+    out: list[list[str]] = [[] for _ in range(players)]
+    for t in rnd["tricks"]:
+        for i, c in enumerate(t["cards"]):
+            out[(t["leader"] + i) % players].append(c)
+    return out
+
+
+def _trump(rnd: Dict) -> Dict:
+    return {"trump": rnd["trump"]} if rnd.get("trump") is not None else {}
+
+
+Query = tuple[Dict, Callable[[Dict], bool]]
+
+
+def _legal(rnd: Dict, players: int) -> Query:
+    """The second card of trick 1 was legal (the round has no violation): the oracle agrees."""
+    t = rnd["tricks"][0]
+    seat = (t["leader"] + 1) % players
+    hand = _played(rnd, players)[seat]
+    q = {"trick": t["cards"][:1], "hand": hand, **_trump(rnd)}
+    return q, lambda a: t["cards"][1] in a["legal"]
+
+
+def _winner(rnd: Dict, players: int) -> Query:
+    t = rnd["tricks"][0]
+    return ({"trick": t["cards"], **_trump(rnd)},
+            lambda a: (t["leader"] + a["winner"]) % players == t["winner"])
+
+
+def _points(rnd: Dict, players: int) -> Query:
+    t = rnd["tricks"][0]
+    return {"trick": t["cards"], **_trump(rnd)}, lambda a: a["points"] == t["points"]
+
+
+def _tricks_per_team(rnd: Dict) -> list[int]:
+    won = [0, 0]
+    for t in rnd["tricks"]:
+        won[t["winner"] % 2] += 1
+    return won
+
+
+#: One question per op of each game's rules oracle, built from a played-out deal of a
+#: simulated game without violations (its report entry), and what the answer must say.
+ORACLE: dict[str, dict[str, Callable[[Dict, int], Query]]] = {
+    "klaverjas": {
+        "legal": _legal, "winner": _winner, "points": _points,
+        "roem": lambda r, n: ({"trick": r["tricks"][0]["cards"], **_trump(r)},
+                              lambda a: a["roem"] == r["tricks"][0]["roem_on_table"]),
+        "score": lambda r, n: ({"points": r["points"], "roem": r["roem"],
+                                "tricks": _tricks_per_team(r), "chooser_team": r["chooser"] % 2,
+                                "revoke_team": None},
+                               lambda a: a == {"score": r["score"], "result": r["result"]}),
+    },
+    "klaberjass": {
+        "legal": _legal, "winner": _winner, "points": _points,
+        "sequences": lambda r, n: ({"hands": _played(r, n), "elder": r["elder"], **_trump(r)},
+                                   lambda a: len(a["sequences"]) == 2),
+        "bidding": lambda r, n: ({"dealer": r["dealer"], "turn_up": r["turn_up"],
+                                  "calls": r["bids"]},
+                                 lambda a: (a["trump"], a["maker"]) == (r["trump"], r["chooser"])),
+        "score": lambda r, n: ({"maker": r["chooser"], "revoke": None, "points": r["points"],
+                                "sequences": r["sequences"], "bella": r["bella"]},
+                               lambda a: (a["result"], a["score"]) == (r["result"], r["score"])),
+    },
+    "kloepper": {
+        "legal": _legal, "winner": _winner, "points": _points,
+        "sides": lambda r, n: ({"hands": _played(r, n), "call": (
+                                   {"seat": r["call"]["seat"], "call": r["call"]["call"]}
+                                   if r["call"] else None)},
+                               lambda a: a["queens"] == r["queens"]),
+        "score": lambda r, n: ({"queens_points": r["queens_points"],
+                                "queens_tricks": r["queens_tricks"],
+                                "mode": "alone" if r["mode"] == "alone" else "pair",
+                                "queens": r["queens"], "knock": r["knock"],
+                                "knock_back": r["knock_back"]},
+                               lambda a: a["score"] == r["score"]),
+    },
+}
+
+
+def table_of(tables: dict[str, Any], game: Game, what: str) -> Any:
+    """The game's entry of a per-game table of this file, or a failure that says so."""
+    if game.name not in tables:
+        pytest.fail(f"{what} does not name game {game.name!r}: add it to tests/games/"
+                    "test_contract.py (a new game must say this here)", pytrace=False)
+    return tables[game.name]
+
+
+# ================================================================== simulated games
+
+
+@dataclass(frozen=True)
+class Sim:
+    """One simulated game: its settings and its events as the simulator wrote them."""
+
+    ruleset: str
+    bot: str
+    seed: int
+    events: tuple[Dict, ...]
+
+    @property
+    def dicts(self) -> list[Dict]:
+        return copy.deepcopy(list(self.events))
+
+
+@cache
+def corpus(name: str) -> tuple[Sim, ...]:
+    """Every preset of the game, both bots, two seeds, faults injected."""
+    out = []
+    for ruleset in GAMES[name].presets:
+        for bot in BOT_NAMES:
+            for seed in SEEDS:
+                gid = f"{ruleset}-{bot}-{seed}"
+                out.append(Sim(ruleset, bot, seed, tuple(simulate_game(
+                    gid, ruleset, seed=seed, bot=bot, faults=FAULTS))))
+    return tuple(out)
+
+
+def parsed(events: list[Dict] | tuple[Dict, ...]) -> list[Event]:
+    return [event_from_dict(e) for e in events]
+
+
+def folded(events: list[Dict] | tuple[Dict, ...]) -> GameFold:
+    return fold(parsed(events))
+
+
+@cache
+def audited(name: str) -> tuple[tuple[Sim, GameFold, Dict], ...]:
+    """Each simulated game with its fold and its audit."""
+    out = []
+    for sim in corpus(name):
+        f = folded(sim.events)
+        out.append((sim, f, game_report(f.game_id, f)))
+    return tuple(out)
+
+
+def deal_starts(events: list[Dict] | tuple[Dict, ...]) -> list[int]:
+    return [i for i, e in enumerate(events) if e["type"] == "dealt"]
+
+
+def text_of(renderable: Any) -> str:
+    console = Console(record=True, width=100, file=io.StringIO())
+    console.print(renderable)
+    return console.export_text()
+
+
+# ================================================================== cut games and hidden cards
+
+
+@dataclass
+class Cut:
+    """A simulated game cut while round ``round`` (dealt at ``start``) holds secrets."""
+
+    what: str
+    events: list[Dict]
+    start: int
+    round: int
+
+    @property
+    def end(self) -> int:
+        """Where the round's events end in the cut."""
+        return round_end(self.events, self.start)
+
+
+def pack_of(name: str) -> set[str]:
+    """The cards of the game's pack: every card its simulated games dealt or played."""
+    cards: set[str] = set()
+    for sim in corpus(name):
+        for e in sim.events:
+            for h in e.get("hands") or []:
+                cards.update(h)
+            cards.update(e.get("stock") or [])
+            if e["type"] == "play":
+                cards.add(e["card"])
+    return cards
+
+
+def round_end(events: list[Dict] | tuple[Dict, ...], start: int) -> int:
+    return next((i for i in range(start + 1, len(events)) if events[i]["type"] == "dealt"),
+                len(events))
+
+
+@cache
+def cuts(name: str) -> tuple[Cut, ...]:
+    """The game cut in a live round (just dealt, before its first card, half played), the
+    same round ended there by a ruling (cards unplayed), and a round that ended with cards
+    unplayed without one when the simulated games have such a round (a Klaberjass deal
+    annulled in the bidding).
+
+    The live round is round 2 or 3 of a game of the corpus, with hands recorded: the one
+    with the most events before its first card (bids, calls, knocks, declarations).
+    """
+    best: tuple[int, Sim, int] | None = None
+    for candidate in corpus(name):
+        sim_events = candidate.events
+        for start in deal_starts(sim_events)[1:3]:
+            plays = [i for i in range(start, round_end(sim_events, start))
+                     if sim_events[i]["type"] == "play"]
+            if sim_events[start].get("hands") is not None and len(plays) >= 8 and (
+                    best is None or plays[0] - start > best[0]):
+                best = (plays[0] - start, candidate, start)
+    assert best is not None, f"no simulated {name} deal 2 or 3 with hands and eight cards played"
+    _, sim, start = best
+    evs = sim.dicts
+    k = deal_starts(evs).index(start) + 1
+    plays = [i for i in range(start, round_end(evs, start)) if evs[i]["type"] == "play"]
+    mid = plays[len(plays) // 2]
+    out = [Cut("live, just dealt", evs[:start + 1], start, k)]
+    if plays[0] > start + 1:
+        out.append(Cut("live, before its first card", evs[:plays[0]], start, k))
+    out.append(Cut("live, half played", evs[:mid], start, k))
+    totals = len(folded(evs[:mid]).state.totals())
+    ruling = {"game": evs[0]["game"], "seq": mid, "type": "ruling", "round": k,
+              "score": [0] * totals, "reason": "abandoned with cards unplayed"}
+    out.append(Cut("ended by a ruling with cards unplayed", [*evs[:mid], ruling], start, k))
+    for sim2, f, _ in audited(name):
+        found = [(k2, s2) for k2, s2 in enumerate(deal_starts(sim2.events), 1)
+                 if f.state.rounds[k2 - 1].closed and not f.state.rounds[k2 - 1].over
+                 and sim2.events[s2].get("hands") is not None]
+        if found:
+            k2, s2 = found[0]
+            evs2 = sim2.dicts
+            out.append(Cut("ended with cards unplayed", evs2[:round_end(evs2, s2)], s2, k2))
+            break
+    return tuple(out)
+
+
+def round_cards(cut: Cut) -> tuple[dict[str, int | str], set[str]]:
+    """Who holds each card dealt in the cut's round (a seat, or ``stock``), and the cards
+    anyone at the table has seen (played, turned up, declared)."""
+    owner: dict[str, int | str] = {}
+    public: set[str] = set()
+    for e in cut.events[cut.start:cut.end]:
+        if e["type"] in DEAL_EVENTS:
+            for c in e.get("stock") or []:
+                owner.setdefault(c, "stock")
+            for seat, hand in enumerate(e.get("hands") or []):
+                for c in hand:
+                    owner[c] = seat
+        for key in PUBLIC_CARDS:
+            v = e.get(key)
+            if isinstance(v, str):
+                public.add(v)
+            elif isinstance(v, list):
+                public.update(v)
+    return owner, public
+
+
+def swap_cards(e: Dict, a: str, b: str) -> Dict:
+    """A deal event with cards ``a`` and ``b`` trading places (in the hands and the stock)."""
+    swap = {a: b, b: a}
+    out = dict(e)
+    if e.get("hands") is not None:
+        out["hands"] = [[swap.get(c, c) for c in h] for h in e["hands"]]
+    if e.get("stock") is not None:
+        out["stock"] = [swap.get(c, c) for c in e["stock"]]
+    return out
+
+
+def secrets(f: GameFold) -> tuple[int, list[bool], list[bool]]:
+    """The rounds dealt, and which are closed and which over: what the views judge by."""
+    rounds = f.state.rounds
+    return len(rounds), [r.closed for r in rounds], [r.over for r in rounds]
+
+
+@dataclass
+class Swap:
+    """The cut game with two cards of its round's deal trading places (still a valid record)."""
+
+    a: str
+    b: str
+    owners: tuple[int | str, int | str]
+    events: list[Event]
+    fold: GameFold
+    #: the swap changes what the referee sees beyond the hands (whose turn, sides, verdicts)
+    derived: bool
+
+    @property
+    def tl(self) -> Timeline:
+        return timeline(self.events)
+
+    def __str__(self) -> str:
+        return f"{self.a} (held by {self.owners[0]}) and {self.b} (held by {self.owners[1]})"
+
+
+def _beyond_hands(game: Game, f: GameFold) -> str:
+    v = game.seat_view(f, None)
+    return json.dumps({k: x for k, x in v.items() if k not in ("hands", "dealt", "legal", "stock")},
+                      sort_keys=True)
+
+
+@cache
+def swaps(name: str, n: int) -> tuple[Timeline, tuple[Swap, ...]]:
+    """The timeline of cut ``n`` of the game, and every swap of two cards nobody at the
+    table has seen, held by different seats (or one in the stock, or never dealt), that
+    leaves a record the fold takes, with the same rounds live, closed and over."""
+    game = GAMES[name]
+    cut = cuts(name)[n]
+    events = parsed(cut.events)
+    tl = timeline(events)
+    assert tl.error is None and tl.fold is not None, (cut.what, tl.error)
+    shape = secrets(tl.fold)
+    deals = [i for i in range(cut.start, cut.end) if cut.events[i]["type"] in DEAL_EVENTS]
+    owner, public = round_cards(cut)
+    hidden = sorted(pack_of(name) - public, key=CARD_INDEX.__getitem__)
+    base = _beyond_hands(game, tl.fold)
+    pairs = [(a, b) for i, a in enumerate(hidden) for b in hidden[i + 1:]
+             if owner.get(a, "unseen") != owner.get(b, "unseen")
+             and {owner.get(a, "unseen"), owner.get(b, "unseen")} != {"stock", "unseen"}]
+    random.Random(f"{name}/{n}").shuffle(pairs)
+    out = []
+    for a, b in pairs[:MOST_PAIRS]:
+        evs = list(events)
+        for d in deals:
+            evs[d] = event_from_dict(swap_cards(cut.events[d], a, b))
+        try:
+            f = fold(evs)
+        except FoldError:
+            continue  # not a deal the record could hold at this point
+        if secrets(f) == shape:
+            owners = (owner.get(a, "unseen"), owner.get(b, "unseen"))
+            out.append(Swap(a, b, owners, evs, f, _beyond_hands(game, f) != base))
+    return tl, tuple(out)
+
+
+def swaps_hidden_from(name: str, n: int, seat: int | None, most: int) -> list[Swap]:
+    """Up to ``most`` swaps of cards ``seat`` (None: the public) does not hold: those that
+    change what the referee sees beyond the hands first, then others, in a fixed order."""
+    _, found = swaps(name, n)
+    mine = [s for s in found if seat is None or seat not in s.owners]
+    rng = random.Random(f"{name}/{n}/{seat}")
+    rng.shuffle(mine)
+    mine.sort(key=lambda s: not s.derived)
+    return mine[:most]
+
+
+def seen(tl: Timeline, sight: Sight) -> dict[str, str]:
+    """Everything ``sight`` is given of the game (:mod:`jaslog.views`), as sorted JSON."""
+    return {
+        "frames": json.dumps(frames(tl, sight), sort_keys=True),
+        "state_at": json.dumps(state_at(tl, None, sight), sort_keys=True),
+        "visible_events": json.dumps(visible_events(tl, sight), sort_keys=True),
+        "report": json.dumps(report(tl, sight), sort_keys=True),
+    }
+
+
+def first_difference(a: str, b: str) -> str:
+    i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+    return f"...{a[max(0, i - 150):i + 100]}... vs ...{b[max(0, i - 150):i + 100]}..."
+
+
+def sights(game: Game) -> list[Sight]:
+    return [*(Sight(seat=s) for s in range(game.players)), Sight(public=True)]
+
+
+# ================================================================== the contract
+
+IDS = [g.name for g in GAME_LIST]
+
+
+@pytest.mark.parametrize("game", GAME_LIST, ids=IDS)
+class TestGameContract:
+    """What every game of the registry must do, as every layer relies on it."""
+
+    # ------------------------------------------------------------ 1. the descriptor
+
+    def test_descriptor_names_the_game_its_package_and_its_presets(self, game: Game) -> None:
+        assert GAMES[game.name] is game and get_game(game.name) is game
+        assert game.package == f"jaslog.games.{game.name}"
+        assert importlib.import_module(game.package).GAME is game
+        assert game.title and game.round_word and game.score_example
+        assert game.presets, f"{game.name} has no preset"
+        for preset, values in game.presets.items():
+            assert values["game"] == game.name, preset
+            assert PRESETS[preset] is values and game_of(preset) == game.name
+            assert set(values) <= set(game.options), (preset, set(values) - set(game.options))
+            opts = game.resolve(preset, None)
+            assert opts["game"] == game.name and set(opts) == set(game.options), preset
+            example = game.score_example.format(ruleset=preset)
+            assert '"op": "score"' in example and f'"{preset}"' in example
+
+    def test_descriptor_agrees_with_the_fold(self, game: Game) -> None:
+        assert game.fold.game == game.name and game.fold.players == game.players
+        assert game.scoring in ("teams", "players")
+        want = 2 if game.scoring == "teams" else game.players
+        seats = [f"p{i}" for i in range(game.players)]
+        for preset in game.presets:
+            start = {"game": "d", "seq": 0, "type": "game_started", "ruleset": preset,
+                     "seats": seats, "dealer": 0}
+            f = start_fold(event_from_dict(start))
+            assert type(f) is game.fold and f.game == game.name
+            assert len(f.state.totals()) == want, (preset, f.state.totals())
+            assert f.state.expected() == ("deal", 0)
+            for wrong in [n for n in (2, 4) if n != game.players]:  # the tables the format knows
+                with pytest.raises(FoldError) as e:
+                    start_fold(event_from_dict(start | {"seats": [f"p{i}" for i in range(wrong)]}))
+                assert e.value.code == "bad_seats"
+
+    def test_descriptor_results_and_oracle_ops(self, game: Game) -> None:
+        assert game.won and game.lost, "a game has results its playing side won and lost"
+        assert not game.won & game.lost and not game.won & game.tied and not game.lost & game.tied
+        not_judged = table_of(NOT_JUDGED, game, "NOT_JUDGED")
+        assert not not_judged & (game.won | game.lost | game.tied)
+        assert "unfinished" not in game.won | game.lost | game.tied | not_judged
+        assert game.oracle_ops and len(set(game.oracle_ops)) == len(game.oracle_ops)
+        assert GAME_OPS[game.name] == game.oracle_ops
+
+    def test_descriptor_adapters_load_for_every_layer(self, game: Game) -> None:
+        needs = {"export": "build", "render": "render", "record": "RECORDER"}
+        assert set(needs) == set(ADAPTERS), "a layer was added: say what it needs of a game"
+        for layer in ADAPTERS:
+            mod = game.adapter(layer)
+            assert mod.__name__ == f"{game.package}.{layer}"
+            assert callable(getattr(mod, needs[layer], None)), (layer, needs[layer])
+        rec = game.adapter("record").RECORDER
+        assert issubclass(rec, Recorder) and rec.game_name == game.name
+        assert rec.round_word == game.round_word
+        assert rec.score_count == (2 if game.scoring == "teams" else game.players)
+        with pytest.raises(NoAdapter):
+            game.adapter("service")
+
+    # ------------------------------------------------------------ 2. simulated games
+
+    def test_simulated_games_parse_fold_finish_and_audit(self, game: Game) -> None:
+        results: set[str] = set()
+        violations = 0
+        allowed = game.won | game.lost | game.tied | table_of(NOT_JUDGED, game, "NOT_JUDGED")
+        teams = 2 if game.scoring == "teams" else game.players
+        assert {(s.bot, s.ruleset) for s, _, _ in audited(game.name)} == {
+            (b, p) for b in BOT_NAMES for p in game.presets}
+        for sim, f, rep in audited(game.name):
+            where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
+            evs = parsed(sim.events)
+            assert [e.model_dump(exclude_none=True) for e in evs] == list(sim.events), where
+            assert type(f) is game.fold and f.state.finished, where
+            assert tuple(rep) == REPORT_KEYS, where
+            assert rep["error"] is None and rep["finished"] and rep["winner"] is not None, where
+            assert rep["ok"] == (not rep["violations"]), where
+            assert [r["round"] for r in rep["rounds"]] == list(
+                range(1, len(deal_starts(sim.events)) + 1)), where
+            for r in rep["rounds"]:
+                assert r["result"] in allowed, (where, r["round"], r["result"])
+                if game.roem_of is not None:
+                    scored, held = game.roem_of(r)
+                    assert isinstance(scored, int) and scored >= 0, (where, r["round"])
+                    assert held is None or (isinstance(held, int) and held >= 0)
+            results.update(r["result"] for r in rep["rounds"])
+            assert len(rep["totals"]) == teams and all(isinstance(t, int) for t in rep["totals"])
+            assert rep["totals"] == f.state.totals()
+            violations += len(rep["violations"])
+        assert results & game.won and results & game.lost, results
+        assert violations, "the faults injected gave no violation"
+
+    def test_a_game_without_faults_is_clean_and_the_simulator_is_deterministic(self, game: Game) -> None:
+        for preset in game.presets:
+            evs = simulate_game("clean", preset, seed=3, faults=Faults(), bot="heuristic")
+            assert evs == simulate_game("clean", preset, seed=3, faults=Faults(), bot="heuristic")
+            rep = game_report("clean", folded(evs))
+            assert rep["ok"] and rep["finished"], (preset, rep["violations"][:3])
+
+    # ------------------------------------------------------------ 3. what each sight sees
+
+    def test_every_sight_of_a_cut_game(self, game: Game) -> None:
+        for n, cut in enumerate(cuts(game.name)):
+            tl, _ = swaps(game.name, n)
+            assert tl.fold is not None
+            f = tl.fold
+            live = cut.what.startswith("live")
+            assert (tl.live_round == cut.round) is live and cut.round in tl.secret_rounds, cut.what
+            full = game.seat_view(f, None)
+            json.dumps(full)
+            assert all(h is not None for h in full["hands"]), cut.what
+            for s in range(game.players):  # the round is secret: a seat sees its own hand only
+                v = game.seat_view(f, s)
+                json.dumps(v)
+                assert v.get("viewer", s) == s
+                assert [h is None for h in v["hands"]] == [o != s for o in range(game.players)], (
+                    cut.what, s, v["hands"])
+            for sight in [*sights(game), Sight()]:
+                rep = report(tl, sight)
+                assert tuple(rep) == REPORT_KEYS, (cut.what, sight)
+                shown = visible_events(tl, sight)
+                if sight.public:
+                    assert shown[-1]["seq"] == tl.horizon() and len(frames(tl, sight)) == len(shown)
+                    state_at(tl, None, sight)
+                    assert all(r["round"] != tl.live_round for r in rep["rounds"]), cut.what
+                else:
+                    assert len(frames(tl, sight)) == len(cut.events) == len(shown), (cut.what, sight)
+                    assert state_at(tl, None, sight)["seq"] == cut.events[-1]["seq"]
+                entry = [r for r in rep["rounds"] if r["round"] == cut.round]
+                if sight.full:
+                    assert entry and "hidden" not in entry[0], cut.what
+                elif entry and live:
+                    assert entry[0]["result"] == "unfinished", (cut.what, sight)
+
+    def test_seat_view_refuses_a_seat_not_at_the_table(self, game: Game) -> None:
+        tl, _ = swaps(game.name, 0)
+        assert tl.fold is not None
+        for seat in (-1, game.players):
+            with pytest.raises(ValueError):
+                game.seat_view(tl.fold, seat)
+
+    def test_a_sight_cannot_tell_deals_apart_that_differ_in_cards_it_may_not_see(
+            self, game: Game) -> None:
+        """Two deals that differ only in cards ``sight`` has not seen (traded between other
+        seats' hands, or with the stock) give it byte-identical frames, state, events and
+        report; the referee's differ, and so do those of a seat whose own hand changed (the
+        comparison can fail)."""
+        checked = 0
+        for n, cut in enumerate(cuts(game.name)):
+            tl, found = swaps(game.name, n)
+            assert found, f"{cut.what}: no two hidden cards could trade places"
+            for sight in sights(game):
+                mine = seen(tl, sight)
+                for sw in swaps_hidden_from(game.name, n, sight.seat, 3):
+                    theirs = seen(sw.tl, sight)
+                    for key in mine:
+                        assert mine[key] == theirs[key], (
+                            f"{cut.what}: {sight} tells apart the deals where {sw} trade places, "
+                            f"in {key}: " + first_difference(mine[key], theirs[key]))
+                    checked += 1
+            for sw in found[:3]:
+                assert seen(tl, Sight())["visible_events"] != seen(sw.tl, Sight())["visible_events"]
+                holder = next(o for o in sw.owners if isinstance(o, int))
+                assert seen(tl, Sight(seat=holder))["frames"] != seen(sw.tl, Sight(seat=holder))["frames"]
+        assert checked
+
+    def test_seat_view_cannot_tell_deals_apart_that_differ_in_cards_the_seat_may_not_see(
+            self, game: Game) -> None:
+        """The game's one visibility rule, ``seat_view``, over every such swap of every cut."""
+        for n, cut in enumerate(cuts(game.name)):
+            tl, found = swaps(game.name, n)
+            assert tl.fold is not None
+            for s in range(game.players):
+                mine = json.dumps(game.seat_view(tl.fold, s), sort_keys=True)
+                for sw in found:
+                    if s in sw.owners:
+                        continue
+                    theirs = json.dumps(game.seat_view(sw.fold, s), sort_keys=True)
+                    assert mine == theirs, (
+                        f"{cut.what}: seat_view(seat={s}) tells apart the deals where {sw} trade "
+                        "places: " + first_difference(mine, theirs))
+        # some swaps change more than the hands (a verdict, whose turn): they are tried first
+        assert any(sw.derived for n in range(len(cuts(game.name))) for sw in swaps(game.name, n)[1])
+
+    # ------------------------------------------------------------ 4. export rows
+
+    def test_export_rows_fill_every_table_and_agree_with_the_audit(self, game: Game) -> None:
+        filled = dict.fromkeys(TABLES, 0)
+        for sim, _, rep in audited(game.name):
+            buffers: dict[Partition, Rows] = {}
+
+            def rows_for(part: Partition, buffers: dict[Partition, Rows] = buffers) -> Rows:
+                return buffers.setdefault(part, {t: columns_for(t) for t in TABLES})
+
+            evs = parsed(sim.events)
+            gid, last = build_game(evs, rows_for)
+            assert (gid, last) == (evs[0].game, evs[-1].seq)
+            assert list(buffers) == [(sim.ruleset, None)]
+            tables = {t: c.to_table() for t, c in buffers[(sim.ruleset, None)].items()}
+            counts = {t: tab.num_rows for t, tab in tables.items()}
+            for t, k in counts.items():
+                filled[t] += k
+            where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
+            assert counts["events"] == len(evs), where
+            assert counts["games"] == 1 and counts["players"] == game.players, where
+            assert counts["plays"] == sum(1 for e in evs if e.type == "play"), where
+            assert counts["rounds"] == len(rep["rounds"]), where
+            assert counts["tricks"] == sum(len(r["tricks"]) for r in rep["rounds"]), where
+            assert counts["violations"] == len(rep["violations"]), where
+            row = tables["games"].to_pylist()[0]
+            assert row["kind"] == game.name and row["game"] == gid, where
+            assert row["totals"] == rep["totals"], (where, row["totals"], rep["totals"])
+            assert row["rounds"] == len(rep["rounds"]) and row["finished"] == rep["finished"]
+            assert row["violations"] == len(rep["violations"]) and row["ok"] == rep["ok"]
+            assert row["error"] is None, where
+            assert all(set(tab.column("game").to_pylist()) <= {gid} for tab in tables.values())
+        empty = [t for t, k in filled.items() if not k]
+        assert not empty, f"{game.name} fills no rows of {empty}"
+
+    # ------------------------------------------------------------ 5. the terminal table
+
+    def test_render_draws_the_table_for_every_viewer(self, game: Game) -> None:
+        for _, f, _ in audited(game.name)[:2]:
+            for viewer in [None, *range(game.players)]:
+                assert text_of(render_table(f, viewer)).strip()
+        for n, cut in enumerate(cuts(game.name)):
+            tl, _ = swaps(game.name, n)
+            assert tl.fold is not None
+            for viewer in [None, *range(game.players)]:
+                text = text_of(render_table(tl.fold, viewer))
+                assert text.startswith(f"{game.round_word} {cut.round} "), (cut.what, text[:40])
+
+    def test_render_never_shows_a_seat_another_hand_in_play(self, game: Game) -> None:
+        for n, cut in enumerate(cuts(game.name)):
+            tl, _ = swaps(game.name, n)
+            assert tl.fold is not None
+            full = game.seat_view(tl.fold, None)
+            _, public = round_cards(cut)
+            referee = text_of(render_table(tl.fold, None))
+            for s in range(game.players):
+                text = text_of(render_table(tl.fold, s))
+                for o in range(game.players):
+                    hand = full["hands"][o] or []
+                    if o == s or not hand:
+                        continue
+                    drawn = hand_markup(sum(1 << CARD_INDEX[c] for c in hand)).plain
+                    assert drawn in referee, (cut.what, o, drawn)  # how the table draws a hand
+                    assert drawn not in text, f"{cut.what}: seat {s} is shown seat {o}'s hand {drawn}"
+                    for c in hand:  # nor one of its unseen cards as a card
+                        assert c in public or card_markup(CARD_INDEX[c]).plain not in text, (
+                            f"{cut.what}: seat {s} is shown {c} of seat {o}")
+
+    def test_render_cannot_tell_deals_apart_that_differ_in_cards_the_seat_may_not_see(
+            self, game: Game) -> None:
+        for n, cut in enumerate(cuts(game.name)):
+            tl, _ = swaps(game.name, n)
+            assert tl.fold is not None
+            for s in range(game.players):
+                text = text_of(render_table(tl.fold, s))
+                for sw in swaps_hidden_from(game.name, n, s, 3):
+                    other = text_of(render_table(sw.fold, s))
+                    assert text == other, (f"{cut.what}: seat {s}'s table tells apart the deals "
+                                           f"where {sw} trade places: " + first_difference(text, other))
+
+    # ------------------------------------------------------------ 6. the recorder
+
+    def test_recorder_types_the_first_rounds_of_a_simulated_game(
+            self, game: Game, tmp_path: Path) -> None:
+        sim = recorder_sample(game.name)
+        record_and_compare(game, sim, deal_starts(sim.events)[2], tmp_path)
+
+    @pytest.mark.slow
+    def test_recorder_types_a_whole_simulated_game(self, game: Game, tmp_path: Path) -> None:
+        sim = recorder_sample(game.name)
+        record_and_compare(game, sim, len(sim.events), tmp_path)
+
+    # ------------------------------------------------------------ 7. the rules oracle
+
+    def test_oracle_answers_each_op_from_a_simulated_deal(self, game: Game) -> None:
+        builders = table_of(ORACLE, game, "ORACLE")
+        missing = set(game.oracle_ops) - set(builders)
+        assert not missing, f"ORACLE has no question for {game.name}'s ops {sorted(missing)}"
+        asked = 0
+        judged = game.won | game.lost | game.tied
+        for sim, _, rep in audited(game.name):
+            bad = {v["round"] for v in rep["violations"]}
+            for rnd in rep["rounds"]:
+                if rnd["result"] not in judged or rnd["round"] in bad or rnd["ruling"]:
+                    continue
+                for op in game.oracle_ops:
+                    q, agrees = builders[op](rnd, game.players)
+                    got = answer({"op": op, "ruleset": sim.ruleset, **q})
+                    assert agrees(got), (sim.ruleset, op, q, got, rnd)
+                    asked += 1
+                break
+        assert asked >= len(game.oracle_ops) * len(game.presets)
+        preset = next(iter(game.presets))
+        others = [op for op in OPS if op not in game.oracle_ops]
+        for op in others:
+            with pytest.raises(QueryError, match=f"not a question for {game.name}"):
+                answer({"op": op, "ruleset": preset})
+        with pytest.raises(QueryError, match="unknown op"):
+            answer({"op": "no-such-op", "ruleset": preset})
+
+
+# ================================================================== recorder helpers
+
+
+@cache
+def recorder_sample(name: str) -> Sim:
+    """The simulated game whose first two rounds have the most kinds of event, a deal
+    recorded without hands and a violation (the recorder asks before recording one)."""
+    def score(sim: Sim) -> tuple[int, int, int]:
+        first = sim.events[:deal_starts(sim.events)[2]]
+        unseen = any(e["type"] == "dealt" and e.get("hands") is None for e in first)
+        rep = game_report(first[0]["game"], folded(first))
+        return (len({e["type"] for e in first}), unseen, bool(rep["violations"]))
+
+    return max(corpus(name), key=score)
+
+
+def typed(game: Game, events: list[Dict]) -> list[str]:
+    """The lines a scorer types at the recorder for ``events`` (after game_started)."""
+    words = table_of(WORDS, game, "WORDS")
+    f = start_fold(event_from_dict(events[0]))
+    lines: list[str] = []
+    for e in events[1:]:
+        if e["type"] not in words:
+            pytest.fail(f"WORDS has no words for {game.name}'s event {e['type']!r}", pytrace=False)
+        lines += words[e["type"]](f, e)
+        f.apply(event_from_dict(e))
+    return lines
+
+
+def record_and_compare(game: Game, sim: Sim, end: int, tmp_path: Path) -> None:
+    """Type ``sim``'s events up to ``end`` into the game's recorder on a real SQLite store;
+    the store then holds the same events (the recorder adds ``at`` and ``id``)."""
+    events = sim.dicts[:end]
+    lines = iter(typed(game, events))
+    shown: list[Any] = []
+    confirmed = 0
+
+    def ask(prompt: str) -> str:
+        nonlocal confirmed
+        if prompt.startswith("record it anyway?"):
+            confirmed += 1
+            return "y"
+        try:
+            return next(lines)
+        except StopIteration:
+            raise EOFError from None
+
+    with open_store(str(tmp_path / "record.sqlite")) as store:
+        gid = events[0]["game"]
+        store.append(gid, [events[0]])
+        rec = open_recorder(store, gid)
+        assert type(rec) is game.adapter("record").RECORDER
+        appended = run(rec, ask, shown.append)
+        refused = [x for x in shown if isinstance(x, str) and x.startswith("✗")]
+        assert not refused, refused[:5]
+        stored = [e.model_dump(exclude_none=True) for e in store.events(gid)]
+    assert appended == len(events) - 1
+    assert all("at" in e and "id" in e for e in stored[1:])
+    drop = {"at", "id"} | UNTYPED.get(game.name, frozenset())
+    assert [{k: v for k, v in e.items() if k not in drop} for e in stored] == \
+        [{k: v for k, v in e.items() if k not in drop} for e in events]
+    # the recorder asked before each event that broke a rule (and only then)
+    violations = game_report(gid, folded(events))["violations"]
+    assert 0 < confirmed <= len(violations) if violations else confirmed == 0
