@@ -57,7 +57,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     """The table as ``seat`` may see it now (None: the referee, who sees everything).
 
     During a live deal a seat sees its own hand, how many cards the others hold, the tricks,
-    the partner call and the knocks; the sides only as far as the cards revealed them
+    the partner call and the knocks (that a call is awaited only when it is its own to make); the sides only as far as the cards revealed them
     (``sides``: ``"queens"``, ``"others"`` or null per seat; ``revealed``: all known); the
     points of each side only once revealed; and only its own violations. A deal played out
     shows everything.
@@ -90,6 +90,13 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         view["dealt"] = [card_list(h) if full or s == seat else None for s, h in enumerate(r.dealt)]
     if kind == "play" and turn is not None and r.hands_known and (full or turn == seat):
         view["legal"] = card_list(g.legal_plays())
+    if not full and kind == "call" and turn != seat:
+        # a partner call is awaited only from a player holding both black queens, so "call"
+        # (and its seat) would tell the others who that is before the call or the cards do;
+        # to them the forehand is to lead (any card of its hand)
+        view["expects"], view["turn"] = "play", r.forehand
+        if seat == r.forehand and view["hands"][seat] is not None:
+            view["legal"] = view["hands"][seat]
     if r.call is not None:
         view["call"] = {"seat": r.call.seat, "call": r.call.call}
     view["knocks"] = [{"seat": k.seat, "back": k.back} for k in r.knocks]
