@@ -1,7 +1,11 @@
 """The terminal sink: a game state drawn for people, in colour, optionally for one seat.
 
-A seat's view shows its own hand, the cards on the table and the public record; never
-another hand during a live round. Nothing here computes a rule: it reads the state.
+Each game's table (its ``render`` adapter, through :func:`render_table`) is drawn from the
+game's ``seat_view``, its one visibility rule, which the viewer's frames read too: a seat
+sees its own hand, the cards on the table and the public record; never another hand during
+a live round. Nothing here computes a rule. An event's line (:func:`describe_event`) leaves
+out, for a seat, a note's text until the round is played out and another's sequence until
+the first trick is over.
 """
 
 from __future__ import annotations

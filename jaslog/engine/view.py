@@ -88,10 +88,12 @@ def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, sea
     return out
 
 
-def _secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: bool) -> dict[str, Any]:
-    """The seat view behind a frame. In a secret round a seat's view shows that seat's
-    hand only (whatever the game's view would show of a round that ended with cards
-    unplayed), and the public's view no seat's secrets at all."""
+def secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: bool) -> dict[str, Any]:
+    """The seat view behind a frame, every game's: ``hidden`` (a secret round), the view of
+    seat ``keep`` showing that seat's hand only (whatever the game's view would show of a
+    round that ended with cards unplayed), and for the public (``keep`` None) no seat's
+    secrets at all; otherwise the referee's view (a round played out is public, also seen
+    from the middle of it)."""
     if not hidden:
         return dict(seat_view(fold, None))
     v = dict(seat_view(fold, 0 if keep is None else keep))
@@ -130,7 +132,7 @@ def seat_view_frame(seat_view: SeatView, trump_note: str | None, fold: GameFold,
     """The viewer's frame of the table now, built from the game's ``seat_view`` (so this
     never decides what a game hides): ``hidden``, the round is secret and ``seat`` sees only
     its own (None: nobody's secrets, the public)."""
-    v = _secret_view(seat_view, fold, seat, hidden)
+    v = secret_view(seat_view, fold, seat, hidden)
     tricks = v.get("tricks") or []
     cur = tricks[-1] if tricks else None
     bids = list(v.get("bids") or [])

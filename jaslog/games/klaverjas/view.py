@@ -6,11 +6,13 @@ The hands are the only secret in Klaverjas; partnerships are fixed by the seats.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, card_text
-from jaslog.engine.common import card_list, ruling_dict, violations_seen
+from jaslog.engine.common import card_list, ruling_dict, violation_dict
 from jaslog.engine.fold import GameFold
+from jaslog.engine.view import secret_view
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -38,14 +40,33 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def table(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
-    """The table now as ``seat`` may see it (None: nobody's secrets, the public, when
-    ``hidden``; everything otherwise). ``hidden``: the round is secret (live, or ended with
-    cards unplayed) and only ``seat``'s own hand and violations are shown; ``head`` is the
-    fold at the game's head (a round recorded without hands shows the hands it rebuilt)."""
+def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = None) -> dict[str, Any]:
+    """The table now as ``seat`` sees it (None: the referee, who sees everything): during a
+    live round only its own hand, its legal cards and its own violations (another's name
+    that player's cards), the other hands by their count; every hand once all cards are
+    played. A round ruled with cards unplayed keeps its hands secret.
+
+    ``head`` is the game now (default ``fold``): a round recorded without hands shows the
+    hands rebuilt from its plays once it was played out at the head, also from a ``fold``
+    in the middle of it. ``hands_known`` says whether the hands are known (recorded, or
+    rebuilt); ``violations`` are in the order the rules found them (a round recorded without
+    hands has its plays judged at its last card, after the roem claims).
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> f = fold(event_from_dict(e) for e in simulate_game("v", seed=3)[:12])
+    >>> [h is None for h in seat_view(f, 2)["hands"]], seat_view(f, 2)["counts"]
+    ([True, True, False, True], [6, 6, 6, 5])
+    """
     g = fold.state
+    head = fold if head is None else head
+    rounds = g.rounds
+    # a seat sees only its own during a round not played out (live, or ruled with cards
+    # unplayed); the referee everything
+    full = seat is None or not rounds or rounds[-1].over
     kind, turn = g.expected()
-    fr: dict[str, Any] = {
+    view: dict[str, Any] = {
         "round": 0, "trick": 0, "dealer": None, "trump": None, "chooser": None,
         "proposed": None, "turned": [], "bids": [], "expects": kind, "turn": turn,
         "hands": [None] * 4, "counts": [0] * 4, "hands_known": False, "legal": None,
@@ -54,11 +75,11 @@ def table(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dic
         "result": None, "score": None, "ruling": None, "violations": [],
         "totals": g.totals(), "finished": g.finished, "winner": g.winner,
     }
-    if not g.rounds:
-        return fr
-    r = g.rounds[-1]
+    if not rounds:
+        return view
+    r = rounds[-1]
     sel = r.selection
-    fr.update({
+    view.update({
         "round": r.number, "dealer": r.dealer,
         "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
         "chooser": r.chooser,
@@ -75,57 +96,57 @@ def table(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dic
         if dealt is not None:
             hands = [h & ~r.played for h in dealt]
     if hands is not None:
-        fr["hands_known"] = True
-        fr["counts"] = [h.bit_count() for h in hands]
-        fr["hands"] = [card_list(h) if not hidden or s == seat else None
-                       for s, h in enumerate(hands)]
+        view["hands_known"] = True
+        view["counts"] = [h.bit_count() for h in hands]
+        view["hands"] = [card_list(h) if full or s == seat else None for s, h in enumerate(hands)]
     else:
         played = [0, 0, 0, 0]
         for t in r.tricks:
             for i in range(len(t.cards)):
                 played[t.seat_of(i)] += 1
-        fr["counts"] = [8 - p for p in played]
-    if kind == "play" and turn is not None and fr["hands"][turn] is not None and r.hands_known:
-        mask = g.legal_plays()
-        fr["legal"] = card_list(mask)
+        view["counts"] = [8 - p for p in played]
+    if kind == "play" and turn is not None and view["hands"][turn] is not None and r.hands_known:
+        view["legal"] = card_list(g.legal_plays())
     t = r.tricks[-1] if r.tricks else None
     if t is not None:
-        fr["trick"] = t.number
-        fr["leader"] = t.leader
-        fr["table"] = [{"seat": t.seat_of(i), "card": CARD_TEXT[c]} for i, c in enumerate(t.cards)]
-        fr["trick_complete"] = t.complete
-        fr["trick_winner"] = t.winner if t.complete else None
+        view["trick"] = t.number
+        view["leader"] = t.leader
+        view["table"] = [{"seat": t.seat_of(i), "card": CARD_TEXT[c]} for i, c in enumerate(t.cards)]
+        view["trick_complete"] = t.complete
+        view["trick_winner"] = t.winner if t.complete else None
     o = r.outcome(g.score_rules, g.claimed_mode)
-    fr["tricks_won"] = o.tricks
-    fr["points"] = o.points
-    fr["roem"] = o.roem
-    fr["roem_on_table"] = o.roem_on_table
+    view["tricks_won"] = o.tricks
+    view["points"] = o.points
+    view["roem"] = o.roem
+    view["roem_on_table"] = o.roem_on_table
     if r.over:
-        fr["result"], fr["score"] = o.result, o.score
-    fr["ruling"] = ruling_dict(r.ruling)
-    # a secret round: a seat reads only its own violations (another's names that player's
-    # cards), the public none
-    seen = seat is not None or not hidden
-    fr["violations"] = violations_seen(r.violations, not hidden, seat) if seen else []
-    return fr
+        view["result"], view["score"] = o.result, o.score
+    view["ruling"] = ruling_dict(r.ruling)
+    view["violations"] = [violation_dict(v) for v in r.violations if full or v.seat == seat]
+    return view
 
-
-def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
-    """The table now as ``seat`` sees it (None: the referee, who sees everything): during a
-    live round only its own hand and its own violations; every hand once all cards are
-    played."""
-    rounds = fold.state.rounds
-    hidden = seat is not None and bool(rounds) and not rounds[-1].over
-    return table(fold, seat, hidden, fold)
 
 def roem_of(entry: dict[str, Any]) -> tuple[int, int | None]:
     """A reported round's roem: claimed (what scored), and held on the table."""
     return sum(entry["roem"]), sum(entry["roem_on_table"])
 
 
+#: the keys of a viewer's frame, in order (``roem_on_table`` once a round is dealt)
+FRAME = ("round", "trick", "dealer", "trump", "chooser", "proposed", "turned", "bids", "expects",
+         "turn", "hands", "counts", "hands_known", "legal", "leader", "table", "trick_complete",
+         "trick_winner", "tricks_won", "points", "roem", "round_over", "result", "score",
+         "ruling", "violations", "totals", "finished", "winner", "roem_on_table")
+
+
 def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
-    """The viewer's frame of the table now: :func:`table`."""
-    return table(fold, seat, hidden, head)
+    """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the round is
+    secret and ``seat`` sees only its own; None: nobody's secrets, the public); ``head`` is
+    the game now, which knows the hands of a round recorded without hands once it was played
+    out. The violations are listed in seq order."""
+    v = secret_view(partial(seat_view, head=head), fold, seat, hidden)
+    fr = {k: v[k] for k in FRAME if k in v}
+    fr["violations"] = sorted(fr["violations"], key=lambda x: x["seq"])
+    return fr
 
 
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
