@@ -185,10 +185,3 @@ def note_unjudged(parts: list[Any], fold: GameFold) -> None:
 def violation_lines(parts: list[Any], v: dict[str, Any]) -> None:
     for x in v["violations"]:
         parts.append(Text(f"  ✗ {x['rule']}: {x['message']}", style="yellow"))
-
-
-def score_table(rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> Table:
-    tab = Table(*headers, box=None, pad_edge=False)
-    for row in rows:
-        tab.add_row(*row)
-    return tab
