@@ -8,10 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from typer.testing import CliRunner
 
 from jaslog.cli import app
+from jaslog.events import event_from_dict
+from jaslog.fold import start_fold
+from jaslog.games import get_game
+from jaslog.sim import Faults, simulate_game
 
 from .rules.logs import DEAL_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
 
@@ -239,3 +244,81 @@ def test_a_stored_game_is_named_once(tmp_path: Path) -> None:
                             str(tmp_path / "none.sqlite")])
     assert r.exit_code == 2
     assert "store:g1 names game g1, --game g2: name the stored game once" in r.stderr
+
+
+SUIT_OF = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}
+RANKS = {"7", "8", "9", "10", "J", "Q", "K", "A"}
+
+
+def hand_shown(row: str) -> set[str] | str:
+    """A table row's hand column: the cards shown, or what stands instead of them."""
+    if row.startswith("(not recorded)"):
+        return "not recorded"
+    if re.match(r"\d+ cards?\b", row):
+        return "count"
+    cards, suit = set(), None
+    for tok in row.split():
+        if tok in SUIT_OF:
+            suit = SUIT_OF[tok]
+        elif tok in RANKS and suit is not None:
+            cards.add(tok + suit)
+        else:  # the card on the table, "wins", a Kloepper side
+            break
+    return cards
+
+
+def faulty_game(ruleset: str, seed: int, players: int) -> list[dict[str, object]]:
+    """Two rounds played out (with faults, hands not always recorded), the third ruled after
+    its sixth card, the fourth begun."""
+    seats = SEATS[:players]
+    events = simulate_game("one", ruleset, seed=seed, seats=seats, faults=Faults(
+        no_hands_rate=0.5, revoke_rate=0.15, false_roem_rate=0.3))
+    deals = [i for i, e in enumerate(events) if e["type"] == "dealt"]
+    plays = [i for i in range(deals[2], deals[3]) if events[i]["type"] == "play"]
+    cut = plays[5] + 1
+    ruling = {"game": "one", "seq": cut, "type": "ruling", "round": 3,
+              "score": [0] * (4 if ruleset == "kloepper" else 2), "reason": "cards fell"}
+    after = [{**e, "seq": cut + 1 + j} for j, e in enumerate(events[deals[3]:deals[3] + 12])]
+    return [*events[:cut], ruling, *after]
+
+
+@pytest.mark.parametrize("ruleset, seed, players", [
+    ("amsterdam", 4, 4), ("klaberjass-2p", 4, 2), ("kloepper", 4, 4)])
+def test_the_table_shows_what_the_seat_view_shows(tmp_path: Path, ruleset: str, seed: int,
+                                                  players: int) -> None:
+    """Every game's replay draws a seat's table from the game's one visibility rule, its
+    ``seat_view``: after every event and for every viewer, the hands shown are the view's
+    (another's by its count while the round is secret) and the violations are the view's,
+    in its order; rounds recorded without hands, revokes and a round ruled mid-play."""
+    events = faulty_game(ruleset, seed, players)
+    p = tmp_path / "g.jsonl"
+    p.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    evs = [event_from_dict(e) for e in events]
+    seat_view = get_game(start_fold(evs[0]).game).seat_view
+    for viewer in (None, *range(players)):
+        r = runner.invoke(app, ["replay", str(p)] + ([] if viewer is None else ["--seat", str(viewer)]))
+        assert r.exit_code == 0, r.output
+        blocks = re.split(r"^(?=seq +\d+ )", r.output, flags=re.M)[1:]
+        assert len(blocks) == len(evs)
+        f = start_fold(evs[0])
+        for i, (ev, block) in enumerate(zip(evs, blocks, strict=True)):
+            if i:
+                f.apply(ev)
+            v = seat_view(f, viewer)
+            if not v["round"]:
+                continue
+            rows = {int(m.group(1)): m.group(2) for m in re.finditer(
+                r"^[▶ ] \w+ \((\d)\)\s+(.*)$", block, re.M)}
+            assert sorted(rows) == list(range(players)), block
+            for seat, row in rows.items():
+                shown = hand_shown(row)
+                want = v["hands"][seat]
+                if want is None:
+                    assert shown in ("count", "not recorded"), (ev.seq, viewer, seat, row)
+                else:
+                    assert shown == set(want), (ev.seq, viewer, seat, row)
+            text = " ".join(block.split())
+            assert len(re.findall(r"✗ \w+:", text)) == len(v["violations"]), (ev.seq, viewer, block)
+            at = 0
+            for x in v["violations"]:
+                at = text.index(f"✗ {x['rule']}: {' '.join(x['message'].split())}", at) + 1

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from jaslog.events import event_from_dict
+from jaslog.fold import start_fold
+from jaslog.games.klaverjas.view import seat_view
 from jaslog.sim import Faults, simulate_game
 from jaslog.views import FULL, PUBLIC, NotVisible, Sight, frames, report, state_at, timeline, visible_events
 from tests.service.conftest import SEATS
@@ -65,3 +67,43 @@ def test_a_round_without_hands_shows_the_rebuilt_hands_once_over():
     fr = frames(tl, FULL)
     assert fr[1]["hands_known"] and all(len(h) == 8 for h in fr[1]["hands"])  # rebuilt
     assert not fr[-1]["hands_known"] and fr[-1]["hands"] == [None] * 4  # round 2: unknown yet
+
+
+def test_a_klaverjas_frame_is_the_seat_view_of_its_sight():
+    """The viewer's frames are drawn from Klaverjas's one visibility rule, its seat_view: in a
+    secret round (round 3 ruled after its sixth card, recorded without hands; round 4 live)
+    a seat's frame shows what seat_view shows that seat (its hand, counts, its legal cards,
+    its violations, in seq order), the public's no seat's secrets; a round played out shows
+    what the referee's seat_view shows, with the hands the head rebuilt."""
+    events = simulate_game("v", seed=4, seats=SEATS, faults=Faults(
+        no_hands_rate=0.5, revoke_rate=0.15, false_roem_rate=0.3))
+    deals = [i for i, e in enumerate(events) if e["type"] == "dealt"]
+    cut = [i for i in range(deals[2], deals[3]) if events[i]["type"] == "play"][5] + 1
+    ruling = {"game": "v", "seq": cut, "type": "ruling", "round": 3, "score": [0, 0],
+              "reason": "cards fell"}
+    evs = [*events[:cut], ruling,
+           *({**e, "seq": cut + 1 + j} for j, e in enumerate(events[deals[3]:deals[3] + 14]))]
+    assert evs[deals[2]].get("hands") is None and evs[cut + 1].get("hands") is not None
+    tl = tl_of(evs)
+    assert tl.secret_rounds == {3, 4} and tl.live_round == 4
+    keys = ("hands", "counts", "hands_known", "legal", "violations")
+    seen = set()
+    for sight in (FULL, *(Sight(seat=s) for s in range(4)), PUBLIC):
+        f = start_fold(tl.events[0])
+        for i, fr in enumerate(frames(tl, sight)):
+            if i:
+                f.apply(tl.events[i])
+            secret = not sight.full and len(f.state.rounds) in tl.secret_rounds
+            v = seat_view(f, sight.seat if secret else None, tl.fold)
+            want = {k: v[k] for k in keys}
+            want["violations"] = sorted(want["violations"], key=lambda x: x["seq"])
+            if secret and sight.seat is None:
+                want.update(hands=[None] * 4, legal=None, violations=[])
+            assert {k: fr[k] for k in keys} == want, (fr["seq"], sight)
+            seen.add((secret, sight.seat is None, fr["legal"] is not None,
+                      bool(fr["violations"]), fr["hands_known"]))
+    # every case was met: (secret, no seat, legal cards, violations, hands known)
+    assert (True, False, True, True, True) in seen       # a seat in the live round
+    assert (True, False, False, False, False) in seen     # a seat in the ruled round
+    assert (True, True, False, False, False) in seen      # the public in the ruled round
+    assert (False, True, True, True, True) in seen        # the referee
