@@ -5,10 +5,15 @@ The game under test is played at table 1 by ann, bob, cor and dirk (seats 0-3).
 
 from __future__ import annotations
 
+import contextlib
+import queue
 import re
+import socket
+import threading
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
@@ -166,6 +171,11 @@ def cards_in(text: str) -> set[str]:
     return {r + SYMBOL.get(s, s) for r, s in CARD_RE.findall(text)}
 
 
+#: Seconds without a line after which a stream that has sent every event the token may read
+#: is taken to be done: it sends what there is at once, then only a ping every 15 seconds.
+QUIET = 3.0
+
+
 def bodies(c: httpx.Client, gid: str, upto: int) -> dict[str, str]:
     """Every response body a token can get about the game (and the lists)."""
     out = {p or "/": c.get(f"/api/games/{gid}{p}").text for p in READS}
@@ -175,17 +185,57 @@ def bodies(c: httpx.Client, gid: str, upto: int) -> dict[str, str]:
     out["/games"] = c.get("/api/games").text
     out["/tournaments"] = c.get("/api/tournaments").text
     out["/events?since"] = c.get(f"/api/games/{gid}/events", params={"since": upto // 2}).text
+    visible = orjson.loads(out["/events"]).get("events") or []
+    out["/stream"] = stream_text(c, gid, upto, visible[-1]["seq"] if visible else None)
+    return out
+
+
+def stream_text(c: httpx.Client, gid: str, upto: int, last_visible: int | None) -> str:
+    """The game's event stream from seq 0 as the token reads it, up to the end of the message
+    of seq ``upto - 1``, or a ping (nothing more is coming), or :data:`QUIET` seconds without
+    a line once the last event the token may read (``last_visible``, from ``/events``; None:
+    none) has come."""
+    lines: queue.Queue[str | None] = queue.Queue()
+    seen: list[str] = []
+    failed: list[Exception] = []
+    done = threading.Event()
     with c.stream("GET", f"/api/games/{gid}/stream", params={"since": 0}) as s:
-        seen: list[str] = []
+
+        def read() -> None:
+            try:
+                for line in s.iter_lines():
+                    lines.put(line)
+            except Exception as e:
+                if not done.is_set():  # not the stream this test closed when done reading
+                    failed.append(e)
+            finally:
+                lines.put(None)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         last = False
-        for line in s.iter_lines():
+        have_all = last_visible is None
+        while True:
+            try:
+                line = lines.get(timeout=QUIET if have_all else 60)
+            except queue.Empty:
+                break
+            if line is None:
+                break
             seen.append(line)
-            if line.startswith("id:") and int(line[3:]) >= upto - 1:
-                last = True  # read on to the end of this message
+            if line.startswith("id:"):
+                last |= int(line[3:]) >= upto - 1
+                have_all |= last_visible is not None and int(line[3:]) >= last_visible
             if (last and not line) or line.startswith(":") or len(seen) > 5 * upto + 10:
                 break  # the last event, or a ping (nothing more is coming)
-    out["/stream"] = "\n".join(seen)
-    return out
+        done.set()
+        # wake the reader up from its wait for the next ping (closing alone may not)
+        with contextlib.suppress(OSError):
+            s.extensions["network_stream"].get_extra_info("socket").shutdown(socket.SHUT_RDWR)
+    reader.join(10)
+    if failed:
+        raise failed[0]
+    return "\n".join(seen)
 
 
 @pytest.mark.parametrize("upto", [2, 5, 11, 23])
