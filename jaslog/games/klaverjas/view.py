@@ -44,7 +44,8 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     """The table now as ``seat`` sees it (None: the referee, who sees everything): during a
     live round only its own hand, its legal cards and its own violations (another's name
     that player's cards), the other hands by their count; every hand once all cards are
-    played. A round ruled with cards unplayed keeps its hands secret.
+    played. A round ruled with cards unplayed keeps its hands secret. A seat not at the
+    table is refused (ValueError), as in the other games.
 
     ``head`` is the game now (default ``fold``): a round recorded without hands shows the
     hands rebuilt from its plays once it was played out at the head, also from a ``fold``
@@ -60,6 +61,8 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     ([True, True, False, True], [6, 6, 6, 5])
     """
     g = fold.state
+    if seat is not None and not 0 <= seat < 4:
+        raise ValueError(f"seat {seat} is not a klaverjas seat (0-3)")
     head = fold if head is None else head
     rounds = g.rounds
     # a seat sees only its own during a round not played out (live, or ruled with cards
