@@ -1,5 +1,5 @@
-"""Audit of Klaverjas round scoring against the rule book (session 7): a revoke penalty when
-the team that did not revoke took all eight tricks.
+"""Klaverjas round scoring against the rule book: a revoke penalty when the team that did not
+revoke took all eight tricks.
 
 Rule book 3.7: a revoke is scored "as if the offending team went nat (opponents get 162 + all
 roem)"; 3.5.5: "if D took all eight tricks, D scores 162 + roem[D] + 100"; 3.5 counts the pit

@@ -1,11 +1,11 @@
-"""Audit of the Klaverjas game state (session 7): a refused play changes nothing.
+"""A refused play changes nothing in the Klaverjas game state.
 
 ``KlaverjasGame`` promises that an action "either moves the state on ... or raises an
 IntegrityError and leaves the state as it was", and ``game_report`` shows "everything folded
-before" an integrity error. Two plays broke that: a refused lead to a new trick left an empty
-trick behind (so a roem claim for the trick just won, made before the next trick's first card
-as decision 9.3 asks, was reported as ``roem_no_trick``), and with unseen hands and
-``revoke: reject`` the refused 32nd card stayed in the round, which was closed and scored.
+before" an integrity error. So a refused lead to a new trick leaves no empty trick behind (a
+roem claim for the trick just won, made before the next trick's first card as decision 9.3
+asks, is still that trick's, not ``roem_no_trick``), and with unseen hands and ``revoke:
+reject`` a refused 32nd card is taken back: the round is neither closed nor scored.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Audit of the Klaverjas trump selection against rule book 3.2 (session 7).
+"""The Klaverjas trump selection against rule book 3.2: a seat forced to choose keeps the
+obligation.
 
 Dealer 3 throughout, so seat 0 is forehand. Once a seat is forced to choose (utrecht from
 the start; free after four passes; random after the turned suits were refused), "only
