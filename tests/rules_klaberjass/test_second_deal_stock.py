@@ -1,5 +1,5 @@
-"""Audit (session 7) of the second deal against a recorded stock, rule book 4.4: "the dealer
-deals 3 more cards to each (ND first)". With the stock recorded top first, the non-dealer
+"""The second deal against a recorded stock, rule book 4.4: "the dealer deals 3 more cards to
+each (ND first)". With the stock recorded top first, the non-dealer
 gets its top three cards and the dealer the next three."""
 
 from __future__ import annotations
