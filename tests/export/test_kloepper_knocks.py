@@ -1,8 +1,8 @@
-"""Audit (session 7): kloepper_knocks counts a deal decided by a revoke for the side that
-scored it. The note says a revoke counts, scored as if the other side took every trick (rule
-book 5.6 with section 9.4): when a player of the non-queen side revoked, the black-queen side
-scored, and queens_rate must count it so (before, every revoke deal counted as the queens
-side failing, because ``rounds.made`` is NULL for a revoke)."""
+"""kloepper_knocks counts a deal decided by a revoke for the side that scored it. The note says
+a revoke counts, scored as if the other side took every trick (rule book 5.6 with section
+9.4): when a player of the non-queen side revoked, the black-queen side scored, and
+queens_rate counts it so (not as the queens side failing, though ``rounds.made`` is NULL for
+a revoke)."""
 
 from __future__ import annotations
 
