@@ -174,7 +174,7 @@ def test_klaberjass_refusals_help_undo_and_a_finished_deal(db: str) -> None:
     out = " ".join(out.split())  # the terminal's width may wrap lines anywhere
     # help lists what is accepted now: the bids of round 1, then the legal cards and the dix
     assert "a bid for seat" in out and "take, pass, schmeiss" in out
-    # the hands were seen: help names the sequences held (tests/test_audit_s7_record.py)
+    # the hands were seen: help names the sequences held (tests/test_record_prompts.py)
     assert "a card for seat" in out and "seq [SEAT] CARDS" not in out
     # refusals: the rules' code and sentence; input the recorder does not know
     assert "'annul' is not a call of round 1 (take, pass or schmeiss) (calls: take, pass, schmeiss) " \

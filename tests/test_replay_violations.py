@@ -1,4 +1,4 @@
-"""Referee and seat views in ``jaslog replay``.
+"""The violations ``jaslog replay`` shows, to the referee and to a seat, and ``check`` lists.
 
 A round recorded without hands has its plays judged only when its last card is in, so replay
 says so while the round is open (and, for a round a ruling ended with cards unplayed, that it

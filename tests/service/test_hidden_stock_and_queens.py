@@ -1,4 +1,5 @@
-"""Audit (session 7) of what players and the public see: leaks found over real HTTP."""
+"""What players and the public do not see, over real HTTP: a Klaberjass stock once its deal is
+played out, and who holds both black queens in Kloepper before the cards tell."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from tests.service.test_roles import bodies, cards_in
 
 
 def test_a_klaberjass_stock_is_not_shown_once_its_deal_is_played_out(server, gid):
-    """Deal 1 is played out and deal 2 live: a player's and the public's events held deal
-    1's `dealt` event whole, with the 19-card stock, 13 of which nobody at the table saw
-    (the README and the game's seat_view: a stock is never shown but to the referee)."""
+    """Deal 1 is played out and deal 2 live: a player's and the public's events show deal
+    1's `dealt` event without its 19-card stock, 13 of which nobody at the table saw (the
+    README and the game's seat_view: a stock is never shown but to the referee)."""
     events = timed(simulate_game(gid, "klaberjass-2p", seed=2, seats=SEATS[:2]))
     deal2 = next(i for i, e in enumerate(events) if i > 1 and e["type"] == "dealt")
     upto = deal2 + 3
@@ -68,10 +69,10 @@ def _kloepper_pair(gid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]
 
 def test_kloepper_a_player_is_not_told_who_holds_both_black_queens(server, gid):
     """Right after a deal in which one player holds both black queens, the record awaits
-    that player's partner call, and every player's table said so (expects: call, turn: the
-    holder) before the call or any card told them. Two deals that differ only in where the
-    queens hidden from seats 0 and 3 lie now give those seats the same answers; the holder
-    itself sees that its call is awaited."""
+    that player's partner call; the other players' tables do not say so (expects: call,
+    turn: the holder) before the call or any card tells them. Two deals that differ only in
+    where the queens hidden from seats 0 and 3 lie give those seats the same answers; the
+    holder itself sees that its call is awaited."""
     plain, queens = _kloepper_pair(gid)
     ga, gb = gid + "a", gid + "b"
     with server.client("scorer") as c:
@@ -95,8 +96,8 @@ def test_kloepper_a_player_is_not_told_who_holds_both_black_queens(server, gid):
 
 def test_kloepper_a_deal_ruled_before_any_card_keeps_its_queens_secret(server, gid):
     """The referee throws deal 1 in before a card is played (its hands stay secret for good)
-    and deal 2 follows: the public's table at the thrown-in deal said a partner call was
-    awaited from seat 2, so who held both black queens was out for good."""
+    and deal 2 follows: the public's and the other players' tables at the thrown-in deal do
+    not say a partner call was awaited from seat 2 (who held both black queens)."""
     plain, queens = _kloepper_pair(gid)
     deal2 = next(e for e in timed(simulate_game(gid, "kloepper", seed=5, seats=SEATS))
                  if e["seq"] > 1 and e["type"] == "dealt")
