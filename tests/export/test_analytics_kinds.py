@@ -39,9 +39,9 @@ FAULTS = Faults(revoke_rate=0.015, false_roem_rate=0.05)
 KLAVERJAS_ONLY = ("declarer_success", "nat_pit_rates", "round_averages", "roem_frequency",
                   "roem_saves", "points_per_trick", "player_roles")
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+EXPORT_DOC = Path(__file__).resolve().parents[2] / "docs" / "export-and-stats.md"
 
-#: The violation categories each game writes (README, "The dataset").
+#: The violation categories each game writes (docs/export-and-stats.md, "The dataset").
 CATEGORIES = {"klaverjas": {"play", "roem", "bid"}, "klaberjass": {"play", "meld", "dix", "bid"},
               "kloepper": {"play", "call", "knock"}}
 
@@ -157,8 +157,8 @@ def test_overview_counts_every_game_by_kind(ds: Dataset, mixed: Mixed) -> None:
         assert row["violations"] == sum(len(mixed.reports[g]["violations"]) for g in mixed.of(kind))
 
 
-def test_the_readme_names_every_violation_category() -> None:
-    """The categories the export's builders give the documented codes are the README's."""
+def test_the_export_doc_names_every_violation_category() -> None:
+    """The categories the export's builders give the documented codes are the export doc's."""
     codes = {
         "klaverjas": (klaverjas.violation_category, ["roem_false", "bid_out_of_turn"]),
         "klaberjass": (klaberjass.violation_category,
@@ -173,7 +173,7 @@ def test_the_readme_names_every_violation_category() -> None:
     for kind, (category, rules) in codes.items():
         made = {category("must_follow_suit", 7)} | {category(r, None) for r in rules}
         assert made == CATEGORIES[kind], kind
-    row = next(line for line in README.read_text().splitlines()
+    row = next(line for line in EXPORT_DOC.read_text().splitlines()
                if line.startswith("| `violations` | rule broken"))
     stated = re.search(r"`category` \(([^)]*)\)", row)
     assert stated, row
