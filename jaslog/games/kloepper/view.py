@@ -57,10 +57,10 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     """The table as ``seat`` may see it now (None: the referee, who sees everything).
 
     During a live deal a seat sees its own hand, how many cards the others hold, the tricks,
-    the partner call and the knocks (that a call is awaited only when it is its own to make); the sides only as far as the cards revealed them
-    (``sides``: ``"queens"``, ``"others"`` or null per seat; ``revealed``: all known); the
-    points of each side only once revealed; and only its own violations. A deal played out
-    shows everything.
+    the partner call and the knocks (that a call is awaited only when it is its own to make);
+    the sides only as far as the cards revealed them (``sides``: ``"queens"``, ``"others"`` or
+    null per seat; ``revealed``: all known); the points of each side only once revealed; and
+    only its own violations. A deal played out shows everything.
     """
     g: KloepperGame = fold.state
     if seat is not None and not 0 <= seat < 4:
