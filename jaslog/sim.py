@@ -26,8 +26,11 @@ from typing import Any
 
 import orjson
 
+from jaslog.audit import game_report
 from jaslog.engine.game import Simulator
 from jaslog.engine.sim import BOT_NAMES, PLAYER_POOL, Faults, SimulationError
+from jaslog.events import event_from_dict
+from jaslog.fold import start_fold
 from jaslog.games import GAMES, PRESETS, game_of, get_game, resolve
 
 __all__ = [
@@ -167,9 +170,6 @@ class ResultStats:
         self.events = 0
 
     def add(self, e: dict[str, Any]) -> None:
-        from jaslog.events import event_from_dict
-        from jaslog.fold import start_fold
-
         self.events += 1
         ev = event_from_dict(e)
         if ev.seq == 0:
@@ -180,8 +180,6 @@ class ResultStats:
             self.fold.apply(ev)
 
     def _finish(self) -> None:
-        from jaslog.audit import game_report
-
         f, self.fold = self.fold, None
         if f is not None:
             rep = game_report(f.game_id, f)

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, CardError, cards_of, hand_text, parse_card, parse_hand
-from jaslog.engine.fold import GameFold
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.errors import JaslogError
+from jaslog.events import EventError, event_from_dict
 from jaslog.render import describe_event, render_table
 from jaslog.store import ConflictError, RejectedError, Store, StoreError
 from jaslog.store.codec import now_rfc3339
@@ -217,9 +218,6 @@ class Recorder:
 
     def refusal_code(self, fields: dict[str, Any]) -> str | None:
         """The code of the rule that refuses the event ``fields`` now (None: not refused)."""
-        from jaslog.engine.fold import FoldError
-        from jaslog.events import EventError, event_from_dict
-
         trial = copy.deepcopy(self.fold)
         try:
             trial.apply(event_from_dict({"game": self.game, "seq": self.next_seq, **fields}))
@@ -414,9 +412,6 @@ class Recorder:
     def check_deal_allowed(self) -> None:
         """Refuse a deal the rules would refuse (a round still in play, a finished game) before
         any hand is asked, with the rule's sentence and code."""
-        from jaslog.engine.fold import FoldError
-        from jaslog.events import event_from_dict
-
         trial = copy.deepcopy(self.fold)
         try:
             trial.apply(event_from_dict(self.trial_deal()))
@@ -476,8 +471,6 @@ class Recorder:
 
     def violations_of(self, event: dict[str, Any]) -> list[str]:
         """The rule violations ``event`` would add (checked on a copy of the fold)."""
-        from jaslog.events import event_from_dict
-
         trial = copy.deepcopy(self.fold)
         before = len(trial.state.violations)
         trial.apply(event_from_dict(event))
