@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# rich reads the terminal's width from $COLUMNS when a Console is made, and jaslog makes its
+# consoles when jaslog.cli is imported. pytest-xdist starts its workers with COLUMNS set to
+# the width of the terminal pytest runs in, which would fix the consoles' width for the whole
+# session. Without it, a command run in this process (tests/cli.py, typer's CliRunner) is as
+# wide as the COLUMNS it is given, as a new process is, and 80 columns when none is given;
+# a real process started without COLUMNS is 80 columns too, whatever the terminal.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 
 
 @pytest.fixture
