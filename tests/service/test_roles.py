@@ -173,7 +173,7 @@ def cards_in(text: str) -> set[str]:
 
 #: Seconds without a line after which a stream that has sent every event the token may read
 #: is taken to be done: it sends what there is at once, then only a ping every 15 seconds.
-QUIET = 3.0
+QUIET = 2.0
 
 
 def bodies(c: httpx.Client, gid: str, upto: int) -> dict[str, str]:

@@ -17,6 +17,9 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SAMPLE = ROOT / "replays" / "amsterdam-revoke-ruling.jsonl"
 
+#: A real browser (a Chromium process, pages rendered and screenshots taken) for every test.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
