@@ -24,4 +24,4 @@ bench: setup
 	$(PY) -m benchmarks.bench
 
 schemas: setup
-	$(PY) -m jaslog.events.schemas
+	$(PY) -m jaslog.schemas

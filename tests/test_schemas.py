@@ -11,8 +11,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from jaslog.events import EVENT_MODELS
-from jaslog.events.schemas import ROOT as SCHEMAS
-from jaslog.events.schemas import all_schemas, write
+from jaslog.schemas import ROOT as SCHEMAS
+from jaslog.schemas import all_schemas, write
 
 ROOT = Path(__file__).resolve().parent.parent
 REPLAYS = sorted((ROOT / "replays").glob("*.jsonl"))
@@ -28,7 +28,7 @@ def test_schemas_do_not_drift(tmp_path: Path) -> None:
     extra = sorted(set(stored) - set(generated))
     changed = sorted(k for k in set(generated) & set(stored) if generated[k] != stored[k])
     assert (missing, extra, changed) == ([], [], []), \
-        "schemas/ is out of date: run `python -m jaslog.events.schemas`"
+        "schemas/ is out of date: run `python -m jaslog.schemas`"
 
 
 def test_write_is_idempotent(tmp_path: Path) -> None:

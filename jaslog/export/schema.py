@@ -5,7 +5,7 @@ the game's first timestamp; ``__HIVE_DEFAULT_PARTITION__``, read as NULL, when t
 no times). The partition columns live in the folder names, not in the files: DuckDB, Spark,
 Polars and pyarrow add them back when they read the dataset with Hive partitioning.
 
-``python -m jaslog.events.schemas`` writes these schemas to ``schemas/arrow/<table>.json``.
+``python -m jaslog.schemas`` writes these schemas to ``schemas/arrow/<table>.json``.
 
 Grains:
 

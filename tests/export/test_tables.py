@@ -13,9 +13,9 @@ import pytest
 
 from jaslog.audit import game_report
 from jaslog.events import Event, Play, canonical_json, event_from_dict
-from jaslog.events.schemas import ROOT, render
 from jaslog.export import SCHEMAS, TABLES, arrow_schema_docs, export_games, load_manifest
 from jaslog.fold import fold
+from jaslog.schemas import ROOT, render
 from jaslog.sim import simulate_game
 
 
@@ -163,7 +163,7 @@ def test_arrow_schemas_are_documented_in_schemas_folder() -> None:
     docs = arrow_schema_docs()
     assert set(docs) == {f"arrow/{t}.json" for t in TABLES}
     for rel, doc in docs.items():
-        assert (ROOT / rel).read_text() == render(doc), f"{rel} drifted: run python -m jaslog.events.schemas"
+        assert (ROOT / rel).read_text() == render(doc), f"{rel} drifted: run python -m jaslog.schemas"
         names = [f["name"] for f in doc["fields"]]
         assert names == SCHEMAS[doc["table"]].names
         assert all(f["description"] for f in doc["fields"])
