@@ -122,8 +122,8 @@ def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Even
     db = tmp_path / "s.sqlite"
     with open_store(str(db)) as store:
         for g in corpus * 3:
-            store.append(g[0].game + f"-{store.cursor()}", [
-                {**d, "game": g[0].game + f"-{store.cursor()}"} for d in _dicts(g)])
+            gid = g[0].game + f"-{store.cursor()}"  # the corpus three times, under new ids
+            store.append(gid, [{**d, "game": gid} for d in _dicts(g)])
     out = tmp_path / "ds"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "jaslog", "export", str(out), "--db", str(db),
