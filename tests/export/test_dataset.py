@@ -72,6 +72,16 @@ def current(out: Path) -> Path:
     return (out / "current").resolve()
 
 
+@pytest.fixture(scope="module")
+def corpus_rows(tmp_path_factory: pytest.TempPathFactory,
+          corpus: list[list[Event]]) -> dict[str, list[tuple[Any, ...]]]:
+    """The corpus exported at once, every table as :func:`content` reads it: what a dataset
+    that ends up holding the whole corpus holds (exported once for the module; read only)."""
+    out = tmp_path_factory.mktemp("whole") / "ds"
+    export_games(corpus, out)
+    return content(out)
+
+
 def test_small_chunks_give_the_same_data_as_one_big_chunk(tmp_path: Path,
                                                           corpus: list[list[Event]]) -> None:
     small, big = tmp_path / "small", tmp_path / "big"
@@ -83,8 +93,8 @@ def test_small_chunks_give_the_same_data_as_one_big_chunk(tmp_path: Path,
     assert verify_dataset(small) == [] and verify_dataset(big) == []
 
 
-def test_incremental_export_adds_files_and_reads_as_one(tmp_path: Path,
-                                                        corpus: list[list[Event]]) -> None:
+def test_incremental_export_adds_files_and_reads_as_one(
+        tmp_path: Path, corpus: list[list[Event]], corpus_rows: dict[str, list[tuple[Any, ...]]]) -> None:
     out = tmp_path / "inc"
     r1 = export_games(corpus[:20], out, chunk_games=5)
     assert (r1.version, r1.games_added) == (1, 20)
@@ -106,16 +116,15 @@ def test_incremental_export_adds_files_and_reads_as_one(tmp_path: Path,
     assert new and all(Path(p).name.startswith("part-000002-") for p in new)
     assert r2.files_added == len(new) and r2.files_linked == len(before)
     # one dataset: the same rows as a single export of every game
-    full = tmp_path / "full"
-    export_games(corpus, full)
-    assert content(out) == content(full)
+    assert content(out) == corpus_rows
     # nothing new: no new snapshot
     r3 = export_games(corpus, out)
     assert not r3.changed and r3.version == 2 and current(out) == v2
     assert verify_dataset(out) == []
 
 
-def test_a_game_with_new_events_replaces_its_rows(tmp_path: Path, corpus: list[list[Event]]) -> None:
+def test_a_game_with_new_events_replaces_its_rows(
+        tmp_path: Path, corpus: list[list[Event]], corpus_rows: dict[str, list[tuple[Any, ...]]]) -> None:
     out = tmp_path / "rep"
     whole = next(g for g in corpus if g[0].game == "t-ruled")
     cut = whole[:300]
@@ -123,9 +132,7 @@ def test_a_game_with_new_events_replaces_its_rows(tmp_path: Path, corpus: list[l
     export_games(older, out, chunk_games=4)
     r = export_games(corpus, out, chunk_games=4)
     assert (r.games_replaced, r.games_added, r.games_unchanged) == (1, 0, len(corpus) - 1)
-    full = tmp_path / "full"
-    export_games(corpus, full)
-    assert content(out) == content(full)
+    assert content(out) == corpus_rows
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
     dup = con.execute(f"SELECT game, count(*) FROM read_parquet('{out}/current/games/**/*.parquet')"
@@ -184,7 +191,7 @@ def test_manifest_checksums_find_damage(tmp_path: Path, corpus: list[list[Event]
 
 
 def test_a_damaged_file_is_not_carried_into_the_next_snapshot(
-        tmp_path: Path, corpus: list[list[Event]]) -> None:
+        tmp_path: Path, corpus: list[list[Event]], corpus_rows: dict[str, list[tuple[Any, ...]]]) -> None:
     """An incremental export checks each carried file's size against the manifest: a
     truncated or missing file stops it (nothing is exported), ``full`` starts afresh."""
     out = tmp_path / "dmg"
@@ -202,9 +209,7 @@ def test_a_damaged_file_is_not_carried_into_the_next_snapshot(
         export_games(corpus, out)
     r = export_games(corpus, out, full=True)
     assert r.version == 2 and verify_dataset(out) == []
-    whole = tmp_path / "whole"
-    export_games(corpus, whole)
-    assert content(out) == content(whole)
+    assert content(out) == corpus_rows
 
 
 def test_a_number_too_large_for_a_column_is_an_error_not_a_traceback(
