@@ -246,9 +246,12 @@ def test_sql_over_the_views(exported: Path, corpus: list[list[Event]]) -> None:
     assert res.exit_code == 0, res.output
     n = sum(1 for g in corpus for e in g if e.type == "play")
     assert orjson.loads(res.stdout)["rows"] == [{"n": n}]
-    res = run("sql", "SELECT ruleset, count(*) AS games FROM games GROUP BY ALL ORDER BY 1",
-              "--dataset", str(exported), "--csv", "--no-refresh")
-    assert res.stdout.splitlines()[0] == "ruleset,games"
+    # CSV into a pipe, from a real process: the exit code, the rows on stdout, nothing else
+    proc = jaslog_process("sql", "SELECT ruleset, count(*) AS games FROM games GROUP BY ALL "
+                          "ORDER BY 1", "--dataset", str(exported), "--csv", "--no-refresh",
+                          columns=80)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert proc.stdout.splitlines()[0] == "ruleset,games"
 
 
 @pytest.mark.parametrize(("args", "message"), [
