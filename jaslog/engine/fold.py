@@ -141,7 +141,9 @@ class GameFold:
             raise FoldError(f"seq {e.seq} is {what} the expected seq {self.next_seq}",
                             code="seq_duplicate" if e.seq < self.next_seq else "seq_gap",
                             game=self.game_id, seq=e.seq)
-        fn = self._apply.get(type(e)) or self._inherited(e)
+        fn = self._apply.get(type(e))
+        if fn is None:
+            fn = self._inherited(e)
         if fn is None:
             what = ("is only the first event of a game" if e.type == "game_started"
                     else f"is not an event of {self.game}")

@@ -7,7 +7,6 @@ moves it on. :meth:`Round.outcome` scores a deal that was played out (rule book 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from jaslog.engine.base import Ruling, Violation
 from jaslog.engine.base import Trick as TrickBase
@@ -28,10 +27,8 @@ TRICKS = 9
 
 
 @dataclass(slots=True)
-class Trick(TrickBase):
+class Trick(TrickBase, players=2):
     """A trick of two cards; ``points`` has the last-trick bonus on trick 9."""
-
-    players: ClassVar[int] = 2
 
     def win_index(self, trump: int) -> int:
         return trick_winner(self.cards, trump)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from jaslog.cards import (
     FULL_DECK,
@@ -66,11 +66,10 @@ __all__ = ["KlaverjasGame", "Round", "Trick", "parse_card"]
 
 
 @dataclass(slots=True)
-class Trick(TrickBase):
+class Trick(TrickBase, players=4):
     """A trick of four cards; ``points`` has the last-trick bonus on trick 8. It keeps the
     card winning so far, and once complete its roem."""
 
-    players: ClassVar[int] = 4
     win: int = 0          # index in cards of the card winning so far
     roem: int = 0         # roem on the table, once complete
     claimed: int = 0      # roem validly claimed for this trick
@@ -257,7 +256,8 @@ class KlaverjasGame(RoundBook[Round]):
 
     def bid(self, seat: int, call: str, seq: int = -1) -> None:
         r = self._open_round()
-        self._check_seat(seat)
+        if not 0 <= seat < 4:
+            check_seat(seat, 4)
         for code, msg in r.selection.bid(seat, call):
             self._violate(r, code, msg, seat=seat, seq=seq)
         self._open_first_trick(r)
@@ -382,7 +382,8 @@ class KlaverjasGame(RoundBook[Round]):
 
     def claim_roem(self, seat: int, points: int, seq: int = -1) -> None:
         """A claim of ``points`` roem for the trick just completed (rule book 9.3)."""
-        self._check_seat(seat)
+        if not 0 <= seat < 4:
+            check_seat(seat, 4)
         if points < 0:
             raise IntegrityError("bad_roem", f"roem of {points} points cannot be claimed", seat=seat)
         r = self.current_round

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 from jaslog.cards import CARD_INDEX, card_text, hand_text, popcount
 from jaslog.engine.base import IntegrityError, RoundBook, Ruling, Violation, check_hands, seats_text
@@ -46,10 +46,9 @@ KNOCK_WINDOW = 4  # knocks count until the first card of trick 2 (after 4 cards)
 
 
 @dataclass(slots=True)
-class Trick(TrickBase):
+class Trick(TrickBase, players=4):
     """A trick of four cards, and the card winning it so far."""
 
-    players: ClassVar[int] = 4
     win: int = 0          # index in cards of the card winning so far
 
     @property
