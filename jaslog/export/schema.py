@@ -19,7 +19,7 @@ Grains:
 
 Scores are lists so that every game of the family fits: Klaverjas keeps one entry per team
 (``[team 0, team 1]``) plus ``seat_scores`` with one entry per seat; Klaberjass and
-Kloepper (issue 5) give one entry per player. Columns that only one game fills (such as
+Kloepper give one entry per player. Columns that only one game fills (such as
 ``queens_split`` for Kloepper) are NULL for the others.
 """
 
