@@ -27,6 +27,7 @@ def files(out: Path) -> dict[str, str]:
     return {f["path"].replace(v, "part-V"): f["sha256"] for f in m["files"]}
 
 
+@pytest.mark.slow
 def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store_url: str,
                                                            corpus: list[list[Event]]) -> None:
     """On SQLite and PostgreSQL (each worker opens the store by its URL)."""
@@ -67,6 +68,7 @@ def _log(path: Path, events: list[Event], tail: bytes = b"") -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_workers_export_log_files_to_the_same_bytes(tmp_path: Path,
                                                     corpus: list[list[Event]]) -> None:
     """From log files: workers parse, fold and build the games the main process reads; the
