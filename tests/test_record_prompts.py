@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -75,6 +76,9 @@ def terminal(db: str, gid: str, keys: list[bytes]) -> tuple[int, str]:
 
     pid, fd = pty.fork()
     if pid == 0:  # pragma: no cover - the child
+        # Ctrl-C as in a user's terminal, also when pytest runs where SIGINT is ignored (a
+        # shell's background job, nohup): an ignored signal stays ignored across exec
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.chdir(ROOT)
         os.environ.update(env(db), TERM="dumb")
         os.execv(sys.executable, [sys.executable, "-m", "jaslog", "record", gid])
