@@ -14,7 +14,6 @@ from jaslog.engine.fold import FoldError, GameFold, handler
 from jaslog.events import (
     EVENT_MODELS,
     Bid,
-    Note,
     Play,
     TrumpTurned,
     canonical_json,
@@ -293,11 +292,13 @@ def test_unseen_hands_judge_each_play_against_the_cards_before_it() -> None:
 # ------------------------------------------------------------------ dispatch on the event class
 
 #: The events each game takes besides game_started (rule book sections 3, 4 and 5).
+#: What every game's fold takes, whatever the game (the table's facts and the referee's).
+COMMON_EVENTS = {"ruling", "note", "correction", "irregularity", "timeout"}
 GAME_EVENTS = {
-    "amsterdam": {"dealt", "trump_turned", "bid", "play", "roem", "ruling", "note"},
-    "klaberjass-2p": {"dealt", "bid", "second_deal", "dix", "sequence", "bella", "play",
-                      "ruling", "note"},
-    "kloepper": {"dealt", "partner_call", "knock", "knock_back", "play", "ruling", "note"},
+    "amsterdam": {"dealt", "trump_turned", "bid", "play", "roem"} | COMMON_EVENTS,
+    "klaberjass-2p": {"dealt", "bid", "second_deal", "dix", "sequence", "bella", "play"}
+    | COMMON_EVENTS,
+    "kloepper": {"dealt", "partner_call", "knock", "knock_back", "play"} | COMMON_EVENTS,
 }
 
 
@@ -358,9 +359,11 @@ def test_handlers_are_read_from_their_annotations() -> None:
 
         def play(self, e: Play) -> None: ...  # not marked: no longer a handler
 
-    assert set(Base.dispatch) == {Bid, Play, FastPlay, Note}
+    every = set(GameFold.dispatch)  # the table's facts every game takes
+    assert every == {EVENT_MODELS[t] for t in ("note", "correction", "irregularity", "timeout")}
+    assert set(Base.dispatch) == {Bid, Play, FastPlay} | every
     assert Derived.dispatch[Bid] is Derived.bid and Base.dispatch[Bid] is Base.bid
-    assert set(Derived.dispatch) == {Bid, Note}
+    assert set(Derived.dispatch) == {Bid} | every
 
     with pytest.raises(TypeError, match="annotated with its event class"):
         class Untyped(GameFold):

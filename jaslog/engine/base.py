@@ -153,17 +153,20 @@ def _count_in(cls: type[Trick], players: int) -> None:
 
 @dataclass(slots=True)
 class Ruling:
-    """A referee's score for a round (one number per seat), the reason, and its event's seq."""
+    """A referee's score for a round (one number per seat or team), the reason, its event's
+    seq, and whether the game was already over when it was made (referees decide late)."""
 
     score: list[int]
     reason: str
     seq: int
+    after_end: bool = False
 
 
 class RoundLike(Protocol):
     number: int
     closed: bool
     ruling: Ruling | None
+    rulings: list[Ruling]
     violations: list[Violation]
     revoke_seq: int | None
     revoke_seat: int | None
@@ -294,15 +297,28 @@ class RoundBook(Generic[R]):
         return (f"a {self.game} ruling's score is {_COUNTS.get(n, str(n))} whole numbers >= 0, "
                 "one per player")
 
+    def most_round_score(self) -> int:
+        """The most one side can score in one round (the game's rule): a ruling above it is
+        ``bad_ruling``."""
+        raise NotImplementedError
+
     def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
-        """A referee's score for round ``number``; it replaces the score as played. A ruling
-        on a round in play abandons it: no more cards, the next round may follow."""
+        """A referee's score for round ``number``; it replaces the score as played (and any
+        earlier ruling on the round, which stays on record as superseded). A ruling on a
+        round in play abandons it: no more cards, the next round may follow. A ruling after
+        the game ended is allowed and marked so."""
         word = self.round_word
         if not 1 <= number <= len(self.rounds):
             raise IntegrityError("no_such_round", f"a ruling names {word} {number}, but "
                                  f"{len(self.rounds)} {word}s have been dealt")
         if len(score) != self.scores or any(not isinstance(s, int) or s < 0 for s in score):
             raise IntegrityError("bad_ruling", self._ruling_rule())
+        most = self.most_round_score()
+        if max(score) > most:
+            raise IntegrityError("bad_ruling", f"a ruling of {'-'.join(map(str, score))} is more "
+                                 f"than a {self.game} {word} can score ({most} at most)")
+        after_end = self.finished
         r = self.rounds[number - 1]
-        r.ruling = Ruling(list(score), reason, seq)
+        r.ruling = Ruling(list(score), reason, seq, after_end)
+        r.rulings.append(r.ruling)
         r.closed = True

@@ -11,9 +11,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, get_type_hints
 
-from jaslog.engine.base import IntegrityError
+from jaslog.engine.base import IntegrityError, check_seat
 from jaslog.errors import JaslogError
-from jaslog.events import Event, GameStarted, Note, Play
+from jaslog.events import Correction, Event, GameStarted, Irregularity, Note, Play, Timeout
 from jaslog.events.fast import FastPlay
 
 H = TypeVar("H", bound=Callable[..., None])
@@ -21,6 +21,14 @@ H = TypeVar("H", bound=Callable[..., None])
 #: Objects the fold takes in place of an event model: a canonical play read without its
 #: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
 STAND_INS: dict[type[Event], tuple[type, ...]] = {Play: (FastPlay,)}
+
+#: Events a correction passes over when it looks for the most recent events, and never
+#: retracts (rule book 9.1, decision 9).
+PASSED_OVER = frozenset({"game_started", "note", "correction"})
+#: Events that open a round: a correction reaches back no further than the last of them.
+ROUND_OPENERS = frozenset({"dealt", "round_score"})
+#: Events that change nothing in the state: a rebuild after a correction skips them.
+KEPT_BESIDE = frozenset({"note", "correction"})
 
 
 class FoldError(JaslogError, ValueError):
@@ -122,6 +130,13 @@ class GameFold:
         self.next_seq = 1
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
+        #: every event applied, by seq (the log, retracted events included)
+        self.log: list[Event] = [started]
+        #: the correction that retracted each retracted event, by the event's seq
+        self.retracted: dict[int, Correction] = {}
+        #: irregularities and timeouts, each with the round in play when it was recorded
+        self.irregularities: list[tuple[int, Irregularity]] = []
+        self.timeouts: list[tuple[int, Timeout]] = []
         self.state: Any = self.initial(started)
         # the class's table of plain functions, not bound methods: a fold is no reference
         # cycle, so it is freed as soon as it is dropped (bulk imports run with the cycle
@@ -153,6 +168,7 @@ class GameFold:
             fn(self, e)
         except IntegrityError as err:
             raise self.located(err, e) from None
+        self.log.append(e)
         self.next_seq += 1
         if e.at is not None:
             self.last_at = e.at
@@ -179,8 +195,102 @@ class GameFold:
             raise IntegrityError("bad_seat", f"{e.seat} is not a seat")
         self.notes.append(e)
 
+    @handler
+    def _irregularity(self, e: Irregularity) -> None:
+        check_seat(e.seat, self.players)
+        self.irregularities.append((self.rounds_dealt(), e))
+
+    @handler
+    def _timeout(self, e: Timeout) -> None:
+        check_seat(e.seat, self.players)
+        self.timeouts.append((self.rounds_dealt(), e))
+
+    @handler
+    def _correction(self, e: Correction) -> None:
+        """Retract the most recent events (rule book 9.1, decision 9): check which, then fold
+        the log again without them. Nothing changes when the correction is refused."""
+        asked = list(e.retracts)
+        for s in asked:
+            if not 1 <= s < e.seq:
+                raise IntegrityError("retract_unknown_seq", f"seq {s} is not in the log (it holds "
+                                     f"seqs 0-{e.seq - 1})")
+            if asked.count(s) > 1:
+                raise IntegrityError("retract_twice", f"the correction names seq {s} twice")
+            done = self.retracted.get(s)
+            if done is not None:
+                raise IntegrityError("retract_twice", f"seq {s} ({describe(self.log[s])}) was "
+                                     f"already retracted by the correction at seq {done.seq}")
+            if self.log[s].type in PASSED_OVER:
+                raise IntegrityError("retract_not_latest", f"seq {s} is a {self.log[s].type}, "
+                                     "which a correction does not retract (a note stands; "
+                                     "a correction is final)")
+        opener = self._round_opener()
+        early = min(asked)
+        if early < opener:
+            raise IntegrityError("retract_past_round", f"seq {early} ({describe(self.log[early])}) "
+                                 f"is in a {self.state.round_word} followed by the deal at seq "
+                                 f"{opener}; a completed {self.state.round_word} is changed "
+                                 "only by a ruling")
+        latest = self.latest_actions(len(asked))
+        if sorted(asked) != sorted(latest):
+            shown = ", ".join(f"seq {s} ({describe(self.log[s])})" for s in latest)
+            raise IntegrityError("retract_not_latest", "a correction retracts the most recent "
+                                 f"events; the {len(latest)} most recent "
+                                 f"{'is' if len(latest) == 1 else 'are'} {shown}")
+        before = (self.state, self.irregularities, self.timeouts)
+        for s in asked:
+            self.retracted[s] = e
+        try:
+            self._refold()
+        except IntegrityError:  # cannot happen for a suffix of the log; keep the fold whole
+            for s in asked:
+                del self.retracted[s]
+            self.state, self.irregularities, self.timeouts = before
+            raise
+
+    def latest_actions(self, n: int) -> list[int]:
+        """The seqs of the ``n`` most recent events a correction may retract, latest first."""
+        out: list[int] = []
+        for ev in reversed(self.log):
+            if len(out) == n:
+                break
+            if ev.type in PASSED_OVER or ev.seq in self.retracted:
+                continue
+            out.append(ev.seq)
+        return out
+
+    def _round_opener(self) -> int:
+        """The seq of the event that opened the round in play (0 before the first deal)."""
+        for ev in reversed(self.log):
+            if ev.type in ROUND_OPENERS and ev.seq not in self.retracted:
+                return ev.seq
+        return 0
+
+    def _refold(self) -> None:
+        """The state folded anew from the log, without the retracted events."""
+        self.state = self.initial(self.started)
+        self.irregularities, self.timeouts = [], []
+        for ev in self.log[1:]:
+            if ev.seq in self.retracted or ev.type in KEPT_BESIDE:
+                continue
+            fn = self._apply.get(type(ev)) or self._inherited(ev)
+            assert fn is not None
+            fn(self, ev)
+
     def rounds_dealt(self) -> int:
         return len(self.state.rounds)
+
+
+def describe(e: Event) -> str:
+    """An event in a few words, for an error message.
+
+    >>> from jaslog.events import parse_event
+    >>> describe(parse_event('{"game":"g","seq":4,"type":"play","seat":2,"card":"10H"}'))
+    'play 10H by seat 2'
+    """
+    seat = getattr(e, "seat", None)
+    what = getattr(e, "card", None) or getattr(e, "call", None)
+    return e.type + (f" {what}" if what else "") + (f" by seat {seat}" if seat is not None else "")
 
 
 GameFold.dispatch = dispatch_table(GameFold)

@@ -101,6 +101,10 @@ class Event(BaseModel):
                            pattern=AT_PATTERN)
     id: str | None = Field(default=None, description="Event UUID for idempotent retries",
                            pattern=UUID_PATTERN)
+    recorded_at: str | None = Field(
+        default=None, pattern=AT_PATTERN,
+        description="When a live recorder or the service stored it, by its own clock (RFC "
+                    "3339); set by the store, never by a client")
 
 
 class GameStarted(Event):
@@ -235,16 +239,74 @@ class Note(Event):
     round: int | None = Field(default=None, ge=1, le=MOST_ROUNDS)
 
 
+class Correction(Event):
+    """A scorer's correction: ``retracts`` the most recent events, recorded by mistake. The
+    fold goes on as if they were never recorded; they stay in the log and every report shows
+    them as retracted, with the ``reason`` (rule book 9.1, decision 9)."""
+
+    type: Literal["correction"]
+    retracts: list[Annotated[int, Field(ge=1)]] = Field(
+        min_length=1, max_length=64, description="Seqs of the events retracted")
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+IRREGULARITY_KINDS = ("lead_out_of_turn", "play_out_of_turn", "exposed_card", "misdeal",
+                      "wrong_card_count", "other")
+
+
+class Irregularity(Event):
+    """A fact of the table the rules do not turn into play: a card led or played out of turn
+    (taken back into its holder's hand), an exposed card, a misdeal... It changes nothing in
+    the fold; reports list it (rule book 9.1, decision 10)."""
+
+    type: Literal["irregularity"]
+    kind: Literal[IRREGULARITY_KINDS]  # type: ignore[valid-type]
+    seat: Seat
+    cards: list[CardText] | None = Field(default=None, max_length=8,
+                                         description="The cards concerned (shown, led...)")
+    text: str | None = Field(default=None, min_length=1, max_length=2000)
+
+
+class RoundScore(Event):
+    """A round recorded by its score alone, in place of its deal, bids and plays; the
+    optional fields say what else is known (rule book 9.1, decision 11)."""
+
+    type: Literal["round_score"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    score: list[Annotated[int, Field(ge=0, le=MOST_POINTS)]] = Field(min_length=2, max_length=4)
+    chooser: Seat | None = Field(default=None, description="The seat that chose trumps (Klaverjas,"
+                                 " Klaberjass: the maker; Kloepper: the black-queen player)")
+    trump: Literal["C", "D", "H", "S"] | None = None
+    points: list[Annotated[int, Field(ge=0, le=MOST_POINTS)]] | None = Field(
+        default=None, min_length=2, max_length=4, description="Card points per team or player")
+    roem: list[Annotated[int, Field(ge=0, le=MOST_POINTS)]] | None = Field(
+        default=None, min_length=2, max_length=4, description="Roem (or melds) per team or player")
+    result: str | None = Field(default=None, min_length=1, max_length=32,
+                               description="The game's word for how it went (made, nat, pit...)")
+
+
+class Timeout(Event):
+    """The seat due had not acted after ``seconds`` (by the service's own clock, in a
+    tournament with a time limit; rule book 9.1, decision 15). It changes nothing in the fold."""
+
+    type: Literal["timeout"]
+    seat: Seat
+    seconds: int = Field(ge=0, le=86_400 * 365)
+
+
 EVENT_MODELS: dict[str, type[Event]] = {
     "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
     "play": Play, "roem": Roem, "ruling": Ruling, "note": Note,
     "second_deal": SecondDeal, "dix": Dix, "sequence": SequenceDeclared, "bella": Bella,
     "partner_call": PartnerCall, "knock": Knock, "knock_back": KnockBack,
+    "correction": Correction, "irregularity": Irregularity, "round_score": RoundScore,
+    "timeout": Timeout,
 }
 
 AnyEvent = Annotated[
     Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Ruling, Note,  # noqa: UP007
-          SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack],
+          SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack,
+          Correction, Irregularity, RoundScore, Timeout],
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)

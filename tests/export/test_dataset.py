@@ -214,17 +214,16 @@ def test_a_damaged_file_is_not_carried_into_the_next_snapshot(
 
 def test_a_number_too_large_for_a_column_is_an_error_not_a_traceback(
         tmp_path: Path, corpus: list[list[Event]]) -> None:
-    """The event models bound their numbers now; a log written before (a ruling of three
+    """The event models bound their numbers now; a log written before (a roem claim of three
     billion points) is refused in a sentence that names the table, and nothing is exported."""
-    from jaslog.events import Ruling
+    from jaslog.events import Roem
 
     game = corpus[0]
     last = game[-1]
-    huge = Ruling.model_construct(game=last.game, seq=last.seq + 1, type="ruling", round=1,
-                                  score=[3_000_000_000, 1], reason="typed in by mistake",
-                                  at=None, id=None)
+    huge = Roem.model_construct(game=last.game, seq=last.seq + 1, type="roem", seat=0,
+                                points=3_000_000_000, at=None, id=None, recorded_at=None)
     out = tmp_path / "big"
-    with pytest.raises(ExportError, match=r"^rounds \(.*\): a stored value does not fit the "
+    with pytest.raises(ExportError, match=r"^events \(.*\): a stored value does not fit the "
                                           r"dataset's column \(.*3000000000"):
         export_games([[*game, huge]], out)
     assert load_manifest(out) is None

@@ -23,7 +23,7 @@ GAMES: dict[str, tuple[Callable[[], Any], Callable[[Any, int | None], None], lis
     "klaberjass": (lambda: KlaberjassGame(resolve("klaberjass-2p"), 1),
                    lambda g, dealer: g.deal(None, parse_card("QH"), None, dealer), [600, 0]),
     "kloepper": (lambda: KloepperGame(resolve("kloepper"), 3),
-                 lambda g, dealer: g.deal(None, dealer), [99, 0, 0, 0]),
+                 lambda g, dealer: g.deal(None, dealer), [30, 0, 0, 0]),
 }
 
 WORDS = {

@@ -184,7 +184,7 @@ def test_game_end_needs_30_and_a_unique_leader() -> None:
     rep = one(tie)
     assert rep["totals"] == [30, 30, 0, 0] and not rep["finished"]
     assert tie.fold().state.expected() == ("deal", 0)       # dealer rotates clockwise
-    tie.ruling(1, [30, 31, 0, 0], "corrected")
+    tie.deal(HANDS_P).ruling(2, [0, 1, 0, 0], "abandoned")
     assert one(tie)["winner"] == 1
 
 

@@ -68,6 +68,7 @@ class KlaverjasFold(GameFold):
                 self.state.play(p.seat, CARD_INDEX[p.card], seq)
             except IntegrityError as err:
                 raise self.located(err, e) from None
+            self.log.append(e)
             self.next_seq = seq + 1
             at = e.at
             if at is not None:

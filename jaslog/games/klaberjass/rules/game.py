@@ -91,6 +91,13 @@ class KlaberjassGame(RoundBook[Round]):
     def copy(self) -> KlaberjassGame:
         return copy.deepcopy(self)
 
+    def most_round_score(self) -> int:
+        """The card points, every sequence both hands can hold, both bellas, and as much
+        again held over from a tied deal: a bound no ruling may pass."""
+        one = (152 + self.last_bonus + 4 * max(self.seq_rules.four_plus, self.seq_rules.three)
+               + 2 * self.bella_points)
+        return 2 * one
+
     # ------------------------------------------------------------------ reading the state
 
     def next_dealer(self) -> int:

@@ -110,6 +110,7 @@ class Round:
         self.revoke_seq: int | None = None
         self.revoke_seat: int | None = None
         self.ruling: Ruling | None = None
+        self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
 
     @property

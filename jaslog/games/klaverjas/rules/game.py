@@ -113,6 +113,7 @@ class Round:
         self.revoke_seat: int | None = None
         self.hand_roem = [0, 0]
         self.ruling: Ruling | None = None
+        self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False   # 32 cards played, or abandoned by a ruling
 
     @property
@@ -191,6 +192,13 @@ class KlaverjasGame(RoundBook[Round]):
 
     def _ruling_rule(self) -> str:
         return "a ruling's score is two whole numbers >= 0"
+
+    def most_round_score(self) -> int:
+        """162 card points, the pit bonus, and the roem that eight tricks (and a stuk in
+        hand) can hold: a bound no ruling may pass."""
+        r, s = self.roem_rules, self.score_rules
+        trick = max(r.four_jacks, r.four_kind, r.run4 + r.stuk, r.three_of_a_kind + r.stuk)
+        return s.total + s.pit_bonus + 8 * trick + r.stuk
 
     def expected(self) -> tuple[str, int | None]:
         """What the record expects next: (``deal``|``turn``|``bid``|``play``|``over``, seat)."""

@@ -116,6 +116,7 @@ class Round:
         self.revoke_seat: int | None = None
         self.missing_call_judged = False
         self.ruling: Ruling | None = None
+        self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
 
     @property
@@ -160,6 +161,11 @@ class KloepperGame(RoundBook[Round]):
         self.revoke = str(options["revoke"])
         self.rounds: list[Round] = []
         self.violations: list[Violation] = []
+
+    def most_round_score(self) -> int:
+        """The largest value of the score table (each player of a side scores it): a bound
+        no ruling may pass."""
+        return self.table.most()
 
     def copy(self) -> KloepperGame:
         return copy.deepcopy(self)

@@ -87,6 +87,18 @@ class ScoreTable:
     knock: dict[str, Value]
     failed_pair_each: int
 
+    def most(self) -> int:
+        """The largest value any row gives a player.
+
+        >>> ScoreTable.from_options({}).most()
+        12
+        """
+        values: list[Value] = [v for _, v in self.queens] + [v for _, v in self.non_queens]
+        values += [v for v in (self.queens_all, self.non_queens_all) if v is not None]
+        values += list(self.knock.values())
+        flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
+        return max([self.failed_pair_each, *flat])
+
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> ScoreTable:
         table = o.get("score_table", KLOEPPER_LITERAL_TABLE)
