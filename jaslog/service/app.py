@@ -21,6 +21,7 @@ from jaslog import __version__
 from jaslog.service import api_admin, api_games
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, pattern_sentence
+from jaslog.store.clock import Clock
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Swagger UI's script and style sheet, as the ``fastapi-offline`` package ships them: the
@@ -48,9 +49,17 @@ def _said(err: dict[str, Any]) -> str:
     return str(err.get("msg", "invalid"))
 
 
-def create_app(url: str | None = None, *, service: Service | None = None) -> FastAPI:
-    """The service on the store at ``url`` (a path or database URL; None: the default store)."""
-    svc = service or Service(url)
+def create_app(url: str | None = None, *, service: Service | None = None,
+               clock: Clock | None = None) -> FastAPI:
+    """The service on the store at ``url`` (a path or database URL; None: the default store).
+
+    ``clock`` (default: the system's) is the service's own clock, ``app.state.clock``: it
+    stamps every event's ``recorded_at`` and times whatever the service times. With a
+    ``service`` given, its clock is the app's (``clock`` may not differ from it).
+    """
+    if service is not None and clock is not None and clock is not service.clock:
+        raise ValueError("create_app: the clock is the service's (Service(url, clock=...))")
+    svc = service or Service(url, clock=clock)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -61,6 +70,7 @@ def create_app(url: str | None = None, *, service: Service | None = None) -> Fas
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
                   lifespan=lifespan)
     app.state.service = svc
+    app.state.clock = svc.clock
     app.add_middleware(GZipMiddleware, minimum_size=2000)
 
     @app.exception_handler(ApiError)

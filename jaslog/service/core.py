@@ -21,19 +21,21 @@ from jaslog.events import Event, EventError, GameStarted, event_from_dict
 from jaslog.service.auth import Principal, Tokens, now
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
+from jaslog.store.clock import Clock, system_clock
 from jaslog.views import Sight, Timeline, timeline
 
 
 class StorePool:
     """Stores for the worker threads: a Store is for one thread at a time."""
 
-    def __init__(self, url: str | None, size: int = 4) -> None:
+    def __init__(self, url: str | None, size: int = 4, clock: Clock = system_clock) -> None:
         self.url = url
+        self.clock = clock
         self._free: queue.LifoQueue[Store] = queue.LifoQueue()
         self._all: list[Store] = []
         self._lock = threading.Lock()
         self._size = size
-        first = open_store(url)  # opens (and creates) the store now: errors show at start
+        first = open_store(url, clock=clock)  # opens (and creates) the store now: errors show at start
         self._all.append(first)
         self._free.put(first)
 
@@ -45,7 +47,7 @@ class StorePool:
             with self._lock:
                 grow = len(self._all) < self._size
                 if grow:
-                    s = open_store(self.url)
+                    s = open_store(self.url, clock=self.clock)
                     self._all.append(s)
             if not grow:
                 s = self._free.get()
@@ -97,12 +99,18 @@ class Service:
     advisory lock), and one writer keeps the store's fold of each game warm. Next to it, the
     service keeps each recorded game's fold at its head ("tip") to say which violations an
     append brought without folding the game again.
+
+    ``clock`` is the service's own clock (default: the system's): every store of the
+    service stamps ``recorded_at`` with it, and whatever the service times (a tournament's
+    move limit) reads it, so tests can pass a :class:`jaslog.store.clock.ManualClock`.
     """
 
-    def __init__(self, url: str | None, *, pool_size: int = 4, cache_games: int = 256) -> None:
+    def __init__(self, url: str | None, *, pool_size: int = 4, cache_games: int = 256,
+                 clock: Clock | None = None) -> None:
         self.url = url
-        self.pool = StorePool(url, pool_size)
-        self.writer = open_store(url)
+        self.clock: Clock = clock or system_clock
+        self.pool = StorePool(url, pool_size, self.clock)
+        self.writer = open_store(url, clock=self.clock)
         self._write_lock = threading.Lock()
         self._tips: OrderedDict[str, GameFold] = OrderedDict()
         self.engine = service_engine(url)

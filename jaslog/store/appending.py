@@ -21,6 +21,7 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
+from jaslog.store.clock import Clock
 from jaslog.store.codec import (
     canonical,
     event_dict,
@@ -58,6 +59,7 @@ class Appending(Queries):
 
     engine: Engine
     dialect: str
+    clock: Clock
     _folds: OrderedDict[str, tuple[int, str, GameFold]]
     _insert_events_sql: str
 

@@ -17,6 +17,7 @@ from jaslog.engine.fold import GameFold
 from jaslog.events import Line
 from jaslog.store import engine as eng
 from jaslog.store.appending import Appending, EventLike, created_at, insert_games
+from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.schema import (
@@ -38,10 +39,15 @@ class Store(Appending):
     Open it with :func:`open_store`. A Store is for one thread; open one per process (the
     database serializes writers: SQLite by ``BEGIN IMMEDIATE``, PostgreSQL by an advisory
     lock, which also keeps event positions in commit order for incremental readers).
+
+    ``clock`` is the store's own clock (:mod:`jaslog.store.clock`): every event appended
+    live is stored with its ``recorded_at`` (rule book 9.1, decision 14).
     """
 
-    def __init__(self, url: str | None = None, create: bool = True) -> None:
+    def __init__(self, url: str | None = None, create: bool = True,
+                 clock: Clock = system_clock) -> None:
         self.url = eng.resolve_url(url)
+        self.clock = clock
         if not create and self.url.startswith("sqlite:///"):
             path = Path(self.url[len("sqlite:///"):])
             if not path.exists():
@@ -229,11 +235,13 @@ def _must_be_a_store(path: Path) -> None:
                          "import games first (`jaslog import FILE`)")
 
 
-def open_store(url: str | None = None, create: bool = True) -> Store:
+def open_store(url: str | None = None, create: bool = True,
+               clock: Clock = system_clock) -> Store:
     """Open the store at ``url``: a path, ``sqlite:///path``, ``postgresql://...``; None means
     ``$JASLOG_DB`` or the platform's user data folder. A missing store is created, unless
-    ``create`` is false (commands that only read): then it is a :class:`StoreError`."""
-    return Store(url, create)
+    ``create`` is false (commands that only read): then it is a :class:`StoreError`.
+    ``clock``: the store's own clock, for the ``recorded_at`` of live appends."""
+    return Store(url, create, clock)
 
 
 __all__ = ["EVENT_COLUMNS", "EventLike", "Store", "created_at", "insert_games", "open_store",
