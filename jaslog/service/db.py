@@ -3,8 +3,9 @@
 Tokens and tournaments are not events: they live in tables of their own (prefixed
 ``service_``), written with SQLAlchemy core. Like the events they are insert-only: revoking
 a token inserts a row into ``service_token_revocations``; starting a tournament round
-inserts its games. Nothing here updates or deletes a row, and nothing here touches the
-store's tables (games are read and written through :mod:`jaslog.store` only).
+inserts its games; a player's withdrawal inserts a row. Nothing here updates or deletes a
+row, and nothing here touches the store's tables (games are read and written through
+:mod:`jaslog.store` only).
 """
 
 from __future__ import annotations
@@ -64,6 +65,26 @@ tournament_games = Table(
     Column("round", Integer, primary_key=True, autoincrement=False),
     Column("table_no", Integer, primary_key=True, autoincrement=False),
     Column("game", String(128), nullable=False, unique=True),
+)
+
+#: What a tournament's move clock does after a timeout (``record`` or ``autoplay``); a
+#: tournament without a row records only.
+tournament_clocks = Table(
+    "service_tournament_clocks", metadata,
+    Column("tournament", String(64), ForeignKey("service_tournaments.id"), primary_key=True),
+    Column("on_timeout", String(16), nullable=False),
+)
+
+#: Players who left a tournament: one row each, so a player withdraws once and for good.
+tournament_withdrawals = Table(
+    "service_tournament_withdrawals", metadata,
+    Column("tournament", String(64), ForeignKey("service_tournaments.id"), primary_key=True),
+    Column("player", String(64), primary_key=True),
+    Column("round", Integer, nullable=False),         # the tournament round in play
+    Column("game", String(128), nullable=True),       # the game it decided, if one was in play
+    Column("withdrawn_at", String(40), nullable=False),
+    Column("by", String(64), nullable=False),         # who withdrew them (a token, the CLI)
+    Column("reason", String(200), nullable=False, default=""),
 )
 
 
