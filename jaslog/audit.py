@@ -9,16 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.engine.common import violation_dict
+from jaslog.engine.facts import add_round_facts, irregularity_list, retracted_list, timeout_list
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.games import get_game
 
 REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals", "finished",
-               "winner")
+               "winner", "retracted", "irregularities", "timeouts")
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    """Every round of the game for ``check --json``: the game's own report."""
-    return get_game(fold.game).report(fold)
+    """Every round of the game for ``check --json``: the game's own report, with what every
+    game's rounds hold besides (:func:`jaslog.engine.facts.round_facts`)."""
+    return add_round_facts(fold, get_game(fold.game).report(fold))
 
 
 ERROR_KEYS = ("file", "line", "game", "seq", "seat", "card", "code", "message")
@@ -44,7 +46,8 @@ def game_report(game: str | None, fold: GameFold | None,
         return {"game": game, "ruleset": None, "ok": False,
                 "error": str(error) if error else f"game {game}: no events [empty_game]",
                 "violations": [], "rounds": [],
-                "totals": [0, 0], "finished": False, "winner": None}
+                "totals": [0, 0], "finished": False, "winner": None,
+                "retracted": [], "irregularities": [], "timeouts": []}
     state = fold.state
     violations = sorted(state.violations, key=lambda v: v.seq)
     return {
@@ -57,4 +60,7 @@ def game_report(game: str | None, fold: GameFold | None,
         "totals": state.totals(),
         "finished": state.finished,
         "winner": state.winner,
+        "retracted": retracted_list(fold),
+        "irregularities": irregularity_list(fold),
+        "timeouts": timeout_list(fold),
     }

@@ -122,11 +122,12 @@ def test_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
     for r in reps:
         assert tuple(r) == REPORT_KEYS
         assert set(r) == {"game", "ruleset", "ok", "error", "violations", "rounds", "totals",
-                          "finished", "winner"}
+                          "finished", "winner", "retracted", "irregularities", "timeouts"}
     a, b, c = reps
     assert (a["ok"], a["error"], a["totals"], a["violations"]) == (True, None, [153, 79], [])
     assert set(a["rounds"][0]) == {"round", "dealer", "trump", "chooser", "tricks", "points", "roem",
-                                   "roem_on_table", "result", "score", "ruling"}
+                                   "roem_on_table", "result", "score", "ruling", "rulings",
+                                   "recorded", "hands_recorded", "irregularities"}
     assert set(a["rounds"][0]["tricks"][0]) == {"leader", "cards", "winner", "points", "roem",
                                                "roem_on_table"}
     assert b["ok"] is False and b["error"] is None

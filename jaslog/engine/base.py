@@ -162,6 +162,22 @@ class Ruling:
     after_end: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreOnly:
+    """A round recorded by its score alone (rule book 9.1, decision 11): the score (one
+    number per seat or team), its event's seq, and what else the sheet says (None: not
+    written): who chose trumps (or made, or held the black queens), the trump suit (an
+    index), card points and roem per seat or team, and the game's word for the result."""
+
+    score: list[int]
+    seq: int = -1
+    chooser: int | None = None
+    trump: int | None = None
+    points: list[int] | None = None
+    roem: list[int] | None = None
+    result: str | None = None
+
+
 class RoundLike(Protocol):
     number: int
     closed: bool
@@ -170,6 +186,7 @@ class RoundLike(Protocol):
     violations: list[Violation]
     revoke_seq: int | None
     revoke_seat: int | None
+    score_only: ScoreOnly | None
 
 
 class Scored(Protocol):
@@ -300,6 +317,37 @@ class RoundBook(Generic[R]):
     def most_round_score(self) -> int:
         """The most one side can score in one round (the game's rule): a ruling above it is
         ``bad_ruling``."""
+        raise NotImplementedError
+
+    def record_score(self, number: int, so: ScoreOnly) -> None:
+        """Round ``number`` recorded by its score alone, in place of its deal and play: only
+        the round due, once the last one is over; a score a real round could have, else
+        ``bad_round_score`` naming what does not add up (the game's :meth:`check_score`)."""
+        word = self.round_word
+        due, dealer = self._next_round(None)
+        if number != due:
+            raise IntegrityError("bad_round_score", f"the score names {word} {number}, but "
+                                 f"{word} {due} is due")
+        n = self.scores
+        whose = "team" if n < self.players else "player"
+        for name, v in (("score", so.score), ("points", so.points), ("roem", so.roem)):
+            if v is not None and len(v) != n:
+                raise IntegrityError("bad_round_score", f"a {self.game} {word}'s {name} is "
+                                     f"{_COUNTS.get(n, str(n))} numbers, one per {whose}, not "
+                                     f"{len(v)}")
+        if so.chooser is not None:
+            check_seat(so.chooser, self.players)
+        problem = self.check_score(so)
+        if problem:
+            raise IntegrityError("bad_round_score", f"{word} {number}: {problem}")
+        self.rounds.append(self._score_only_round(due, dealer, so))
+
+    def check_score(self, so: ScoreOnly) -> str:
+        """What does not add up in a score-only round ('' when it could be real)."""
+        raise NotImplementedError
+
+    def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> R:
+        """The round a score-only record makes: closed, with no cards (the game's)."""
         raise NotImplementedError
 
     def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:

@@ -11,9 +11,19 @@ import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, get_type_hints
 
-from jaslog.engine.base import IntegrityError, check_seat
+from jaslog.cards import SUIT_LETTERS
+from jaslog.engine.base import IntegrityError, ScoreOnly, check_seat
 from jaslog.errors import JaslogError
-from jaslog.events import Correction, Event, GameStarted, Irregularity, Note, Play, Timeout
+from jaslog.events import (
+    Correction,
+    Event,
+    GameStarted,
+    Irregularity,
+    Note,
+    Play,
+    RoundScore,
+    Timeout,
+)
 from jaslog.events.fast import FastPlay
 
 H = TypeVar("H", bound=Callable[..., None])
@@ -204,6 +214,13 @@ class GameFold:
     def _timeout(self, e: Timeout) -> None:
         check_seat(e.seat, self.players)
         self.timeouts.append((self.rounds_dealt(), e))
+
+    @handler
+    def _round_score(self, e: RoundScore) -> None:
+        trump = SUIT_LETTERS.index(e.trump) if e.trump is not None else None
+        self.state.record_score(e.round, ScoreOnly(
+            list(e.score), e.seq, e.chooser, trump, e.points and list(e.points),
+            e.roem and list(e.roem), e.result))
 
     @handler
     def _correction(self, e: Correction) -> None:

@@ -29,7 +29,7 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
             "round": r.number,
             "dealer": r.dealer,
             "elder": r.elder,
-            "turn_up": CARD_TEXT[r.turn_up],
+            "turn_up": CARD_TEXT[r.turn_up] if r.score_only is None else None,
             "bids": [{"seat": s, "call": c} for s, c in r.bidding.calls],
             "trump": SUIT_LETTERS[trump] if trump is not None else None,
             "chooser": r.maker,

@@ -38,7 +38,14 @@ from jaslog.cards import (
     hand_text,
     popcount,
 )
-from jaslog.engine.base import IntegrityError, RoundBook, Violation, check_hands, seats_text
+from jaslog.engine.base import (
+    IntegrityError,
+    RoundBook,
+    ScoreOnly,
+    Violation,
+    check_hands,
+    seats_text,
+)
 from jaslog.engine.jacknine import trick_points
 from jaslog.games.klaberjass.rules.bidding import Bidding
 from jaslog.games.klaberjass.rules.play import (
@@ -51,6 +58,7 @@ from jaslog.games.klaberjass.rules.play import (
     legal,
     run_of,
     run_text,
+    score_deal,
 )
 from jaslog.games.klaberjass.rules.round import (
     TRICKS,
@@ -90,6 +98,48 @@ class KlaberjassGame(RoundBook[Round]):
 
     def copy(self) -> KlaberjassGame:
         return copy.deepcopy(self)
+
+    def check_score(self, so: ScoreOnly) -> str:
+        """What does not add up in a score-only deal: points that are not the pack's 162
+        between them, melds (``roem``: sequences and bella) not in tens, a score that is not
+        162 plus the melds (or, on a tie, the half of it to one player), or, when the
+        maker, points and melds are all written, not the score they give (rule book 4.8)."""
+        total = 152 + self.last_bonus
+        results = ("made", "bete", "tie", "revoke")
+        if so.result is not None and so.result not in results:
+            return f"result {so.result!r} is not a klaberjass result ({', '.join(results)})"
+        if so.points is not None and sum(so.points) != total:
+            a, b = so.points
+            return f"points {a} + {b} = {a + b}, not {total}"
+        if so.roem is not None and any(x % 10 for x in so.roem):
+            return f"melds {so.roem[0]}-{so.roem[1]}: sequences and bella come in tens"
+        a, b = so.score
+        s = a + b
+        melds = sum(so.roem) if so.roem is not None else None
+        whole = s - total >= 0 and (s - total) % 10 == 0 and so.result != "tie"
+        half = (0 in so.score and 2 * s - total >= 0 and (2 * s - total) % 10 == 0
+                and so.result in (None, "tie"))
+        if melds is not None:
+            whole = whole and s == total + melds
+            half = half and 2 * s == total + melds
+        if not (whole or half):
+            need = f"{total}" + (f" + melds {melds} = {total + melds}" if melds is not None
+                                 else " plus the melds")
+            return f"score {a} + {b} = {s}, not {need} (nor half of it, on a tie)"
+        if so.chooser is not None and so.points is not None and so.roem is not None:
+            totals = [so.points[i] + so.roem[i] for i in (0, 1)]
+            options = [score_deal(self.score_rules, totals, so.chooser, r)
+                       for r in ((None,) if so.result != "revoke" else (0, 1))]
+            if not any(o.score == so.score for o in options):
+                o = options[0]
+                return (f"seat {so.chooser} made, with totals {totals[0]}-{totals[1]} the deal "
+                        f"scores {o.score[0]}-{o.score[1]} ({o.result}), not {a}-{b}")
+        return ""
+
+    def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> Round:
+        r = Round(number, dealer, None, -1, None, Bidding(dealer, -1, self.options))
+        r.score_only, r.closed = so, True
+        return r
 
     def most_round_score(self) -> int:
         """The card points, every sequence both hands can hold, both bellas, and as much

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaslog.engine.base import Ruling, Violation
+from jaslog.engine.base import Ruling, ScoreOnly, Violation
 from jaslog.engine.base import Trick as TrickBase
 from jaslog.engine.jacknine import trick_winner
 from jaslog.games.klaberjass.rules.bidding import Bidding
@@ -112,14 +112,15 @@ class Round:
         self.ruling: Ruling | None = None
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
+        self.score_only: ScoreOnly | None = None   # recorded by its score alone
 
     @property
     def trump(self) -> int | None:
-        return self.bidding.trump
+        return self.bidding.trump if self.score_only is None else self.score_only.trump
 
     @property
     def maker(self) -> int | None:
-        return self.bidding.maker
+        return self.bidding.maker if self.score_only is None else self.score_only.chooser
 
     @property
     def annulled(self) -> str | None:
@@ -168,6 +169,13 @@ class Round:
         """The deal's score as played (``received`` and carry-over are the game's business)."""
         points, tricks = self.won()
         ruled = list(self.ruling.score) if self.ruling else None
+        so = self.score_only
+        if so is not None:  # what the sheet says; zeros where it says nothing
+            pts = list(so.points) if so.points is not None else [0, 0]
+            melds = list(so.roem) if so.roem is not None else [0, 0]
+            return Outcome(pts, [0, 0], melds, None, [0, 0], [pts[s] + melds[s] for s in (0, 1)],
+                           so.result or "score_only", list(so.score), 0, 0, ruled,
+                           ruled or list(so.score))
         if self.annulled or not self.over or self.trump is None or self.maker is None:
             result = "annulled" if self.annulled else "unfinished"
             return Outcome(points, tricks, [0, 0], None, [0, 0], list(points), result, [0, 0],

@@ -43,6 +43,7 @@ from jaslog.engine.base import (
     IntegrityError,
     RoundBook,
     Ruling,
+    ScoreOnly,
     Violation,
     check_hands,
     check_seat,
@@ -115,14 +116,15 @@ class Round:
         self.ruling: Ruling | None = None
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False   # 32 cards played, or abandoned by a ruling
+        self.score_only: ScoreOnly | None = None   # recorded by its score alone
 
     @property
     def trump(self) -> int | None:
-        return self.selection.trump
+        return self.selection.trump if self.score_only is None else self.score_only.trump
 
     @property
     def chooser(self) -> int | None:
-        return self.selection.chooser
+        return self.selection.chooser if self.score_only is None else self.score_only.chooser
 
     @property
     def revoke_team(self) -> int | None:
@@ -135,6 +137,8 @@ class Round:
         return len(self.tricks) == 8 and self.tricks[7].complete
 
     def outcome(self, opts: ScoreRules, claimed_mode: bool) -> Outcome:
+        if self.score_only is not None:
+            return self._recorded_outcome(self.score_only)
         points, roem, table, won = [0, 0], list(self.hand_roem), [0, 0], [0, 0]
         for t in self.tricks:
             if not t.complete:
@@ -152,6 +156,32 @@ class Round:
             score, result = [0, 0], "unfinished"
         ruled = list(self.ruling.score) if self.ruling else None
         return Outcome(points, roem, table, won, result, score, ruled, ruled or score)
+
+
+    def _recorded_outcome(self, so: ScoreOnly) -> Outcome:
+        """A score-only round's outcome: what the sheet says (zeros where it says nothing;
+        the report shows those as unknown)."""
+        ruled = list(self.ruling.score) if self.ruling else None
+        roem = list(so.roem) if so.roem is not None else [0, 0]
+        points = list(so.points) if so.points is not None else [0, 0]
+        return Outcome(points, roem, list(roem), [0, 0], so.result or recorded_result(so),
+                       list(so.score), ruled, ruled or list(so.score))
+
+
+def recorded_result(so: ScoreOnly) -> str:
+    """The result a score-only round's score shows, when the sheet does not say it: with
+    the chooser known, ``nat`` when the choosing team scored nothing, ``pit`` when the
+    others did, else ``made``; without, ``score_only``.
+
+    >>> recorded_result(ScoreOnly([0, 182], chooser=2)), recorded_result(ScoreOnly([102, 60]))
+    ('nat', 'score_only')
+    """
+    if so.chooser is None:
+        return "score_only"
+    p = so.chooser & 1
+    if so.score[p] == 0 and so.score[1 - p]:
+        return "nat"
+    return "pit" if so.score[1 - p] == 0 else "made"
 
 
 class KlaverjasGame(RoundBook[Round]):
@@ -192,6 +222,68 @@ class KlaverjasGame(RoundBook[Round]):
 
     def _ruling_rule(self) -> str:
         return "a ruling's score is two whole numbers >= 0"
+
+    def check_score(self, so: ScoreOnly) -> str:
+        """What does not add up in a score-only round: points that are not 162 between them,
+        roem not in tens, a score that is not 162 plus the roem (and the pit bonus), or,
+        when the chooser, points and roem are all written, not the score they give."""
+        rules, total = self.score_rules, self.score_rules.total
+        results = ("made", "nat", "pit", "revoke")
+        if so.result is not None and so.result not in results:
+            return f"result {so.result!r} is not a klaverjas result ({', '.join(results)})"
+        if so.points is not None and sum(so.points) != total:
+            a, b = so.points
+            return f"points {a} + {b} = {a + b}, not {total}"
+        if so.roem is not None and any(x % 10 for x in so.roem):
+            return f"roem {so.roem[0]}-{so.roem[1]}: roem comes in tens"
+        a, b = so.score
+        s = a + b
+        if so.roem is not None:
+            roem = sum(so.roem)
+            if s not in (total + roem, total + roem + rules.pit_bonus):
+                return (f"score {a} + {b} = {s}, not {total} + roem {roem} = {total + roem}"
+                        f" (or {total + roem + rules.pit_bonus} with the pit bonus)")
+        elif s < total or (s - total) % 10:
+            return (f"score {a} + {b} = {s}: a round's scores add up to {total} plus its roem "
+                    "and any pit bonus, which come in tens")
+        if max(so.score) > self.most_round_score():
+            return f"score {a}-{b} is more than a round can score"
+        if so.chooser is not None and so.points is not None and so.roem is not None:
+            return self._check_full_score(so)
+        if so.chooser is not None and so.result in ("made", "nat", "pit"):
+            p = so.chooser & 1
+            if so.result == "nat" and so.score[p]:
+                return f"a nat round scores nothing for the choosing team, not {so.score[p]}"
+            if so.result == "pit" and so.score[1 - p]:
+                return f"a pit round scores nothing for the other team, not {so.score[1 - p]}"
+            if so.result == "made" and not so.score[p]:
+                return "a made round scores for the choosing team"
+        return ""
+
+    def _check_full_score(self, so: ScoreOnly) -> str:
+        """The score the chooser, points and roem give (each way the tricks may have gone)."""
+        assert so.chooser is not None and so.points is not None and so.roem is not None
+        rules, points, roem, p = self.score_rules, so.points, so.roem, so.chooser & 1
+        options: list[tuple[list[int], str]] = []
+        for tricks in ([4, 4], [8, 0], [0, 8]):
+            if tricks[0] == 8 and points[1] or tricks[1] == 8 and points[0]:
+                continue  # a team that took every trick left the others no points
+            options.append(score_round(rules, points, roem, tricks, p))
+        if so.result == "revoke":
+            options = [score_round(rules, points, roem, [4, 4], p, t) for t in (0, 1)]
+        if so.result is not None:
+            options = [o for o in options if o[1] == so.result] or options
+        if any(sc == so.score for sc, _ in options):
+            return ""
+        sc, res = options[0]
+        return (f"seat {so.chooser} chose, points {points[0]}-{points[1]} and roem "
+                f"{roem[0]}-{roem[1]} score {sc[0]}-{sc[1]} ({res}), not "
+                f"{so.score[0]}-{so.score[1]}")
+
+    def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> Round:
+        r = Round(number, dealer, None, make_selection(self.options, dealer, number))
+        r.score_only, r.closed = so, True
+        return r
 
     def most_round_score(self) -> int:
         """162 card points, the pit bonus, and the roem that eight tricks (and a stuk in

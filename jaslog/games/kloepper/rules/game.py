@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from jaslog.cards import CARD_INDEX, card_text, hand_text, popcount
-from jaslog.engine.base import IntegrityError, RoundBook, Ruling, Violation, check_hands, seats_text
+from jaslog.engine.base import (
+    IntegrityError,
+    RoundBook,
+    Ruling,
+    ScoreOnly,
+    Violation,
+    check_hands,
+    seats_text,
+)
 from jaslog.engine.base import Trick as TrickBase
 from jaslog.games.kloepper.rules.partners import Call, Sides, holder, sides
 from jaslog.games.kloepper.rules.play import (
@@ -118,6 +126,7 @@ class Round:
         self.ruling: Ruling | None = None
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
+        self.score_only: ScoreOnly | None = None   # recorded by its score alone
 
     @property
     def over(self) -> bool:
@@ -161,6 +170,35 @@ class KloepperGame(RoundBook[Round]):
         self.revoke = str(options["revoke"])
         self.rounds: list[Round] = []
         self.violations: list[Violation] = []
+
+    def check_score(self, so: ScoreOnly) -> str:
+        """What does not add up in a score-only deal: card points that are not the pack's
+        120 between them, roem (Kloepper has none), or a score the table cannot give: the
+        players of the scoring side each score one value of the table, the others nothing."""
+        results = ("queens", "others", "none", "revoke")
+        if so.result is not None and so.result not in results:
+            return f"result {so.result!r} is not a kloepper result ({', '.join(results)})"
+        if so.points is not None and sum(so.points) != PACK_POINTS:
+            shown = " + ".join(map(str, so.points))
+            return f"points {shown} = {sum(so.points)}, not {PACK_POINTS}"
+        if so.roem is not None and any(so.roem):
+            return "kloepper has no roem"
+        scored = sorted({x for x in so.score if x})
+        shown = "-".join(map(str, so.score))
+        if not scored:
+            return f"score {shown}: a deal scores for one side" if so.result != "none" else ""
+        if len(scored) > 1:
+            return f"score {shown}: the players of the scoring side score alike"
+        values = self.table.values()
+        if scored[0] not in values:
+            return (f"score {shown}: {scored[0]} is not a value of the score table "
+                    f"({', '.join(map(str, sorted(values)))})")
+        return ""
+
+    def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> Round:
+        r = Round(number, dealer, None)
+        r.score_only, r.closed = so, True
+        return r
 
     def most_round_score(self) -> int:
         """The largest value of the score table (each player of a side scores it): a bound
@@ -214,6 +252,12 @@ class KloepperGame(RoundBook[Round]):
                 points[t.winner] += t.points
                 tricks[t.winner] += 1
         ruled = list(r.ruling.score) if r.ruling else None
+        so = r.score_only
+        if so is not None:  # what the sheet says; zeros where it says nothing
+            pts = list(so.points) if so.points is not None else [0] * 4
+            return Outcome(pts, tricks, None, None, None, None, False, False,
+                           so.result or "score_only", None, list(so.score), ruled,
+                           ruled or list(so.score))
         sd = r.sides() if r.over else None
         if sd is None:
             return Outcome(points, tricks, None, None, None, None, False, False, "unfinished", None,

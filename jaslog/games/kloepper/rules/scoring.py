@@ -87,17 +87,25 @@ class ScoreTable:
     knock: dict[str, Value]
     failed_pair_each: int
 
+    def values(self) -> set[int]:
+        """Every value a row of the table gives a player.
+
+        >>> sorted(ScoreTable.from_options({}).values())[:3]
+        [2, 4, 6]
+        """
+        rows: list[Value] = [v for _, v in self.queens] + [v for _, v in self.non_queens]
+        rows += [v for v in (self.queens_all, self.non_queens_all) if v is not None]
+        rows += list(self.knock.values())
+        return {self.failed_pair_each} | {x for v in rows
+                                          for x in (v if isinstance(v, tuple) else (v,))}
+
     def most(self) -> int:
         """The largest value any row gives a player.
 
         >>> ScoreTable.from_options({}).most()
-        12
+        30
         """
-        values: list[Value] = [v for _, v in self.queens] + [v for _, v in self.non_queens]
-        values += [v for v in (self.queens_all, self.non_queens_all) if v is not None]
-        values += list(self.knock.values())
-        flat = [x for v in values for x in (v if isinstance(v, tuple) else (v,))]
-        return max([self.failed_pair_each, *flat])
+        return max(self.values())
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> ScoreTable:

@@ -1,0 +1,124 @@
+"""What every game's report says beside its own round report: how each round was recorded
+(dealt with or without hands, or by its score alone), every ruling on it in order, the
+irregularities, the timeouts, and the events a correction retracted (rule book 9.1).
+
+These read the fold, not the game's rules, so they are the same for every game;
+:func:`jaslog.audit.game_report` adds them to the game's report, the viewer and the
+terminal show them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from jaslog.engine.base import Ruling
+from jaslog.engine.fold import ROUND_OPENERS, GameFold, describe
+from jaslog.events import Event, Irregularity, canonical_json
+
+
+def ruling_list(rulings: list[Ruling]) -> list[dict[str, Any]]:
+    """Every ruling on a round, in order; all but the last are superseded.
+
+    >>> ruling_list([Ruling([0, 162], "revoke", 40), Ruling([81, 81], "split", 52, True)])[0]
+    {'score': [0, 162], 'reason': 'revoke', 'seq': 40, 'after_end': False, 'superseded': True}
+    """
+    last = len(rulings) - 1
+    return [{"score": r.score, "reason": r.reason, "seq": r.seq, "after_end": r.after_end,
+             "superseded": i < last} for i, r in enumerate(rulings)]
+
+
+def irregularity_dict(e: Irregularity, number: int) -> dict[str, Any]:
+    """An irregularity as reports write it (``round`` 0: before the first deal)."""
+    return {"seq": e.seq, "round": number, "kind": e.kind, "seat": e.seat,
+            "cards": list(e.cards) if e.cards is not None else None, "text": e.text}
+
+
+def event_rounds(fold: GameFold) -> list[int]:
+    """The round each event of the log was recorded in, by seq (0: before the first deal).
+    An opener a later correction retracted still opened its round for the events recorded
+    before that correction.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> f = fold(event_from_dict(e) for e in simulate_game("v", seed=3)[:12])
+    >>> event_rounds(f)[:3]
+    [0, 1, 1]
+    """
+    out, number = [], 0
+    for e in fold.log:
+        if e.type == "correction":  # a retracted opener: what follows is the round before's
+            number -= sum(fold.log[s].type in ROUND_OPENERS for s in getattr(e, "retracts", ()))
+        if e.type in ROUND_OPENERS:
+            number += 1
+        out.append(number)
+    return out
+
+
+def retracted_list(fold: GameFold) -> list[dict[str, Any]]:
+    """Every retracted event, in seq order: the event itself, in a few words, the round it
+    was recorded in, the correction that retracted it and its reason."""
+    if not fold.retracted:
+        return []
+    rounds = event_rounds(fold)
+    return [{"seq": s, "round": rounds[s], "type": fold.log[s].type,
+             "what": describe(fold.log[s]), "event": _plain(fold.log[s]),
+             "by": c.seq, "reason": c.reason}
+            for s, c in sorted(fold.retracted.items())]
+
+
+def _plain(e: Event) -> dict[str, Any]:
+    d: dict[str, Any] = orjson.loads(canonical_json(e))
+    return d
+
+
+def round_facts(fold: GameFold) -> list[dict[str, Any]]:
+    """What every round report holds whatever the game, by round: ``recorded`` (``played``
+    or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the last
+    counting) and ``irregularities``."""
+    state = fold.state
+    openers = [e for e in fold.log if e.type in ROUND_OPENERS and e.seq not in fold.retracted]
+    irregular: dict[int, list[dict[str, Any]]] = {}
+    for number, e in fold.irregularities:
+        irregular.setdefault(number, []).append(irregularity_dict(e, number))
+    out = []
+    for r, opener in zip(state.rounds, openers, strict=True):
+        out.append({
+            "recorded": "score_only" if r.score_only is not None else "played",
+            "hands_recorded": opener.type == "dealt" and getattr(opener, "hands", None) is not None,
+            "rulings": ruling_list(r.rulings),
+            "irregularities": irregular.get(r.number, []),
+        })
+    return out
+
+
+def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The game's round reports with :func:`round_facts` added (and, for a score-only round,
+    what the sheet did not say shown as unknown: null)."""
+    for rep, facts, r in zip(rounds, round_facts(fold), fold.state.rounds, strict=True):
+        rep.update(facts)
+        if rep["ruling"] is not None:
+            rep["ruling"]["after_end"] = r.ruling.after_end
+        so = r.score_only
+        if so is not None:
+            rep["points"] = so.points
+            for key in ("roem", "sequences"):
+                if key in rep:
+                    rep[key] = so.roem
+            for key in ("roem_on_table", "tricks_won", "deal_totals", "bella"):
+                if key in rep:
+                    rep[key] = None
+    return rounds
+
+
+def irregularity_list(fold: GameFold) -> list[dict[str, Any]]:
+    """Every irregularity, in seq order."""
+    return [irregularity_dict(e, number) for number, e in fold.irregularities]
+
+
+def timeout_list(fold: GameFold) -> list[dict[str, Any]]:
+    """Every timeout, in seq order: seat, seconds waited, round, and the store's stamp."""
+    return [{"seq": e.seq, "round": number, "seat": e.seat, "seconds": e.seconds,
+             "recorded_at": e.recorded_at} for number, e in fold.timeouts]
