@@ -266,7 +266,7 @@ class KlaverjasGame(RoundBook[Round]):
         rules, points, roem, p = self.score_rules, so.points, so.roem, so.chooser & 1
         options: list[tuple[list[int], str]] = []
         for tricks in ([4, 4], [8, 0], [0, 8]):
-            if tricks[0] == 8 and points[1] or tricks[1] == 8 and points[0]:
+            if (tricks[0] == 8 and points[1]) or (tricks[1] == 8 and points[0]):
                 continue  # a team that took every trick left the others no points
             options.append(score_round(rules, points, roem, tricks, p))
         if so.result == "revoke":
