@@ -3,7 +3,7 @@
 Nine events in ten are plays. When a line is exactly the canonical ``jaslog/1`` text of a
 play (the bytes :func:`jaslog.events.canonical_json` writes: keys in model order, no spaces,
 no escapes), one anchored regular expression checks every field as the model does (the game
-id, seq, ``at`` and ``id`` patterns, a seat 0-3, a card), and the line itself is the event's
+id, seq, ``at``, ``id`` and ``recorded_at`` patterns, a seat 0-3, a card), and the line itself is the event's
 canonical payload: no model to build, no JSON to write again. Any other line, or any doubt,
 returns None and goes through :func:`jaslog.events.parse_event` as before, so this path can
 only be faster, never more lenient (``tests/test_events_fast.py`` checks that it accepts
@@ -33,6 +33,7 @@ _CARD = rb"(?:7|8|9|10|J|Q|K|A)[CDHS]"
 _PLAY = re.compile(
     rb'(\{"game":"(' + _GAME + rb')","seq":(' + _SEQ + rb'),"type":"play"'
     rb'(?:,"at":"(' + _AT + rb')")?(?:,"id":"(' + _ID + rb')")?'
+    rb'(?:,"recorded_at":"(' + _AT + rb')")?'
     rb',"seat":([0-3]),"card":"(' + _CARD + rb')"\})(?:\r?\n)?')
 
 
@@ -44,9 +45,9 @@ class FastPlay:
     type: str
 
     def __init__(self, game: str, seq: int, seat: int, card: str, at: str | None,
-                 id: str | None, payload: bytes) -> None:
+                 id: str | None, payload: bytes, recorded_at: str | None = None) -> None:
         self.game, self.seq, self.type, self.seat, self.card = game, seq, "play", seat, card
-        self.at, self.id, self.payload = at, id, payload
+        self.at, self.id, self.recorded_at, self.payload = at, id, recorded_at, payload
 
     def __repr__(self) -> str:
         return f"FastPlay({self.payload.decode()})"
@@ -57,7 +58,7 @@ def fast_play(line: bytes) -> FastPlay | None:
     m = _PLAY.fullmatch(line)
     if m is None:
         return None
-    payload, game, seq, at, eid, seat, card = m.groups()
+    payload, game, seq, at, eid, rec, seat, card = m.groups()
     return FastPlay(game.decode(), int(seq), int(seat), card.decode(),
                     None if at is None else at.decode(), None if eid is None else eid.decode(),
-                    payload)
+                    payload, None if rec is None else rec.decode())

@@ -1,8 +1,15 @@
 """Appending to a store: one batch of events checked, folded and written in one transaction.
 
-A mixin of :class:`jaslog.store.Store` (which provides the engine, the dialect and the
-insert statement): new games and their header rows, retries recognised by event id,
+A mixin of :class:`jaslog.store.Store` (which provides the engine, the dialect, the clock
+and the insert statement): new games and their header rows, retries recognised by event id,
 conflicts between writers, the fold of the stored game kept between appends.
+
+Every event appended here is appended live: it is stored with ``recorded_at`` from the
+store's clock (rule book 9.1, decision 14), which is part of its canonical bytes and so of
+its hash chain. A client may not send ``recorded_at`` (``recorded_at_given``), nor an ``at``
+more than :data:`jaslog.store.clock.AT_TOLERANCE` ahead of the store's clock
+(``at_in_future``). A retry (the same event ``id`` sent again) is recognised whatever its
+stamp says. Imports (:mod:`jaslog.store.importer`) keep the ``recorded_at`` a file carries.
 """
 
 from __future__ import annotations
@@ -10,9 +17,10 @@ from __future__ import annotations
 import secrets
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
+import orjson
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -21,15 +29,15 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.clock import Clock
+from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
 from jaslog.store.codec import (
     canonical,
     event_dict,
     link,
     norm_id,
-    now_rfc3339,
     now_text,
     parse_time,
+    utc_text,
 )
 from jaslog.store.queries import EVENT_COLUMNS, Queries
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
@@ -95,7 +103,7 @@ class Appending(Queries):
             sent = event_from_dict({**first, "game": first.get("game", head.game), "seq": row.seq})
         except EventError:
             return head.next_seq
-        if row.version == VERSION and bytes(row.payload) != canonical(sent):
+        if row.version == VERSION and not same_event(bytes(row.payload), sent):
             what = (f"a {row.type} event, not this {sent.type}" if row.type != sent.type
                     else f"another {row.type} event (other content)")
             raise RejectedError(f"game {head.game}: event id {eid} is already stored at seq "
@@ -168,15 +176,22 @@ class Appending(Queries):
         that is already stored is a retry: it is placed where that event is stored, so the
         events already stored are skipped (sending a stored batch again appends nothing).
         An id stored for another event is refused (``duplicate_id``).
+
+        The new events are stored with ``recorded_at``: the store's clock, read once for the
+        batch. An event that carries ``recorded_at`` is refused (``recorded_at_given``), and
+        so is an ``at`` more than 5 minutes ahead of the clock (``at_in_future``).
         """
         if at_end and expected_seq is not None:
             raise ValueError("append: at_end and expected_seq exclude each other")
+        now = self.clock()
         items: list[Any] = []
         evs: list[Event] = []
         if at_end:
             items = self._parsed(game, events)
+            _refuse_recorded_at(game, items)
         else:
             evs = self._coerce(game, events, expected_seq)
+            _refuse_recorded_at(game, evs)
         if expected_seq is not None and evs and evs[0].seq != expected_seq:
             raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
                                 f"{expected_seq} was expected; nothing was written",
@@ -196,11 +211,13 @@ class Appending(Queries):
                     detail = "another writer got there first" if rest[0].seq < head.next_seq \
                         else "that would leave a gap"
                     raise ConflictError(game, rest[0].seq, head.next_seq, detail)
+                _refuse_future_at(game, rest, now)
+                rest = stamped(rest, now)
                 self._check_ids(conn, game, rest)
                 f = self._validate(conn, head, rest)
                 rows, new_head = self._rows(conn, head, rest)
                 if head.next_seq == 0:
-                    self._insert_game(conn, rest[0])  # type: ignore[arg-type]
+                    insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
                 self.insert_rows(conn, rows)
         except IntegrityError as e:
             self._folds.pop(game, None)
@@ -261,7 +278,7 @@ class Appending(Queries):
             row = stored.get(e.seq)
             if row is None or e.id is None or row.event_id != norm_id(e.id):
                 break
-            if row.version == VERSION and bytes(row.payload) != canonical(e):
+            if row.version == VERSION and not same_event(bytes(row.payload), e):
                 raise ConflictError(head.game, e.seq, head.next_seq,
                                     f"event id {e.id} is stored at seq {e.seq} with other content")
             n += 1
@@ -317,18 +334,15 @@ class Appending(Queries):
             prev = h
         return rows, Head(head.game, evs[-1].seq + 1, prev.hex())
 
-    @staticmethod
-    def _insert_game(conn: Connection, started: GameStarted) -> None:
-        insert_games(conn, [started])
-
     def new_game(self, ruleset: str, seats: list[str], *, dealer: int = 0,
                  options: dict[str, Any] | None = None, game: str | None = None,
                  meta: dict[str, Any] | None = None, at: str | None = None) -> str:
         """Start a game (its ``game_started`` event) and return its id (generated if None:
-        the date and 6 random hex digits)."""
-        gid = game or f"{datetime.now(UTC):%Y%m%d}-{secrets.token_hex(3)}"
+        the date and 6 random hex digits). ``at`` defaults to now by the store's clock."""
+        now = self.clock()
+        gid = game or f"{now:%Y%m%d}-{secrets.token_hex(3)}"
         ev: dict[str, Any] = {"game": gid, "seq": 0, "type": "game_started",
-                              "at": at or now_rfc3339(), "ruleset": ruleset, "seats": seats,
+                              "at": at or stamp(now), "ruleset": ruleset, "seats": seats,
                               "dealer": dealer}
         if options:
             ev["options"] = options
@@ -338,17 +352,78 @@ class Appending(Queries):
         return gid
 
 
-def insert_games(conn: Connection, started: list[GameStarted]) -> None:
-    """The header rows of new games (in the caller's write transaction)."""
+def insert_games(conn: Connection, started: list[GameStarted],
+                 stored_at: str | None = None) -> None:
+    """The header rows of new games (in the caller's write transaction); ``stored_at``
+    (sortable UTC text) defaults to now."""
     if not started:
         return
     pos = int(conn.execute(select(func.coalesce(func.max(GAMES.c.pos), 0))).scalar_one())
-    stamp = now_text()
+    stamp_text = stored_at or now_text()
     rows: list[dict[str, Any]] = []
     seats: list[dict[str, Any]] = []
     for i, s in enumerate(started, 1):
         rows.append({"id": s.game, "pos": pos + i, "ruleset": s.ruleset, "dealer": s.dealer,
-                     "seats": list(s.seats), "created_at": created_at(s), "stored_at": stamp})
+                     "seats": list(s.seats), "created_at": created_at(s),
+                     "stored_at": stamp_text})
         seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
     conn.execute(GAMES.insert(), rows)
     conn.execute(GAME_PLAYERS.insert(), seats)
+
+
+def same_event(payload: bytes, e: Event) -> bool:
+    """Whether a stored payload (current format) is ``e`` as it was sent: byte for byte, the
+    stored ``recorded_at`` aside when ``e`` has none (the store stamped it, the client's
+    retry cannot know it).
+
+    >>> from jaslog.events import parse_event
+    >>> sent = parse_event(b'{"game":"g","seq":3,"type":"note","text":"tea"}')
+    >>> same_event(b'{"game":"g","seq":3,"type":"note","recorded_at":"2026-12-01T20:00:00.000Z",'
+    ...            b'"text":"tea"}', sent)
+    True
+    >>> same_event(b'{"game":"g","seq":3,"type":"note","text":"coffee"}', sent)
+    False
+    """
+    if payload == canonical(e):
+        return True
+    if e.recorded_at is not None or b'"recorded_at"' not in payload:
+        return False
+    try:
+        at = orjson.loads(payload).get("recorded_at")
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(at, str) and payload == canonical(e.model_copy(update={"recorded_at": at}))
+
+
+def stamped(evs: list[Event], now: datetime) -> list[Event]:
+    """The events with ``recorded_at`` set to ``now`` (they carry none: see
+    :func:`_refuse_recorded_at`)."""
+    at = stamp(now)
+    return [e.model_copy(update={"recorded_at": at}) for e in evs]
+
+
+def _refuse_recorded_at(game: str, items: Sequence[Any]) -> None:
+    """Refuse a live batch in which an event carries ``recorded_at`` (``recorded_at_given``)."""
+    for i, e in enumerate(items):
+        given = e.get("recorded_at") if isinstance(e, dict) else getattr(e, "recorded_at", None)
+        if given is not None:
+            seq = e.get("seq") if isinstance(e, dict) else e.seq
+            where = f" (seq {seq})" if isinstance(seq, int) else ""
+            raise RejectedError(f"game {game}: event {i + 1} of the batch{where} carries "
+                                f"recorded_at {given!r}: recorded_at is set by the store's own "
+                                "clock; leave it out; nothing was written", game=game,
+                                seq=seq if isinstance(seq, int) else None,
+                                code="recorded_at_given")
+
+
+def _refuse_future_at(game: str, evs: list[Event], now: datetime) -> None:
+    """Refuse a batch with an ``at`` more than :data:`AT_TOLERANCE` ahead of ``now``
+    (``at_in_future``)."""
+    for e in evs:
+        if e.at is not None and parse_stamp(e.at) - now > AT_TOLERANCE:
+            minutes = int(AT_TOLERANCE.total_seconds() // 60)
+            raise RejectedError(f"game {game} seq {e.seq}: at {e.at} is more than {minutes} "
+                                f"minutes ahead of the store's clock ({stamp(now)}): a table's "
+                                "time may be ahead of the store's by at most "
+                                f"{minutes} minutes (is the device's clock right?); nothing was "
+                                "written", game=game, seq=e.seq, code="at_in_future")

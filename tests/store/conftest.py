@@ -26,6 +26,7 @@ import pytest
 
 from jaslog.sim import simulate_game
 from jaslog.store import Store, open_store
+from jaslog.store.clock import ManualClock
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -158,9 +159,14 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("pg_url"))
 
 
+#: The time of the store fixture's clock: every event it appends is stamped with it.
+STORE_TIME = "2026-12-01T20:00:00.000Z"
+
+
 @pytest.fixture
 def store(store_url: str) -> Iterator[Store]:
-    s = open_store(store_url)
+    """An empty store on a :class:`ManualClock` at :data:`STORE_TIME`."""
+    s = open_store(store_url, clock=ManualClock(STORE_TIME))
     yield s
     s.close()
 
