@@ -1,10 +1,22 @@
-"""The tournament routes: create, list, standings, next round."""
+"""The tournament routes: create, list, standings, next round, withdrawals, move clocks.
+
+The move clock (:mod:`jaslog.service.move_clock`) runs when a tournament is read (``GET``),
+when ``POST /api/tournaments/{id}/clock`` asks, and in a background task of the running
+service every :data:`MOVE_CLOCK_EVERY` seconds (``app.state.move_clock_every``; 0 or None:
+no background task), so a timeout is recorded although nobody is looking.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, FastAPI, Path, Request
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jaslog.events import PlayerId
@@ -19,9 +31,65 @@ from jaslog.service.deps import (
     responses,
     service,
 )
+from jaslog.service.move_clock import MoveClock
 from jaslog.service.tournaments import TournamentError, Tournaments
 
-router = APIRouter(prefix="/api")
+log = logging.getLogger("jaslog.service")
+
+#: Seconds between two runs of the background move clock.
+MOVE_CLOCK_EVERY = 1.0
+_CLOCK_LOCK = threading.Lock()
+
+
+def move_clock_of(app: Any) -> MoveClock:
+    """The app's one move clock (made on first use, on the service's clock)."""
+    st = app.state
+    with _CLOCK_LOCK:
+        mc: MoveClock | None = getattr(st, "move_clock", None)
+        if mc is None:
+            mc = st.move_clock = MoveClock(st.service)
+    return mc
+
+
+def move_clock(request: Request) -> MoveClock:
+    return move_clock_of(request.app)
+
+
+def _publish(svc: Service, appended: list[dict[str, Any]]) -> None:
+    """Wake the streams of the games the move clock appended to (in the event loop)."""
+    for game in {e["game"] for e in appended}:
+        svc.notifier.publish(game)
+
+
+async def _run_clocks(app: FastAPI, every: float, stop: asyncio.Event) -> None:
+    svc: Service = app.state.service
+    mc = move_clock_of(app)
+    while not stop.is_set():
+        try:
+            appended = await run_in_threadpool(Tournaments(svc).sweep, mc)
+        except Exception:  # a bad moment of the database: log it, look again later
+            log.exception("the move clock's sweep failed")
+        else:
+            _publish(svc, appended)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=every)
+
+
+@contextlib.asynccontextmanager
+async def move_clocks(app: FastAPI) -> AsyncIterator[None]:
+    """The background move clock, for as long as the service runs."""
+    every = getattr(app.state, "move_clock_every", MOVE_CLOCK_EVERY)
+    stop = asyncio.Event()
+    task = asyncio.create_task(_run_clocks(app, every, stop)) if every and every > 0 else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            stop.set()
+            await task  # its sweep in progress ends before the service closes its stores
+
+
+router = APIRouter(prefix="/api", lifespan=move_clocks)
 
 TID = Annotated[str, Path(pattern=named(r"^[A-Za-z0-9._:-]{1,64}$", "a tournament id"),
                           description="tournament id")]
@@ -36,12 +104,21 @@ class TournamentIn(BaseModel):
                                 description="default klaverjas-online-501")
     options: dict[str, Any] | None = Field(None, description="default: game_end target 1001")
     move_limit_s: int | None = Field(None, ge=1, le=3600, description="seconds per move (30)")
+    on_timeout: Literal["record", "autoplay"] | None = Field(
+        None, description="after a timeout: record (default: the fact, for the referee) or "
+                          "autoplay (the service plays the lowest legal card, or passes)")
     seed: int | None = Field(None, ge=0, le=2**31 - 1, description="for the draws")
 
     @field_validator("options")
     @classmethod
     def _loggable(cls, v: Any) -> Any:
         return json_safe(v, "options")
+
+
+class WithdrawalIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    player: PlayerId = Field(description="the player who leaves (a player token: its own id)")
+    reason: str = Field("", max_length=200, description="a few words for the record")
 
 
 # ---------------------------------------------------------------------- tournaments
@@ -52,16 +129,22 @@ def _tournament_error(e: TournamentError) -> ApiError:
 
 
 @router.get("/tournaments", tags=["tournaments"], responses=responses(401))
-def list_tournaments(svc: Service = Depends(service),
-                     who: Principal = Depends(principal)) -> list[dict[str, Any]]:
+async def list_tournaments(svc: Service = Depends(service), who: Principal = Depends(principal),
+                           mc: MoveClock = Depends(move_clock)) -> list[dict[str, Any]]:
     """Every tournament with its status, as this token may see it."""
-    ts = Tournaments(svc)
-    out = []
-    for tid in ts.ids():
-        st = ts.standing(tid, who)
-        out.append({k: st[k] for k in ("id", "name", "status", "players", "created_at",
-                                       "champions", "runner_up")}
-                   | {"rounds": len(st["rounds"])})
+    def work() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        ts = Tournaments(svc)
+        appended = ts.sweep(mc)
+        out = []
+        for tid in ts.ids():
+            st = ts.standing(tid, who)
+            out.append({k: st[k] for k in ("id", "name", "status", "players", "created_at",
+                                           "champions", "runner_up")}
+                       | {"rounds": len(st["rounds"])})
+        return out, appended
+
+    out, appended = await run_in_threadpool(work)
+    _publish(svc, appended)
     return out
 
 
@@ -75,29 +158,76 @@ def create_tournament(body: TournamentIn, svc: Service = Depends(service),
     try:
         t = ts.create(name=body.name, players=list(body.players), ruleset=body.ruleset,
                       options=body.options, move_limit=body.move_limit_s, seed=body.seed,
-                      tid=body.id)
+                      tid=body.id, on_timeout=body.on_timeout)
     except TournamentError as e:
         raise _tournament_error(e) from None
     return ts.standing(t.id, who)
 
 
 @router.get("/tournaments/{tid}", tags=["tournaments"], responses=responses(401, 404, 422))
-def get_tournament(tid: TID, svc: Service = Depends(service),
-                   who: Principal = Depends(principal)) -> dict[str, Any]:
-    """Rounds, tables, teams, scores, winners, and every move over the time limit."""
+async def get_tournament(tid: TID, svc: Service = Depends(service),
+                         who: Principal = Depends(principal),
+                         mc: MoveClock = Depends(move_clock)) -> dict[str, Any]:
+    """Rounds, tables, teams, scores, winners, withdrawals, every move over the time limit
+    and every timeout recorded (the move clock runs first)."""
+    def work() -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        ts = Tournaments(svc)
+        appended = ts.check_clocks(tid, mc)
+        return ts.standing(tid, who), appended
+
     try:
-        return Tournaments(svc).standing(tid, who)
+        st, appended = await run_in_threadpool(work)
     except TournamentError as e:
         raise _tournament_error(e) from None
+    _publish(svc, appended)
+    return st
 
 
 @router.post("/tournaments/{tid}/rounds", status_code=201, tags=["tournaments"],
              responses=responses(401, 403, 404, 409, 422))
 def next_round(tid: TID, svc: Service = Depends(service),
                who: Principal = Depends(principal)) -> dict[str, Any]:
-    """Start the next round: the winners of the last, shuffled into new teams and tables."""
+    """Start the next round: the winners of the last, shuffled into new teams and tables
+    (a winner who withdrew is left out, and the best of the losing teams takes the place)."""
     require(who, "admin", what="start tournament rounds")
     try:
         return Tournaments(svc).next_round(tid)
     except TournamentError as e:
         raise _tournament_error(e) from None
+
+
+@router.post("/tournaments/{tid}/withdrawals", status_code=201, tags=["tournaments"],
+             responses=responses(400, 401, 403, 404, 409, 422))
+def withdraw(tid: TID, body: WithdrawalIn, svc: Service = Depends(service),
+             who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A player leaves the tournament, for good: a player token withdraws its own player,
+    an admin token any player. Their game in play ends: the service records a ruling on
+    the round in play (the round to the other team, reason ``withdrawal of <player>``) and
+    the other team wins it; the next round is drawn without them. Withdrawing again is
+    **409** ``already_withdrawn``: a player who leaves cannot re-enter."""
+    require(who, "admin", "player", what="withdraw players from tournaments")
+    if who.role == "player" and who.player != body.player:
+        raise ApiError(403, "other_player", f"a player token for {who.player} may withdraw "
+                       f"only {who.player}, not {body.player}")
+    try:
+        return Tournaments(svc).withdraw(tid, body.player, by=f"{who.role} token {who.token_id}",
+                                         reason=body.reason)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+
+
+@router.post("/tournaments/{tid}/clock", tags=["tournaments"],
+             responses=responses(401, 403, 404, 422))
+async def check_clock(tid: TID, svc: Service = Depends(service),
+                      who: Principal = Depends(principal),
+                      mc: MoveClock = Depends(move_clock)) -> dict[str, Any]:
+    """Run the move clock over the tournament's games in play now: the events it appended
+    (a ``timeout`` for each seat due that has not acted in time, and with ``on_timeout:
+    autoplay`` the move the service made for it). The service also runs it by itself."""
+    require(who, "admin", "referee", what="run the move clock")
+    try:
+        appended = await run_in_threadpool(Tournaments(svc).check_clocks, tid, mc)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    _publish(svc, appended)
+    return {"tournament": tid, "appended": appended}

@@ -5,12 +5,19 @@ default the ``klaverjas-online-501`` rules to 1001 points, 30 seconds per move).
 winning team of every table goes on; before each round the winners are shuffled into new
 teams (no two partners of the last round stay partners) and new tables. 16 players play
 three rounds, 8 players two; the final's winners take the grand prize, its losers second
-place. The time limit is recorded from the events' ``at`` times and every move over it is
-reported.
+place. Every move over the time limit is reported from the events' ``at`` times; the
+service's move clock (:mod:`jaslog.service.move_clock`) records a ``timeout`` when the seat
+due has not acted in time and, with ``on_timeout: autoplay``, plays for it (rule book 9.1,
+decision 15).
+
+A player may withdraw (:meth:`Tournaments.withdraw`) and cannot re-enter: their game in
+play ends with a ruling on the round in play (the round to the other side, as a forfeit)
+and is won by the other team; the next round leaves them out, and when a winner is missing
+the best player of the last round's losing teams takes the place (:func:`lucky_losers`).
 
 The tournament and its games are rows of the service's own insert-only tables; the games
 themselves are ordinary games in the store, at their table (``meta.table``), so the table's
-scorer token records them.
+scorer token records them. The HTTP API and ``jaslog tournament`` both call this module.
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ import json
 import random
 import re
 import secrets
+import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from jaslog.engine.fold import GameFold
 from jaslog.engine.options import OptionError
 from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
@@ -32,8 +42,10 @@ from jaslog.games import game_of, get_game, resolve
 from jaslog.service import db
 from jaslog.service.auth import Principal, now
 from jaslog.service.core import Service
+from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
 from jaslog.service.timing import move_times
 from jaslog.store import ConflictError, NoSuchGame
+from jaslog.store.clock import Clock, stamp
 from jaslog.views import FULL, report, visible_events
 
 DEFAULT_RULESET = "klaverjas-online-501"
@@ -61,6 +73,25 @@ class Tournament:
     move_limit: int
     seed: int
     created_at: str
+    #: what follows a timeout: ``record`` (the fact only) or ``autoplay``
+    on_timeout: str = "record"
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """A player who left a tournament: in which round, the game it decided (None when no
+    game of theirs was in play), when, by whom and why."""
+
+    player: str
+    round: int
+    game: str | None
+    withdrawn_at: str
+    by: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"player": self.player, "round": self.round, "game": self.game,
+                "withdrawn_at": self.withdrawn_at, "by": self.by, "reason": self.reason}
 
 
 def _rounds_for(n: int) -> int | None:
@@ -91,19 +122,73 @@ def draw_tables(players: list[str], seed: int, round_no: int,
     raise TournamentError(409, "no_new_teams", "no draw of new teams was found")  # pragma: no cover
 
 
+def forfeit_score(fold: GameFold, seat: int) -> list[int]:
+    """The score of a round given up by ``seat`` (a withdrawal): nothing for its side, and
+    for the other side all the card points of a round (Klaverjas: 162), within what one round
+    can score (:meth:`~jaslog.engine.base.RoundBook.most_round_score`).
+
+    >>> from jaslog.fold import start_fold
+    >>> from jaslog.events import parse_event
+    >>> f = start_fold(parse_event('{"game":"g","seq":0,"type":"game_started",'
+    ...     '"ruleset":"amsterdam","seats":["a","b","c","d"],"dealer":0}'))
+    >>> forfeit_score(f, 1)
+    [162, 0]
+    """
+    state = fold.state
+    most = int(state.most_round_score())
+    points = min(int(getattr(getattr(state, "score_rules", None), "total", most)), most)
+    teams = state.scores * 2 == len(fold.seats)
+    score = [points] * state.scores
+    score[seat % state.scores if teams else seat] = 0
+    return score
+
+
+def lucky_losers(tables: list[dict[str, Any]], out: set[str], seed: int, round_no: int,
+                 places: int) -> list[str]:
+    """``places`` players of the losing teams of a finished round (``tables`` as the standing
+    shows them), for the places of winners who withdrew: the players whose team scored most
+    first, then in an order drawn from the tournament's seed; nobody in ``out``.
+
+    >>> t = [{"winner": 0, "teams": [["a", "c"], ["b", "d"]], "totals": [1001, 640]},
+    ...      {"winner": 1, "teams": [["e", "g"], ["f", "h"]], "totals": [980, 1010]}]
+    >>> sorted(lucky_losers(t, {"b"}, 1, 1, 2))
+    ['e', 'g']
+    """
+    rng = random.Random(f"{seed}:{round_no}:lucky")
+    ranked: list[tuple[int, float, str]] = []
+    for g in tables:
+        w = g["winner"]
+        if not isinstance(w, int):
+            continue
+        ranked += [(-g["totals"][1 - w], rng.random(), p) for p in g["teams"][1 - w]
+                   if p not in out]
+    return [p for _, _, p in sorted(ranked)[:places]]
+
+
 class Tournaments:
-    def __init__(self, svc: Service) -> None:
+    """The tournaments of a service: what the HTTP API and ``jaslog tournament`` both call.
+
+    ``clock`` stamps withdrawals and the service's own events (default: the service's
+    clock, ``svc.clock``)."""
+
+    def __init__(self, svc: Service, clock: Clock | None = None) -> None:
         self.svc = svc
+        self.clock: Clock = clock or svc.clock
 
     # ------------------------------------------------------------------ reading
 
     def get(self, tid: str) -> Tournament:
+        tc = db.tournament_clocks
         with self.svc.engine.connect() as c:
-            row = c.execute(select(db.tournaments).where(db.tournaments.c.id == tid)).first()
+            row = c.execute(select(db.tournaments, tc.c.on_timeout)
+                            .select_from(db.tournaments.outerjoin(
+                                tc, tc.c.tournament == db.tournaments.c.id))
+                            .where(db.tournaments.c.id == tid)).first()
         if row is None:
             raise TournamentError(404, "no_such_tournament", f"no tournament {tid!r}")
         return Tournament(row.id, row.name, row.ruleset, json.loads(row.options),
-                          json.loads(row.players), row.move_limit, row.seed, row.created_at)
+                          json.loads(row.players), row.move_limit, row.seed, row.created_at,
+                          row.on_timeout or "record")
 
     def ids(self) -> list[str]:
         with self.svc.engine.connect() as c:
@@ -131,13 +216,30 @@ class Tournaments:
                 out.setdefault(r.round, {})[r.table_no] = r.game
         return out
 
+    def withdrawals(self, tid: str) -> list[Withdrawal]:
+        """The players who left ``tid``, in the order they left."""
+        tw = db.tournament_withdrawals
+        with self.svc.engine.connect() as c:
+            rows = c.execute(select(tw).where(tw.c.tournament == tid)
+                             .order_by(tw.c.withdrawn_at, tw.c.player)).all()
+        return [Withdrawal(r.player, r.round, r.game, r.withdrawn_at, r.by, r.reason)
+                for r in rows]
+
     # ------------------------------------------------------------------ creating
 
     def create(self, *, name: str, players: list[str], ruleset: str | None = None,
                options: dict[str, Any] | None = None, move_limit: int | None = None,
-               seed: int | None = None, tid: str | None = None) -> Tournament:
+               seed: int | None = None, tid: str | None = None,
+               on_timeout: str | None = None) -> Tournament:
         ruleset = ruleset or DEFAULT_RULESET
         options = DEFAULT_OPTIONS if options is None else options
+        on_timeout = on_timeout or "record"
+        if on_timeout not in ON_TIMEOUT:
+            raise TournamentError(422, "bad_on_timeout", f"on_timeout is {' or '.join(ON_TIMEOUT)}"
+                                  f", not {on_timeout!r}")
+        if move_limit is not None and move_limit < 1:
+            raise TournamentError(422, "bad_move_limit", "the time per move is a whole number of "
+                                  f"seconds, 1 or more, not {move_limit}")
         try:
             if get_game(game_of(ruleset)).scoring != "teams":  # two partnerships a table
                 raise TournamentError(422, "bad_ruleset", "tournaments are played with a "
@@ -163,13 +265,16 @@ class Tournaments:
             raise TournamentError(409, "tournament_exists", f"the store has games named as "
                                   f"tournament {tid}'s ({', '.join(taken[:3])}); choose another id")
         t = Tournament(tid, name, ruleset, options, list(players),
-                       DEFAULT_MOVE_LIMIT if move_limit is None else move_limit, seed, now())
+                       DEFAULT_MOVE_LIMIT if move_limit is None else move_limit, seed, now(),
+                       on_timeout)
         try:
             with self.svc.engine.begin() as c:
                 c.execute(insert(db.tournaments).values(
                     id=t.id, name=t.name, ruleset=t.ruleset, options=json.dumps(t.options),
                     players=json.dumps(t.players), move_limit=t.move_limit, seed=t.seed,
                     created_at=t.created_at))
+                c.execute(insert(db.tournament_clocks).values(tournament=t.id,
+                                                              on_timeout=t.on_timeout))
         except IntegrityError:
             raise TournamentError(409, "tournament_exists", f"tournament {tid} exists") from None
         self._start_round(t, 1, t.players, set())
@@ -183,7 +288,7 @@ class Tournaments:
         for i, seats in enumerate(tables, 1):
             gid = f"{t.id}-r{round_no}-t{i}"
             meta = {"tournament": t.id, "event": t.name, "round": round_no, "table": str(i),
-                    "move_limit_s": t.move_limit}
+                    "move_limit_s": t.move_limit, "on_timeout": t.on_timeout}
             try:
                 self.svc.new_game({"game": gid, "ruleset": t.ruleset, "seats": seats,
                                    "dealer": rng.randrange(4), "options": t.options or None,
@@ -196,7 +301,8 @@ class Tournaments:
             c.execute(insert(db.tournament_games), rows)
 
     def next_round(self, tid: str) -> dict[str, Any]:
-        """Start the next round with the winners of the last, in new teams."""
+        """Start the next round with the winners of the last, in new teams. A winner who
+        withdrew is left out; their place goes to a lucky loser (:func:`lucky_losers`)."""
         t = self.get(tid)
         st = self.standing(tid, None)
         if st["status"] == "finished":
@@ -211,10 +317,112 @@ class Tournaments:
         if drawn:
             raise TournamentError(409, "drawn_game", f"{', '.join(drawn)} ended in a draw; a "
                                   "tournament game needs a winner (play to a target score)")
-        winners = [p for g in cur["tables"] for p in g["winners"]]
+        out = {w.player for w in self.withdrawals(tid)}
+        winners = [p for g in cur["tables"] for p in g["winners"] if p not in out]
         partners = {frozenset(g["winners"]) for g in cur["tables"]}
+        places = 2 * len(cur["tables"]) - len(winners)
+        if places:
+            lucky = lucky_losers(cur["tables"], out, t.seed, cur["round"], places)
+            if len(lucky) < places:
+                raise TournamentError(409, "not_enough_players", f"round {cur['round'] + 1} "
+                                      f"needs {2 * len(cur['tables'])} players; after the "
+                                      f"withdrawals only {len(winners) + len(lucky)} can play")
+            winners += lucky
+            partners |= {frozenset(team) for g in cur["tables"] for team in g["teams"]
+                         if set(team) & set(lucky)}
         self._start_round(t, cur["round"] + 1, winners, partners)
         return self.standing(tid, None)
+
+    # ------------------------------------------------------------------ withdrawals
+
+    def withdraw(self, tid: str, player: str, *, by: str, reason: str = "") -> dict[str, Any]:
+        """``player`` leaves ``tid`` for good (rule book 9.1, decision 15). Their game in
+        play, if any, is decided: the service records a ruling on its round in play (the
+        round to the other side, :func:`forfeit_score`) and a note, and the standing counts
+        it won by the other team. The answer says what was done."""
+        t = self.get(tid)
+        if player not in t.players:
+            raise TournamentError(404, "no_such_player", f"{player!r} does not play in "
+                                  f"tournament {tid}")
+        done = next((w for w in self.withdrawals(tid) if w.player == player), None)
+        if done is not None:
+            raise self._withdrawn(tid, done)
+        st = self.standing(tid, None)
+        if st["status"] == "finished":
+            raise TournamentError(409, "tournament_over", f"tournament {tid} is over")
+        cur = st["rounds"][-1]
+        table = next((g for g in cur["tables"] if player in g["seats"]), None)
+        game = table["game"] if table is not None and not table["finished"] else None
+        w = Withdrawal(player, cur["round"], game, stamp(self.clock()), by[:64], reason[:200])
+        try:
+            with self.svc.engine.begin() as c:
+                c.execute(insert(db.tournament_withdrawals).values(
+                    tournament=tid, player=w.player, round=w.round, game=w.game,
+                    withdrawn_at=w.withdrawn_at, by=w.by, reason=w.reason))
+        except IntegrityError:  # withdrawn a moment ago by another request
+            again = next(x for x in self.withdrawals(tid) if x.player == player)
+            raise self._withdrawn(tid, again) from None
+        ruling = self._forfeit(tid, game, player) if game is not None else None
+        return {"tournament": tid, **w.to_json(), "ruling": ruling}
+
+    @staticmethod
+    def _withdrawn(tid: str, w: Withdrawal) -> TournamentError:
+        return TournamentError(409, "already_withdrawn", f"{w.player} withdrew from tournament "
+                               f"{tid} at {w.withdrawn_at} (round {w.round}); a player who "
+                               "leaves a tournament cannot re-enter")
+
+    def _forfeit(self, tid: str, game: str, player: str) -> dict[str, Any] | None:
+        """Append the ruling (when a round is in play) and the note that end ``game`` for
+        ``player``'s withdrawal; the ruling as appended, or None."""
+        for _attempt in range(20):  # the table may be recording at the same moment
+            head, tl = self.svc.timeline(game)
+            fold = tl.fold
+            assert fold is not None
+            seat = fold.seats.index(player)
+            others = [p for i, p in enumerate(fold.seats) if i % 2 != seat % 2]
+            rounds = fold.state.rounds
+            at = stamp(self.clock())
+            batch: list[dict[str, Any]] = []
+            ruling: dict[str, Any] | None = None
+            if rounds and not rounds[-1].closed:
+                ruling = {"type": "ruling", "round": len(rounds),
+                          "score": forfeit_score(fold, seat),
+                          "reason": f"withdrawal of {player}"}
+                batch.append({**ruling, "at": at, "id": _own_id(game, player, "ruling")})
+            batch.append({"type": "note", "seat": seat, "at": at,
+                          "id": _own_id(game, player, "note"),
+                          "text": f"{player} withdrew from tournament {tid}: the game ends, won "
+                                  f"by {' and '.join(others)} by forfeit"})
+            try:
+                self.svc.append(game, batch, head.next_seq)
+            except ConflictError:
+                continue
+            return None if ruling is None else {**ruling, "game": game, "seq": head.next_seq}
+        raise TournamentError(  # pragma: no cover - twenty appends in the same instant
+            409, "game_busy", f"game {game} kept moving; the withdrawal of {player} is "
+            "recorded, its ruling is not: try again")
+
+    # ------------------------------------------------------------------ move clocks
+
+    def check_clocks(self, tid: str, clock: MoveClock) -> list[dict[str, Any]]:
+        """Run the move clock over the tournament's games in play: the events it appended."""
+        t = self.get(tid)
+        games = self.games(tid)
+        if not games:
+            return []
+        decided = {w.game for w in self.withdrawals(tid) if w.game is not None}
+        out: list[dict[str, Any]] = []
+        for gid in games[max(games)].values():
+            if gid not in decided:
+                out += clock.check(gid, t.move_limit, t.on_timeout)
+        return out
+
+    def sweep(self, clock: MoveClock, tids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """:meth:`check_clocks` for every tournament (or those of ``tids``)."""
+        out: list[dict[str, Any]] = []
+        for tid in self.ids() if tids is None else tids:
+            out += self.check_clocks(tid, clock)
+        return out
 
     # ------------------------------------------------------------------ standings
 
@@ -224,10 +432,13 @@ class Tournaments:
         total_rounds = _rounds_for(len(t.players))
         rounds: list[dict[str, Any]] = []
         exceeded: list[dict[str, Any]] = []
+        timeouts: list[dict[str, Any]] = []
         status = "playing"
         champions: list[str] | None = None
         runner_up: list[str] | None = None
         games = self.games(tid)
+        gone = self.withdrawals(tid)
+        forfeits = {w.game: w.player for w in gone if w.game is not None}
         for rno in sorted(games):
             tables: list[dict[str, Any]] = []
             for tno, gid in sorted(games[rno].items()):
@@ -239,15 +450,22 @@ class Tournaments:
                 sight = FULL if who is None else who.sight(seats, str(tno))
                 rep = report(tl, sight)
                 w = rep["winner"]
+                forfeit = forfeits.get(gid)
+                if forfeit is not None:  # won by the other team, whatever was played after
+                    w = 1 - seats.index(forfeit) % 2
                 tables.append({
                     "table": tno, "game": gid, "seats": seats,
                     "teams": [seats[0::2], seats[1::2]], "totals": rep["totals"],
-                    "rounds": len(rep["rounds"]), "finished": rep["finished"], "winner": w,
-                    "winners": seats[w::2] if isinstance(w, int) else [],
+                    "rounds": len(rep["rounds"]), "finished": rep["finished"] or bool(forfeit),
+                    "winner": w, "winners": seats[w::2] if isinstance(w, int) else [],
+                    "forfeit": forfeit,
                 })
-                timing = move_times(visible_events(tl, sight), t.move_limit)
+                evs = visible_events(tl, sight)
+                timing = move_times(evs, t.move_limit)
                 exceeded += [{"game": gid, "table": tno, "tournament_round": rno, **x}
                              for x in timing["exceeded"]]
+                timeouts += [{"game": gid, "table": tno, "tournament_round": rno, **x}
+                             for x in recorded_timeouts(gid, evs, seats)]
             rounds.append({"round": rno, "tables": tables,
                            "over": all(g["finished"] for g in tables)})
         if rounds and rounds[-1]["over"]:
@@ -258,7 +476,44 @@ class Tournaments:
                 champions = last[0]["winners"]
                 runner_up = last[0]["teams"][1 - last[0]["winner"]]
         return {"id": t.id, "name": t.name, "ruleset": t.ruleset, "options": t.options,
-                "players": t.players, "move_limit_s": t.move_limit, "seed": t.seed,
-                "created_at": t.created_at, "rounds_planned": total_rounds, "status": status,
-                "rounds": rounds, "champions": champions, "runner_up": runner_up,
-                "time_limit": {"limit": t.move_limit, "exceeded": exceeded}}
+                "players": t.players, "move_limit_s": t.move_limit, "on_timeout": t.on_timeout,
+                "seed": t.seed, "created_at": t.created_at, "rounds_planned": total_rounds,
+                "status": status, "rounds": rounds, "champions": champions,
+                "runner_up": runner_up, "withdrawn": [x.to_json() for x in gone],
+                "time_limit": {"limit": t.move_limit, "on_timeout": t.on_timeout,
+                               "exceeded": exceeded, "timeouts": timeouts}}
+
+
+def _own_id(game: str, player: str, what: str) -> str:
+    """The id of an event the service appends for a withdrawal (one per player and game)."""
+    return str(uuid.uuid5(ID_SPACE, f"{game}:withdrawal:{player}:{what}"))
+
+
+def recorded_timeouts(game: str, events: list[dict[str, Any]],
+                      seats: list[str]) -> list[dict[str, Any]]:
+    """The ``timeout`` events of a game (as dicts, in seq order), each with its player, the
+    round (counted by deals) and whether the service then played for the seat (``autoplayed``).
+
+    >>> evs = [{"seq": 0, "type": "game_started"}, {"seq": 1, "type": "dealt"},
+    ...        {"seq": 2, "type": "timeout", "seat": 1, "seconds": 31, "at": "2026-12-01T20:00:31Z"}]
+    >>> [(x["seq"], x["round"], x["player"], x["seconds"], x["autoplayed"])
+    ...  for x in recorded_timeouts("g", evs, ["a", "b", "c", "d"])]
+    [(2, 1, 'b', 31, False)]
+    """
+    out: list[dict[str, Any]] = []
+    rnd, since = 0, 0
+    for i, e in enumerate(events):
+        if e["type"] in ("dealt", "round_score"):
+            rnd += 1
+        if e["type"] == "timeout":
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            seat = e["seat"]
+            out.append({"seq": e["seq"], "round": rnd, "seat": seat,
+                        "player": seats[seat] if 0 <= seat < len(seats) else None,
+                        "seconds": e["seconds"], "at": e.get("at"),
+                        "recorded_at": e.get("recorded_at"),
+                        "autoplayed": nxt is not None and nxt.get("seat") == seat
+                        and nxt.get("id") == event_id(game, since, seat, "move")})
+        if e["type"] not in NOT_MOVES:
+            since = e["seq"]
+    return out
