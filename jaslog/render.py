@@ -46,8 +46,18 @@ def who(fold: GameFold, seat: int | None) -> str:
     return f"{fold.seats[seat]} ({seat})" if seat is not None else "?"
 
 
-def describe_event(fold: GameFold, e: Event, viewer: int | None = None) -> Text:
-    """One line saying what the event was, as the viewer may know it."""
+def describe_event(fold: GameFold, e: Event, viewer: int | None = None,
+                   struck: tuple[int, str] | None = None) -> Text:
+    """One line saying what the event was, as the viewer may know it; ``struck``: the seq
+    and reason of the correction that retracts it (the line is struck through)."""
+    t = _describe(fold, e, viewer)
+    if struck is not None:
+        t.stylize("strike")
+        t.append(f"  retracted at seq {struck[0]}: {struck[1]}", style="bold red")
+    return t
+
+
+def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     d: Any = e
     t = Text(f"seq {e.seq:>4} ", style="dim")
     if e.type == "game_started":
@@ -77,6 +87,29 @@ def describe_event(fold: GameFold, e: Event, viewer: int | None = None) -> Text:
     elif e.type == "ruling":
         t.append(f"referee: round {d.round} scores {'–'.join(map(str, d.score))}: {d.reason}",
                  style="bold magenta")
+        r = fold.state.rounds[d.round - 1] if d.round <= len(fold.state.rounds) else None
+        if r is not None and r.ruling is not None and r.ruling.after_end:
+            t.append(" (after the game ended)", style="magenta")
+    elif e.type == "round_score":
+        t.append(f"round {d.round} recorded by its score alone: {'–'.join(map(str, d.score))}",
+                 style="bold")
+        known = [f"{k} {v if not isinstance(v, list) else '–'.join(map(str, v))}"
+                 for k in ("chooser", "trump", "points", "roem", "result")
+                 if (v := getattr(d, k)) is not None]
+        if known:
+            t.append(" (" + ", ".join(known) + ")")
+    elif e.type == "correction":
+        t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {d.reason}",
+                 style="bold red")
+    elif e.type == "irregularity":
+        cards = f" {' '.join(d.cards)}" if d.cards and viewer in (None, d.seat) else ""
+        t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
+                 style="bold yellow")
+        if d.text:
+            t.append(f": {d.text}", style="yellow")
+    elif e.type == "timeout":
+        t.append(f"timeout: {who(fold, d.seat)} had not acted after {d.seconds} s",
+                 style="yellow")
     elif e.type == "note":
         rounds = fold.state.rounds
         if viewer is not None and rounds and not rounds[-1].over:
@@ -111,6 +144,42 @@ _GAME_EVENTS: dict[str, Any] = {
     "knock": lambda f, d, v: "knocks",
     "knock_back": lambda f, d, v: "knocks back",
 }
+
+
+def _dash(xs: list[int] | None) -> str:
+    return "–".join(map(str, xs)) if xs is not None else "?"
+
+
+def record_lines(fold: GameFold, rep: dict[str, Any]) -> list[Text]:
+    """What ``check`` and ``show`` print below a game's line: the score sheet (each round as
+    played or recorded, every ruling, what counts and the running totals), the events a
+    correction retracted, and the irregularities and timeouts."""
+    out = [Text("    score sheet:", style="dim")]
+    word = get_game(fold.game).round_word
+    for r in rep["rounds"]:
+        how = "score only" if r["recorded"] == "score_only" else r["result"]
+        line = Text(f"      {word} {r['round']:>2}  {how:<10} ")
+        line.append(_dash(r["score"]))
+        for ruling in r["rulings"]:
+            style = "dim strike" if ruling["superseded"] else "bold magenta"
+            line.append(f"  ruled {_dash(ruling['score'])}", style=style)
+            line.append(f" ({ruling['reason']}" + ("; after the game ended" if ruling["after_end"]
+                                                    else "") + ")", style=style)
+        line.append(f"  →  {_dash(r['totals'])}", style="bold")
+        out.append(line)
+        for x in r["irregularities"]:
+            cards = f" {' '.join(x['cards'])}" if x["cards"] else ""
+            out.append(Text(f"        seq {x['seq']}: irregularity {x['kind']} by "
+                            f"{who(fold, x['seat'])}{cards}" + (f": {x['text']}" if x["text"] else ""),
+                            style="yellow"))
+    for x in rep["retracted"]:
+        t = Text(f"    seq {x['seq']} ({x['what']})", style="strike")
+        t.append(f" retracted at seq {x['by']}: {x['reason']}", style="red")
+        out.append(t)
+    for x in rep["timeouts"]:
+        out.append(Text(f"    seq {x['seq']}: {who(fold, x['seat'])} timed out after "
+                        f"{x['seconds']} s", style="yellow"))
+    return out
 
 
 def render_table(fold: GameFold, viewer: int | None = None) -> Group:

@@ -13,7 +13,8 @@ from jaslog.fold import FileGame, fold_lines
 from .rules.logs import DEAL_M, REVOKE_SEQ_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
 
 ROUND_KEYS = {"round", "dealer", "trump", "chooser", "tricks", "points", "roem", "roem_on_table",
-              "result", "score", "ruling"}
+              "result", "score", "ruling", "rulings", "final", "totals", "recorded",
+              "hands_recorded", "irregularities"}
 TRICK_KEYS = {"leader", "cards", "winner", "points", "roem", "roem_on_table"}
 VIOLATION_KEYS = {"seq", "round", "trick", "seat", "card", "rule", "message"}
 
@@ -88,7 +89,9 @@ def test_ruling_in_report() -> None:
     rep = log.report()
     r = rep["rounds"][0]
     assert r["score"] == [133, 29]
-    assert r["ruling"] == {"score": [100, 62], "reason": "misdeal found", "seq": log.seq}
+    assert r["ruling"] == {"score": [100, 62], "reason": "misdeal found", "seq": log.seq,
+                           "after_end": False}
+    assert r["rulings"] == [{**r["ruling"], "superseded": False}]
     assert rep["totals"] == [100, 62]
     assert rep["ok"] is True                  # a ruling is not a violation
 

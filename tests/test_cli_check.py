@@ -127,7 +127,8 @@ def test_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
     assert (a["ok"], a["error"], a["totals"], a["violations"]) == (True, None, [153, 79], [])
     assert set(a["rounds"][0]) == {"round", "dealer", "trump", "chooser", "tricks", "points", "roem",
                                    "roem_on_table", "result", "score", "ruling", "rulings",
-                                   "recorded", "hands_recorded", "irregularities"}
+                                   "recorded", "hands_recorded", "irregularities", "final",
+                                   "totals"}
     assert set(a["rounds"][0]["tricks"][0]) == {"leader", "cards", "winner", "points", "roem",
                                                "roem_on_table"}
     assert b["ok"] is False and b["error"] is None
@@ -219,7 +220,8 @@ def test_finished_game_text(tmp_path: Path) -> None:
     code, out = run(str(write(tmp_path, "f.jsonl", log.jsonl())))
     assert code == 0
     assert "✓ g1 (amsterdam): finished, team 0 (ann & cor) wins 262–1 after 1 round" in out
-    assert "round 1: played 262–0 (pit), ruled 262–1: a point for the defenders" in out
+    assert ("round  1  pit        262–0  ruled 262–1 (a point for the defenders; after the game "
+            "ended)  →  262–1") in out
 
 
 # ---------------------------------------------------------------- end to end: exit codes, stdout, stderr
@@ -268,7 +270,7 @@ def test_text_that_looks_like_markup_is_printed_as_is(tmp_path: Path) -> None:
     log.events.pop()
     code, out = run(str(write(tmp_path, "m.jsonl", log.jsonl())))
     assert code == 0
-    assert "ruled 262–1: see [/] and [bold]rule 4[/bold]" in out
+    assert "ruled 262–1 (see [/] and [bold]rule 4[/bold]; after the game ended)" in out
 
 
 # ---------------------------------------------------------------- compressed files, files given twice

@@ -13,7 +13,7 @@ from jaslog.cli.common import DB_OPTION, console, err_console, read_games, write
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.fold import FileGame
 from jaslog.games import get_game
-from jaslog.render import unjudged
+from jaslog.render import record_lines, unjudged
 
 
 def _team_names(seats: list[str], team: int) -> str:
@@ -68,12 +68,8 @@ def _print_game(g: FileGame) -> None:
                    if state == "ruled" else "is not over: its plays are judged when its last card is in")
             console.print(f"    round {r.number}: hands not recorded and the round {why}",
                           soft_wrap=True)
-    for r in rep["rounds"]:
-        if r["ruling"]:
-            played = "–".join(str(x) for x in r["score"])
-            ruled = "–".join(str(x) for x in r["ruling"]["score"])
-            console.print(f"    round {r['round']}: played {played} ({r['result']}), ruled "
-                          f"{ruled}: {escape(r['ruling']['reason'])}", soft_wrap=True)
+    for line in record_lines(fold, rep):
+        console.print(line, soft_wrap=True)
 
 
 def check(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -68,6 +69,12 @@ def replay(
         fail(str(e.located(events[0].source, events[0].number)))
     if seat is not None and seat >= fold.players:
         fail(f"--seat {seat}: a {fold.game} game has seats 0 to {fold.players - 1}")
+    # the events a later correction retracts are shown struck through, with its reason
+    struck: dict[int, tuple[int, str]] = {}
+    for ln in events:
+        c: Any = ln.event
+        if c is not None and c.type == "correction":
+            struck.update({s: (c.seq, c.reason) for s in c.retracts})
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
     past = False  # --round: the game has gone on to later rounds
@@ -90,10 +97,10 @@ def replay(
             past = rounds > round
             # a referee's ruling on this round (or a note about it) may come much later
             if past and ev.type in ("ruling", "note") and getattr(ev, "round", None) == round:
-                console.print(describe_event(fold, ev, seat))
+                console.print(describe_event(fold, ev, seat, struck.get(ev.seq)))
                 shown += 1
             continue
-        console.print(describe_event(fold, ev, seat))
+        console.print(describe_event(fold, ev, seat, struck.get(ev.seq)))
         console.print(render_table(fold, seat))
         shown += 1
     if past:

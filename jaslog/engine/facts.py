@@ -75,17 +75,22 @@ def _plain(e: Event) -> dict[str, Any]:
 
 
 def round_facts(fold: GameFold) -> list[dict[str, Any]]:
-    """What every round report holds whatever the game, by round: ``recorded`` (``played``
-    or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the last
-    counting) and ``irregularities``."""
+    """What every round report holds whatever the game, by round: ``final`` (the score that
+    counts), ``totals`` (running, after the round: the score sheet), ``recorded``
+    (``played`` or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the
+    last counting) and ``irregularities``."""
     state = fold.state
     openers = [e for e in fold.log if e.type in ROUND_OPENERS and e.seq not in fold.retracted]
+    running = [0] * state.scores
     irregular: dict[int, list[dict[str, Any]]] = {}
     for number, e in fold.irregularities:
         irregular.setdefault(number, []).append(irregularity_dict(e, number))
     out = []
-    for r, opener in zip(state.rounds, openers, strict=True):
+    for r, opener, o in zip(state.rounds, openers, state.outcomes(), strict=True):
+        running = [a + b for a, b in zip(running, o.final, strict=True)]
         out.append({
+            "final": list(o.final),
+            "totals": running,
             "recorded": "score_only" if r.score_only is not None else "played",
             "hands_recorded": opener.type == "dealt" and getattr(opener, "hands", None) is not None,
             "rulings": ruling_list(r.rulings),

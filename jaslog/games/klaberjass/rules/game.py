@@ -100,41 +100,39 @@ class KlaberjassGame(RoundBook[Round]):
         return copy.deepcopy(self)
 
     def check_score(self, so: ScoreOnly) -> str:
-        """What does not add up in a score-only deal: points that are not the pack's 162
-        between them, melds (``roem``: sequences and bella) not in tens, a score that is not
-        162 plus the melds (or, on a tie, the half of it to one player), or, when the
-        maker, points and melds are all written, not the score they give (rule book 4.8)."""
-        total = 152 + self.last_bonus
+        """What does not add up in a score-only deal (only 18 of the 32 cards are played, so
+        the card points of a deal vary): points above the 162 the pack and the last trick
+        hold, melds (``roem``: sequences and bella) not in tens, a score that is none of the
+        shapes of rule book 4.8, or, when the points and melds are written, not the score
+        they give (the maker's too, when written)."""
+        most = 152 + self.last_bonus
         results = ("made", "bete", "tie", "revoke")
         if so.result is not None and so.result not in results:
             return f"result {so.result!r} is not a klaberjass result ({', '.join(results)})"
-        if so.points is not None and sum(so.points) != total:
+        if so.points is not None and not self.last_bonus <= sum(so.points) <= most:
             a, b = so.points
-            return f"points {a} + {b} = {a + b}, not {total}"
+            return (f"points {a} + {b} = {a + b}: a deal's card points add up to "
+                    f"{self.last_bonus}-{most}")
         if so.roem is not None and any(x % 10 for x in so.roem):
             return f"melds {so.roem[0]}-{so.roem[1]}: sequences and bella come in tens"
         a, b = so.score
-        s = a + b
-        melds = sum(so.roem) if so.roem is not None else None
-        whole = s - total >= 0 and (s - total) % 10 == 0 and so.result != "tie"
-        half = (0 in so.score and 2 * s - total >= 0 and (2 * s - total) % 10 == 0
-                and so.result in (None, "tie"))
-        if melds is not None:
-            whole = whole and s == total + melds
-            half = half and 2 * s == total + melds
-        if not (whole or half):
-            need = f"{total}" + (f" + melds {melds} = {total + melds}" if melds is not None
-                                 else " plus the melds")
-            return f"score {a} + {b} = {s}, not {need} (nor half of it, on a tie)"
-        if so.chooser is not None and so.points is not None and so.roem is not None:
-            totals = [so.points[i] + so.roem[i] for i in (0, 1)]
-            options = [score_deal(self.score_rules, totals, so.chooser, r)
-                       for r in ((None,) if so.result != "revoke" else (0, 1))]
-            if not any(o.score == so.score for o in options):
-                o = options[0]
-                return (f"seat {so.chooser} made, with totals {totals[0]}-{totals[1]} the deal "
-                        f"scores {o.score[0]}-{o.score[1]} ({o.result}), not {a}-{b}")
-        return ""
+        m = so.chooser
+        if so.result in ("bete", "tie") and m is not None and so.score[m]:
+            return f"a {so.result} deal scores nothing for the maker, not {so.score[m]}"
+        if so.result in ("bete", "revoke", "tie") and 0 not in so.score:
+            return f"a {so.result} deal scores for one player only, not {a}-{b}"
+        if so.points is None or so.roem is None:
+            return ""
+        totals = [so.points[i] + so.roem[i] for i in (0, 1)]
+        makers = (m,) if m is not None else (0, 1)
+        revokes: tuple[int | None, ...] = (0, 1) if so.result == "revoke" else (None,)
+        options = [score_deal(self.score_rules, totals, k, r) for k in makers for r in revokes]
+        if any(o.score == so.score for o in options):
+            return ""
+        o = options[0]
+        who = f"seat {m} made; " if m is not None else ""
+        return (f"{who}with totals {totals[0]}-{totals[1]} the deal scores {o.score[0]}-"
+                f"{o.score[1]} ({o.result}), not {a}-{b}")
 
     def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> Round:
         r = Round(number, dealer, None, -1, None, Bidding(dealer, -1, self.options))
