@@ -1,0 +1,238 @@
+"""``jaslog tournament``: tournaments on the local store (new, show, draw, withdraw).
+
+The same tournaments as the service's (``/api/tournaments``): each command opens the store
+(``--db`` or ``$JASLOG_DB``, else the user data folder) as the service does and calls
+:class:`jaslog.service.tournaments.Tournaments`, the one implementation both use. The
+command line acts as the tournament's director (what an admin token may do).
+
+Exit codes: 0 done; 2 bad input, or no such store, tournament or player; 3 the tournament
+refuses in the state it is in (the round is not over, the player already withdrew...).
+A refusal says its code (``round_not_over``); with ``--json`` it is also a JSON line on
+stdout: ``{"ok": false, "error": {"code", "message", "exit"}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.markup import escape
+
+from jaslog.cli.common import console, fail, write_json_line
+from jaslog.cli.store_cmds import DB, JSON
+
+tournament_app = typer.Typer(help="Tournaments (seed 003: winners re-paired each round): new, "
+                                  "show, draw the next round, withdraw a player.",
+                             no_args_is_help=True)
+
+#: What the command line does with each HTTP status of a tournament refusal.
+EXIT = {404: 2, 409: 3, 422: 2}
+#: Who a withdrawal made here was made by.
+BY = "jaslog tournament withdraw"
+
+
+def _refuse(code: str, message: str, exit_code: int, as_json: bool) -> NoReturn:
+    if as_json:
+        write_json_line({"ok": False, "error": {"code": code, "message": message,
+                                                "exit": exit_code}})
+    fail(f"{message} ({code})", exit_code)
+
+
+@contextmanager
+def _tournaments(db: str | None, as_json: bool, create: bool = False) -> Iterator[Any]:
+    """The store's tournaments (a missing store is created only for ``new``), every
+    refusal turned into ``jaslog: message (code)`` and its exit code."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from jaslog.service.core import Service
+    from jaslog.service.tournaments import TournamentError, Tournaments
+    from jaslog.store import StoreError, open_store
+
+    svc: Service | None = None
+    try:
+        if not create:
+            open_store(db, create=False).close()  # a read of a missing store: said, not made
+        svc = Service(db, pool_size=1)
+        yield Tournaments(svc)
+    except TournamentError as e:
+        _refuse(e.code, e.message, EXIT.get(e.status, 2), as_json)
+    except StoreError as e:
+        _refuse(getattr(e, "code", None) or "store_error", str(e), 2, as_json)
+    except (SQLAlchemyError, OSError) as e:
+        _refuse("database_error", f"cannot use the store {db or '(default)'}: "
+                f"{str(e).strip().splitlines()[0]}", 2, as_json)
+    finally:
+        if svc is not None:
+            svc.close()
+
+
+def _team(players: list[str]) -> str:
+    return " & ".join(players)
+
+
+def _print_tables(tables: list[dict[str, Any]]) -> None:
+    from jaslog.cli.tables import print_fitted
+
+    cells = []
+    for g in tables:
+        w = g["winner"]
+        if g["forfeit"]:
+            result = f"won by {_team(g['winners'])} ({g['forfeit']} withdrew)"
+        elif isinstance(w, int):
+            result = f"won by {_team(g['winners'])}"
+        elif w == "draw":
+            result = "drawn"
+        else:
+            result = "playing" if g["rounds"] else "not started"
+        cells.append({"table": str(g["table"]), "game": g["game"],
+                      "team 1": _team(g["teams"][0]), "score": "-".join(map(str, g["totals"])),
+                      "team 2": _team(g["teams"][1]), "result": result})
+    print_fitted(cells, ("game", "team 1", "score", "team 2", "result", "table"),
+                 right=("score",), wrap="result")
+
+
+def _print_standing(st: dict[str, Any], rounds: list[dict[str, Any]] | None = None) -> None:
+    """A tournament for people: its settings, each round's tables, withdrawals, timeouts."""
+    console.print(f"[bold]{escape(st['name'])}[/] (tournament {st['id']}): "
+                  f"{len(st['players'])} players, {st['rounds_planned']} rounds, "
+                  f"{st['ruleset']}, {st['move_limit_s']} s per move "
+                  f"(after a timeout: {st['on_timeout']}), {st['status'].replace('_', ' ')}")
+    for r in st["rounds"] if rounds is None else rounds:
+        console.print(f"round {r['round']}{' (over)' if r['over'] else ''}:")
+        _print_tables(r["tables"])
+    for w in st["withdrawn"]:
+        why = f": {escape(w['reason'])}" if w["reason"] else ""
+        console.print(f"{w['player']} withdrew in round {w['round']} at "
+                      f"{w['withdrawn_at'][:19].replace('T', ' ')}{why}")
+    limit = st["time_limit"]
+    if limit["timeouts"] or limit["exceeded"]:
+        console.print(f"time: {len(limit['timeouts'])} timeouts recorded, "
+                      f"{len(limit['exceeded'])} moves over {limit['limit']} s")
+    if st["champions"]:
+        console.print(f"champions: {_team(st['champions'])}; second: {_team(st['runner_up'])}")
+
+
+def _options(ruleset: str | None, option: list[str]) -> dict[str, Any] | None:
+    """The tournament's game options: its defaults (1001 points), ``-o`` on top."""
+    from jaslog.engine.options import OptionError
+    from jaslog.games import parse_option_text
+    from jaslog.service.tournaments import DEFAULT_OPTIONS, DEFAULT_RULESET
+
+    if not option:
+        return None
+    out = dict(DEFAULT_OPTIONS)
+    for text in option:
+        try:
+            k, v = parse_option_text(ruleset or DEFAULT_RULESET, text)
+        except OptionError as e:
+            fail(str(e))
+        out[k] = v
+    return out
+
+
+@tournament_app.command("new")
+def new(
+    name: str = typer.Option(..., "--name", help="the tournament's name, for people"),
+    players: str = typer.Option(..., "--players", help="4, 8, 16... player ids, comma-separated"),
+    tid: str | None = typer.Option(None, "--id", help="the tournament id (default: date + random)"),
+    ruleset: str | None = typer.Option(None, "--ruleset", "-r",
+                                       help="a klaverjas preset (default klaverjas-online-501)"),
+    option: list[str] = typer.Option([], "--option", "-o",
+                                     help="KEY=VALUE over the tournament's options (1001 "
+                                          "points), repeatable"),
+    move_limit: int | None = typer.Option(None, "--move-limit", min=1, max=3600,
+                                          help="seconds per move (default 30)"),
+    on_timeout: str = typer.Option("record", "--on-timeout",
+                                   help="after a timeout: record (the fact) or autoplay (the "
+                                        "service plays the lowest legal card or passes)"),
+    seed: int | None = typer.Option(None, "--seed", min=0, max=2**31 - 1,
+                                    help="for the draws (default: random)"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Create a tournament and draw its players into the tables of round 1."""
+    import re
+
+    from jaslog.events import PLAYER_ID_PATTERN
+
+    if tid is not None and not re.fullmatch(r"[A-Za-z0-9._:-]{1,40}", tid):
+        _refuse("bad_id", f"--id {tid!r}: a tournament id is 1-40 letters, digits and . _ : -",
+                2, as_json)
+    names = [p.strip() for p in players.split(",")]
+    bad = next((p for p in names if not re.fullmatch(PLAYER_ID_PATTERN, p)), None)
+    if bad is not None:
+        _refuse("bad_players", f"--players: {bad!r} is not a player id (letters, digits, "
+                "._:@-; ids are separated by commas)", 2, as_json)
+    opts = _options(ruleset, option)
+    with _tournaments(db, as_json, create=True) as ts:
+        t = ts.create(name=name, players=names, ruleset=ruleset, options=opts,
+                      move_limit=move_limit, seed=seed, tid=tid, on_timeout=on_timeout)
+        st = ts.standing(t.id, None)
+    if as_json:
+        write_json_line(st)
+        return
+    _print_standing(st)
+
+
+@tournament_app.command("show")
+def show(
+    tid: str = typer.Argument(..., help="the tournament id"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """A tournament: rounds, tables, scores, winners, withdrawals and timeouts."""
+    with _tournaments(db, as_json) as ts:
+        st = ts.standing(tid, None)
+    if as_json:
+        write_json_line(st)
+        return
+    _print_standing(st)
+
+
+@tournament_app.command("draw")
+def draw(
+    tid: str = typer.Argument(..., help="the tournament id"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Draw the next round: the winners of the last, in new teams (a winner who withdrew
+    is left out; the best player of the losing teams takes the place)."""
+    with _tournaments(db, as_json) as ts:
+        st = ts.next_round(tid)
+    if as_json:
+        write_json_line(st)
+        return
+    _print_standing(st, st["rounds"][-1:])
+
+
+@tournament_app.command("withdraw")
+def withdraw(
+    tid: str = typer.Argument(..., help="the tournament id"),
+    player: str = typer.Argument(..., help="the player who leaves, for good"),
+    reason: str = typer.Option("", "--reason", help="a few words for the record"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Withdraw a player: they cannot re-enter; their game in play ends with a ruling on
+    its round in play for the other team, and the next round is drawn without them."""
+    if len(reason) > 200:
+        _refuse("bad_reason", "--reason: at most 200 characters", 2, as_json)
+    with _tournaments(db, as_json) as ts:
+        w = ts.withdraw(tid, player, by=BY, reason=reason)
+    if as_json:
+        write_json_line(w)
+        return
+    said = f"{player} withdrew from tournament {tid} (round {w['round']})"
+    r = w["ruling"]
+    if r is not None:
+        said += (f"; game {w['game']} ends: ruling {'-'.join(map(str, r['score']))} on its "
+                 f"round {r['round']} (seq {r['seq']}), won by the other team")
+    elif w["game"] is not None:
+        said += f"; game {w['game']} ends (no round in play), won by the other team"
+    console.print(said)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(tournament_app, name="tournament")
