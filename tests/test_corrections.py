@@ -112,3 +112,19 @@ def test_notes_are_passed_over_and_the_message_names_the_latest() -> None:
     assert f.retracted.keys() == {i}
     with pytest.raises(FoldError, match=r"the 1 most recent is seq \d+ \(play \w+ by seat \d\)"):
         fold(cut).apply(correction("c1", i + 2, [i - 1]))
+
+
+def test_a_retracted_typo_no_longer_blocks_the_real_card() -> None:
+    """Hands not recorded: a typed 7H for 7D, once retracted, lets 7H be played later."""
+    def ev(seq: int, **d: Any) -> Event:
+        return event_from_dict({"game": "t", "seq": seq, **d})
+
+    head = [ev(0, type="game_started", ruleset="amsterdam", seats=["a", "b", "c", "d"], dealer=3),
+            ev(1, type="dealt"), ev(2, type="bid", seat=0, call="S"),
+            ev(3, type="play", seat=0, card="7H")]
+    with pytest.raises(FoldError, match="card_played_twice"):
+        fold([*head, ev(4, type="play", seat=1, card="7H")])
+    f = fold([*head, ev(4, type="correction", retracts=[3], reason="7H for 7D"),
+              ev(5, type="play", seat=0, card="7D"), ev(6, type="play", seat=1, card="7H")])
+    trick = game_report("t", f)["rounds"][0]["tricks"][0]
+    assert trick["cards"] == ["7D", "7H"]

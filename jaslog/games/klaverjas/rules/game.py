@@ -271,10 +271,13 @@ class KlaverjasGame(RoundBook[Round]):
             options.append(score_round(rules, points, roem, tricks, p))
         if so.result == "revoke":
             options = [score_round(rules, points, roem, [4, 4], p, t) for t in (0, 1)]
-        if so.result is not None:
-            options = [o for o in options if o[1] == so.result] or options
-        if any(sc == so.score for sc, _ in options):
+        matching = {res for sc, res in options if sc == so.score}
+        if matching and (so.result is None or so.result in matching):
             return ""
+        if matching:
+            return (f"seat {so.chooser} chose, points {points[0]}-{points[1]} and roem "
+                    f"{roem[0]}-{roem[1]} score {so.score[0]}-{so.score[1]} as "
+                    f"{' or '.join(sorted(matching))}, not {so.result}")
         sc, res = options[0]
         return (f"seat {so.chooser} chose, points {points[0]}-{points[1]} and roem "
                 f"{roem[0]}-{roem[1]} score {sc[0]}-{sc[1]} ({res}), not "
