@@ -148,6 +148,22 @@ def _dump(e: Event) -> dict[str, Any]:
     return e.model_dump(exclude_none=True)
 
 
+def hide_retracted(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """A retracted event of a secret round as ``seat`` may see it (None: the public): the
+    scorer's typo without its card (a card played by mistake in the record may still be in
+    its holder's hand), but to the seat that holds it; an irregularity's cards were shown at
+    the table and stay.
+
+    >>> hide_retracted({"seq": 9, "type": "play", "seat": 1, "card": "AH"}, 2)
+    {'seq': 9, 'type': 'play', 'seat': 1, 'redacted': True}
+    """
+    if event["type"] == "irregularity" or (seat is not None and event.get("seat") == seat):
+        return event
+    if "card" not in event and "cards" not in event:
+        return event
+    return {k: v for k, v in event.items() if k not in ("card", "cards")} | {"redacted": True}
+
+
 def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str, Any]]:
     """The game's events as ``sight`` may see them, from seq ``since``."""
     if sight.full:
@@ -161,6 +177,8 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
         d = _dump(e)
         if tl.round_of[i] in hidden:
             d = redact(d, sight.seat, tl.fold, tl.round_of[i])
+            if e.seq in tl.fold.retracted:
+                d = hide_retracted(d, sight.seat)
         elif "stock" in d:
             # a Klaberjass stock is never shown but to the referee: also once its deal is
             # played out, most of it was never dealt and nobody at the table saw it
@@ -189,17 +207,39 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
     if upto is not None:
         last = min(last, upto)
     hidden_rounds = tl.hidden_rounds(sight)
+    retracted = tl.fold.retracted
     out: list[dict[str, Any]] = []
     f = start_fold(tl.events[0])
+    #: retracted events applied and not yet taken back by their correction, and the
+    #: table before the first of them (what a seat sees of a secret round meanwhile)
+    pending: set[int] = set()
+    clean: dict[str, Any] | None = None
     for i in range(last + 1):
         e = tl.events[i]
         if i:
             f.apply(e)
+        if e.seq in retracted:
+            pending.add(e.seq)
+        elif e.type == "correction":
+            pending -= set(getattr(e, "retracts", ()))
         hidden = tl.round_of[i] in hidden_rounds
         fr = game.frame(f, sight.seat, hidden, tl.fold)
+        if pending and hidden and clean is not None:
+            # a seat never learns a retracted card of a secret round from the table
+            fr = dict(clean)
+        elif not pending:
+            clean = fr
+        fr = {k: v for k, v in fr.items() if k not in ("seq", "type", "text", "at", "retracted")}
         fr["seq"], fr["type"] = e.seq, e.type
         viewer = (NOBODY if sight.seat is None else sight.seat) if hidden else None
         fr["text"] = _describe(f, e, viewer)
+        by = retracted.get(e.seq)
+        if by is not None:
+            fr["retracted"] = {"by": by.seq, "reason": by.reason}
+            if hidden and hide_retracted(_dump(e), sight.seat).get("redacted"):
+                seat = getattr(e, "seat", None)
+                fr["text"] = e.type + (f" by {f.seats[seat]} ({seat})" if seat is not None
+                                       else "") + " (its card is shown when the round is over)"
         if e.at is not None:
             fr["at"] = e.at
         if hidden and e.type == "note":
@@ -250,4 +290,15 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
         rep["ok"] = not rep["violations"] and rep["error"] is None
         rep["rounds"] = [game.report_round(r, tl.fold, sight.seat, r["round"] == tl.live_round)
                          if r["round"] in hidden else r for r in rep["rounds"]]
+        rep["retracted"] = [_retracted_seen(x, sight.seat, tl.fold) if x["round"] in hidden
+                            else x for x in rep["retracted"]]
     return rep
+
+
+def _retracted_seen(x: dict[str, Any], seat: int | None, head: GameFold) -> dict[str, Any]:
+    """A report's retracted event of a secret round as ``seat`` may see it."""
+    ev = hide_retracted(redact(x["event"], seat, head, x["round"]), seat)
+    if not ev.get("redacted"):
+        return x
+    who = f" by seat {ev['seat']}" if ev.get("seat") is not None else ""
+    return x | {"event": ev, "what": ev["type"] + who}

@@ -24,6 +24,10 @@ PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser
                 "bottom", "dix", "tricks", "points", "tricks_won", "ruling", "call", "knocks",
                 "bella_calls", "declarations")
 
+#: what every round report holds beside the game's own (jaslog.engine.facts): the public
+#: record of the table (how it was recorded, every ruling, the irregularities, the sheet)
+RECORD = ("recorded", "hands_recorded", "rulings", "irregularities", "final", "totals")
+
 
 def _redact_common(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     """A deal's other hands and a note's text (free text may name cards) are left out."""
@@ -60,7 +64,7 @@ def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, sea
     if live:
         assert seat is not None  # the public never sees the live round
         v = seat_view(head, seat)
-        keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling"}
+        keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling", *RECORD}
         out = {k: val for k, val in entry.items() if k in keep}
         out.update(result="unfinished", score=[0] * len(head.seats), hidden=True)
         for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
@@ -69,7 +73,7 @@ def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, sea
         return out
     # a round that ended with cards unplayed: its public record, and the seat's own
     # declarations; never a hand, a verdict on a call or a knock, or the sides
-    out = {k: val for k, val in entry.items() if k in PUBLIC_ROUND}
+    out = {k: val for k, val in entry.items() if k in PUBLIC_ROUND or k in RECORD}
     tricks = entry.get("tricks") or []
     shown = len(tricks) >= 2 or bool(tricks and tricks[0].get("winner") is not None)
     if "call" in out and out["call"] is not None:

@@ -300,3 +300,85 @@ def test_the_api_docs_work_offline(browser, server):
     assert '"role": "referee"' in body.inner_text()
     assert outside == [] and errors == []
     ctx.close()
+
+
+def table_record(gid: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A two-round game as a real table records it: round 1 by its score alone; in round 2 a
+    card keyed wrong and retracted by a correction, an exposed card, and after the game two
+    rulings on round 2, the first superseded. Returns the events and the retracted play."""
+    options = {"game_end": {"type": "deals", "count": 2}}
+    played = sim(gid, seed=5, options=options)
+    start = dict(played[0], dealer=(played[0]["dealer"] - 1) % 4, options=options)
+    deal = played[1:next(i for i, e in enumerate(played) if i > 1 and e["type"] == "dealt")]
+    hands = deal[0]["hands"]
+    k = [i for i, e in enumerate(deal) if e["type"] == "play"][1]
+    typo = dict(deal[k], card=next(c for c in hands[deal[k]["seat"]] if c != deal[k]["card"]))
+    body: list[Any] = [{"type": "round_score", "round": 1, "score": [102, 60]}]
+    exposed = {"type": "irregularity", "kind": "exposed_card", "seat": 2, "cards": [hands[2][0]],
+               "text": "dropped face up"}
+    body += [*deal[:k], typo, "correction", exposed, *deal[k:]]
+    body += [{"type": "ruling", "round": 2, "score": [0, 162], "reason": "revoke claimed"},
+             {"type": "ruling", "round": 2, "score": [81, 81], "reason": "claim withdrawn"}]
+    out = [start]
+    for e in body:
+        if e == "correction":
+            e = {"type": "correction", "retracts": [len(out) - 1], "reason": "typo: wrong card keyed"}
+        out.append({**{k: v for k, v in e.items() if k not in ("game", "seq")},
+                    "game": gid, "seq": len(out)})
+    return out, out[k + 2]
+
+
+def test_the_record_of_a_real_table(browser, server, tmp_path):
+    """The score sheet says how each round was recorded and every ruling (the superseded
+    struck through, the reason as text, "after the game ended"); the event list strikes the
+    retracted play with the correction's reason and lists the irregularity with its cards."""
+    gid = "viewer-table-record"
+    events, typo = table_record(gid)
+    with server.client("admin") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:])
+    page, errors = open_page(browser, server, "referee", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    rows = page.locator("#scoresheet tbody tr")
+    assert rows.count() == 2
+    assert "score only" in rows.nth(0).inner_text() and "102–60" in rows.nth(0).inner_text()
+    second = rows.nth(1)
+    struck = second.locator(".ruling.superseded s.ruled")
+    assert struck.inner_text() == "ruled 0–162"
+    assert "line-through" in struck.evaluate("e => getComputedStyle(e).textDecorationLine")
+    assert "(revoke claimed)" in second.inner_text()  # the reason as text, not a tooltip
+    counts = second.locator(".ruling.counts")
+    assert "ruled 81–81" in counts.inner_text() and "(claim withdrawn)" in counts.inner_text()
+    assert second.locator(".after-end").count() == 2
+    assert "after the game ended" in counts.inner_text()
+    assert second.locator("td").last.inner_text() == "183–141"  # the running total
+    # the retracted play, struck through, with the correction's reason
+    gone = page.locator(f'#events li.retracted[data-seq="{typo["seq"]}"]')
+    assert gone.count() == 1
+    assert "line-through" in gone.locator(".what").evaluate(
+        "e => getComputedStyle(e).textDecorationLine")
+    assert "retracted at seq" in gone.inner_text() and "typo: wrong card keyed" in gone.inner_text()
+    assert "ann (0) plays" in gone.locator(".what").inner_text()
+    # the irregularity: in the event list and, at its seq, in the round panel
+    irr = page.locator("#events li.irregularity")
+    assert "exposed card by cor (2)" in irr.inner_text() and "dropped face up" in irr.inner_text()
+    irr.click()
+    assert "exposed card by cor (2)" in page.inner_text("#round-record")
+    page.screenshot(path=str(tmp_path / "viewer-table-record.png"), full_page=True)
+
+    # a player in the round being played: the retracted card is not shown, its reason is
+    live = "viewer-table-record-live"
+    cut = typo["seq"] + 3  # the typo, its correction and the irregularity
+    start = dict(events[0], game=live)
+    with server.client("admin") as c:
+        if create(c, live, start).status_code == 201:
+            record(c, live, [dict(e, game=live) for e in events[1:cut]])
+    seen, errors2 = open_page(browser, server, "player2", live)
+    seen.wait_for_selector("#main:not([hidden])")
+    seen.click("#last")
+    gone = seen.locator(f'#events li.retracted[data-seq="{typo["seq"]}"]')
+    assert "typo: wrong card keyed" in gone.inner_text()
+    assert "shown when the round is over" in gone.inner_text()
+    assert typo["card"] not in seen.content()
+    assert "exposed card by cor (2)" in seen.inner_text("#round-record")
+    assert not errors and not errors2, errors + errors2

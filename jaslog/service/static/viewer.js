@@ -340,6 +340,7 @@
       }
       if (f.result) line += " · " + f.result + ": " + pair(f.score);
       if (f.ruling) line += " · ruled " + pair(f.ruling.score) + " (" + f.ruling.reason + ")";
+      if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + f.retracted.reason;
     }
     line += (line ? " · " : "") + "game " + pair(f.totals);
     if (f.finished) {
@@ -356,6 +357,8 @@
     if (f.round) $("round-picker").value = String(f.round);
 
     renderViolations(f);
+    renderRecord(f);
+    renderEvents();
     renderSheet(f);
     renderTiming();
   }
@@ -394,9 +397,11 @@
     const body = el("tbody");
     let tot = null;
     for (const r of rounds) {
-      const final = r.ruling ? r.ruling.score : (r.score || []);
-      tot = tot ? tot.map((x, i) => x + (final[i] || 0)) : final.slice();
-      const tr = el("tr", (r.round === f.round ? "current" : "") + (r.result === "revoke" || r.ruling ? " bad" : ""));
+      const final = r.final || (r.ruling ? r.ruling.score : (r.score || []));
+      tot = r.totals ? r.totals.slice() : tot ? tot.map((x, i) => x + (final[i] || 0)) : final.slice();
+      const scoreOnly = r.recorded === "score_only";
+      const tr = el("tr", (r.round === f.round ? "current" : "") + (r.result === "revoke" || r.ruling ? " bad" : "") +
+        (scoreOnly ? " score-only" : ""));
       const trump = el("td");
       if (r.trump) trump.appendChild(suitSpan(r.trump, false)); else trump.textContent = "–";
       const who = r.chooser !== undefined ? r.chooser : r.maker;
@@ -406,9 +411,8 @@
         el("td", null, pair(r.points)),
       ];
       if (hasRoem) cells.push(el("td", null, pair(r.roem)));
-      cells.push(el("td", null, r.hidden ? "in play" : r.result),
-        el("td", null, r.ruling ? "ruled " + pair(final) : pair(r.score)),
-        el("td", null, pair(tot)));
+      cells.push(el("td", null, r.hidden && r.result === "unfinished" ? "in play" : scoreOnly ? "score only" : r.result),
+        scoreCell(r, final), el("td", null, pair(tot)));
       if (r.ruling) cells[cells.length - 2].title = r.ruling.reason;
       cells.forEach((c) => tr.appendChild(c));
       tr.addEventListener("click", () => jumpRound(r.round));
@@ -426,6 +430,81 @@
       if (rep.finished) txt += " · " + (rep.winner === "draw" ? "a draw" : R.seats[rep.winner] + " wins");
     }
     $("totals").textContent = txt;
+  }
+
+  // a round's score as the sheet writes it: as played (or recorded by its score alone),
+  // then every ruling in order, the superseded ones struck through, each with its reason
+  function scoreCell(r, final) {
+    const td = el("td", "score-cell");
+    const rulings = r.rulings || (r.ruling ? [Object.assign({ superseded: false }, r.ruling)] : []);
+    if (!rulings.length) { td.textContent = pair(r.score); return td; }
+    td.appendChild(el("span", "played", pair(r.score)));
+    for (const x of rulings) {
+      const line = el("div", "ruling" + (x.superseded ? " superseded" : " counts"));
+      line.appendChild(el(x.superseded ? "s" : "span", "ruled", "ruled " + pair(x.score)));
+      line.appendChild(el("span", "reason", " (" + x.reason + ")"));
+      if (x.after_end) line.appendChild(el("span", "after-end", " after the game ended"));
+      if (x.superseded) line.appendChild(el("span", "note", " superseded"));
+      td.appendChild(line);
+    }
+    return td;
+  }
+
+  function irregularityText(x) {
+    return "irregularity: " + x.kind.replace(/_/g, " ") + " by " + seatName(x.seat) +
+      (x.cards && x.cards.length ? " " + x.cards.join(" ") : "") + (x.text ? ": " + x.text : "");
+  }
+
+  // every event the sight may see, the current one marked; what a correction retracted is
+  // struck through, with the correction's reason beside it
+  function renderEvents() {
+    const list = $("events");
+    const R = st.replay;
+    if (list.dataset.game !== st.game || Number(list.dataset.count) !== R.frames.length) {
+      list.innerHTML = "";
+      list.dataset.game = st.game;
+      list.dataset.count = String(R.frames.length);
+      const irr = {};
+      for (const x of (R.report && R.report.irregularities) || []) irr[x.seq] = x;
+      R.frames.forEach((fr, i) => {
+        const li = el("li", "ev" + (fr.retracted ? " retracted" : "") + (fr.type === "irregularity" ? " irregularity" : "") +
+          (fr.type === "correction" ? " correction" : ""));
+        li.dataset.seq = String(fr.seq);
+        li.appendChild(el("span", "seq", "seq " + fr.seq + " "));
+        const x = irr[fr.seq];
+        li.appendChild(el(fr.retracted ? "s" : "span", "what", x ? irregularityText(x) : fr.text));
+        if (fr.retracted) {
+          li.appendChild(el("span", "why", " retracted at seq " + fr.retracted.by + ": " + fr.retracted.reason));
+        }
+        li.addEventListener("click", () => go(i));
+        list.appendChild(li);
+      });
+    }
+    const seq = R.frames[st.idx].seq;
+    list.querySelectorAll("li.now").forEach((li) => li.classList.remove("now"));
+    const cur = list.querySelector('li[data-seq="' + seq + '"]');
+    if (cur) {
+      cur.classList.add("now");
+      const box = list.parentElement;
+      if (box && (cur.offsetTop < box.scrollTop || cur.offsetTop > box.scrollTop + box.clientHeight - cur.offsetHeight)) {
+        box.scrollTop = cur.offsetTop - box.clientHeight / 2;
+      }
+    }
+  }
+
+  function renderRecord(f) {
+    const box = $("round-record");
+    box.innerHTML = "";
+    if (!f.round) return;
+    const r = (st.replay.report.rounds || []).find((x) => x.round === f.round);
+    if (!r) return;
+    if (r.recorded === "score_only") box.appendChild(el("div", "score-only", "Recorded by its score alone: " + pair(r.score)));
+    for (const x of r.irregularities || []) {
+      if (x.seq > f.seq) continue;
+      const d = el("div", "irregularity", "seq " + x.seq + " · " + irregularityText(x));
+      d.addEventListener("click", () => jumpSeq(x.seq));
+      box.appendChild(d);
+    }
   }
 
   function renderTiming() {
