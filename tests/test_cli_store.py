@@ -512,7 +512,8 @@ def test_record_refuses_warns_and_corrects(db: str) -> None:
         "h",                        # a suit is not a card
         "xyz",                      # unknown
         "note the scorer sneezed",  # a note changes nothing
-        "undo", "y", "0 0", "recorded twice by mistake",  # a ruling, never a deletion
+        "undo",                     # points to 'fix'; no round is complete: nothing asked
+        "ruling", "", "0 0", "recorded twice by mistake",  # a ruling ends the round
         "deal unseen",              # the round was ruled: the next may be dealt
         "quit",
     ]
@@ -522,7 +523,7 @@ def test_record_refuses_warns_and_corrects(db: str) -> None:
     assert "[card_not_held]" in out and "[seq 2]" in out
     assert "a card has a rank too" in out
     assert "not something the recorder knows" in out
-    assert "Events are facts" in out and "ruling on round 1" in out
+    assert "Events stay in the log; 'fix' retracts the last one" in out
     types = [e.type for e in open_store(db).events("rec-2")]
     assert types[-3:] == ["note", "ruling", "dealt"]
     assert len(types) == first_play + 3

@@ -21,7 +21,7 @@ from jaslog.games.kloepper.rules import PACK, QC, QS
 from jaslog.sim import Faults, simulate_game
 from jaslog.store import open_store
 
-STRIP = {"at", "id", "stock"}
+STRIP = {"at", "id", "stock", "recorded_at"}
 
 
 @pytest.fixture
@@ -168,8 +168,8 @@ def test_klaberjass_refusals_help_undo_and_a_finished_deal(db: str) -> None:
         if i == first_play:
             lines += ["help", not_held, "qq", "play"]
         lines += xs
-    lines += ["deal unseen 9h", "take", "undo", "y", "0 0", "hand thrown in after a misdeal",
-              "ruling 9 1 1 no such deal", "quit"]
+    lines += ["deal unseen 9h", "take", "undo", "n", "ruling", "", "0 0",
+              "hand thrown in after a misdeal", "ruling 9 1 1 no such deal", "quit"]
     out = run("record", "kb", input="\n".join(lines) + "\n").stdout
     out = " ".join(out.split())  # the terminal's width may wrap lines anywhere
     # help lists what is accepted now: the bids of round 1, then the legal cards and the dix
@@ -182,8 +182,13 @@ def test_klaberjass_refusals_help_undo_and_a_finished_deal(db: str) -> None:
     assert "'pass pass': not something the recorder knows" in out
     assert f"played {not_held.upper()}, which is not in its hand" in out and "[card_not_held]" in out
     assert "type the card itself" in out
-    # undo: events stay; the correction is a ruling on the deal in play
-    assert "Events are facts" in out and "a ruling on deal" in out
+    # undo: 'fix' retracts the last events; a completed deal is offered a ruling; a ruling
+    # on the deal in play abandons it
+    assert "Events stay in the log; 'fix' retracts the last one as if it was never recorded: " \
+        f"seq {end + 1}: seat" in out
+    assert f"Deal {k + 1} is complete (deal {k + 2} was dealt at seq {end}): a correction " \
+        "reaches back no further than that deal [retract_past_round]" in out
+    assert f"record a ruling on deal {k + 1} now? [y/N]" in out
     assert "[no_such_round]" in out
     store = open_store(db)
     evs = stored(db, "kb")
@@ -226,8 +231,8 @@ def test_kloepper_refusals_help_knocks_undo_and_a_finished_deal(db: str) -> None
             lines += ["help", "7h", not_held, "knock", "knock 9", "call ac"]
         lines += xs
     seed, knocker, back = knockers()
-    lines += [f"deal random {seed}", "help", f"knock {knocker}", f"kb {back}", "undo", "y", "0 1 2",
-              "undo", "y", "0 0 6 6", "misdeal", "deal 0", "quit"]
+    lines += [f"deal random {seed}", "help", f"knock {knocker}", f"kb {back}", "undo", "n",
+              "ruling", "", "0 1 2", "ruling", "", "0 0 6 6", "misdeal", "deal 0", "quit"]
     out = run("record", "kl", input="\n".join(lines) + "\n").stdout
     out = " ".join(out.split())  # the terminal's width may wrap lines anywhere
     assert "a card for seat" in out and "knock SEAT: a knock (until the first card of trick 2)" in out

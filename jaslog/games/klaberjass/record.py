@@ -8,14 +8,16 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, hand_text, parse_card, parse_hand, parse_suit
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, hand_text, parse_card, parse_hand
+from jaslog.events import Event
 from jaslog.games.klaberjass.rules import bella_cards, dix_card, run_mask, runs
-from jaslog.record.core import UNSEEN, Ask, InputError, Recorder, Show
+from jaslog.record.core import UNSEEN, Ask, InputError, Recorder, Show, suit_word
 
 HELP = """\
   jh, 10s, T♥, ah      the next player plays that card
-  take, pass           a bid in round 1 (take: the turn-up's suit is trumps)
-  c, d, h, s           round 2: the next player names trumps (not the turn-up's)
+  take, pass (pas)     a bid in round 1 (take: the turn-up's suit is trumps)
+  c, d, h, s           round 2: the next player names trumps (not the turn-up's;
+                       also clubs... or klaveren, ruiten, harten, schoppen)
   schmeiss             offer to play the turn-up's suit (round 2: a suit) or to
                        annul the deal
   annul, play          the answer to a schmeiss
@@ -30,9 +32,13 @@ HELP = """\
   seq [SEAT] 7h 8h 9h  a sequence declared (default: the player holding it,
                        else the player due)
   bella [SEAT]         bella announced (default: the player who has just played
-                       the second of the king and queen of trumps)"""
+                       the second of the king and queen of trumps)
+  score S0 S1 [...]    the deal due, written on the sheet by the players' scores
+                       alone (before its deal); after them: maker SEAT, trump H,
+                       points P0 P1, melds M0 M1, made|bete|tie|revoke"""
 
-CALL_WORDS = {"take": "take", "t": "take", "pass": "pass", "p": "pass", "schmeiss": "schmeiss",
+CALL_WORDS = {"take": "take", "t": "take", "pass": "pass", "p": "pass", "pas": "pass",
+              "schmeiss": "schmeiss",
               "sch": "schmeiss", "schm": "schmeiss", "annul": "annul", "play": "play"}
 
 
@@ -42,6 +48,12 @@ class KlaberjassRecorder(Recorder):
     game_help = HELP
     score_owners: ClassVar[str | None] = None
     ruling_example = "3 0 120 misdeal"
+    score_words: ClassVar[dict[str, str]] = {
+        "maker": "chooser", "chooser": "chooser", "trump": "trump", "troef": "trump",
+        "points": "points", "punten": "points", "melds": "roem", "roem": "roem",
+        "result": "result"}
+    score_results = ("made", "bete", "tie", "revoke")
+    score_example = "182 0 maker 0 trump h points 162 0 melds 20 0"
 
     # ------------------------------------------------------------------ the prompt and help
 
@@ -163,7 +175,7 @@ class KlaberjassRecorder(Recorder):
         if word == "play":
             raise InputError("type the card itself (e.g. jh) to play it")
         try:
-            suit = parse_suit(word, lenient=True)
+            suit = suit_word(word)
         except CardError:
             return None
         if kind == "play" and seat is None:
@@ -171,6 +183,22 @@ class KlaberjassRecorder(Recorder):
         call = SUIT_LETTERS[suit]
         return self.base("bid", seat=self.seat_for(seat, ("bid",), "bid", {"type": "bid", "call": call}),
                          call=call)
+
+    def said_game(self, e: Event) -> str | None:
+        d: Any = e
+        said = {"take": "took the turn-up's suit", "pass": "passed", "schmeiss": "schmeissed",
+                "annul": "annulled the deal", "play": "played on"}
+        if e.type == "bid" and d.call in said:
+            return f"{self.who(d.seat)} {said[d.call]}"
+        if e.type == "second_deal":
+            return f"the second deal (the stock's bottom card {d.bottom})"
+        if e.type == "dix":
+            return f"{self.who(d.seat)} exchanged the dix"
+        if e.type == "sequence":
+            return f"{self.who(d.seat)} declared {' '.join(d.cards)}"
+        if e.type == "bella":
+            return f"{self.who(d.seat)} announced bella"
+        return None
 
     def dix_seat(self, seat: int | None) -> int:
         if seat is not None:

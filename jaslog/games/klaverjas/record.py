@@ -6,19 +6,25 @@ from __future__ import annotations
 import random
 from typing import Any, ClassVar
 
-from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, cards_of, hand_text, parse_suit
-from jaslog.record.core import Ask, InputError, Recorder, Show
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS, CardError, cards_of, hand_text
+from jaslog.events import Event
+from jaslog.record.core import Ask, InputError, Recorder, Show, suit_word
 
 HELP = """\
   jh, 10s, T♥, ah      the next seat plays that card
-  pass, accept         the next seat's bid (accept: the turned suit)
-  c, d, h, s           the next seat names a trump suit
+  pass (pas), accept   the next seat's bid (accept: the turned suit)
+  c, d, h, s           the next seat names a trump suit (also clubs... or
+                       klaveren, ruiten, harten, schoppen)
   2 pass, 3 jh         the same for an explicit seat (e.g. a bid out of turn)
   deal                 a new round: asks the hands of seats 0-2 (or 'unseen');
                        seat 3 gets the rest of the pack
   deal unseen          a new round whose hands nobody saw
   turn 4h              random trump: the card turned from the separate pack
-  roem 20 [SEAT]       a roem claim on the trick just won (default: its winner)"""
+  roem 20 [SEAT]       a roem claim on the trick just won (default: its winner)
+  score S0 S1 [...]    the round due, written on the sheet by its team scores
+                       alone (before its deal); after them: chooser SEAT,
+                       trump H, points P0 P1, roem R0 R1, made|nat|pit|revoke
+                       (Dutch: kiezer, troef, punten)"""
 
 
 def turned_card(text: str) -> str:
@@ -38,6 +44,11 @@ class KlaverjasRecorder(Recorder):
     game_help = HELP
     score_owners: ClassVar[str | None] = "team 0 and team 1"
     ruling_example = "3 0 162 revoke by bob"
+    score_words: ClassVar[dict[str, str]] = {
+        "chooser": "chooser", "kiezer": "chooser", "trump": "trump", "troef": "trump",
+        "points": "points", "punten": "points", "roem": "roem", "result": "result"}
+    score_results = ("made", "nat", "pit", "revoke")
+    score_example = "102 80 chooser 0 trump h points 82 80 roem 20 0"
 
     def doing(self, kind: str, seat: int | None) -> str:
         if kind == "turn":
@@ -118,12 +129,12 @@ class KlaverjasRecorder(Recorder):
             return self._roem(parts[1:], seat)
         if len(parts) != 1:
             return None
-        if word in ("pass", "p", "accept", "a"):
-            call = "pass" if word in ("pass", "p") else "accept"
+        if word in ("pass", "p", "pas", "accept", "a"):
+            call = "pass" if word in ("pass", "p", "pas") else "accept"
             return self.base("bid", seat=self.seat_for(seat, ("bid",), "", {"type": "bid", "call": call}),
                              call=call)
         try:
-            suit = parse_suit(word, lenient=True)
+            suit = suit_word(word)
         except CardError:
             return None
         kind, _ = self.expected()
@@ -132,6 +143,18 @@ class KlaverjasRecorder(Recorder):
         call = SUIT_LETTERS[suit]
         return self.base("bid", seat=self.seat_for(seat, ("bid",), "", {"type": "bid", "call": call}),
                          call=call)
+
+    def said_game(self, e: Event) -> str | None:
+        d: Any = e
+        if e.type == "trump_turned":
+            return f"turned {d.card}"
+        if e.type == "roem":
+            return f"{self.who(d.seat)} claimed {d.points} roem"
+        if e.type == "bid" and d.call == "accept":
+            return f"{self.who(d.seat)} accepted the turned suit"
+        if e.type == "bid" and d.call == "pass":
+            return f"{self.who(d.seat)} passed"
+        return None
 
     def _roem(self, args: list[str], seat: int | None) -> dict[str, Any]:
         if not args or not args[0].isdigit():

@@ -8,21 +8,30 @@ import random
 from typing import Any, ClassVar
 
 from jaslog.cards import CARD_TEXT, cards_of, hand_text
+from jaslog.events import Event
 from jaslog.games.kloepper.rules import ACES, BLACK_QUEENS, PACK, sides
 from jaslog.record.core import Ask, InputError, Recorder, Show
 
 HELP = """\
   jh, 10s, T♥, ad      the next player plays that card (9 10 J Q K A)
   ac, as, ah, alone    the holder of both black queens calls his partner's ace
-                       or goes alone, when it is due ('call ac SEAT' names the
-                       caller when the hands were not recorded)
-  knock SEAT           SEAT knocks, undertaking every trick (before trick 2)
-  kb SEAT              SEAT knocks back (also 'knock back SEAT')
+                       or goes alone (alleen), when it is due ('call ac SEAT'
+                       names the caller when the hands were not recorded)
+  knock SEAT           SEAT knocks, undertaking every trick (before trick 2;
+                       also 'klop SEAT')
+  kb SEAT              SEAT knocks back (also 'knock back SEAT', 'klop terug
+                       SEAT')
   deal                 a new deal: asks the hands of seats 0-2 (or 'unseen');
                        seat 3 gets the rest of the 24 cards
-  deal unseen          a new deal whose hands nobody saw"""
+  deal unseen          a new deal whose hands nobody saw
+  score S0 S1 S2 S3 [...]
+                       the deal due, written on the sheet by the players' scores
+                       alone (before its deal); after them: holder SEAT (of
+                       the black queens), points P0 P1 P2 P3,
+                       queens|others|none|revoke (who scored)"""
 
-CALLS = {"ac": "AC", "ad": "AD", "ah": "AH", "as": "AS", "alone": "alone", "a": "alone"}
+CALLS = {"ac": "AC", "ad": "AD", "ah": "AH", "as": "AS", "alone": "alone", "a": "alone",
+         "alleen": "alone"}
 
 
 class KloepperRecorder(Recorder):
@@ -33,6 +42,11 @@ class KloepperRecorder(Recorder):
     scores_help = "S0 S1 S2 S3"
     score_count = 4
     ruling_example = "2 0 4 4 0 misdeal"
+    score_words: ClassVar[dict[str, str]] = {
+        "holder": "chooser", "chooser": "chooser", "points": "points", "punten": "points",
+        "result": "result"}
+    score_results = ("queens", "others", "none", "revoke")
+    score_example = "4 0 4 0 holder 0 points 70 20 30 0"
 
     def doing(self, kind: str, seat: int | None) -> str:
         if kind == "call":
@@ -106,9 +120,9 @@ class KloepperRecorder(Recorder):
             call = CALLS[args[0]]
             return self.base("partner_call", seat=self.seat_for(
                 seat, ("call",), "partner call", {"type": "partner_call", "call": call}), call=call)
-        if word in ("knock", "kb", "knockback", "knock_back", "back"):
-            back = word != "knock"
-            if word == "knock" and args[:1] == ["back"]:
+        if word in ("knock", "kb", "knockback", "knock_back", "back", "klop"):
+            back = word not in ("knock", "klop")
+            if word in ("knock", "klop") and args[:1] in (["back"], ["terug"]):
                 back, args = True, args[1:]
             if len(args) > 1:
                 raise InputError("knock SEAT or kb SEAT")
@@ -119,10 +133,19 @@ class KloepperRecorder(Recorder):
             return self.base("knock_back" if back else "knock", seat=seat)
         if args:
             return None
-        if word in CALLS and (kind == "call" or word in ("alone", "a")):
+        if word in CALLS and (kind == "call" or word in ("alone", "a", "alleen")):
             call = CALLS[word]
             return self.base("partner_call", seat=self.seat_for(
                 seat, ("call",), "partner call", {"type": "partner_call", "call": call}), call=call)
+        return None
+
+    def said_game(self, e: Event) -> str | None:
+        d: Any = e
+        if e.type == "partner_call":
+            what = "went alone" if d.call == "alone" else f"called {d.call}"
+            return f"{self.who(d.seat)} {what}"
+        if e.type in ("knock", "knock_back"):
+            return f"{self.who(d.seat)} knocked{' back' if e.type == 'knock_back' else ''}"
         return None
 
     def read_deal(self, ask: Ask, show: Show, unseen: bool = False) -> dict[str, Any]:
