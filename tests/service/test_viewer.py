@@ -382,3 +382,26 @@ def test_the_record_of_a_real_table(browser, server, tmp_path):
     assert typo["card"] not in seen.content()
     assert "exposed card by cor (2)" in seen.inner_text("#round-record")
     assert not errors and not errors2, errors + errors2
+
+
+def test_a_seat_does_not_learn_a_retracted_card_of_the_live_round():
+    """Two records of the live round that differ only in the card keyed by mistake (and
+    retracted) give seat 2 byte-identical frames, events and report; the referee sees it."""
+    from jaslog.events import event_from_dict
+    from jaslog.views import FULL, Sight, frames, report, timeline, visible_events
+
+    events, typo = table_record("viewer-retracted-card")
+    cut = typo["seq"] + 3
+    real = events[typo["seq"] + 3]["card"]  # the card the seat did play, after the correction
+    other = next(c for c in events[2]["hands"][typo["seat"]] if c not in (typo["card"], real))
+    logs = [events[:cut], [dict(e, card=other) if e["seq"] == typo["seq"] else e
+                           for e in events[:cut]]]
+    seen = []
+    for log in logs:
+        tl = timeline(event_from_dict(e) for e in log)
+        assert tl.error is None and tl.live_round == 2
+        s = Sight(seat=2)
+        seen.append(json.dumps([frames(tl, s), visible_events(tl, s), report(tl, s)]))
+        assert log[typo["seq"]]["card"] in json.dumps(report(tl, FULL)["retracted"])
+    assert seen[0] == seen[1]
+    assert "typo: wrong card keyed" in seen[0]
