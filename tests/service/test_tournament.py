@@ -8,30 +8,32 @@ import httpx
 
 from jaslog.service.tournaments import draw_tables
 from jaslog.sim import simulate_game
+from jaslog.store.clock import stamp
 from tests.service.conftest import Server, record, timed
+from tests.service.inprocess import live_service
+
+OPTIONS = {"game_end": {"type": "target", "points": 1001}}
 
 
-def _play(server: Server, game: dict[str, Any], slow: int = 0) -> dict[str, int]:
-    """Record a whole simulated game at a tournament table with that table's scorer, 4 s per
-    event; with ``slow``, one play takes 31.5 s and a bid 45 s (after a 50 s deal)."""
+def _simulated(gid: str, info: dict[str, Any]) -> list[dict[str, Any]]:
+    """A simulated game at a tournament table: its seats, the dealer the draw gave it."""
+    for seed in range(200):
+        events = simulate_game(gid, info["ruleset"], OPTIONS, seed=seed, seats=info["seats"])
+        if events[0]["dealer"] == info["dealer"]:
+            return events
+    raise AssertionError(f"no simulated game of {gid} with dealer {info['dealer']}")
+
+
+def _play(server: Server, game: dict[str, Any]) -> None:
+    """Record a whole simulated game at a tournament table with that table's scorer."""
     gid = game["game"]
     with server.client("admin") as c:
         info = c.get(f"/api/games/{gid}").json()
-    options = {"game_end": {"type": "target", "points": 1001}}
-    for seed in range(200):  # a simulated game with the dealer the draw gave this table
-        events = simulate_game(gid, info["ruleset"], options, seed=seed, seats=info["seats"])
-        if events[0]["dealer"] == info["dealer"]:
-            break
-    assert events[0]["dealer"] == info["dealer"]
-    slow_play = next(e["seq"] for e in events if e["type"] == "play" and e["seq"] > 20)
-    slow_deal = next(e["seq"] for e in events if e["type"] == "dealt" and e["seq"] > 40)
-    times = {slow_play: 31.5, slow_deal: 50, slow_deal + 1: 45} if slow else {}
-    events = timed(events, step=4, slow=times)
+    events = timed(_simulated(gid, info), step=4)
     token = server.token("scorer", table=str(game["table"]))
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"},
                       timeout=30) as c:
         record(c, gid, events[1:], batch=200)
-    return {"slow_play": slow_play, "slow_deal": slow_deal}
 
 
 def test_an_eight_player_tournament_from_draw_to_final(server):
@@ -85,27 +87,48 @@ def test_an_eight_player_tournament_from_draw_to_final(server):
         r = c.post("/api/tournaments/cup8/rounds")
         assert r.status_code == 409 and r.json()["code"] == "round_not_over"
 
-    # the final, with two moves over the 30 s limit (a slow deal is not a move)
-    ev = _play(server, final[0], slow=1)
-    slow_play, slow_deal = ev["slow_play"], ev["slow_deal"]
+    # the final
+    _play(server, final[0])
     with server.client("public") as c:
         st = c.get("/api/tournaments/cup8").json()
     assert st["status"] == "finished"
     fin = st["rounds"][1]["tables"][0]
     assert st["champions"] == fin["winners"] and len(st["champions"]) == 2
     assert sorted(st["runner_up"] + st["champions"]) == sorted(fin["seats"])
-    over = st["time_limit"]["exceeded"]
-    assert sorted((x["seq"], x["type"], x["seconds"]) for x in over) == sorted(
-        [(slow_deal + 1, "bid", 45.0), (slow_play, "play", 31.5)])
-    for x in over:
-        assert x["game"] == fin["game"] and x["limit"] == 30 and x["player"] in fin["seats"]
+    assert st["time_limit"]["exceeded"] == [] and st["time_limit"]["timeouts"] == []
     with server.client("admin") as c:
-        timing = c.get(f"/api/games/{fin['game']}/timing").json()
-        assert timing["limit"] == 30 and len(timing["exceeded"]) == 2
         r = c.post("/api/tournaments/cup8/rounds")
         assert r.status_code == 409 and r.json()["code"] == "tournament_over"
         listed = c.get("/api/tournaments").json()
         assert any(x["id"] == "cup8" and x["status"] == "finished" for x in listed)
+
+
+def test_moves_over_the_limit_are_reported_on_the_services_clock(tmp_path):
+    """A final recorded as it is played, the service's clock moving 4 s per event; one play
+    takes 31.5 s and a bid 45 s (after a 50 s deal, which is not a move)."""
+    with live_service(tmp_path) as live:
+        r = live.post("/api/tournaments", {"id": "fin", "name": "final", "seed": 2,
+                                           "players": ["ann", "bob", "cor", "dirk"]}, status=201)
+        gid = r.json()["rounds"][0]["tables"][0]["game"]
+        events = _simulated(gid, live.get(f"/api/games/{gid}"))
+        slow_play = next(e["seq"] for e in events if e["type"] == "play" and e["seq"] > 20)
+        slow_deal = next(e["seq"] for e in events if e["type"] == "dealt" and e["seq"] > 40)
+        slow = {slow_play: 31.5, slow_deal: 50, slow_deal + 1: 45}
+        for e in events[1:]:
+            live.clock.advance(slow.get(e["seq"], 4))
+            body = {k: v for k, v in e.items() if k not in ("game", "seq")}
+            live.post(f"/api/games/{gid}/events", {"expected_seq": e["seq"], "events": [
+                {**body, "at": stamp(live.clock())}]}, status=200)
+        st = live.get("/api/tournaments/fin", role="public")
+        assert st["status"] == "finished" and st["champions"] == st["rounds"][0]["tables"][0]["winners"]
+        over = st["time_limit"]["exceeded"]
+        assert sorted((x["seq"], x["type"], x["seconds"]) for x in over) == sorted(
+            [(slow_deal + 1, "bid", 45.0), (slow_play, "play", 31.5)])
+        for x in over:
+            assert x["game"] == gid and x["limit"] == 30 and x["player"] in st["players"]
+        assert st["time_limit"]["timeouts"] == []  # nobody ran the clock while they waited
+        timing = live.get(f"/api/games/{gid}/timing")
+        assert timing["limit"] == 30 and len(timing["exceeded"]) == 2
 
 
 def test_bad_tournaments_are_refused(server):
