@@ -315,3 +315,66 @@ def test_after_a_round_its_score_sheet_line_the_certificate_and_the_round_due(db
         cert = store.head("sh").certificate
     assert (f"round 1 on the score sheet: played {score} ({o.result}) · ruled 0–162 (revoke by "
             f"bob) · totals 0–162 (ann & cor – bob & dirk) certificate {cert} (seq 35)") in out
+
+
+# ---------------------------------------------------------------------- score-only rounds
+
+
+def test_a_round_written_by_its_score_alone(db: str) -> None:
+    new("sc")
+    out = record("sc", "score 102 80 chooser 0 trump h points 82 80 roem 20 0",
+                 "score 0 182 kiezer 2 troef harten nat", "score 100 60",
+                 "score 100 62 nat pit", "score 100", "score 100 62 bogus", "score 100 62 points 1",
+                 "score 100 62 chooser", "score 100 62 trump x", "deal random 5",
+                 "score 100 62", "quit")
+    assert ("round 1 on the score sheet: written 102–80 (made) · totals 102–80 (ann & cor – bob "
+            "& dirk)") in out
+    assert "round 2 on the score sheet: written 0–182 (nat) · totals 102–262" in out
+    assert "round 3 is due: seat 1 (bob) deals" in out
+    # what does not add up is the rules' sentence, with its code
+    assert ("✗ refused: round 3: score 100 + 60 = 160: a round's scores add up to 162 plus its "
+            "roem and any pit bonus, which come in tens [bad_round_score]") in out
+    # what the recorder cannot read is said before anything is tried
+    assert "✗ 'pit': the result is given twice" in out
+    assert "✗ write a round by its score as: score S0 S1 [...] (e.g. score 102 80 chooser 0 " \
+        "trump h points 82 80 roem 20 0); 'help' lists the words" in out
+    assert "✗ 'bogus' is not a part of a round's score here" in out
+    assert "✗ points takes 2 numbers, like the score: points 100 62" in out
+    assert "✗ chooser takes a seat: chooser 1" in out
+    assert "✗ trump takes a suit: trump h (or harten)" in out
+    # only the round due, before its deal
+    assert ("✗ a round is written by its score when it is due, before its deal: seat 2 (cor) "
+            "must bid: pass, c, d, h, s [round_not_over]") in out
+    evs = stored(db, "sc")
+    assert [e["type"] for e in evs] == ["game_started", "round_score", "round_score", "dealt"]
+    assert {k: v for k, v in evs[1].items() if k in ("round", "score", "chooser", "trump",
+                                                      "points", "roem", "result")} == {
+        "round": 1, "score": [102, 80], "chooser": 0, "trump": "H", "points": [82, 80],
+        "roem": [20, 0]}
+    assert {k: evs[2].get(k) for k in ("round", "score", "chooser", "trump", "result")} == {
+        "round": 2, "score": [0, 182], "chooser": 2, "trump": "H", "result": "nat"}
+    assert fold_of(db, "sc").state.totals() == [102, 262]
+
+
+@pytest.mark.parametrize(("ruleset", "seats", "good", "bad", "fields"), [
+    ("klaberjass-2p", "ann,bob", "score 182 0 maker 0 trump h points 162 0 melds 20 0",
+     "score 81 81 tie", {"chooser": 0, "trump": "H", "points": [162, 0], "roem": [20, 0]}),
+    ("kloepper", "ann,bob,cor,dirk", "score 4 0 4 0 holder 0 points 70 20 30 0",
+     "score 4 0 4 0 melds 1 1 1 1", {"chooser": 0, "points": [70, 20, 30, 0]}),
+])
+def test_score_words_of_klaberjass_and_kloepper(db: str, ruleset: str, seats: str, good: str,
+                                                 bad: str, fields: dict[str, Any]) -> None:
+    new("sk", ruleset=ruleset, seats=seats, dealer=seats.count(","))
+    out = record("sk", bad, good, "quit")
+    assert "✗" in out and "1 event recorded" in out
+    assert "deal 1 on the score sheet: written " in out and "deal 2 is due" in out
+    e = stored(db, "sk")[1]
+    assert e["type"] == "round_score" and {k: e[k] for k in fields} == fields
+
+
+def test_the_game_over_after_its_last_round(db: str) -> None:
+    new("go")
+    out = record("go", *["score 102 60"] * 16, "quit")
+    assert "round 16 on the score sheet: written 102–60 · totals 1632–960" in out
+    assert "the game is over: ann & cor win" in out
+    assert "[seq 17] round 16: game over: note, ruling or quit>" in out

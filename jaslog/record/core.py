@@ -653,7 +653,8 @@ class Recorder:
             elif key is None:
                 raise InputError(f"{word!r} is not a part of a {w}'s score here: {usage}")
             if key in fields:
-                raise InputError(f"{word!r} is given twice")
+                what = {"chooser": "who chose"}.get(key, f"the {key}")
+                raise InputError(f"{word!r}: {what} is given twice")
             args = words[i + 1:]
             if key == "chooser":
                 if not args:
@@ -948,7 +949,7 @@ class Recorder:
         how = "written" if getattr(r, "score_only", None) is not None else "played"
         result = getattr(o, "result", None)
         parts = [f"{self.round_word} {number} on the score sheet: {how} {dash(o.score)}"
-                 + (f" ({result})" if result else "")]
+                 + (f" ({result})" if result and result != "score_only" else "")]
         if o.ruled is not None and r.ruling is not None:
             earlier = len(r.rulings) - 1
             parts.append(f"ruled {dash(o.ruled)} ({r.ruling.reason}"
