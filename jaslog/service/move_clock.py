@@ -109,7 +109,16 @@ def autoplay_event(fold: GameFold, kind: str, seat: int) -> dict[str, Any] | Non
     ``at``), or None when the service cannot make it: a card only when the round's hands
     are known (the lowest legal card, :func:`lowest_card`), a bid ``pass`` or, when the
     seat may not pass, the first suit the rules take without a violation; a trump card to
-    turn is never made up."""
+    turn is never made up.
+
+    >>> from jaslog.events import parse_event
+    >>> from jaslog.fold import start_fold
+    >>> f = start_fold(parse_event('{"game":"g","seq":0,"type":"game_started",'
+    ...     '"ruleset":"amsterdam","seats":["a","b","c","d"],"dealer":3}'))
+    >>> f.apply(parse_event('{"game":"g","seq":1,"type":"dealt"}'))
+    >>> autoplay_event(f, "bid", 0)
+    {'type': 'bid', 'seat': 0, 'call': 'pass'}
+    """
     if kind == "play":
         r = fold.state.rounds[-1]
         if not r.hands_known:

@@ -139,6 +139,28 @@ def test_the_background_clock_records_a_timeout_nobody_asked_for(tmp_path):
         assert _types(live.events(g["game"])).count("timeout") == 1
 
 
+def test_clocks_racing_on_one_wait_store_one_timeout(tmp_path):
+    """Two move clocks (as two service processes on one store have) check the same wait at
+    the same moment, again and again: the timeout is stored once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from jaslog.service.move_clock import MoveClock
+    from jaslog.service.tournaments import Tournaments
+
+    with live_service(tmp_path) as live:
+        g = _tournament(live, "clk7", on_timeout="autoplay")
+        live.append(g["game"], [{"type": "dealt", "hands": HANDS}])
+        svc = live.app.state.service
+        clocks = [MoveClock(svc), MoveClock(svc)]
+        live.clock.advance(31)
+        with ThreadPoolExecutor(4) as pool:
+            done = list(pool.map(lambda i: Tournaments(svc).check_clocks("clk7", clocks[i % 2]),
+                                 range(8)))
+        assert sum(len(d) for d in done) == 2  # one timeout and one bid, by one of them
+        assert _types(live.events(g["game"])).count("timeout") == 1
+        assert _types(live.events(g["game"])).count("bid") == 1
+
+
 def test_only_an_admin_or_a_referee_runs_the_clock(tmp_path):
     with live_service(tmp_path) as live:
         _tournament(live, "clk6")
