@@ -123,11 +123,55 @@ def seat_ids(seats: str) -> list[str]:
     return players
 
 
+#: What a table is called (the service's ``TABLE_PATTERN``, which a scorer token's table
+#: matches): a game's ``meta.table`` that is not one could never be written by a scorer.
+TABLE_PATTERN = r"[A-Za-z0-9._:-]{1,64}"
+
+#: What a ``--meta`` key may be.
+META_KEY = r"[A-Za-z_][A-Za-z0-9_.-]{0,63}"
+
+
+def meta_pairs(pairs: list[str]) -> dict[str, str]:
+    """The ``game_started.meta`` of ``--meta KEY=VALUE`` (repeatable; the values are text),
+    or ``fail`` naming the pair that is malformed.
+
+    >>> meta_pairs(["table=3", "event=club night"])
+    {'table': '3', 'event': 'club night'}
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq:
+            fail(f"--meta {pair!r}: write KEY=VALUE (e.g. --meta table=3)")
+        if not re.fullmatch(META_KEY, key):
+            fail(f"--meta {pair!r}: the key {key!r} is not a name (letters, digits and _.-, "
+                 "starting with a letter; e.g. table, event, place)")
+        if not value:
+            fail(f"--meta {pair!r}: {key} has no value (e.g. --meta {key}=3)")
+        if key in out:
+            fail(f"--meta {key} is given twice ({out[key]!r} and {value!r})")
+        if key == "tournament":
+            fail("--meta tournament: a game joins a tournament only when the tournament draws "
+                 "it (the service's tournament rounds); leave it out")
+        if key == "table" and not re.fullmatch(TABLE_PATTERN, value):
+            fail(f"--meta table={value!r}: a table is 1 to 64 letters, digits and ._:- (as a "
+                 "scorer token's table is), e.g. --meta table=3")
+        if len(value) > 2000:
+            fail(f"--meta {key}: the value is {len(value)} characters; at most 2000")
+        out[key] = value
+    return out
+
+
 def new(
     ruleset: str = typer.Option("amsterdam", "--ruleset", "-r", help="a preset (jaslog rules presets)"),
     seats: str = typer.Option(..., "--seats", help="4 player ids, clockwise: ann,bob,cor,dirk"),
     dealer: int = typer.Option(0, "--dealer", min=0, max=3, help="seat of the first dealer"),
     option: list[str] = typer.Option([], "--option", "-o", help="KEY=VALUE override, repeatable"),
+    meta: list[str] = typer.Option([], "--meta", "-m",
+                                   help="KEY=VALUE about the game (table, event, place...), "
+                                        "repeatable; a scorer token writes to the games of its "
+                                        "table"),
     game: str | None = typer.Option(None, "--id", help="the game id (default: date + random)"),
     db: str | None = DB,
 ) -> None:
@@ -140,9 +184,11 @@ def new(
     if game is not None and not re.fullmatch(GAME_ID_PATTERN, game):
         fail(f"--id: {id_problem(game)}")
     opts = _parse_options(ruleset, option)
+    about = meta_pairs(meta)
     with opened(db) as store:
         try:
-            gid = store.new_game(ruleset, players, dealer=dealer, options=opts or None, game=game)
+            gid = store.new_game(ruleset, players, dealer=dealer, options=opts or None, game=game,
+                                 meta=about or None)
         except ConflictError:
             fail(f"game {game} already exists in the store")
     print(gid)

@@ -1,0 +1,83 @@
+"""``jaslog new --meta KEY=VALUE``: what is said about a game (its table, event, place) is
+stored in its ``game_started.meta``; a malformed pair is refused in a sentence and nothing is
+stored; and a scorer token of the table named there may write to the game through the
+service (a real ``jaslog serve`` on the same SQLite file)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from jaslog.cli.store_cmds import TABLE_PATTERN
+from jaslog.service.auth import TABLE_PATTERN as SERVICE_TABLE_PATTERN
+from jaslog.store import open_store
+from tests.cli import jaslog
+
+
+def new(db: Path, gid: str, *meta: str) -> tuple[int, str]:
+    res = jaslog("new", "--seats", "ann,bob,cor,dirk", "--id", gid, "--db", str(db),
+                 *[x for m in meta for x in ("--meta", m)], text=True)
+    return res.returncode, " ".join(res.stderr.split())
+
+
+def test_meta_is_stored_in_game_started(tmp_path: Path) -> None:
+    db = tmp_path / "m.sqlite"
+    assert new(db, "m1", "table=3", "event=club night", "place=De Kroon") == (0, "")
+    started = open_store(str(db)).events("m1")[0]
+    assert started.meta == {"table": "3", "event": "club night", "place": "De Kroon"}
+    assert new(db, "m2") == (0, "")
+    assert open_store(str(db)).events("m2")[0].meta is None
+
+
+@pytest.mark.parametrize(("pair", "said"), [
+    ("table", "--meta 'table': write KEY=VALUE (e.g. --meta table=3)"),
+    ("=3", "--meta '=3': the key '' is not a name (letters, digits and _.-, starting with a "
+           "letter; e.g. table, event, place)"),
+    ("9x=3", "the key '9x' is not a name"),
+    ("table=", "--meta 'table=': table has no value (e.g. --meta table=3)"),
+    ("table=3 west", "--meta table='3 west': a table is 1 to 64 letters, digits and ._:- (as a "
+                     "scorer token's table is), e.g. --meta table=3"),
+    ("tournament=spring", "--meta tournament: a game joins a tournament only when the "
+                          "tournament draws it"),
+])
+def test_a_malformed_pair_is_refused_and_nothing_stored(tmp_path: Path, pair: str,
+                                                        said: str) -> None:
+    db = tmp_path / "bad.sqlite"
+    code, err = new(db, "bad", pair)
+    assert code == 2 and said in err, err
+    assert not db.exists()  # refused before the store is opened
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    code, err = new(tmp_path / "t.sqlite", "t", "table=3", "table=4")
+    assert code == 2 and "--meta table is given twice ('3' and '4')" in err
+
+
+def test_the_table_is_named_as_the_service_names_it() -> None:
+    assert f"^{TABLE_PATTERN}$" == SERVICE_TABLE_PATTERN
+    assert re.fullmatch(TABLE_PATTERN, "zaal-2.tafel:3")
+
+
+@pytest.mark.slow
+def test_a_scorer_token_writes_to_a_game_made_on_the_command_line(tmp_path: Path) -> None:
+    from tests.service.conftest import make_server
+
+    servers = make_server(tmp_path)
+    server = next(servers)
+    try:
+        assert new(server.db, "at-1", "table=1")[0] == 0
+        assert new(server.db, "at-2", "table=2")[0] == 0
+        assert new(server.db, "nowhere")[0] == 0
+        note = {"expected_seq": 1, "events": [{"type": "note", "text": "scored at table 1"}]}
+        with server.client("scorer") as c:  # a scorer token for table 1
+            r = c.post("/api/games/at-1/events", json=note)
+            assert r.status_code == 200, r.text
+            for gid in ("at-2", "nowhere"):
+                r = c.post(f"/api/games/{gid}/events", json=note)
+                assert r.status_code == 403 and r.json()["code"] == "other_table", r.text
+        assert [e.type for e in open_store(str(server.db)).events("at-1")] == \
+            ["game_started", "note"]
+    finally:
+        servers.close()
