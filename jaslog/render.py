@@ -102,7 +102,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {d.reason}",
                  style="bold red")
     elif e.type == "irregularity":
-        cards = f" {' '.join(d.cards)}" if d.cards and viewer in (None, d.seat) else ""
+        cards = f" {' '.join(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
         if d.text:
