@@ -6,12 +6,13 @@ import asyncio
 import contextlib
 import time
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
 from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
@@ -59,6 +60,8 @@ class GameIn(BaseModel):
     options: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     at: str | None = Field(None, max_length=40, description="RFC 3339; default: now")
+    #: never given: the store stamps it (a client that sends it is told so, by its code)
+    recorded_at: SkipJsonSchema[Any] = None
 
     @field_validator("options", "meta")
     @classmethod
@@ -144,6 +147,9 @@ class HeadOut(BaseModel):
 class TimingOut(BaseModel):
     game: str
     limit: float | None
+    clock: Literal["recorded_at", "at"] = Field(
+        description="the clock the moves were timed on: recorded_at (the store's own, for a "
+                    "live game) or at (the table's, for an imported archive)")
     moves: int
     untimed: int
     longest: float
@@ -260,6 +266,9 @@ def create_game(body: GameIn, svc: Service = Depends(service),
                 who: Principal = Depends(principal)) -> dict[str, Any]:
     """Start a game. A scorer's games are played at its table (``meta.table``)."""
     require(who, "admin", "scorer", what="create games")
+    if body.recorded_at is not None:
+        raise ApiError(422, "recorded_at_given", "recorded_at is set by the store's own clock; "
+                       "leave it out", game=body.game)
     meta = dict(body.meta or {})
     # a tournament's games are made by the tournament (its rounds), never through this
     # route: a game taking a round's id to come, or a tournament's name, would stop the
@@ -313,13 +322,29 @@ def get_game(game: GamePath, svc: Service = Depends(service),
 # ---------------------------------------------------------------------- appending
 
 
+#: What a referee appends, to any game: decisions and the record's own repairs.
+REFEREE_TYPES = ("ruling", "note", "correction", "irregularity", "round_score")
+#: What only the service records, by its own clock (a tournament's move clock).
+SERVICE_TYPES = ("timeout",)
+#: What a scorer's correction may not retract: a referee's decision, the service's record.
+NOT_A_SCORERS = ("ruling", "timeout")
+
+
 def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str, Any]]) -> None:
+    """Whether ``who`` may append ``events`` to ``game`` (403 with a code when not).
+
+    A scorer records its own table's games: every event but rulings, its corrections too
+    (but not of a ruling or a timeout). A referee appends :data:`REFEREE_TYPES` to any game;
+    an admin anything. A ``timeout`` is the service's own record (:data:`SERVICE_TYPES`)."""
     require(who, "admin", "scorer", "referee", what="append events")
     try:
         h = svc.header(game)
     except NoSuchGame as e:
         raise ApiError(404, "no_such_game", str(e), game=game) from None
     types = {e.get("type") for e in events}
+    if who.role in ("scorer", "referee") and types & set(SERVICE_TYPES):
+        raise ApiError(403, "service_only", "a timeout is recorded by the service itself, on its "
+                       "own clock, when a tournament's seat due has not acted in time", game=game)
     if who.role == "scorer":
         table = table_of(h)
         if table is None:
@@ -331,9 +356,29 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
                            f"scorer token is for table {who.table}", game=game)
         if "ruling" in types:
             raise ApiError(403, "referee_only", "rulings are appended by a referee")
-    if who.role == "referee" and not types <= {"ruling", "note"}:
-        bad = sorted(str(t) for t in types - {"ruling", "note"})
-        raise ApiError(403, "scorer_only", f"a referee appends rulings and notes, not {', '.join(bad)}")
+        if "correction" in types:
+            _check_scorer_correction(svc, game, events)
+    if who.role == "referee" and not types <= set(REFEREE_TYPES):
+        bad = sorted(str(t) for t in types - set(REFEREE_TYPES))
+        raise ApiError(403, "scorer_only", "a referee appends rulings, notes, corrections, "
+                       f"irregularities and round scores, not {', '.join(bad)}")
+
+
+def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any]]) -> None:
+    """Refuse a scorer's correction that retracts a referee's ruling or the service's
+    timeout (``referee_only``); what else it may retract is the fold's to say."""
+    try:
+        _, tl = svc.timeline(game)
+    except NoSuchGame as err:  # pragma: no cover - the header was just read
+        raise ApiError(404, "no_such_game", str(err), game=game) from None
+    for e in events:
+        retracts = e.get("retracts") if e.get("type") == "correction" else None
+        for s in retracts if isinstance(retracts, list) else ():
+            if isinstance(s, int) and 0 <= s < len(tl.events) and \
+                    tl.events[s].type in NOT_A_SCORERS:
+                raise ApiError(403, "referee_only", f"seq {s} of game {game} is a "
+                               f"{tl.events[s].type}: a scorer's correction does not retract "
+                               "it; a referee does", game=game, seq=s)
 
 
 @router.post("/games/{game}/events", response_model=AppendOut,
@@ -447,8 +492,9 @@ def get_head(game: GamePath, svc: Service = Depends(service),
 def get_timing(game: GamePath,
                limit: Annotated[float | None, Query(gt=0, le=86400)] = None,
                svc: Service = Depends(service), who: Principal = Depends(principal)) -> dict[str, Any]:
-    """Each move's time from the events' ``at``; moves over the limit (``limit``, else the
-    game's ``meta.move_limit_s``)."""
+    """Each move's time, on the store's ``recorded_at`` for a live game, else on the events'
+    ``at`` (``clock`` says which); moves over the limit (``limit``, else the game's
+    ``meta.move_limit_s``)."""
     _, tl, s = _read(svc, who, game)
     evs = _guard(visible_events, tl, s)
     return _timing(tl, evs, limit)

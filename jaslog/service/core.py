@@ -18,10 +18,10 @@ from typing import Any
 from jaslog.audit import violation_dict
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, EventError, GameStarted, event_from_dict
-from jaslog.service.auth import Principal, Tokens, now
+from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
-from jaslog.store.clock import Clock, system_clock
+from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.views import Sight, Timeline, timeline
 
 
@@ -179,10 +179,13 @@ class Service:
                expected_seq: int | None) -> tuple[AppendResult, list[dict[str, Any]]]:
         """Append through the store; the result and the violations the new events brought.
 
-        Events without ``at`` are stamped with the time of arrival, and a retry of such an
-        event (same ``id``) is recognised although its stamp differs from the stored one.
+        Events without ``at`` are stamped with the time of arrival by the service's clock,
+        and a retry of such an event (same ``id``) is recognised although its stamp differs
+        from the stored one. The store stamps every new event's ``recorded_at`` with the same
+        clock.
         """
-        stamped = [e if e.get("at") is not None else {**e, "at": now()} for e in events]
+        arrived = stamp(self.clock())
+        stamped = [e if e.get("at") is not None else {**e, "at": arrived} for e in events]
         s = self.writer
         with self._write_lock:
             try:
@@ -236,6 +239,7 @@ class Service:
         n = 0
         for sent, have in zip(events, stored, strict=False):
             d = have.model_dump(exclude_none=True)
+            d.pop("recorded_at", None)  # the store's stamp: never sent (else refused)
             if sent.get("at") is None:
                 d.pop("at", None)
             want = {k: v for k, v in sent.items() if v is not None}

@@ -4,6 +4,7 @@ SQLite store, and a token for every role. Requests go over real HTTP with httpx.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -118,6 +119,28 @@ def gid(request: pytest.FixtureRequest) -> str:
     """A fresh game id for this test."""
     name = "".join(c if c.isalnum() else "-" for c in request.node.name)[:60]
     return f"{name}-{next(_counter)}-{os.getpid()}"
+
+
+_RECORDED_AT = re.compile(r'"recorded_at":"[^"]*"')
+_LONGEST = re.compile(r'"longest":[0-9.eE+-]+')
+
+
+def unstamped(text: str) -> str:
+    """An answer with what the service's clock said blanked: each ``recorded_at`` (the moment
+    an event arrived, which differs between two games recorded one after the other) and the
+    longest move timed on it.
+
+    >>> unstamped('{"seq":1,"recorded_at":"2026-12-01T20:00:00.000Z","seat":2}')
+    '{"seq":1,"recorded_at":"-","seat":2}'
+    """
+    return _LONGEST.sub('"longest":-', _RECORDED_AT.sub('"recorded_at":"-"', text))
+
+
+def as_sent(e: dict[str, Any], *drop: str) -> dict[str, Any]:
+    """A stored event as its client sent it: without ``recorded_at`` (which it must carry:
+    the store stamps every event appended live) nor the fields ``drop``."""
+    assert isinstance(e.get("recorded_at"), str) and e["recorded_at"].endswith("Z"), e
+    return {k: v for k, v in e.items() if k != "recorded_at" and k not in drop}
 
 
 def body_of(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

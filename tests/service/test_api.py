@@ -11,11 +11,11 @@ from jaslog.oracle import answer
 from jaslog.sim import Faults
 from jaslog.store import open_store
 from jaslog.views import FULL, frames, timeline
-from tests.service.conftest import body_of, create, record, sim, timed
+from tests.service.conftest import as_sent, body_of, create, record, sim, timed
 
 
 def _strip_at(evs: list[dict]) -> list[dict]:
-    return [{k: v for k, v in e.items() if k != "at"} for e in evs]
+    return [as_sent(e, "at") for e in evs]
 
 
 def test_record_a_whole_game_and_read_it_back(server, gid):

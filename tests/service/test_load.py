@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.service.conftest import Server, body_of, create, sim
+from tests.service.conftest import Server, as_sent, body_of, create, sim
 
 GAMES = 12            # games recorded at once, one client each
 EVENTS_PER_GAME = 80  # events each of those clients appends, one request per event
@@ -124,7 +124,7 @@ def test_many_clients_many_games_and_one_game(server: Server, tmp_path: Path) ->
             got = c.get(f"/api/games/{gid}/events").json()["events"]
             assert [e["seq"] for e in got] == list(range(len(events)))
             assert [e.get("id") for e in got[1:]] == [e["id"] for e in events[1:]]
-            assert [{k: v for k, v in e.items() if k != "at"} for e in got[1:]] == events[1:]
+            assert [as_sent(e, "at") for e in got[1:]] == events[1:]
         got = c.get(f"/api/games/{shared}/events").json()["events"]
         assert [e["seq"] for e in got] == list(range(len(got)))
         notes = [e["text"] for e in got if e["type"] == "note"]

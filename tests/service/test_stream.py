@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from tests.service.conftest import body_of, create, record, sim, timed
+from tests.service.conftest import as_sent, body_of, create, record, sim, timed
 
 
 def sse(lines: Iterator[str]) -> Iterator[dict[str, Any]]:
@@ -50,7 +50,7 @@ def test_a_watcher_sees_new_events_as_they_are_appended(server, gid):
                 assert r.status_code == 200
                 m = next(it)
                 assert m["event"] == "event" and int(m["id"]) == k
-                assert json.loads(m["data"]) == events[k]
+                assert as_sent(json.loads(m["data"])) == events[k]
         # reconnecting with Last-Event-ID resumes after it
         with watch.stream("GET", f"/api/games/{gid}/stream",
                           headers={"Last-Event-ID": "11"}) as s:
@@ -79,7 +79,7 @@ def test_a_players_stream_hides_other_hands_and_the_public_waits_for_the_round(s
             over = next(pit)
             assert over["event"] == "round_over" and json.loads(over["data"]) == {"round": 1}
             pub_seen = [json.loads(next(qit)["data"]) for _ in range(1, end1)]
-            assert pub_seen[0] == events[1]  # the whole deal, now that the round is over
+            assert as_sent(pub_seen[0]) == events[1]  # the whole deal, now that the round is over
             assert [e["seq"] for e in pub_seen] == list(range(1, end1))
 
 
