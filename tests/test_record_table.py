@@ -158,6 +158,21 @@ def test_undo_points_to_fix_and_offers_a_ruling_on_a_completed_round(db: str) ->
     assert evs[4]["score"] == [10, 152] and evs[4]["round"] == 1
 
 
+@pytest.mark.parametrize(("ruleset", "seats"), [("klaberjass-2p", "ann,bob"),
+                                                ("kloepper", "ann,bob,cor,dirk")])
+def test_fix_in_every_game(db: str, ruleset: str, seats: str) -> None:
+    """A deal retracted and dealt again: the game is where it was before the deal."""
+    new("fg", ruleset=ruleset, seats=seats, dealer=seats.count(","))
+    out = record("fg", "deal random 3", "fix dealt twice", "j", "deal random 4", "quit")
+    assert "fix: retract seq 1: the deal of deal 1 (the hands seen" in out
+    assert "(reason: dealt twice) retract it? [y/N]> j" in out
+    evs = stored(db, "fg")
+    assert [e["type"] for e in evs] == ["game_started", "dealt", "correction", "dealt"]
+    f = fold_of(db, "fg")
+    assert set(f.retracted) == {1} and len(f.state.rounds) == 1
+    assert f.state.rounds[0].dealer == seats.count(",")  # the same dealer deals again
+
+
 # ---------------------------------------------------------------------- irregularities
 
 

@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from jaslog.cards import (
     CARD_TEXT,
     SUIT_LETTERS,
+    SUIT_NAMES,
     CardError,
     cards_of,
     hand_text,
@@ -553,7 +554,7 @@ class Recorder:
             return f"{who} played {d.card}"
         if e.type == "bid":
             if d.call in SUIT_LETTERS:
-                return f"{who} named {('clubs', 'diamonds', 'hearts', 'spades')[SUIT_LETTERS.index(d.call)]}"
+                return f"{who} named {SUIT_NAMES[SUIT_LETTERS.index(d.call)]}"
             return f"{who} bid {d.call}"
         if e.type == "ruling":
             return f"a ruling on {w} {d.round}: {dash(d.score)} ({d.reason})"
@@ -648,15 +649,18 @@ class Recorder:
         while i < len(words):
             word = words[i]
             key = self.score_words.get(word)
-            if key is None and word in self.score_results:
-                key, i = "result", i - 1
+            alone = key is None and word in self.score_results  # a result word without 'result'
+            if alone:
+                key = "result"
             elif key is None:
                 raise InputError(f"{word!r} is not a part of a {w}'s score here: {usage}")
             if key in fields:
                 what = {"chooser": "who chose"}.get(key, f"the {key}")
                 raise InputError(f"{word!r}: {what} is given twice")
             args = words[i + 1:]
-            if key == "chooser":
+            if alone:
+                fields[key], i = word, i + 1
+            elif key == "chooser":
                 if not args:
                     raise InputError(f"{word} takes a seat: {word} 1")
                 fields[key], i = self.seat_arg(args[0]), i + 2
