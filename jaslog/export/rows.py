@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from jaslog.cards import CARD_TEXT
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
@@ -58,10 +58,10 @@ class GameContext:
     events: Sequence[Event]
     at: list[str | None]                 # RFC 3339 text (normalized) by seq
     rows: Rows
-    round_first_seq: dict[int, int]      # round -> seq of its deal
+    round_first_seq: dict[int, int]      # round -> seq of its deal (or round_score)
     round_last_seq: dict[int, int]       # round -> seq of its last event
     hands_recorded: dict[int, bool]      # round -> the deal event carried hands
-    rulings: int = 0                     # ruling events in the log
+    rulings: int = 0                     # ruling events in the log, not retracted
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
@@ -76,6 +76,37 @@ def rule_by_seq(violations: Sequence[Any], only_cards: bool) -> dict[int, str | 
     if only_cards:
         return {v.seq: v.rule for v in violations if v.card is not None}
     return {v.seq: (v.rule if v.card is not None else None) for v in violations}
+
+
+def ruling_columns(r: Any) -> tuple[str | None, int | None, int, bool | None]:
+    """A round's ``ruling_reason``, ``ruling_seq``, ``rulings`` and ``ruled_after_end``: the
+    last ruling (the one that counts) and how many there were."""
+    last = r.ruling
+    if last is None:
+        return None, None, 0, None
+    return last.reason, last.seq, len(r.rulings), last.after_end
+
+
+def known(values: Sequence[int] | None, side: int | None) -> int | None:
+    """``values[side]``, or None when either is not known (a score-only round's sheet).
+
+    >>> known([100, 62], 1), known(None, 1), known([100, 62], None)
+    (62, None, None)
+    """
+    return values[side] if values is not None and side is not None else None
+
+
+def irregularity_rows(ctx: GameContext) -> None:
+    """A ``violations`` row for every irregularity (category ``irregularity``): its kind as
+    the rule, its seat and cards; the round in play when it was recorded (NULL before the
+    first deal). They are facts of the table, not rules broken: no count includes them."""
+    seats, viol = ctx.fold.seats, ctx.rows["violations"]
+    for number, e in ctx.fold.irregularities:
+        cards = list(e.cards) if e.cards else None
+        what = e.kind.replace("_", " ") + (f" ({' '.join(cards)})" if cards else "")
+        viol.add((e.seq, number or None, None, e.seat, seats[e.seat],
+                  cards[0] if cards is not None and len(cards) == 1 else None, cards, e.kind,
+                  "irregularity", f"seat {e.seat}: {what}" + (f": {e.text}" if e.text else "")))
 
 
 def round_span(ctx: GameContext, number: int, ruling_seq: int | None) -> tuple[int, int]:
@@ -108,9 +139,11 @@ def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
             per_seat[v.seat][9] += 1
             if v.card is not None and revoke(v.rule):
                 per_seat[v.seat][8] += 1
+        card = CARD_TEXT[v.card] if v.card is not None else None
         viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
-                  CARD_TEXT[v.card] if v.card is not None else None, v.rule,
-                  category(v.rule, v.card), v.message))
+                  card, [card] if card is not None else None, v.rule, category(v.rule, v.card),
+                  v.message))
+    irregularity_rows(ctx)
     game_winner = g.winner
     finished = game_winner is not None
     players = ctx.rows["players"]
@@ -197,10 +230,14 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     year = int(first_at[:4]) if first_at is not None else None
     rows = rows_for((ruleset, year))
 
+    fold, error = fold_events(events)
+    retracted = fold.retracted if fold is not None else {}
+
     # events: the raw log, and which round each event belongs to
     dicts = [e.__dict__ for e in events]
     seqs = [d["seq"] for d in dicts]
     kinds = [d["type"] for d in dicts]
+    kind_of = dict(zip(seqs, kinds, strict=True)) if retracted else {}
     out = rows["events"]
     out["seq"].extend(seqs)
     out["type"].extend(kinds)
@@ -213,28 +250,45 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     hands: dict[int, bool] = {}
     for d, kind, seq in zip(dicts, kinds, seqs, strict=True):
         r = current
-        if kind == "dealt":
+        if kind == "dealt" or kind == "round_score":  # a round opens
             rnd += 1
             r = current = rnd
-            first_seq[rnd] = seq
-            hands[rnd] = d["hands"] is not None
+            if seq not in retracted:  # (a retracted one still holds what came before the fix)
+                first_seq[rnd] = seq
+                hands[rnd] = kind == "dealt" and d["hands"] is not None
         elif kind == "ruling" or kind == "note":
             own = d.get("round")
             if own is not None:
                 r = own
+        elif kind == "correction" and retracted:  # the round a retracted opener opened is gone
+            rnd -= sum(1 for s in d["retracts"] if kind_of.get(s) in ROUND_OPENERS
+                       and (c := retracted.get(s)) is not None and c.seq == seq)
+            r = current = rnd or None
         if r is not None:
             last_seq[r] = seq
         rounds.append(r)
     for name in ("seat", "card", "call", "points", "id"):
         out[name].extend([d.get(name) for d in dicts])
+    if "round_score" in kinds:  # its points are the sheet's, per team: not a roem claim
+        points = out["points"]
+        for i in range(len(points) - len(kinds), len(points)):
+            if not isinstance(points[i], int | None):
+                points[i] = None
+    n = len(kinds)
+    if retracted:
+        out["retracted"].extend([s in retracted for s in seqs])
+        out["retracted_by"].extend([retracted[s].seq if s in retracted else None for s in seqs])
+    else:
+        out["retracted"].extend([False] * n)
+        out["retracted_by"].extend([None] * n)
     out["payload"].extend(map(payload_json, events))
     out.fill_game(gid)
 
-    fold, error = fold_events(events)
     summary = Summary()
     if fold is not None:
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
-                          kinds.count("ruling"))
+                          kinds.count("ruling") - sum(1 for s in retracted
+                                                      if kind_of[s] == "ruling"))
         summary = get_game(fold.game).adapter("export").build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((

@@ -15,7 +15,13 @@ Grains:
 * ``rounds``: one row per deal;
 * ``games``: one row per game;
 * ``players``: one row per player per game (the seat, team and what the player did);
-* ``violations``: one row per rule broken at the table (revokes, false roem, bids...).
+* ``violations``: one row per rule broken at the table (revokes, false roem, bids...) and
+  per irregularity recorded (category ``irregularity``).
+
+A ``correction`` retracts events: they stay in ``events`` (``retracted``), and every other
+table holds what the fold holds, as if they had never been recorded. A round recorded by its
+score alone (``round_score``) has a ``rounds`` row (``recorded = 'score_only'``) with NULL
+in every column its sheet does not fill, and no plays or tricks.
 
 Scores are lists so that every game of the family fits: Klaverjas keeps one entry per team
 (``[team 0, team 1]``) plus ``seat_scores`` with one entry per seat; Klaberjass and
@@ -76,12 +82,15 @@ COLUMNS: dict[str, list[Col]] = {
             null=False, dictionary=True),
         Col("event_time", TS, "When it happened (the event's `at`, in UTC), if the log says"),
         Col("round", pa.int16(), "The round the event belongs to (NULL before the first deal; "
-            "a ruling's or note's own round)"),
+            "a ruling's or note's own round; a deal or round_score opens a round)"),
         Col("seat", pa.int8(), "Seat acting (bid, play, roem, note)"),
         Col("card", pa.string(), "The card played, or the card turned for trump", dictionary=True),
         Col("call", pa.string(), "A bid's call: pass, accept or a suit letter", dictionary=True),
         Col("points", pa.int32(), "Roem points claimed (roem events)"),
         Col("id", pa.string(), "The event's UUID, if it has one"),
+        Col("retracted", pa.bool_(), "A correction retracted the event: the fold goes on as if "
+            "it had never been recorded (leave it out with `WHERE NOT retracted`)", null=False),
+        Col("retracted_by", pa.int32(), "Seq of the correction that retracted it"),
         Col("payload", pa.string(), "The whole event as canonical jaslog/1 JSON", null=False),
     ],
     "plays": [
@@ -142,32 +151,42 @@ COLUMNS: dict[str, list[Col]] = {
         Col("dealer", pa.int8(), "Dealer's seat", null=False),
         Col("dealer_player", pa.string(), "Dealer's player id", null=False, dictionary=True),
         Col("forehand", pa.int8(), "Seat left of the dealer", null=False),
-        Col("hands_recorded", pa.bool_(), "The deal event carried the hands", null=False),
+        Col("hands_recorded", pa.bool_(), "The deal event carried the hands (false for a "
+            "score-only round)", null=False),
+        Col("recorded", pa.string(), "How the round was recorded: played (dealt, bid and played "
+            "card by card) or score_only (a round_score event: its score, and only what the "
+            "sheet says besides; NULL in every column the sheet leaves unsaid)", null=False,
+            dictionary=True),
         Col("trump", pa.string(), "Trump suit letter (NULL: not chosen yet)", dictionary=True),
         Col("trump_method", pa.string(), "Trump selection method of the game: free, utrecht, random, "
             "dealer_must_choose", dictionary=True),
         Col("trump_how", pa.string(), "How trumps were fixed: chosen (a free choice, or the seat the "
             "method names), forced (after all passed), accepted (the turned suit), named (another suit "
             "after the turned one was refused), turned (fixed by a turned card)", dictionary=True),
-        Col("passes", pa.int16(), "Pass calls in the bidding", null=False),
-        Col("turned", pa.list_(pa.string()), "Cards turned for trump, in order", null=False),
+        Col("passes", pa.int16(), "Pass calls in the bidding (NULL: score-only)"),
+        Col("turned", pa.list_(pa.string()), "Cards turned for trump, in order (NULL: "
+            "score-only)"),
         Col("declarer", pa.int8(), "Seat that chose trumps (Klaverjas: the chooser)"),
         Col("declarer_player", pa.string(), "Its player id", dictionary=True),
         Col("declarer_position", pa.int8(), "Declarer's seat relative to the dealer: 1 forehand, "
             "2 second, 3 third, 4 the dealer"),
         Col("playing_team", pa.int8(), "Team of the declarer (Klaverjas)"),
-        Col("playing_seats", pa.list_(pa.int8()), "Seats of the playing side", null=False),
+        Col("playing_seats", pa.list_(pa.int8()), "Seats of the playing side (NULL: a "
+            "score-only round whose sheet does not say them)"),
         Col("first_leader", pa.int8(), "Seat that led to trick 1"),
-        Col("tricks_played", pa.int8(), "Complete tricks", null=False),
-        Col("complete", pa.bool_(), "All tricks were played", null=False),
-        Col("points", INTS, "Card points per team, with the last-trick bonus", null=False),
-        Col("roem", INTS, "Roem credited per team (before nat or a revoke moves it)", null=False),
-        Col("roem_on_table", INTS, "All roem that was in each team's tricks (+ stuk in hand)",
-            null=False),
-        Col("tricks_won", INTS, "Tricks won per team", null=False),
+        Col("tricks_played", pa.int8(), "Complete tricks (NULL: score-only)"),
+        Col("complete", pa.bool_(), "All tricks were played (a score-only round: true, the "
+            "sheet has its score)", null=False),
+        Col("points", INTS, "Card points per team, with the last-trick bonus (NULL: a "
+            "score-only round whose sheet does not say them)"),
+        Col("roem", INTS, "Roem credited per team (before nat or a revoke moves it; NULL: a "
+            "score-only round whose sheet does not say it)"),
+        Col("roem_on_table", INTS, "All roem that was in each team's tricks (+ stuk in hand; "
+            "NULL: score-only)"),
+        Col("tricks_won", INTS, "Tricks won per team (NULL: score-only)"),
         Col("roem_kinds", pa.list_(pa.string()), "Every scoring combination on the table in the "
             "round, one entry per occurrence (run3, run4, stuk, four_of_a_kind, four_jacks, "
-            "three_of_a_kind, stuk_in_hand)", null=False),
+            "three_of_a_kind, stuk_in_hand; NULL: score-only)"),
         Col("points_playing", pa.int16(), "Card points of the playing side"),
         Col("points_defending", pa.int16(), "Card points of the defending side"),
         Col("roem_playing", pa.int16(), "Roem credited to the playing side"),
@@ -175,7 +194,9 @@ COLUMNS: dict[str, list[Col]] = {
         Col("result", pa.string(), "How the deal ended. Klaverjas: made, nat, pit (the playing side "
             "took every trick), revoke or unfinished; Klaberjass: made, bete, tie, revoke, annulled "
             "(no maker) or unfinished; Kloepper: queens, others, none (nobody scored), revoke or "
-            "unfinished", null=False, dictionary=True),
+            "unfinished. A score-only round: the sheet's word; else, in Klaverjas, made, nat or pit "
+            "as its score shows when the chooser is written; else score_only", null=False,
+            dictionary=True),
         Col("made", pa.bool_(), "The playing side made it: Klaverjas made or pit, Klaberjass made "
             "(a tie or bete is not), Kloepper queens (the black-queen side scored); NULL for revoke, "
             "annulled and unfinished deals"),
@@ -183,19 +204,26 @@ COLUMNS: dict[str, list[Col]] = {
             "either side (Klaverjas: NULL unless made, nat or pit; Klaberjass: NULL unless made, bete "
             "or tie; NULL for Kloepper)", dictionary=True),
         Col("revoke_team", pa.int8(), "Team whose revoke decided the round"),
-        Col("violations", pa.int16(), "Rules broken in the round", null=False),
+        Col("violations", pa.int16(), "Rules broken in the round (irregularities not counted)",
+            null=False),
         Col("score", INTS, "Score per team as played (pit bonus included)", null=False),
         Col("ruled_score", INTS, "The referee's score, if there is a ruling"),
         Col("final_score", INTS, "The score that counts: the ruling's, else as played", null=False),
         Col("seat_scores", INTS, "final_score credited to each seat", null=False),
         Col("score_playing", pa.int32(), "final_score of the playing side"),
         Col("score_defending", pa.int32(), "final_score of the defending side"),
-        Col("ruling_reason", pa.string(), "The referee's reason"),
-        Col("ruling_seq", pa.int32(), "Seq of the ruling event"),
+        Col("ruling_reason", pa.string(), "The referee's reason (of the last ruling, the one "
+            "that counts)"),
+        Col("ruling_seq", pa.int32(), "Seq of the ruling event (the last one)"),
+        Col("rulings", pa.int16(), "Rulings on the round: every one is kept, the last counts",
+            null=False),
+        Col("ruled_after_end", pa.bool_(), "The ruling that counts was made after the game had "
+            "ended (NULL: no ruling)"),
         Col("contract", pa.string(), "Game-specific contract (Klaberjass, Kloepper; NULL for "
             "Klaverjas)", dictionary=True),
         Col("queens_split", pa.bool_(), "Kloepper: the black queens were in two hands"),
-        Col("first_seq", pa.int32(), "Seq of the deal event", null=False),
+        Col("first_seq", pa.int32(), "Seq of the deal event (or of the round_score event)",
+            null=False),
         Col("last_seq", pa.int32(), "Seq of the round's last event", null=False),
         Col("started_at", TS, "Time of the deal event"),
         Col("ended_at", TS, "Time of the round's last event"),
@@ -222,8 +250,10 @@ COLUMNS: dict[str, list[Col]] = {
         Col("winner_team", pa.int8(), "Winning team (NULL: unfinished or a draw)"),
         Col("draw", pa.bool_(), "The game ended in a draw", null=False),
         Col("winners", pa.list_(pa.string()), "Player ids of the winners", null=False),
-        Col("violations", pa.int32(), "Rules broken in the game", null=False),
-        Col("rulings", pa.int16(), "Referee rulings", null=False),
+        Col("violations", pa.int32(), "Rules broken in the game (irregularities not counted)",
+            null=False),
+        Col("rulings", pa.int16(), "Referee rulings, superseded ones included (not those a "
+            "correction retracted)", null=False),
         Col("ok", pa.bool_(), "No violation and no integrity error", null=False),
         Col("error", pa.string(), "The integrity error that stopped the fold (rows hold what was "
             "folded before it)"),
@@ -238,8 +268,8 @@ COLUMNS: dict[str, list[Col]] = {
             "the seat)"),
         Col("partner", pa.string(), "Partner's player id (Klaverjas)", dictionary=True),
         Col("rounds", pa.int16(), "Complete rounds the player sat in (Klaverjas made, nat, pit, "
-            "revoke; Klaberjass made, bete, tie, revoke; Kloepper queens, others, none, revoke)",
-            null=False),
+            "revoke; Klaberjass made, bete, tie, revoke; Kloepper queens, others, none, revoke; "
+            "a score-only round when its sheet says such a result and who chose)", null=False),
         Col("rounds_declarer", pa.int16(), "...in which the player chose trumps (Klaberjass: was "
             "the maker; Kloepper: was on the black-queen side, not as a called ace's holder)",
             null=False),
@@ -254,23 +284,32 @@ COLUMNS: dict[str, list[Col]] = {
             null=False),
         Col("plays", pa.int16(), "Cards played", null=False),
         Col("revokes", pa.int16(), "Illegal plays", null=False),
-        Col("violations", pa.int16(), "Rules broken by this seat", null=False),
+        Col("violations", pa.int16(), "Rules broken by this seat (irregularities not counted)",
+            null=False),
         Col("tricks_won", pa.int16(), "Tricks this seat won", null=False),
         Col("score", pa.int32(), "Final total of the player's side", null=False),
         Col("won", pa.bool_(), "The player's side won the game (NULL while unfinished)"),
     ],
     "violations": [
         _game(),
-        Col("seq", pa.int32(), "Seq of the event that broke the rule", null=False),
-        Col("round", pa.int16(), "Round, from 1", null=False),
+        Col("seq", pa.int32(), "Seq of the event that broke the rule (or of the irregularity)",
+            null=False),
+        Col("round", pa.int16(), "Round, from 1 (NULL: an irregularity recorded before the "
+            "first deal)"),
         Col("trick", pa.int8(), "Trick, from 1, if the rule is about a trick"),
         Col("seat", pa.int8(), "Seat that broke it"),
         Col("player", pa.string(), "Its player id", dictionary=True),
-        Col("card", pa.string(), "The card, for plays", dictionary=True),
-        Col("rule", pa.string(), "Rule code (must_follow_suit, roem_false, bid_out_of_turn...)",
-            null=False, dictionary=True),
+        Col("card", pa.string(), "The card, for plays (and an irregularity about one card)",
+            dictionary=True),
+        Col("cards", pa.list_(pa.string()), "Every card concerned: the card played, or the cards "
+            "an irregularity names (NULL: none)"),
+        Col("rule", pa.string(), "Rule code (must_follow_suit, roem_false, bid_out_of_turn...); "
+            "an irregularity's kind (lead_out_of_turn, play_out_of_turn, exposed_card, misdeal, "
+            "wrong_card_count, other)", null=False, dictionary=True),
         Col("category", pa.string(), "play (a revoke), roem or bid; Klaberjass also meld (a "
-            "sequence or bella) and dix; Kloepper call and knock", null=False, dictionary=True),
+            "sequence or bella) and dix; Kloepper call and knock; every game irregularity (a fact "
+            "of the table the rules do not turn into play, recorded as such: no rule of play "
+            "was judged broken)", null=False, dictionary=True),
         Col("message", pa.string(), "The sentence jaslog check prints", null=False),
     ],
 }

@@ -4,8 +4,9 @@
 round's constants and the values that depend on the card once per round). Here every row
 of both tables is rebuilt the plain way, one event and one card at a time from the folded
 game, and the exported Parquet must hold exactly those rows, for all three games, with
-faults, rounds recorded without hands, an unfinished game and a log that breaks the rules.
-The chunk size must not change a single value either.
+faults, rounds recorded without hands, an unfinished game, a log that breaks the rules, and
+games recorded as a real table records them (a score-only round, a retracted card, an
+irregularity, a round ruled twice). The chunk size must not change a single value either.
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from jaslog.cards import CARD_TEXT, RANK_TEXT, SUIT_LETTERS, card_points
+from jaslog.engine.facts import event_rounds
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export import TABLES, export_games, load_manifest
 from jaslog.fold import start_fold
 from jaslog.games.kloepper.rules import known_sides, points
 from jaslog.sim import Faults, simulate_game
+from tests.export.real_table import real_table
 
 OTHERS = [("klaberjass-2p", None), ("klaberjass-2p", {"tie_mode": "carry_over"}), ("kloepper", None)]
 
@@ -44,6 +47,9 @@ def games(corpus: list[list[Event]]) -> list[list[Event]]:
     plays = [k for k, e in enumerate(bad) if e["type"] == "play"]
     bad[plays[30]] = {**bad[plays[30]], "card": bad[plays[0]]["card"]}  # a card played twice
     out.append([event_from_dict(e) for e in bad])
+    for i, ruleset in enumerate(("amsterdam", "klaberjass-2p", "kloepper")):
+        out.append(real_table(f"o-real-{i}", ruleset, seed=60 + i,
+                              fields=None if i != 1 else ()).events)
     return out
 
 
@@ -130,15 +136,26 @@ def reference_plays(events: list[Event]) -> list[dict[str, Any]]:
 
 
 def reference_events(events: list[Event]) -> list[dict[str, Any]]:
+    """Every event, one at a time: its round as the fold's report counts them (a deal or a
+    score-only round opens one; a retracted opener's round is gone once retracted), then on
+    past where the fold stopped, and what the fold says a correction retracted."""
+    f = folded(events)
+    counted = event_rounds(f) if f is not None else []
+    retracted = f.retracted if f is not None else {}
     rows, rnd = [], 0
     for e in events:
-        if e.type == "dealt":
+        if e.seq < len(counted):
+            rnd = counted[e.seq]
+        elif e.type in ("dealt", "round_score"):
             rnd += 1
         own = getattr(e, "round", None) if e.type in ("ruling", "note") else None
+        by = retracted.get(e.seq)
         rows.append({
             "game": e.game, "seq": e.seq, "type": e.type, "event_time": time_of(e),
             "round": own if own is not None else (rnd or None),
-            **{k: getattr(e, k, None) for k in ("seat", "card", "call", "points", "id")},
+            **{k: getattr(e, k, None) for k in ("seat", "card", "call", "id")},
+            "points": e.points if e.type == "roem" else None,  # type: ignore[attr-defined]
+            "retracted": by is not None, "retracted_by": by.seq if by is not None else None,
             "payload": canonical_json(e).decode(),
         })
     return rows

@@ -10,6 +10,8 @@ trumps were fixed: ``take`` (the turn-up's suit in round 1), ``named`` (round 2)
 
 from __future__ import annotations
 
+from typing import Any
+
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
 from jaslog.export.plays import PlaysOut
@@ -18,8 +20,10 @@ from jaslog.export.rows import (
     Summary,
     add_trick,
     individual_tail,
+    known,
     round_span,
     rule_by_seq,
+    ruling_columns,
 )
 from jaslog.games.klaberjass.rules import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
 from jaslog.games.klaberjass.rules.round import Round
@@ -51,6 +55,56 @@ def violation_category(rule: str, card: int | None) -> str:
     return "bid"
 
 
+def made_of(result: str) -> bool | None:
+    """``rounds.made`` for a result: made; not tie or bete; else (revoke, annulled,
+    unfinished, score_only) NULL."""
+    return True if result == "made" else (False if result in ("tie", "bete") else None)
+
+
+def count_roles(per_seat: list[list[int]], maker: int, made: bool | None) -> None:
+    """A complete deal in the ``players`` counts: the maker and the other player."""
+    for seat in (0, 1):
+        ps = per_seat[seat]
+        ps[0] += 1
+        if seat == maker:
+            ps[1] += 1
+            ps[4] += made is True
+        else:
+            ps[3] += 1
+            ps[6] += made is True
+
+
+def score_only_row(ctx: GameContext, r: Round, o: Any, per_seat: list[list[int]]) -> None:
+    """The ``rounds`` row of a deal recorded by its score alone: what the sheet says (the
+    score; the maker, trump, points, melds and result when written), NULL for the rest."""
+    so, seats, n = r.score_only, ctx.fold.seats, r.number
+    assert so is not None
+    maker = so.chooser
+    other = 1 - maker if maker is not None else None
+    final, result = o.final, o.result
+    made = made_of(result)
+    first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
+    ctx.rows["rounds"].add((
+        n, "klaberjass", r.dealer, seats[r.dealer], r.elder, False, "score_only",
+        SUIT_LETTERS[so.trump] if so.trump is not None else None, "bidding", None, None, None,
+        maker, seats[maker] if maker is not None else None,
+        (1 if maker == r.elder else 2) if maker is not None else None,
+        maker, [maker] if maker is not None else None,
+        None, None, True,
+        so.points, so.roem, None, None, None,
+        known(so.points, maker), known(so.points, other),
+        known(so.roem, maker), known(so.roem, other),
+        result, made, None, None, 0,
+        list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
+        known(final, maker), known(final, other),
+        *ruling_columns(r),
+        None, None,
+        first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+    ))
+    if result in COMPLETE and maker is not None:
+        count_roles(per_seat, maker, made)
+
+
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KlaberjassGame = fold.state
@@ -65,6 +119,13 @@ def build(ctx: GameContext) -> Summary:
     for r, o in zip(g.rounds, g.outcomes(), strict=True):
         n, trump, maker = r.number, r.trump, r.maker
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
+        final = o.final
+        for s in (0, 1):
+            tot[s] += final[s]
+            tot_played[s] += o.score[s]
+        if r.score_only is not None:
+            score_only_row(ctx, r, o, per_seat)
+            continue
         judged = r.hands_known or r.over
         makers = NO_SEAT if maker is None else (maker == 0, maker == 1)
         plays.round(n, trump_l, judged, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
@@ -95,19 +156,15 @@ def build(ctx: GameContext) -> Summary:
                     kinds.append("bella")
         melds = [o.sequences[s] + o.bella[s] for s in (0, 1)]
         result = o.result
-        made = True if result == "made" else (False if result in ("tie", "bete") else None)
+        made = made_of(result)
         without = None
         if result in ("made", "tie", "bete") and maker is not None:
             without = score_deal(score_rules, o.points, maker).result
-        final = o.final
-        for s in (0, 1):
-            tot[s] += final[s]
-            tot_played[s] += o.score[s]
         other = 1 - maker if maker is not None else None
         first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
         rounds_out.add((
             n, "klaberjass", r.dealer, seats[r.dealer], r.elder,
-            ctx.hands_recorded.get(n, r.dealt is not None),
+            ctx.hands_recorded.get(n, r.dealt is not None), "played",
             trump_l, "bidding", contract(r) if maker is not None else None,
             sum(1 for _, c in r.bidding.calls if c == "pass"), [CARD_TEXT[r.turn_up]],
             maker, seats[maker] if maker is not None else None,
@@ -124,21 +181,12 @@ def build(ctx: GameContext) -> Summary:
             list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
             final[maker] if maker is not None else None,
             final[other] if other is not None else None,
-            r.ruling.reason if r.ruling is not None else None,
-            r.ruling.seq if r.ruling is not None else None,
+            *ruling_columns(r),
             contract(r), None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         ))
         if result in COMPLETE and maker is not None:
-            for seat in (0, 1):
-                ps = per_seat[seat]
-                ps[0] += 1
-                if seat == maker:
-                    ps[1] += 1
-                    ps[4] += made is True
-                else:
-                    ps[3] += 1
-                    ps[6] += made is True
+            count_roles(per_seat, maker, made)
     plays.per_seat(per_seat, 7)
     return individual_tail(ctx, per_seat, tot, tot_played, violation_category,
                            lambda rule: rule.startswith("must_"))

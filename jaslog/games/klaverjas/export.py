@@ -12,7 +12,15 @@ from typing import Any
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
 from jaslog.export.plays import PlaysOut
-from jaslog.export.rows import GameContext, Summary, rule_by_seq
+from jaslog.export.rows import (
+    GameContext,
+    Summary,
+    irregularity_rows,
+    known,
+    round_span,
+    rule_by_seq,
+    ruling_columns,
+)
 from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts, score_round
 from jaslog.games.klaverjas.rules.trump import TrumpSelection
 
@@ -46,6 +54,61 @@ def violation_category(rule: str, card: int | None) -> str:
     return "roem" if rule.startswith("roem") else "bid"
 
 
+def made_of(result: str) -> bool | None:
+    """``rounds.made`` for a result: made or pit, not nat, else (revoke, unfinished,
+    score_only) NULL."""
+    return True if result in ("made", "pit") else (False if result == "nat" else None)
+
+
+def count_roles(per_seat: list[list[int]], chooser: int, made: bool | None) -> None:
+    """A complete round in the ``players`` counts: the chooser, the partner, the defenders."""
+    pteam = chooser & 1
+    for seat in range(4):
+        s = per_seat[seat]
+        s[0] += 1
+        if seat == chooser:
+            s[1] += 1
+            s[4] += made is True
+        elif seat & 1 == pteam:
+            s[2] += 1
+            s[5] += made is True
+        else:
+            s[3] += 1
+            s[6] += made is True
+
+
+def score_only_row(ctx: GameContext, r: Any, o: Any, method: str,
+                   per_seat: list[list[int]]) -> None:
+    """The ``rounds`` row of a round recorded by its score alone: what the sheet says (the
+    score; the chooser, trump, points, roem and result when written), NULL for the rest."""
+    so, seats, n = r.score_only, ctx.fold.seats, r.number
+    chooser = so.chooser
+    pteam = chooser & 1 if chooser is not None else None
+    dteam = 1 - pteam if pteam is not None else None
+    final, result = o.final, o.result
+    made = made_of(result)
+    first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
+    ctx.rows["rounds"].add((
+        n, "klaverjas", r.dealer, seats[r.dealer], r.forehand, False, "score_only",
+        SUIT_LETTERS[so.trump] if so.trump is not None else None, method, None, None, None,
+        chooser, seats[chooser] if chooser is not None else None,
+        (chooser - r.dealer - 1) % 4 + 1 if chooser is not None else None,
+        pteam, sorted((chooser, (chooser + 2) % 4)) if chooser is not None else None,
+        None, None, True,
+        so.points, so.roem, None, None, None,
+        known(so.points, pteam), known(so.points, dteam),
+        known(so.roem, pteam), known(so.roem, dteam),
+        result, made, None, None, 0,
+        list(o.score), list(o.ruled) if o.ruled is not None else None, list(final),
+        [final[s & 1] for s in range(4)], known(final, pteam), known(final, dteam),
+        *ruling_columns(r),
+        None, None,
+        first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+    ))
+    if result in COMPLETE and chooser is not None:
+        count_roles(per_seat, chooser, made)
+
+
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KlaverjasGame = fold.state
@@ -70,6 +133,14 @@ def build(ctx: GameContext) -> Summary:
         trump_l = SUIT_LETTERS[trump] if trump is not None else None
         chooser = r.chooser
         pteam = chooser & 1 if chooser is not None else None
+        final = o.final
+        tot[0] += final[0]
+        tot[1] += final[1]
+        tot_played[0] += o.score[0]
+        tot_played[1] += o.score[1]
+        if r.score_only is not None:
+            score_only_row(ctx, r, o, method, per_seat)
+            continue
         plays.round(n, trump_l, r.hands_known, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
                     POINTS[trump] if trump is not None else NO_TRUMP,
                     NO_SEAT if pteam is None else PLAYING[pteam],
@@ -99,23 +170,16 @@ def build(ctx: GameContext) -> Summary:
             kinds.extend(["stuk_in_hand"] * (sum(r.hand_roem) // stuk_value))
 
         result = o.result
-        made = True if result in ("made", "pit") else (False if result == "nat" else None)
+        made = made_of(result)
         without = None
         if result in JUDGED and pteam is not None:
             without = score_round(score_rules, o.points, [0, 0], o.tricks, pteam, None)[1]
-        final = o.final
-        tot[0] += final[0]
-        tot[1] += final[1]
-        tot_played[0] += o.score[0]
-        tot_played[1] += o.score[1]
         dteam = 1 - pteam if pteam is not None else None
         sel = r.selection
-        first_seq = ctx.round_first_seq.get(n, -1)
-        last_seq = max(ctx.round_last_seq.get(n, first_seq),
-                       r.ruling.seq if r.ruling is not None else -1)
+        first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
         rounds_out.add((
             n, "klaverjas", r.dealer, seats[r.dealer], r.forehand,
-            ctx.hands_recorded.get(n, r.dealt is not None),
+            ctx.hands_recorded.get(n, r.dealt is not None), "played",
             trump_l, method, trump_how(sel),
             sum(1 for _, call in sel.bids if call == "pass"), list(sel.turned),
             chooser, seats[chooser] if chooser is not None else None,
@@ -134,24 +198,12 @@ def build(ctx: GameContext) -> Summary:
             [final[s & 1] for s in range(4)],
             final[pteam] if pteam is not None else None,
             final[dteam] if dteam is not None else None,
-            r.ruling.reason if r.ruling is not None else None,
-            r.ruling.seq if r.ruling is not None else None,
+            *ruling_columns(r),
             None, None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         ))
         if result in COMPLETE and chooser is not None:
-            for seat in range(4):
-                s = per_seat[seat]
-                s[0] += 1
-                if seat == chooser:
-                    s[1] += 1
-                    s[4] += made is True
-                elif seat & 1 == pteam:
-                    s[2] += 1
-                    s[5] += made is True
-                else:
-                    s[3] += 1
-                    s[6] += made is True
+            count_roles(per_seat, chooser, made)
 
     plays.per_seat(per_seat, 7)
     viol = rows["violations"]
@@ -160,9 +212,11 @@ def build(ctx: GameContext) -> Summary:
             per_seat[v.seat][9] += 1
             if v.card is not None:
                 per_seat[v.seat][8] += 1
+        card = CARD_TEXT[v.card] if v.card is not None else None
         viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
-                  CARD_TEXT[v.card] if v.card is not None else None, v.rule,
+                  card, [card] if card is not None else None, v.rule,
                   violation_category(v.rule, v.card), v.message))
+    irregularity_rows(ctx)
 
     outcome: Any = g.winner
     finished = outcome is not None

@@ -11,6 +11,8 @@ referee's view: it is written from the folded state, never shown to a seat mid-d
 
 from __future__ import annotations
 
+from typing import Any
+
 from jaslog.cards import CARD_TEXT
 from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
@@ -20,6 +22,7 @@ from jaslog.export.rows import (
     individual_tail,
     round_span,
     rule_by_seq,
+    ruling_columns,
 )
 from jaslog.games.kloepper.rules import KloepperGame, known_sides, points
 
@@ -42,6 +45,39 @@ def violation_category(rule: str, card: int | None) -> str:
     return "call"
 
 
+def made_of(result: str) -> bool | None:
+    """``rounds.made`` for a result: the queens side scored; not when the others did or
+    nobody did; else (revoke, unfinished, score_only) NULL."""
+    return True if result == "queens" else (False if result in ("others", "none") else None)
+
+
+def score_only_row(ctx: GameContext, r: Any, o: Any) -> None:
+    """The ``rounds`` row of a deal recorded by its score alone: the score, the card points
+    and result when written, and the black-queen player the sheet names (``declarer``); the
+    sides, contract and the rest NULL (Kloepper has no bidding and no roem: those columns
+    hold what every deal holds). It counts in no player's roles (the sides are not
+    recorded)."""
+    so, seats, n = r.score_only, ctx.fold.seats, r.number
+    chooser = so.chooser
+    final = o.final
+    first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
+    ctx.rows["rounds"].add((
+        n, "kloepper", r.dealer, seats[r.dealer], r.forehand, False, "score_only",
+        None, None, None, 0, [],
+        chooser, seats[chooser] if chooser is not None else None,
+        (chooser - r.dealer - 1) % 4 + 1 if chooser is not None else None,
+        None, None, None, None, True,
+        so.points, [0] * 4, [0] * 4, None, [],
+        None, None, None, None,
+        o.result, made_of(o.result), None, None, 0,
+        list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
+        None, None,
+        *ruling_columns(r),
+        None, None,
+        first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+    ))
+
+
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KloepperGame = fold.state
@@ -57,6 +93,13 @@ def build(ctx: GameContext) -> Summary:
     tot, tot_played = [0] * 4, [0] * 4
     for r, o in zip(g.rounds, g.outcomes(), strict=True):
         n = r.number
+        final = o.final
+        for s in range(4):
+            tot[s] += final[s]
+            tot_played[s] += o.score[s]
+        if r.score_only is not None:
+            score_only_row(ctx, r, o)
+            continue
         sd = r.sides()
         if sd is not None:
             side: list[bool | None] = [sd.on_queens(s) for s in range(4)]
@@ -81,11 +124,7 @@ def build(ctx: GameContext) -> Summary:
             plays.trick(t.number, t.leader, cards, t.seqs, t.win if done else None,
                         t.points if done else None)
         result = o.result
-        made = True if result == "queens" else (False if result in ("others", "none") else None)
-        final = o.final
-        for s in range(4):
-            tot[s] += final[s]
-            tot_played[s] += o.score[s]
+        made = made_of(result)
         queens = o.queens or ([s for s in range(4) if side[s]] if all(x is not None for x in side)
                               else [])
         others = [s for s in range(4) if queens and s not in queens]
@@ -94,7 +133,7 @@ def build(ctx: GameContext) -> Summary:
         q_points = o.queens_points
         rounds_out.add((
             n, "kloepper", r.dealer, seats[r.dealer], r.forehand,
-            ctx.hands_recorded.get(n, r.dealt is not None),
+            ctx.hands_recorded.get(n, r.dealt is not None), "played",
             None, None, None, 0, [],
             caller, seats[caller] if caller is not None else None,
             (caller - r.dealer - 1) % 4 + 1 if caller is not None else None,
@@ -105,8 +144,7 @@ def build(ctx: GameContext) -> Summary:
             result, made, None, r.revoke_seat, len(r.violations),
             list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
             final[queens[0]] if queens else None, final[others[0]] if others else None,
-            r.ruling.reason if r.ruling is not None else None,
-            r.ruling.seq if r.ruling is not None else None,
+            *ruling_columns(r),
             contract(o.mode, o.knock, o.knock_back), (o.mode == "pair") if o.mode else None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         ))
