@@ -3,9 +3,11 @@
 -- by: year
 -- by: kind
 -- by: all
+-- score_only: true
 -- note: Every game of every kind (Klaverjas, Klaberjass, Kloepper; --by kind separates them).
 -- note: finished counts games that are over; rounds counts the rounds over (played out,
--- note: ruled, or annulled Klaberjass deals); players counts distinct player ids; first and
+-- note: ruled, annulled Klaberjass deals, or recorded by their score alone); players counts
+-- note: distinct player ids; first and
 -- note: last played are dates (UTC).
 SELECT {by},
        count(*) AS games,

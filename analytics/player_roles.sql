@@ -4,11 +4,18 @@
 -- by: lead = CASE WHEN r.first_leader = p.seat THEN 'led trick 1' ELSE 'followed' END
 -- by: all
 -- plot: y=made_rate
+-- kind: klaverjas
+-- score_only: r.result IN ('made', 'nat', 'pit')
+-- score_only by role: r.declarer IS NOT NULL
+-- score_only by side: r.declarer IS NOT NULL
+-- score_only by lead: r.first_leader IS NOT NULL
 -- note: Klaverjas rounds only (Klaberjass makers: klaberjass_makers; Kloepper: kloepper_queens),
 -- note: played out without a revoke (made, nat or pit). role: the declarer chose trumps and
 -- note: leads the playing side, the partner follows; side: playing or defending; lead: who led
 -- note: to trick 1. made_rate is how often the contract was made (for defenders: how often they
--- note: lost the round); avg_score is the player's side's final score in the round.
+-- note: lost the round); avg_score is the player's side's final score in the round. A round
+-- note: recorded by its score alone counts when its sheet shows the result and, by role or
+-- note: side, names the chooser; by lead never (nobody knows who led).
 SELECT p.player,
        {by},
        count(DISTINCT r.game) AS games,
@@ -17,6 +24,6 @@ SELECT p.player,
        avg(r.seat_scores[p.seat + 1]) AS avg_score
 FROM rounds r
 JOIN players p ON p.game = r.game
-WHERE r.kind = 'klaverjas' AND r.result IN ('made', 'nat', 'pit')
+WHERE r.kind = 'klaverjas' AND r.result IN ('made', 'nat', 'pit') AND {score_only}
 GROUP BY ALL
 ORDER BY 1, 2 NULLS LAST

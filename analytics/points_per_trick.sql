@@ -3,10 +3,12 @@
 -- by: ruleset
 -- by: trump = CASE trump WHEN 'C' THEN 'clubs' WHEN 'D' THEN 'diamonds' WHEN 'H' THEN 'hearts' WHEN 'S' THEN 'spades' END
 -- plot: x=trick y=avg_points
+-- kind: klaverjas
+-- score_only: false
 -- note: Every complete trick of a Klaverjas game (Klaberjass deals have nine tricks of two
 -- note: cards, Kloepper deals six). Points are card points; trick 8 includes
 -- note: the last-trick bonus. roem is the roem on the table; playing_side_rate is how often
--- note: the playing side won it.
+-- note: the playing side won it. A round recorded by its score alone has no tricks: left out.
 SELECT {by},
        trick,
        count(*) AS tricks,

@@ -3,9 +3,11 @@
 -- by: ruleset
 -- by: year
 -- plot: x=rule y=per_1000_plays
+-- score_only: false
 -- note: Plays whose legality is known (a round recorded without hands is judged once all its
 -- note: cards are in), per game (kind): each game has its own rules of play, so a rule's
--- note: per_1000_plays counts its revokes per 1,000 judged plays of that game.
+-- note: per_1000_plays counts its revokes per 1,000 judged plays of that game. A round recorded
+-- note: by its score alone has no plays: left out.
 WITH judged AS (
     SELECT {by}, k.kind, p.game, p.round, p.legal, p.rule
     FROM plays p

@@ -4,14 +4,17 @@
 -- by: trump_method
 -- by: year
 -- plot: x=kind y=per_100_rounds
+-- kind: klaverjas
+-- score_only: false
 -- note: Klaverjas rounds only, every complete one (made, nat, pit or revoke): each scoring
 -- note: combination on the table (claimed or not), its occurrences, per 100 rounds, and the
 -- note: share of rounds with at least one. three_of_a_kind and stuk_in_hand appear only when
--- note: they fell (options off by default). Klaberjass melds: klaberjass_melds.
+-- note: they fell (options off by default). Klaberjass melds: klaberjass_melds. A round
+-- note: recorded by its score alone is left out: its sheet does not say which roem fell.
 WITH base AS (
     SELECT {by}, game, round, roem_kinds
     FROM rounds
-    WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit', 'revoke')
+    WHERE kind = 'klaverjas' AND result IN ('made', 'nat', 'pit', 'revoke') AND {score_only}
 ),
 totals AS (
     SELECT {dim}, count(*) AS rounds FROM base GROUP BY ALL

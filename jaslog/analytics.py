@@ -11,7 +11,19 @@ grouped::
 
 ``{by}`` in the query is replaced by the chosen dimension (``expression AS "name"``; the
 first ``by`` line is the default, ``all`` always exists and puts every row in one group),
-and ``{dim}`` by the dimension's quoted name. The views (``events``, ``plays``, ``tricks``,
+and ``{dim}`` by the dimension's quoted name.
+
+Rounds recorded by their score alone (``rounds.recorded = 'score_only'``, rule book 9.1,
+decision 11) hold only what the score sheet says. Each question says which of them it
+counts, and the answer says how many it left out (:attr:`Result.score_only_left_out`)::
+
+    -- kind: klaverjas                                 (the game whose rounds it is about)
+    -- score_only: result IN ('made', 'nat', 'pit')    (when it counts one: what it needs)
+    -- score_only by trump: trump IS NOT NULL          (and what a dimension needs besides)
+
+``{score_only}`` in the query is replaced by the condition that keeps every round played
+card by card and the score-only rounds the question counts (a condition on a row of
+``rounds``); ``score_only: false`` counts none, ``true`` all. The views (``events``, ``plays``, ``tricks``,
 ``rounds``, ``games``, ``players``, ``violations``) read the current snapshot's files with
 their ``ruleset`` and ``year`` partition columns; ``where`` keeps only the games for which a
 condition on the ``games`` view holds, in every view.
@@ -39,7 +51,7 @@ import pyarrow as pa
 
 from jaslog.errors import JaslogError
 from jaslog.export import SCHEMAS, TABLES, load_manifest
-from jaslog.export.schema import PARTITIONS
+from jaslog.export.schema import PARTITIONS, fingerprint
 
 ANALYTICS_DIR = Path(__file__).resolve().parent.parent / "analytics"
 ALL = ("all", "'all'")
@@ -75,31 +87,68 @@ class Question:
     path: Path | None = None
     #: what an answer without rows means (``-- empty: ...``), said instead of "(no rows)"
     empty: str | None = None
+    #: the game whose rounds the question is about (``-- kind: ...``; None: every game)
+    kind: str | None = None
+    #: when it counts a score-only round (``-- score_only: ...``, a condition on ``rounds``;
+    #: None: the question does not say, and no count of those left out is made)
+    score_only: str | None = None
+    #: what a dimension needs of a score-only round besides (``-- score_only by DIM: ...``)
+    score_only_by: tuple[tuple[str, str], ...] = ()
 
     @property
     def dimensions(self) -> list[str]:
         return [d for d, _ in self.dims]
 
+    def score_only_counted(self, by: str | None = None) -> str:
+        """The condition under which the question, grouped by ``by``, counts a score-only
+        round (SQL on a row of ``rounds``).
+
+        >>> q = Question("q", "?", "", (("trump", "trump"), ALL), score_only="made IS NOT NULL",
+        ...              score_only_by=(("trump", "trump IS NOT NULL"),))
+        >>> q.score_only_counted("trump")
+        '(made IS NOT NULL) AND (trump IS NOT NULL)'
+        """
+        if self.score_only is None:
+            raise AnalyticsError(f"question {self.name} does not say which score-only rounds "
+                                 "it counts (-- score_only: ...)")
+        name = by or (self.dims[0][0] if self.dims else ALL[0])
+        extra = dict(self.score_only_by).get(name)
+        return f"({self.score_only})" + (f" AND ({extra})" if extra else "")
+
     def render(self, by: str | None = None) -> str:
         """The SQL with ``{by}`` and ``{dim}`` filled in for dimension ``by``."""
-        if "{by}" not in self.sql and "{dim}" not in self.sql:
+        sql = self.sql
+        if "{score_only}" in sql:
+            sql = sql.replace("{score_only}", f"(recorded = 'played' OR ({self.score_only_counted(by)}))")
+        if "{by}" not in sql and "{dim}" not in sql:
             if by not in (None, ALL[0]):
                 raise AnalyticsError(f"question {self.name} has no dimensions to group by")
-            return self.sql
+            return sql
         dims = dict(self.dims)
         name = by or self.dims[0][0]
         if name not in dims:
             raise AnalyticsError(f"question {self.name} cannot be grouped by {name!r}; "
                                  f"choose one of: {', '.join(dims)}")
-        return self.sql.replace("{by}", f'{dims[name]} AS "{name}"').replace("{dim}", f'"{name}"')
+        return sql.replace("{by}", f'{dims[name]} AS "{name}"').replace("{dim}", f'"{name}"')
+
+    def left_out_sql(self, by: str | None = None) -> str:
+        """The query that counts the score-only rounds the question, grouped by ``by``,
+        leaves out: those of its game whose sheet does not record what it needs."""
+        kind = f" AND kind = {_sql_text(self.kind)}" if self.kind else ""
+        return (f"SELECT count(*) FROM rounds AS r WHERE recorded = 'score_only'{kind} "
+                f"AND NOT coalesce({self.score_only_counted(by)}, false)")
 
 
-_HEADER = re.compile(r"^--\s*(question|by|plot|note|empty)\s*:\s*(.*)$", re.IGNORECASE)
+_HEADER = re.compile(r"^--\s*(question|by|plot|note|empty|kind|score_only(?:\s+by\s+\w+)?)"
+                     r"\s*:\s*(.*)$", re.IGNORECASE)
 
 
 def parse_question(path: Path) -> Question:
     text = path.read_text()
     question, dims, plot, notes, empty = "", [], {}, [], None
+    kind: str | None = None
+    score_only: str | None = None
+    score_only_by: list[tuple[str, str]] = []
     for line in text.splitlines():
         if not line.startswith("--"):
             if line.strip():
@@ -122,13 +171,27 @@ def parse_question(path: Path) -> Question:
             plot = dict(kv.split("=", 1) for kv in value.split())
         elif key == "empty":
             empty = value
+        elif key == "kind":
+            kind = value
+        elif key == "score_only":
+            score_only = value
+        elif key.startswith("score_only"):
+            score_only_by.append((key.split()[-1], value))
         else:
             notes.append(value)
     if not question:
         raise AnalyticsError(f"{path}: the first comment must be `-- question: ...`")
     if ("{by}" in text or "{dim}" in text) and ALL not in dims:
         dims.append(ALL)
-    return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path, empty)
+    if "{score_only}" in text and score_only is None:
+        raise AnalyticsError(f"{path}: the query uses {{score_only}}, but no `-- score_only: "
+                             "...` line says which score-only rounds it counts")
+    unknown = [d for d, _ in score_only_by if d not in dict(dims)]
+    if unknown:
+        raise AnalyticsError(f"{path}: `-- score_only by {unknown[0]}` names no dimension of "
+                             "the question")
+    return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path, empty,
+                    kind, score_only, tuple(score_only_by))
 
 
 def questions(folder: Path = ANALYTICS_DIR) -> dict[str, Question]:
@@ -151,15 +214,21 @@ class Result:
     sql: str = ""
     #: what no rows means, for a question that says (see :attr:`Question.empty`)
     empty: str | None = None
+    #: score-only rounds the question left out: their sheets do not record what it needs
+    #: (None: not a question, or one that does not say)
+    score_only_left_out: int | None = None
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, (plain(v) for v in r), strict=True)) for r in self.rows]
 
     def to_json(self) -> dict[str, Any]:
-        out = {"name": self.name, "question": self.question, "by": self.by, "where": self.where,
-               "columns": self.columns, "rows": self.records()}
+        out: dict[str, Any] = {"name": self.name, "question": self.question, "by": self.by,
+                               "where": self.where, "columns": self.columns,
+                               "rows": self.records()}
         if self.empty is not None and not self.rows:
             out["empty"] = self.empty
+        if self.score_only_left_out is not None:
+            out["score_only_left_out"] = self.score_only_left_out
         return out
 
     def to_csv(self) -> str:
@@ -253,14 +322,30 @@ class Dataset:
         cols = [d[0] for d in cur.description] if cur.description else []
         return Result(cols, [tuple(r) for r in rows], sql=sql, where=self.where)
 
+    def stale_note(self) -> str:
+        """What to say when the snapshot's tables are not of this version's layout (a query
+        may then miss a column): '' when they are."""
+        tables = self.manifest.get("tables", {})
+        if all(tables.get(t, {}).get("fingerprint") == fingerprint(t) for t in TABLES):
+            return ""
+        return (" (this export was written by another version of jaslog, whose tables differ: "
+                "export it again with jaslog export DIR --full)")
+
     def ask(self, q: Question, by: str | None = None) -> Result:
         sql = q.render(by)
         try:
             res = self.query(sql)
         except AnalyticsError as e:
-            raise AnalyticsError(f"question {q.name}: {e}") from None
+            raise AnalyticsError(f"question {q.name}: {e}{self.stale_note()}") from None
         res.question, res.name, res.empty = q.question, q.name, q.empty
         res.by = (by or q.dims[0][0]) if q.dims else None
+        if q.score_only is not None:
+            try:
+                row = self.con.execute(q.left_out_sql(by)).fetchone()
+            except duckdb.Error as e:
+                raise AnalyticsError(f"question {q.name}: its score_only lines: "
+                                     f"{first_line(e)}{self.stale_note()}") from None
+            res.score_only_left_out = int(row[0]) if row else 0
         if res.by == ALL[0] and ALL[0] in res.columns:  # one group: the column says nothing
             i = res.columns.index(ALL[0])
             res.columns = res.columns[:i] + res.columns[i + 1:]

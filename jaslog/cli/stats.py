@@ -242,6 +242,20 @@ def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
     console.print(fit_table(cols, rows, numeric, console.width, title=title, caption=caption))
     if not rows:
         console.print(f"({getattr(res, 'empty', None) or 'no rows'})", style="dim")
+    left_out = getattr(res, "score_only_left_out", None)
+    if left_out:
+        console.print(left_out_line(left_out), style="dim", soft_wrap=True)
+
+
+def left_out_line(n: int) -> str:
+    """What the text answer says of the score-only rounds a question left out.
+
+    >>> left_out_line(1)
+    '1 score-only round left out: its score sheet does not record what this question needs'
+    """
+    return (f"{n} score-only round{'s' * (n != 1)} left out: {'their' if n != 1 else 'its'} "
+            f"score sheet{'s' * (n != 1)} {'do' if n != 1 else 'does'} not record what this "
+            "question needs")
 
 
 def _emit(res: Any, *, json: bool, csv: bool, title: str | None, caption: str | None) -> None:

@@ -3,6 +3,10 @@
 Nothing here reads the export or runs SQL: each game is folded (``jaslog.fold.fold``) and
 read through its audit report (``jaslog.audit.game_report``: the projection ``check --json``
 prints), the events themselves, and the rules' own functions (roem_parts, score_round).
+
+A round recorded by its score alone (rule book 9.1, decision 11) holds only what its sheet
+says; each statistic counts it when the sheet records what the statistic needs
+(:func:`score_only_counts`), and :func:`left_out` counts those it does not.
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ class Rnd:
     chooser: int | None
     trump: str | None
     result: str
-    points: list[int]
-    roem: list[int]
-    table: list[int]
+    points: list[int] | None
+    roem: list[int] | None
+    table: list[int] | None
     final: list[int]
     tricks: list[dict[str, Any]]
     how: str | None
@@ -48,6 +52,7 @@ class Rnd:
     without_roem: str | None = None
     seats: list[str] = field(default_factory=list)
     plays_known: int = 0
+    recorded: str = "played"
 
     @property
     def pteam(self) -> int:
@@ -110,7 +115,11 @@ def read_games(games: Sequence[list[Event]]) -> list[Game]:
                                                               "plays": []})
         n = 0
         for e in events:
-            if e.type == "dealt":
+            if e.seq in f.retracted:  # as if never recorded
+                continue
+            if e.type == "round_score":
+                n += 1
+            elif e.type == "dealt":
                 n += 1
                 per[n]["hands"] = e.hands  # type: ignore[attr-defined]
             elif e.type == "bid":
@@ -120,11 +129,14 @@ def read_games(games: Sequence[list[Event]]) -> list[Game]:
         rounds = []
         for i, r in enumerate(rep["rounds"]):
             sel = f.state.rounds[i].selection
+            played = r["recorded"] == "played"
             x = Rnd(rep["game"], f.ruleset, year, opts["trump_selection"], r["round"],
                     r["dealer"], r["chooser"], r["trump"], r["result"], r["points"], r["roem"],
                     r["roem_on_table"], r["ruling"]["score"] if r["ruling"] else r["score"],
-                    r["tricks"], _how(opts["trump_selection"], per[i + 1]["bids"], sel),
-                    r["tricks"][0]["leader"] if r["tricks"] else None, seats=list(f.seats))
+                    r["tricks"], _how(opts["trump_selection"], per[i + 1]["bids"], sel)
+                    if played else None,
+                    r["tricks"][0]["leader"] if r["tricks"] else None, seats=list(f.seats),
+                    recorded=r["recorded"])
             trump = SUIT_LETTERS.index(r["trump"]) if r["trump"] else None
             for t in r["tricks"]:
                 if len(t["cards"]) == 4 and trump is not None:
@@ -136,7 +148,8 @@ def read_games(games: Sequence[list[Event]]) -> list[Game]:
                                                for seat in range(4)]
                 stuk = {card(KING, trump), card(QUEEN, trump)}
                 x.kinds += ["stuk_in_hand" for h in held if stuk <= {parse_card(c) for c in h}]
-            if x.result in JUDGED:
+            if x.result in JUDGED and played:
+                assert r["points"] is not None
                 won = [sum(1 for t in r["tricks"] if t["winner"] is not None
                            and t["winner"] & 1 == team) for team in (0, 1)]
                 x.without_roem = score_round(sr, r["points"], [0, 0], won, x.pteam)[1]
@@ -149,8 +162,38 @@ def read_games(games: Sequence[list[Event]]) -> list[Game]:
     return out
 
 
-def _rounds(games: list[Game], results: tuple[str, ...]) -> list[Rnd]:
-    return [r for g in games for r in g.rounds if r.result in results]
+#: The results each question counts (a round played card by card, or a score-only round
+#: whose sheet shows it); the questions not named here count no score-only round.
+RESULTS = {"declarer_success": JUDGED, "nat_pit_rates": COMPLETE, "round_averages": COMPLETE,
+           "player_roles": JUDGED}
+
+
+def score_only_counts(name: str, by: str, r: Rnd) -> bool:
+    """Whether question ``name``, grouped ``by``, counts score-only round ``r``: when its
+    sheet records what the question (and the grouping) needs."""
+    if name in ("overview", "violations"):  # what was recorded of it, whatever it is
+        return True
+    if name not in RESULTS or r.result not in RESULTS[name]:
+        return False
+    chooser = r.chooser is not None
+    if name == "round_averages":
+        return chooser
+    if name == "player_roles":
+        return {"role": chooser, "side": chooser, "lead": False}.get(by, True)
+    return {"trump_how": False, "position": chooser, "trump": r.trump is not None}.get(by, True)
+
+
+def left_out(name: str, games: list[Game], by: str) -> int:
+    """The score-only rounds question ``name``, grouped ``by``, leaves out."""
+    return sum(1 for g in games for r in g.rounds
+               if r.recorded == "score_only" and not score_only_counts(name, by, r))
+
+
+def _rounds(games: list[Game], results: tuple[str, ...], name: str = "",
+            by: str = "") -> list[Rnd]:
+    """The rounds with one of ``results`` that question ``name`` grouped ``by`` counts."""
+    return [r for g in games for r in g.rounds if r.result in results
+            and (r.recorded == "played" or score_only_counts(name, by, r))]
 
 
 def _group(items: list[Any], key: Callable[[Any], Any]) -> dict[Any, list[Any]]:
@@ -164,36 +207,52 @@ def _mean(xs: Sequence[float]) -> float:
     return sum(xs) / len(xs)
 
 
+def _mean_known(xs: Sequence[float | None]) -> float | None:
+    """The mean of the values known (as SQL's avg: NULL when none is)."""
+    known = [x for x in xs if x is not None]
+    return sum(known) / len(known) if known else None
+
+
 def declarer_success(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
     return {k: {"rounds": len(rs), "made": sum(r.made for r in rs),
                 "nat": sum(r.result == "nat" for r in rs), "pit": sum(r.result == "pit" for r in rs),
                 "made_rate": _mean([r.made for r in rs])}
-            for k, rs in _group(_rounds(games, JUDGED), lambda r: r.dim(by)).items()}
+            for k, rs in _group(_rounds(games, JUDGED, "declarer_success", by),
+                                lambda r: r.dim(by)).items()}
 
 
-def _defenders_pit(r: Rnd) -> bool:
+def _defenders_pit(r: Rnd) -> bool | None:
+    """The defenders took every trick (None: a score sheet does not say who took them)."""
+    if r.recorded != "played":
+        return None
     return sum(1 for t in r.tricks if t["winner"] is not None and t["winner"] & 1 != r.pteam) == 8
 
 
 def nat_pit_rates(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
     return {k: {"rounds": len(rs), "nat_rate": _mean([r.result == "nat" for r in rs]),
                 "pit_rate": _mean([r.result == "pit" for r in rs]),
-                "defenders_pit_rate": _mean([_defenders_pit(r) for r in rs]),
+                "defenders_pit_rate": _mean_known([_defenders_pit(r) for r in rs]),
                 "revoke_rate": _mean([r.result == "revoke" for r in rs])}
-            for k, rs in _group(_rounds(games, COMPLETE), lambda r: r.dim(by)).items()}
+            for k, rs in _group(_rounds(games, COMPLETE, "nat_pit_rates", by),
+                                lambda r: r.dim(by)).items()}
+
+
+def _side(xs: list[int] | None, side: int) -> int | None:
+    return xs[side] if xs is not None else None
 
 
 def round_averages(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
     out = {}
-    for k, rs in _group(_rounds(games, COMPLETE), lambda r: r.dim(by)).items():
+    for k, rs in _group(_rounds(games, COMPLETE, "round_averages", by),
+                        lambda r: r.dim(by)).items():
         out[k] = {
             "rounds": len(rs),
-            "avg_points_playing": _mean([r.points[r.pteam] for r in rs]),
-            "avg_points_defending": _mean([r.points[1 - r.pteam] for r in rs]),
-            "avg_roem": _mean([sum(r.roem) for r in rs]),
-            "avg_roem_playing": _mean([r.roem[r.pteam] for r in rs]),
-            "avg_roem_defending": _mean([r.roem[1 - r.pteam] for r in rs]),
-            "avg_roem_on_table": _mean([sum(r.table) for r in rs]),
+            "avg_points_playing": _mean_known([_side(r.points, r.pteam) for r in rs]),
+            "avg_points_defending": _mean_known([_side(r.points, 1 - r.pteam) for r in rs]),
+            "avg_roem": _mean_known([sum(r.roem) if r.roem else None for r in rs]),
+            "avg_roem_playing": _mean_known([_side(r.roem, r.pteam) for r in rs]),
+            "avg_roem_defending": _mean_known([_side(r.roem, 1 - r.pteam) for r in rs]),
+            "avg_roem_on_table": _mean_known([sum(r.table) if r.table else None for r in rs]),
             "avg_score_playing": _mean([r.final[r.pteam] for r in rs]),
             "avg_score_defending": _mean([r.final[1 - r.pteam] for r in rs]),
         }
@@ -202,7 +261,8 @@ def round_averages(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
 
 def roem_frequency(games: list[Game], by: str) -> dict[tuple[Any, str], dict[str, Any]]:
     out = {}
-    for k, rs in _group(_rounds(games, COMPLETE), lambda r: r.dim(by)).items():
+    for k, rs in _group(_rounds(games, COMPLETE, "roem_frequency", by),
+                        lambda r: r.dim(by)).items():
         for kind in ("run3", "run4", "stuk", "four_of_a_kind", "four_jacks", "three_of_a_kind",
                      "stuk_in_hand"):
             occ = sum(r.kinds.count(kind) for r in rs)
@@ -217,7 +277,7 @@ def roem_frequency(games: list[Game], by: str) -> dict[tuple[Any, str], dict[str
 
 def roem_saves(games: list[Game], by: str) -> dict[Any, dict[str, Any]]:
     out = {}
-    for k, rs in _group(_rounds(games, JUDGED), lambda r: r.dim(by)).items():
+    for k, rs in _group(_rounds(games, JUDGED, "roem_saves", by), lambda r: r.dim(by)).items():
         saved = [r.made and r.without_roem == "nat" for r in rs]
         sunk = [not r.made and r.without_roem in ("made", "pit") for r in rs]
         out[k] = {"rounds": len(rs), "saved_by_roem": sum(saved), "saved_rate": _mean(saved),
@@ -245,17 +305,17 @@ def points_per_trick(games: list[Game], by: str) -> dict[tuple[Any, int], dict[s
 def player_roles(games: list[Game], by: str) -> dict[tuple[str, Any], dict[str, Any]]:
     rows = []
     for g in games:
-        for r in g.rounds:
-            if r.result not in JUDGED:
-                continue
-            assert r.chooser is not None
+        for r in _rounds([g], JUDGED, "player_roles", by):
             for seat, player in enumerate(g.seats):
-                playing = seat & 1 == r.pteam
-                role = {"role": "declarer" if seat == r.chooser else
-                        ("partner" if playing else "defender"),
-                        "side": "playing" if playing else "defending",
-                        "lead": "led trick 1" if r.first_leader == seat else "followed",
-                        "all": "all"}[by]
+                if by == "all":
+                    role = "all"
+                elif by == "lead":
+                    role = "led trick 1" if r.first_leader == seat else "followed"
+                else:
+                    playing = seat & 1 == r.pteam
+                    role = {"role": "declarer" if seat == r.chooser else
+                            ("partner" if playing else "defender"),
+                            "side": "playing" if playing else "defending"}[by]
                 rows.append((player, role, g.gid, r.made, r.final[seat & 1]))
     out = {}
     for k, xs in _group(rows, lambda x: (x[0], x[1])).items():
@@ -290,6 +350,8 @@ def violations(games: list[Game], by: str) -> dict[tuple[Any, str, str], dict[st
             cat = "play" if v["card"] is not None else ("roem" if v["rule"].startswith("roem")
                                                         else "bid")
             found[(key, cat, v["rule"])].append(g.gid)
+        for x in g.report["irregularities"]:
+            found[(key, "irregularity", x["kind"])].append(g.gid)
     return {k: {"violations": len(xs), "games": len(set(xs))} for k, xs in found.items()}
 
 
