@@ -462,8 +462,8 @@ class Tournaments:
                 })
                 evs = visible_events(tl, sight)
                 timing = move_times(evs, t.move_limit)
-                exceeded += [{"game": gid, "table": tno, "tournament_round": rno, **x}
-                             for x in timing["exceeded"]]
+                exceeded += [{"game": gid, "table": tno, "tournament_round": rno, **x,
+                              "clock": timing["clock"]} for x in timing["exceeded"]]
                 timeouts += [{"game": gid, "table": tno, "tournament_round": rno, **x}
                              for x in recorded_timeouts(gid, evs, seats)]
             rounds.append({"round": rno, "tables": tables,

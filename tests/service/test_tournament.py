@@ -126,6 +126,7 @@ def test_moves_over_the_limit_are_reported_on_the_services_clock(tmp_path):
             [(slow_deal + 1, "bid", 45.0), (slow_play, "play", 31.5)])
         for x in over:
             assert x["game"] == gid and x["limit"] == 30 and x["player"] in st["players"]
+            assert x["clock"] == "recorded_at"  # the service's own stamps (decision 14)
         assert st["time_limit"]["timeouts"] == []  # nobody ran the clock while they waited
         timing = live.get(f"/api/games/{gid}/timing")
         assert timing["limit"] == 30 and len(timing["exceeded"]) == 2
