@@ -490,11 +490,11 @@ def test_record_two_rounds_at_the_table(db: str) -> None:
     assert f"{upto - 1} events recorded" in res.stdout
     assert "the rest of the pack" in res.stdout and "round 2" in res.stdout
     stored = open_store(db).events("rec-1")
-    strip = {"at", "id"}
+    strip = {"at", "id", "recorded_at"}
     assert [{k: v for k, v in e.model_dump(exclude_none=True).items() if k not in strip}
             for e in stored[1:]] == [{k: v for k, v in e.items() if k not in strip}
                                      for e in sim[1:upto]]
-    assert all(e.id and e.at for e in stored[1:])
+    assert all(e.id and e.at and e.recorded_at for e in stored[1:])
 
 
 def test_record_refuses_warns_and_corrects(db: str) -> None:

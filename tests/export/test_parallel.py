@@ -13,7 +13,7 @@ from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store
 from jaslog.export.parallel import MIN_CHUNKS, auto_workers
 from jaslog.store import open_store
-from tests.export.test_dataset import content
+from tests.export.test_dataset import archive, content
 
 
 def _dicts(events: list[Event]) -> list[dict[str, Any]]:
@@ -35,8 +35,8 @@ def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store
     cut = corpus[-1]
     with open_store(store_url) as store:
         for g in games[:-4]:
-            store.append(g[0].game, _dicts(g))
-        store.append(cut[0].game, _dicts(cut[:150]))
+            archive(store, _dicts(g))
+        archive(store, _dicts(cut[:150]))
         progress: list[int] = []
         by_game: list[int] = []
         one = export_store(store, tmp_path / "one", chunk_games=3, workers=0,
@@ -50,8 +50,8 @@ def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store
         assert progress[-1] == n and progress == sorted(progress) and len(progress) >= n // 3
         # more games, and the rest of the game in progress: the changed games only
         for g in games[-4:]:
-            store.append(g[0].game, _dicts(g))
-        store.append(cut[0].game, _dicts(cut[150:]), expected_seq=150)
+            archive(store, _dicts(g))
+        archive(store, _dicts(cut[150:]))
         one = export_store(store, tmp_path / "one", chunk_games=1, workers=0)
         many = export_store(store, tmp_path / "many", chunk_games=1, workers=2)
         assert (many.games_added, many.games_replaced) == (one.games_added, one.games_replaced) \
@@ -125,7 +125,7 @@ def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Even
     with open_store(str(db)) as store:
         for g in corpus * 3:
             gid = g[0].game + f"-{store.cursor()}"  # the corpus three times, under new ids
-            store.append(gid, [{**d, "game": gid} for d in _dicts(g)])
+            archive(store, [{**d, "game": gid} for d in _dicts(g)])
     out = tmp_path / "ds"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-m", "jaslog", "export", str(out), "--db", str(db),

@@ -16,7 +16,7 @@ from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store, load_manifest, verify_dataset
 from jaslog.games import PRESETS
 from jaslog.store import open_store
-from tests.export.test_dataset import content
+from tests.export.test_dataset import archive, content
 
 runner = CliRunner()
 
@@ -93,10 +93,9 @@ def test_a_store_game_with_fewer_events_than_exported_keeps_its_rows(
     out = tmp_path / "ex"
     export_files([a], tmp_path / "whole")
     with open_store(str(tmp_path / "s.sqlite")) as store:
-        store.append(game[0].game, [e.model_dump(exclude_none=True) for e in game[:300]])
+        archive(store, [e.model_dump(exclude_none=True) for e in game[:300]])
         assert export_store(store, out).games_added == 1
-        store.append(game[0].game, [e.model_dump(exclude_none=True) for e in game[300:]],
-                     expected_seq=300)
+        archive(store, [e.model_dump(exclude_none=True) for e in game[300:]])
         r = export_store(store, out)
         assert (r.games_added, r.games_replaced) == (0, 1)
     assert content(out) == content(tmp_path / "whole")

@@ -878,8 +878,8 @@ def record_and_compare(game: Game, sim: Sim, end: int, tmp_path: Path) -> None:
         assert not refused, refused[:5]
         stored = [e.model_dump(exclude_none=True) for e in store.events(gid)]
     assert appended == len(events) - 1
-    assert all("at" in e and "id" in e for e in stored[1:])
-    drop = {"at", "id"} | UNTYPED.get(game.name, frozenset())
+    assert all("at" in e and "id" in e and "recorded_at" in e for e in stored[1:])
+    drop = {"at", "id", "recorded_at"} | UNTYPED.get(game.name, frozenset())
     assert [{k: v for k, v in e.items() if k not in drop} for e in stored] == \
         [{k: v for k, v in e.items() if k not in drop} for e in events]
     # the recorder asked before each event that broke a rule (and only then)
