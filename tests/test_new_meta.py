@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from jaslog.cli.store_cmds import TABLE_PATTERN
+from jaslog.events import GameStarted
 from jaslog.service.auth import TABLE_PATTERN as SERVICE_TABLE_PATTERN
 from jaslog.store import open_store
 from tests.cli import jaslog
@@ -26,9 +27,11 @@ def test_meta_is_stored_in_game_started(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
     assert new(db, "m1", "table=3", "event=club night", "place=De Kroon") == (0, "")
     started = open_store(str(db)).events("m1")[0]
+    assert isinstance(started, GameStarted)
     assert started.meta == {"table": "3", "event": "club night", "place": "De Kroon"}
     assert new(db, "m2") == (0, "")
-    assert open_store(str(db)).events("m2")[0].meta is None
+    bare = open_store(str(db)).events("m2")[0]
+    assert isinstance(bare, GameStarted) and bare.meta is None
 
 
 @pytest.mark.parametrize(("pair", "said"), [

@@ -136,7 +136,7 @@ def test_a_ruling_after_the_game_ended_is_allowed_and_marked() -> None:
 # ------------------------------------------------------------------ irregularities
 
 def test_an_irregularity_changes_nothing_and_is_reported() -> None:
-    base = [{"type": "dealt"}, {"type": "bid", "seat": 0, "call": "H"}]
+    base: list[dict[str, Any]] = [{"type": "dealt"}, {"type": "bid", "seat": 0, "call": "H"}]
     plain = fold(log("amsterdam", *base, {"type": "play", "seat": 0, "card": "7H"}))
     irregular = fold(log("amsterdam", *base,
                          {"type": "irregularity", "kind": "lead_out_of_turn", "seat": 2,

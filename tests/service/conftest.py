@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,7 +83,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def make_server(tmp: Path) -> Iterator[Server]:
+def make_server(tmp: Path) -> Generator[Server, None, None]:
     db = tmp / "service.sqlite"
     open_store(str(db)).close()
     tokens = Tokens(service_engine(str(db)))
