@@ -269,7 +269,8 @@ COLUMNS: dict[str, list[Col]] = {
         Col("partner", pa.string(), "Partner's player id (Klaverjas)", dictionary=True),
         Col("rounds", pa.int16(), "Complete rounds the player sat in (Klaverjas made, nat, pit, "
             "revoke; Klaberjass made, bete, tie, revoke; Kloepper queens, others, none, revoke; "
-            "a score-only round when its sheet says such a result and who chose)", null=False),
+            "Klaverjas and Klaberjass also a score-only round whose sheet says such a result and "
+            "who chose)", null=False),
         Col("rounds_declarer", pa.int16(), "...in which the player chose trumps (Klaberjass: was "
             "the maker; Kloepper: was on the black-queen side, not as a called ace's holder)",
             null=False),

@@ -231,3 +231,23 @@ def _table(out: Path, table: str) -> list[dict[str, Any]]:
             for r in pq.read_table(snap / f["path"]).to_pylist()]
     return sorted(rows, key=lambda r: (r["game"], r.get("seq", 0), r.get("round", 0) or 0,
                                        r.get("trick", 0) or 0, r.get("seat", 0) or 0))
+
+
+@pytest.mark.parametrize("gid", ["rt-klaverjas", "rt-klaverjas-bare", "rt-klaberjass"])
+def test_a_score_only_round_counts_in_the_roles_when_its_sheet_names_the_chooser(
+        dataset: Path, tables: dict[str, RealTable], gid: str) -> None:
+    t = tables[gid]
+    f = fold(t.events)
+    so = f.state.rounds[t.score_only - 1].score_only
+    assert so is not None
+    rounds = read(dataset, "rounds", f"game = '{gid}'")
+    complete = [r for r in rounds if r["made"] is not None or r["result"] == "revoke"]
+    counted = [r for r in complete if r["declarer"] is not None]
+    players = {p["seat"]: p for p in read(dataset, "players", f"game = '{gid}'")}
+    assert all(p["rounds"] == len(counted) for p in players.values())
+    assert sum(p["rounds_declarer"] for p in players.values()) == len(counted)
+    assert (t.score_only in [r["round"] for r in counted]) is (so.chooser is not None)
+    for seat, p in players.items():
+        assert p["rounds_declarer"] == sum(r["declarer"] == seat for r in counted)
+        assert p["made_declarer"] == sum(r["declarer"] == seat and r["made"] is True
+                                         for r in counted)
