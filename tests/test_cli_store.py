@@ -49,6 +49,34 @@ def write_jsonl(path: Path, events: list[dict[str, Any]]) -> Path:
     return path
 
 
+def test_show_prints_the_score_sheet_rulings_and_what_was_retracted(db: str,
+                                                                      tmp_path: Path) -> None:
+    g = "sheet"
+    events = [
+        {"type": "game_started", "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"],
+         "dealer": 3},
+        {"type": "round_score", "round": 1, "score": [102, 60]},
+        {"type": "dealt"}, {"type": "bid", "seat": 1, "call": "H"},
+        {"type": "irregularity", "kind": "exposed_card", "seat": 3, "cards": ["QS"]},
+        {"type": "play", "seat": 1, "card": "7D"},
+        {"type": "correction", "retracts": [5], "reason": "typed 7D for 7H"},
+        {"type": "ruling", "round": 2, "score": [0, 162], "reason": "abandoned"},
+        {"type": "ruling", "round": 2, "score": [81, 81], "reason": "on appeal"},
+    ]
+    log = write_jsonl(tmp_path / "sheet.jsonl",
+                      [{"game": g, "seq": i, **e} for i, e in enumerate(events)])
+    run("import", str(log))
+    shown = " ".join(run("show", g).stdout.split())
+    assert "round 1 score only 102–60 → 102–60" in shown
+    assert ("round 2 unfinished 0–0 ruled 0–162 (abandoned) ruled 81–81 (on appeal) → 183–141"
+            in shown)
+    assert "seq 4: irregularity exposed_card by dirk (3) QS" in shown
+    assert "seq 5 (play 7D by seat 1) retracted at seq 6: typed 7D for 7H" in shown
+    js = orjson.loads(run("show", g, "--json").stdout)
+    assert [x["superseded"] for x in js["rounds"][1]["rulings"]] == [True, False]
+    assert js["retracted"][0]["reason"] == "typed 7D for 7H"
+
+
 def test_new_games_show(db: str) -> None:
     gid = run("new", "--ruleset", "rotterdam", "--seats", "ann,bob,cor,dirk", "--dealer", "2",
               "-o", "revoke=reject").stdout.strip()

@@ -432,11 +432,12 @@ def show(
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
-    """A stored game: header, score, violations, the table now, and its certificate."""
+    """A stored game: header, score, violations, the score sheet (every round, every ruling,
+    running totals), what was retracted, the table now, and its certificate."""
     from jaslog.audit import game_report
     from jaslog.cli.check import standing
     from jaslog.engine.fold import FoldError
-    from jaslog.render import render_table
+    from jaslog.render import record_lines, render_table
 
     with opened(db, create=False) as store:
         head = store.head(game)
@@ -469,6 +470,8 @@ def show(
     if rep["error"]:
         console.print(f"[red]✗ {escape(str(error))}[/]", soft_wrap=True, highlight=False)
     if fold is not None:
+        for line in record_lines(fold, rep):
+            console.print(line, soft_wrap=True, highlight=False)
         console.print(render_table(fold))
     console.print(f"certificate [bold]{head.certificate}[/]  (head {head.hash})", highlight=False)
 
