@@ -60,7 +60,7 @@ def sheet(ruleset: str, r: Any, o: Any, fields: tuple[str, ...] | None) -> dict[
 
 def real_table(gid: str, ruleset: str = "amsterdam", seed: int = 5, *,
                fields: tuple[str, ...] | None = None,
-               at: str = "2026-03-01T19:00:00Z") -> RealTable:
+               at: str | None = "2026-03-01T19:00:00Z") -> RealTable:
     """Game ``gid`` rewritten: the first round that ends plainly (made, or the game's
     like) written by its score (and the sheet's ``fields``, None: all), a typo and its
     correction in the next round with plays, an irregularity in that round, and two rulings
@@ -76,11 +76,11 @@ def real_table(gid: str, ruleset: str = "amsterdam", seed: int = 5, *,
     starts.append(len(evs))
     number = k + 1
     r, o = f.state.rounds[k], outcomes[k]
-    score = {"game": gid, "seq": -1, "type": "round_score", "at": evs[starts[k]]["at"],
+    score = {"game": gid, "seq": -1, "type": "round_score", "at": evs[starts[k]].get("at"),
              "round": number, **sheet(ruleset, r, o, fields)}
     first_ruling = {"game": gid, "seq": -1, "type": "ruling", "round": 1,
                     "score": list(outcomes[0].score), "reason": "the sheet checked: as played",
-                    "at": evs[starts[k]]["at"]}
+                    "at": evs[starts[k]].get("at")}
     out = [*evs[:starts[k]], score, first_ruling]
     # the next round: a typo (the card the same seat plays two tricks later), its correction,
     # then an irregularity just before the real card
