@@ -99,20 +99,21 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if known:
             t.append(" (" + ", ".join(known) + ")")
     elif e.type == "correction":
-        t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {d.reason}",
+        reason = "(its reason is shown when the round is over)" if _secret(fold, viewer) \
+            else d.reason
+        t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {reason}",
                  style="bold red")
     elif e.type == "irregularity":
         cards = f" {' '.join(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
-        if d.text:
+        if d.text and not _secret(fold, viewer):
             t.append(f": {d.text}", style="yellow")
     elif e.type == "timeout":
         t.append(f"timeout: {who(fold, d.seat)} had not acted after {d.seconds} s",
                  style="yellow")
     elif e.type == "note":
-        rounds = fold.state.rounds
-        if viewer is not None and rounds and not rounds[-1].over:
+        if _secret(fold, viewer):
             # the scorer's free text may name cards: a seat reads it once the round is played
             # out (a round ruled with cards unplayed keeps its secrets)
             t.append("note (shown when the round is over)", style="italic")
@@ -124,6 +125,14 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     else:
         t.append(e.type)
     return t
+
+
+def _secret(fold: GameFold, viewer: int | None) -> bool:
+    """Whether the scorer's free text is kept from ``viewer`` now (None: the referee): a
+    seat reads it once the round is played out (a round ruled with cards unplayed keeps its
+    secrets)."""
+    rounds = fold.state.rounds
+    return viewer is not None and bool(rounds) and not rounds[-1].over
 
 
 def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:

@@ -235,7 +235,7 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         fr["text"] = _describe(f, e, viewer)
         by = retracted.get(e.seq)
         if by is not None:
-            fr["retracted"] = {"by": by.seq, "reason": by.reason}
+            fr["retracted"] = {"by": by.seq, "reason": None if hidden else by.reason}
             if hidden and hide_retracted(_dump(e), sight.seat).get("redacted"):
                 seat = getattr(e, "seat", None)
                 fr["text"] = e.type + (f" by {f.seats[seat]} ({seat})" if seat is not None
@@ -292,12 +292,23 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
                          if r["round"] in hidden else r for r in rep["rounds"]]
         rep["retracted"] = [_retracted_seen(x, sight.seat, tl.fold) if x["round"] in hidden
                             else x for x in rep["retracted"]]
+        # the scorer's free text of a secret round may name cards, as a note's may
+        rep["irregularities"] = [_untold(x, hidden) for x in rep["irregularities"]]
+        for r in rep["rounds"]:
+            if "irregularities" in r:
+                r["irregularities"] = [_untold(x, hidden) for x in r["irregularities"]]
     return rep
+
+
+def _untold(x: dict[str, Any], hidden: frozenset[int]) -> dict[str, Any]:
+    """An irregularity of a secret round without the scorer's text."""
+    return x | {"text": None} if x["round"] in hidden and x["text"] is not None else x
 
 
 def _retracted_seen(x: dict[str, Any], seat: int | None, head: GameFold) -> dict[str, Any]:
     """A report's retracted event of a secret round as ``seat`` may see it."""
     ev = hide_retracted(redact(x["event"], seat, head, x["round"]), seat)
+    x = x | {"reason": None}  # the correction's free text, as a note's
     if not ev.get("redacted"):
         return x
     who = f" by seat {ev['seat']}" if ev.get("seat") is not None else ""

@@ -29,16 +29,23 @@ PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser
 RECORD = ("recorded", "hands_recorded", "rulings", "irregularities", "final", "totals")
 
 
+#: The scorer's free text of each event type that has one: in a secret round it is left out
+#: (it may name cards), as a note's text is.
+FREE_TEXT = {"note": "text", "correction": "reason", "irregularity": "text"}
+
+
 def _redact_common(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """A deal's other hands and a note's text (free text may name cards) are left out."""
+    """A deal's other hands and the scorer's free text (a note's, a correction's reason, an
+    irregularity's text: it may name cards) are left out."""
     t = event["type"]
     if t in ("dealt", "second_deal") and (event.get("hands") is not None or "stock" in event):
         out = {k: v for k, v in event.items() if k != "stock"}
         if event.get("hands") is not None:
             out["hands"] = [h if s == seat else None for s, h in enumerate(event["hands"])]
         return out | {"redacted": True}
-    if t == "note":
-        return {k: v for k, v in event.items() if k != "text"} | {"redacted": True}
+    free = FREE_TEXT.get(t)
+    if free is not None and free in event:
+        return {k: v for k, v in event.items() if k != free} | {"redacted": True}
     return event
 
 

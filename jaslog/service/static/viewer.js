@@ -340,7 +340,7 @@
       }
       if (f.result) line += " · " + f.result + ": " + pair(f.score);
       if (f.ruling) line += " · ruled " + pair(f.ruling.score) + " (" + f.ruling.reason + ")";
-      if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + f.retracted.reason;
+      if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + whyText(f.retracted.reason);
     }
     line += (line ? " · " : "") + "game " + pair(f.totals);
     if (f.finished) {
@@ -455,6 +455,11 @@
       (x.cards && x.cards.length ? " " + x.cards.join(" ") : "") + (x.text ? ": " + x.text : "");
   }
 
+  // a correction's reason; a seat reads it once the round is over (it may name cards)
+  function whyText(reason) {
+    return reason === null || reason === undefined ? "(the reason is shown when the round is over)" : reason;
+  }
+
   // every event the sight may see, the current one marked; what a correction retracted is
   // struck through, with the correction's reason beside it
   function renderEvents() {
@@ -474,7 +479,7 @@
         const x = irr[fr.seq];
         li.appendChild(el(fr.retracted ? "s" : "span", "what", x ? irregularityText(x) : fr.text));
         if (fr.retracted) {
-          li.appendChild(el("span", "why", " retracted at seq " + fr.retracted.by + ": " + fr.retracted.reason));
+          li.appendChild(el("span", "why", " retracted at seq " + fr.retracted.by + ": " + whyText(fr.retracted.reason)));
         }
         li.addEventListener("click", () => go(i));
         list.appendChild(li);
