@@ -178,12 +178,12 @@ class Appending(Queries):
         An id stored for another event is refused (``duplicate_id``).
 
         The new events are stored with ``recorded_at``: the store's clock, read once for the
-        batch. An event that carries ``recorded_at`` is refused (``recorded_at_given``), and
-        so is an ``at`` more than 5 minutes ahead of the clock (``at_in_future``).
+        batch, in the write transaction. An event that carries ``recorded_at`` is refused
+        (``recorded_at_given``), and so is an ``at`` more than 5 minutes ahead of the clock
+        (``at_in_future``).
         """
         if at_end and expected_seq is not None:
             raise ValueError("append: at_end and expected_seq exclude each other")
-        now = self.clock()
         items: list[Any] = []
         evs: list[Event] = []
         if at_end:
@@ -211,6 +211,8 @@ class Appending(Queries):
                     detail = "another writer got there first" if rest[0].seq < head.next_seq \
                         else "that would leave a gap"
                     raise ConflictError(game, rest[0].seq, head.next_seq, detail)
+                # read once the writers' lock is held: stamps follow the order of commits
+                now = self.clock()
                 _refuse_future_at(game, rest, now)
                 rest = stamped(rest, now)
                 self._check_ids(conn, game, rest)
