@@ -364,6 +364,7 @@ def test_the_record_of_a_real_table(browser, server, tmp_path):
     assert "exposed card by cor (2)" in irr.inner_text() and "dropped face up" in irr.inner_text()
     irr.click()
     assert "exposed card by cor (2)" in page.inner_text("#round-record")
+    assert "Timed on the store's own clock (recorded_at)" in page.inner_text("#timing")
     page.screenshot(path=str(tmp_path / "viewer-table-record.png"), full_page=True)
 
     # a player in the round being played: neither the retracted card nor the correction's

@@ -520,6 +520,10 @@
     const head = t.limit ? "Limit " + t.limit + " s per move: " + t.exceeded.length + " of " + t.moves + " moves over" :
       "No time limit set; longest move " + t.longest + " s";
     box.appendChild(el("div", null, head));
+    if (t.clock) {
+      box.appendChild(el("div", "clock", t.clock === "recorded_at" ?
+        "Timed on the store's own clock (recorded_at)" : "Timed on the table's times (at): an imported record"));
+    }
     if (t.exceeded.length) {
       const ul = el("ul");
       for (const x of t.exceeded) {
