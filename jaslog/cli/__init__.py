@@ -7,7 +7,17 @@ from __future__ import annotations
 
 import typer
 
-from jaslog.cli import check, replay, rules_cmd, serve_cmds, sim_cmds, stats, store_cmds, tournament_cmds
+from jaslog.cli import (
+    check,
+    replay,
+    rules_cmd,
+    serve_cmds,
+    sheet,
+    sim_cmds,
+    stats,
+    store_cmds,
+    tournament_cmds,
+)
 
 app = typer.Typer(
     name="jaslog",
@@ -19,7 +29,7 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-for module in (check, replay, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats, tournament_cmds):
+for module in (check, replay, sheet, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats, tournament_cmds):
     module.register(app)
 
 
