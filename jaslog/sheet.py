@@ -406,8 +406,9 @@ def _roem_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[
         """The roem inside side t's score, and what it is, by amount."""
         out: dict[int, str] = {}
         if counted[t] == total:
-            out.update({h: f"{ctx.label(s)}'s roem ({h}), which it scores with the "
-                           f"{row['result']}" for s, h in enumerate(held) if h and s != t})
+            out.update({h: f"its own roem ({h})" if s == t else
+                        f"{ctx.label(s)}'s roem ({h}), which it scores with the {row['result']}"
+                        for s, h in enumerate(held) if h})
         if counted[t]:
             out[counted[t]] = (f"its roem ({counted[t]})" if counted[t] == held[t] else
                                f"the {ctx.word}'s roem ({counted[t]}), all of which it scores "
@@ -481,21 +482,24 @@ def score_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[
     if found:
         return found
     final, playing, game = row["final"], row["playing"], ctx.game
-    who = ", ".join(ctx.label(p) for p in playing)
+    who = " and ".join(ctx.label(p) for p in playing)
+    side = "team" if game.scoring == "teams" else "side"
     if playing and row["score"] == final:
         if row["result"] in game.lost and not any(final[p] for p in playing) and any(
                 scores[p] for p in playing):
             return [_finding("lost_round_scored",
-                             f"{row['result']} not scored: the playing {ctx.side_word} ({who}) "
-                             f"went {row['result']} and scores nothing (the log: {dash(final)}), "
-                             f"the sheet gives it {dash([scores[p] for p in playing])}")]
+                             f"scored as if the playing {side} had won: the {ctx.word} is "
+                             f"{row['result']}, so {who} score{'s' * (len(playing) == 1)} nothing "
+                             f"(the log: {dash(final)}), but the sheet gives "
+                             f"{'it' if len(playing) == 1 else 'them'} "
+                             f"{dash([scores[p] for p in playing])}")]
         if row["result"] in game.won and not any(scores[p] for p in playing) and any(
                 final[p] for p in playing):
             lost = "/".join(sorted(game.lost)) or "lost"
             return [_finding("won_round_scored_lost",
-                             f"scored as {lost}: the sheet gives the playing {ctx.side_word} "
-                             f"({who}) nothing, but it made the {ctx.word} ({row['result']}; "
-                             f"the log: {dash(final)})")]
+                             f"scored as {lost}: the sheet gives the playing {side} ({who}) "
+                             f"nothing, but the {ctx.word} is {row['result']} (the log: "
+                             f"{dash(final)})")]
     diff = [s - f for s, f in zip(scores, final, strict=True)]
     return [_finding("score_differs", f"the score differs: the sheet has {dash(scores)}, the "
                                       f"log {dash(final)} ({ctx.by(diff)})")]
@@ -645,34 +649,41 @@ def _missing_round(row: dict[str, Any],
 def _check_totals(entries: list[dict[str, Any]],
                   aligned: list[tuple[SheetLine | None, dict[str, Any] | None]],
                   ctx: _Context, k: int) -> None:
-    """Add the running totals' findings to ``entries`` (see :func:`compare`)."""
+    """Add the running totals' findings to ``entries`` (see :func:`compare`).
+
+    A line's total is held against the previous total plus the scores since (``slip``) and
+    against the sheet's own sums (``drift``): a slip that leaves the total off its sums is a
+    ``total_slip``; one that brings it back to them puts the earlier slips right. What puts
+    a total off the log's (a score, an extra line, a missing round, a slip) is carried on
+    until the totals agree with the log again."""
     zero = [0] * k
-    prev, delta_prev, log_run = zero, zero, zero
-    span_sheet, span_log = zero, zero
-    span_causes: list[str] = []  # what since the last total puts the sheet off the log
-    carried: list[str] = []  # what the totals carry, while they are off the log
+    prev, sheet_run, log_run, span_sheet, span_log = zero, zero, zero, zero, zero
+    span: list[tuple[str, list[int]]] = []  # what since the last total puts the sheet off the log
+    carried: list[tuple[str, list[int]]] = []  # what the totals carry, while off the log
     slips: list[dict[str, Any]] = []
     last = max(ln.line for ln, _ in aligned if ln is not None and ln.totals is not None)
     for entry, (line, row) in zip(entries, aligned, strict=True):
         if row is not None:
-            log_run = _add(log_run, row["final"])
-            span_log = _add(span_log, row["final"])
+            log_run, span_log = _add(log_run, row["final"]), _add(span_log, row["final"])
         if line is not None:
-            span_sheet = _add(span_sheet, line.scores)
+            sheet_run, span_sheet = _add(sheet_run, line.scores), _add(span_sheet, line.scores)
         if line is not None and row is not None and line.scores != row["final"]:
-            span_causes.append(f"the score of line {line.line}")
+            span.append((f"the score of line {line.line}", _sub(line.scores, row["final"])))
         elif line is not None and row is None:
-            span_causes.append(f"the extra line {line.line}")
+            span.append((f"the extra line {line.line}", line.scores))
         elif line is None and row is not None and any(row["final"]):
-            span_causes.append(f"{ctx.word} {row['round']} missing")
+            span.append((f"{ctx.word} {row['round']} missing", _sub(zero, row["final"])))
         if line is None or line.totals is None:
             continue
         t = line.totals
         entry["log_totals"] = log_run
-        added, slip, delta = _sub(t, prev), _sub(_sub(t, prev), span_sheet), _sub(t, log_run)
-        if any(slip) and added == span_log and span_sheet != span_log:
+        slip, drift = _sub(_sub(t, prev), span_sheet), _sub(t, sheet_run)
+        if any(slip) and _sub(t, prev) == span_log and span_sheet != span_log:
             for f in entry["findings"]:  # the total adds the log's score: the score is wrong
                 f["message"] += "; its running total adds the right score"
+            span = []
+        elif any(slip) and not any(drift):  # the total adds up again: the slips are put right
+            carried = [c for c in carried if not c[0].startswith("the slip")]
         elif any(slip):
             right = "; the scores are right" if span_sheet == span_log else ""
             finding = _finding(
@@ -682,25 +693,24 @@ def _check_totals(entries: list[dict[str, Any]],
                 f"({ctx.by(slip)}){right}", by=slip, line=line.line, drift_to=None)
             entry["findings"].append(finding)
             slips.append(finding)
-            span_causes.append(f"the slip at line {line.line}")
-        if not any(delta):
-            carried = []
-        else:
-            if delta != delta_prev:
-                carried = carried + span_causes
-            if not entry["findings"]:
-                entry["findings"].append(_finding(
-                    "total_carried",
-                    f"the running total is off the log's by {ctx.by(delta)}: it carries "
-                    f"{', '.join(carried) or 'an earlier difference'}", by=delta))
-            for s in slips:
-                if s["line"] != line.line and f"the slip at line {s['line']}" in carried:
-                    s["drift_to"] = line.line
-        prev, delta_prev, span_sheet, span_log, span_causes = t, delta, zero, zero, []
+            span.append((f"the slip at line {line.line}", slip))
+        delta = _sub(t, log_run)
+        carried = carried + span if any(delta) else []
+        if any(delta) and not entry["findings"]:
+            causes = [what for what, v in carried if any(v)]
+            entry["findings"].append(_finding(
+                "total_carried",
+                f"the running total is off the log's by {ctx.by(delta)}: it carries "
+                f"{', '.join(causes) or 'an earlier difference'}", by=delta))
+        for s in slips:
+            if s["line"] != line.line and any(
+                    what == f"the slip at line {s['line']}" for what, _ in carried):
+                s["drift_to"] = line.line
+        prev, span_sheet, span_log, span = t, zero, zero, []
     for s in slips:
         if s["drift_to"] is None:
             s["message"] += ("; it is the last total on the sheet" if s["line"] == last else
-                             "; the totals after it are right again")
+                             "; the totals after it add up again")
         else:
             s["message"] += (f"; from this line on the totals drift by {ctx.by(s['by'])} "
                              f"(lines {s['line']}-{s['drift_to']})")

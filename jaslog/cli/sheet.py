@@ -105,7 +105,7 @@ def _sheet_lines(fold: GameFold, sheet: dict[str, Any]) -> list[Text]:
                 roem = r["roem"][t] if r["roem"] is not None and r["final"] == r["score"] else None
                 cells.append("·" if roem is None else str(roem) if roem else "")
         cells += [str(x) for x in r["totals"]]
-        cells.append("score only" if r["result"] == "score_only" else r["result"])
+        cells.append("?" if r["result"] == "score_only" else r["result"])  # marked score only
         body.append((cells, r["marks"]))
     numeric = {0} | {i for i, h in enumerate(head) if i >= 3 and h != "result"}
     widths = [max(len(h), *(len(c[i]) for c, _ in body)) if body else len(h)
