@@ -424,3 +424,16 @@ def test_read_sheet_and_compare_without_the_command() -> None:
     sheet = the_sheet(ROTTERDAM)
     res = compare(sheet, [SheetLine(2, 1, [165, 37], [165, 37])])
     assert kinds(res) == [(-n, "round_missing") for n in range(2, 17)]
+
+
+def test_a_sheet_from_standard_input(tmp_path: Path) -> None:
+    rows = rows_of(ROTTERDAM, totals=False)
+    rows[0][1:3] = [37, 165]
+    text = "round,us,them\n" + "".join(",".join(map(str, r)) + "\n" for r in rows)
+    r = jaslog("sheet", str(ROTTERDAM), "--compare", "-", input=text, text=True)
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[:2] == [
+        "<stdin> against troef-2026-11-21-t1 (rotterdam): 1 difference",
+        "  line 2 (round 1): teams swapped: the sheet has 37–165, the log 165–37"]
+    r = jaslog("sheet", "-", "--compare", "-", input=text, text=True)
+    assert r.returncode == 2 and "cannot both come from standard input" in r.stderr

@@ -9,6 +9,7 @@ input (an unreadable sheet, a log or game that cannot be read).
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -173,7 +174,8 @@ def sheet(
     compare: Path | None = typer.Option(
         None, "--compare", "-c",
         help="a score sheet typed from paper (CSV with a header: round, a score per team or "
-             "player, optionally the running totals; ',' or ';') to hold against the log"),
+             "player, optionally the running totals; ',' or ';'; '-' for stdin) to hold "
+             "against the log"),
     as_json: bool = typer.Option(False, "--json", help="JSON output, for scripts"),
     db: str | None = DB,
 ) -> None:
@@ -184,6 +186,8 @@ def sheet(
     from jaslog.sheet import SheetError, read_sheet, score_sheet
     from jaslog.sheet import compare as compare_sheet
 
+    if compare is not None and str(compare) == "-" and game == "-":
+        fail("the log and the sheet cannot both come from standard input: give one as a file")
     fold = _one_game(game, game_id, db)
     the_sheet = score_sheet(fold, game_report(fold.game_id, fold))
     if compare is None:
@@ -194,8 +198,9 @@ def sheet(
             console.print(line, soft_wrap=True, highlight=False)
         return
     g = get_game(fold.game)
+    source = "<stdin>" if str(compare) == "-" else str(compare)
     try:
-        raw = compare.read_bytes()
+        raw = sys.stdin.buffer.read() if str(compare) == "-" else compare.read_bytes()
     except OSError as e:
         fail(f"{compare}: {e.strerror or e}")
     try:
@@ -203,15 +208,15 @@ def sheet(
     except UnicodeDecodeError:
         text = raw.decode("cp1252", errors="replace")  # a spreadsheet's export on Windows
     try:
-        lines = read_sheet(text, str(compare), len(the_sheet["sides"]),
+        lines = read_sheet(text, source, len(the_sheet["sides"]),
                            "team" if g.scoring == "teams" else "seat")
     except SheetError as e:
         fail(str(e))
     result = compare_sheet(the_sheet, lines, fold.options)
     if as_json:
-        write_json_line({**result, "sheet": str(compare)})
+        write_json_line({**result, "sheet": source})
     else:
-        for line in _comparison_lines(result, str(compare), g.round_word):
+        for line in _comparison_lines(result, source, g.round_word):
             console.print(line, soft_wrap=True, highlight=False)
     raise typer.Exit(0 if result["agrees"] else 1)
 
