@@ -1,0 +1,821 @@
+"""The lenient reader: notation text to event dicts, game by game, every error located.
+
+A game is read into :class:`TextGame`: its events as dicts (each with the line and column it
+was written at) and its errors (:class:`NotationError`: line, column, what was expected), in
+the order they were met. A bad item stops its line only: reading goes on with the next line,
+and with the next game (as python-chess collects ``Game.errors``). Nothing here validates an
+event against the models: ``jaslog.events`` does (an event the models refuse is an error at
+its item's line and column).
+
+>>> [g] = read_games(['[Game "g1"]', '[Ruleset "amsterdam"]', '[Seats "a b c d"]',
+...                   '[Dealer 3]', '', 'Deal', 'Bid 0: pass ♥', '1. 0: jh th 7x'])
+>>> [(e["type"], e.get("card") or e.get("call")) for e in g.events][1:]
+[('dealt', None), ('bid', 'pass'), ('bid', 'H'), ('play', 'JH'), ('play', '10H')]
+>>> [str(e) for e in g.errors]
+["<text>:8:13: expected a card (7-10, J, Q, K or A and a suit: 10H, JC, A♠), got '7x'"]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from jaslog.notation import syntax
+from jaslog.notation.syntax import KEYWORDS, TAGS, norm
+from jaslog.notation.times import TimeFormError, after
+
+_TRICK = re.compile(r"(\d{1,4})(\.|\.\.\.|…)")
+_INT = re.compile(r"[+-]?\d{1,15}")
+_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_SPACE = " \t\r\f\v\ufeff,"
+_WORD_END = set(_SPACE) | {";", '"', "{", ":"}
+
+
+@dataclass(frozen=True, slots=True)
+class NotationError:
+    """Where a text cannot be read and what was expected there."""
+
+    source: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}:{self.column}: {self.message}"
+
+
+@dataclass(slots=True)
+class Record:
+    """One event (a dict of its fields) or one error, where it was written."""
+
+    line: int
+    column: int
+    event: dict[str, Any] | None = None
+    error: str | None = None
+    seq: int | None = None
+
+
+@dataclass
+class TextGame:
+    """One game as read: ``game`` is its id (None when the text names none), ``records`` its
+    events and errors in the order they were met."""
+
+    game: str | None
+    source: str = "<text>"
+    records: list[Record] = field(default_factory=list)
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return [r.event for r in self.records if r.event is not None]
+
+    @property
+    def errors(self) -> list[NotationError]:
+        return [NotationError(self.source, r.line, r.column, r.error)
+                for r in self.records if r.error is not None]
+
+
+class _Stop(Exception):
+    """An item that cannot be read: the rest of its line is passed over."""
+
+    def __init__(self, column: int, message: str) -> None:
+        super().__init__(message)
+        self.column, self.message = column, message
+
+
+Token = tuple[str, Any, int]  # (kind, value, column): w word, : colon, s string, j object, @ @@ #
+
+
+def _string_end(text: str, i: int) -> int:
+    """The index after the JSON string that starts at ``i``, or -1."""
+    j = i + 1
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == '"':
+            return j + 1
+        j += 1
+    return -1
+
+
+def _object_end(text: str, i: int) -> int:
+    """The index after the JSON object or array that starts at ``i``, or -1."""
+    depth = 0
+    j = i
+    n = len(text)
+    while j < n:
+        c = text[j]
+        if c == '"':
+            j = _string_end(text, j)
+            if j < 0:
+                return -1
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return -1
+
+
+def _json(text: str, i: int, j: int, what: str) -> Any:
+    try:
+        return orjson.loads(text[i:j])
+    except orjson.JSONDecodeError as e:
+        raise _Stop(i + 1, f"{what} is not valid JSON ({e})") from None
+
+
+def tokens(text: str) -> list[Token]:
+    """A body line's tokens (a comment, from ``;``, left out)."""
+    out: list[Token] = []
+    i, n = 0, len(text)
+    block = False  # after @, @@ or #: words keep their colons
+    while i < n:
+        c = text[i]
+        if c in _SPACE:
+            i += 1
+            continue
+        if c == ";":
+            break
+        col = i + 1
+        if c == '"':
+            j = _string_end(text, i)
+            if j < 0:
+                raise _Stop(col, 'a text in quotes has no closing "')
+            out.append(("s", _json(text, i, j, "the text in quotes"), col))
+            i = j
+        elif c == "{" and not block:
+            j = _object_end(text, i)
+            if j < 0:
+                raise _Stop(col, "an annotation {...} has no closing }")
+            value = _json(text, i, j, "the annotation")
+            if not isinstance(value, dict):
+                raise _Stop(col, "expected an annotation: a JSON object {...}")
+            out.append(("j", value, col))
+            i = j
+        elif c == "@":
+            kind = "@@" if text.startswith("@@", i) else "@"
+            out.append((kind, kind, col))
+            i += len(kind)
+            block = True
+        elif c == "#":
+            out.append(("#", "#", col))
+            i += 1
+            block = True
+        elif c == ":" and not block:
+            out.append((":", ":", col))
+            i += 1
+        else:
+            j = i + 1
+            while j < n:
+                d = text[j]
+                if d in _WORD_END and (block is False or d != ":"):
+                    break
+                if d == "@" and not block and j + 1 < n and (text[j + 1] in "+@" or
+                                                             text[j + 1].isdigit()):
+                    break
+                j += 1
+            out.append(("w", text[i:j], col))
+            i = j
+    return out
+
+
+def _tag_value(text: str, i: int) -> tuple[Any, int]:
+    """A tag's value at ``i``: JSON, or bare text up to ``]``; and the index after it."""
+    c = text[i] if i < len(text) else ""
+    if c == '"':
+        j = _string_end(text, i)
+        if j < 0:
+            raise _Stop(i + 1, 'the tag\'s value has no closing "')
+        return _json(text, i, j, "the tag's value"), j
+    if c in "{[":
+        j = _object_end(text, i)
+        if j < 0:
+            raise _Stop(i + 1, "the tag's value has no closing " + ("}" if c == "{" else "]"))
+        return _json(text, i, j, "the tag's value"), j
+    j = text.find("]", i)
+    if j < 0:
+        raise _Stop(len(text) + 1, "expected ] to close the tag")
+    bare = text[i:j].strip()
+    if not bare:
+        raise _Stop(i + 1, 'expected the tag\'s value (e.g. [Game "club-7"])')
+    try:
+        return orjson.loads(bare), j
+    except orjson.JSONDecodeError:
+        return bare, j
+
+
+def tag_line(text: str) -> list[tuple[str, Any, int]]:
+    """The tags of a tag line: (name, value, column) each."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in _SPACE:
+            i += 1
+            continue
+        if c == ";":
+            break
+        if c != "[":
+            raise _Stop(i + 1, f"expected [ to open a tag, got {c!r} (a tag line holds tags "
+                               "only)")
+        col = i + 1
+        i += 1
+        while i < n and text[i] in _SPACE:
+            i += 1
+        m = _TAG_NAME.match(text, i)
+        if m is None:
+            raise _Stop(i + 1, 'expected a tag name (e.g. [Game "club-7"])')
+        name = m.group()
+        i = m.end()
+        while i < n and text[i] in _SPACE:
+            i += 1
+        value, i = _tag_value(text, i)
+        while i < n and text[i] in _SPACE:
+            i += 1
+        if i >= n or text[i] != "]":
+            raise _Stop(i + 1, f"expected ] to close the tag [{name} ...]")
+        i += 1
+        out.append((name, value, col))
+    return out
+
+
+class _GameReader:
+    """One game's lines, read one by one."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.game: str | None = None
+        self.game_at = (0, 0)
+        self.records: list[Record] = []
+        self.tags: list[tuple[str, Any, int, int]] = []  # name, value, line, column
+        self.body = False
+        self.players = 4
+        self.names: list[str] = []
+        self.seq = 0
+        self.prev_at: str | None = None
+        self.prev_rec: str | None = None
+        self.hands: dict[str, Any] | None = None   # the deal whose hand lines may follow
+        self.hand_next = 0
+        self.next_play: int | None = None
+        self.next_bid: int | None = None
+        self.no_game_told = False
+        # one line's state
+        self.toks: list[Token] = []
+        self.k = 0
+        self.number = 0
+        self.mode = ""
+        self.pending: int | None = None
+        self.leader_due = 0
+        self.line_events: list[Record] = []
+
+    # ------------------------------------------------------------------ records
+
+    def error(self, line: int, column: int, message: str) -> None:
+        self.records.append(Record(line, column, error=message, seq=self.seq))
+
+    def has_game_tag(self) -> bool:
+        return any(norm(t[0]) == "game" for t in self.tags)
+
+    # ------------------------------------------------------------------ tags
+
+    def tag_line(self, number: int, text: str) -> None:
+        try:
+            for name, value, col in tag_line(text):
+                self.tags.append((name, value, number, col))
+        except _Stop as s:
+            self.error(number, s.column, s.message)
+
+    def start_body(self) -> None:
+        """The tags are all read: name the game and make its ``game_started``."""
+        self.body = True
+        started: dict[str, Any] = {}
+        meta: dict[str, Any] = {}
+        has_meta = False
+        seq_tag = None
+        for name, value, line, col in self.tags:
+            key = norm(name)
+            if key == "game":
+                if self.game is not None:
+                    self.error(line, col, "a game has one [Game] tag (a new game starts with "
+                                          "its own tags, after the moves of this one)")
+                    continue
+                if not isinstance(value, str):
+                    self.error(line, col, f'expected the game id as text: [Game "club-7"], got '
+                                          f"{value!r}")
+                    continue
+                self.game, self.game_at = value, (line, col)
+            elif key == "seq":
+                n = value if type(value) is int else (int(value) if isinstance(value, str) and
+                                                      value.isdigit() else None)
+                if n is None:
+                    self.error(line, col, f"expected a seq (a whole number), got {value!r}")
+                else:
+                    seq_tag = n
+            elif key == "meta":
+                has_meta = True
+                if isinstance(value, dict):
+                    meta.update(value)
+                else:
+                    self.error(line, col, f"expected a JSON object: [Meta {{...}}], got "
+                                          f"{value!r}")
+            elif key in TAGS:
+                started[key] = (value, line, col)
+            else:
+                has_meta = True
+                meta[name.lower()] = value
+        if self.game is None:
+            line, col = (self.tags[0][2], self.tags[0][3]) if self.tags else (self.number, 1)
+            if not self.records:
+                self.error(line, col, 'expected a [Game "id"] tag before the moves')
+            self.no_game_told = True
+            return
+        if started or has_meta:
+            self.started(started, meta if has_meta else None, seq_tag or 0)
+        elif seq_tag is not None:
+            self.seq = seq_tag
+
+    def started(self, tags: dict[str, tuple[Any, int, int]], meta: dict[str, Any] | None,
+                seq: int) -> None:
+        line, col = self.game_at
+        e: dict[str, Any] = {"game": self.game, "seq": seq, "type": "game_started"}
+        for key, field_ in (("at", "at"), ("id", "id"), ("recordedat", "recorded_at")):
+            if key in tags:
+                e[field_] = tags[key][0]
+        if "ruleset" in tags:
+            r = tags["ruleset"][0]
+            e["ruleset"] = r.lower() if isinstance(r, str) else r
+        if "options" in tags:
+            e["options"] = tags["options"][0]
+        if "seats" in tags:
+            seats = tags["seats"][0]
+            if isinstance(seats, str):
+                seats = [s for s in re.split(r"[\s,]+", seats) if s]
+            e["seats"] = seats
+            if isinstance(seats, list) and seats and all(isinstance(s, str) for s in seats):
+                self.players, self.names = len(seats), seats
+        if "dealer" in tags:
+            d, dline, dcol = tags["dealer"]
+            if isinstance(d, str):
+                try:
+                    d = self.seat_word(d, dcol)
+                except _Stop as s:
+                    self.error(dline, s.column, s.message)
+            e["dealer"] = d
+        if meta is not None:
+            e["meta"] = meta
+        self.records.append(Record(line, col, event=e, seq=seq))
+        self.seq = seq + 1 if type(seq) is int else 0
+        at, rec = e.get("at"), e.get("recorded_at")
+        self.prev_at = at if isinstance(at, str) else None
+        self.prev_rec = rec if isinstance(rec, str) else None
+
+    # ------------------------------------------------------------------ body lines
+
+    def body_line(self, number: int, text: str) -> None:
+        if not self.body:
+            self.start_body()
+        if self.game is None:
+            if not self.no_game_told:
+                self.error(number, 1, 'expected a [Game "id"] tag before the moves')
+                self.no_game_told = True
+            return
+        self.number = number
+        try:
+            toks = tokens(text)
+        except _Stop as s:
+            self.hands = None
+            self.error(number, s.column, s.message)
+            return
+        if not toks:
+            return
+        if self.hands is not None and self.hand_line(toks):
+            return
+        self.hands = None
+        self.toks, self.k, self.mode, self.pending, self.leader_due = toks, 0, "", None, 0
+        self.line_events = []
+        try:
+            while self.k < len(self.toks) and self.toks[self.k][0] not in ("@", "@@", "#"):
+                self.item()
+            if self.leader_due:
+                raise _Stop(self.leader_due, "expected the leader's seat after the trick's "
+                                             "number (e.g. 2. 3: AS)")
+            self.blocks()
+        except _Stop as s:
+            self.error(number, s.column, s.message)
+        for r in self.line_events:
+            e = r.event
+            assert e is not None
+            if isinstance(e.get("at"), str):
+                self.prev_at = e["at"]
+            if isinstance(e.get("recorded_at"), str):
+                self.prev_rec = e["recorded_at"]
+
+    def hand_line(self, toks: list[Token]) -> bool:
+        """A deal's hand line (``0: 9C JC ...``, ``stock: ...``), if ``toks`` is one."""
+        if len(toks) < 2 or toks[0][0] != "w" or toks[1][0] != ":":
+            return False
+        deal = self.hands
+        assert deal is not None
+        label = toks[0][1]
+        stock = norm(label) == "stock" and deal["type"] == "dealt"
+        if not stock:
+            try:
+                seat = self.seat_word(label, toks[0][2])
+            except _Stop:
+                return False
+            if seat != self.hand_next:
+                return False
+        cards: list[str] = []
+        try:
+            for kind, value, col in toks[2:]:
+                c = syntax.card(value) if kind == "w" else None
+                if c is None:
+                    if kind == "w" and value == "-" and not cards:
+                        continue
+                    raise _Stop(col, f"expected a card of the hand, got {_shown(kind, value)}")
+                cards.append(c)
+        except _Stop as s:
+            self.error(self.number, s.column, s.message)
+        if stock:
+            deal["stock"] = cards
+        else:
+            deal.setdefault("hands", []).append(cards)
+            self.hand_next += 1
+        return True
+
+    # ------------------------------------------------------------------ items
+
+    def peek(self) -> Token | None:
+        return self.toks[self.k] if self.k < len(self.toks) else None
+
+    def take(self) -> Token:
+        t = self.peek()
+        if t is None:
+            raise _Stop(self.end_col(), "the line ends too soon")
+        self.k += 1
+        return t
+
+    def end_col(self) -> int:
+        if not self.toks:
+            return 1
+        kind, value, col = self.toks[-1]
+        return col + (len(value) if kind == "w" else 1)
+
+    def word_next(self, *words: str) -> bool:
+        """Is the next token one of ``words`` (compared as keywords)? Takes it if so."""
+        t = self.peek()
+        if t is not None and t[0] == "w" and norm(t[1]) in words:
+            self.k += 1
+            return True
+        return False
+
+    def event(self, type_: str, col: int, **fields: Any) -> dict[str, Any]:
+        e: dict[str, Any] = {"game": self.game, "seq": self.seq, "type": type_, **fields}
+        r = Record(self.number, col, event=e, seq=self.seq)
+        self.records.append(r)
+        self.line_events.append(r)
+        self.seq += 1
+        return e
+
+    def item(self) -> None:
+        kind, value, col = self.take()
+        if kind == "j":
+            if not self.line_events:
+                raise _Stop(col, "an annotation {...} follows the event it completes")
+            e = self.line_events[-1].event
+            assert e is not None
+            e.update(value)
+            if "seq" in value:
+                s = value["seq"]
+                self.line_events[-1].seq = s if type(s) is int else None
+                if type(s) is int:
+                    self.seq = s + 1
+            return
+        if kind != "w":
+            raise _Stop(col, f"expected a card, a call or a word such as Deal, Bid or Roem, "
+                             f"got {_shown(kind, value)}")
+        nxt = self.peek()
+        if nxt is not None and nxt[0] == ":":
+            self.k += 1
+            self.pending = self.seat_word(value, col)
+            self.leader_due = 0
+            return
+        m = _TRICK.fullmatch(value)
+        if m is not None:
+            self.mode = "play"
+            if m.group(2) == ".":
+                self.leader_due = col
+            return
+        kw = KEYWORDS.get(norm(value))
+        if kw is not None:
+            self.statement(kw, col)
+            return
+        c = syntax.card(value)
+        if c is None and nxt is not None and nxt[0] == "w" and syntax.suit(nxt[1]) \
+                and syntax.card(value + nxt[1]) is not None:  # a card with a space: "10 H"
+            self.k += 1
+            c = syntax.card(value + nxt[1])
+        if self.mode == "bid" or (self.mode == "" and c is None):
+            bid = syntax.call(value)
+            if bid is not None:
+                self.seated("bid", col, call=bid)
+                return
+        if c is not None:
+            self.mode = "play"
+            if self.leader_due:
+                raise _Stop(self.leader_due, "expected the leader's seat after the trick's "
+                                             "number (e.g. 2. 3: AS)")
+            self.seated("play", col, card=c)
+            return
+        if self.mode == "bid":
+            raise _Stop(col, f"expected a call (pass, accept, take, schmeiss, annul, play, or a "
+                             f"suit C D H S), got {value!r}")
+        raise _Stop(col, f"expected a card (7-10, J, Q, K or A and a suit: 10H, JC, A♠), got "
+                         f"{value!r}")
+
+    def seated(self, type_: str, col: int, **fields: Any) -> None:
+        seat = self.pending
+        if seat is None:
+            seat = self.next_play if type_ == "play" else self.next_bid
+            if seat is None:
+                raise _Stop(col, f"expected a seat before the first {type_} (e.g. "
+                                 + ("1. 3: JH)" if type_ == "play" else "Bid 1: pass)"))
+        self.pending = None
+        nxt = (seat + 1) % self.players if self.players else None
+        if type_ == "play":
+            self.next_play = nxt
+        else:
+            self.next_bid = nxt
+        self.event(type_, col, seat=seat, **fields)
+
+    # ------------------------------------------------------------------ arguments
+
+    def seat_word(self, word: str, col: int) -> int:
+        if _INT.fullmatch(word) and word[0] not in "+-":
+            return int(word)
+        if word in self.names:
+            return self.names.index(word)
+        low = [n.lower() for n in self.names]
+        if low.count(word.lower()) == 1:
+            return low.index(word.lower())
+        known = f" or a player of [Seats]: {', '.join(self.names)}" if self.names else ""
+        raise _Stop(col, f"expected a seat (0-{max(self.players, 1) - 1}{known}), got {word!r}")
+
+    def seat(self) -> int:
+        kind, value, col = self.take()
+        if kind != "w":
+            raise _Stop(col, f"expected a seat, got {_shown(kind, value)}")
+        return self.seat_word(value, col)
+
+    def int_(self, what: str = "a number") -> int:
+        kind, value, col = self.take()
+        if kind != "w" or not _INT.fullmatch(value):
+            raise _Stop(col, f"expected {what}, got {_shown(kind, value)}")
+        return int(value)
+
+    def ints(self, what: str) -> list[int]:
+        out = [self.int_(what)]
+        while (t := self.peek()) is not None and t[0] == "w" and _INT.fullmatch(t[1]):
+            self.k += 1
+            out.append(int(t[1]))
+        return out
+
+    def card(self, read: Any = syntax.card, what: str = "a card") -> str:
+        kind, value, col = self.take()
+        c = read(value) if kind == "w" else None
+        if c is None:
+            raise _Stop(col, f"expected {what}, got {_shown(kind, value)}")
+        return c  # type: ignore[no-any-return]
+
+    def cards(self) -> list[str]:
+        out = []
+        while (t := self.peek()) is not None and t[0] == "w" and syntax.card(t[1]) is not None:
+            after_ = self.toks[self.k + 1] if self.k + 1 < len(self.toks) else None
+            if after_ is not None and after_[0] == ":":
+                break
+            self.k += 1
+            out.append(syntax.card(t[1]))
+        return out  # type: ignore[return-value]
+
+    def string(self, what: str) -> str:
+        kind, value, col = self.take()
+        if kind != "s":
+            raise _Stop(col, f'expected {what} in double quotes ("..."), got '
+                             f"{_shown(kind, value)}")
+        return value  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ statements
+
+    def statement(self, kw: str, col: int) -> None:
+        if kw == "bid":
+            self.mode = "bid"
+            return
+        self.mode = ""
+        if kw == "dealt":
+            fields: dict[str, Any] = {}
+            while True:
+                if self.word_next("dealer"):
+                    fields["dealer"] = self.seat()
+                elif self.word_next("up", "turnup"):
+                    fields["turn_up"] = self.card()
+                else:
+                    break
+            self.hands, self.hand_next = self.event("dealt", col, **fields), 0
+        elif kw == "second_deal":
+            self.word_next("deal")
+            if not self.word_next("bottom"):
+                kind, value, c = self.take()
+                raise _Stop(c, f"expected bottom and the stock's bottom card (Second deal "
+                               f"bottom KD), got {_shown(kind, value)}")
+            self.hands, self.hand_next = self.event("second_deal", col, bottom=self.card()), 0
+        elif kw == "trump_turned":
+            self.event("trump_turned", col, card=self.card(syntax.turned_card, "the card turned "
+                                                           "(2-10, J, Q, K or A and a suit)"))
+        elif kw == "roem":
+            seat = self.seat()
+            self.event("roem", col, seat=seat, points=self.int_("the roem's points"))
+        elif kw == "timeout":
+            seat = self.seat()
+            self.event("timeout", col, seat=seat, seconds=self.int_("the seconds waited"))
+        elif kw == "knock":
+            kind = "knock_back" if self.word_next("back") else "knock"
+            self.event(kind, col, seat=self.seat())
+        elif kw in ("bella", "dix", "knock_back"):
+            self.event(kw, col, seat=self.seat())
+        elif kw == "sequence":
+            seat = self.seat()
+            cards = self.cards()
+            if not cards:
+                t = self.peek()
+                raise _Stop(t[2] if t else self.end_col(),
+                            "expected the sequence's cards (Sequence 0 JS QS KS)")
+            self.event("sequence", col, seat=seat, cards=cards)
+        elif kw == "partner_call":
+            seat = self.seat()
+            self.event("partner_call", col, seat=seat,
+                       call=self.card(syntax.partner_call, "an ace (AC, AD, AH, AS) or alone"))
+        elif kw == "note":
+            fields = {}
+            while True:
+                if self.word_next("seat"):
+                    fields["seat"] = self.seat()
+                elif self.word_next("round"):
+                    fields["round"] = self.int_("the round")
+                else:
+                    break
+            self.event("note", col, text=self.string("the note"), **fields)
+        elif kw == "ruling":
+            self.word_next("round")
+            rnd = self.int_("the round ruled on")
+            self.word_next("score")
+            score = self.ints("the score")
+            self.event("ruling", col, round=rnd, score=score, reason=self.string("the reason"))
+        elif kw == "correction":
+            self.word_next("retracts")
+            refs = self.ints("the events retracted (-1: the one before)")
+            retracts = [self.seq + r if r < 0 else r for r in refs]
+            self.event("correction", col, retracts=retracts, reason=self.string("the reason"))
+        elif kw == "irregularity":
+            kind_ = self.card(syntax.irregularity_kind, "the kind of irregularity ("
+                              + ", ".join(syntax.IRREGULARITY_KINDS) + ")")
+            self.word_next("seat")
+            fields = {"kind": kind_, "seat": self.seat()}
+            cards = self.cards()
+            if cards:
+                fields["cards"] = cards
+            t = self.peek()
+            if t is not None and t[0] == "s":
+                fields["text"] = self.string("the text")
+            self.event("irregularity", col, **fields)
+        elif kw == "round_score":
+            self.score(col)
+        elif kw == "event":
+            kind, value, c = self.take()
+            if kind != "j":
+                raise _Stop(c, "expected the event's fields as JSON: Event {\"type\": ...}")
+            e = self.event(str(value.get("type")), col)
+            e.update(value)
+            if type(value.get("seq")) is int:
+                self.line_events[-1].seq = value["seq"]
+                self.seq = value["seq"] + 1
+
+    def score(self, col: int) -> None:
+        self.word_next("round")
+        fields: dict[str, Any] = {"round": self.int_("the round")}
+        self.word_next("score")
+        fields["score"] = self.ints("the score")
+        while True:
+            if self.word_next("chooser"):
+                fields["chooser"] = self.seat()
+            elif self.word_next("trump"):
+                fields["trump"] = self.card(syntax.suit, "a suit (C, D, H or S)")
+            elif self.word_next("points"):
+                fields["points"] = self.ints("the points")
+            elif self.word_next("roem"):
+                fields["roem"] = self.ints("the roem")
+            elif self.word_next("result"):
+                kind, value, c = self.take()
+                if kind not in ("w", "s"):
+                    raise _Stop(c, f"expected the result (made, nat...), got {_shown(kind, value)}")
+                fields["result"] = value
+            else:
+                break
+        self.event("round_score", col, **fields)
+
+    # ------------------------------------------------------------------ times and ids
+
+    def blocks(self) -> None:
+        while self.k < len(self.toks):
+            kind, _value, col = self.take()
+            if kind not in ("@", "@@", "#"):
+                raise _Stop(col, "expected times (@), store times (@@) or ids (#) after the "
+                                 "line's events")
+            values = []
+            while (t := self.peek()) is not None and t[0] in ("w", "s"):
+                self.k += 1
+                values.append(t)
+            n = len(self.line_events)
+            if len(values) != n:
+                what = {"@": "time", "@@": "store time", "#": "id"}[kind]
+                where = values[n][2] if len(values) > n else (values[-1][2] if values else col)
+                raise _Stop(where, f"expected {n} {what}{'s' * (n != 1)} (one for each event on "
+                                   f"the line, - for none), got {len(values)}")
+            if kind == "#":
+                for r, (_k, v, _c) in zip(self.line_events, values, strict=True):
+                    if v != "-":
+                        r.event["id"] = v  # type: ignore[index]
+                continue
+            key = "at" if kind == "@" else "recorded_at"
+            prev = self.prev_at if kind == "@" else self.prev_rec
+            for r, (k, v, c) in zip(self.line_events, values, strict=True):
+                if k == "w" and v == "-":
+                    continue
+                try:
+                    t_ = v if k == "s" else after(prev, v)
+                except TimeFormError as e:
+                    raise _Stop(c, str(e)) from None
+                r.event[key] = t_  # type: ignore[index]
+                prev = t_
+
+
+def _shown(kind: str, value: Any) -> str:
+    if kind == "w":
+        return repr(value)
+    return {"s": "a text in quotes", "j": "an annotation {...}", ":": "':'"}.get(kind, repr(value))
+
+
+def is_tag_line(text: str) -> bool:
+    """Does ``text`` (a line) hold tags (its first non-blank character is ``[``)?"""
+    return text.lstrip(_SPACE).startswith("[")
+
+
+def read_games(lines: Iterable[bytes | str], source: str = "<text>") -> Iterator[TextGame]:
+    """The games of a notation text, given line by line, one at a time (each as soon as the
+    next begins). Never raises for bad input: every problem is a record of its game."""
+    reader = _GameReader(source)
+    for number, raw in enumerate(lines, 1):
+        if isinstance(raw, bytes):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as u:
+                reader.error(number, u.start + 1, f"not UTF-8: byte {u.start + 1} of the line is "
+                                                  f"0x{raw[u.start]:02x} (save the file as UTF-8)")
+                continue
+        else:
+            text = raw
+        text = text.rstrip("\r\n")
+        if is_tag_line(text):
+            starts_game = reader.body or (reader.has_game_tag() and "game" in
+                                          [norm(n) for n, _v, _c in _names(text)])
+            if starts_game and (reader.records or reader.tags):
+                yield _finish(reader)
+                reader = _GameReader(source)
+            reader.tag_line(number, text)
+            continue
+        if not text.strip(_SPACE) or text.lstrip(_SPACE).startswith(";"):
+            continue
+        reader.body_line(number, text)
+    if reader.records or reader.tags:
+        yield _finish(reader)
+
+
+def _names(text: str) -> list[tuple[str, Any, int]]:
+    try:
+        return tag_line(text)
+    except _Stop:
+        return []
+
+
+def _finish(reader: _GameReader) -> TextGame:
+    if not reader.body:
+        reader.start_body()
+    return TextGame(reader.game, reader.source, reader.records)

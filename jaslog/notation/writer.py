@@ -1,0 +1,401 @@
+"""The strict writer: a game's events in the one canonical text (``docs/notation.md``).
+
+A game is its tag pairs (its ``game_started``), then its events in seq order, a line each,
+but for the bids of a bidding (one line) and the plays of a trick (one line, with the roem
+claimed on it and a bella announced in it). Each line ends with its events' times (``@``),
+their store times (``@@``) and ids (``#``) when they have any; a field the compact forms do not
+hold goes in a ``{...}`` annotation right after its event. Reading the text back gives every
+event's canonical JSON again, byte for byte.
+
+>>> print(write_game([
+...     {"game": "g1", "seq": 0, "type": "game_started", "ruleset": "amsterdam",
+...      "seats": ["ann", "bob", "cor", "dirk"], "dealer": 3},
+...     {"game": "g1", "seq": 1, "type": "dealt"},
+...     {"game": "g1", "seq": 2, "type": "bid", "seat": 0, "call": "pass"},
+...     {"game": "g1", "seq": 3, "type": "bid", "seat": 1, "call": "H"},
+...     {"game": "g1", "seq": 4, "type": "play", "seat": 0, "card": "JH"},
+...     {"game": "g1", "seq": 5, "type": "play", "seat": 1, "card": "10H"}]), end="")
+[Game "g1"]
+[Ruleset "amsterdam"]
+[Seats "ann bob cor dirk"]
+[Dealer "3"]
+<BLANKLINE>
+Deal
+Bid 0: pass H
+1. 0: JH 10H
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import orjson
+
+from jaslog.notation.syntax import BARE, TAGS, WORDS, norm
+from jaslog.notation.times import full, shortest
+
+#: Where a line's times begin (the items are padded to this width), so that they line up.
+TIMES_COLUMN = 30
+
+_META_KEY = re.compile(r"[a-z][a-z0-9_]*")
+_PLAYER = re.compile(r"[^\s,\"\]\[;]+")
+_ENVELOPE = ("game", "seq", "at", "id", "recorded_at")
+_SUB_WORDS = {"round", "score", "chooser", "trump", "points", "roem", "result", "seat"}
+
+
+def event_dict(e: Any) -> dict[str, Any]:
+    """An event as a dict of its fields, absent ones left out: a dict as it is, a model by its
+    ``model_dump``, else its attributes (a store's fast play)."""
+    if isinstance(e, Mapping):
+        return {k: v for k, v in e.items() if v is not None}
+    dump = getattr(e, "model_dump", None)
+    if dump is not None:
+        return dump(exclude_none=True)  # type: ignore[no-any-return]
+    return {k: v for k, v in vars(e).items() if v is not None and k != "payload"}
+
+
+def write_games(events: Iterable[Any]) -> str:
+    """The notation of every game among ``events`` (in the order each first appears), a blank
+    line between games; each game's events in the order given."""
+    games: dict[Any, list[dict[str, Any]]] = {}
+    for e in events:
+        d = event_dict(e)
+        games.setdefault(d.get("game"), []).append(d)
+    return "\n".join(write_game(evs) for evs in games.values())
+
+
+def write_game(events: Iterable[Any]) -> str:
+    """The canonical notation of one game's events (dicts or models, in seq order)."""
+    return _GameWriter([event_dict(e) for e in events]).text()
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+class _Line:
+    __slots__ = ("closed", "events", "extra", "full_first", "kind", "next_seat", "parts")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind              # "trick", "bid" or "one"
+        self.parts: list[str] = []
+        self.events: list[dict[str, Any]] = []
+        self.extra: list[str] = []    # the lines that follow it (a deal's hands)
+        self.closed = False           # a roem was claimed on it: no more plays
+        self.next_seat: int | None = None
+        self.full_first = False       # a deal: its time in full, the round's base time
+
+
+class _GameWriter:
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.out: list[str] = []
+        self.players = 4
+        self.expect = 0
+        self.prev_at: str | None = None
+        self.prev_rec: str | None = None
+        self.line: _Line | None = None
+        self.trick = 0
+        self.live = 0                 # plays of the trick under way that stay (not retracted)
+        self.started = False          # the trick numbered ``trick`` has a line
+        self.body = False
+        self.retracted = {s for e in events if e.get("type") == "correction"
+                          for s in e.get("retracts", ()) if isinstance(s, int)}
+
+    # ------------------------------------------------------------------ the game
+
+    def text(self) -> str:
+        evs = self.events
+        if not evs:
+            return ""
+        first = evs[0]
+        if first.get("type") == "game_started":
+            self.tags(first)
+            rest = evs[1:]
+        else:
+            self.out.append(f"[Game {_json(first.get('game'))}]")
+            self.seq_tag(first)
+            rest = evs
+        self.out.append("")
+        for e in rest:
+            self.event(e)
+        self.flush()
+        return "\n".join(self.out) + "\n"
+
+    def seq_tag(self, e: dict[str, Any]) -> None:
+        seq = e.get("seq")
+        if seq != 0:
+            self.out.append(f"[Seq {_json(str(seq))}]")
+        self.expect = seq + 1 if isinstance(seq, int) else 0
+
+    def tags(self, e: dict[str, Any]) -> None:
+        out = self.out
+        out.append(f"[Game {_json(e.get('game'))}]")
+        out.append(f"[Ruleset {_json(e.get('ruleset'))}]")
+        if "options" in e:
+            out.append(f"[Options {_json(e['options'])}]")
+        seats = e.get("seats")
+        if isinstance(seats, list):
+            if seats and all(isinstance(s, str) for s in seats):
+                self.players = len(seats)
+            plain = seats and all(isinstance(s, str) and _PLAYER.fullmatch(s) for s in seats)
+            out.append(f"[Seats {_json(' '.join(seats)) if plain else _json(seats)}]")
+        if "dealer" in e:
+            d = e["dealer"]
+            out.append(f"[Dealer {_json(str(d)) if isinstance(d, int) else _json(d)}]")
+        for key, tag in (("at", "At"), ("recorded_at", "RecordedAt"), ("id", "Id")):
+            if key in e:
+                out.append(f"[{tag} {_json(e[key])}]")
+        self.prev_at, self.prev_rec = e.get("at"), e.get("recorded_at")
+        self.seq_tag(e)
+        if "meta" in e:
+            self.meta_tags(e["meta"])
+
+    def meta_tags(self, meta: Any) -> None:
+        if not isinstance(meta, dict) or not meta:
+            self.out.append(f"[Meta {_json(meta)}]")
+            return
+        odd: dict[str, Any] = {}
+        for k, v in meta.items():
+            if _META_KEY.fullmatch(k) and norm(k) not in TAGS:
+                if odd:
+                    self.out.append(f"[Meta {_json(odd)}]")
+                    odd = {}
+                self.out.append(f"[{k[0].upper()}{k[1:]} {_json(v)}]")
+            else:
+                odd[k] = v
+        if odd:
+            self.out.append(f"[Meta {_json(odd)}]")
+
+    # ------------------------------------------------------------------ lines
+
+    def flush(self) -> None:
+        ln = self.line
+        if ln is None:
+            return
+        self.line = None
+        text = " ".join(ln.parts)
+        blocks = []
+        at = self.times(ln, "at", "@")
+        if at:
+            blocks.append(at)
+        rec = self.times(ln, "recorded_at", "@@")
+        if rec:
+            blocks.append(rec)
+        if any("id" in e for e in ln.events):
+            blocks.append("#" + " ".join(str(e.get("id", "-")) for e in ln.events))
+        if blocks:
+            text = text.ljust(TIMES_COLUMN) + "  " + "  ".join(blocks)
+        self.out.append(text)
+        self.out.extend(ln.extra)
+
+    def times(self, ln: _Line, key: str, mark: str) -> str:
+        if not any(key in e for e in ln.events):
+            return ""
+        prev = self.prev_at if key == "at" else self.prev_rec
+        tokens = []
+        for i, e in enumerate(ln.events):
+            t = e.get(key)
+            if t is None:
+                tokens.append("-")
+                continue
+            tokens.append(full(t) if ln.full_first and i == 0 else shortest(prev, t))
+            prev = t
+        if key == "at":
+            self.prev_at = prev
+        else:
+            self.prev_rec = prev
+        return mark + " ".join(tokens)
+
+    def open(self, kind: str) -> _Line:
+        self.flush()
+        self.line = _Line(kind)
+        return self.line
+
+    def add(self, ln: _Line, text: str, e: dict[str, Any], used: Iterable[str]) -> None:
+        """Put event ``e`` on line ``ln`` as ``text``; the fields ``used`` are in the text, the
+        others (and an unexpected seq) go in an annotation after it."""
+        extra = {k: v for k, v in e.items() if k not in used and k not in _ENVELOPE and k != "type"}
+        seq = e.get("seq")
+        if seq != self.expect:
+            extra = {"seq": seq, **extra}
+        if isinstance(seq, int):
+            self.expect = seq + 1
+        ln.parts.append(text + (" " + _json(extra) if extra else ""))
+        ln.events.append(e)
+
+    # ------------------------------------------------------------------ events
+
+    def event(self, e: dict[str, Any]) -> None:
+        t = e.get("type")
+        if t == "play" and isinstance(e.get("seat"), int) and isinstance(e.get("card"), str):
+            self.play(e)
+        elif t == "bid" and isinstance(e.get("seat"), int) and isinstance(e.get("call"), str):
+            ln = self.line if self.line is not None and self.line.kind == "bid" else None
+            if ln is None:
+                ln = self.open("bid")
+                ln.parts.append("Bid")
+            self.seated(ln, e, e["call"])
+        elif t == "roem" and self.line is not None and self.line.kind == "trick":
+            self.add(self.line, f" Roem {e.get('seat')} {e.get('points')}", e, ("seat", "points"))
+            self.line.closed = True
+        elif t == "bella" and self.line is not None and self.line.kind == "trick" \
+                and not self.line.closed:
+            self.add(self.line, f" Bella {e.get('seat')}", e, ("seat",))
+        else:
+            self.statement(e)
+
+    def seated(self, ln: _Line, e: dict[str, Any], text: str) -> None:
+        seat = e["seat"]
+        if seat != ln.next_seat:
+            ln.parts.append(f"{seat}:")
+        ln.next_seat = (seat + 1) % self.players
+        self.add(ln, text, e, ("seat", "card", "call"))
+
+    def new_round(self) -> None:
+        self.trick, self.live, self.started = 0, 0, False
+
+    def play(self, e: dict[str, Any]) -> None:
+        ln = self.line
+        if ln is None or ln.kind != "trick" or ln.closed or self.live >= self.players:
+            if self.live >= self.players or not self.started:
+                self.trick += 1
+                self.live, self.started = 0, True
+                mark = f"{self.trick}."
+            else:
+                mark = f"{self.trick}..."
+            ln = self.open("trick")
+            ln.parts.append(mark)
+        self.seated(ln, e, e["card"])
+        if e.get("seq") not in self.retracted:
+            self.live += 1
+
+    def statement(self, e: dict[str, Any]) -> None:
+        t = e.get("type")
+        ints = _ints
+        if t in ("dealt", "round_score"):
+            self.flush()
+            if self.body:
+                self.out.append("")
+            self.new_round()
+        self.body = True
+        ln = self.open("one")
+        hands: Any = None
+        if t == "dealt":
+            text, used = "Deal", []
+            if _seat_ok(e.get("dealer")):
+                text += f" dealer {e['dealer']}"
+                used.append("dealer")
+            if _card_ok(e.get("turn_up")):
+                text += f" up {e['turn_up']}"
+                used.append("turn_up")
+            hands = e.get("hands")
+            if _hands_ok(hands):
+                used.append("hands")
+                ln.extra = [f"  {i}: {' '.join(h)}".rstrip() for i, h in enumerate(hands)]
+            if _cards_ok(e.get("stock")):
+                used.append("stock")
+                ln.extra.append(f"  stock: {' '.join(e['stock'])}".rstrip())
+            ln.full_first = True
+            self.add(ln, text, e, used)
+        elif t == "second_deal" and _card_ok(e.get("bottom")):
+            hands = e.get("hands")
+            used = ["bottom"]
+            if _hands_ok(hands):
+                used.append("hands")
+                ln.extra = [f"  {i}: {' '.join(h)}".rstrip() for i, h in enumerate(hands)]
+            self.add(ln, f"Second deal bottom {e['bottom']}", e, used)
+        elif t == "trump_turned" and isinstance(e.get("card"), str):
+            self.add(ln, f"Turn {e['card']}", e, ("card",))
+        elif t in ("roem", "timeout") and _seat_ok(e.get("seat")) \
+                and isinstance(e.get("points", e.get("seconds")), int):
+            n = e.get("points", e.get("seconds"))
+            self.add(ln, f"{WORDS[t]} {e['seat']} {n}", e, ("seat", "points", "seconds"))
+        elif t in ("bella", "dix", "knock", "knock_back") and _seat_ok(e.get("seat")):
+            self.add(ln, f"{WORDS[t]} {e['seat']}", e, ("seat",))
+        elif t == "sequence" and _seat_ok(e.get("seat")) and _cards_ok(e.get("cards")) \
+                and e["cards"]:
+            self.add(ln, f"Sequence {e['seat']} {' '.join(e['cards'])}", e, ("seat", "cards"))
+        elif t == "partner_call" and _seat_ok(e.get("seat")) and isinstance(e.get("call"), str) \
+                and _PLAYER.fullmatch(e["call"]):
+            self.add(ln, f"Call {e['seat']} {e['call']}", e, ("seat", "call"))
+        elif t == "note" and isinstance(e.get("text"), str):
+            text, used = "Note", ["text"]
+            if _seat_ok(e.get("seat")):
+                text += f" seat {e['seat']}"
+                used.append("seat")
+            if isinstance(e.get("round"), int):
+                text += f" round {e['round']}"
+                used.append("round")
+            self.add(ln, f"{text} {_json(e['text'])}", e, used)
+        elif t == "ruling" and isinstance(e.get("round"), int) and ints(e.get("score")) \
+                and isinstance(e.get("reason"), str):
+            self.add(ln, f"Ruling round {e['round']} score {_join(e['score'])} "
+                         f"{_json(e['reason'])}", e, ("round", "score", "reason"))
+        elif t == "correction" and ints(e.get("retracts")) and isinstance(e.get("reason"), str):
+            seq = e.get("seq")
+            refs = [f"-{seq - r}" if isinstance(seq, int) and 1 <= r < seq else str(r)
+                    for r in e["retracts"]]
+            self.add(ln, f"Correction {' '.join(refs)} {_json(e['reason'])}", e,
+                     ("retracts", "reason"))
+        elif t == "irregularity" and isinstance(e.get("kind"), str) \
+                and _PLAYER.fullmatch(e["kind"]) and _seat_ok(e.get("seat")):
+            text, used = f"Irregularity {e['kind']} {e['seat']}", ["kind", "seat"]
+            if _cards_ok(e.get("cards")) and e["cards"]:
+                text += " " + " ".join(e["cards"])
+                used.append("cards")
+            if isinstance(e.get("text"), str):
+                text += " " + _json(e["text"])
+                used.append("text")
+            self.add(ln, text, e, used)
+        elif t == "round_score" and isinstance(e.get("round"), int) and ints(e.get("score")):
+            text, used = f"Score round {e['round']} {_join(e['score'])}", ["round", "score"]
+            if _seat_ok(e.get("chooser")):
+                text += f" chooser {e['chooser']}"
+                used.append("chooser")
+            if e.get("trump") in ("C", "D", "H", "S"):
+                text += f" trump {e['trump']}"
+                used.append("trump")
+            for key in ("points", "roem"):
+                if ints(e.get(key)):
+                    text += f" {key} {_join(e[key])}"
+                    used.append(key)
+            r = e.get("result")
+            if isinstance(r, str):
+                bare = BARE.fullmatch(r) and r.lower() not in _SUB_WORDS
+                text += f" result {r if bare else _json(r)}"
+                used.append("result")
+            self.add(ln, text, e, used)
+        else:  # any other event: its fields as JSON
+            fields = {k: v for k, v in e.items() if k not in _ENVELOPE}
+            self.add(ln, f"Event {_json(fields)}", e, fields)
+        self.flush()
+
+
+def _ints(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(type(x) is int for x in v)
+
+
+def _join(v: list[int]) -> str:
+    return " ".join(str(x) for x in v)
+
+
+def _seat_ok(v: Any) -> bool:
+    return type(v) is int and v >= 0
+
+
+_CARD = re.compile(r"(?:7|8|9|10|J|Q|K|A)[CDHS]")
+
+
+def _card_ok(v: Any) -> bool:
+    return isinstance(v, str) and _CARD.fullmatch(v) is not None
+
+
+def _cards_ok(v: Any) -> bool:
+    return isinstance(v, list) and all(_card_ok(c) for c in v)
+
+
+def _hands_ok(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(_cards_ok(h) for h in v)
