@@ -17,6 +17,7 @@ jaslog.events.EventError: field 'card': 'TH' is not a card (canonical text: 10H,
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from pydantic import (
 )
 
 from jaslog.errors import JaslogError
+from jaslog.notation import TextView, ViewLine, is_notation
 
 FORMAT = "jaslog/1"
 VERSION = 1
@@ -478,28 +480,54 @@ BOM = b"\xef\xbb\xbf"
 
 def skip_bom(stream: IO[bytes]) -> IO[bytes]:
     """Step over a UTF-8 byte order mark at the start of ``stream`` (a log saved by a Windows
-    editor starts with one; it is not part of the first line). Returns the stream.
+    editor starts with one; it is not part of the first line). Returns the stream, or, when
+    its first non-blank character opens a tag (``[Game "g1"]``), the stream read as the
+    notation (``jaslog.notation.TextView``: its events as JSON Lines, each line knowing the
+    text's line and column), so that every reader of logs reads both by their content.
 
     >>> import io
     >>> skip_bom(io.BufferedReader(io.BytesIO(BOM + b'{"game":"g"}'))).read()
     b'{"game":"g"}'
     >>> skip_bom(io.BufferedReader(io.BytesIO(b'{"game":"g"}'))).read()
     b'{"game":"g"}'
+    >>> next(skip_bom(io.BufferedReader(io.BytesIO(b'[Game "g"]\\n[Seq 3]\\nNote "hi"'))))
+    b'{"game":"g","seq":3,"type":"note","text":"hi"}\\n'
     """
     peek = getattr(stream, "peek", None)
     if peek is not None:
         if peek(3)[:3] == BOM:
             stream.read(3)
+        head = peek(SNIFF)
     elif stream.seekable():
         start = stream.tell()
         if stream.read(3) != BOM:
             stream.seek(start)
-    return stream
+        start = stream.tell()
+        head = stream.read(SNIFF)
+        stream.seek(start)
+    else:
+        return stream
+    return TextView(stream) if is_notation(head) else stream  # type: ignore[return-value]
+
+
+#: How much of a stream's start :func:`skip_bom` looks at to tell notation from JSON Lines.
+SNIFF = 8192
 
 
 def read_lines(stream: Iterable[bytes], source: str) -> Iterator[Line]:
-    """Every non-blank line of a JSON Lines stream (any iterable of lines), parsed. Never
-    raises for bad input."""
+    """Every non-blank line of a JSON Lines stream (any iterable of lines), parsed; lines of
+    notation (the first non-blank one opens a tag) are read as the notation. Never raises for
+    bad input."""
+    if not isinstance(stream, TextView):
+        it = iter(stream)
+        head = []
+        for raw in it:
+            head.append(raw)
+            if raw.strip():
+                break
+        stream = itertools.chain(head, it)
+        if head and is_notation(head[-1]):
+            stream = TextView(stream)
     for number, raw in enumerate(stream, 1):
         if raw.strip():
             yield read_line(raw, source, number)
@@ -527,7 +555,12 @@ def read_line(raw: bytes, source: str, number: int) -> Line:
     >>> ln = read_line(b'{"game": "g1", "seq": 3, "type": "pl', "a.jsonl", 4)
     >>> ln.game, ln.error[:52]
     ('g1', 'the file ends in the middle of a line (truncated?): ')
+
+    A line of a notation text read as JSON Lines (a ``jaslog.notation.ViewLine``) is the
+    text's line ``number``, and its error names the column.
     """
+    if type(raw) is ViewLine:
+        return _text_line(raw, source)
     try:
         return Line(source, number, parse_event(raw))
     except EventError as e:
@@ -547,6 +580,17 @@ def read_line(raw: bytes, source: str, number: int) -> Line:
         return Line(source, number, None, error, guess_game(raw))
     game, seq = _peek_dict(d)
     return Line(source, number, None, error, game, seq)
+
+
+def _text_line(raw: ViewLine, source: str) -> Line:
+    """A line of a notation text: its event, or what is wrong with it, at the text's line."""
+    error = raw.error
+    if error is None:
+        try:
+            return Line(source, raw.line, parse_event(raw))
+        except EventError as e:
+            error = str(e)
+    return Line(source, raw.line, None, f"column {raw.column}: {error}", raw.game, raw.seq)
 
 
 def read_file(path: str | Path) -> Iterator[Line]:

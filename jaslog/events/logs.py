@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO
 
 from jaslog.errors import JaslogError
-from jaslog.events import Line, line_game, read_line, read_lines, skip_bom
+from jaslog.events import Line, line_game, read_line, skip_bom
 
 #: One line of a log file: (file name, line number, bytes).
 RawLine = tuple[str, int, bytes]
@@ -175,7 +175,7 @@ class LogFiles:
                 game = line_game(raw)
                 if game is not None:
                     self.last[game] = (k, number)
-        self._file = 0
+        self._file = self._number = 0
 
     def _each(self) -> Iterator[tuple[str, IO[bytes]]]:
         """(name, file at its start) of each file in turn, each open only while it is read."""
@@ -199,11 +199,14 @@ class LogFiles:
         """Every non-blank line of the files, parsed, in order (never raises for bad input)."""
         for k, (name, fh) in enumerate(self._each()):
             self._file = k
-            yield from read_lines(fh, name)
+            for number, raw in enumerate(fh, 1):
+                if raw.strip():
+                    self._number = number  # a notation text's line may hold several events
+                    yield read_line(raw, name, number)
 
     def is_last(self, game: str, ln: Line) -> bool:
         """Is ``ln`` (the line :meth:`lines` gave last) the last line of ``game``?"""
-        return self.last.get(game) == (self._file, ln.number)
+        return self.last.get(game) == (self._file, self._number)
 
     def game_lines(self) -> Iterator[list[RawLine]]:
         """Each game's lines (not parsed), handed on at its last line, so games come in the
@@ -219,7 +222,7 @@ class LogFiles:
                 gid = line_game(raw)
                 if gid is None:  # no game: not an event (its parse says why)
                     ln = read_line(raw, name, number)
-                    raise LogError(f"{name}:{number}: {ln.error} (check the file with "
+                    raise LogError(f"{name}:{ln.number}: {ln.error} (check the file with "
                                    "`jaslog check`)")
                 lines = waiting.get(gid)
                 if lines is None:
