@@ -478,14 +478,24 @@ def show(
 
 def dump(
     game: str = typer.Argument(..., help="the game id"),
+    fmt: str = typer.Option("jsonl", "--format", "-f",
+                            help="jsonl: jaslog/1 (canonical JSON Lines); text: the notation "
+                                 "(docs/notation.md)"),
     db: str | None = DB,
 ) -> None:
-    """Write a stored game back as jaslog/1 (canonical JSON Lines) to stdout."""
+    """Write a stored game back as jaslog/1 (canonical JSON Lines) or as text to stdout."""
     from jaslog.events import write_events
 
+    if fmt not in ("jsonl", "text"):
+        fail(f"--format {fmt!r}: jsonl or text")
     with opened(db, create=False) as store:
         events = store.events(game)
-    write_events(events, sys.stdout.buffer)
+    if fmt == "text":
+        from jaslog.notation import write_game
+
+        sys.stdout.buffer.write(write_game(events).encode())
+    else:
+        write_events(events, sys.stdout.buffer)
     sys.stdout.flush()
 
 
