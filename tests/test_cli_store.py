@@ -52,7 +52,7 @@ def write_jsonl(path: Path, events: list[dict[str, Any]]) -> Path:
 def test_show_prints_the_score_sheet_rulings_and_what_was_retracted(db: str,
                                                                       tmp_path: Path) -> None:
     g = "sheet"
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "game_started", "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"],
          "dealer": 3},
         {"type": "round_score", "round": 1, "score": [102, 60]},
