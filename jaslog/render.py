@@ -47,10 +47,14 @@ def who(fold: GameFold, seat: int | None) -> str:
 
 
 def describe_event(fold: GameFold, e: Event, viewer: int | None = None,
-                   struck: tuple[int, str] | None = None) -> Text:
+                   struck: tuple[int, str] | None = None,
+                   superseded: int | None = None) -> Text:
     """One line saying what the event was, as the viewer may know it; ``struck``: the seq
-    and reason of the correction that retracts it (the line is struck through)."""
+    and reason of the correction that retracts it (the line is struck through);
+    ``superseded``: the seq of the later ruling that replaces this one."""
     t = _describe(fold, e, viewer)
+    if superseded is not None:
+        t.append(f"  superseded by the ruling at seq {superseded}", style="dim")
     if struck is not None:
         t.stylize("strike")
         t.append(f"  retracted at seq {struck[0]}: {struck[1]}", style="bold red")

@@ -322,3 +322,32 @@ def test_the_table_shows_what_the_seat_view_shows(tmp_path: Path, ruleset: str, 
             at = 0
             for x in v["violations"]:
                 at = text.index(f"✗ {x['rule']}: {' '.join(x['message'].split())}", at) + 1
+
+
+def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings(
+        tmp_path: Path) -> None:
+    events = [
+        {"type": "game_started", "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"],
+         "dealer": 3},
+        {"type": "round_score", "round": 1, "score": [102, 60], "chooser": 0},
+        {"type": "dealt"}, {"type": "bid", "seat": 1, "call": "H"},
+        {"type": "irregularity", "kind": "lead_out_of_turn", "seat": 2, "cards": ["7H"]},
+        {"type": "play", "seat": 1, "card": "7D"},
+        {"type": "correction", "retracts": [5], "reason": "typed 7D for 7H"},
+        {"type": "play", "seat": 1, "card": "7H"},
+        {"type": "ruling", "round": 2, "score": [0, 162], "reason": "abandoned"},
+        {"type": "ruling", "round": 2, "score": [81, 81], "reason": "on appeal"},
+    ]
+    p = tmp_path / "table.jsonl"
+    p.write_bytes(b"".join(orjson.dumps({"game": "t", "seq": i, **e}) + b"\n"
+                           for i, e in enumerate(events)))
+    res = CliRunner().invoke(app, ["replay", str(p)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.stdout
+    lines = [ln for ln in res.stdout.splitlines() if ln.startswith("seq")]
+    text = "\n".join(" ".join(ln.split()) for ln in lines)
+    assert "seq 1 round 1 recorded by its score alone: 102–60 (chooser 0)" in text
+    assert "seq 4 irregularity: lead out of turn by cor (2) 7H" in text
+    assert "seq 5 bob (1) plays 7♦ retracted at seq 6: typed 7D for 7H" in text
+    assert "seq 6 correction: retracts seq 5: typed 7D for 7H" in text
+    assert "seq 8 referee: round 2 scores 0–162: abandoned superseded by the ruling at seq 9" in text
+    assert text.endswith("seq 9 referee: round 2 scores 81–81: on appeal")

@@ -75,6 +75,15 @@ def replay(
         c: Any = ln.event
         if c is not None and c.type == "correction":
             struck.update({s: (c.seq, c.reason) for s in c.retracts})
+    # a ruling a later ruling on its round replaces is shown as superseded
+    superseded: dict[int, int] = {}
+    last_ruling: dict[int, int] = {}
+    for ln in events:
+        c = ln.event
+        if c is not None and c.type == "ruling" and c.seq not in struck:
+            if c.round in last_ruling:
+                superseded[last_ruling[c.round]] = c.seq
+            last_ruling[c.round] = c.seq
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
     past = False  # --round: the game has gone on to later rounds
@@ -97,10 +106,12 @@ def replay(
             past = rounds > round
             # a referee's ruling on this round (or a note about it) may come much later
             if past and ev.type in ("ruling", "note") and getattr(ev, "round", None) == round:
-                console.print(describe_event(fold, ev, seat, struck.get(ev.seq)))
+                console.print(describe_event(fold, ev, seat, struck.get(ev.seq),
+                                             superseded.get(ev.seq)))
                 shown += 1
             continue
-        console.print(describe_event(fold, ev, seat, struck.get(ev.seq)))
+        console.print(describe_event(fold, ev, seat, struck.get(ev.seq),
+                                             superseded.get(ev.seq)))
         console.print(render_table(fold, seat))
         shown += 1
     if past:
