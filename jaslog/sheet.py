@@ -57,16 +57,18 @@ def side_names(fold: GameFold) -> list[str]:
     return list(fold.seats)
 
 
-def side_label(game: Game, side: int) -> str:
-    """``team 1`` or ``seat 1``: a side as messages name it."""
-    return f"{'team' if game.scoring == 'teams' else 'seat'} {side}"
-
-
 def held_roem(game: Game, entry: dict[str, Any], sides: int) -> list[int] | None:
     """The roem each side held in a played round (claimed or declared, before nat, bete or a
     revoke moves it), by the game's own reading of a round's roem (``Game.roem_of``) taken
     one side at a time: every per-side list of the entry but that side's is zeroed. None
-    when the game has no roem or the round does not say."""
+    when the game has no roem or the round does not say.
+
+    >>> from jaslog.games import get_game
+    >>> held_roem(get_game("klaberjass"), {"sequences": [0, 20], "bella": [20, 0]}, 2)
+    [20, 20]
+    >>> held_roem(get_game("kloepper"), {"points": [30, 30, 30, 30]}, 4) is None
+    True
+    """
     if game.roem_of is None:
         return None
     out = []
@@ -87,7 +89,7 @@ def counted_roem(game: Game, held: list[int] | None, score: list[int],
     a tie, where only the side that scored keeps its own), all of it where one side took the
     whole round (nat, pit, bete, a revoke's penalty).
 
-    >>> from jaslog.games import game_of, get_game
+    >>> from jaslog.games import get_game
     >>> counted_roem(get_game("klaverjas"), [20, 0], [0, 182], "nat")
     [0, 20]
     >>> counted_roem(get_game("klaverjas"), [20, 40], [63, 159], "made")
@@ -125,7 +127,7 @@ def _marks(row: dict[str, Any]) -> list[str]:
     return out
 
 
-def sheet_rows(fold: GameFold, report: dict[str, Any]) -> list[dict[str, Any]]:
+def _sheet_rows(fold: GameFold, report: dict[str, Any]) -> list[dict[str, Any]]:
     """The sheet's rows (:data:`ROW_KEYS`), one per round of ``report`` (the game's
     :func:`jaslog.audit.game_report`): ``score`` as played, ``final`` what counts, ``roem``
     the roem inside each side's played score and ``roem_held`` the roem each side held (None
@@ -163,7 +165,7 @@ def sheet_rows(fold: GameFold, report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def score_sheet(fold: GameFold, report: dict[str, Any]) -> dict[str, Any]:
     """The score sheet of a folded game: ``game``, ``ruleset``, ``scoring`` (``teams`` or
-    ``players``), ``sides`` (who each is), ``rows`` (:func:`sheet_rows`), and the report's
+    ``players``), ``sides`` (who each is), ``rows`` (:func:`_sheet_rows`), and the report's
     ``totals``, ``finished`` and ``winner``.
 
     >>> from jaslog.audit import game_report
@@ -177,7 +179,7 @@ def score_sheet(fold: GameFold, report: dict[str, Any]) -> dict[str, Any]:
     """
     game = get_game(fold.game)
     return {"game": fold.game_id, "ruleset": fold.ruleset, "scoring": game.scoring,
-            "sides": side_names(fold), "rows": sheet_rows(fold, report),
+            "sides": side_names(fold), "rows": _sheet_rows(fold, report),
             "totals": list(report["totals"]), "finished": report["finished"],
             "winner": report["winner"]}
 
@@ -461,7 +463,7 @@ def _pit_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[d
     return []
 
 
-def exact_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[dict[str, Any]]:
+def _exact_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[dict[str, Any]]:
     """The causes that account for every point of the difference between a sheet's scores
     and a round's: sides swapped, a ruling, roem, the pit bonus."""
     pair = _swapped(scores, row["final"])
@@ -475,10 +477,10 @@ def exact_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[
             or _pit_causes(scores, row, ctx))
 
 
-def score_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[dict[str, Any]]:
-    """Why a sheet's scores differ from a round's (:func:`exact_causes`, else a nat or a
+def _score_causes(scores: list[int], row: dict[str, Any], ctx: _Context) -> list[dict[str, Any]]:
+    """Why a sheet's scores differ from a round's (:func:`_exact_causes`, else a nat or a
     made round scored the other way, else the difference itself)."""
-    found = exact_causes(scores, row, ctx)
+    found = _exact_causes(scores, row, ctx)
     if found:
         return found
     final, playing, game = row["final"], row["playing"], ctx.game
@@ -521,7 +523,7 @@ def _align(lines: list[SheetLine], rows: list[dict[str, Any]],
     def sub(i: int, j: int) -> int:
         line, row = lines[i], rows[j]
         c = _SAME if line.scores == row["final"] else (
-            _EXPLAINED if exact_causes(line.scores, row, ctx) else _OTHER)
+            _EXPLAINED if _exact_causes(line.scores, row, ctx) else _OTHER)
         return c + (_RENUMBERED if line.round != row["round"] else 0)
 
     def missing(j: int) -> int:
@@ -601,7 +603,7 @@ def compare(sheet: dict[str, Any], lines: list[SheetLine],
                  "sheet_totals": line.totals if line else None, "log_totals": None,
                  "findings": []}
         if line is not None and row is not None and line.scores != row["final"]:
-            entry["findings"] = score_causes(line.scores, row, ctx)
+            entry["findings"] = _score_causes(line.scores, row, ctx)
         elif line is not None and row is None:
             entry["findings"] = [_extra_line(line, aligned, at, ctx)]
         elif row is not None and line is None:
