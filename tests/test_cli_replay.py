@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -326,7 +327,7 @@ def test_the_table_shows_what_the_seat_view_shows(tmp_path: Path, ruleset: str, 
 
 def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings(
         tmp_path: Path) -> None:
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "game_started", "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"],
          "dealer": 3},
         {"type": "round_score", "round": 1, "score": [102, 60], "chooser": 0},
