@@ -105,11 +105,12 @@ def token_list(
     cells = [{"id": t.id, "role": t.role, "table/player": escape(t.table or t.player or ""),
               "state": "revoked" if t.revoked_at else "live", "label": escape(t.label),
               "created": utc(t.created_at), "revoked at": utc(t.revoked_at)} for t in infos]
-    if not any(t.revoked_at for t in infos):
+    priority = ("id", "role", "table/player", "state", "created", "label", "revoked at")
+    if not any(t.revoked_at for t in infos):  # no column of empty cells
         for c in cells:
             del c["revoked at"]
-    print_fitted(cells, ("id", "role", "table/player", "state", "created", "label", "revoked at"),
-                 wrap="label")
+        priority = priority[:-1]
+    print_fitted(cells, priority, wrap="label")
 
 
 @token_app.command("revoke")

@@ -46,6 +46,17 @@ def test_token_create_list_revoke(tmp_path: Path) -> None:
     assert r.returncode == 2 and "no live token" in r.stderr
 
 
+def test_token_list_of_a_new_store_without_revocations(tmp_path: Path) -> None:
+    """The normal state of a new store: no token revoked. The list has no "revoked at"
+    column then, and prints (it failed with a KeyError on the left-out column)."""
+    db = str(tmp_path / "t.sqlite")
+    assert jaslog("token", "create", "--role", "admin", "--label", "desk", "--db", db).returncode == 0
+    for columns in ("200", "40"):
+        r = jaslog_here("token", "list", "--db", db, env={"COLUMNS": columns}, text=True)
+        assert r.returncode == 0, r.stderr
+        assert "live" in r.stdout and "revoked" not in r.stdout
+
+
 def test_token_mistakes_are_plain_errors(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
     for args, says in ((["--role", "scorer"], "needs a table"),
