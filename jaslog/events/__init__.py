@@ -466,6 +466,8 @@ def line_game(raw: bytes) -> str | None:
     end = canonical_game_end(raw)
     if end > 0:
         return raw[9:end].decode("utf-8", "replace")
+    if type(raw) is ViewLine:  # a line of a notation text knows its game
+        return raw.game
     try:
         d = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -587,7 +589,7 @@ def _text_line(raw: ViewLine, source: str) -> Line:
     error = raw.error
     if error is None:
         try:
-            return Line(source, raw.line, parse_event(raw))
+            return Line(source, raw.line, parse_event(bytes(raw)))
         except EventError as e:
             error = str(e)
     return Line(source, raw.line, None, f"column {raw.column}: {error}", raw.game, raw.seq)

@@ -23,7 +23,7 @@ validates its events as it validates JSON Lines.
 Deal
 Call 1 AS
 1. 1: 10C AC
->>> [g] = read_games(text.splitlines())
+>>> [g] = read_games(text)
 >>> g.events[-1], g.errors
 ({'game': 'g1', 'seq': 4, 'type': 'play', 'seat': 2, 'card': 'AC'}, [])
 """

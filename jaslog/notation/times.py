@@ -27,6 +27,43 @@ DELTA_MOST = 600
 
 Parts = tuple[datetime, str, str, str]  # (whole seconds, separator, fraction digits, zone)
 
+# The common case, read without datetime: whole seconds, a real date (known dates are kept).
+_PLAIN = re.compile(r"(\d{4}-\d{2}-\d{2}[Tt ])([01]\d|2[0-3]):([0-5]\d):([0-5]\d)"
+                    r"([Zz]|[+-]\d{2}:\d{2})")
+_REAL_DAY: dict[str, bool] = {}
+
+
+_PLAIN_SEEN: dict[str, tuple[str, int, str] | None] = {}
+
+
+def _plain(text: str) -> tuple[str, int, str] | None:
+    """(date and separator, seconds into the day, zone) of a time in whole seconds on a real
+    date, else None."""
+    got = _PLAIN_SEEN.get(text, False)
+    if got is not False:
+        return got  # type: ignore[return-value]
+    if len(_PLAIN_SEEN) > 4096:
+        _PLAIN_SEEN.clear()
+    got = _PLAIN_SEEN[text] = _read_plain(text)
+    return got
+
+
+def _read_plain(text: str) -> tuple[str, int, str] | None:
+    m = _PLAIN.fullmatch(text)
+    if m is None:
+        return None
+    day, h, mi, s, zone = m.groups()
+    real = _REAL_DAY.get(day)
+    if real is None:
+        try:
+            datetime(int(day[:4]), int(day[5:7]), int(day[8:10]))
+            real = True
+        except ValueError:
+            real = False
+        if len(_REAL_DAY) < 4096:
+            _REAL_DAY[day] = real
+    return (day, int(h) * 3600 + int(mi) * 60 + int(s), zone) if real else None
+
 
 class TimeFormError(ValueError):
     """A time token that cannot be read: the message says what was expected."""
@@ -72,6 +109,15 @@ def after(prev: str | None, token: str) -> str:
     jaslog.notation.times.TimeFormError: '+4' counts from the previous time, and there is none: \
 write the first time in full (e.g. 2026-11-27T19:30:09Z)
     """
+    if prev is not None and token[:1] == "+" and token[1:].isdigit() and len(token) < 7 \
+            and token.isascii():
+        p = _plain(prev)
+        if p is not None:
+            s = p[1] + int(token[1:])
+            if s < 86_400:
+                text = f"{p[0]}{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}{p[2]}"
+                _PLAIN_SEEN[text] = (p[0], s, p[2])  # the next time counts from it
+                return text
     delta = _DELTA.fullmatch(token)
     clock = None if delta else _CLOCK.fullmatch(token)
     if delta is None and clock is None:
@@ -114,6 +160,10 @@ def shortest(prev: str | None, at: str) -> str:
     '2026-11-28T00:00:00Z'
     """
     if prev is not None:
+        p, a = _plain(prev), _plain(at)
+        if p is not None and a is not None and p[0] == a[0] and p[2] == a[2]:
+            gap = a[1] - p[1]
+            return f"+{gap}" if 0 <= gap <= DELTA_MOST else at[len(a[0]):len(a[0]) + 8]
         for form in _candidates(prev, at):
             try:
                 if after(prev, form) == at:

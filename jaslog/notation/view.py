@@ -78,9 +78,11 @@ def event_json(e: dict[str, Any]) -> bytes:
 
 
 def view_lines(game: TextGame) -> Iterator[ViewLine]:
-    """A game's records as view lines."""
+    """A game's records as view lines; a line's errors before its events (an event cut short
+    by an error is the error's doing: a reader that stops at a game's first problem names
+    the error)."""
     gid = game.game
-    for r in game.records:
+    for r in sorted(game.records, key=lambda r: (r.line, r.error is None)):
         error = r.error
         data = b""
         if error is None and r.event is not None:

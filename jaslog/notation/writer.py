@@ -72,7 +72,13 @@ def write_game(events: Iterable[Any]) -> str:
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    """``value`` as JSON on one line: the line breaks JSON leaves as they are (U+0085, U+2028,
+    U+2029) escaped too, for the editors that break lines there."""
+    text = orjson.dumps(value).decode()
+    if "\x85" in text or "\u2028" in text or "\u2029" in text:
+        text = text.replace("\x85", "\\u0085").replace("\u2028", "\\u2028") \
+            .replace("\u2029", "\\u2029")
+    return text
 
 
 class _Line:
@@ -117,6 +123,7 @@ class _GameWriter:
         else:
             self.out.append(f"[Game {_json(first.get('game'))}]")
             self.seq_tag(first)
+            self.expect -= 1  # the seq of the first event, not of a game_started before it
             rest = evs
         self.out.append("")
         for e in rest:
