@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
@@ -237,27 +239,179 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------- listing and creating
 
 
-@router.get("/games", response_model=list[GameOut], responses=responses(401, 422))
+#: the query parameters of ``GET /api/games``: any other is refused (422), not ignored
+LIST_PARAMS = frozenset({"player", "ruleset", "status", "from", "to", "table", "event",
+                         "tournament", "winner", "cursor", "limit", "order", "summary"})
+#: how many games one ``GET /api/games`` reads at most to fill a page when a filter the
+#: store has no index for (table, event, tournament, status, winner) leaves most out: the
+#: page may then be short (even empty) with a ``next_cursor`` to go on from
+SCAN_BUDGET = 2000
+
+
+class GameListItemOut(GameOut):
+    """A listed game; with ``summary=true`` also where it stands (as this token sees it)."""
+
+    finished: bool | None = None
+    winner: int | str | None = None
+    live_round: int | None = None
+    violations: int | None = None
+    first_violation: int | None = Field(None, description="the seq of the first violation")
+    open_seq: int | None = Field(None, description="where the viewer opens the game: the "
+                                 "newest event of a live game, the first violation of a "
+                                 "finished one (None: its start)")
+
+
+def encode_cursor(order: str, pos: int) -> str:
+    """An opaque paging cursor: the order of the listing and the last game's place in it.
+
+    >>> encode_cursor("oldest", 42)
+    'b2xkZXN0OjQy'
+    >>> decode_cursor(encode_cursor("newest", 7), "newest")
+    7
+    """
+    return base64.urlsafe_b64encode(f"{order}:{pos}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, order: str) -> int:
+    """The place a cursor of :func:`encode_cursor` goes on from (422 when it is not one of
+    this order's)."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        kind, _, pos = text.partition(":")
+        if kind == order and pos.isascii() and pos.isdigit() and len(pos) <= 18:
+            return int(pos)
+    except (ValueError, UnicodeDecodeError):
+        pass
+    raise ApiError(422, "bad_cursor", f"cursor {cursor[:40]!r} is not a next_cursor of a "
+                   f"listing in order {order} (start again without cursor)")
+
+
+def winning_players(kind: str | None, seats: list[str], winner: Any) -> list[str]:
+    """The players who won: a Klaverjas winner is a team (seats t and t+2), a Klaberjass or
+    Kloepper winner a seat; none for a draw or a game going on.
+
+    >>> winning_players("klaverjas", ["a", "b", "c", "d"], 1)
+    ['b', 'd']
+    >>> winning_players("kloepper", ["a", "b", "c", "d"], 2)
+    ['c']
+    """
+    if not isinstance(winner, int) or isinstance(winner, bool):
+        return []
+    if kind == "klaverjas" and len(seats) == 4:
+        return [seats[winner], seats[winner + 2]]
+    return [seats[winner]] if 0 <= winner < len(seats) else []
+
+
+def _standing(svc: Service, who: Principal, g: dict[str, Any]) -> dict[str, Any]:
+    """Where a listed game stands as ``who`` sees it (its fold is cached by the service)."""
+    _, tl = svc.timeline(g["game"])
+    s = svc.sight(who, g["game"])
+    try:
+        rep = report(tl, s)
+    except NotVisible:
+        return {"finished": None, "winner": None, "live_round": None, "violations": None,
+                "first_violation": None, "open_seq": None, "kind": None}
+    first = min((v["seq"] for v in rep["violations"]), default=None)
+    if not rep["finished"]:
+        open_seq: int | None = tl.horizon() if s.public else tl.applied() - 1
+    else:
+        open_seq = first
+    return {"finished": rep["finished"], "winner": rep["winner"], "live_round": tl.live_round,
+            "violations": len(rep["violations"]), "first_violation": first,
+            "open_seq": open_seq, "kind": tl.fold.game if tl.fold else None}
+
+
+@router.get("/games", response_model=list[GameListItemOut], responses=responses(401, 422))
 def list_games(
+    request: Request,
     svc: Service = Depends(service), who: Principal = Depends(principal),
-    player: Annotated[str | None, Query(max_length=64)] = None,
+    player: Annotated[str | None, Query(max_length=64,
+                                        description="a player id or display name")] = None,
     ruleset: Annotated[str | None, Query(max_length=64)] = None,
+    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
+    date_from: Annotated[str | None, Query(alias="from", max_length=40, description=(
+        "started at or after: a date (2026-01-31) or an RFC 3339 time"))] = None,
+    date_to: Annotated[str | None, Query(alias="to", max_length=40, description=(
+        "started at or before: a time, or a date (the whole day)"))] = None,
     table: Annotated[str | None, Query(max_length=64)] = None,
+    event: Annotated[str | None, Query(max_length=200, description=(
+        "part of the game's meta.event (a club night, a tournament's name), any case"))] = None,
     tournament: Annotated[str | None, Query(max_length=64)] = None,
-    limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
-) -> list[dict[str, Any]]:
-    """Games, oldest first, with what this token sees of each (full, seat or public)."""
-    out = []
-    for info in svc.games(player=player, ruleset=ruleset):
-        g = game_out(svc, who, info)
-        if table is not None and g["table"] != table:
-            continue
-        if tournament is not None and g["tournament"] != tournament:
-            continue
-        out.append(g)
-        if len(out) >= limit:
+    winner: Annotated[str | None, Query(max_length=64, description=(
+        "a winning player's id or display name, or draw"))] = None,
+    cursor: Annotated[str | None, Query(max_length=64, description=(
+        "the X-Next-Cursor of the page before"))] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    order: Annotated[Literal["oldest", "newest"], Query()] = "oldest",
+    summary: Annotated[bool, Query(description=(
+        "add where each game stands: finished, winner, violations, open_seq"))] = False,
+) -> Response:
+    """Games, oldest (or newest) first, with what this token sees of each (full, seat or
+    public), ``limit`` a page. The body is the list of games; when there are more, the
+    ``X-Next-Cursor`` header holds the ``cursor`` of the next page (and ``Link`` its URL,
+    ``rel="next"``). ``player``, ``ruleset`` and ``from``/``to`` use the store's indexes;
+    ``table``, ``event``, ``tournament``, ``status`` and ``winner`` are looked up game by
+    game (at most 2000 a page: a page may then be short, with a next cursor)."""
+    unknown = sorted(set(request.query_params.keys()) - LIST_PARAMS)
+    if unknown:
+        raise ApiError(422, "unknown_parameter", f"GET /api/games has no parameter "
+                       f"{', '.join(unknown)}; it takes {', '.join(sorted(LIST_PARAMS))} (pages "
+                       "go on with cursor, not offset)")
+    after = decode_cursor(cursor, order) if cursor is not None else None
+    looked_up = any(v is not None for v in (table, event, tournament, status, winner))
+    winners: set[str] = set()
+    if winner is not None and winner != "draw":
+        with svc.pool.get() as st:
+            names = st.players()
+        winners = {winner} | {p for p, n in names.items() if n.lower() == winner.lower()}
+    out: list[dict[str, Any]] = []
+    scanned, more = 0, False
+    while True:
+        batch = 200 if looked_up else limit + 1 - len(out)
+        try:
+            with svc.pool.get() as st:
+                rows = st.game_page(player=player, ruleset=ruleset, since=date_from,
+                                    until=date_to, after=after, newest=order == "newest",
+                                    limit=batch)
+        except StoreError as e:
+            raise ApiError(422, "bad_request", str(e)) from None
+        for pos, info in rows:
+            if len(out) == limit:
+                more = True
+                break
+            after, scanned = pos, scanned + 1
+            g = game_out(svc, who, info)
+            if table is not None and g["table"] != table:
+                continue
+            if tournament is not None and g["tournament"] != tournament:
+                continue
+            if event is not None and event.lower() not in str(
+                    (svc.header(info.game).meta or {}).get("event", "")).lower():
+                continue
+            if summary or status is not None or winner is not None:
+                st_ = _standing(svc, who, g)
+                if status is not None and st_["finished"] is not (status == "finished"):
+                    continue
+                if winner == "draw" and st_["winner"] != "draw":
+                    continue
+                if winners and not winners & set(
+                        winning_players(st_.pop("kind"), g["seats"], st_["winner"])):
+                    continue
+                if summary:
+                    st_.pop("kind", None)
+                    g.update(st_)
+            out.append(g)
+        if more or len(rows) < batch:
             break
-    return out
+        if len(out) == limit or scanned >= SCAN_BUDGET:
+            more = True
+            break
+    headers: dict[str, str] = {}
+    if more and after is not None:
+        nxt = encode_cursor(order, after)
+        headers["X-Next-Cursor"] = nxt
+        headers["Link"] = f'<{request.url.include_query_params(cursor=nxt)}>; rel="next"'
+    return JSONResponse(out, headers=headers)
 
 
 @router.post("/games", status_code=201, response_model=GameOut,

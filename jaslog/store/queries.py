@@ -131,6 +131,38 @@ class Queries:
             g = g.limit(limit)
         return self._infos(g)
 
+    def game_page(self, *, player: str | None = None, ruleset: str | None = None,
+                  since: str | None = None, until: str | None = None, after: int | None = None,
+                  newest: bool = False, limit: int = 50) -> list[tuple[int, GameInfo]]:
+        """One page of games with each game's ``pos`` (its place in the store, the paging
+        cursor): oldest first, or ``newest`` first; ``after`` is the ``pos`` of the last game
+        of the page before. The filters use indexes: ``player`` (``game_players.player``, id
+        or display name), ``ruleset`` and the start ``since``/``until`` (``games.created_at``,
+        RFC 3339 times or dates; ``until`` a date takes the whole day).
+
+        >>> import tempfile, pathlib
+        >>> from jaslog.store import open_store
+        >>> s = open_store(str(pathlib.Path(tempfile.mkdtemp()) / "doc.sqlite"))
+        >>> s.game_page(ruleset="amsterdam", until="2026-01-31", limit=10)
+        []
+        >>> s.close()
+        """
+        q = self._game_query(player=player, ruleset=ruleset, since=since)
+        if until is not None:
+            q = q.where(GAMES.c.created_at < _day_after(until) if _is_date(until)
+                        else GAMES.c.created_at <= parse_time(until))
+        if after is not None:
+            q = q.where(GAMES.c.pos < after if newest else GAMES.c.pos > after)
+        q = q.order_by(GAMES.c.pos.desc() if newest else GAMES.c.pos).limit(limit)
+        with eng.read_tx(self.engine) as conn:
+            keys = [(r.pos, r.id) for r in conn.execute(q.with_only_columns(GAMES.c.pos,
+                                                                            GAMES.c.id))]
+        if not keys:
+            return []
+        infos = {i.game: i for i in self._infos(select(GAMES).where(
+            GAMES.c.id.in_([k for _, k in keys])))}
+        return [(pos, infos[gid]) for pos, gid in keys if gid in infos]
+
     def _infos(self, query: Any) -> list[GameInfo]:
         g = query.subquery()
         last = select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq")) \
@@ -242,6 +274,21 @@ def _read_fast(payload: bytes, version: int, game: str, seq: int) -> Event:
         if fp is not None:
             return fp  # type: ignore[return-value]  # a FastPlay has every field a fold reads
     return decode(payload, version, game, seq)
+
+
+def _is_date(text: str) -> bool:
+    """Whether ``text`` is a bare date (``2026-01-31``), not a time."""
+    t = text.strip()
+    return len(t) == 10 and t[4] == "-" and t[7] == "-"
+
+
+def _day_after(date: str) -> str:
+    """The stored time at which the day after ``date`` begins (``until`` takes whole days)."""
+    from datetime import date as Date
+    from datetime import timedelta
+
+    parse_time(date)  # a StoreError when it is not a date
+    return parse_time((Date.fromisoformat(date.strip()) + timedelta(days=1)).isoformat())
 
 
 def _show_time(t: str) -> str:
