@@ -45,7 +45,7 @@ def test_record_a_whole_game_and_read_it_back(server, gid):
         detail = c.get(f"/api/games/{gid}").json()
         assert detail["finished"] and detail["totals"] == audit["totals"]
         assert detail["violations"] == len(audit["violations"]) and detail["live_round"] is None
-        assert gid in [g["game"] for g in c.get("/api/games").json()]
+        assert gid in [g["game"] for g in c.get("/api/games", params={"order": "newest"}).json()]
 
 
 def test_state_at_any_seq_is_the_fold_at_that_seq(server, gid):

@@ -122,7 +122,8 @@
   }
 
   async function loadGames() {
-    const games = await api("/api/games");
+    // the newest 500 (GET /api/games pages; the games page, /static/games.html, has them all)
+    const games = await api("/api/games?order=newest&limit=500");
     const pick = $("game-picker");
     pick.innerHTML = "";
     const none = el("option", null, games.length ? "— pick a game —" : "no games yet");
@@ -136,6 +137,12 @@
     }
     const want = hashParams();
     const id = want.game || st.game;
+    if (id && !games.some((g) => g.game === id)) {  // an older game, opened by its link
+      const o = el("option", null, id);
+      o.value = id;
+      pick.appendChild(o);
+      games.push({ game: id });
+    }
     if (id && games.some((g) => g.game === id)) {
       pick.value = id;
       await selectGame(id, want.seq !== null ? Number(want.seq) : null);
