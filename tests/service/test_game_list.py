@@ -1,0 +1,212 @@
+"""GET /api/games on a club's season (a few hundred games in a real SQLite store): cursor
+paging in both orders, every filter, and the refusals (an unknown parameter, a bad cursor)."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jaslog.service import create_app
+from jaslog.service.api_games import winning_players
+from jaslog.store import open_store
+from tests.service.season import SeasonGame, make_season
+
+with warnings.catch_warnings():  # Starlette's notice that it would rather have httpx2
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from fastapi.testclient import TestClient
+
+
+@pytest.fixture(scope="module")
+def season_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[SeasonGame]]:
+    db = tmp_path_factory.mktemp("season") / "season.sqlite"
+    return db, make_season(db)
+
+
+class Api:
+    def __init__(self, client: TestClient, tokens: dict[str, str]) -> None:
+        self.client, self.tokens = client, tokens
+
+    def get(self, role: str = "admin", **params: Any) -> Any:
+        return self.client.get("/api/games", params=params,
+                               headers={"Authorization": f"Bearer {self.tokens[role]}"})
+
+    def ids(self, **params: Any) -> list[str]:
+        r = self.get(**params)
+        assert r.status_code == 200, r.text
+        return [g["game"] for g in r.json()]
+
+    def all_ids(self, **params: Any) -> list[str]:
+        """Every page, following X-Next-Cursor."""
+        out: list[str] = []
+        cursor = None
+        for _ in range(1000):
+            r = self.get(**params, **({"cursor": cursor} if cursor else {}))
+            assert r.status_code == 200, r.text
+            out += [g["game"] for g in r.json()]
+            cursor = r.headers.get("x-next-cursor")
+            if cursor is None:
+                return out
+        raise AssertionError("the pages never ended")
+
+
+@pytest.fixture(scope="module")
+def api(season_db: tuple[Path, list[SeasonGame]], tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[Api]:
+    db = tmp_path_factory.mktemp("served") / "season.sqlite"
+    shutil.copy(season_db[0], db)
+    app = create_app(str(db))
+    svc = app.state.service
+    tokens = {"admin": svc.tokens.create("admin")[0], "public": svc.tokens.create("public")[0]}
+    with TestClient(app) as client:
+        yield Api(client, tokens)
+
+
+@pytest.fixture(scope="module")
+def games(season_db: tuple[Path, list[SeasonGame]]) -> list[SeasonGame]:
+    return season_db[1]
+
+
+def test_pages_of_fifty_by_default_with_the_next_cursor_in_a_header(api, games):
+    r = api.get()
+    assert r.status_code == 200
+    assert [g["game"] for g in r.json()] == [g.game for g in games[:50]]
+    nxt = r.headers["x-next-cursor"]
+    assert r.headers["link"].endswith(f'cursor={nxt}>; rel="next"')
+    assert api.ids(cursor=nxt) == [g.game for g in games[50:100]]
+    # the body stays a list of games in the shape it had before paging
+    assert set(r.json()[0]) == {"game", "ruleset", "seats", "dealer", "table", "tournament",
+                                "created_at", "events", "last_at", "view", "seat"}
+
+
+def test_following_the_cursor_lists_every_game_once_in_either_order(api, games):
+    every = [g.game for g in games]
+    assert api.all_ids(limit=37) == every
+    assert api.all_ids(limit=500) == every
+    assert api.all_ids(limit=41, order="newest") == every[::-1]
+    # the last page has no cursor, even when it is full
+    r = api.get(limit=len(games))
+    assert len(r.json()) == len(games) and "x-next-cursor" not in r.headers
+
+
+def test_limit_is_at_most_500(api):
+    assert api.get(limit=501).status_code == 422
+    assert api.get(limit=0).status_code == 422
+
+
+def test_an_unknown_parameter_is_refused_not_ignored(api):
+    r = api.get(offset=100)
+    assert r.status_code == 422
+    assert r.json()["code"] == "unknown_parameter"
+    assert "offset" in r.json()["message"] and "cursor" in r.json()["message"]
+
+
+def test_a_cursor_not_made_by_the_listing_or_of_the_other_order_is_refused(api):
+    nxt = api.get(limit=5).headers["x-next-cursor"]
+    for bad in ("zzz", "b2xkZXN0Oi0x", nxt + "A"):
+        r = api.get(cursor=bad)
+        assert r.status_code == 422 and r.json()["code"] == "bad_cursor", (bad, r.text)
+    assert api.get(cursor=nxt, order="newest").json()["code"] == "bad_cursor"
+
+
+def test_player_by_id_or_display_name(api, games):
+    ann = [g.game for g in games if "ann" in g.seats]
+    assert 0 < len(ann) < len(games)
+    assert api.all_ids(player="ann", limit=20) == ann
+    assert api.all_ids(player="ann de vries", limit=500) == ann
+
+
+def test_ruleset(api, games):
+    want = [g.game for g in games if g.ruleset == "klaberjass-2p"]
+    assert want and api.all_ids(ruleset="klaberjass-2p") == want
+
+
+def test_date_range_takes_whole_days_and_times(api, games):
+    day = [g.game for g in games if g.at.startswith(("2026-03-10", "2026-03-11"))]
+    assert len(day) == 12
+    assert api.all_ids(**{"from": "2026-03-10", "to": "2026-03-11"}) == day
+    assert api.all_ids(**{"from": "2026-03-10T12:00:00Z", "to": "2026-03-10T20:00:00+01:00"}) \
+        == [g.game for g in games if "2026-03-10T12:00:00Z" <= g.at <= "2026-03-10T19:00:00Z"]
+    r = api.get(to="2026-13-01")
+    assert r.status_code == 422 and "2026-13-01" in r.json()["message"]
+
+
+def test_table_event_and_tournament(api, games):
+    assert api.all_ids(table="3") == [g.game for g in games if g.table == "3"]
+    assert api.all_ids(tournament="spring") == [g.game for g in games if g.tournament]
+    assert api.all_ids(event="Club Night 2026-03-05") == \
+        [g.game for g in games if g.event == "club night 2026-03-05"]
+    both = api.all_ids(table="1", player="bob", limit=3)
+    assert both == [g.game for g in games if g.table == "1" and "bob" in g.seats]
+
+
+def test_status_live_and_finished(api, games):
+    live = [g.game for g in games if g.live]
+    assert api.all_ids(status="live") == live
+    assert api.all_ids(status="finished", limit=100) == [g.game for g in games if not g.live]
+    assert api.get(status="over").status_code == 422
+
+
+def test_winner_by_player_or_draw(api, games):
+    rows = api.all_ids(limit=500, summary="true")
+    assert rows == [g.game for g in games]
+    summary = {g["game"]: g for g in api.get(limit=500, summary="true").json()}
+    kinds = {g.game: ("klaberjass" if g.ruleset.startswith("klaberjass") else "klaverjas")
+             for g in games}
+    won_by_cor = [g.game for g in games
+                  if "cor" in winning_players(kinds[g.game], g.seats, summary[g.game]["winner"])]
+    assert won_by_cor and api.all_ids(winner="cor") == won_by_cor
+    won_by_ann = [g.game for g in games
+                  if "ann" in winning_players(kinds[g.game], g.seats, summary[g.game]["winner"])]
+    assert api.all_ids(winner="Ann de Vries") == won_by_ann
+    draws = [g for g, s in summary.items() if s["winner"] == "draw"]
+    assert api.all_ids(winner="draw") == [g.game for g in games if g.game in draws]
+
+
+def test_summary_says_where_to_open_a_game(api, games):
+    page = {g["game"]: g for g in api.get(limit=500, summary="true").json()}
+    for g in games:
+        s = page[g.game]
+        assert s["finished"] is (not g.live)
+        if g.live:
+            # a live game opens at its newest event
+            assert s["open_seq"] == s["events"] - 1
+        elif s["violations"]:
+            assert s["open_seq"] == s["first_violation"] is not None
+        else:
+            assert s["open_seq"] is None and s["first_violation"] is None
+    assert any(page[g.game]["violations"] and not g.live for g in games)
+    # the public sees a live game up to the round being played only
+    pub = {g["game"]: g for g in api.get("public", limit=500, summary="true").json()}
+    live = next(g.game for g in games if g.live and page[g.game]["live_round"] is not None)
+    assert pub[live]["open_seq"] is not None and pub[live]["open_seq"] < page[live]["open_seq"]
+
+
+def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_out(
+        api, games, monkeypatch):
+    from jaslog.service import api_games
+
+    monkeypatch.setattr(api_games, "SCAN_BUDGET", 200)
+    r = api.get(tournament="spring", limit=50)
+    first = [g["game"] for g in r.json()]
+    assert first == [g.game for g in games[:200] if g.tournament]
+    rest = api.get(tournament="spring", limit=50, cursor=r.headers["x-next-cursor"])
+    assert [g["game"] for g in rest.json()] == [g.game for g in games[200:] if g.tournament]
+    assert "x-next-cursor" not in rest.headers
+
+
+def test_the_store_pages_by_position(season_db):
+    store = open_store(str(season_db[0]), create=False)
+    try:
+        first = store.game_page(limit=3)
+        assert [i.game for _, i in first] == ["season-0000", "season-0001", "season-0002"]
+        nxt = store.game_page(limit=2, after=first[-1][0])
+        assert [i.game for _, i in nxt] == ["season-0003", "season-0004"]
+        back = store.game_page(limit=2, after=first[-1][0], newest=True)
+        assert [i.game for _, i in back] == ["season-0001", "season-0000"]
+    finally:
+        store.close()
