@@ -159,7 +159,7 @@ def tokens(text: str) -> list[Token]:
         if m is None:  # a character no token starts with (a lone separator): step over it
             i += 1
             continue
-        kind = m.lastgroup
+        kind = m.lastgroup or "end"
         if kind == "end":
             return out
         col = m.start(kind) + 1
@@ -217,7 +217,11 @@ def _tag_value(text: str, i: int) -> tuple[Any, int]:
 
 
 def tag_line(text: str) -> list[tuple[str, Any, int]]:
-    """The tags of a tag line: (name, value, column) each."""
+    """The tags of a tag line: (name, value, column) each.
+
+    >>> tag_line('[Game "club-7"] [Dealer 3]  [Ruleset amsterdam] ; three tags')
+    [('Game', 'club-7', 1), ('Dealer', 3, 17), ('Ruleset', 'amsterdam', 29)]
+    """
     out = []
     i, n = 0, len(text)
     while i < n:
@@ -393,7 +397,6 @@ class _GameReader:
                 self.error(number, 1, 'expected a [Game "id"] tag before the moves')
                 self.no_game_told = True
             return
-        self.number = number
         m = _PLAIN_TRICK.fullmatch(text)
         if m is not None and self.plain_trick(m):
             return
@@ -830,13 +833,22 @@ def _shown(kind: str, value: Any) -> str:
 
 
 def is_tag_line(text: str) -> bool:
-    """Does ``text`` (a line) hold tags (its first non-blank character is ``[``)?"""
+    """Does ``text`` (a line) hold tags (its first non-blank character is ``[``)?
+
+    >>> is_tag_line('  [Game "g1"]'), is_tag_line("1. 0: JH")
+    (True, False)
+    """
     return text.lstrip(_SPACE).startswith("[")
 
 
 def read_games(lines: str | Iterable[bytes | str], source: str = "<text>") -> Iterator[TextGame]:
     """The games of a notation text (a text, or its lines), one at a time (each as soon as the
-    next begins). Never raises for bad input: every problem is a record of its game."""
+    next begins). Never raises for bad input: every problem is a record of its game.
+
+    >>> [(g.game, len(g.events), [e.message for e in g.errors])
+    ...  for g in read_games('[Game "a"]\\nNote "hi"\\n[Game "b"]\\nRoem 9\\n')]
+    [('a', 1, []), ('b', 0, ["expected the roem's points, got the end of the line"])]
+    """
     if isinstance(lines, str):
         lines = lines.split("\n")
     reader = _GameReader(source)

@@ -84,7 +84,11 @@ _TURNED_RANKS = {"2", "3", "4", "5", "6"}
 
 
 def norm(word: str) -> str:
-    """A keyword as compared: lower case, without ``-`` and ``_``."""
+    """A keyword as compared: lower case, without ``-`` and ``_``.
+
+    >>> norm("Knock-Back"), norm("second_deal")
+    ('knockback', 'seconddeal')
+    """
     return word.lower().replace("-", "").replace("_", "")
 
 
@@ -121,12 +125,20 @@ def turned_card(text: str) -> str | None:
 
 
 def suit(text: str) -> str | None:
-    """A suit letter from a letter, a symbol or an English name, any case, or None."""
+    """A suit letter from a letter, a symbol or an English name, any case, or None.
+
+    >>> suit("h"), suit("♣"), suit("Spades"), suit("x")
+    ('H', 'C', 'S', None)
+    """
     return _SUIT_WORDS.get(text.lower())
 
 
 def call(text: str) -> str | None:
-    """A bid's call (``pass``, ``take``... or a suit letter), or None."""
+    """A bid's call (``pass``, ``take``... or a suit letter), or None.
+
+    >>> call("Schmeiss"), call("d"), call("double")
+    ('schmeiss', 'D', None)
+    """
     low = text.lower()
     if low in CALLS:
         return low
@@ -134,13 +146,21 @@ def call(text: str) -> str | None:
 
 
 def irregularity_kind(text: str) -> str | None:
-    """An irregularity's kind, with ``-`` or ``_`` between its words, any case, or None."""
+    """An irregularity's kind, with ``-`` or ``_`` between its words, any case, or None.
+
+    >>> irregularity_kind("Exposed-Card"), irregularity_kind("dropped")
+    ('exposed_card', None)
+    """
     k = text.lower().replace("-", "_")
     return k if k in IRREGULARITY_KINDS else None
 
 
 def partner_call(text: str) -> str | None:
-    """A Kloepper partner call: an ace (``AS``, ``a♠``...) or ``alone``, or None."""
+    """A Kloepper partner call: an ace (``AS``, ``a♠``...) or ``alone``, or None.
+
+    >>> partner_call("a♠"), partner_call("ALONE"), partner_call("KS")
+    ('AS', 'alone', None)
+    """
     if text.lower() == "alone":
         return "alone"
     c = card(text)

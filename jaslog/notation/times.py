@@ -142,8 +142,8 @@ write the first time in full (e.g. 2026-11-27T19:30:09Z)
             secs, rest = divmod(ticks, scale)
             return _text(dt + timedelta(seconds=secs), sep, f"{rest:0{w}d}" if w else "", zone)
         assert clock is not None
-        h, mi, s, frac = clock.groups()
-        day = dt.replace(hour=int(h), minute=int(mi), second=int(s))
+        h, mi, sec, frac = clock.groups()
+        day = dt.replace(hour=int(h), minute=int(mi), second=int(sec))
     except (ValueError, OverflowError):
         raise TimeFormError(f"{token!r} after {prev!r} is not a real time") from None
     return _text(day, sep, frac or "", zone)
@@ -174,7 +174,11 @@ def shortest(prev: str | None, at: str) -> str:
 
 
 def full(at: str) -> str:
-    """``at`` as a full time token: quoted (JSON) when it holds a space."""
+    """``at`` as a full time token: quoted (JSON) when it holds a space.
+
+    >>> full("2026-11-27T19:30:09Z"), full("2026-11-27 19:30:09Z")
+    ('2026-11-27T19:30:09Z', '"2026-11-27 19:30:09Z"')
+    """
     return f'"{at}"' if " " in at else at
 
 

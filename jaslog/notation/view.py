@@ -69,7 +69,11 @@ def _view_line(data: bytes, line: int, column: int, error: str | None, game: str
 
 
 def event_json(e: dict[str, Any]) -> bytes:
-    """An event dict as JSON with its fields in canonical order (any unknown field last)."""
+    """An event dict as JSON with its fields in canonical order (any unknown field last).
+
+    >>> event_json({"card": "JH", "seat": 0, "type": "play", "seq": 4, "game": "g"})
+    b'{"game":"g","seq":4,"type":"play","seat":0,"card":"JH"}'
+    """
     order = ENVELOPE + FIELDS.get(e.get("type"), ())  # type: ignore[arg-type]
     d = {k: e[k] for k in order if k in e}
     if len(d) < len(e):
@@ -77,7 +81,7 @@ def event_json(e: dict[str, Any]) -> bytes:
     return orjson.dumps(d)
 
 
-def view_lines(game: TextGame) -> Iterator[ViewLine]:
+def _view_lines(game: TextGame) -> Iterator[ViewLine]:
     """A game's records as view lines; a line's errors before its events (an event cut short
     by an error is the error's doing: a reader that stops at a game's first problem names
     the error)."""
@@ -110,7 +114,7 @@ class TextView:
     @staticmethod
     def _each(lines: Iterable[bytes], source: str) -> Iterator[bytes]:
         for game in read_games(lines, source):
-            yield from view_lines(game)
+            yield from _view_lines(game)
 
     def __iter__(self) -> Iterator[bytes]:
         return self

@@ -47,7 +47,11 @@ _SUB_WORDS = {"round", "score", "chooser", "trump", "points", "roem", "result", 
 
 def event_dict(e: Any) -> dict[str, Any]:
     """An event as a dict of its fields, absent ones left out: a dict as it is, a model by its
-    ``model_dump``, else its attributes (a store's fast play)."""
+    ``model_dump``, else its attributes (a store's fast play).
+
+    >>> event_dict({"game": "g", "seq": 3, "type": "note", "text": "hi", "seat": None})
+    {'game': 'g', 'seq': 3, 'type': 'note', 'text': 'hi'}
+    """
     if isinstance(e, Mapping):
         return {k: v for k, v in e.items() if v is not None}
     dump = getattr(e, "model_dump", None)
@@ -58,7 +62,18 @@ def event_dict(e: Any) -> dict[str, Any]:
 
 def write_games(events: Iterable[Any]) -> str:
     """The notation of every game among ``events`` (in the order each first appears), a blank
-    line between games; each game's events in the order given."""
+    line between games; each game's events in the order given.
+
+    >>> print(write_games([{"game": "a", "seq": 0, "type": "note", "text": "one"},
+    ...                    {"game": "b", "seq": 0, "type": "note", "text": "two"}]), end="")
+    [Game "a"]
+    <BLANKLINE>
+    Note "one"
+    <BLANKLINE>
+    [Game "b"]
+    <BLANKLINE>
+    Note "two"
+    """
     games: dict[Any, list[dict[str, Any]]] = {}
     for e in events:
         d = event_dict(e)
@@ -67,7 +82,12 @@ def write_games(events: Iterable[Any]) -> str:
 
 
 def write_game(events: Iterable[Any]) -> str:
-    """The canonical notation of one game's events (dicts or models, in seq order)."""
+    """The canonical notation of one game's events (dicts or models, in seq order).
+
+    >>> write_game([{"game": "g", "seq": 0, "type": "knock", "seat": 2,
+    ...              "at": "2026-12-03T19:44:36Z"}])
+    '[Game "g"]\\n\\nKnock 2                         @2026-12-03T19:44:36Z\\n'
+    """
     return _GameWriter([event_dict(e) for e in events]).text()
 
 
