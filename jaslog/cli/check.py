@@ -48,7 +48,7 @@ def _print_game(g: FileGame) -> None:
         return
     assert fold is not None
     rounds = len(rep["rounds"])
-    what = standing(fold, rep)
+    what = escape(standing(fold, rep))
     mark = "[green]✓[/]" if rep["ok"] else "[yellow]![/]"
     n = len(rep["violations"])
     console.print(f"{mark} {head}: {what} after {rounds} round{'s' * (rounds != 1)}; "
@@ -56,9 +56,10 @@ def _print_game(g: FileGame) -> None:
     for v in rep["violations"]:
         where = g.lines[v["seq"]] if 0 <= v["seq"] < len(g.lines) else None
         loc = escape(f"{where[0]}:{where[1]}: ") if where else ""
-        seat = f" seat {v['seat']} ({fold.seats[v['seat']]})" if v["seat"] is not None else ""
+        seat = f" seat {v['seat']} ({escape(fold.seats[v['seat']])})" if v["seat"] is not None else ""
         trick = f" trick {v['trick']}" if v["trick"] else ""
-        console.print(f"    {loc}game {rep['game']} seq {v['seq']} round {v['round']}{trick}{seat}: "
+        game = escape(str(rep["game"]))
+        console.print(f"    {loc}game {game} seq {v['seq']} round {v['round']}{trick}{seat}: "
                       f"[yellow]{v['rule']}[/]: {escape(v['message'])}", soft_wrap=True)
     for r in fold.state.rounds:
         # a round without hands is judged at its last card: none listed is not a clean round

@@ -17,8 +17,8 @@ from jaslog.events import Line
 from jaslog.events.logs import LogError, LogFiles, paths_problem
 from jaslog.fold import FileGame, fold_lines
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+console = Console(highlight=False, emoji=False)  # user text (club:a:noor) is never an emoji code
+err_console = Console(stderr=True, highlight=False, emoji=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

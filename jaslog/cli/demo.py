@@ -165,7 +165,7 @@ def _command(console: Console, argv: list[str], indent: int = INDENT, style: str
 def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
              console: Console | None = None) -> DemoResult:
     """Run the whole demo into ``folder``; raises :class:`DemoError` when it cannot."""
-    console = console or Console()
+    console = console or Console(emoji=False)
     folder = Path(folder)
     prepare(folder)
     res = DemoResult(folder, folder / LOG, folder / DB, folder / PARQUET)

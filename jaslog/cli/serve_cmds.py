@@ -86,8 +86,6 @@ def token_list(
 ) -> None:
     """List the tokens (never their secrets); times in UTC. On a narrow terminal, columns
     that do not fit whole are left out (and said), never cut short."""
-    from rich.markup import escape
-
     from jaslog.cli.tables import print_fitted
 
     infos = _tokens(db).list()
@@ -102,10 +100,11 @@ def token_list(
     def utc(at: str | None) -> str:  # to the second, as `jaslog games` shows times
         return at[:19].replace("T", " ") if at else ""
 
-    cells = [{"id": t.id, "role": t.role, "table/player": escape(t.table or t.player or ""),
-              "state": "revoked" if t.revoked_at else "live", "label": escape(t.label),
+    cells = [{"id": t.id, "role": t.role, "table/player": t.table or t.player or "",
+              "state": "revoked" if t.revoked_at else "live", "label": t.label,
               "created": utc(t.created_at), "revoked at": utc(t.revoked_at)} for t in infos]
-    priority = ("id", "role", "table/player", "state", "created", "label", "revoked at")
+    priority: tuple[str, ...] = ("id", "role", "table/player", "state", "created", "label",
+                                 "revoked at")
     if not any(t.revoked_at for t in infos):  # no column of empty cells
         for c in cells:
             del c["revoked at"]

@@ -18,8 +18,8 @@ from jaslog.cli.common import fail, write_json_line
 from jaslog.engine.options import OptionError
 from jaslog.games import PRESETS, parse_option_text
 
-err = Console(stderr=True, highlight=False)
-out = Console(highlight=False)
+err = Console(stderr=True, highlight=False, emoji=False)
+out = Console(highlight=False, emoji=False)
 
 
 def progress_bar(console: Console) -> Progress:

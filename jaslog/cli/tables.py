@@ -18,6 +18,7 @@ from rich import box
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from jaslog.cli.common import console
 
@@ -29,7 +30,7 @@ def print_fitted(cells: list[dict[str, str]], priority: tuple[str, ...], *,
     whole and the others are left out (said below the table). The first column of
     ``priority`` is always shown (folded onto more lines if wider than the terminal); the
     ``wrap`` column (free text) may instead take the room that is left, wrapped at spaces,
-    when that is at least 16 columns."""
+    when that is at least 16 columns. Every value is printed literally (never as markup)."""
     from rich.cells import cell_len
 
     cols = list(cells[0])
@@ -49,11 +50,11 @@ def print_fitted(cells: list[dict[str, str]], priority: tuple[str, ...], *,
     order = [c for c in cols if c in shown]
     for col in order:  # the first column is folded onto the next line if need be, never cut
         first, wrapped = col == priority[0], col == wrap and shown[col] < full[col]
-        tab.add_column(col, no_wrap=not (first or wrapped), overflow="fold" if first else "ellipsis",
+        tab.add_column(Text(col), no_wrap=not (first or wrapped), overflow="fold" if first else "ellipsis",
                        justify="right" if col in right else "left",
                        max_width=shown[col] if wrapped else None)
     for r in cells:
-        tab.add_row(*(r[c] for c in order))
+        tab.add_row(*(Text(r[c]) for c in order))
     console.print(tab)
     hidden = [c for c in cols if c not in shown]
     if hidden:
@@ -108,9 +109,9 @@ class _Layout:
         t = Table(title=self.title if dressed else None, caption=self.caption if dressed else None,
                   title_justify="left", caption_justify="left", **style)
         for h, num in zip(heads, self.numeric if right is None else right, strict=True):
-            t.add_column(h, justify="right" if num else "left", overflow="fold")
-        for r in cells:
-            t.add_row(*r)
+            t.add_column(Text(h), justify="right" if num else "left", overflow="fold")
+        for r in cells:  # a value (a player id, a text the query made) is never markup
+            t.add_row(*(Text(c) for c in r))
         return t
 
     def over(self, heads: Sequence[str], cells: Sequence[Sequence[str]], pad: int | None,
@@ -149,7 +150,7 @@ class _Layout:
         t.add_column(overflow="fold")
         for r in rows:
             for k, (c, v) in enumerate(zip(columns, r, strict=True)):
-                t.add_row(c, v, end_section=k == len(columns) - 1)
+                t.add_row(Text(c), Text(v), end_section=k == len(columns) - 1)
         return t
 
 
