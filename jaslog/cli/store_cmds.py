@@ -25,6 +25,7 @@ from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem, skip_bom
 from jaslog.store import (
     ConflictError,
+    GameInfo,
     Store,
     StoreError,
     certificate,
@@ -401,15 +402,64 @@ def import_(
 def games(
     player: str | None = typer.Option(None, "--player", "-p", help="a player id or display name"),
     ruleset: str | None = typer.Option(None, "--ruleset", "-r"),
-    since: str | None = typer.Option(None, "--since", help="a date (2026-01-31) or RFC 3339 time"),
+    since: str | None = typer.Option(None, "--since", "--from",
+                                     help="started at or after: a date (2026-01-31) or RFC 3339 time"),
+    until: str | None = typer.Option(None, "--to",
+                                     help="started at or before: a time, or a date (the whole day)"),
+    status: str | None = typer.Option(None, "--status", help="live or finished"),
+    table: str | None = typer.Option(None, "--table", help="the game's meta.table"),
+    event: str | None = typer.Option(None, "--event", help="part of the game's meta.event, any case"),
+    tournament: str | None = typer.Option(None, "--tournament", help="the game's meta.tournament"),
+    winner: str | None = typer.Option(None, "--winner",
+                                      help="a winning player's id or display name, or draw"),
+    newest: bool = typer.Option(False, "--newest", help="newest first"),
     limit: int | None = typer.Option(None, "--limit", min=1),
+    cursor: str | None = typer.Option(None, "--cursor",
+                                      help="go on after the page that printed this cursor"),
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
-    """List stored games in the order they were stored (first stored first)."""
+    """List stored games in the order they were stored (first stored first, or --newest).
+
+    With --limit, a page: when more games follow, the cursor to go on with (--cursor) is
+    printed on stderr. --player, --ruleset and --from/--to use the store's indexes; --table,
+    --event, --tournament (the game's meta) and --status, --winner (its fold) are looked up
+    game by game."""
+    from jaslog.store.queries import cursor_pos, page_cursor
+
+    if status not in (None, "live", "finished"):
+        fail(f"--status {status}: live or finished")
+    order = "newest" if newest else "oldest"
+    after = None
+    if cursor is not None:
+        after = cursor_pos(cursor, order)
+        if after is None:
+            fail(f"--cursor {cursor}: not a cursor printed by jaslog games listing {order} "
+                 "first")
+    looked_up = any(v is not None for v in (table, event, tournament, status, winner))
+    rows: list[GameInfo] = []
+    more = False
     with opened(db, create=False) as store:
-        rows = store.games(player=player, ruleset=ruleset, since=since, limit=limit)
         names = store.players()
+        while True:
+            want = 500 if limit is None or looked_up else limit + 1 - len(rows)
+            page = store.game_page(player=player, ruleset=ruleset, since=since, until=until,
+                                   after=after, newest=newest, limit=want)
+            for pos, info in page:
+                if limit is not None and len(rows) == limit:
+                    more = True
+                    break
+                after = pos
+                if looked_up and not _listed(store, info, names, table=table, event=event,
+                                             tournament=tournament, status=status,
+                                             winner=winner):
+                    continue
+                rows.append(info)
+            if more or len(page) < want:
+                break
+    if more and after is not None:
+        err_console.print(f"more: --cursor {page_cursor(order, after)}", highlight=False,
+                          markup=False)
     if as_json:
         for g in rows:
             write_json_line(g.to_json())
@@ -419,12 +469,45 @@ def games(
         return
     cells = [{"game": g.game, "ruleset": g.ruleset,
               "started": g.created_at[:19].replace("T", " "),
-              "players": ", ".join(names.get(p, p) for p in g.seats),
+              "players": escape(", ".join(names.get(p, p) for p in g.seats)),
               "events": str(g.events), "certificate": g.certificate} for g in rows]
     # Whole cells only (the id is what a reader copies into the next command): on a narrow
     # terminal the columns that do not fit are left out, the least needed first.
     print_fitted(cells, ("game", "ruleset", "events", "started", "players", "certificate"),
                  right=("events",))
+
+
+def _listed(store: Any, info: GameInfo, names: dict[str, str], *, table: str | None,
+            event: str | None, tournament: str | None, status: str | None,
+            winner: str | None) -> bool:
+    """Whether a game passes the filters ``jaslog games`` looks up game by game: its meta
+    (table, event, tournament) and its fold (status, winner)."""
+    meta = getattr(store.events(info.game, upto=0)[0], "meta", None) or {}
+    if table is not None and str(meta.get("table")) != table:
+        return False
+    if tournament is not None and meta.get("tournament") != tournament:
+        return False
+    if event is not None and event.lower() not in str(meta.get("event", "")).lower():
+        return False
+    if status is None and winner is None:
+        return True
+    from jaslog.audit import game_report
+    from jaslog.engine.fold import FoldError
+    from jaslog.store.queries import winning_players
+
+    try:
+        fold, error = store.fold(info.game), None
+    except FoldError as e:
+        fold, error = None, e
+    rep = game_report(info.game, fold, error)
+    if status is not None and bool(rep["finished"]) is not (status == "finished"):
+        return False
+    if winner == "draw":
+        return bool(rep["winner"] == "draw")
+    if winner is not None:
+        won = winning_players(fold.game if fold else None, info.seats, rep["winner"])
+        return any(p == winner or names.get(p, "").lower() == winner.lower() for p in won)
+    return True
 
 
 def show(

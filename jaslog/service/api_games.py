@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import time
 from collections.abc import AsyncIterator
@@ -32,6 +31,7 @@ from jaslog.service.deps import (
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
+from jaslog.store.queries import cursor_pos, page_cursor, winning_players
 from jaslog.views import (
     NotVisible,
     Sight,
@@ -261,45 +261,14 @@ class GameListItemOut(GameOut):
                                  "finished one (None: its start)")
 
 
-def encode_cursor(order: str, pos: int) -> str:
-    """An opaque paging cursor: the order of the listing and the last game's place in it.
-
-    >>> encode_cursor("oldest", 42)
-    'b2xkZXN0OjQy'
-    >>> decode_cursor(encode_cursor("newest", 7), "newest")
-    7
-    """
-    return base64.urlsafe_b64encode(f"{order}:{pos}".encode()).decode().rstrip("=")
-
-
 def decode_cursor(cursor: str, order: str) -> int:
-    """The place a cursor of :func:`encode_cursor` goes on from (422 when it is not one of
-    this order's)."""
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        kind, _, pos = text.partition(":")
-        if kind == order and pos.isascii() and pos.isdigit() and len(pos) <= 18:
-            return int(pos)
-    except (ValueError, UnicodeDecodeError):
-        pass
-    raise ApiError(422, "bad_cursor", f"cursor {cursor[:40]!r} is not a next_cursor of a "
-                   f"listing in order {order} (start again without cursor)")
-
-
-def winning_players(kind: str | None, seats: list[str], winner: Any) -> list[str]:
-    """The players who won: a Klaverjas winner is a team (seats t and t+2), a Klaberjass or
-    Kloepper winner a seat; none for a draw or a game going on.
-
-    >>> winning_players("klaverjas", ["a", "b", "c", "d"], 1)
-    ['b', 'd']
-    >>> winning_players("kloepper", ["a", "b", "c", "d"], 2)
-    ['c']
-    """
-    if not isinstance(winner, int) or isinstance(winner, bool):
-        return []
-    if kind == "klaverjas" and len(seats) == 4:
-        return [seats[winner], seats[winner + 2]]
-    return [seats[winner]] if 0 <= winner < len(seats) else []
+    """The place a cursor of :func:`jaslog.store.queries.page_cursor` goes on from (422 when
+    it is not one of this order's)."""
+    pos = cursor_pos(cursor, order)
+    if pos is None:
+        raise ApiError(422, "bad_cursor", f"cursor {cursor[:40]!r} is not a next_cursor of a "
+                       f"listing in order {order} (start again without cursor)")
+    return pos
 
 
 def _standing(svc: Service, who: Principal, g: dict[str, Any]) -> dict[str, Any]:
@@ -408,7 +377,7 @@ def list_games(
             break
     headers: dict[str, str] = {}
     if more and after is not None:
-        nxt = encode_cursor(order, after)
+        nxt = page_cursor(order, after)
         headers["X-Next-Cursor"] = nxt
         headers["Link"] = f'<{request.url.include_query_params(cursor=nxt)}>; rel="next"'
     return JSONResponse(out, headers=headers)

@@ -5,6 +5,7 @@ A mixin of :class:`jaslog.store.Store` (which provides ``engine``).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -274,6 +275,45 @@ def _read_fast(payload: bytes, version: int, game: str, seq: int) -> Event:
         if fp is not None:
             return fp  # type: ignore[return-value]  # a FastPlay has every field a fold reads
     return decode(payload, version, game, seq)
+
+
+def page_cursor(order: str, pos: int) -> str:
+    """An opaque paging cursor: the listing's order and the last game's ``pos`` in it.
+
+    >>> page_cursor("oldest", 42)
+    'b2xkZXN0OjQy'
+    >>> cursor_pos(page_cursor("newest", 7), "newest"), cursor_pos("b2xkZXN0OjQy", "newest")
+    (7, None)
+    """
+    return base64.urlsafe_b64encode(f"{order}:{pos}".encode()).decode().rstrip("=")
+
+
+def cursor_pos(cursor: str, order: str) -> int | None:
+    """The ``pos`` a :func:`page_cursor` of ``order`` goes on from (None: not one)."""
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    kind, _, pos = text.partition(":")
+    if kind == order and pos.isascii() and pos.isdigit() and len(pos) <= 18:
+        return int(pos)
+    return None
+
+
+def winning_players(kind: str | None, seats: list[str], winner: Any) -> list[str]:
+    """The players who won: a Klaverjas winner is a team (seats t and t+2), a Klaberjass or
+    Kloepper winner a seat; none for a draw or a game going on.
+
+    >>> winning_players("klaverjas", ["a", "b", "c", "d"], 1)
+    ['b', 'd']
+    >>> winning_players("kloepper", ["a", "b", "c", "d"], 2)
+    ['c']
+    """
+    if not isinstance(winner, int) or isinstance(winner, bool):
+        return []
+    if kind == "klaverjas" and len(seats) == 4:
+        return [seats[winner], seats[winner + 2]]
+    return [seats[winner]] if 0 <= winner < len(seats) else []
 
 
 def _is_date(text: str) -> bool:

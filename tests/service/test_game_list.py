@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from jaslog.service import create_app
-from jaslog.service.api_games import winning_players
 from jaslog.store import open_store
+from jaslog.store.queries import winning_players
 from tests.service.season import SeasonGame, make_season
 
 with warnings.catch_warnings():  # Starlette's notice that it would rather have httpx2
