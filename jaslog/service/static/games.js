@@ -1,0 +1,149 @@
+/* The games page: GET /api/games with the filters of the form, a page at a time (the
+ * X-Next-Cursor header leads to the next page), sorted by a click on a column (Started
+ * asks the service for oldest or newest first; the other columns sort the page shown).
+ * A game opens in the viewer (/#game=ID&seq=N) at the event GET /api/games?summary=true
+ * names: a live game's newest event, a finished game's first violation. */
+(function () {
+  "use strict";
+  const TOKEN_KEY = "jaslog.token";
+  const $ = (id) => document.getElementById(id);
+  const st = { token: null, order: "oldest", cursors: [null], page: 0, next: null,
+               rows: [], sort: null, desc: false };
+
+  function showError(msg) {
+    $("error").hidden = !msg;
+    $("error").textContent = msg || "";
+  }
+
+  function filters() {
+    const p = new URLSearchParams();
+    for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
+    p.set("order", st.order);
+    p.set("summary", "true");
+    return p;
+  }
+
+  async function load() {
+    const p = filters();
+    const cur = st.cursors[st.page];
+    if (cur) p.set("cursor", cur);
+    showError(null);
+    let r;
+    try {
+      r = await fetch("/api/games?" + p.toString(), { headers: { Authorization: "Bearer " + st.token } });
+    } catch (e) { showError(e.message); return; }
+    let body = null;
+    try { body = await r.json(); } catch (_) { body = null; }
+    if (!r.ok) { showError((body && body.message) || ("HTTP " + r.status)); return; }
+    st.rows = body;
+    st.next = r.headers.get("X-Next-Cursor");
+    render();
+  }
+
+  function status(g) { return g.finished === null ? "?" : g.finished ? "finished" : "live"; }
+
+  function winnerText(g) {
+    if (g.winner === null || g.winner === undefined) return "";
+    if (g.winner === "draw") return "draw";
+    if (g.seats.length === 4 && g.ruleset !== "kloepper") return g.seats[g.winner] + ", " + g.seats[g.winner + 2];
+    return g.seats[g.winner] || String(g.winner);
+  }
+
+  function value(g, key) {
+    if (key === "players") return g.seats.join(", ");
+    if (key === "status") return status(g);
+    if (key === "winner") return winnerText(g);
+    return g[key];
+  }
+
+  function render() {
+    let rows = st.rows.slice();
+    if (st.sort) {
+      rows.sort((a, b) => {
+        const x = value(a, st.sort), y = value(b, st.sort);
+        const c = typeof x === "number" && typeof y === "number" ? x - y : String(x ?? "").localeCompare(String(y ?? ""));
+        return st.desc ? -c : c;
+      });
+    }
+    for (const th of document.querySelectorAll("#games th")) {
+      const k = th.dataset.key;
+      const on = st.sort ? k === st.sort : k === "created_at";
+      const desc = st.sort ? st.desc : st.order === "newest";
+      if (on) th.setAttribute("aria-sort", desc ? "descending" : "ascending");
+      else th.removeAttribute("aria-sort");
+    }
+    const body = $("rows");
+    body.innerHTML = "";
+    for (const g of rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.game = g.game;
+      if (g.finished === false) tr.className = "live";
+      const a = document.createElement("a");
+      const h = new URLSearchParams({ game: g.game });
+      if (g.open_seq !== null && g.open_seq !== undefined) h.set("seq", String(g.open_seq));
+      a.href = "/#" + h.toString();
+      a.textContent = g.game;
+      const cells = [a, g.ruleset, g.seats.join(", "), (g.created_at || "").replace("T", " ").replace("Z", ""),
+        status(g), winnerText(g), g.violations ?? "", g.table ?? "", g.events];
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        if (c instanceof Node) td.appendChild(c); else td.textContent = String(c);
+        if (i === 6 || i === 8) td.className = "num";
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    }
+    $("empty").hidden = rows.length > 0;
+    $("prev").disabled = st.page === 0;
+    $("next").disabled = !st.next;
+    $("page-no").textContent = "page " + (st.page + 1);
+  }
+
+  function restart() {
+    st.cursors = [null];
+    st.page = 0;
+    load();
+  }
+
+  function wire() {
+    $("filters").addEventListener("submit", (e) => { e.preventDefault(); st.sort = null; restart(); });
+    $("next").addEventListener("click", () => {
+      if (!st.next) return;
+      st.cursors[st.page + 1] = st.next;
+      st.page += 1;
+      load();
+    });
+    $("prev").addEventListener("click", () => { if (st.page > 0) { st.page -= 1; load(); } });
+    for (const th of document.querySelectorAll("#games th")) {
+      th.addEventListener("click", () => {
+        const k = th.dataset.key;
+        if (k === "created_at") {  // the service's order: every page, not just this one
+          st.sort = null;
+          st.order = st.order === "oldest" ? "newest" : "oldest";
+          restart();
+          return;
+        }
+        st.desc = st.sort === k ? !st.desc : false;
+        st.sort = k;
+        render();
+      });
+    }
+  }
+
+  function start() {
+    const h = new URLSearchParams(location.hash.replace(/^#/, ""));
+    if (h.get("token")) {
+      localStorage.setItem(TOKEN_KEY, h.get("token"));
+      history.replaceState(null, "", location.pathname);
+    }
+    for (const k of ["player", "ruleset", "status", "table", "event", "tournament", "winner"]) {
+      if (h.get(k)) $("f-" + k).value = h.get(k);
+    }
+    st.token = localStorage.getItem(TOKEN_KEY);
+    wire();
+    if (!st.token) { showError("sign in on the viewer first (/), or open this page with #token=..."); return; }
+    load();
+  }
+
+  start();
+})();
