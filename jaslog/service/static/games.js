@@ -136,7 +136,7 @@
       localStorage.setItem(TOKEN_KEY, h.get("token"));
       history.replaceState(null, "", location.pathname);
     }
-    for (const k of ["player", "ruleset", "status", "table", "event", "tournament", "winner"]) {
+    for (const k of ["player", "ruleset", "status", "table", "event", "tournament", "winner", "limit"]) {
       if (h.get(k)) $("f-" + k).value = h.get(k);
     }
     st.token = localStorage.getItem(TOKEN_KEY);
