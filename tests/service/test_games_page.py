@@ -82,5 +82,3 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     assert page.input_value("#slider") is not None
     assert not errors, errors
     ctx.close()
-
-
