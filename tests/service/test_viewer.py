@@ -162,7 +162,7 @@ def test_a_player_sees_only_their_own_hand_in_a_live_round(browser, server, tmp_
     played = {e["card"] for e in events[1:12] if e["type"] == "play"}
     page, errors = open_page(browser, server, "player2", gid)
     page.wait_for_selector("#main:not([hidden])")
-    page.click("#last")
+    assert page.locator("#last").is_disabled()  # a live game opens at its newest event
     assert page.inner_text("#view-note").startswith("Seat view of cor (2)")
     own = page.eval_on_selector_all('.seat[data-pos="bottom"] .hand .card',
                                     "els => els.map(e => e.dataset.card)")
@@ -211,7 +211,7 @@ def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
             record(c, gid, events[1:cut])
     page, errors = open_page(browser, server, "player1", gid)
     page.wait_for_selector("#main:not([hidden])")
-    page.click("#last")
+    assert page.locator("#last").is_disabled()  # a live game opens at its newest event
     assert page.locator(".seat:not(.me) .hand .card.back").count() > 0  # hidden hands
     assert page.locator(".seat.me .hand .card:not(.back)").count() > 0   # the own hand
     if kind == "kloepper":
@@ -225,7 +225,7 @@ def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
     # the referee sees every hand of the same moment
     ref, errors2 = open_page(browser, server, "referee", gid)
     ref.wait_for_selector("#main:not([hidden])")
-    ref.click("#last")
+    assert ref.locator("#last").is_disabled()
     assert ref.locator(".seat .hand .card.back").count() == 0
     assert not errors and not errors2, errors + errors2
 
@@ -377,7 +377,7 @@ def test_the_record_of_a_real_table(browser, server, tmp_path):
             record(c, live, [dict(e, game=live) for e in events[1:cut]])
     seen, errors2 = open_page(browser, server, "player2", live)
     seen.wait_for_selector("#main:not([hidden])")
-    seen.click("#last")
+    assert seen.locator("#last").is_disabled()  # a live game opens at its newest event
     gone = seen.locator(f'#events li.retracted[data-seq="{typo["seq"]}"]')
     assert "typo: wrong card keyed" not in seen.content()
     assert "the reason is shown when the round is over" in gone.inner_text()
@@ -408,3 +408,41 @@ def test_a_seat_does_not_learn_a_retracted_card_of_the_live_round():
         assert log[typo["seq"]]["card"] in json.dumps(report(tl, FULL)["retracted"])
     assert seen[0] == seen[1]
     assert "typo: wrong card keyed" not in seen[0]  # the reason is free text: kept back too
+
+
+def test_a_live_game_opens_at_its_newest_event_and_links_are_followed(browser, server, tmp_path):
+    """A game in play opens at its newest event, not at an empty table; following it keeps
+    the round menu and the game menu's event count; an unknown game in a link says so; a
+    link pasted into the open tab is opened (hashchange)."""
+    gid = "viewer-open-live"
+    events = timed(sim(gid, seed=47))
+    cut = [i for i, e in enumerate(events) if e["type"] == "dealt"][1] + 3  # into round 2
+    with server.client("scorer") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:cut])
+    page, errors = open_page(browser, server, "referee", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    assert page.inner_text("#position").endswith(f"{cut} / {cut}"), page.inner_text("#position")
+    assert page.inner_text("#event-text").startswith(f"seq {cut - 1} ")
+    page.check("#live")
+    page.wait_for_timeout(500)  # the stream is open
+    with server.client("scorer") as c:
+        record(c, gid, events[cut:cut + 2], start=cut)
+    page.wait_for_function(
+        f"document.getElementById('position').textContent.includes('{cut + 2} / {cut + 2}')",
+        timeout=10000)
+    assert page.eval_on_selector_all("#round-picker option", "els => els.map(e => e.value)") \
+        == ["1", "2"]
+    label = page.eval_on_selector(f"#game-picker option[value='{gid}']", "e => e.textContent")
+    assert f"{cut + 2} events" in label, label
+    page.uncheck("#live")
+    # a link to a game that is not there, pasted into the open tab
+    page.evaluate("location.hash = '#game=no-such-game'")
+    page.wait_for_selector("#error:not([hidden])")
+    assert "no-such-game" in page.inner_text("#error")
+    assert page.locator("#main").is_hidden()
+    page.evaluate(f"location.hash = '#game={gid}&seq=3'")
+    page.wait_for_selector("#main:not([hidden])")
+    page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 3 ')")
+    assert page.locator("#error").is_hidden()
+    assert not [e for e in errors if "404" not in e], errors

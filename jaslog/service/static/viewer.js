@@ -158,13 +158,30 @@
     try {
       st.replay = await api("/api/games/" + encodeURIComponent(id) + "/replay");
     } catch (e) {
-      if (e.message !== "unauthorised") showError(id + ": " + e.message);
+      if (e.message !== "unauthorised") {
+        st.replay = null;
+        $("main").hidden = true;  // never the table of the game shown before
+        showError("cannot open the game " + id + ": " + e.message);
+      }
       return;
     }
     const frames = st.replay.frames;
     $("main").hidden = false;
-    const slider = $("slider");
-    slider.max = String(Math.max(0, frames.length - 1));
+    fillRounds();
+    // a game still in play opens at its newest event; a finished one at its start
+    let idx = frames.length && !frames[frames.length - 1].finished ? frames.length - 1 : 0;
+    if (seq !== null && seq !== undefined && !Number.isNaN(seq)) {
+      const j = frames.findIndex((f) => f.seq === seq);
+      idx = j >= 0 ? j : frames.length - 1;
+    }
+    go(idx);
+    if ($("live").checked) startLive();
+  }
+
+  // the slider's range, the round menu and the game menu's event count for st.replay
+  function fillRounds() {
+    const frames = st.replay.frames;
+    $("slider").max = String(Math.max(0, frames.length - 1));
     const rounds = $("round-picker");
     rounds.innerHTML = "";
     const seen = new Set();
@@ -176,13 +193,9 @@
         rounds.appendChild(o);
       }
     });
-    let idx = 0;
-    if (seq !== null && seq !== undefined && !Number.isNaN(seq)) {
-      const j = frames.findIndex((f) => f.seq === seq);
-      idx = j >= 0 ? j : frames.length - 1;
-    }
-    go(idx);
-    if ($("live").checked) startLive();
+    const opt = Array.from($("game-picker").options).find((o) => o.value === st.game);
+    const last = frames[frames.length - 1];
+    if (opt && last) opt.textContent = opt.textContent.replace(/\d+ events/, (last.seq + 1) + " events");
   }
 
   function go(i) {
@@ -210,6 +223,12 @@
   function jumpRound(r) {
     const j = st.replay.frames.findIndex((f) => f.round === r);
     if (j >= 0) go(j);
+  }
+
+  // the table scrolled into view (after a click far below it)
+  function showTable() {
+    const felt = $("felt");
+    if (felt && felt.scrollIntoView) felt.scrollIntoView({ block: "nearest" });
   }
 
   function jumpSeq(seq) {
@@ -384,7 +403,7 @@
       li.appendChild(el("span", "rule", v.rule));
       li.appendChild(el("span", null, ": " + v.message + " "));
       li.appendChild(el("span", "where", "(round " + v.round + (v.trick ? ", trick " + v.trick : "") + ", seq " + v.seq + ")"));
-      li.addEventListener("click", () => jumpSeq(v.seq));
+      li.addEventListener("click", () => { jumpSeq(v.seq); showTable(); });
       list.appendChild(li);
     }
   }
@@ -589,12 +608,13 @@
       st.refetch = setTimeout(async () => {
         try {
           st.replay = await api("/api/games/" + encodeURIComponent(st.game) + "/replay");
-          $("slider").max = String(Math.max(0, st.replay.frames.length - 1));
+          fillRounds();
           go(st.replay.frames.length - 1);
         } catch (e) { showError(e.message); }
       }, 150);
     };
     st.es = ctrl;
+    again();  // following starts at the newest event, not at the next one to come
     readStream(url, ctrl, (m) => {
       if (m.event === "event" || m.event === "round_over") again();
       else if (m.event === "revoked") signOut(JSON.parse(m.data).message);
@@ -621,6 +641,25 @@
     $("slider").addEventListener("input", (e) => go(Number(e.target.value)));
     $("round-picker").addEventListener("change", (e) => jumpRound(Number(e.target.value)));
     $("live").addEventListener("change", (e) => { if (e.target.checked) startLive(); else stopLive(); });
+    // a link pasted into an open tab: its token signs in, its game (and seq) is opened
+    window.addEventListener("hashchange", () => {
+      const h = hashParams();
+      if (h.token) { start(); return; }
+      if (!st.token || !h.game) return;
+      const seq = h.seq !== null ? Number(h.seq) : null;
+      if (h.game !== st.game || !st.replay) {
+        const pick = $("game-picker");
+        if (!Array.from(pick.options).some((o) => o.value === h.game)) {
+          const o = el("option", null, h.game);
+          o.value = h.game;
+          pick.appendChild(o);
+        }
+        pick.value = h.game;
+        selectGame(h.game, seq);
+      } else if (seq !== null && st.replay.frames[st.idx].seq !== seq) {
+        jumpSeq(seq);
+      }
+    });
     document.addEventListener("keydown", (e) => {
       if (!st.replay || ["INPUT", "SELECT", "TEXTAREA"].includes(document.activeElement.tagName)) return;
       if (e.key === "ArrowRight") { e.shiftKey ? nextTrick() : go(st.idx + 1); e.preventDefault(); }
@@ -631,7 +670,6 @@
   }
 
   function start() {
-    wire();
     const h = hashParams();
     if (h.token) {
       localStorage.setItem(TOKEN_KEY, h.token);
@@ -643,5 +681,6 @@
     if (t) signIn(t); else $("login").hidden = false;
   }
 
+  wire();
   start();
 })();
