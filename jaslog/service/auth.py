@@ -185,6 +185,16 @@ class Tokens:
             row = c.execute(_LIVE, {"tid": token_id}).first()
         return row is not None and row.revoked_at is None
 
+    @staticmethod
+    def well_formed(token: str) -> bool:
+        """Whether ``token`` has a token's shape, ``jl_<8 hex>_<secret>`` (a typo, a token
+        cut short when pasted, does not).
+
+        >>> Tokens.well_formed("jl_0123abcd_" + "x" * 16), Tokens.well_formed("jl_0123")
+        (True, False)
+        """
+        return _TOKEN.match(token) is not None
+
     def check(self, token: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""
         m = _TOKEN.match(token)

@@ -173,6 +173,9 @@ def service(request: Request) -> Service:
 def _check(svc: Service, token: str | None) -> Principal:
     if not token:
         raise ApiError(401, "no_token", "no token: send the header 'Authorization: Bearer <token>'")
+    if not svc.tokens.well_formed(token):
+        raise ApiError(401, "bad_token", "this is not a jaslog token: a token reads "
+                       "jl_<8 hex digits>_<secret>; was it cut short when copied?")
     who = svc.tokens.check(token)
     if who is None:
         raise ApiError(401, "bad_token", "the token is unknown or has been revoked")

@@ -363,3 +363,15 @@ def test_a_player_learns_nothing_from_the_hidden_hands(server, gid, seat):
     with server.client("referee") as c:  # the games do differ
         assert c.get(f"/api/games/{gid}/replay").text.replace(gid, "G") != \
             c.get(f"/api/games/{gid_b}/replay").text.replace(gid_b, "G")
+
+
+def test_a_token_of_the_wrong_shape_is_told_apart_from_a_revoked_one(server, gid):
+    """A pasted token cut short (not jl_<id>_<secret>) is refused with what a token looks
+    like; a well-formed unknown or revoked one keeps its own message."""
+    for token, says in (("jl_0123", "not a jaslog token"), ("hello", "not a jaslog token"),
+                        ("jl_00000000_" + "x" * 32, "unknown or has been revoked")):
+        with httpx.Client(base_url=server.url, timeout=10,
+                          headers={"Authorization": f"Bearer {token}"}) as c:
+            r = c.get("/api/whoami")
+        assert r.status_code == 401 and r.json()["code"] == "bad_token", r.text
+        assert says in r.json()["message"], (token, r.text)
