@@ -471,6 +471,7 @@ def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> Non
     con.close()
     res = run("verify", code=1)
     assert f"game {gid} seq" in res.stdout and "changed" in res.stdout
+    assert "1 problem in 1 game, " in run("verify", gid, code=1).stdout  # counted in words
     js = orjson.loads(run("verify", "--json", code=1).stdout)
     assert not js["ok"] and js["problems"][0]["game"] == gid
 

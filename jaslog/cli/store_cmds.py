@@ -613,8 +613,9 @@ def verify(
             console.print(f"[green]✓[/] {rep.games} game{'s' * (rep.games != 1)}, {rep.events} "
                           "events: every chain is intact", highlight=False)
         else:
-            console.print(f"[red]{len(rep.problems)} problem(s)[/] in {rep.games} games, "
-                          f"{rep.events} events", highlight=False)
+            n = len(rep.problems)
+            console.print(f"[red]{n} problem{'s' * (n != 1)}[/] in {rep.games} "
+                          f"game{'s' * (rep.games != 1)}, {rep.events} events", highlight=False)
         c = rep.certified
         if c is not None:
             since = (f"; {c['appended_since']} event{'s' * (c['appended_since'] != 1)} appended "
