@@ -59,6 +59,7 @@ class Record:
     event: dict[str, Any] | None = None
     error: str | None = None
     seq: int | None = None
+    ordered: bool = False  # the event's fields are in canonical order already
 
 
 @dataclass
@@ -455,10 +456,12 @@ class _GameReader:
         players, records, game, number = self.players, self.records, self.game, self.number
         for i, c in enumerate(cards):
             seq = self.seq
-            e = {"game": game, "seq": seq, "type": "play", "seat": seat, "card": c}
             if ats:
-                e["at"] = ats[i]
-            records.append(Record(number, col, e, None, seq))
+                e = {"game": game, "seq": seq, "type": "play", "at": ats[i], "seat": seat,
+                     "card": c}
+            else:
+                e = {"game": game, "seq": seq, "type": "play", "seat": seat, "card": c}
+            records.append(Record(number, col, e, None, seq, True))
             self.seq = seq + 1
             seat = (seat + 1) % players
             col += len(c) + 1

@@ -91,7 +91,7 @@ def _view_lines(game: TextGame) -> Iterator[ViewLine]:
         data = b""
         if error is None and r.event is not None:
             try:
-                data = event_json(r.event)
+                data = orjson.dumps(r.event) if r.ordered else event_json(r.event)
             except (TypeError, orjson.JSONEncodeError) as e:
                 error = f"the event cannot be written as JSON ({e})"
         if error is not None:

@@ -42,6 +42,8 @@ TIMES_COLUMN = 30
 _META_KEY = re.compile(r"[a-z][a-z0-9_]*")
 _PLAYER = re.compile(r"[^\s,\"\]\[;]+")
 _ENVELOPE = ("game", "seq", "at", "id", "recorded_at")
+_TIMED = ("at", "recorded_at", "id")
+_SEATED = frozenset(("type", "seat", "card", "call", *_ENVELOPE))
 _SUB_WORDS = {"round", "score", "chooser", "trump", "points", "roem", "result", "seat"}
 
 
@@ -102,7 +104,7 @@ def _json(value: Any) -> str:
 
 
 class _Line:
-    __slots__ = ("closed", "events", "extra", "full_first", "kind", "next_seat", "parts")
+    __slots__ = ("closed", "events", "extra", "full_first", "has", "kind", "next_seat", "parts")
 
     def __init__(self, kind: str) -> None:
         self.kind = kind              # "trick", "bid" or "one"
@@ -112,6 +114,7 @@ class _Line:
         self.closed = False           # a roem was claimed on it: no more plays
         self.next_seat: int | None = None
         self.full_first = False       # a deal: its time in full, the round's base time
+        self.has: set[str] = set()    # which of at, recorded_at and id its events have
 
 
 class _GameWriter:
@@ -205,13 +208,11 @@ class _GameWriter:
         self.line = None
         text = " ".join(ln.parts)
         blocks = []
-        at = self.times(ln, "at", "@")
-        if at:
-            blocks.append(at)
-        rec = self.times(ln, "recorded_at", "@@")
-        if rec:
-            blocks.append(rec)
-        if any("id" in e for e in ln.events):
+        if "at" in ln.has:
+            blocks.append(self.times(ln, "at", "@"))
+        if "recorded_at" in ln.has:
+            blocks.append(self.times(ln, "recorded_at", "@@"))
+        if "id" in ln.has:
             blocks.append("#" + " ".join(str(e.get("id", "-")) for e in ln.events))
         if blocks:
             text = text.ljust(TIMES_COLUMN) + "  " + "  ".join(blocks)
@@ -219,8 +220,6 @@ class _GameWriter:
         self.out.extend(ln.extra)
 
     def times(self, ln: _Line, key: str, mark: str) -> str:
-        if not any(key in e for e in ln.events):
-            return ""
         prev = self.prev_at if key == "at" else self.prev_rec
         tokens = []
         for i, e in enumerate(ln.events):
@@ -243,8 +242,17 @@ class _GameWriter:
 
     def add(self, ln: _Line, text: str, e: dict[str, Any], used: Iterable[str]) -> None:
         """Put event ``e`` on line ``ln`` as ``text``; the fields ``used`` are in the text, the
-        others (and an unexpected seq) go in an annotation after it."""
-        extra = {k: v for k, v in e.items() if k not in used and k not in _ENVELOPE and k != "type"}
+        others (and an unexpected seq) go in an annotation after it. (``used`` may be a
+        frozenset that holds the envelope's fields too: then a plain event is seen at once.)"""
+        if isinstance(used, frozenset) and e.keys() <= used:
+            extra = {}
+        else:
+            extra = {k: v for k, v in e.items()
+                     if k not in used and k not in _ENVELOPE and k != "type"}
+        has = ln.has
+        for k in _TIMED:
+            if k in e:
+                has.add(k)
         seq = e.get("seq")
         if seq != self.expect:
             extra = {"seq": seq, **extra}
@@ -279,7 +287,7 @@ class _GameWriter:
         if seat != ln.next_seat:
             ln.parts.append(f"{seat}:")
         ln.next_seat = (seat + 1) % self.players
-        self.add(ln, text, e, ("seat", "card", "call"))
+        self.add(ln, text, e, _SEATED)
 
     def new_round(self) -> None:
         self.trick, self.live, self.started = 0, 0, False

@@ -1,7 +1,7 @@
 """2,000 simulated games of every ruleset through the notation and back, byte for byte, each
 with a time on every event and the faults real records hold (revokes, false roem, rounds
-without hands). One class a ruleset, so that pytest-xdist spreads them over its workers
-(``--dist loadscope`` keeps a class's tests together).
+without hands). The games are spread over classes, so that pytest-xdist spreads them over its
+workers (``--dist loadscope`` keeps a class's tests together).
 
 The fast version of this test, a dozen games a ruleset, is in ``test_roundtrip.py``.
 """
@@ -44,22 +44,43 @@ def test_the_simulator_writes_canonical_jaslog() -> None:
             assert orjson.dumps(e) == canonical_json(event_from_dict(e))
 
 
+# One class for each ruleset, two for the long Klaverjas games (a thousand games each), so that
+# the workers share the work evenly.
+
 @pytest.mark.slow
 class TestAmsterdam:
-    def test_2000_games(self) -> None:
-        round_trip_many("amsterdam", 0, GAMES)
+    def test_first_1000_games(self) -> None:
+        round_trip_many("amsterdam", 0, GAMES // 2)
+
+
+@pytest.mark.slow
+class TestAmsterdamMore:
+    def test_last_1000_games(self) -> None:
+        round_trip_many("amsterdam", GAMES // 2, GAMES // 2)
 
 
 @pytest.mark.slow
 class TestAmsterdamKbn:
-    def test_2000_games(self) -> None:
-        round_trip_many("amsterdam-kbn", 0, GAMES)
+    def test_first_1000_games(self) -> None:
+        round_trip_many("amsterdam-kbn", 0, GAMES // 2)
+
+
+@pytest.mark.slow
+class TestAmsterdamKbnMore:
+    def test_last_1000_games(self) -> None:
+        round_trip_many("amsterdam-kbn", GAMES // 2, GAMES // 2)
 
 
 @pytest.mark.slow
 class TestRotterdam:
-    def test_2000_games(self) -> None:
-        round_trip_many("rotterdam", 0, GAMES)
+    def test_first_1000_games(self) -> None:
+        round_trip_many("rotterdam", 0, GAMES // 2)
+
+
+@pytest.mark.slow
+class TestRotterdamMore:
+    def test_last_1000_games(self) -> None:
+        round_trip_many("rotterdam", GAMES // 2, GAMES // 2)
 
 
 @pytest.mark.slow
