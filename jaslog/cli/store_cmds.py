@@ -469,7 +469,7 @@ def games(
         return
     cells = [{"game": g.game, "ruleset": g.ruleset,
               "started": g.created_at[:19].replace("T", " "),
-              "players": escape(", ".join(names.get(p, p) for p in g.seats)),
+              "players": ", ".join(names.get(p, p) for p in g.seats),
               "events": str(g.events), "certificate": g.certificate} for g in rows]
     # Whole cells only (the id is what a reader copies into the next command): on a narrow
     # terminal the columns that do not fit are left out, the least needed first.
