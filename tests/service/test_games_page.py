@@ -36,9 +36,10 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(f"{server.url}/static/games.html#token={server.tokens['referee']}&limit=10")
+    page.wait_for_selector("#rows tr")  # every game first, newest stored last
     page.fill("#f-player", me)
     page.click("#search")
-    page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+    page.wait_for_function(f"document.querySelector('#rows tr').dataset.game === '{made[0]}'")
 
     def shown() -> list[str]:
         return list(page.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.game)"))

@@ -8,7 +8,7 @@
   const TOKEN_KEY = "jaslog.token";
   const $ = (id) => document.getElementById(id);
   const st = { token: null, order: "oldest", cursors: [null], page: 0, next: null,
-               rows: [], sort: null, desc: false };
+               rows: [], sort: null, desc: false, asked: 0 };
 
   function showError(msg) {
     $("error").hidden = !msg;
@@ -28,12 +28,14 @@
     const cur = st.cursors[st.page];
     if (cur) p.set("cursor", cur);
     showError(null);
+    const ask = ++st.asked;  // an answer to an older search that comes late is dropped
     let r;
     try {
       r = await fetch("/api/games?" + p.toString(), { headers: { Authorization: "Bearer " + st.token } });
     } catch (e) { showError(e.message); return; }
     let body = null;
     try { body = await r.json(); } catch (_) { body = null; }
+    if (ask !== st.asked) return;
     if (!r.ok) { showError((body && body.message) || ("HTTP " + r.status)); return; }
     st.rows = body;
     st.next = r.headers.get("X-Next-Cursor");
