@@ -57,9 +57,9 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     assert shown() == made[::-1][:10]
     # another column sorts the page shown
     page.click("th[data-key=events]")
-    events = [int(x) for x in page.eval_on_selector_all(
+    counts = [int(x) for x in page.eval_on_selector_all(
         "#rows td:nth-child(9)", "ts => ts.map(t => t.textContent)")]
-    assert events == sorted(events) and len(events) == 10
+    assert counts == sorted(counts) and len(counts) == 10
     assert page.get_attribute("th[data-key=events]", "aria-sort") == "ascending"
     row = page.locator(f"tr[data-game='{made[7]}']")
     assert row.locator("td").nth(4).inner_text() == "live"
