@@ -120,6 +120,7 @@ class _Line:
 class _GameWriter:
     def __init__(self, events: list[dict[str, Any]]) -> None:
         self.events = events
+        self.game = events[0].get("game") if events else None
         self.out: list[str] = []
         self.players = 4
         self.expect = 0
@@ -256,6 +257,8 @@ class _GameWriter:
         seq = e.get("seq")
         if seq != self.expect:
             extra = {"seq": seq, **extra}
+        if e.get("game") != self.game:  # an event of another game among this one's
+            extra = {"game": e.get("game"), **extra}
         if isinstance(seq, int):
             self.expect = seq + 1
         ln.parts.append(text + (" " + _json(extra) if extra else ""))

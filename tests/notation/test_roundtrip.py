@@ -203,15 +203,16 @@ assert set(FIELDS_OF) == set(EVENT_MODELS)
 
 @st.composite
 def games(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """A run of valid events of one game, of any types, in any order: seqs mostly counting on,
-    sometimes jumping; times, store times and ids on some."""
+    """A run of valid events of a game (and rarely of another), of any types, in any order:
+    seqs mostly counting on, sometimes jumping; times, store times and ids on some."""
     n = draw(st.integers(1, 14))
     seq = draw(st.sampled_from([0, 0, 0, 7]))
     out = []
     for i in range(n):
         t = "game_started" if i == 0 and draw(st.booleans()) else \
             draw(st.sampled_from(sorted(FIELDS_OF)))
-        e = {"game": "g-1", "seq": seq, "type": t, **draw(FIELDS_OF[t])}
+        game = draw(st.sampled_from(["g-1"] * 9 + ["other.game:2"]))  # rarely one of another
+        e = {"game": game, "seq": seq, "type": t, **draw(FIELDS_OF[t])}
         for key, values in (("at", AT), ("recorded_at", AT), ("id", ID)):
             if draw(st.integers(0, 2)):
                 e[key] = draw(values)
