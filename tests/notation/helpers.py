@@ -41,12 +41,12 @@ def assert_round_trips(events: Iterable[Any]) -> str:
     return text
 
 
-def simulated(ruleset: str, i: int) -> list[dict[str, Any]]:
+def simulated(ruleset: str, i: int, bot: str = "heuristic") -> list[dict[str, Any]]:
     """Game ``i`` of a ruleset as a real table records it: faults, and a time on every event
     (games start on different days and at different times)."""
     day = 1 + i % 28
     hour = 18 + i % 5
-    return simulate_game(f"{ruleset}-{i}", ruleset, seed=i, faults=FAULTY,
+    return simulate_game(f"{ruleset}-{i}", ruleset, seed=i, faults=FAULTY, bot=bot,
                          at=f"2026-02-{day:02d}T{hour:02d}:{i % 60:02d}:{i * 7 % 60:02d}Z")
 
 

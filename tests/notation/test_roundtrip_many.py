@@ -16,6 +16,9 @@ from jaslog.notation import TextView, write_game
 from tests.notation.helpers import simulated, text_lines
 
 GAMES = 2000
+#: The players of the games, in turn: the random bot plays a Klaverjas game in half the time
+#: of the heuristic one, and its games read and write as any other.
+BOTS = ("random", "random", "random", "heuristic")
 
 
 def round_trip_many(ruleset: str, first: int, count: int) -> None:
@@ -25,7 +28,7 @@ def round_trip_many(ruleset: str, first: int, count: int) -> None:
     bytes, hence the same events, and the writer, a function of the events, writes the same
     text.)"""
     for i in range(first, first + count):
-        events = simulated(ruleset, i)
+        events = simulated(ruleset, i, BOTS[i % len(BOTS)])
         jsonl = [orjson.dumps(e) + b"\n" for e in events]  # the simulator writes canonical JSON
         text = write_game(events)
         assert list(TextView(text_lines(text))) == jsonl, i
