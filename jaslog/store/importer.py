@@ -354,6 +354,9 @@ class Validator:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
         other valid event by the models, a bad line with its error (a line cut short is told
         by :func:`jaslog.events.read_line`). False for a blank line (nothing taken)."""
+        if type(raw) is not bytes:  # an event read from the notation: its own line and column
+            self.take(read_line(raw, source, number))
+            return True
         fp = fast_play(raw)
         if fp is not None:
             self.take_event(fp, source, number, fp.payload)

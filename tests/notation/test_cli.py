@@ -105,3 +105,23 @@ def test_export_from_a_text(tmp_path: Path) -> None:
     tables = sorted(p.name for p in (tmp_path / "a").rglob("*.parquet"))
     assert tables == sorted(p.name for p in (tmp_path / "b").rglob("*.parquet")) and tables
     assert a.stdout.split("→")[1].split("\n", 1)[1] == b.stdout.split("→")[1].split("\n", 1)[1]
+
+
+def test_import_names_the_text_line_of_a_play_the_rules_refuse(tmp_path: Path) -> None:
+    """A card the rules refuse (already played) is reported at its line in the text, as
+    check reports it, not at its position among the converted events."""
+    text = write_game(simulated("amsterdam", 4))
+    lines = text.splitlines()
+    first = next(i for i, ln in enumerate(lines) if ln.startswith("1. "))
+    second = next(i for i, ln in enumerate(lines) if ln.startswith("2. "))
+    card = lines[first].split(":", 1)[1].split()[0]  # trick 1's first card, played again
+    head, cards = lines[second].split(":", 1)
+    lines[second] = f"{head}: {card} " + " ".join(cards.split()[1:])
+    path = tmp_path / "replayed.txt"
+    path.write_text("\n".join(lines) + "\n")
+    db = str(tmp_path / "store.sqlite")
+    r = jaslog("import", "--db", db, str(path), text=True)
+    checked = jaslog("check", str(path), text=True)
+    assert r.returncode == 2 and checked.returncode == 2
+    assert f"{path}:{second + 1}: game" in r.stdout.replace("\n", "")
+    assert f"{path}:{second + 1}: game" in checked.stdout.replace("\n", "")
