@@ -128,3 +128,18 @@ def test_a_retracted_typo_no_longer_blocks_the_real_card() -> None:
               ev(5, type="play", seat=0, card="7D"), ev(6, type="play", seat=1, card="7H")])
     trick = game_report("t", f)["rounds"][0]["tricks"][0]
     assert trick["cards"] == ["7D", "7H"]
+
+
+def test_a_copy_of_a_fold_moves_on_alone() -> None:
+    """A recorder tries an event (a correction too) on a copy: the original is untouched."""
+    import copy
+
+    events = game("amsterdam")
+    i = last_round_play(events)
+    f = fold(events[:i + 1])
+    g = copy.deepcopy(f)
+    g.apply(correction("c1", i + 1, [i]))
+    assert g.retracted.keys() == {i} and not f.retracted
+    assert len(g.log) == len(f.log) + 1
+    assert game_report("c1", f) != game_report("c1", g)
+    assert game_report("c1", f) == game_report("c1", fold(events[:i + 1]))

@@ -7,6 +7,7 @@ card and rule. Each game subclasses :class:`GameFold` in its own ``fold`` module
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, get_type_hints
@@ -155,6 +156,34 @@ class GameFold:
 
     def initial(self, started: GameStarted) -> Any:
         raise NotImplementedError
+
+    #: What a copy of a fold shares with it: the events (frozen models) in its log and the
+    #: lists beside its state; the lists themselves are new, so the copy moves on alone.
+    SHARED_EVENTS = ("log", "notes", "retracted", "irregularities", "timeouts")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameFold:
+        """A fold that goes on apart from this one (a recorder tries an event on a copy):
+        its state copied deeply, its events shared, since they never change.
+
+        >>> from jaslog.sim import simulate_game
+        >>> from jaslog.fold import fold
+        >>> from jaslog.events import event_from_dict
+        >>> f = fold(event_from_dict(e) for e in simulate_game("c", seed=3)[:9])
+        >>> g = copy.deepcopy(f)
+        >>> g.log is not f.log and g.log[1] is f.log[1], g.state is not f.state
+        (True, True)
+        """
+        cls = type(self)
+        new = cls.__new__(cls)
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key in self.SHARED_EVENTS:
+                new.__dict__[key] = copy.copy(value)
+            elif key in ("started", "_apply"):
+                new.__dict__[key] = value
+            else:
+                new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
 
     def apply(self, e: Event) -> None:
         """Move the state on by one event, or raise :class:`FoldError` and change nothing."""
