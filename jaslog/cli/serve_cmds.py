@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 import typer
 
 from jaslog.cli.common import console, fail, write_json_line
@@ -46,6 +48,7 @@ def serve(
         svc = Service(db)
     except StoreError as e:
         fail(str(e))
+    port_free(host, port)  # before an admin token is made and shown once
     if svc.tokens.count() == 0:
         text, _ = svc.tokens.create("admin", label="first admin (created by jaslog serve)")
         console.print("[bold]No tokens yet; an admin token was created (shown once):[/]")
@@ -53,6 +56,26 @@ def serve(
         console.print(f"  viewer: http://{host}:{port}/#token={text}", soft_wrap=True)
     app = create_app(service=svc)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def port_free(host: str, port: int) -> None:
+    """Stop with a sentence (exit 2) when ``host:port`` cannot be listened on: another server
+    holds it, or the address is not this machine's."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as e:
+        fail(f"--host {host}: not an address to listen on ({e.strerror or e})")
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            s.bind(address)
+        except OSError as e:
+            why = "another server is listening there" if e.errno == errno.EADDRINUSE \
+                else (e.strerror or str(e))
+            fail(f"cannot listen on {host}:{port}: {why} (choose another with --port)")
 
 
 @token_app.command("create")

@@ -108,3 +108,23 @@ def test_serve_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     r = jaslog_process("serve", "--db", str(bad), "--port", str(free_port()))
     assert r.returncode == 2 and r.stderr.startswith("jaslog: ")
     assert "Traceback" not in r.stderr
+
+
+def test_serve_on_a_busy_port_says_so_and_makes_no_token(tmp_path: Path) -> None:
+    """A port another server holds is a sentence and exit 2 (3 means a concurrency conflict),
+    before the first admin token would be made and shown once (and lost)."""
+    import socket
+
+    db = tmp_path / "busy.sqlite"
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        # a process: a serve that did not refuse would not return
+        r = jaslog_process("serve", "--db", str(db), "--port", str(port))
+    assert r.returncode == 2, r.stderr
+    assert " ".join(r.stderr.split()) == (f"jaslog: cannot listen on 127.0.0.1:{port}: another "
+                                          "server is listening there (choose another with --port)")
+    assert "No tokens yet" not in r.stdout
+    listed = jaslog("token", "list", "--db", str(db), "--json")
+    assert listed.returncode == 0 and listed.stdout.strip() in ("", "[]"), listed.stdout
