@@ -79,7 +79,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         call = {"pass": "passes", "accept": "accepts", "take": "takes the turn-up's suit",
                 "schmeiss": "schmeisses", "annul": "annuls the deal", "play": "plays on"}.get(d.call)
         if call is None:
-            call = f"plays in {SUIT_NAMES['CDHS'.index(d.call)]}"
+            call = f"names {SUIT_NAMES['CDHS'.index(d.call)]} trumps"
         t.append(f"{who(fold, d.seat)} {call}")
     elif e.type == "play":
         t.append(f"{who(fold, d.seat)} plays ")

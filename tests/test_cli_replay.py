@@ -50,7 +50,7 @@ def test_whole_game(tmp_path: Path) -> None:
     code, out = replay(tmp_path, two_rounds())
     assert code == 0
     assert seqs(out) == list(range(38))
-    assert "seq    2 ann (0) plays in hearts" in out
+    assert "seq    2 ann (0) names hearts trumps" in out
     assert "round 2 dealt by ann (0) (hands not recorded)" in out
     assert "(not recorded)" in out
     assert "revoke: 162–0" in out
@@ -159,7 +159,7 @@ def test_game_option_and_interleaved_games(tmp_path: Path) -> None:
     p.write_bytes(b"".join(x + b"\n" for x in lines))
     r = runner.invoke(app, ["replay", str(p), "--game", "b"])
     assert r.exit_code == 0
-    assert seqs(r.output) == [0, 1, 2] and "eva (0) plays in spades" in r.output
+    assert seqs(r.output) == [0, 1, 2] and "eva (0) names spades trumps" in r.output
     r = runner.invoke(app, ["replay", str(p)])            # default: the first game, a
     assert r.exit_code == 0 and seqs(r.output) == list(range(35))
     r = runner.invoke(app, ["replay", str(p), "--game", "zz"])

@@ -228,7 +228,7 @@ def test_events_stored_by_another_writer_are_shown_before_the_next_prompt(db: st
     assert p.returncode == 0 and "Traceback" not in err, err
     after = flat(out.split("round 1 dealt by dirk")[1])
     assert "1 event recorded elsewhere in this game" in after, after
-    assert "seq 2 ann (0) plays in hearts" in after
+    assert "seq 2 ann (0) names hearts trumps" in after
     assert "a bid for seat 0" not in after and "a card for seat 0 (ann):" in after
     assert "round 1: trick 1: seat 0 (ann) plays> show" in after \
         or "round 1: trick 1: seat 0 (ann) plays> help" in after

@@ -290,7 +290,7 @@ def test_a_line_that_breaks_a_rule_is_asked_once_and_kept_whole(db: str) -> None
 def test_dutch_words_beside_the_english_ones(db: str) -> None:
     new("nl")
     out = record("nl", "deal random 5", "pas", "harten", "fix", "ja", "schoppen", "klaar")
-    assert "seq 3 bob (1) plays in hearts" in out and "retract it? [y/N]> ja" in out
+    assert "seq 3 bob (1) names hearts trumps" in out and "retract it? [y/N]> ja" in out
     assert [(e.get("seat"), e.get("call")) for e in stored(db, "nl")[2:]] == [
         (0, "pass"), (1, "H"), (None, None), (1, "S")]
     assert "5 events recorded" in out  # klaar: the recorder stops as with quit

@@ -38,7 +38,7 @@ def test_klaverjas_round_without_hands_says_legality_waits_for_the_last_card(tmp
     log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE).deal(None).bid(1, "S")
     log.play(1, "JS").play(2, "7S")
     out = replay(tmp_path, log.jsonl(), "--round", "2")
-    plays = [b for b in blocks(out) if " plays " in b and " plays in " not in b]
+    plays = [b for b in blocks(out) if " plays " in b]
     assert len(plays) == 2
     assert all(PENDING in b for b in plays), plays
     # the round with its hands recorded (round 1, a revoke in it) carries no such line
