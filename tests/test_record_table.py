@@ -12,14 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
-from jaslog.cli import app
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
 from jaslog.store import open_store
-from tests.test_record_games import knockers
+from tests.test_record_games import knockers, run
 
 
 @pytest.fixture
@@ -28,14 +26,6 @@ def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv("JASLOG_DB", path)
     monkeypatch.setenv("COLUMNS", "200")
     return path
-
-
-def run(*args: str, input: str | None = None, code: int = 0) -> Any:
-    res = CliRunner().invoke(app, list(args), input=input)
-    if res.exception is not None and not isinstance(res.exception, SystemExit):
-        raise res.exception
-    assert res.exit_code == code, (res.exit_code, res.stdout[-3000:], res.stderr)
-    return res
 
 
 def flat(text: str) -> str:
