@@ -22,16 +22,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
 from jaslog.notation import syntax
+from jaslog.notation.lexer import SPACE, ItemStop, Token, TokenCursor, shown, tag_line, tokens
 from jaslog.notation.syntax import KEYWORDS, TAGS, norm
 from jaslog.notation.times import TimeFormError, after
 
 _TRICK = re.compile(r"(\d{1,4})(\.|\.\.\.|…)")
-_INT = re.compile(r"[+-]?\d{1,15}")
-_TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-_SPACE = " \t\r\f\v\ufeff,"
 _CANONICAL_CARD = r"(?:[789]|10|[JQKA])[CDHS]"
 _PLAIN_TRICK = re.compile(rf"\d{{1,3}}\.(\.\.)? ([0-9]): ({_CANONICAL_CARD}(?: {_CANONICAL_CARD})*)"
                           r"(?: +@(\+\d{1,3}(?: \+\d{1,3})*))?")
@@ -81,182 +77,7 @@ class TextGame:
                 for r in self.records if r.error is not None]
 
 
-class _Stop(Exception):
-    """An item that cannot be read: the rest of its line is passed over."""
-
-    def __init__(self, column: int, message: str) -> None:
-        super().__init__(message)
-        self.column, self.message = column, message
-
-
-Token = tuple[str, Any, int]  # (kind, value, column): w word, : colon, s string, j object, @ @@ #
-
-
-def _string_end(text: str, i: int) -> int:
-    """The index after the JSON string that starts at ``i``, or -1."""
-    j = i + 1
-    n = len(text)
-    while j < n:
-        c = text[j]
-        if c == "\\":
-            j += 2
-            continue
-        if c == '"':
-            return j + 1
-        j += 1
-    return -1
-
-
-def _object_end(text: str, i: int) -> int:
-    """The index after the JSON object or array that starts at ``i``, or -1."""
-    depth = 0
-    j = i
-    n = len(text)
-    while j < n:
-        c = text[j]
-        if c == '"':
-            j = _string_end(text, j)
-            if j < 0:
-                return -1
-            continue
-        if c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                return j + 1
-        j += 1
-    return -1
-
-
-def _json(text: str, i: int, j: int, what: str) -> Any:
-    try:
-        return orjson.loads(text[i:j])
-    except orjson.JSONDecodeError as e:
-        raise _Stop(i + 1, f"{what} is not valid JSON ({e})") from None
-
-
-_SPACES = r"[ \t\r\f\v\ufeff,]*"
-# One token at a time: the end of the line or a comment, a quote or an annotation (read as
-# JSON), a mark (@, @@, #), a colon, or a word; after a mark, words keep their colons.
-_TOKEN = re.compile(_SPACES + r"""(?:(?P<end>;|$)|(?P<json>["{])|(?P<mark>@@|@|\#)|(?P<colon>:)
-    |(?P<word>[^\s,;"{:@\#\ufeff]+(?:@(?![+@0-9])[^\s,;"{:@\#\ufeff]*)*))""", re.X)
-_BLOCK_TOKEN = re.compile(_SPACES + r"""(?:(?P<end>;|$)|(?P<json>["{])|(?P<mark>@@|@|\#)
-    |(?P<word>[^\s,;"{@\#\ufeff]+))""", re.X)
-
-
-def tokens(text: str) -> list[Token]:
-    """A body line's tokens (a comment, from ``;``, left out).
-
-    >>> [t[:2] for t in tokens('1. 3:JH 10h  Roem 1 20 {"x":1} @+9 19:30:04 ; the end')]
-    [('w', '1.'), ('w', '3'), (':', ':'), ('w', 'JH'), ('w', '10h'), ('w', 'Roem'), ('w', '1'), \
-('w', '20'), ('j', {'x': 1}), ('@', '@'), ('w', '+9'), ('w', '19:30:04')]
-    """
-    out: list[Token] = []
-    i = 0
-    pattern = _TOKEN
-    while True:
-        m = pattern.match(text, i)
-        if m is None:  # a character no token starts with (a lone separator): step over it
-            i += 1
-            continue
-        kind = m.lastgroup or "end"
-        if kind == "end":
-            return out
-        col = m.start(kind) + 1
-        if kind == "word":
-            out.append(("w", m.group(kind), col))
-            i = m.end()
-        elif kind == "colon":
-            out.append((":", ":", col))
-            i = m.end()
-        elif kind == "mark":
-            mark = m.group(kind)
-            out.append((mark, mark, col))
-            i = m.end()
-            pattern = _BLOCK_TOKEN
-        elif text[col - 1] == '"':
-            j = _string_end(text, col - 1)
-            if j < 0:
-                raise _Stop(col, 'a text in quotes has no closing "')
-            out.append(("s", _json(text, col - 1, j, "the text in quotes"), col))
-            i = j
-        else:
-            j = _object_end(text, col - 1)
-            if j < 0:
-                raise _Stop(col, "an annotation {...} has no closing }")
-            value = _json(text, col - 1, j, "the annotation")
-            if not isinstance(value, dict):
-                raise _Stop(col, "expected an annotation: a JSON object {...}")
-            out.append(("j", value, col))
-            i = j
-
-
-def _tag_value(text: str, i: int) -> tuple[Any, int]:
-    """A tag's value at ``i``: JSON, or bare text up to ``]``; and the index after it."""
-    c = text[i] if i < len(text) else ""
-    if c == '"':
-        j = _string_end(text, i)
-        if j < 0:
-            raise _Stop(i + 1, 'the tag\'s value has no closing "')
-        return _json(text, i, j, "the tag's value"), j
-    if c in "{[":
-        j = _object_end(text, i)
-        if j < 0:
-            raise _Stop(i + 1, "the tag's value has no closing " + ("}" if c == "{" else "]"))
-        return _json(text, i, j, "the tag's value"), j
-    j = text.find("]", i)
-    if j < 0:
-        raise _Stop(len(text) + 1, "expected ] to close the tag")
-    bare = text[i:j].strip()
-    if not bare:
-        raise _Stop(i + 1, 'expected the tag\'s value (e.g. [Game "club-7"])')
-    try:
-        return orjson.loads(bare), j
-    except orjson.JSONDecodeError:
-        return bare, j
-
-
-def tag_line(text: str) -> list[tuple[str, Any, int]]:
-    """The tags of a tag line: (name, value, column) each.
-
-    >>> tag_line('[Game "club-7"] [Dealer 3]  [Ruleset amsterdam] ; three tags')
-    [('Game', 'club-7', 1), ('Dealer', 3, 17), ('Ruleset', 'amsterdam', 29)]
-    """
-    out = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in _SPACE:
-            i += 1
-            continue
-        if c == ";":
-            break
-        if c != "[":
-            raise _Stop(i + 1, f"expected [ to open a tag, got {c!r} (a tag line holds tags "
-                               "only)")
-        col = i + 1
-        i += 1
-        while i < n and text[i] in _SPACE:
-            i += 1
-        m = _TAG_NAME.match(text, i)
-        if m is None:
-            raise _Stop(i + 1, 'expected a tag name (e.g. [Game "club-7"])')
-        name = m.group()
-        i = m.end()
-        while i < n and text[i] in _SPACE:
-            i += 1
-        value, i = _tag_value(text, i)
-        while i < n and text[i] in _SPACE:
-            i += 1
-        if i >= n or text[i] != "]":
-            raise _Stop(i + 1, f"expected ] to close the tag [{name} ...]")
-        i += 1
-        out.append((name, value, col))
-    return out
-
-
-class _GameReader:
+class _GameReader(TokenCursor):
     """One game's lines, read one by one."""
 
     def __init__(self, source: str) -> None:
@@ -300,7 +121,7 @@ class _GameReader:
         try:
             for name, value, col in tag_line(text):
                 self.tags.append((name, value, number, col))
-        except _Stop as s:
+        except ItemStop as s:
             self.error(number, s.column, s.message)
 
     def start_body(self) -> None:
@@ -376,7 +197,7 @@ class _GameReader:
             if isinstance(d, str):
                 try:
                     d = self.seat_word(d, dcol)
-                except _Stop as s:
+                except ItemStop as s:
                     self.error(dline, s.column, s.message)
             e["dealer"] = d
         if meta is not None:
@@ -403,7 +224,7 @@ class _GameReader:
             return
         try:
             toks = tokens(text)
-        except _Stop as s:
+        except ItemStop as s:
             self.hands = None
             self.error(number, s.column, s.message)
             return
@@ -418,10 +239,10 @@ class _GameReader:
             while self.k < len(self.toks) and self.toks[self.k][0] not in ("@", "@@", "#"):
                 self.item()
             if self.leader_due:
-                raise _Stop(self.leader_due, "expected the leader's seat after the trick's "
+                raise ItemStop(self.leader_due, "expected the leader's seat after the trick's "
                                              "number (e.g. 2. 3: AS)")
             self.blocks()
-        except _Stop as s:
+        except ItemStop as s:
             self.error(number, s.column, s.message)
         for r in self.line_events:
             e = r.event
@@ -479,7 +300,7 @@ class _GameReader:
         if not stock:
             try:
                 seat = self.seat_word(label, toks[0][2])
-            except _Stop:
+            except ItemStop:
                 return False
             if seat != self.hand_next:
                 return False
@@ -498,9 +319,9 @@ class _GameReader:
                 if c is None:
                     if kind == "w" and value == "-" and not cards:
                         continue
-                    raise _Stop(col, f"expected a card of the hand, got {_shown(kind, value)}")
+                    raise ItemStop(col, f"expected a card of the hand, got {shown(kind, value)}")
                 cards.append(c)
-        except _Stop as s:
+        except ItemStop as s:
             self.error(self.number, s.column, s.message)
         if stock:
             deal["stock"] = cards
@@ -511,29 +332,8 @@ class _GameReader:
 
     # ------------------------------------------------------------------ items
 
-    def peek(self) -> Token | None:
-        return self.toks[self.k] if self.k < len(self.toks) else None
 
-    def take(self, what: str) -> Token:
-        t = self.peek()
-        if t is None:
-            raise _Stop(self.end_col(), f"expected {what}, got the end of the line")
-        self.k += 1
-        return t
 
-    def end_col(self) -> int:
-        if not self.toks:
-            return 1
-        kind, value, col = self.toks[-1]
-        return col + (len(value) if kind == "w" else 1)
-
-    def word_next(self, *words: str) -> bool:
-        """Is the next token one of ``words`` (compared as keywords)? Takes it if so."""
-        t = self.peek()
-        if t is not None and t[0] == "w" and norm(t[1]) in words:
-            self.k += 1
-            return True
-        return False
 
     def event(self, type_: str, col: int, **fields: Any) -> dict[str, Any]:
         e: dict[str, Any] = {"game": self.game, "seq": self.seq, "type": type_, **fields}
@@ -547,7 +347,7 @@ class _GameReader:
         kind, value, col = self.take("an item")
         if kind == "j":
             if not self.line_events:
-                raise _Stop(col, "an annotation {...} follows the event it completes")
+                raise ItemStop(col, "an annotation {...} follows the event it completes")
             e = self.line_events[-1].event
             assert e is not None
             e.update(value)
@@ -561,8 +361,8 @@ class _GameReader:
                         e["retracts"] = [s + r if r < 0 else r for r in refs]
             return
         if kind != "w":
-            raise _Stop(col, f"expected a card, a call or a word such as Deal, Bid or Roem, "
-                             f"got {_shown(kind, value)}")
+            raise ItemStop(col, f"expected a card, a call or a word such as Deal, Bid or Roem, "
+                             f"got {shown(kind, value)}")
         nxt = self.peek()
         if nxt is not None and nxt[0] == ":":
             self.k += 1
@@ -592,14 +392,14 @@ class _GameReader:
         if c is not None:
             self.mode = "play"
             if self.leader_due:
-                raise _Stop(self.leader_due, "expected the leader's seat after the trick's "
+                raise ItemStop(self.leader_due, "expected the leader's seat after the trick's "
                                              "number (e.g. 2. 3: AS)")
             self.seated("play", col, card=c)
             return
         if self.mode == "bid":
-            raise _Stop(col, f"expected a call (pass, accept, take, schmeiss, annul, play, or a "
+            raise ItemStop(col, f"expected a call (pass, accept, take, schmeiss, annul, play, or a "
                              f"suit C D H S), got {value!r}")
-        raise _Stop(col, f"expected a card (7-10, J, Q, K or A and a suit: 10H, JC, A♠), got "
+        raise ItemStop(col, f"expected a card (7-10, J, Q, K or A and a suit: 10H, JC, A♠), got "
                          f"{value!r}")
 
     def seated(self, type_: str, col: int, **fields: Any) -> None:
@@ -607,7 +407,7 @@ class _GameReader:
         if seat is None:
             seat = self.next_play if type_ == "play" else self.next_bid
             if seat is None:
-                raise _Stop(col, f"expected a seat before the first {type_} (e.g. "
+                raise ItemStop(col, f"expected a seat before the first {type_} (e.g. "
                                  + ("1. 3: JH)" if type_ == "play" else "Bid 1: pass)"))
         self.pending = None
         nxt = (seat + 1) % self.players if self.players else None
@@ -619,59 +419,11 @@ class _GameReader:
 
     # ------------------------------------------------------------------ arguments
 
-    def seat_word(self, word: str, col: int) -> int:
-        if _INT.fullmatch(word) and word[0] not in "+-":
-            return int(word)
-        if word in self.names:
-            return self.names.index(word)
-        low = [n.lower() for n in self.names]
-        if low.count(word.lower()) == 1:
-            return low.index(word.lower())
-        known = f" or a player of [Seats]: {', '.join(self.names)}" if self.names else ""
-        raise _Stop(col, f"expected a seat (0-{max(self.players, 1) - 1}{known}), got {word!r}")
 
-    def seat(self, what: str = "a seat") -> int:
-        kind, value, col = self.take(what)
-        if kind != "w":
-            raise _Stop(col, f"expected a seat, got {_shown(kind, value)}")
-        return self.seat_word(value, col)
 
-    def int_(self, what: str = "a number") -> int:
-        kind, value, col = self.take(what)
-        if kind != "w" or not _INT.fullmatch(value):
-            raise _Stop(col, f"expected {what}, got {_shown(kind, value)}")
-        return int(value)
 
-    def ints(self, what: str) -> list[int]:
-        out = [self.int_(what)]
-        while (t := self.peek()) is not None and t[0] == "w" and _INT.fullmatch(t[1]):
-            self.k += 1
-            out.append(int(t[1]))
-        return out
 
-    def card(self, read: Any = syntax.card, what: str = "a card") -> str:
-        kind, value, col = self.take(what)
-        c = read(value) if kind == "w" else None
-        if c is None:
-            raise _Stop(col, f"expected {what}, got {_shown(kind, value)}")
-        return c  # type: ignore[no-any-return]
 
-    def cards(self) -> list[str]:
-        out = []
-        while (t := self.peek()) is not None and t[0] == "w" and syntax.card(t[1]) is not None:
-            after_ = self.toks[self.k + 1] if self.k + 1 < len(self.toks) else None
-            if after_ is not None and after_[0] == ":":
-                break
-            self.k += 1
-            out.append(syntax.card(t[1]))
-        return out  # type: ignore[return-value]
-
-    def string(self, what: str) -> str:
-        kind, value, col = self.take(f"{what} in double quotes")
-        if kind != "s":
-            raise _Stop(col, f'expected {what} in double quotes ("..."), got '
-                             f"{_shown(kind, value)}")
-        return value  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ statements
 
@@ -694,8 +446,8 @@ class _GameReader:
             self.word_next("deal")
             if not self.word_next("bottom"):
                 kind, value, c = self.take("bottom and the stock's bottom card")
-                raise _Stop(c, f"expected bottom and the stock's bottom card (Second deal "
-                               f"bottom KD), got {_shown(kind, value)}")
+                raise ItemStop(c, f"expected bottom and the stock's bottom card (Second deal "
+                               f"bottom KD), got {shown(kind, value)}")
             self.hands, self.hand_next = self.event("second_deal", col, bottom=self.card()), 0
         elif kw == "trump_turned":
             self.event("trump_turned", col, card=self.card(syntax.turned_card, "the card turned "
@@ -716,7 +468,7 @@ class _GameReader:
             cards = self.cards()
             if not cards:
                 t = self.peek()
-                raise _Stop(t[2] if t else self.end_col(),
+                raise ItemStop(t[2] if t else self.end_col(),
                             "expected the sequence's cards (Sequence 0 JS QS KS)")
             self.event("sequence", col, seat=seat, cards=cards)
         elif kw == "partner_call":
@@ -763,7 +515,7 @@ class _GameReader:
         elif kw == "event":
             kind, value, c = self.take("the event's fields as JSON")
             if kind != "j":
-                raise _Stop(c, "expected the event's fields as JSON: Event {\"type\": ...}")
+                raise ItemStop(c, "expected the event's fields as JSON: Event {\"type\": ...}")
             e = self.event(str(value.get("type")), col)
             e.update(value)
             if type(value.get("seq")) is int:
@@ -787,7 +539,7 @@ class _GameReader:
             elif self.word_next("result"):
                 kind, value, c = self.take("the result (made, nat...)")
                 if kind not in ("w", "s"):
-                    raise _Stop(c, f"expected the result (made, nat...), got {_shown(kind, value)}")
+                    raise ItemStop(c, f"expected the result (made, nat...), got {shown(kind, value)}")
                 fields["result"] = value
             else:
                 break
@@ -799,7 +551,7 @@ class _GameReader:
         while self.k < len(self.toks):
             kind, _value, col = self.take("times")
             if kind not in ("@", "@@", "#"):
-                raise _Stop(col, "expected times (@), store times (@@) or ids (#) after the "
+                raise ItemStop(col, "expected times (@), store times (@@) or ids (#) after the "
                                  "line's events")
             values = []
             while (t := self.peek()) is not None and t[0] in ("w", "s"):
@@ -809,7 +561,7 @@ class _GameReader:
             if len(values) != n:
                 what = {"@": "time", "@@": "store time", "#": "id"}[kind]
                 where = values[n][2] if len(values) > n else (values[-1][2] if values else col)
-                raise _Stop(where, f"expected {n} {what}{'s' * (n != 1)} (one for each event on "
+                raise ItemStop(where, f"expected {n} {what}{'s' * (n != 1)} (one for each event on "
                                    f"the line, - for none), got {len(values)}")
             if kind == "#":
                 for r, (_k, v, _c) in zip(self.line_events, values, strict=True):
@@ -824,15 +576,9 @@ class _GameReader:
                 try:
                     t_ = v if k == "s" else after(prev, v)
                 except TimeFormError as e:
-                    raise _Stop(c, str(e)) from None
+                    raise ItemStop(c, str(e)) from None
                 r.event[key] = t_  # type: ignore[index]
                 prev = t_
-
-
-def _shown(kind: str, value: Any) -> str:
-    if kind == "w":
-        return repr(value)
-    return {"s": "a text in quotes", "j": "an annotation {...}", ":": "':'"}.get(kind, repr(value))
 
 
 def is_tag_line(text: str) -> bool:
@@ -841,7 +587,7 @@ def is_tag_line(text: str) -> bool:
     >>> is_tag_line('  [Game "g1"]'), is_tag_line("1. 0: JH")
     (True, False)
     """
-    return text.lstrip(_SPACE).startswith("[")
+    return text.lstrip(SPACE).startswith("[")
 
 
 def read_games(lines: str | Iterable[bytes | str], source: str = "<text>") -> Iterator[TextGame]:
@@ -874,7 +620,7 @@ def read_games(lines: str | Iterable[bytes | str], source: str = "<text>") -> It
                 reader = _GameReader(source)
             reader.tag_line(number, text)
             continue
-        if not text.strip(_SPACE) or text.lstrip(_SPACE).startswith(";"):
+        if not text.strip(SPACE) or text.lstrip(SPACE).startswith(";"):
             continue
         reader.body_line(number, text)
     if reader.records or reader.tags:
@@ -884,7 +630,7 @@ def read_games(lines: str | Iterable[bytes | str], source: str = "<text>") -> It
 def _names(text: str) -> list[tuple[str, Any, int]]:
     try:
         return tag_line(text)
-    except _Stop:
+    except ItemStop:
         return []
 
 
