@@ -20,7 +20,9 @@ REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     """Every round of the game for ``check --json``: the game's own report, with what every
     game's rounds hold besides (:func:`jaslog.engine.facts.round_facts`)."""
-    return add_round_facts(fold, get_game(fold.game).report(fold))
+    game = get_game(fold.game)
+    return add_round_facts(fold, game.report(fold), roem_keys=game.score_only_roem,
+                           unknown_keys=game.score_only_unknown)
 
 
 ERROR_KEYS = ("file", "line", "game", "seq", "seat", "card", "code", "message")

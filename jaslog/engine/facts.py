@@ -99,9 +99,12 @@ def round_facts(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The game's round reports with :func:`round_facts` added (and, for a score-only round,
-    what the sheet did not say shown as unknown: null)."""
+def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]], *,
+                    roem_keys: tuple[str, ...] = (),
+                    unknown_keys: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The game's round reports with :func:`round_facts` added. A score-only round reports
+    the sheet's points, its roem under the game's ``roem_keys``, and what the sheet did not
+    say (the game's ``unknown_keys``) as unknown: null."""
     for rep, facts, r in zip(rounds, round_facts(fold), fold.state.rounds, strict=True):
         rep.update(facts)
         if rep["ruling"] is not None:
@@ -109,12 +112,8 @@ def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]]) -> list[dict[s
         so = r.score_only
         if so is not None:
             rep["points"] = so.points
-            for key in ("roem", "sequences"):
-                if key in rep:
-                    rep[key] = so.roem
-            for key in ("roem_on_table", "tricks_won", "deal_totals", "bella"):
-                if key in rep:
-                    rep[key] = None
+            rep.update(dict.fromkeys(roem_keys, so.roem))
+            rep.update(dict.fromkeys(unknown_keys))
     return rounds
 
 

@@ -92,6 +92,10 @@ class Game:
     tied: frozenset[str]
     #: how a score query of the oracle looks, for a command that cannot score this game
     score_example: str = ""
+    #: a round recorded by its score alone (rule book 9.1, decision 11) in the report: the
+    #: keys that take the roem the sheet gives, and the keys it cannot know (null)
+    score_only_roem: tuple[str, ...] = ()
+    score_only_unknown: tuple[str, ...] = ()
     package: str = field(default="")
 
     def __post_init__(self) -> None:

@@ -145,3 +145,18 @@ def test_every_game_folds_reports_views_exports_and_renders_a_real_table(name: s
         console.print(line)
     text = console.export_text()
     assert "retracted at seq" in text and "score only" in text and "irregularity" in text
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_a_score_only_round_reports_what_the_sheet_said_and_null_for_the_rest(name: str) -> None:
+    game = get_game(name)
+    played = game_report("g", fold(simulated(name, seed_of(name))))["rounds"][0]
+    n = len(played["score"])
+    sheet = {"score": played["score"], "points": played["points"][:n]} \
+        if len(played["points"]) == n else {"score": played["score"]}
+    r = game_report("s", fold(one_round_game(name, sheet)))["rounds"][0]
+    assert set(game.score_only_roem) | set(game.score_only_unknown) <= set(played)
+    assert r["recorded"] == "score_only"
+    assert r["points"] == sheet.get("points")
+    assert all(r[k] is None for k in game.score_only_roem + game.score_only_unknown)
+    assert all(played[k] is not None for k in game.score_only_unknown)

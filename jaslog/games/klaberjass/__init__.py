@@ -32,4 +32,6 @@ GAME = Game(
     won=frozenset({"made"}),
     lost=frozenset({"bete"}),
     tied=frozenset({"tie"}),
+    score_only_roem=("sequences",),
+    score_only_unknown=("tricks_won", "deal_totals", "bella"),
 )

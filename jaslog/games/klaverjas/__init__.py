@@ -32,4 +32,6 @@ GAME = Game(
     won=frozenset({"made", "pit"}),
     lost=frozenset({"nat"}),
     tied=frozenset(()),
+    score_only_roem=("roem",),
+    score_only_unknown=("roem_on_table",),
 )

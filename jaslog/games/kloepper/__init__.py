@@ -32,4 +32,6 @@ GAME = Game(
     won=frozenset({"queens"}),
     lost=frozenset({"others"}),
     tied=frozenset({"none"}),
+    score_only_roem=(),
+    score_only_unknown=("tricks_won",),
 )
