@@ -5,6 +5,8 @@ Each area registers its commands from its own module, so the command list reads 
 
 from __future__ import annotations
 
+import inspect
+
 import typer
 
 from jaslog.cli import (
@@ -31,6 +33,38 @@ app = typer.Typer(
 
 for module in (check, replay, sheet, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats, tournament_cmds):
     module.register(app)
+
+
+def one_line_paragraphs(text: str) -> str:
+    """A help text with each paragraph on one line, for the terminal to wrap at its width:
+    typer's rich help keeps a docstring's line breaks, which then break a sentence in the
+    middle of a line on any terminal wider or narrower than the source.
+
+    >>> one_line_paragraphs('''Write the games as a Parquet dataset (events,
+    ...     plays), incremental.
+    ...
+    ...     With --full, everything again.''')
+    'Write the games as a Parquet dataset (events, plays), incremental.\\n\\nWith --full, everything again.'
+    """
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(text).split("\n\n"))
+
+
+def _reflow_help(t: typer.Typer) -> None:
+    """Every command's and group's help of ``t`` in :func:`one_line_paragraphs`."""
+    for c in t.registered_commands:
+        text = c.help if isinstance(c.help, str) else inspect.getdoc(c.callback)
+        if text:
+            c.help = one_line_paragraphs(text)
+    for g in t.registered_groups:
+        sub = g.typer_instance
+        if sub is None:
+            continue
+        if isinstance(sub.info.help, str):
+            sub.info.help = one_line_paragraphs(sub.info.help)
+        _reflow_help(sub)
+
+
+_reflow_help(app)
 
 
 def main() -> None:
