@@ -35,11 +35,11 @@ from pydantic import (
 )
 
 from jaslog.errors import JaslogError
+from jaslog.events.limits import MAX_LINE, event_problem, json_error
 from jaslog.notation import TextView, ViewLine, is_notation
 
 FORMAT = "jaslog/1"
 VERSION = 1
-MAX_LINE = 1 << 20  # a line longer than 1 MiB is refused before parsing
 
 CARD_PATTERN = r"^(7|8|9|10|J|Q|K|A)[CDHS]$"
 TURNED_PATTERN = r"^(2|3|4|5|6|7|8|9|10|J|Q|K|A)[CDHS]$"
@@ -312,9 +312,17 @@ AnyEvent = Annotated[
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
-#: The hot path of bulk reading: JSON (bytes or str) to an event, or ``ValueError`` with no
-#: explanation (:func:`parse_event` says what is wrong).
-validate_event_json: Callable[[bytes | str], Event] = _ADAPTER.validator.validate_json
+_validate_json: Callable[[bytes | str], Event] = _ADAPTER.validator.validate_json
+
+
+def validate_event_json(line: bytes | str) -> Event:
+    """The hot path of bulk reading: JSON (bytes or str) to an event within the limits
+    (:mod:`jaslog.events.limits`), or ``ValueError`` with no explanation
+    (:func:`parse_event` says what is wrong)."""
+    e = _validate_json(line)
+    if event_problem(e) is not None:
+        raise ValueError("beyond the limits")
+    return e
 
 
 def _describe(err: ValidationError, raw: dict[str, Any]) -> str:
@@ -389,9 +397,13 @@ def event_from_dict(raw: Any) -> Event:
             raise EventError("field 'type' is missing")
         raise EventError(f"unknown event type {t!r} (known: {', '.join(EVENT_MODELS)})")
     try:
-        return EVENT_MODELS[t].model_validate(raw)  # type: ignore[no-any-return]
+        e: Event = EVENT_MODELS[t].model_validate(raw)
     except ValidationError as err:
         raise EventError(_describe(err, raw)) from None
+    problem = event_problem(e)
+    if problem is not None:
+        raise EventError(problem)
+    return e
 
 
 def parse_event(line: bytes | str) -> Event:
@@ -399,13 +411,18 @@ def parse_event(line: bytes | str) -> Event:
     if len(line) > MAX_LINE:
         raise EventError(f"line is {len(line)} bytes long; the limit is {MAX_LINE}")
     try:
-        return validate_event_json(line)
+        e = _validate_json(line)
     except ValueError:
         pass  # the slow path below says precisely what is wrong
+    else:
+        problem = event_problem(e)
+        if problem is not None:  # said from this parse: orjson reads a huge integer as a float
+            raise EventError(problem)
+        return e
     try:
         raw = orjson.loads(line)
-    except orjson.JSONDecodeError as e:
-        raise EventError(f"not valid JSON: {e}") from None
+    except orjson.JSONDecodeError as err:
+        raise EventError(json_error(err, line)) from None
     return event_from_dict(raw)
 
 

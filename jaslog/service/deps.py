@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN
+from jaslog.events.limits import json_problem
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 
@@ -135,33 +136,12 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
 AUTH = responses(401, 403)
 
 
-#: jaslog/1 numbers are 64-bit (logs are read with orjson); JSON bodies may hold more.
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-MAX_DEPTH = 32
-
-
 def json_safe(value: Any, where: str) -> Any:
-    """``value`` if it can be written into a ``jaslog/1`` log, else ValueError saying where:
-    whole numbers within 64 bits, finite floats, at most 32 levels of nesting."""
-    import math
-
-    todo: list[tuple[Any, str, int]] = [(value, where, 0)]
-    while todo:
-        v, path, depth = todo.pop()
-        if depth > MAX_DEPTH:
-            raise ValueError(f"{path}: nested more than {MAX_DEPTH} levels deep")
-        if isinstance(v, bool) or v is None or isinstance(v, str):
-            continue
-        if isinstance(v, int):
-            if not INT_MIN <= v <= INT_MAX:
-                raise ValueError(f"{path}: {v} does not fit in 64 bits")
-        elif isinstance(v, float):
-            if not math.isfinite(v):
-                raise ValueError(f"{path}: {v} is not a JSON number")
-        elif isinstance(v, dict):
-            todo.extend((x, f"{path}.{k}", depth + 1) for k, x in v.items())
-        elif isinstance(v, list):
-            todo.extend((x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v))
+    """``value`` if it can be written into a ``jaslog/1`` log, else ValueError saying where
+    (the limits of every event: :func:`jaslog.events.limits.json_problem`)."""
+    problem = json_problem(value, where)
+    if problem is not None:
+        raise ValueError(problem)
     return value
 
 
