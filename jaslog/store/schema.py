@@ -3,8 +3,13 @@
 ``events`` and ``games`` (with ``game_players``) are insert-only: the database refuses
 UPDATE, DELETE (and on PostgreSQL TRUNCATE) on them. A game's head (next seq, last hash)
 is derived from ``events`` through its primary key, so nothing ever needs an UPDATE.
+``signatures`` (a game's head signed by the store's key, :mod:`jaslog.store.signing`) and
+``signing_keys`` (the public half of every key the store signed with) are insert-only too.
 ``players`` holds display names, personal data outside every hash chain: it may be edited
 and erased. ``jaslog_meta`` records the schema version.
+
+Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``
+(:func:`upgrade` adds them to a store of version 1 when it is opened to write).
 """
 
 from __future__ import annotations
@@ -27,8 +32,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 1
-APPEND_ONLY = ("events", "games", "game_players")
+SCHEMA_VERSION = 2
+APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures")
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -88,6 +93,30 @@ class PlayerRow(StoreModel, table=True):
     updated_at: str = Field(sa_column=Column(String(32), nullable=False))
 
 
+class SigningKeyRow(StoreModel, table=True):
+    """The public half of a key the store signs (or signed) with; written once."""
+
+    __tablename__ = "signing_keys"
+    id: str = Field(sa_column=Column(String(16), primary_key=True))
+    algorithm: str = Field(sa_column=Column(String(16), nullable=False))
+    public_key: str = Field(sa_column=Column(String(128), nullable=False))
+    created_at: str = Field(sa_column=Column(String(32), nullable=False))
+
+
+class SignatureRow(StoreModel, table=True):
+    """A game's head (seq and hash) signed by a key of the store: written when a round
+    ends, when the game ends, and for each game an import stores."""
+
+    __tablename__ = "signatures"
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    key_id: str = Field(sa_column=Column(String(16), primary_key=True))
+    pos: int = Field(sa_column=Column(BigInteger, nullable=False, unique=True))
+    hash: str = Field(sa_column=Column(String(64), nullable=False))
+    signature: str = Field(sa_column=Column(String(128), nullable=False))
+    signed_at: str = Field(sa_column=Column(String(32), nullable=False))
+
+
 class MetaRow(StoreModel, table=True):
     __tablename__ = "jaslog_meta"
     key: str = Field(sa_column=Column(String(64), primary_key=True))
@@ -100,6 +129,8 @@ GAME_PLAYERS = GamePlayerRow.__table__  # type: ignore[attr-defined]
 EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
 META = MetaRow.__table__  # type: ignore[attr-defined]
+SIGNING_KEYS = SigningKeyRow.__table__  # type: ignore[attr-defined]
+SIGNATURES = SignatureRow.__table__  # type: ignore[attr-defined]
 
 
 def _sqlite_triggers() -> list[str]:
@@ -144,11 +175,26 @@ def schema_version(conn: Connection) -> int | None:
     return int(v) if v is not None else None
 
 
-def create(conn: Connection) -> None:
-    """Create the tables and triggers (inside the caller's write transaction)."""
-    METADATA.create_all(conn)
+def _tables_and_triggers(conn: Connection) -> None:
+    METADATA.create_all(conn)  # only the tables missing
     ddl = _pg_triggers() if conn.dialect.name == "postgresql" else _sqlite_triggers()
     for stmt in ddl:
         conn.exec_driver_sql(stmt.replace("%", "%%") if conn.dialect.name == "postgresql" else stmt)
+
+
+def create(conn: Connection) -> None:
+    """Create the tables and triggers (inside the caller's write transaction)."""
+    _tables_and_triggers(conn)
     conn.execute(META.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
                                  {"key": "format", "value": "jaslog/1"}])
+
+
+def upgrade(conn: Connection) -> None:
+    """Bring a store of an older schema version to :data:`SCHEMA_VERSION` (inside the caller's
+    write transaction): version 1 gets the tables of signatures and keys, append-only."""
+    v = schema_version(conn)
+    if v is None or v >= SCHEMA_VERSION:
+        return
+    _tables_and_triggers(conn)
+    conn.execute(META.update().where(META.c.key == "schema_version")
+                 .values(value=str(SCHEMA_VERSION)))

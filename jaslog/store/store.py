@@ -25,6 +25,7 @@ from jaslog.store.schema import (
     SCHEMA_VERSION,
     create,
     schema_version,
+    upgrade,
 )
 from jaslog.store.types import (
     ImportSummary,
@@ -86,6 +87,9 @@ class Store(Appending):
         if v > SCHEMA_VERSION:
             raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}; "
                              f"this jaslog knows up to {SCHEMA_VERSION}: upgrade jaslog")
+        if v < SCHEMA_VERSION and may_create:  # opened to write: add what is new
+            with eng.write_tx(self.engine) as conn:
+                upgrade(conn)
 
     # ------------------------------------------------------------------ importing
 
