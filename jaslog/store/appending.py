@@ -39,8 +39,9 @@ from jaslog.store.codec import (
     parse_time,
     utc_text,
 )
-from jaslog.store.queries import EVENT_COLUMNS, Queries
+from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
+from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
     AppendResult,
     ConflictError,
@@ -62,8 +63,9 @@ def created_at(started: GameStarted) -> str:
     return now_text()
 
 
-class Appending(Queries):
-    """What a store does to append events."""
+class Appending(Signing):
+    """What a store does to append events (and, when a round or the game ends, to sign the
+    new head: :mod:`jaslog.store.signing`)."""
 
     engine: Engine
     dialect: str
@@ -216,11 +218,13 @@ class Appending(Queries):
                 _refuse_future_at(game, rest, now)
                 rest = stamped(rest, now)
                 self._check_ids(conn, game, rest)
-                f = self._validate(conn, head, rest)
+                f, before = self._validate(conn, head, rest)
                 rows, new_head = self._rows(conn, head, rest)
                 if head.next_seq == 0:
                     insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
                 self.insert_rows(conn, rows)
+                if due(before, marks(f)):  # a round or the game ended: sign the new head
+                    self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
         except IntegrityError as e:
             self._folds.pop(game, None)
             actual = self._head_quiet(game)
@@ -303,7 +307,9 @@ class Appending(Queries):
                                 "nothing was written", game=game, seq=ids[hit.event_id],
                                 code="duplicate_id")
 
-    def _validate(self, conn: Connection, head: Head, evs: list[Event]) -> GameFold:
+    def _validate(self, conn: Connection, head: Head,
+                  evs: list[Event]) -> tuple[GameFold, Marks]:
+        """The fold of the game after ``evs``, and where it stood before them (:func:`marks`)."""
         try:
             if head.next_seq == 0:
                 f = start_fold(evs[0])
@@ -311,6 +317,7 @@ class Appending(Queries):
             else:
                 f = self._stored_fold(conn, head)
                 todo = evs
+            before = marks(f)
             for e in todo:
                 f.apply(e)
         except FoldError as err:
@@ -320,7 +327,7 @@ class Appending(Queries):
                         "a new game begins with its game_started event")
             raise RejectedError(f"{err}{hint}; nothing was written", game=err.game, seq=err.seq,
                                 code=err.code, fold_error=err) from None
-        return f
+        return f, before
 
     def _rows(self, conn: Connection, head: Head,
               evs: list[Event]) -> tuple[list[tuple[Any, ...]], Head]:
