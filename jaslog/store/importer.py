@@ -192,6 +192,8 @@ class Writer:
                     row[2] = pos
                 rows += p.rows
             self.store.insert_rows(conn, rows)
+            # every game written is signed at its new head, with the rows (signing.py)
+            self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head) for p in ok])
         for p in ok:
             self.summary.events += len(p.rows)
             if p.base_seq == 0:
