@@ -27,6 +27,7 @@ from jaslog.store.schema import (
     schema_version,
     upgrade,
 )
+from jaslog.store.signing import PublicKey
 from jaslog.store.types import (
     ImportSummary,
     StoreError,
@@ -159,14 +160,20 @@ class Store(Appending):
     # ------------------------------------------------------------------ verifying
 
     def verify(self, game: str | None = None, *, certificate: str | None = None,
-               progress: Callable[[int], None] | None = None) -> VerifyReport:
-        """Recheck the hash chains (of one game, or all) and the headers; ``certificate``
-        is a head hash (or its short form) that the game's head must match. ``progress``
-        is called with the number of events checked so far."""
-        from jaslog.store.verify import verify
+               progress: Callable[[int], None] | None = None,
+               keys: list[PublicKey] | None = None) -> VerifyReport:
+        """Recheck the hash chains (of one game, or all), the headers and the signatures;
+        ``certificate`` is a head hash (or its short form) that the game's head must match.
+        ``progress`` is called with the number of events checked so far.
 
+        The signatures must be made by ``keys`` (a club's published keys) when given, else by
+        a key of the store's key directory (:mod:`jaslog.store.signing`), else, when that
+        directory holds none (a copy of the store elsewhere), by a key the store records."""
+        from jaslog.store.verify import Trust, verify
+
+        trust = Trust.given(keys) if keys is not None else Trust.of_directory(self.keys)
         with eng.read_tx(self.engine) as conn:
-            return verify(conn, game, certificate, progress)
+            return verify(conn, game, certificate, progress, trust)
 
     # ------------------------------------------------------------------ players
 

@@ -136,8 +136,10 @@ class Problem:
 
     ``kind`` is ``changed`` (an event's bytes or hash differ from what was chained),
     ``removed`` (a seq is missing), ``reordered`` (an event sits at another seq or its chain
-    link points elsewhere), ``header`` (the games table disagrees with seq 0) or
-    ``certificate`` (the head is not the one certified).
+    link points elsewhere), ``header`` (the games table disagrees with seq 0),
+    ``certificate`` (the head is not the one certified), ``signature`` (a signature does not
+    hold: the events it covers changed since, or a key that is not trusted made it, or it was
+    forged) or ``unsigned`` (a round or the game ended and no signature covers it).
     """
 
     game: str
@@ -158,9 +160,15 @@ class VerifyReport:
     events: int = 0
     problems: list[Problem] = field(default_factory=list)
     heads: dict[str, str] = field(default_factory=dict)
-    #: With a certificate that holds: ``{"game", "seq", "appended_since"}``, the event it
-    #: certifies (the head, or an earlier one when the game went on after it was written).
+    #: With a certificate that holds: ``{"game", "seq", "appended_since", "signed_by"}``, the
+    #: event it certifies (the head, or an earlier one when the game went on after it was
+    #: written), and the key that signed the head at that seq (None: not signed there).
     certified: dict[str, Any] | None = None
+    #: signatures checked, the keys that made the valid ones, and whose keys were trusted
+    #: (``given``, ``directory`` or ``store``: see :class:`jaslog.store.verify.Trust`)
+    signatures: int = 0
+    keys: set[str] = field(default_factory=set)
+    trust: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -171,7 +179,9 @@ class VerifyReport:
                 "problems": [asdict(p) for p in self.problems],
                 "heads": {g: {"hash": h, "certificate": certificate(h)}
                           for g, h in self.heads.items()},
-                "certified": self.certified}
+                "certified": self.certified,
+                "signatures": {"checked": self.signatures, "keys": sorted(self.keys),
+                               "trusted": self.trust}}
 
 
 @dataclass(frozen=True, slots=True)

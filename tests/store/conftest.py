@@ -136,9 +136,12 @@ def pg_server() -> Iterator[str]:
 
 
 @pytest.fixture
-def pg_url(pg_server: str) -> Iterator[str]:
-    """A fresh, empty database on the test server, dropped afterwards."""
+def pg_url(pg_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A fresh, empty database on the test server, dropped afterwards; its signing key in a
+    directory of the test's own (``$JASLOG_KEYS``), not in the user data folder."""
     import psycopg
+
+    monkeypatch.setenv("JASLOG_KEYS", str(tmp_path / "pg-keys"))
     from sqlalchemy.engine import make_url
 
     server = make_url(pg_server).set(drivername="postgresql")

@@ -101,7 +101,9 @@ def test_deleted_tail_is_found_by_positions_and_certificate(two_games: Store,
     assert not rep.ok
     assert any(q.game == "(store)" and q.kind == "removed" for q in rep.problems)
     one = two_games.verify("t-1", certificate=cert)
-    assert [(q.kind, q.seq) for q in one.problems] == [("certificate", last - 1)]
+    # the game's end was signed: the signature outlives the event and names it
+    assert [(q.kind, q.seq) for q in one.problems] == [("signature", last)]
+    assert "removed after they were signed" in one.problems[0].message
 
 
 def test_swapped_rows(two_games: Store, raw_sql: Callable[..., Any]) -> None:
@@ -147,7 +149,9 @@ def test_whole_game_deleted(two_games: Store, raw_sql: Callable[..., Any]) -> No
     raw_sql("DELETE FROM game_players WHERE game = 't-1'")
     raw_sql("DELETE FROM games WHERE id = 't-1'")
     rep = two_games.verify()
-    assert [q.game for q in rep.problems] == ["(store)", "(store)"]  # event and game positions
+    # its signatures stay, and say which game was there; event and game positions have holes
+    assert [(q.game, q.kind) for q in rep.problems] == [("t-1", "removed"), ("(store)", "removed"),
+                                                        ("(store)", "removed")]
 
 
 def test_column_edit_outside_the_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
