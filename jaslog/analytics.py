@@ -217,6 +217,8 @@ class Result:
     #: score-only rounds the question left out: their sheets do not record what it needs
     #: (None: not a question, or one that does not say)
     score_only_left_out: int | None = None
+    #: answered over what the public may see (:attr:`Dataset.public`)
+    public: bool = False
 
     def records(self) -> list[dict[str, Any]]:
         return [dict(zip(self.columns, (plain(v) for v in r), strict=True)) for r in self.rows]
@@ -229,6 +231,8 @@ class Result:
             out["empty"] = self.empty
         if self.score_only_left_out is not None:
             out["score_only_left_out"] = self.score_only_left_out
+        if self.public:
+            out["public"] = True
         return out
 
     def to_csv(self) -> str:
@@ -267,18 +271,35 @@ def _sql_text(s: str) -> str:
     return "'" + s.replace("'", "''") + "'"
 
 
-class Dataset:
-    """A DuckDB connection with one view per table over an export's current snapshot."""
+#: The rounds the public may not see into, in a finished game: those that ended with cards
+#: unplayed (a ruling, an annulled Klaberjass deal), whose hands stay secret for good.
+SECRET_ROUNDS = "recorded = 'played' AND NOT complete"
 
-    def __init__(self, out_dir: str | Path, *, where: str | None = None) -> None:
+
+class Dataset:
+    """A DuckDB connection with one view per table over an export's current snapshot.
+
+    ``public``: only what the public may see of the games (as the service shows them to a
+    public token): finished games (a game in play has a round being played), without the
+    rounds that ended with cards unplayed (:data:`SECRET_ROUNDS`: their plays, tricks,
+    violations and events are left out, and the games' and players' counts of violations
+    and revokes count without them), and without the events' ``payload`` (it holds what no
+    player saw: a Klaberjass deal's stock).
+    """
+
+    def __init__(self, out_dir: str | Path, *, where: str | None = None,
+                 public: bool = False) -> None:
         loaded = load_manifest(out_dir)
         if loaded is None:
             raise AnalyticsError(f"{out_dir}: no export here; run `jaslog export {out_dir}` first")
         self.snapshot, self.manifest = loaded
         self.where = where
+        self.public = public
         self.con = duckdb.connect()
         self.con.execute("SET TimeZone = 'UTC'")  # times come out as stored, whatever the machine
         self._views(where)
+        if public:
+            self._public_views()
 
     def _views(self, where: str | None) -> None:
         con = self.con
@@ -297,19 +318,53 @@ class Dataset:
                     schema = schema.append(pa.field(n, typ))
                 con.register(f"_empty_{t}", schema.empty_table())
                 con.execute(f"CREATE VIEW _all_{t} AS SELECT * FROM _empty_{t}")
+        # the views of the tables are named after them; the public's are made over these
+        at = "_seen_" if self.public else ""
         if where:
             try:
-                con.execute(f"CREATE VIEW games AS SELECT * FROM _all_games WHERE ({where})")
-                con.execute("SELECT count(*) FROM games").fetchall()
+                con.execute(f"CREATE VIEW {at}games AS SELECT * FROM _all_games WHERE ({where})")
+                con.execute(f"SELECT count(*) FROM {at}games").fetchall()
             except duckdb.Error as e:
                 raise AnalyticsError(f"--where {where!r}: {first_line(e)}") from None
         else:
-            con.execute("CREATE VIEW games AS SELECT * FROM _all_games")
+            con.execute(f"CREATE VIEW {at}games AS SELECT * FROM _all_games")
         for t in TABLES:
             if t == "games":
                 continue
-            cond = " WHERE game IN (SELECT game FROM games)" if where else ""
-            con.execute(f"CREATE VIEW {t} AS SELECT * FROM _all_{t}{cond}")
+            cond = f" WHERE game IN (SELECT game FROM {at}games)" if where else ""
+            con.execute(f"CREATE VIEW {at}{t} AS SELECT * FROM _all_{t}{cond}")
+
+    def _public_views(self) -> None:
+        """The views again over what the public may see (see :class:`Dataset`)."""
+        con = self.con
+        con.execute("CREATE VIEW _finished AS SELECT * FROM _seen_games WHERE finished")
+        con.execute(f"CREATE VIEW _secret AS SELECT game, round FROM _seen_rounds WHERE "
+                    f"game IN (SELECT game FROM _finished) AND {SECRET_ROUNDS}")
+        for t in ("plays", "tricks", "rounds", "violations", "events"):
+            payload = " REPLACE (NULL::VARCHAR AS payload)" if t == "events" else ""
+            con.execute(f"CREATE VIEW {t} AS SELECT *{payload} FROM _seen_{t} AS x WHERE "
+                        "x.game IN (SELECT game FROM _finished) AND NOT EXISTS (SELECT 1 "
+                        "FROM _secret s WHERE s.game = x.game AND s.round = x.round)")
+        # what counts violations counts those the public sees (none of a secret round)
+        con.execute("CREATE VIEW _broken AS SELECT game, seat, count(*) AS n FROM violations "
+                    "WHERE category <> 'irregularity' GROUP BY ALL")
+        con.execute("CREATE VIEW _revoked AS SELECT game, seat, count(*) AS n FROM plays "
+                    "WHERE NOT legal GROUP BY ALL")
+        secret = "x.game IN (SELECT game FROM _secret)"
+        game_broken = "(SELECT sum(n) FROM _broken b WHERE b.game = x.game)"
+        con.execute(
+            f"CREATE VIEW games AS SELECT * REPLACE ("
+            f"CASE WHEN {secret} THEN coalesce({game_broken}, 0)::INTEGER ELSE x.violations "
+            f"END AS violations, CASE WHEN {secret} THEN coalesce({game_broken}, 0) = 0 AND "
+            f"x.error IS NULL ELSE x.ok END AS ok) FROM _finished AS x")
+        seat_count = "coalesce((SELECT n FROM {t} c WHERE c.game = x.game AND c.seat = x.seat), 0)"
+        con.execute(
+            f"CREATE VIEW players AS SELECT * REPLACE ("
+            f"CASE WHEN {secret} THEN {seat_count.format(t='_revoked')}::SMALLINT "
+            f"ELSE x.revokes END AS revokes, "
+            f"CASE WHEN {secret} THEN {seat_count.format(t='_broken')}::SMALLINT "
+            f"ELSE x.violations END AS violations) "
+            f"FROM _seen_players AS x WHERE x.game IN (SELECT game FROM _finished)")
 
     def query(self, sql: str) -> Result:
         """Run one query (see :func:`check_query`: statements that are not queries are refused)."""
@@ -320,7 +375,8 @@ class Dataset:
         except duckdb.Error as e:
             raise AnalyticsError(first_line(e)) from None
         cols = [d[0] for d in cur.description] if cur.description else []
-        return Result(cols, [tuple(r) for r in rows], sql=sql, where=self.where)
+        return Result(cols, [tuple(r) for r in rows], sql=sql, where=self.where,
+                      public=self.public)
 
     def stale_note(self) -> str:
         """What to say when the snapshot's tables are not of this version's layout (a query
@@ -414,12 +470,13 @@ def first_line(e: BaseException) -> str:
 
 
 def run_question(out_dir: str | Path, name: str, *, by: str | None = None,
-                 where: str | None = None) -> Result:
-    """Answer one question over an export (the typical stats query of the benchmark)."""
+                 where: str | None = None, public: bool = False) -> Result:
+    """Answer one question over an export (the typical stats query of the benchmark);
+    ``public``: over what the public may see (:class:`Dataset`)."""
     qs = questions()
     if name not in qs:
         raise AnalyticsError(f"no question {name!r}; `jaslog stats --list` shows them")
-    with Dataset(out_dir, where=where) as ds:
+    with Dataset(out_dir, where=where, public=public) as ds:
         return ds.ask(qs[name], by)
 
 

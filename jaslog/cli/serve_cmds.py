@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from pathlib import Path
 
 import typer
 
@@ -34,6 +35,11 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="port (0: any free port)"),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn's log level"),
+    dataset: Path | None = typer.Option(
+        None, "--dataset", "-d", envvar="JASLOG_EXPORT", show_envvar=True,
+        help="the Parquet export the statistics (GET /api/stats, /static/stats.html) are "
+             "answered from, as it stands (refresh it with jaslog export DIR); default: "
+             "'parquet' beside the SQLite store, as for jaslog stats"),
 ) -> None:
     """Run the HTTP API and the web replay viewer (OpenAPI at /openapi.json, docs at /docs).
 
@@ -41,6 +47,7 @@ def serve(
     """
     import uvicorn
 
+    from jaslog.cli.stats import default_dataset
     from jaslog.service import Service, create_app
     from jaslog.store import StoreError
 
@@ -55,6 +62,7 @@ def serve(
         console.print(f"  {text}", soft_wrap=True)
         console.print(f"  viewer: http://{host}:{port}/#token={text}", soft_wrap=True)
     app = create_app(service=svc)
+    app.state.dataset = dataset or default_dataset(db)
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 

@@ -40,6 +40,10 @@ JSON = typer.Option(False, "--json", help="JSON output, for scripts")
 CSV = typer.Option(False, "--csv", help="CSV output (header line first)")
 
 
+#: What an answer over what the public may see says of itself.
+PUBLIC_NOTE = ("As the public sees the games: finished games only, without the rounds that "
+               "ended with cards unplayed.")
+
 #: The most worker processes an export may be asked for (each holds a chunk's rows in memory).
 MAX_WORKERS = 64
 
@@ -279,6 +283,9 @@ def stats(
                                      "into this file (.png, .svg or .pdf)"),
     list_: bool = typer.Option(False, "--list", "-l", help="list the questions and their "
                                "dimensions"),
+    public: bool = typer.Option(False, "--public", help="count only what the public may see, "
+                                "as the service answers a public token: finished games, "
+                                "without the rounds that ended with cards unplayed"),
     show_sql: bool = typer.Option(False, "--show-sql", help="print the SQL that answers it"),
     dataset: Path | None = DATASET,
     db: str | None = DB,
@@ -318,7 +325,7 @@ def stats(
         ds_dir = dataset or default_dataset(db)
         if not no_refresh:
             refresh(ds_dir, db)
-        with Dataset(ds_dir, where=where) as ds:
+        with Dataset(ds_dir, where=where, public=public) as ds:
             res = ds.ask(q, by)
         if plot is not None:
             draw(res, q, plot)
@@ -326,6 +333,8 @@ def stats(
     caption = " ".join(q.notes) if q.notes else None
     if where:
         caption = f"games where {where}. " + (caption or "")
+    if public:
+        caption = (f"{PUBLIC_NOTE} " + (caption or "")).strip()
     _emit(res, json=json, csv=csv, title=q.question, caption=caption)
 
 

@@ -18,7 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
 from jaslog import __version__
-from jaslog.service import api_admin, api_games, api_tournaments
+from jaslog.service import api_admin, api_games, api_stats, api_tournaments
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, pattern_sentence
 from jaslog.store.clock import Clock
@@ -124,6 +124,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_games.router)
     app.include_router(api_admin.router)
     app.include_router(api_tournaments.router)
+    app.include_router(api_stats.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 

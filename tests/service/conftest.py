@@ -52,13 +52,14 @@ class Server:
         return text
 
 
-def start_server(db: Path, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(db: Path, log: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
+    """``jaslog serve`` on the store ``db`` (and the options ``extra``), on a free port."""
     for _ in range(5):
         port = free_port()
         with open(log, "ab") as out:
             proc = subprocess.Popen(
                 [*JASLOG, "serve", "--db", str(db), "--host", "127.0.0.1", "--port", str(port),
-                 "--log-level", "warning"],
+                 "--log-level", "warning", *extra],
                 stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
         url = f"http://127.0.0.1:{port}"
