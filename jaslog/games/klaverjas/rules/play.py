@@ -242,6 +242,17 @@ class RoemRules:
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_roem", _run_roem(self.run3, self.run4))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> RoemRules:
+        """The rules themselves: they never change, and their memos are caches that every
+        fold (and every copy of one) shares.
+
+        >>> import copy
+        >>> r = RoemRules()
+        >>> copy.deepcopy(r) is r
+        True
+        """
+        return self
+
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> RoemRules:
         """The roem rules of a game's options; games with the same rules share one object
