@@ -10,6 +10,7 @@ the first trick is over.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.console import Group
@@ -46,6 +47,38 @@ def who(fold: GameFold, seat: int | None) -> str:
     return f"{fold.seats[seat]} ({seat})" if seat is not None else "?"
 
 
+def card_text(card: str) -> str:
+    """A card as the table shows it: its rank and suit symbol.
+
+    >>> card_text("10H"), card_text("QS")
+    ('10♥', 'Q♠')
+    """
+    return f"{card[:-1]}{SUIT_SYMBOLS['CDHS'.index(card[-1])]}" if card[-1:] in ("C", "D", "H", "S") \
+        else card
+
+
+def cards_text(cards: list[str]) -> str:
+    return " ".join(card_text(c) for c in cards)
+
+
+_SEAT_WORD = re.compile(r"\bseat (\d)\b")
+_CARD_WORD = re.compile(r"\b(10|[2-9JQKA])([CDHS])\b")
+
+
+def table_words(seats: list[str] | tuple[str, ...], text: str) -> str:
+    """A rule's sentence (which names seats by number and cards by letters, as logs do) in
+    the words of the table everywhere else: each seat by its player's name and number, each
+    card with its suit symbol.
+
+    >>> table_words(["ilse", "joop"], "seat 0 played 7C to a diamonds lead while holding "
+    ...             "diamonds (AD, 10D): must follow suit")
+    'ilse (0) played 7♣ to a diamonds lead while holding diamonds (A♦, 10♦): must follow suit'
+    """
+    text = _SEAT_WORD.sub(lambda m: f"{seats[int(m[1])]} ({m[1]})" if int(m[1]) < len(seats)
+                          else m[0], text)
+    return _CARD_WORD.sub(lambda m: card_text(m[0]), text)
+
+
 def describe_event(fold: GameFold, e: Event, viewer: int | None = None,
                    struck: tuple[int, str] | None = None,
                    superseded: int | None = None) -> Text:
@@ -66,15 +99,17 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     t = Text(f"seq {e.seq:>4} ", style="dim")
     if e.type == "game_started":
         t.append(f"{fold.ruleset}: " + ", ".join(
-            f"{p} ({i})" for i, p in enumerate(fold.seats)) + f"; first dealer {d.dealer}")
+            f"{p} ({i})" for i, p in enumerate(fold.seats)) + f"; first dealer {who(fold, d.dealer)}")
     elif e.type == "dealt":
         r = fold.state.rounds[-1]
         seen = "hands seen" if d.hands is not None else "hands not recorded"
         t.append(f"round {r.number} dealt by {who(fold, r.dealer)} ({seen})", style="bold")
         if d.turn_up is not None:
-            t.append(f"; turn-up {d.turn_up}")
+            t.append("; turn-up ")
+            t.append_text(card_markup(CARD_INDEX[d.turn_up]))
     elif e.type == "trump_turned":
-        t.append(f"turned {d.card}")
+        t.append("turned ")
+        t.append_text(card_markup(CARD_INDEX[d.card]))
     elif e.type == "bid":
         call = {"pass": "passes", "accept": "accepts", "take": "takes the turn-up's suit",
                 "schmeiss": "schmeisses", "annul": "annuls the deal", "play": "plays on"}.get(d.call)
@@ -83,8 +118,6 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         t.append(f"{who(fold, d.seat)} {call}")
     elif e.type == "play":
         t.append(f"{who(fold, d.seat)} plays ")
-        from jaslog.cards import CARD_INDEX
-
         t.append_text(card_markup(CARD_INDEX[d.card]))
     elif e.type == "roem":
         t.append(f"{who(fold, d.seat)} claims {d.points} roem")
@@ -108,7 +141,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {reason}",
                  style="bold red")
     elif e.type == "irregularity":
-        cards = f" {' '.join(d.cards)}" if d.cards else ""  # shown at the table: public
+        cards = f" {cards_text(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
         if d.text and not _secret(fold, viewer):
@@ -144,13 +177,14 @@ def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
     shown = viewer is None or viewer == d.seat or r.closed or len(r.tricks) >= 2 or (
         bool(r.tricks) and r.tricks[0].complete)
     # at the table the cards of a sequence are shown after the first trick
-    return (f"declares the sequence {' '.join(d.cards)}" if shown
+    return (f"declares the sequence {cards_text(d.cards)}" if shown
             else f"declares a sequence of {len(d.cards)} cards")
 
 
 _GAME_EVENTS: dict[str, Any] = {
-    "second_deal": lambda f, d, v: f"second deal; the stock's bottom card is {d.bottom}",
-    "dix": lambda f, d, v: f"exchanges the dix for {CARD_TEXT[f.state.rounds[-1].turn_up]}",
+    "second_deal": lambda f, d, v: f"second deal; the stock's bottom card is {card_text(d.bottom)}",
+    "dix": lambda f, d, v: "exchanges the dix for "
+                           f"{card_text(CARD_TEXT[f.state.rounds[-1].turn_up])}",
     "sequence": _sequence_text,
     "bella": lambda f, d, v: "announces bella",
     "partner_call": lambda f, d, v: "goes alone" if d.call == "alone" else f"calls {d.call}",
@@ -181,7 +215,7 @@ def record_lines(fold: GameFold, rep: dict[str, Any]) -> list[Text]:
         line.append(f"  →  {_dash(r['totals'])}", style="bold")
         out.append(line)
         for x in r["irregularities"]:
-            cards = f" {' '.join(x['cards'])}" if x["cards"] else ""
+            cards = f" {cards_text(x['cards'])}" if x["cards"] else ""
             out.append(Text(f"        seq {x['seq']}: irregularity {x['kind']} by "
                             f"{who(fold, x['seat'])}{cards}" + (f": {x['text']}" if x["text"] else ""),
                             style="yellow"))
@@ -264,6 +298,9 @@ def note_unjudged(parts: list[Any], fold: GameFold) -> None:
         parts.append(note)
 
 
-def violation_lines(parts: list[Any], v: dict[str, Any]) -> None:
+def violation_lines(parts: list[Any], v: dict[str, Any], fold: GameFold | None = None) -> None:
+    """The round's violations under the table, each rule's sentence in the table's words
+    (:func:`table_words`: the players' names, the suit symbols) when ``fold`` is given."""
     for x in v["violations"]:
-        parts.append(Text(f"  ✗ {x['rule']}: {x['message']}", style="yellow"))
+        said = table_words(fold.seats, x["message"]) if fold is not None else x["message"]
+        parts.append(Text(f"  ✗ {x['rule']}: {said}", style="yellow"))

@@ -17,6 +17,7 @@ from jaslog.cli import app
 from jaslog.events import event_from_dict
 from jaslog.fold import start_fold
 from jaslog.games import get_game
+from jaslog.render import table_words
 from jaslog.sim import Faults, simulate_game
 
 from .rules.logs import DEAL_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
@@ -54,7 +55,7 @@ def test_whole_game(tmp_path: Path) -> None:
     assert "round 2 dealt by ann (0) (hands not recorded)" in out
     assert "(not recorded)" in out
     assert "revoke: 162–0" in out
-    assert "✗ must_follow_suit: seat 1 played 9D" in out
+    assert "✗ must_follow_suit: bob (1) played 9♦" in out  # in the table's words
 
 
 def test_round(tmp_path: Path) -> None:
@@ -322,7 +323,8 @@ def test_the_table_shows_what_the_seat_view_shows(tmp_path: Path, ruleset: str, 
             assert len(re.findall(r"✗ \w+:", text)) == len(v["violations"]), (ev.seq, viewer, block)
             at = 0
             for x in v["violations"]:
-                at = text.index(f"✗ {x['rule']}: {' '.join(x['message'].split())}", at) + 1
+                said = table_words(f.seats, " ".join(x["message"].split()))
+                at = text.index(f"✗ {x['rule']}: {said}", at) + 1
 
 
 def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings(
@@ -347,7 +349,7 @@ def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings
     lines = [ln for ln in res.stdout.splitlines() if ln.startswith("seq")]
     text = "\n".join(" ".join(ln.split()) for ln in lines)
     assert "seq 1 round 1 recorded by its score alone: 102–60 (chooser 0)" in text
-    assert "seq 4 irregularity: lead out of turn by cor (2) 7H" in text
+    assert "seq 4 irregularity: lead out of turn by cor (2) 7♥" in text
     assert "seq 5 bob (1) plays 7♦ retracted at seq 6: typed 7D for 7H" in text
     assert "seq 6 correction: retracts seq 5: typed 7D for 7H" in text
     assert "seq 8 referee: round 2 scores 0–162: abandoned superseded by the ruling at seq 9" in text

@@ -70,7 +70,7 @@ def test_show_prints_the_score_sheet_rulings_and_what_was_retracted(db: str,
     assert "round 1 score only 102–60 → 102–60" in shown
     assert ("round 2 unfinished 0–0 ruled 0–162 (abandoned) ruled 81–81 (on appeal) → 183–141"
             in shown)
-    assert "seq 4: irregularity exposed_card by dirk (3) QS" in shown
+    assert "seq 4: irregularity exposed_card by dirk (3) Q♠" in shown
     assert "seq 5 (play 7D by seat 1) retracted at seq 6: typed 7D for 7H" in shown
     js = orjson.loads(run("show", g, "--json").stdout)
     assert [x["superseded"] for x in js["rounds"][1]["rulings"]] == [True, False]

@@ -66,7 +66,7 @@ def test_klaverjas_seat_reads_its_own_violation_in_the_live_round_only(tmp_path:
     # Deal M: seat 1 revokes in trick 4 (seq 16); the round is over at seq 34
     log = round_m(Log().deal(DEAL_M).bid(0, "H"), TRICKS_M_REVOKE)
     own = replay(tmp_path, log.jsonl(), "--seat", "1", "--to", "20")
-    assert "✗ must_follow_suit: seat 1 played 9D" in blocks(own)[-1]   # as the service shows it
+    assert "✗ must_follow_suit: bob (1) played 9♦" in blocks(own)[-1]   # as the viewer says it
     before = [b for b in blocks(own) if b.startswith("seq   15 ")]
     assert len(before) == 1 and "✗" not in before[0]                 # not before the play
     other = replay(tmp_path, log.jsonl(), "--seat", "0", "--to", "20")

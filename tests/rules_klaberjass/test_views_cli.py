@@ -82,7 +82,7 @@ def test_replay_seat_hides_the_other_hand() -> None:
     assert r.returncode == 0, r.stderr
     out = r.stdout.decode()
     last = out.split("seq    4")[-1]
-    assert "9 cards" in last and "exchanges the dix for QH" in out
+    assert "9 cards" in last and "exchanges the dix for Q♥" in out
     assert "♥ A 10 8" in last          # seat 1's own hearts
     r = jaslog("replay", "-", "--to", "4", stdin=deal_k(Log()).jsonl())
     assert "9 cards" not in r.stdout.decode().split("seq    4")[-1]

@@ -100,11 +100,11 @@ def test_referee_steps_through_a_trick_and_sees_the_violation(browser, server, s
 
     # the revoke: listed with its explanation; a click shows it on the table
     first = page.locator("#violations li").first
-    assert "must_follow_suit" in first.inner_text() and "(AD)" in first.inner_text()
+    assert "must_follow_suit" in first.inner_text() and "(A♦)" in first.inner_text()
     first.click()
     assert page.locator("#banner").is_visible()
     banner = page.inner_text("#banner")
-    assert "must_follow_suit" in banner and "seat 0 played 7C to a diamonds lead" in banner
+    assert "must_follow_suit" in banner and "ilse (0) played 7♣ to a diamonds lead" in banner
     assert page.locator('#trick .card.violation[data-card="7C"]').count() == 1
     assert "now" in (first.get_attribute("class") or "")
     assert page.locator("#violations li").count() == 6
@@ -179,7 +179,7 @@ def test_a_player_sees_only_their_own_hand_in_a_live_round(browser, server, tmp_
     pub.wait_for_selector("#main:not([hidden])")
     assert pub.inner_text("#view-note").startswith("Public view")
     assert pub.locator(".card").count() == 0
-    assert "event 1 / 1" in pub.inner_text("#position")
+    assert pub.inner_text("#position") == "seq 0 / 0"  # one numbering: the seq
     assert not errors and not errors2, errors + errors2
 
 
@@ -242,7 +242,7 @@ def test_follow_live_shows_new_events_as_they_come(browser, server, tmp_path):
     page.wait_for_timeout(500)  # the stream is open
     with server.client("scorer") as c:
         record(c, gid, events[6:9], start=6)
-    page.wait_for_function("document.getElementById('position').textContent.includes('9 / 9')",
+    page.wait_for_function("document.getElementById('position').textContent === 'seq 8 / 8'",
                            timeout=10000)
     assert page.inner_text("#event-text").startswith("seq 8 ")
     assert not errors, errors
@@ -346,9 +346,9 @@ def test_the_record_of_a_real_table(browser, server, tmp_path):
     struck = second.locator(".ruling.superseded s.ruled")
     assert struck.inner_text() == "ruled 0–162"
     assert "line-through" in struck.evaluate("e => getComputedStyle(e).textDecorationLine")
-    assert "(revoke claimed)" in second.inner_text()  # the reason as text, not a tooltip
+    assert "revoke claimed" in second.inner_text()  # the reason as text, not a tooltip
     counts = second.locator(".ruling.counts")
-    assert "ruled 81–81" in counts.inner_text() and "(claim withdrawn)" in counts.inner_text()
+    assert "ruled 81–81" in counts.inner_text() and "claim withdrawn" in counts.inner_text()
     assert second.locator(".after-end").count() == 2
     assert "after the game ended" in counts.inner_text()
     assert second.locator("td").last.inner_text() == "183–141"  # the running total
@@ -422,14 +422,14 @@ def test_a_live_game_opens_at_its_newest_event_and_links_are_followed(browser, s
             record(c, gid, events[1:cut])
     page, errors = open_page(browser, server, "referee", gid)
     page.wait_for_selector("#main:not([hidden])")
-    assert page.inner_text("#position").endswith(f"{cut} / {cut}"), page.inner_text("#position")
+    assert page.inner_text("#position") == f"seq {cut - 1} / {cut - 1}", page.inner_text("#position")
     assert page.inner_text("#event-text").startswith(f"seq {cut - 1} ")
     page.check("#live")
     page.wait_for_timeout(500)  # the stream is open
     with server.client("scorer") as c:
         record(c, gid, events[cut:cut + 2], start=cut)
     page.wait_for_function(
-        f"document.getElementById('position').textContent.includes('{cut + 2} / {cut + 2}')",
+        f"document.getElementById('position').textContent === 'seq {cut + 1} / {cut + 1}'",
         timeout=10000)
     assert page.eval_on_selector_all("#round-picker option", "els => els.map(e => e.value)") \
         == ["1", "2"]
@@ -446,3 +446,112 @@ def test_a_live_game_opens_at_its_newest_event_and_links_are_followed(browser, s
     page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 3 ')")
     assert page.locator("#error").is_hidden()
     assert not [e for e in errors if "404" not in e], errors
+
+
+def load_replay(server: Server, name: str) -> str:
+    """A game of replays/ (its id), recorded over the API (once per server), without its
+    times (the service stamps each event as it comes: a replay's may lie ahead of its clock)."""
+    events = [{k: v for k, v in json.loads(line).items() if k != "at"}
+              for line in (ROOT / "replays" / name).read_text().splitlines() if line.strip()]
+    gid = events[0]["game"]
+    with server.client("admin") as c:
+        first = {k: v for k, v in events[0].items() if k not in ("type", "seq")}
+        r = c.post("/api/games", json=first)
+        assert r.status_code in (201, 409), r.text
+        if r.status_code == 201:
+            record(c, gid, events[1:], batch=300)
+    return gid
+
+
+def sheet_row(page: Any, n: int) -> dict[str, str]:
+    """Round ``n`` of the viewer's score sheet: each column's text by its heading."""
+    heads = page.eval_on_selector_all("#scoresheet thead th", "ts => ts.map(t => t.textContent)")
+    cells = page.eval_on_selector_all(f"#scoresheet tbody tr:nth-child({n}) td",
+                                      "ts => ts.map(t => t.innerText)")
+    return dict(zip(heads, cells, strict=True))
+
+
+def test_klaberjass_points_held_on_a_tie_and_received_after_it(browser, server, tmp_path):
+    """tie_mode carry_over: deal 6 ties and its maker's 87 are held; deal 7's winner receives
+    them. The sheet's Total counts them where they count (deal 7: 424–503, as the game line
+    and check --json say), and both the sheet and the event panel say what was held and what
+    was received."""
+    gid = load_replay(server, "klaberjass-faults.jsonl")
+    with server.client("referee") as c:
+        audit = c.get(f"/api/games/{gid}/audit").json()
+    six, seven = audit["rounds"][5], audit["rounds"][6]
+    assert (six["result"], six["held"], seven["received"]) == ("tie", 87, 87)
+    assert seven["totals"] == audit["totals"] == [424, 503]
+    page, errors = open_page(browser, server, "referee", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    row6, row7 = sheet_row(page, 6), sheet_row(page, 7)
+    assert "87 held for the next deal's winner" in row6["Score"]
+    assert row6["Total"] == "244–461"
+    assert row7["Score"].startswith("93–42") and "+ 87 received → 180–42" in row7["Score"]
+    assert row7["Total"] == "424–503"
+    assert page.inner_text("#totals").startswith("tess 424 · umut 503")
+    # the table after deal 7's last card
+    page.evaluate(f"location.hash = '#game={gid}&seq=168'")
+    page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 168 ')")
+    line = page.inner_text("#round-score")
+    assert "made: 93–42 · + 87 received (held from a tie) → 180–42" in line, line
+    # the game line then, before the later ruling on deal 5, says so
+    assert "game 420–507 (before the ruling at seq 170 on round 5, 4–109; the score sheet " \
+        "counts it)" in line, line
+    page.evaluate(f"location.hash = '#game={gid}&seq=144'")  # deal 6 over: the tie
+    page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 144 ')")
+    assert "87 held for the next deal's winner" in page.inner_text("#round-score")
+    page.screenshot(path=str(tmp_path / "viewer-klaberjass-held.png"), full_page=True)
+    assert not errors, errors
+
+
+def test_a_ruled_round_beside_its_score_as_played(browser, server, sample, tmp_path):
+    """The sample's round 2 (a revoke, 0–232 as played) was struck by the director after
+    the game: the sheet says "ruled 0–0, as played 0–232" with the reason as text; at the
+    end of round 2, before that ruling, the event panel's game total says why it differs
+    from the sheet's; one numbering of events; names and card symbols as everywhere."""
+    page, errors = open_page(browser, server, "referee")
+    page.goto(f"{server.url}/#game={sample}&seq=70")
+    page.reload()
+    page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 70 ')")
+    row = sheet_row(page, 2)
+    assert row["Score"].startswith("ruled 0–0, as played 0–232\nDirector: the revoke followed "
+                                   "a card exposed by accident"), row["Score"]
+    assert row["Total"] == "38–124"
+    assert page.get_attribute("#scoresheet tbody tr:nth-child(2) td:nth-child(8)", "title") is None
+    line = page.inner_text("#round-score")
+    assert "revoke: 0–232" in line
+    assert "game 38–356 (before the ruling at seq 577 on round 2, 0–0; the score sheet counts " \
+        "it)" in line, line
+    assert page.inner_text("#position") == "seq 70 / 577"
+    assert page.inner_text("#event-text").startswith("seq 70 ")
+    tags = page.eval_on_selector_all(".seat .tag", "els => els.map(e => e.textContent)")
+    assert not any("plays" in t for t in tags), tags
+    assert any("chose trumps" in t for t in tags), tags
+    # a rule's sentence names the player and the cards as the event list does
+    page.locator("#violations li").first.click()
+    assert "ilse (0) played 7♣" in page.inner_text("#banner")
+    assert "ilse (0) plays 7♣" in page.inner_text("#event-text")
+    assert "seat 0" not in page.inner_text("#violations")
+    assert "7C" not in page.inner_text("#violations")
+    # the last event, the ruling itself: the round it rules is over long before
+    page.click("#last")
+    assert "before the ruling" not in page.inner_text("#round-score")
+    assert not errors, errors
+
+
+def test_a_round_recorded_without_hands_says_so(browser, server, tmp_path):
+    """amsterdam-no-hands: every deal recorded without hands. The table shows the hands
+    rebuilt from the plays, and says so, and that legality is judged at the last card."""
+    gid = load_replay(server, "amsterdam-no-hands.jsonl")
+    page, errors = open_page(browser, server, "referee")
+    page.goto(f"{server.url}/#game={gid}&seq=39")
+    page.reload()
+    page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 39 ')")
+    note = page.inner_text("#round-record")
+    assert "Hands not recorded: the hands shown are rebuilt from the cards played later in " \
+        "the round" in note, note
+    assert "judged at the round's last card" in note
+    tags = page.eval_on_selector_all(".seat .tag", "els => els.map(e => e.textContent)")
+    assert all("hand rebuilt from the plays" in t for t in tags), tags
+    assert not errors, errors

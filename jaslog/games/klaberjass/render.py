@@ -16,9 +16,26 @@ from jaslog.render import (
     note_unjudged,
     players_score,
     seat_table,
+    table_words,
     violation_lines,
     who,
 )
+
+
+def carried(fold: GameFold, v: dict[str, Any]) -> str:
+    """What a deal over passes on or takes from a tie (option ``tie_mode: carry_over``):
+    the points held for the next deal's winner, or those received, and then what it counts.
+    '' for a deal without either (or one a ruling scored)."""
+    o = fold.state.outcomes()[v["round"] - 1]
+    if o.ruled is not None:
+        return ""
+    if o.held:
+        return f"; {o.held} held for the next deal's winner"
+    if o.received:
+        w = 0 if o.score[0] > o.score[1] else 1
+        return (f"; + {o.received} received by {fold.seats[w]} (held from a tie): counts "
+                f"{o.final[0]}–{o.final[1]}")
+    return ""
 
 
 def render(fold: GameFold, viewer: int | None = None) -> Group:
@@ -40,10 +57,12 @@ def render(fold: GameFold, viewer: int | None = None) -> Group:
         head.append(f"  annulled ({'both passed twice' if v['annulled'] == 'all_pass' else 'schmeiss'})",
                     style="bold")
     if v["bottom"]:
-        head.append(f"  bottom card {v['bottom']}")
+        head.append("  bottom card ")
+        head.append_text(card_markup(CARD_INDEX[v["bottom"]]))
     parts.append(head)
     parts.append(seat_table(fold, v))
-    decl = [f"{fold.seats[d['seat']]} " + (d.get("sequence") or f"({d['length']} cards)")
+    decl = [f"{fold.seats[d['seat']]} " + (table_words(fold.seats, d["sequence"])
+                                           if d.get("sequence") else f"({d['length']} cards)")
             + ("" if d.get("valid", True) else " ✗") for d in v["declarations"]]
     if decl or v["bella_calls"]:
         parts.append(Text("declared: " + "; ".join(
@@ -53,11 +72,12 @@ def render(fold: GameFold, viewer: int | None = None) -> Group:
     if v["result"] in ("made", "tie", "bete", "revoke"):
         line.append(f"; sequences {v['sequences'][0]}–{v['sequences'][1]}, bella {v['bella'][0]}–"
                     f"{v['bella'][1]}; {v['result']}: {v['score'][0]}–{v['score'][1]}", style="bold")
+        line.append(carried(fold, v), style="bold")
     if v["ruling"]:
         line.append(f"; ruled {v['ruling']['score'][0]}–{v['ruling']['score'][1]}", style="bold magenta")
     parts.append(line)
     parts.append(players_score(fold, v))
-    violation_lines(parts, v)
+    violation_lines(parts, v, fold)
     note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)

@@ -70,7 +70,7 @@ def render(fold: GameFold, viewer: int | None = None) -> Group:
                     style="bold magenta")
     parts.append(line)
     parts.append(score)
-    violation_lines(parts, v)
+    violation_lines(parts, v, fold)
     note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)

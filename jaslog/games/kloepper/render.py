@@ -47,7 +47,7 @@ def render(fold: GameFold, viewer: int | None = None) -> Group:
         line.append("; ruled " + "–".join(map(str, v["ruling"]["score"])), style="bold magenta")
     parts.append(line)
     parts.append(players_score(fold, v))
-    violation_lines(parts, v)
+    violation_lines(parts, v, fold)
     note_unjudged(parts, fold)
     parts.append(Text(""))
     return Group(*parts)

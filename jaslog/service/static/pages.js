@@ -50,6 +50,26 @@
     return (xs || []).join("–");
   }
 
+  // a card as the table shows it: rank and suit symbol ("10H": "10♥")
+  function cardText(card) {
+    const suit = String(card).slice(-1);
+    return SUITS[suit] ? String(card).slice(0, -1) + SUITS[suit] : String(card);
+  }
+
+  // a rule's sentence (seats by number, cards by letters, as logs write them) in the words
+  // of the table everywhere else: "seat 0 played 7C" reads "ilse (0) played 7♣"
+  function tableWords(text, seats) {
+    return String(text)
+      .replace(/\bseat (\d)\b/g, (m, n) => (seats && seats[n] !== undefined ? seats[n] + " (" + n + ")" : m))
+      .replace(/\b(10|[2-9JQKA])([CDHS])\b/g, (m) => cardText(m));
+  }
+
+  // a bid's call in words: a suit named with its symbol, a card called with its symbol
+  function callText(call) {
+    if (SUITS[call]) return "names " + SUITS[call] + " " + SUIT_NAMES[call];
+    return tableWords(call, null);
+  }
+
   function hashParams() {
     return new URLSearchParams(location.hash.replace(/^#/, ""));
   }
@@ -126,7 +146,7 @@
   }
 
   window.jaslogPages = {
-    el, link, cardEl, backEl, suitSpan, pair, hashParams, token, showError, api, wireLogin,
-    whoami, gameHref, roundHref, tournamentHref, TOKEN_KEY,
+    el, link, cardEl, backEl, suitSpan, pair, cardText, tableWords, callText, hashParams, token,
+    showError, api, wireLogin, whoami, gameHref, roundHref, tournamentHref, TOKEN_KEY,
   };
 })();

@@ -36,7 +36,7 @@
 
   function irregularityText(x) {
     return x.kind.replace(/_/g, " ") + " by " + seatName(x.seat) +
-      (x.cards && x.cards.length ? " " + x.cards.join(" ") : "") + (x.text ? ": " + x.text : "");
+      (x.cards && x.cards.length ? " " + x.cards.map(P.cardText).join(" ") : "") + (x.text ? ": " + x.text : "");
   }
 
   function fact(dl, name, value) {
@@ -212,8 +212,8 @@
     }
     const x = dealt.extra || {};
     const extras = [];
-    if (x.turn_up) extras.push("turn-up " + x.turn_up);
-    if (x.bottom) extras.push("stock bottom " + x.bottom);
+    if (x.turn_up) extras.push("turn-up " + P.cardText(x.turn_up));
+    if (x.bottom) extras.push("stock bottom " + P.cardText(x.bottom));
     if (extras.length) box.appendChild(el("p", "meta-line", extras.join(" · ")));
     for (let s = 0; s < R.seats.length; s++) {
       const row = el("div", "deal-seat");
@@ -260,7 +260,7 @@
       const g = group(v.trick || 0);
       const c = v.card ? g.cards.find((x) => x.seq === v.seq && x.card === v.card) : null;
       if (c) c.violation = v;
-      g.notes.push({ seq: v.seq, cls: "violation", text: "✗ " + v.rule + ": " + v.message });
+      g.notes.push({ seq: v.seq, cls: "violation", text: "✗ " + v.rule + ": " + P.tableWords(v.message, R.seats) });
     }
     if (!groups.size) {
       t.appendChild(el("caption", "empty", r.recorded === "score_only" ? "no tricks: recorded by its score alone" :
@@ -336,9 +336,9 @@
       const li = el("li");
       li.dataset.seq = String(v.seq);
       li.appendChild(el("span", "rule", v.rule));
-      li.appendChild(el("span", null, ": " + v.message + " "));
+      li.appendChild(el("span", null, ": " + P.tableWords(v.message, R.seats) + " "));
       li.appendChild(el("span", "where", "(trick " + (v.trick || "–") + ", " + seatName(v.seat) +
-        (v.card ? ", " + v.card : "") + ", seq " + v.seq + ")"));
+        (v.card ? ", " + P.cardText(v.card) : "") + ", seq " + v.seq + ")"));
       ol.appendChild(li);
     }
   }

@@ -14,6 +14,8 @@
 
   const st = { token: null, who: null, replay: null, idx: 0, game: null, es: null, refetch: null };
   const $ = (id) => document.getElementById(id);
+  // the words every page shares (pages.js): cards with their suit symbols, seats by name
+  const P = window.jaslogPages;
 
   // ---------------------------------------------------------------- small helpers
 
@@ -277,8 +279,9 @@
       const sides = f.extra && f.extra.sides;
       const side = isTeams() ? " · team " + (s % 2) :
         sides ? " · " + (sides[s] === "queens" ? "queens' side" : sides[s] === "others" ? "other side" : "side unknown") : "";
+      const rebuilt = f.round && f.hands && f.hands[s] && handsRebuilt(f);
       const tag = el("span", "tag", side + (f.dealer === s ? " · dealer" : "") +
-        (f.chooser === s ? " · plays" : ""));
+        (f.chooser === s ? " · chose trumps" : "") + (rebuilt ? " · hand rebuilt from the plays" : ""));
       name.appendChild(tag);
       box.appendChild(name);
       const hand = el("div", "hand");
@@ -330,7 +333,7 @@
     const banner = $("banner");
     banner.innerHTML = "";
     banner.hidden = !now.length;
-    for (const v of now) banner.appendChild(el("div", null, "✗ " + v.rule + ": " + v.message));
+    for (const v of now) banner.appendChild(el("div", null, "✗ " + v.rule + ": " + said(v.message)));
 
     // event and round
     $("event-text").textContent = "seq " + f.seq + " · " + f.text + (f.at ? "  (" + f.at.replace("T", " ").replace("Z", " UTC") + ")" : "");
@@ -344,19 +347,20 @@
         if (f.chooser !== null && f.chooser !== undefined) info.appendChild(el("span", null, " chosen by " + seatName(f.chooser)));
       }
       const x = f.extra || {};
-      if (x.turn_up) info.appendChild(el("span", null, " · turn-up " + x.turn_up));
-      if (x.bottom) info.appendChild(el("span", null, " · stock bottom " + x.bottom));
+      if (x.turn_up) info.appendChild(el("span", null, " · turn-up " + P.cardText(x.turn_up)));
+      if (x.bottom) info.appendChild(el("span", null, " · stock bottom " + P.cardText(x.bottom)));
       if (x.declarations && x.declarations.length) {
         info.appendChild(el("span", null, " · declared: " + x.declarations.map((d) =>
-          seatName(d.seat) + " " + (d.sequence || d.length + " cards")).join(", ")));
+          seatName(d.seat) + " " + (d.sequence ? said(d.sequence) : d.length + " cards")).join(", ")));
       }
       if (x.side_points) info.appendChild(el("span", null, " · queens " + x.side_points.queens + ", others " + x.side_points.others));
     } else {
       info.textContent = R.ruleset + " · " + R.seats.join(", ");
     }
     const bids = $("bids");
-    bids.textContent = f.bids && f.bids.length ? "Bids: " + f.bids.map((b) => seatName(b.seat) + " " + b.call).join(", ") : "";
+    bids.textContent = f.bids && f.bids.length ? "Bids: " + f.bids.map((b) => seatName(b.seat) + " " + P.callText(b.call)).join(", ") : "";
     const sc = $("round-score");
+    const rr = reportRound(f.round);
     let line = "";
     if (f.round) {
       line = "Tricks " + pair(f.tricks_won) + " · points " + pair(f.points);
@@ -364,11 +368,22 @@
       if (f.roem && f.roem_on_table && pair(f.roem_on_table) !== pair(f.roem)) {
         line += " (on the table " + pair(f.roem_on_table) + ")";
       }
-      if (f.result) line += " · " + f.result + ": " + pair(f.score);
-      if (f.ruling) line += " · ruled " + pair(f.ruling.score) + " (" + f.ruling.reason + ")";
+      if (f.ruling) {
+        line += " · ruled " + pair(f.ruling.score) + (f.result && f.result !== "unfinished"
+          ? ", as played " + pair(f.score) + " (" + f.result + ")" : ", before its last card") + ": " +
+          (f.ruling.reason === null ? "(its reason is shown when the game is over)" : f.ruling.reason);
+      } else if (f.result) {
+        line += " · " + f.result + ": " + pair(f.score) + carried(rr);
+      }
       if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + whyText(f.retracted.reason);
     }
     line += (line ? " · " : "") + "game " + pair(f.totals);
+    const later = laterRulings(f);
+    if (later.length) {
+      line += " (before the ruling" + (later.length > 1 ? "s" : "") + " at " + later.map((x) =>
+        "seq " + x.seq + " on round " + x.round + ", " + pair(x.score)).join(" and ") +
+        "; the score sheet counts " + (later.length > 1 ? "them" : "it") + ")";
+    }
     if (f.finished) {
       line += " · game over" + (f.winner === "draw" ? ": a draw" :
         isTeams() ? ": team " + f.winner + " wins" : ": " + seatName(f.winner) + " wins");
@@ -376,7 +391,7 @@
     sc.textContent = line;
 
     // controls
-    $("position").textContent = "event " + (st.idx + 1) + " / " + n;
+    $("position").textContent = "seq " + f.seq + " / " + R.frames[n - 1].seq;
     $("slider").value = String(st.idx);
     $("first").disabled = $("prev").disabled = $("prev-trick").disabled = st.idx === 0;
     $("last").disabled = $("next").disabled = $("next-trick").disabled = st.idx === n - 1;
@@ -401,7 +416,7 @@
       const li = el("li", v.seq === f.seq ? "now" : "");
       li.dataset.seq = String(v.seq);
       li.appendChild(el("span", "rule", v.rule));
-      li.appendChild(el("span", null, ": " + v.message + " "));
+      li.appendChild(el("span", null, ": " + said(v.message) + " "));
       li.appendChild(el("span", "where", "(round " + v.round + (v.trick ? ", trick " + v.trick : "") + ", seq " + v.seq + ")"));
       li.addEventListener("click", () => { jumpSeq(v.seq); showTable(); });
       list.appendChild(li);
@@ -439,7 +454,6 @@
       if (hasRoem) cells.push(el("td", null, pair(r.roem)));
       cells.push(el("td", null, r.hidden && r.result === "unfinished" ? "in play" : scoreOnly ? "score only" : r.result),
         scoreCell(r, final), el("td", null, pair(tot)));
-      if (r.ruling) cells[cells.length - 2].title = r.ruling.reason;
       cells.forEach((c) => tr.appendChild(c));
       tr.addEventListener("click", () => jumpRound(r.round));
       body.appendChild(tr);
@@ -458,27 +472,74 @@
     $("totals").textContent = txt;
   }
 
-  // a round's score as the sheet writes it: as played (or recorded by its score alone),
-  // then every ruling in order, the superseded ones struck through, each with its reason
+  // a round's score as the sheet writes it: the ruling that counts beside the score as
+  // played (or recorded by its score alone), each ruling's reason as text, the superseded
+  // ones struck through; a Klaberjass tie's points held, and the deal that received them
   function scoreCell(r, final) {
     const td = el("td", "score-cell");
     const rulings = r.rulings || (r.ruling ? [Object.assign({ superseded: false }, r.ruling)] : []);
-    if (!rulings.length) { td.textContent = pair(r.score); return td; }
-    td.appendChild(el("span", "played", pair(r.score)));
-    for (const x of rulings) {
+    if (!rulings.length) {
+      td.appendChild(el("span", "played", pair(r.score)));
+      if (r.held) td.appendChild(el("div", "held", r.held + " held for the next deal's winner"));
+      if (r.received) td.appendChild(el("div", "received", "+ " + r.received + " received → " + pair(final)));
+      return td;
+    }
+    for (const x of rulings.slice().reverse()) {
       const line = el("div", "ruling" + (x.superseded ? " superseded" : " counts"));
       line.appendChild(el(x.superseded ? "s" : "span", "ruled", "ruled " + pair(x.score)));
-      line.appendChild(el("span", "reason", " (" + x.reason + ")"));
-      if (x.after_end) line.appendChild(el("span", "after-end", " after the game ended"));
-      if (x.superseded) line.appendChild(el("span", "note", " superseded"));
+      if (!x.superseded) {
+        line.appendChild(el("span", "played", r.result === "unfinished" || !r.score
+          ? ", before its last card" : ", as played " + pair(r.score)));
+      }
+      if (x.superseded) line.appendChild(el("span", "note", " (superseded)"));
+      const why = el("div", "reason", x.reason);
+      if (x.after_end) why.appendChild(el("span", "after-end", " (ruled after the game ended)"));
+      line.appendChild(why);
       td.appendChild(line);
     }
     return td;
   }
 
+  // the report's entry of round n (its record at the head: rulings, held and received)
+  function reportRound(n) {
+    return n ? (st.replay.report.rounds || []).find((x) => x.round === n) || null : null;
+  }
+
+  // a Klaberjass deal that passes a tie's points on, or takes them
+  function carried(rr) {
+    if (!rr || rr.ruling) return "";
+    if (rr.held) return " · " + rr.held + " held for the next deal's winner";
+    if (rr.received) return " · + " + rr.received + " received (held from a tie) → " + pair(rr.final);
+    return "";
+  }
+
+  // the rulings recorded after this event on a round dealt by then: the game's total at this
+  // event is without them, the score sheet (the game now) with them
+  function laterRulings(f) {
+    const out = [];
+    for (const r of st.replay.report.rounds || []) {
+      if (!f.round || r.round > f.round) continue;
+      for (const x of r.rulings || (r.ruling ? [r.ruling] : [])) {
+        if (x.seq > f.seq && !x.superseded) out.push({ round: r.round, seq: x.seq, score: x.score });
+      }
+    }
+    return out;
+  }
+
+  // the hands of a round recorded without them, shown once rebuilt from its plays
+  function handsRebuilt(f) {
+    const rr = reportRound(f.round);
+    return !!rr && rr.recorded === "played" && rr.hands_recorded === false;
+  }
+
+  // a rule's sentence in the table's words: players by name, cards with their symbols
+  function said(text) {
+    return P.tableWords(text, st.replay.seats);
+  }
+
   function irregularityText(x) {
     return "irregularity: " + x.kind.replace(/_/g, " ") + " by " + seatName(x.seat) +
-      (x.cards && x.cards.length ? " " + x.cards.join(" ") : "") + (x.text ? ": " + x.text : "");
+      (x.cards && x.cards.length ? " " + x.cards.map(P.cardText).join(" ") : "") + (x.text ? ": " + x.text : "");
   }
 
   // a correction's reason; a seat reads it once the round is over (it may name cards)
@@ -530,6 +591,14 @@
     const r = (st.replay.report.rounds || []).find((x) => x.round === f.round);
     if (!r) return;
     if (r.recorded === "score_only") box.appendChild(el("div", "score-only", "Recorded by its score alone: " + pair(r.score)));
+    if (r.recorded === "played" && r.hands_recorded === false) {
+      const ruledEarly = r.ruling && r.result === "unfinished";
+      box.appendChild(el("div", "no-hands", "Hands not recorded: " + (f.hands_known
+        ? "the hands shown are rebuilt from the cards played later in the round; "
+        : "each hand is known once the round's cards are all played; ") +
+        (ruledEarly ? "the round was ruled before its last card, so the legality of its plays was never judged."
+          : "the legality of every play is judged at the round's last card, so no violation shows before it.")));
+    }
     for (const x of r.irregularities || []) {
       if (x.seq > f.seq) continue;
       const d = el("div", "irregularity", "seq " + x.seq + " · " + irregularityText(x));
@@ -553,7 +622,8 @@
     if (t.exceeded.length) {
       const ul = el("ul");
       for (const x of t.exceeded) {
-        const li = el("li", null, "seq " + x.seq + " · round " + x.round + " · " + (x.player || "?") + " " + x.type + " took " + x.seconds + " s");
+        const li = el("li", null, "seq " + x.seq + " · round " + x.round + " · " +
+          (x.seat !== null && x.seat !== undefined ? seatName(x.seat) : x.player || "?") + " " + x.type + " took " + x.seconds + " s");
         li.addEventListener("click", () => jumpSeq(x.seq));
         ul.appendChild(li);
       }
