@@ -17,7 +17,16 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from jaslog.cards import CARD_INDEX, CARD_TEXT, RANK_TEXT, SUIT_MASK, SUIT_NAMES, SUIT_SYMBOLS, cards_of
+from jaslog.cards import (
+    CARD_INDEX,
+    CARD_TEXT,
+    RANK_TEXT,
+    SUIT_LETTERS,
+    SUIT_MASK,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    cards_of,
+)
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event
 from jaslog.games import get_game
@@ -28,6 +37,20 @@ SUIT_STYLE = ("bold", "bold red", "bold red", "bold")
 def card_markup(c: int) -> Text:
     s = c >> 3
     return Text(f"{RANK_TEXT[c & 7]}{SUIT_SYMBOLS[s]}", style=SUIT_STYLE[s])
+
+
+def any_card_markup(text: str) -> Text:
+    """A card of any pack (a turned card of random trump comes from a full pack: ``4H``) with
+    its suit's symbol.
+
+    >>> any_card_markup("4H").plain, any_card_markup("10S").plain
+    ('4♥', '10♠')
+    """
+    c = CARD_INDEX.get(text)
+    if c is not None:
+        return card_markup(c)
+    s = SUIT_LETTERS.index(text[-1])
+    return Text(f"{text[:-1]}{SUIT_SYMBOLS[s]}", style=SUIT_STYLE[s])
 
 
 def hand_markup(mask: int) -> Text:
@@ -109,7 +132,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
             t.append_text(card_markup(CARD_INDEX[d.turn_up]))
     elif e.type == "trump_turned":
         t.append("turned ")
-        t.append_text(card_markup(CARD_INDEX[d.card]))
+        t.append_text(any_card_markup(d.card))
     elif e.type == "bid":
         call = {"pass": "passes", "accept": "accepts", "take": "takes the turn-up's suit",
                 "schmeiss": "schmeisses", "annul": "annuls the deal", "play": "plays on"}.get(d.call)
