@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import orjson
+
 from jaslog.cards import (
     SUIT_LETTERS,
     SUIT_NAMES,
@@ -21,6 +23,7 @@ from jaslog.cards import (
     parse_card,
     parse_suit,
 )
+from jaslog.engine.base import Violation
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.errors import JaslogError
 from jaslog.events import IRREGULARITY_KINDS, Event, EventError, event_from_dict
@@ -165,6 +168,9 @@ class RecorderBase:
                  fold: GameFold | None = None) -> None:
         self.store, self.game, self.stamp = store, game, stamp
         self.fold: GameFold = fold if fold is not None else store.fold(game)
+        #: the last events tried on a copy of the game, and what the rules said (:meth:`tried`)
+        self._tried: tuple[tuple[int, int, bytes], tuple[Exception | None, list[Violation]]] \
+            | None = None
         if self.game_name and self.fold.game != self.game_name:
             raise StoreError(f"game {game} is {self.fold.game}, not {self.game_name}")
 
@@ -174,6 +180,7 @@ class RecorderBase:
 
     def reload(self) -> None:
         self.fold = self.store.fold(self.game)
+        self._tried = None
 
     @property
     def next_seq(self) -> int:
@@ -247,14 +254,28 @@ class RecorderBase:
     def refusal(self, fields: dict[str, Any]) -> FoldError | None:
         """The fold's error refusing the event ``fields`` now, tried on a copy of the game
         (None: not refused, or not an event the rules can judge)."""
+        error, _violations = self.tried([{"game": self.game, "seq": self.next_seq, **fields}])
+        return error if isinstance(error, FoldError) else None
+
+    def tried(self, events: list[dict[str, Any]]) -> tuple[Exception | None, list[Violation]]:
+        """``events`` tried in turn on a copy of the game: the error that refuses one (a
+        :class:`FoldError`, or the event's own error when it is no event at all; None: all
+        accepted) and the rule violations they add. Asked again of the same events at the
+        same point of the game (the refusal, then the warning), the copy is not made again."""
+        key = (id(self.fold), self.next_seq, orjson.dumps(events, option=orjson.OPT_SORT_KEYS))
+        if self._tried is not None and self._tried[0] == key:
+            return self._tried[1]
         trial = copy.deepcopy(self.fold)
+        before = len(trial.state.violations)
+        error: Exception | None = None
         try:
-            trial.apply(event_from_dict({"game": self.game, "seq": self.next_seq, **fields}))
-        except FoldError as e:
-            return e
-        except (EventError, ValueError):  # not an event the rules can judge: no code to add
-            return None
-        return None
+            for e in events:
+                trial.apply(event_from_dict(e))
+        except (FoldError, EventError, ValueError) as e:
+            error = e
+        out = error, list(trial.state.violations[before:])
+        self._tried = key, out
+        return out
 
     def refusal_after(self, trial: GameFold, e: dict[str, Any]) -> FoldError | None:
         """The error the game ``trial`` (a copy) refuses ``e`` with (None: accepted)."""

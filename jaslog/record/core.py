@@ -238,11 +238,10 @@ class Recorder(TableRepairs, HandEntry):
         events = event if isinstance(event, list) else [event]
         if any(e.get("type") in ("correction", "irregularity") for e in events):
             return []
-        trial = copy.deepcopy(self.fold)
-        before = len(trial.state.violations)
-        for e in events:
-            trial.apply(event_from_dict(e))
-        return [f"{v.rule}: {v.message}" for v in trial.state.violations[before:]]
+        error, violations = self.tried(events)
+        if error is not None:
+            raise error
+        return [f"{v.rule}: {v.message}" for v in violations]
 
     def append(self, event: dict[str, Any] | Batch) -> Outcome:
         """Append one event, or a batch (validated by the store: all stored, or none);
@@ -384,7 +383,7 @@ def record_one(rec: Recorder, item: dict[str, Any] | Batch, ask: Ask, show: Show
         show(out.message)
         return 0
     events = item if isinstance(item, list) else [item]
-    for ev in rec.store.events(rec.game, upto=events[-1]["seq"])[-len(events):]:
+    for ev in rec.fold.log[-len(events):]:  # as stored: append reloads the game
         show(rec.describe(ev))
     show(render_table(rec.fold))
     rec.after_rounds(before, show)
