@@ -70,10 +70,13 @@ _reflow_help(app)
 def main() -> None:
     import sys
 
+    from jaslog.cli.common import reported_errors
+
     args = sys.argv[1:]
-    if args[:1] == ["append"] and "--json-out" in args:
-        sys.exit(_append_json(args))
-    app()
+    with reported_errors():  # a database's trouble is a sentence, never a traceback
+        if args[:1] == ["append"] and "--json-out" in args:
+            sys.exit(_append_json(args))
+        app()
 
 
 def _append_json(args: list[str]) -> int:

@@ -27,6 +27,29 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+@contextlib.contextmanager
+def reported_errors() -> Iterator[None]:
+    """Around a whole command: whatever jaslog raises on purpose (a :class:`JaslogError`: a
+    store refusal, a database that is full, read-only, locked or gone) and any error of the
+    database's own that a command did not catch is said in a sentence on stderr, exit 2 —
+    never a traceback. Other exceptions (bugs) go on as they are."""
+    from jaslog.errors import JaslogError
+    from jaslog.store.engine import database_error, is_driver_error
+
+    said: JaslogError | None = None
+    try:
+        yield
+    except JaslogError as e:
+        said = e
+    except Exception as e:
+        said = database_error(e) if is_driver_error(e) else None
+        if said is None:
+            raise
+    if said is not None:
+        err_console.print(f"[bold red]jaslog:[/] {escape(str(said))}", soft_wrap=True)
+        sys.exit(2)
+
+
 def check_readable(paths: list[Path]) -> None:
     """Stop with a sentence for the first path that cannot be read as a log (a missing file,
     a directory, a compressed file) or that is given twice; files, pipes and ``-`` pass."""

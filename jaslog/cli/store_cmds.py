@@ -51,13 +51,17 @@ def opened(db: str | None, create: bool = True, on_error: OnError | None = None)
     commands that only read."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from jaslog.store.engine import DatabaseError, database_error
+
     store: Store | None = None
     try:
         store = open_store(db, create)
         yield store
-    except (StoreError, SQLAlchemyError) as e:
+    except (StoreError, DatabaseError, SQLAlchemyError) as e:
         code = 3 if isinstance(e, ConflictError) else 2
-        if isinstance(e, StoreError):
+        if isinstance(e, SQLAlchemyError) and (mapped := database_error(e)) is not None:
+            e = mapped  # the database's own trouble (full, read-only, busy), in a sentence
+        if isinstance(e, (StoreError, DatabaseError)):
             message = str(e)
         else:
             orig = getattr(e, "orig", None)
@@ -76,6 +80,7 @@ def error_json(game: str, e: Exception, message: str, exit_code: int) -> dict[st
     sentence on stderr), ``exit``, and what is known: ``expected``/``actual`` seq of a
     conflict, the ``seq``, ``seat`` and ``card`` of a refused event."""
     from jaslog.store import NoSuchGame, RejectedError
+    from jaslog.store.engine import DatabaseError
 
     err: dict[str, Any] = {"code": "store_error", "message": message, "exit": exit_code}
     if isinstance(e, BadBatch):
@@ -89,6 +94,8 @@ def error_json(game: str, e: Exception, message: str, exit_code: int) -> dict[st
             err.update(seat=fe.seat, card=fe.card)
     elif isinstance(e, NoSuchGame):
         err["code"] = "no_such_game"
+    elif isinstance(e, DatabaseError):
+        err["code"] = e.code
     elif not isinstance(e, StoreError):
         err["code"] = "database_error"
     return {"ok": False, "game": game, "error": err}

@@ -10,7 +10,25 @@ from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
 
+from jaslog.errors import JaslogError
+
 ENV = "JASLOG_DB"
+#: How long (seconds) a writer waits for the store's write lock before it gives up with
+#: :class:`DatabaseError` ``store_busy`` (default 60).
+LOCK_TIMEOUT_ENV = "JASLOG_LOCK_TIMEOUT"
+
+
+def lock_timeout() -> float:
+    """Seconds a writer waits for the write lock: ``$JASLOG_LOCK_TIMEOUT``, else 60.
+
+    >>> lock_timeout() if "JASLOG_LOCK_TIMEOUT" not in os.environ else 60.0
+    60.0
+    """
+    try:
+        t = float(os.environ.get(LOCK_TIMEOUT_ENV, "") or 60)
+    except ValueError:
+        return 60.0
+    return t if 0 < t < 86_400 else 60.0
 
 
 def default_url() -> str:
@@ -76,7 +94,8 @@ def make_engine(url: str) -> Engine:
         path = url.split(":///", 1)[1] if ":///" in url else ""
         if path and path != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 60})
+        wait = lock_timeout()
+        engine = create_engine(url, connect_args={"timeout": wait})
 
         @event.listens_for(engine, "connect")
         def _connect(dbapi_conn: Any, _record: Any) -> None:
@@ -85,12 +104,14 @@ def make_engine(url: str) -> Engine:
             import time
 
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA busy_timeout = 60000")
+            cur.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
             for attempt in range(200):  # switching to WAL needs a moment alone with the file
                 try:
                     cur.execute("PRAGMA journal_mode = WAL")
                     break
-                except sqlite3.OperationalError:
+                except sqlite3.OperationalError as e:
+                    if str(getattr(e, "sqlite_errorname", "")).startswith("SQLITE_READONLY"):
+                        break  # a read-only store: read as it is (writing it says why not)
                     if attempt == 199:
                         raise
                     time.sleep(0.05)
@@ -113,25 +134,137 @@ def make_engine(url: str) -> Engine:
 @contextmanager
 def write_tx(engine: Engine) -> Iterator[Connection]:
     """A write transaction: on SQLite ``BEGIN IMMEDIATE``, on PostgreSQL the writers' advisory
-    lock, so that positions are handed out in commit order. Commits on success."""
-    with engine.connect() as conn:
+    lock (waited for at most :func:`lock_timeout`), so that positions are handed out in commit
+    order. Commits on success. A database that cannot take the write (full, read-only, locked
+    too long, gone) is a :class:`DatabaseError`; the transaction is rolled back."""
+    with database_errors(engine.url), engine.connect() as conn:
         conn = conn.execution_options(jaslog_write=True)
         with conn.begin():
             if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
                 conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
             yield conn
 
 
 @contextmanager
 def read_tx(engine: Engine) -> Iterator[Connection]:
-    """A read transaction (one consistent snapshot on both backends)."""
-    with engine.connect() as conn, conn.begin():
+    """A read transaction (one consistent snapshot on both backends); a database that cannot
+    be read is a :class:`DatabaseError`."""
+    with database_errors(engine.url), engine.connect() as conn, conn.begin():
         if conn.dialect.name == "postgresql":
             conn.exec_driver_sql("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         yield conn
 
 
-def db_message(e: Exception) -> str:
+class DatabaseError(JaslogError):
+    """The database could not do what was asked, for a reason of its own: its disk is full
+    (``store_full``), it is read-only (``store_read_only``), another process held its lock
+    too long (``store_busy``), it cannot be reached (``store_unreachable``: a PostgreSQL
+    server restarting), or another error (``database_error``). Nothing of the transaction
+    was written. ``retry_after``: seconds after which trying again may work (None: it will
+    not pass by itself)."""
+
+    code = "database_error"
+
+    def __init__(self, message: str, code: str = "database_error",
+                 retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.code, self.retry_after = code, retry_after
+
+
+#: SQLite's result codes (``sqlite3.Error.sqlite_errorname``, without extended suffixes) and
+#: PostgreSQL's SQLSTATE classes and codes: what each means for a user.
+_SQLITE_KINDS = {"SQLITE_FULL": "store_full", "SQLITE_READONLY": "store_read_only",
+                 "SQLITE_BUSY": "store_busy", "SQLITE_LOCKED": "store_busy",
+                 "SQLITE_IOERR": "store_io", "SQLITE_CANTOPEN": "store_io",
+                 "SQLITE_PERM": "store_read_only", "SQLITE_AUTH": "store_read_only"}
+_PG_KINDS = {"53100": "store_full", "53": "store_full", "25006": "store_read_only",
+             "55P03": "store_busy", "40P01": "store_busy", "57014": "store_busy",
+             "08": "store_unreachable", "57P": "store_unreachable", "58": "store_io"}
+
+
+def _kind(orig: BaseException) -> str | None:
+    """What a driver's error is (a key of :data:`_SQLITE_KINDS` values), or None."""
+    name = getattr(orig, "sqlite_errorname", None)
+    if isinstance(name, str):
+        for prefix, kind in _SQLITE_KINDS.items():
+            if name == prefix or name.startswith(prefix + "_"):
+                return kind
+        return None
+    state = getattr(orig, "sqlstate", None)
+    if isinstance(state, str):
+        for key in (state, state[:3], state[:2]):
+            if key in _PG_KINDS:
+                return _PG_KINDS[key]
+        return None
+    if type(orig).__module__.startswith("psycopg") and type(orig).__name__ == "OperationalError":
+        return "store_unreachable"  # no SQLSTATE: the server could not be reached at all
+    return None
+
+
+def database_error(e: BaseException, url: Any = None) -> DatabaseError | None:
+    """The :class:`DatabaseError` a driver's (or SQLAlchemy's) error means, in a sentence, or
+    None when it is not one of those (an integrity error is the caller's to handle).
+
+    >>> import sqlite3
+    >>> try:
+    ...     sqlite3.connect("file:/no/such/dir/x.sqlite?mode=ro", uri=True)
+    ... except sqlite3.Error as err:
+    ...     print(database_error(err).code)
+    store_io
+    """
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    if isinstance(e, DatabaseError):
+        return e
+    orig: BaseException = e.orig if isinstance(e, DBAPIError) and e.orig is not None else e
+    kind = _kind(orig)
+    said = db_message(e)
+    where = f" ({describe(str(url))})" if url is not None else ""
+    if kind == "store_full":
+        return DatabaseError(f"the store's disk is full{where}: {said}; nothing of this was "
+                             "written: free some space and try again", kind, 60)
+    if kind == "store_read_only":
+        return DatabaseError(f"the store cannot be written{where}: {said}; nothing was written "
+                             "(is the file or its folder read-only, or the database in "
+                             "read-only mode?)", kind)
+    if kind == "store_busy":
+        return DatabaseError(f"the store is busy{where}: another process held its lock for more "
+                             f"than {lock_timeout():g} s ({said}); nothing was written: try "
+                             "again", kind, 5)
+    if kind == "store_unreachable":
+        return DatabaseError(f"the database cannot be reached{where}: {said}; try again in a "
+                             "moment", kind, 5)
+    if kind == "store_io":
+        return DatabaseError(f"the store cannot be read or written{where}: {said}", kind)
+    if isinstance(e, DBAPIError) and e.connection_invalidated:
+        return DatabaseError(f"the connection to the database was lost{where}: {said}; try "
+                             "again", "store_unreachable", 5)
+    if isinstance(e, OperationalError) or (is_driver_error(orig)
+                                           and type(orig).__name__ == "OperationalError"):
+        return DatabaseError(f"database error{where}: {said}")
+    return None
+
+
+def is_driver_error(e: BaseException) -> bool:
+    """Whether ``e`` is an error of a database driver (sqlite3, psycopg) or of SQLAlchemy."""
+    return type(e).__module__.split(".")[0] in ("sqlite3", "psycopg", "sqlalchemy")
+
+
+@contextmanager
+def database_errors(url: Any = None) -> Iterator[None]:
+    """Turn what the database says of itself (full, read-only, busy, gone: see
+    :func:`database_error`) into a :class:`DatabaseError`; other errors go on as they are."""
+    try:
+        yield
+    except Exception as e:
+        mapped = database_error(e, url) if is_driver_error(e) else None
+        if mapped is None:
+            raise
+        raise mapped from e
+
+
+def db_message(e: BaseException) -> str:
     """The first line of what the database said (a driver error's own words, not
     SQLAlchemy's wrapping), for a sentence of ours."""
     orig = getattr(e, "orig", None)
