@@ -143,6 +143,8 @@ class Part:
     rows: list[list[Any]]
     started: GameStarted | None
     head: str
+    #: where the game was read: (source, first line, last line), for a sentence
+    lines: tuple[str, int, int] | None = None
 
     @property
     def next_seq(self) -> int:
@@ -239,6 +241,9 @@ class _Pending:
     started: GameStarted | None = None  # the game_started event, while it is still to write
     ready: bool = False
     written: int = 0
+    source: str = ""  # where the game's lines were read: the file, its first and last line
+    first: int = 0
+    last: int = 0
 
 
 class Validator:
@@ -388,6 +393,7 @@ class Validator:
             if gid in self.rejected:
                 return
             p = self._open(gid)
+            p.source, p.first = source, number
         if payload is None:
             payload = canonical(e)  # type: ignore[arg-type]
         if p.stored_len and not self._past_store(p, e, payload, source, number):
@@ -419,6 +425,7 @@ class Validator:
                      payload, p.prev_hex, h_hex])
         p.prev = h
         p.prev_hex = h_hex
+        p.last = number
         if p.stored_len:
             p.expect = e.seq + 1
         self.pending_events += 1
@@ -467,8 +474,8 @@ class Validator:
     def flush(self, games: list[_Pending]) -> None:
         """Hand ``games`` to the sink as one batch; ready games leave the pending set."""
         todo = [p for p in games if p.rows and p.game not in self.rejected]
-        parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex)
-                 for p in todo}
+        parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex,
+                              (p.source, p.first, p.last)) for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:
             if p.game in accepted:

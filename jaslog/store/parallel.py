@@ -31,7 +31,6 @@ import queue
 import signal
 import sys
 import threading
-import traceback
 import zlib
 from collections.abc import Callable, Iterable
 from itertools import islice
@@ -106,10 +105,50 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
+def failure(e: BaseException) -> tuple[str, str, int | None, str]:
+    """What stopped a worker, to send to the importer: (kind, code, retry_after, sentence),
+    kind ``database`` (the database's own trouble: :class:`DatabaseError`) or ``store``."""
+    from jaslog.errors import JaslogError
+    from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
+
+    mapped = database_error(e) if is_driver_error(e) else None
+    if isinstance(e, DatabaseError) or mapped is not None:
+        err = mapped or e
+        assert isinstance(err, DatabaseError)
+        return "database", err.code, err.retry_after, str(err)
+    if isinstance(e, JaslogError):
+        return "store", e.code, None, str(e)
+    if is_driver_error(e):
+        return "store", "database_error", None, f"the database refused the rows: {db_message(e)}"
+    return "store", "import_failed", None, f"{type(e).__name__}: {e}"
+
+
+def batch_said(parts: list[Part]) -> str:
+    """The games of a batch being written, and where they were read, for a sentence.
+
+    >>> batch_said([Part("g1", 0, "", [], None, "", ("a.jsonl", 1, 40)),
+    ...             Part("g2", 0, "", [], None, "", ("a.jsonl", 3, 90))])
+    'writing games g1, g2 (a.jsonl:1-90)'
+    """
+    games = [p.game for p in parts]
+    shown = ", ".join(games[:5]) + (f" and {len(games) - 5} more" if len(games) > 5 else "")
+    where = [p.lines for p in parts if p.lines is not None and p.lines[0]]
+    lines = ""
+    if where and all(w[0] == where[0][0] for w in where):
+        lines = f" ({where[0][0]}:{min(w[1] for w in where)}-{max(w[2] for w in where)})"
+    elif where:
+        lines = " (" + ", ".join(f"{w[0]}:{w[1]}-{w[2]}" for w in where[:5]) + ")"
+    return f"writing game{'s' * (len(games) > 1)} {shown}{lines}"
+
+
 def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock: Any) -> None:
     die_with_parent(parent)
     from jaslog.store.store import open_store
 
+    source: str | None = None  # where the worker is, for the sentence if it stops
+    number: int | None = None
+    raw: bytes | None = None
+    writing: list[Part] = []
     try:
         store = open_store(url)
         summary = ImportSummary()
@@ -119,7 +158,10 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
             with lock:
                 if os.getppid() != parent:
                     os._exit(1)  # the import was killed: write nothing more
-                return writer.write(parts)
+                writing[:] = parts
+                done = writer.write(parts)
+                writing.clear()
+                return done
 
         def reject(game: str, reason: str, source: str | None, line: int | None) -> None:
             if game not in writer.rejected:
@@ -146,31 +188,40 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 start = 0
                 for number, size in zip(numbers, lengths, strict=True):
                     end = start + size
-                    take_bytes(blob[start:end], source, number)
+                    raw = blob[start:end]
+                    take_bytes(raw, source, number)
                     start = end
                 items = numbers
             elif chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
                 _, source, first, items = chunk
                 take_bytes = v.take_bytes
-                for number, raw in enumerate(items, first):
-                    take_bytes(raw if type(raw) is bytes else bytes(raw, "utf-8"), source,
-                               number)
+                for number, item in enumerate(items, first):
+                    raw = item if type(item) is bytes else bytes(item, "utf-8")
+                    take_bytes(raw, source, number)
             else:  # lines as raw_lines reads them: (kind, source, lines)
                 _, source, items = chunk
                 take_raw = v.take_raw
                 for r in items:
+                    number, raw = r[0], r[1]
                     take_raw(r, source)
             taken += len(items)
             if taken >= _COLLECT_EVERY:
                 gc.collect(1)
                 taken = 0
+        source = number = raw = None  # the lines are all read: what is left is writing
         v.flush_all()
         v.close()
         q_out.put(("done", v.lines, summary, writer.new_games, writer.extended, writer.rejected,
                    v.seen_existing))
         store.close()
-    except BaseException:  # a worker process: whatever stops it is reported to the parent
-        q_out.put(("error", traceback.format_exc()))
+    except BaseException as e:  # a worker process: whatever stops it is reported to the parent
+        kind, code, retry, said = failure(e)
+        if writing:
+            said = f"{batch_said(writing)}: {said}"
+        elif source is not None:
+            game = (line_game(raw) or guess_game(raw)) if raw is not None else None
+            said = f"{source}:{number}: " + (f"game {game}: " if game else "") + said
+        q_out.put(("error", kind, code, retry, said))
 
 
 def start_method() -> str:
@@ -210,11 +261,22 @@ class ParallelImporter:
         self.done = 0
         self.lines = 0
         self.seen_existing: set[str] = set()
+        self.aborted = False
 
     def _handle(self, msg: Any) -> None:
         if msg[0] == "error":
-            self.close()
-            raise StoreError(f"an import worker failed:\n{msg[1]}")
+            _, kind, code, retry, said = msg
+            self.abort()
+            said = (f"the import stopped: {said}; nothing of that batch was written (the games "
+                    "of the batches written before it stay stored: importing the files again "
+                    "skips them)")
+            if kind == "database":
+                from jaslog.store.engine import DatabaseError
+
+                raise DatabaseError(said, code, retry)
+            error = StoreError(said)
+            error.code = code
+            raise error
         _, lines, summary, new_games, extended, rejected, seen = msg
         self.done += 1
         self.lines += lines
@@ -242,8 +304,10 @@ class ParallelImporter:
     def _check_alive(self) -> None:
         for p in self.procs:
             if p.exitcode not in (None, 0):
-                self.close()
-                raise StoreError(f"an import worker died (exit code {p.exitcode})")
+                self.abort()
+                raise StoreError(f"the import stopped: an import worker died (exit code "
+                                 f"{p.exitcode}); the games of the batches written before stay "
+                                 "stored: importing the files again skips them")
 
     def _send(self, k: int, item: Any) -> None:
         while True:
@@ -338,11 +402,20 @@ class ParallelImporter:
         return self.writer.finish(self.seen_existing)
 
     def abort(self) -> None:
-        """Stop the workers without waiting for their work (an error in the main process)."""
+        """Stop the workers without waiting for their work (an error here or in a worker): a
+        transaction a worker had under way is rolled back. Lines still queued for a worker
+        are dropped, so that this process can exit (a queue's feeder thread would otherwise
+        wait for ever to hand them to a worker that is gone)."""
+        if self.aborted:
+            return
+        self.aborted = True
         for p in self.procs:
             if p.is_alive():
                 p.terminate()
         self.close()
+        for q in [*self.q_in, self.q_out]:
+            q.cancel_join_thread()
+            q.close()
 
     def close(self) -> None:
         if self._collector_was_on:
@@ -350,7 +423,7 @@ class ParallelImporter:
         for p in self.procs:
             p.join(timeout=5)
             if p.is_alive():
-                p.terminate()
+                p.kill()
                 p.join(timeout=5)
 
 

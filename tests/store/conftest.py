@@ -76,6 +76,11 @@ class _Server:
             _no_pg(f"initdb failed: {out.stderr.strip()[-500:]}")
         self.port = _free_port()
         self.log = self.dir / "server.log"
+        self.start()
+
+    def start(self) -> None:
+        """Start the server on its data directory and port; wait until it takes connections."""
+        data = self.dir / "data"
         self.proc = subprocess.Popen(
             _as_postgres([str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port),
                           "-h", "127.0.0.1", "-k", str(self.dir), "-c", "fsync=off",
@@ -103,7 +108,9 @@ class _Server:
     def _dsn(self, db: str) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.port}/{db}"
 
-    def stop(self) -> None:
+    def stop(self, remove: bool = True) -> None:
+        """Stop the server (``pg_ctl stop -m fast``: as an administrator's restart does, it
+        ends every connection); ``remove``: delete its data too."""
         if self.proc is not None and self.proc.poll() is None:
             # pg_ctl signals the server itself (runuser does not pass signals on)
             subprocess.run(_as_postgres([str(self.bin / "pg_ctl"), "stop", "-D",
@@ -114,7 +121,8 @@ class _Server:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if remove:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
