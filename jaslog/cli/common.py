@@ -76,16 +76,28 @@ def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
 
     from jaslog.fold import start_fold
     from jaslog.store import StoreError, open_store
+    from jaslog.store.codec import UnreadableEvent
 
     try:
         store = open_store(db, create=False)
     except StoreError as e:
         fail(str(e))
+    unreadable: list[FileGame] = []
+
+    def unreadable_game(e: UnreadableEvent) -> None:
+        """A stored game no reader can read: reported as the game's error, by its id."""
+        err = FoldError(e.reason, code=e.code, game=e.game, seq=e.seq,
+                        source=f"{STORE_PREFIX}{e.game}", line=e.seq)
+        unreadable.append(FileGame(e.game, error=err))
+
     try:
         for ref in refs:
             gid = ref[len(STORE_PREFIX):]
-            it = store.iter_games() if not gid else iter([(gid, store.events(gid))])
+            it = store.iter_games(unreadable=unreadable_game) if not gid else \
+                iter([(gid, store.events(gid))])
             for game, events in it:
+                yield from unreadable
+                unreadable.clear()
                 g = FileGame(game)
                 try:
                     g.fold = start_fold(events[0])
@@ -94,6 +106,8 @@ def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
                 except FoldError as err:
                     g.error = err.located(f"{STORE_PREFIX}{game}", err.seq or 0)
                 yield g
+            yield from unreadable
+            unreadable.clear()
     except StoreError as e:
         fail(str(e))
     except SQLAlchemyError as e:

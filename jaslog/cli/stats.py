@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -191,6 +192,10 @@ def export(
         write_json_line(result.to_json())
     else:
         _print_export(result)
+    if result.unreadable:  # games stored by an older jaslog that no reader can read
+        for said in result.unreadable:
+            err_console.print(f"[bold red]jaslog:[/] not exported: {escape(said)}", soft_wrap=True)
+        raise typer.Exit(2)
 
 
 def refresh(dataset: Path, db: str | None) -> None:

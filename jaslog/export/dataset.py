@@ -75,13 +75,16 @@ class ExportResult:
     rows_added: dict[str, int] = field(default_factory=dict)
     rows_total: dict[str, int] = field(default_factory=dict)
     cursor: Any = None
+    #: a sentence for each stored game that could not be read, and so was not exported
+    unreadable: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"path": str(self.path), "version": self.version, "changed": self.changed,
                 "games_added": self.games_added, "games_replaced": self.games_replaced,
                 "games_unchanged": self.games_unchanged, "files_added": self.files_added,
                 "files_linked": self.files_linked, "rows_added": self.rows_added,
-                "rows_total": self.rows_total, "cursor": self.cursor}
+                "rows_total": self.rows_total, "cursor": self.cursor,
+                **({"unreadable": self.unreadable} if self.unreadable else {})}
 
 
 # ------------------------------------------------------------------ reading a dataset
@@ -401,6 +404,7 @@ class Chunk:
     replaced: list[str] = field(default_factory=list)
     unchanged: int = 0
     seen: int = 0
+    unreadable: list[str] = field(default_factory=list)  # games that could not be read
 
 
 def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_games: int,
@@ -538,6 +542,7 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
                 result.games_replaced += len(chunk.replaced)
                 result.games_unchanged += chunk.unchanged
                 replaced.update(chunk.replaced)
+                result.unreadable += chunk.unreadable
                 seen += chunk.seen
                 if progress is not None:
                     progress(seen)
@@ -548,7 +553,8 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
                 shutil.rmtree(staging, ignore_errors=True)
                 return ExportResult(path=prev_snap, version=int(prev["version"]), changed=False,
                                     games_unchanged=result.games_unchanged, cursor=cursor,
-                                    rows_total={t: prev["tables"][t]["rows"] for t in TABLES})
+                                    rows_total={t: prev["tables"][t]["rows"] for t in TABLES},
+                                    unreadable=result.unreadable)
             kept: list[dict[str, Any]] = []
             if base and prev is not None and prev_snap is not None:
                 kept = _carry_over(prev_snap, prev, replaced, staging, writers)

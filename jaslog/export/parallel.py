@@ -59,8 +59,11 @@ def _build(task: tuple[list[str], dict[str, int]]) -> Chunk:
     """One chunk: the games of ``ids`` read, folded and built (``known``: their last seq in
     the previous snapshot, for those that are in it)."""
     ids, known = task
-    games = (events for _gid, events in _store.games_by_id(ids, until=_until, fast=True))
+    unreadable: list[str] = []  # a game no reader can read is left out, and said
+    games = (events for _gid, events in _store.games_by_id(
+        ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
     [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1)  # all of it: one chunk
+    chunk.unreadable = unreadable
     return chunk
 
 

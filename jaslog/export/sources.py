@@ -106,10 +106,14 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
                                  out_dir, cursor=until, source=source, filters=filters,
                                  chunk_games=chunk_games, full=full, keep=keep,
                                  progress=progress)
-    games = (events for _gid, events in store.iter_games(since=since, ruleset=ruleset,
-                                                         after=after, until=until, fast=True))
-    return export_games(games, out_dir, cursor=until, source=source, filters=filters,
-                        chunk_games=chunk_games, full=full, keep=keep, progress=progress)
+    unreadable: list[str] = []  # a game no reader can read is left out, and said
+    games = (events for _gid, events in store.iter_games(
+        since=since, ruleset=ruleset, after=after, until=until, fast=True,
+        unreadable=lambda e: unreadable.append(str(e))))
+    result = export_games(games, out_dir, cursor=until, source=source, filters=filters,
+                          chunk_games=chunk_games, full=full, keep=keep, progress=progress)
+    result.unreadable += unreadable
+    return result
 
 
 def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:

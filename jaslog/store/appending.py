@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
+from jaslog.events.limits import MAX_LINE, event_problem, too_long
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
@@ -121,6 +122,9 @@ class Appending(Signing):
             try:
                 if isinstance(item, Event):
                     e = item
+                    problem = event_problem(e)  # a model made in Python: not read by a parser
+                    if problem is not None:
+                        raise EventError(problem)
                 else:
                     raw = event_dict(item)
                     if isinstance(raw, dict) and ("game" not in raw or "seq" not in raw):
@@ -336,6 +340,10 @@ class Appending(Signing):
         rows = []
         for e in evs:
             payload = canonical(e)
+            if len(payload) > MAX_LINE:
+                raise RejectedError(f"game {e.game} seq {e.seq}: {too_long(len(payload))}; "
+                                    "nothing was written", game=e.game, seq=e.seq,
+                                    code="bad_event")
             h = link(prev, payload)
             pos += 1
             rows.append((e.game, e.seq, pos, e.type, VERSION, norm_id(e.id), e.at, payload,

@@ -47,16 +47,28 @@ def as_bytes(value: Any) -> bytes:
     return bytes(value)
 
 
+class UnreadableEvent(StoreError):
+    """A stored event no reader can read (stored by an older jaslog, before a limit held at
+    the door): the game it belongs to is unreadable, the others are not."""
+
+    code = "unreadable_game"
+
+    def __init__(self, reason: str, game: str, seq: int) -> None:
+        self.game, self.seq, self.reason = game, seq, reason
+        super().__init__(f"game {game} seq {seq}: {reason}")
+
+
 def decode(payload: bytes, version: int, game: str = "?", seq: int = -1) -> Event:
-    """A stored payload as an event of the current format (upcast when older)."""
+    """A stored payload as an event of the current format (upcast when older); an
+    :class:`UnreadableEvent` when it cannot be read."""
     payload = as_bytes(payload)
     try:
         if version == VERSION:
             return parse_event(payload)
         return event_from_dict(upcast(orjson.loads(payload), version))
     except (EventError, orjson.JSONDecodeError, KeyError) as e:
-        raise StoreError(f"game {game} seq {seq}: the stored event (format version {version}) "
-                         f"cannot be read: {e}") from None
+        raise UnreadableEvent(f"the stored event (format version {version}) cannot be read: "
+                              f"{e}", game, seq) from None
 
 
 def current_canonical(payload: bytes, version: int) -> bytes:

@@ -36,6 +36,7 @@ from jaslog.events import (
     validate_event_json,
 )
 from jaslog.events.fast import FastPlay, fast_play
+from jaslog.events.limits import too_long
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
@@ -396,6 +397,10 @@ class Validator:
             p.source, p.first = source, number
         if payload is None:
             payload = canonical(e)  # type: ignore[arg-type]
+            if len(payload) > MAX_LINE:  # longer than the line it came from (its escapes)
+                self.reject(gid, f"{source}:{number}: game {gid} seq {e.seq}: "
+                            f"{too_long(len(payload))}", source, number)
+                return
         if p.stored_len and not self._past_store(p, e, payload, source, number):
             return
         f = p.fold

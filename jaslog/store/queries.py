@@ -6,7 +6,7 @@ A mixin of :class:`jaslog.store.Store` (which provides ``engine``).
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, select
@@ -17,9 +17,13 @@ from jaslog.events import Event
 from jaslog.events.fast import fast_play
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.codec import VERSION, decode, parse_time
+from jaslog.store.codec import VERSION, UnreadableEvent, decode, parse_time
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
 from jaslog.store.types import GENESIS, GameInfo, Head, NoSuchGame, StoredEvent
+
+#: Told of each game that cannot be read (the error names it, its seq and why): the readers
+#: of many games (listing, export, check) go on with the others.
+Unreadable = Callable[[UnreadableEvent], None]
 
 EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "payload",
                  "prev_hash", "hash")
@@ -187,7 +191,8 @@ class Queries:
 
     def iter_games(self, *, since: str | None = None, ruleset: str | None = None,
                    after: int | None = None, until: int | None = None,
-                   batch: int = 200, fast: bool = False) -> Iterator[tuple[str, list[Event]]]:
+                   batch: int = 200, fast: bool = False,
+                   unreadable: Unreadable | None = None) -> Iterator[tuple[str, list[Event]]]:
         """Stream ``(game_id, events)`` for every game, in order of creation, from one snapshot.
 
         For incremental export: ``after`` and ``until`` are cursors (see :meth:`cursor`);
@@ -198,13 +203,17 @@ class Queries:
         :class:`jaslog.events.fast.FastPlay` (every field a fold reads, and ``payload``, the
         stored bytes) instead of a model: about twice as fast to read, for bulk readers that
         fold (the export). Every other event is a model as usual.
+
+        ``unreadable``: a game with an event that cannot be read (stored by an older jaslog)
+        is left out and its :class:`~jaslog.store.codec.UnreadableEvent` given to it; without
+        it, that error is raised.
         """
         with eng.read_tx(self.engine) as conn:
             if after is not None and until is None:
                 until = self._cursor(conn)
             for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
                                         until=until, batch=batch):
-                yield from self._games_of(conn, ids, until, fast)
+                yield from self._games_of(conn, ids, until, fast, unreadable)
 
     def game_id_batches(self, *, since: str | None = None, ruleset: str | None = None,
                         after: int | None = None, until: int | None = None,
@@ -217,13 +226,13 @@ class Queries:
             return list(self._id_batches(conn, since=since, ruleset=ruleset, after=after,
                                          until=until, batch=batch))
 
-    def games_by_id(self, ids: list[str], *, until: int | None = None,
-                    fast: bool = False) -> Iterator[tuple[str, list[Event]]]:
+    def games_by_id(self, ids: list[str], *, until: int | None = None, fast: bool = False,
+                    unreadable: Unreadable | None = None) -> Iterator[tuple[str, list[Event]]]:
         """``(game_id, events)`` for ``ids``, in that order, each with its events up to
-        ``until`` (a cursor); a game without events there is left out. ``fast`` as in
-        :meth:`iter_games`."""
+        ``until`` (a cursor); a game without events there is left out. ``fast`` and
+        ``unreadable`` as in :meth:`iter_games`."""
         with eng.read_tx(self.engine) as conn:
-            yield from self._games_of(conn, ids, until, fast)
+            yield from self._games_of(conn, ids, until, fast, unreadable)
 
     @staticmethod
     def _cursor(conn: Connection) -> int:
@@ -252,19 +261,30 @@ class Queries:
             yield [r.id for r in rows]
 
     @staticmethod
-    def _games_of(conn: Connection, ids: list[str], until: int | None,
-                  fast: bool) -> Iterator[tuple[str, list[Event]]]:
+    def _games_of(conn: Connection, ids: list[str], until: int | None, fast: bool,
+                  unreadable: Unreadable | None = None) -> Iterator[tuple[str, list[Event]]]:
         read = _read_fast if fast else decode
         q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
             EVENTS.c.game.in_(bindparam("ids", expanding=True)))
         if until is not None:
             q = q.where(EVENTS.c.pos <= until)
         by_game: dict[str, list[Event]] = {gid: [] for gid in ids}
+        bad: dict[str, UnreadableEvent] = {}
         for game, seq, version, payload in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
                                                         {"ids": ids}):
-            by_game[game].append(read(payload, version, game, seq))
+            if game in bad:
+                continue
+            try:
+                by_game[game].append(read(payload, version, game, seq))
+            except UnreadableEvent as e:
+                if unreadable is None:
+                    raise
+                bad[game] = e
         for gid in ids:
-            if by_game[gid]:
+            if gid in bad:
+                assert unreadable is not None
+                unreadable(bad[gid])
+            elif by_game[gid]:
                 yield gid, by_game[gid]
 
 
