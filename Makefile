@@ -17,8 +17,10 @@ lint:
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache --no-logo
 
+# The tests' modules are compiled with pytest's assertions once and kept in __pycache__,
+# also where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE).
 test: setup lint
-	$(PY) -m pytest -n 2 -p no:cacheprovider
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider
 
 bench: setup
 	$(PY) -m benchmarks.bench

@@ -21,6 +21,7 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
     ApiError,
+    api_words,
     json_safe,
     principal,
     require,
@@ -31,6 +32,7 @@ from jaslog.service.deps import (
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
+from jaslog.store.codec import UnreadableEvent
 from jaslog.store.queries import cursor_pos, page_cursor, winning_players
 from jaslog.views import (
     NotVisible,
@@ -236,6 +238,16 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
             "view": view_name(s), "seat": s.seat}
 
 
+def unreadable_out(who: Principal, info: Any, e: UnreadableEvent) -> dict[str, Any]:
+    """A listed game that cannot be read (stored by an older jaslog): named, with why, and
+    what its header row says; the rest of the listing goes on."""
+    s = who.sight(list(info.seats), None)
+    return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
+            "table": None, "tournament": None, "created_at": info.created_at,
+            "events": info.events if s.full else 0, "last_at": info.last_at if s.full else None,
+            "view": view_name(s), "seat": s.seat, "unreadable": api_words(str(e))}
+
+
 # ---------------------------------------------------------------------- listing and creating
 
 
@@ -259,6 +271,8 @@ class GameListItemOut(GameOut):
     open_seq: int | None = Field(None, description="where the viewer opens the game: the "
                                  "newest event of a live game, the first violation of a "
                                  "finished one (None: its start)")
+    unreadable: str | None = Field(None, description="why the game cannot be read (stored by "
+                                   "an older jaslog); its other fields are its header's")
 
 
 def decode_cursor(cursor: str, order: str) -> int:
@@ -349,7 +363,12 @@ def list_games(
                 more = True
                 break
             after, scanned = pos, scanned + 1
-            g = game_out(svc, who, info)
+            try:
+                g = game_out(svc, who, info)
+            except UnreadableEvent as e:  # one such game never stops the listing
+                if not looked_up:
+                    out.append(unreadable_out(who, info, e))
+                continue
             if table is not None and g["table"] != table:
                 continue
             if tournament is not None and g["tournament"] != tournament:

@@ -9,19 +9,26 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jaslog import __version__
+from jaslog.errors import JaslogError
+from jaslog.events.limits import json_error
 from jaslog.service import api_admin, api_games, api_stats, api_tournaments
 from jaslog.service.core import Service
-from jaslog.service.deps import ApiError, pattern_sentence
+from jaslog.service.deps import ApiError, api_words, pattern_sentence
 from jaslog.store.clock import Clock
+from jaslog.store.codec import UnreadableEvent
+from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
 
 STATIC = Path(__file__).resolve().parent / "static"
 #: Swagger UI's script and style sheet, as the ``fastapi-offline`` package ships them: the
@@ -36,6 +43,118 @@ are JSON objects with a stable `code` and a `message` sentence: **401** no or a 
 **403** the role may not, **404** no such game, **409** a conflict (`expected` and `actual`
 seq), **422** a refusal (the rule `code`, and `seq`, `seat`, `card` when the rules refused).
 """
+
+
+#: The largest request body the service reads (4 MiB). The largest real batch, a whole game
+#: sent at once, is under 100 KB even pretty-printed; the largest a batch may be, 5000 deals
+#: (the longest events of a game), about 1.3 MB; the longest event a log may hold is 1 MiB
+#: (:data:`jaslog.events.limits.MAX_LINE`). A larger body is 413 ``body_too_large``, read no
+#: further.
+MAX_BODY = 4 << 20
+#: The methods whose requests carry a body.
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def error_response(status: int, code: str, message: str,
+                   headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    """An error answer in the service's shape: ``{"code", "message", ...}``."""
+    return JSONResponse({"code": code, "message": message, **extra}, status_code=status,
+                        headers=headers)
+
+
+def database_response(e: DatabaseError) -> JSONResponse:
+    """A database's trouble as an answer: 503 (with ``Retry-After`` when it may pass: busy,
+    unreachable, full) for what stops the store for a while or for writing (read-only), 500
+    for any other database error."""
+    status = 503 if e.code != "database_error" else 500
+    headers = {"Retry-After": str(e.retry_after)} if e.retry_after is not None else None
+    return error_response(status, e.code, str(e), headers, **(
+        {"retry_after": e.retry_after} if e.retry_after is not None else {}))
+
+
+class RequestGate:
+    """What is checked of a request before a byte of its body is read: the token (of any
+    ``/api/`` request with a body: 401 or 429 as the route itself would answer), then the
+    body's size (413 over :data:`MAX_BODY`, by its ``Content-Length`` or as it streams in).
+    An unauthenticated client cannot make the service read, hold or parse a body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        if scope["path"].startswith("/api/"):
+            refused = await self._token_refused(scope, headers)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+        length = headers.get("content-length", "")
+        if length.isdigit() and int(length) > MAX_BODY:
+            await _too_large(int(length))(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY:
+                await _too_large(None)(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        given = False
+
+        async def replay() -> Message:
+            nonlocal given
+            if not given:
+                given = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    async def _token_refused(scope: Scope, headers: Headers) -> JSONResponse | None:
+        """The answer to a request whose token does not pass (None: it passes)."""
+        from fastapi.security import HTTPAuthorizationCredentials
+        from fastapi.security.utils import get_authorization_scheme_param
+
+        from jaslog.service.deps import principal
+
+        scheme, token = get_authorization_scheme_param(headers.get("authorization"))
+        creds = HTTPAuthorizationCredentials(scheme=scheme, credentials=token) \
+            if scheme.lower() == "bearer" and token else None
+        try:
+            await run_in_threadpool(principal, Request(scope), creds)
+        except ApiError as e:
+            extra = dict(getattr(e, "headers", None) or {})
+            if e.status == 401:
+                extra["WWW-Authenticate"] = "Bearer"
+            return JSONResponse(e.body(), status_code=e.status, headers=extra or None)
+        except DatabaseError as e:
+            return database_response(e)
+        except Exception as e:
+            mapped = database_error(e) if is_driver_error(e) else None
+            if mapped is None:
+                raise
+            return database_response(mapped)
+        return None
+
+
+def _too_large(size: int | None) -> JSONResponse:
+    said = f"is {size} bytes" if size is not None else "is larger than that"
+    return error_response(413, "body_too_large", f"the request body {said}; the service reads "
+                          f"at most {MAX_BODY} bytes (4 MiB) a request: send the events of a "
+                          "game in batches (a batch holds at most 5000 events)",
+                          limit=MAX_BODY)
 
 
 def _loc(err: dict[str, Any]) -> str:
@@ -72,6 +191,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.state.service = svc
     app.state.clock = svc.clock
     app.add_middleware(GZipMiddleware, minimum_size=2000)
+    app.add_middleware(RequestGate)
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, e: ApiError) -> JSONResponse:
@@ -115,11 +235,60 @@ def create_app(url: str | None = None, *, service: Service | None = None,
             e.status_code, "http_error")
         msg = str(e.detail)
         if e.status_code == 400:
-            msg = (await _not_utf8(request)
-                   or f"the request body cannot be read as JSON: {msg.rstrip('.').lower()} "
-                      "(is it nested too deeply?)")
+            msg = await _not_utf8(request) or await _unreadable_json(request) or \
+                f"the request body cannot be read as JSON: {msg.rstrip('.').lower()}"
         return JSONResponse({"code": code, "message": msg}, status_code=e.status_code,
                             headers=getattr(e, "headers", None))
+
+    async def _unreadable_json(request: Request) -> str | None:
+        """What keeps the body from being read as JSON, said by the parser every reader of
+        events uses (a number of 5000 digits, nesting thousands deep), or None."""
+        import orjson
+
+        try:
+            orjson.loads(await request.body())
+        except orjson.JSONDecodeError as err:
+            return f"the request body cannot be read as JSON: {json_error(err, await request.body())}"
+        except (RuntimeError, ClientDisconnect):
+            return None
+        return None
+
+    @app.exception_handler(DatabaseError)
+    async def _database(_: Request, e: DatabaseError) -> JSONResponse:
+        return database_response(e)
+
+    @app.exception_handler(JaslogError)
+    async def _jaslog(_: Request, e: JaslogError) -> JSONResponse:
+        """What a route did not answer itself: a stored game no reader can read (500
+        ``unreadable_game``, with the game), any other refusal of the layers below (500 with
+        its code)."""
+        if isinstance(e, UnreadableEvent):
+            return error_response(500, e.code, api_words(str(e)), game=e.game, seq=e.seq)
+        return error_response(500, e.code, api_words(str(e)))
+
+    async def _driver(_: Request, e: Exception) -> JSONResponse:
+        """A database error no layer turned into a sentence (the token tables are read
+        straight through SQLAlchemy): full, read-only, busy, gone by its code, else 500
+        ``database_error``."""
+        mapped = database_error(e) or DatabaseError(f"database error: {db_message(e)}")
+        return database_response(mapped)
+
+    import sqlite3
+
+    from sqlalchemy.exc import SQLAlchemyError
+
+    app.add_exception_handler(SQLAlchemyError, _driver)
+    app.add_exception_handler(sqlite3.Error, _driver)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_: Request, e: Exception) -> JSONResponse:
+        """Anything else, as JSON, never a plain-text 500: a database's trouble (full,
+        read-only, busy, gone) by its code, else 500 ``internal_error``."""
+        mapped = database_error(e) if is_driver_error(e) else None
+        if mapped is not None:
+            return database_response(mapped)
+        return error_response(500, "internal_error", "the service failed to answer this "
+                              f"request ({type(e).__name__}); the error is in its log")
 
     app.include_router(api_games.router)
     app.include_router(api_admin.router)
