@@ -429,9 +429,9 @@ def games(
     """List stored games in the order they were stored (first stored first, or --newest).
 
     With --limit, a page: when more games follow, the cursor to go on with (--cursor) is
-    printed on stderr. --player, --ruleset and --from/--to use the store's indexes; --table,
-    --event, --tournament (the game's meta) and --status, --winner (its fold) are looked up
-    game by game."""
+    printed on stderr. --player, --ruleset, --from/--to, --status and --winner use the
+    store's indexes; --table, --event and --tournament (the game's meta) are looked up game
+    by game."""
     from jaslog.store.queries import cursor_pos, page_cursor
 
     if status not in (None, "live", "finished"):
@@ -443,7 +443,7 @@ def games(
         if after is None:
             fail(f"--cursor {cursor}: not a cursor printed by jaslog games listing {order} "
                  "first")
-    looked_up = any(v is not None for v in (table, event, tournament, status, winner))
+    looked_up = any(v is not None for v in (table, event, tournament))
     rows: list[GameInfo] = []
     more = False
     with opened(db, create=False) as store:
@@ -451,15 +451,15 @@ def games(
         while True:
             want = 500 if limit is None or looked_up else limit + 1 - len(rows)
             page = store.game_page(player=player, ruleset=ruleset, since=since, until=until,
-                                   after=after, newest=newest, limit=want)
+                                   after=after, newest=newest, limit=want, status=status,
+                                   winner=winner)
             for pos, info in page:
                 if limit is not None and len(rows) == limit:
                     more = True
                     break
                 after = pos
-                if looked_up and not _listed(store, info, names, table=table, event=event,
-                                             tournament=tournament, status=status,
-                                             winner=winner):
+                if looked_up and not _listed(store, info, table=table, event=event,
+                                             tournament=tournament):
                     continue
                 rows.append(info)
             if more or len(page) < want:
@@ -484,37 +484,16 @@ def games(
                  right=("events",))
 
 
-def _listed(store: Any, info: GameInfo, names: dict[str, str], *, table: str | None,
-            event: str | None, tournament: str | None, status: str | None,
-            winner: str | None) -> bool:
+def _listed(store: Any, info: GameInfo, *, table: str | None, event: str | None,
+            tournament: str | None) -> bool:
     """Whether a game passes the filters ``jaslog games`` looks up game by game: its meta
-    (table, event, tournament) and its fold (status, winner)."""
+    (table, event, tournament)."""
     meta = getattr(store.events(info.game, upto=0)[0], "meta", None) or {}
     if table is not None and str(meta.get("table")) != table:
         return False
     if tournament is not None and meta.get("tournament") != tournament:
         return False
-    if event is not None and event.lower() not in str(meta.get("event", "")).lower():
-        return False
-    if status is None and winner is None:
-        return True
-    from jaslog.audit import game_report
-    from jaslog.engine.fold import FoldError
-    from jaslog.store.queries import winning_players
-
-    try:
-        fold, error = store.fold(info.game), None
-    except FoldError as e:
-        fold, error = None, e
-    rep = game_report(info.game, fold, error)
-    if status is not None and bool(rep["finished"]) is not (status == "finished"):
-        return False
-    if winner == "draw":
-        return bool(rep["winner"] == "draw")
-    if winner is not None:
-        won = winning_players(fold.game if fold else None, info.seats, rep["winner"])
-        return any(p == winner or names.get(p, "").lower() == winner.lower() for p in won)
-    return True
+    return event is None or event.lower() in str(meta.get("event", "")).lower()
 
 
 def show(

@@ -232,9 +232,13 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
     h = svc.header(info.game)
     s = who.sight(list(h.seats), table_of(h))
     meta = h.meta or {}
+    events, last_at = info.events, info.last_at
+    if s.public:  # finished rounds only: a live round's events, and its last move, are not told
+        _, tl = svc.timeline(info.game)
+        events, last_at = tl.horizon() + 1, _last_at(tl, s)
     return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
             "table": table_of(h), "tournament": meta.get("tournament"),
-            "created_at": info.created_at, "events": info.events, "last_at": info.last_at,
+            "created_at": info.created_at, "events": events, "last_at": last_at,
             "view": view_name(s), "seat": s.seat}
 
 

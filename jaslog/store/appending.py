@@ -41,6 +41,7 @@ from jaslog.store.codec import (
     utc_text,
 )
 from jaslog.store.queries import EVENT_COLUMNS
+from jaslog.store.results import PLAYING, note_results, standing
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
@@ -229,6 +230,9 @@ class Appending(Signing):
                 self.insert_rows(conn, rows)
                 if due(before, marks(f)):  # a round or the game ended: sign the new head
                     self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
+                stands = standing(f)
+                if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
+                    note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])
         except IntegrityError as e:
             self._folds.pop(game, None)
             actual = self._head_quiet(game)

@@ -40,6 +40,7 @@ from jaslog.events.limits import too_long
 from jaslog.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
+from jaslog.store.results import PLAYING, Standing, note_results, standing
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GENESIS_BYTES = bytes.fromhex(GENESIS)
@@ -146,6 +147,8 @@ class Part:
     head: str
     #: where the game was read: (source, first line, last line), for a sentence
     lines: tuple[str, int, int] | None = None
+    #: where the game stands after these events (:mod:`jaslog.store.results`)
+    standing: Standing | None = None
 
     @property
     def next_seq(self) -> int:
@@ -197,6 +200,9 @@ class Writer:
             self.store.insert_rows(conn, rows)
             # every game written is signed at its new head, with the rows (signing.py)
             self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head) for p in ok])
+            # and where it stands, when it ended (or had, before these events: results.py)
+            note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
+                                if p.standing is not None and (p.standing != PLAYING or p.base_seq)])
         for p in ok:
             self.summary.events += len(p.rows)
             if p.base_seq == 0:
@@ -480,7 +486,8 @@ class Validator:
         """Hand ``games`` to the sink as one batch; ready games leave the pending set."""
         todo = [p for p in games if p.rows and p.game not in self.rejected]
         parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex,
-                              (p.source, p.first, p.last)) for p in todo}
+                              (p.source, p.first, p.last),
+                              standing(p.fold) if p.fold is not None else None) for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:
             if p.game in accepted:

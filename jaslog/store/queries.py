@@ -138,17 +138,21 @@ class Queries:
 
     def game_page(self, *, player: str | None = None, ruleset: str | None = None,
                   since: str | None = None, until: str | None = None, after: int | None = None,
-                  newest: bool = False, limit: int = 50) -> list[tuple[int, GameInfo]]:
+                  newest: bool = False, limit: int = 50, status: str | None = None,
+                  winner: str | None = None) -> list[tuple[int, GameInfo]]:
         """One page of games with each game's ``pos`` (its place in the store, the paging
         cursor): oldest first, or ``newest`` first; ``after`` is the ``pos`` of the last game
         of the page before. The filters use indexes: ``player`` (``game_players.player``, id
         or display name), ``ruleset`` and the start ``since``/``until`` (``games.created_at``,
-        RFC 3339 times or dates; ``until`` a date takes the whole day).
+        RFC 3339 times or dates; ``until`` a date takes the whole day), ``status`` (``live``
+        or ``finished``) and ``winner`` (a winning player's id or display name, or ``draw``)
+        through where each game stands (``game_results``, ``game_winners``:
+        :mod:`jaslog.store.results`).
 
         >>> import tempfile, pathlib
         >>> from jaslog.store import open_store
         >>> s = open_store(str(pathlib.Path(tempfile.mkdtemp()) / "doc.sqlite"))
-        >>> s.game_page(ruleset="amsterdam", until="2026-01-31", limit=10)
+        >>> s.game_page(ruleset="amsterdam", until="2026-01-31", status="finished", limit=10)
         []
         >>> s.close()
         """
@@ -156,6 +160,14 @@ class Queries:
         if until is not None:
             q = q.where(GAMES.c.created_at < _day_after(until) if _is_date(until)
                         else GAMES.c.created_at <= parse_time(until))
+        if status is not None or winner is not None:
+            from jaslog.store.results import where_stands
+            from jaslog.store.types import StoreError
+
+            if status not in (None, "live", "finished"):
+                raise StoreError(f"status {status!r}: live or finished")
+            self._need_results()
+            q = where_stands(q, status=status, winner=winner)
         if after is not None:
             q = q.where(GAMES.c.pos < after if newest else GAMES.c.pos > after)
         q = q.order_by(GAMES.c.pos.desc() if newest else GAMES.c.pos).limit(limit)
@@ -167,6 +179,23 @@ class Queries:
         infos = {i.game: i for i in self._infos(select(GAMES).where(
             GAMES.c.id.in_([k for _, k in keys])))}
         return [(pos, infos[gid]) for pos, gid in keys if gid in infos]
+
+    def _need_results(self) -> None:
+        """Upgrade a store that keeps no games' results yet (of a schema before version 3,
+        opened to read), once: the listings filter by them."""
+        if getattr(self, "_results_kept", False):
+            return
+        from jaslog.store.schema import RESULTS_SINCE, schema_version
+
+        with eng.read_tx(self.engine) as conn:
+            kept = (schema_version(conn) or 0) >= RESULTS_SINCE
+        if not kept:
+            self.upgrade()
+        self._results_kept = True
+
+    def upgrade(self) -> None:
+        """Bring the store to this jaslog's schema (:meth:`jaslog.store.Store.upgrade`)."""
+        raise NotImplementedError
 
     def _infos(self, query: Any) -> list[GameInfo]:
         g = query.subquery()

@@ -4,12 +4,16 @@
 UPDATE, DELETE (and on PostgreSQL TRUNCATE) on them. A game's head (next seq, last hash)
 is derived from ``events`` through its primary key, so nothing ever needs an UPDATE.
 ``signatures`` (a game's head signed by the store's key, :mod:`jaslog.store.signing`) and
-``signing_keys`` (the public half of every key the store signed with) are insert-only too.
+``signing_keys`` (the public half of every key the store signed with) are insert-only too, and
+so are ``game_results`` and ``game_winners`` (where each game stands, written when that
+changes: :mod:`jaslog.store.results`), which the game listings filter by.
 ``players`` holds display names, personal data outside every hash chain: it may be edited
 and erased. ``jaslog_meta`` records the schema version.
 
-Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``
-(:func:`upgrade` adds them to a store of version 1 when it is opened to write).
+Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
+``game_results`` and ``game_winners`` (:func:`upgrade` adds what a store of an older version
+lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade` then records where each
+of its games stands).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     Index,
     Integer,
@@ -32,8 +37,11 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 2
-APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures")
+SCHEMA_VERSION = 3
+#: the first schema version with ``game_results`` and ``game_winners``
+RESULTS_SINCE = 3
+APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures", "game_results",
+               "game_winners")
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -117,6 +125,32 @@ class SignatureRow(StoreModel, table=True):
     signed_at: str = Field(sa_column=Column(String(32), nullable=False))
 
 
+class GameResultRow(StoreModel, table=True):
+    """Where a game stands once its events up to ``seq`` are in: over or not, and who won
+    (``winner``: the winning seat or team as a number, ``draw``, or NULL). A row is written
+    with the events that change it (the game ends; a ruling or a correction after that),
+    never updated: a game's row of the highest ``seq`` is where it stands, and a game
+    without any has not ended."""
+
+    __tablename__ = "game_results"
+    __table_args__: Any = (Index("game_results_by_status", "finished", "game", "seq"),
+                           Index("game_results_by_winner", "winner", "game", "seq"))
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    finished: bool = Field(sa_column=Column(Boolean, nullable=False))
+    winner: str | None = Field(default=None, sa_column=Column(String(16), nullable=True))
+
+
+class GameWinnerRow(StoreModel, table=True):
+    """A player who won, as the ``game_results`` row of the same game and seq says (both
+    players of a Klaverjas team): lets the listings' ``winner`` filter use an index."""
+
+    __tablename__ = "game_winners"
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    player: str = Field(sa_column=Column(String(64), primary_key=True, index=True))
+
+
 class MetaRow(StoreModel, table=True):
     __tablename__ = "jaslog_meta"
     key: str = Field(sa_column=Column(String(64), primary_key=True))
@@ -131,6 +165,8 @@ PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
 META = MetaRow.__table__  # type: ignore[attr-defined]
 SIGNING_KEYS = SigningKeyRow.__table__  # type: ignore[attr-defined]
 SIGNATURES = SignatureRow.__table__  # type: ignore[attr-defined]
+GAME_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
+GAME_WINNERS = GameWinnerRow.__table__  # type: ignore[attr-defined]
 
 
 def _sqlite_triggers() -> list[str]:
@@ -191,7 +227,9 @@ def create(conn: Connection) -> None:
 
 def upgrade(conn: Connection) -> None:
     """Bring a store of an older schema version to :data:`SCHEMA_VERSION` (inside the caller's
-    write transaction): version 1 gets the tables of signatures and keys, append-only."""
+    write transaction): version 1 gets the tables of signatures and keys, versions 1 and 2
+    those of the games' results, append-only (which games' results to write then is
+    :meth:`jaslog.store.Store.upgrade`'s business)."""
     v = schema_version(conn)
     if v is None or v >= SCHEMA_VERSION:
         return

@@ -7,13 +7,16 @@ mixins it is made of); here: opening and creating a store, importing, verifying,
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.engine.fold import GameFold
+from jaslog.errors import JaslogError
 from jaslog.events import Line
 from jaslog.store import engine as eng
 from jaslog.store.appending import Appending, EventLike, created_at, insert_games
@@ -21,7 +24,10 @@ from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.schema import (
+    GAME_RESULTS,
+    GAMES,
     PLAYERS,
+    RESULTS_SINCE,
     SCHEMA_VERSION,
     create,
     schema_version,
@@ -89,8 +95,35 @@ class Store(Appending):
             raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}; "
                              f"this jaslog knows up to {SCHEMA_VERSION}: upgrade jaslog")
         if v < SCHEMA_VERSION and may_create:  # opened to write: add what is new
-            with eng.write_tx(self.engine) as conn:
-                upgrade(conn)
+            self.upgrade()
+
+    def upgrade(self) -> None:
+        """Bring a store of an older schema version to this jaslog's (a write transaction):
+        the tables it lacks (:func:`jaslog.store.schema.upgrade`) and, for a store that kept
+        no games' results (before version 3), where each of its games stands, from its fold
+        (:mod:`jaslog.store.results`). Opening a store to write does it; a store opened to
+        read is upgraded when a listing filters by status or winner."""
+        from jaslog.store.results import note_every_result
+
+        with eng.write_tx(self.engine) as conn:
+            before = schema_version(conn)
+            if before is None or before >= SCHEMA_VERSION:
+                return
+            upgrade(conn)
+            if before < RESULTS_SINCE:  # each game without a result yet
+                ids = [r.id for r in conn.execute(select(GAMES.c.id).where(
+                    GAMES.c.id.not_in(select(GAME_RESULTS.c.game))).order_by(GAMES.c.pos))]
+                note_every_result(conn, self._readable_games(conn, ids))
+
+    def _readable_games(self, conn: Connection, ids: list[str]) -> Iterator[tuple[str, list[Any]]]:
+        """``(id, events)`` of each game of ``ids`` whose events this jaslog can read."""
+        for gid in ids:
+            try:
+                events = self._read_events(conn, gid)
+            except (JaslogError, ValueError):  # an event no reader can read: not counted
+                continue
+            if events:
+                yield gid, events
 
     # ------------------------------------------------------------------ importing
 

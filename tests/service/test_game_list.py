@@ -199,6 +199,22 @@ def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_ou
     assert "x-next-cursor" not in rest.headers
 
 
+def test_status_and_winner_fill_a_page_through_the_store_s_index(api, games, monkeypatch):
+    """status and winner are where each game stands as the store keeps it (game_results):
+    however few games match, a page is full, not cut short by a look at game after game."""
+    from jaslog.service import api_games
+
+    monkeypatch.setattr(api_games, "SCAN_BUDGET", 20)
+    live = [g.game for g in games if g.live]
+    r = api.get(status="live", limit=5)
+    assert [g["game"] for g in r.json()] == live[:5]
+    rest = api.get(status="live", limit=50, cursor=r.headers["x-next-cursor"])
+    assert [g["game"] for g in rest.json()] == live[5:55]
+    by_cor = api.ids(winner="cor", limit=500)
+    r = api.get(winner="cor", limit=7)
+    assert [g["game"] for g in r.json()] == by_cor[:7] and len(by_cor) > 7
+
+
 def test_the_store_pages_by_position(season_db):
     store = open_store(str(season_db[0]), create=False)
     try:

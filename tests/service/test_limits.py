@@ -119,6 +119,20 @@ def test_a_body_the_parser_cannot_read_is_said_precisely(live: Live) -> None:
         assert says in r.json()["message"] and "nested too deeply?" not in r.json()["message"]
 
 
+def test_the_public_list_tells_no_more_than_the_finished_rounds(live: Live) -> None:
+    """A live round's events (their count, the time of its last move) are not the public's
+    to see in the list, as they are not in the game's own answer."""
+    g = simulate_game("pub-1", seed=4)
+    live.post("/api/games", {"game": "pub-1", "ruleset": "amsterdam", "seats": g[0]["seats"],
+                             "dealer": g[0]["dealer"]}, status=201)
+    live.append("pub-1", body_of(g[1:12]))  # the first round is under way
+    for role in ("public", "admin"):
+        listed = next(x for x in live.get("/api/games", role) if x["game"] == "pub-1")
+        alone = live.get("/api/games/pub-1", role)
+        assert (listed["events"], listed["last_at"]) == (alone["events"], alone["last_at"])
+    assert next(x for x in live.get("/api/games", "public") if x["game"] == "pub-1")["events"] == 1
+
+
 def test_an_unreadable_stored_game_is_reported_and_the_others_go_on(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 

@@ -17,6 +17,7 @@ from jaslog.events import event_from_dict
 from jaslog.fold import start_fold
 from jaslog.store import Store, StoreError, open_store
 from jaslog.store.codec import link
+from jaslog.store.schema import SCHEMA_VERSION
 from jaslog.store.signing import KeyDir, PublicKey, head_message, marks
 from jaslog.store.types import GENESIS
 from tests.cli import jaslog
@@ -229,7 +230,8 @@ def test_a_store_written_before_signing_is_upgraded_and_signed(tmp_path: Path) -
         assert store.sign_unsigned() == 1 and store.sign_unsigned() == 0
         assert store.verify().ok
     con = sqlite3.connect(db)
-    assert con.execute("SELECT value FROM jaslog_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+    assert con.execute("SELECT value FROM jaslog_meta WHERE key = 'schema_version'").fetchone() \
+        == (str(SCHEMA_VERSION),)
     con.close()
 
 
