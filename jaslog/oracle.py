@@ -2,8 +2,9 @@
 
 Used by ``jaslog rules`` (one question, or JSON Lines in batch) and by the service. A query
 is a dict with ``op`` and a ``ruleset`` (optionally ``options``); the ops of each game are
-declared by the game (``Game.oracle_ops``) and answered by its oracle (``Game.answer``);
-the answer is a dict, or :class:`QueryError`.
+declared by the game (``Game.oracle_ops``) and answered by its oracle (``Game.answer``),
+and every game answers ``solve`` (the analysis's solver); the answer is a dict, or
+:class:`QueryError`.
 
 >>> answer({"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
 ...         "hand": ["7H", "AD", "KC"]})["legal"]
@@ -25,8 +26,11 @@ from jaslog.games import GAMES, game_of, get_game, resolve
 
 #: The questions of each game, by game name (each game's ``oracle_ops``).
 GAME_OPS = {name: g.oracle_ops for name, g in GAMES.items()}
+#: The question every game answers through its ``solver`` adapter: the par of a position
+#: whose hands are known (:mod:`jaslog.analysis.query`).
+SOLVE = "solve"
 #: Every question some game answers.
-OPS = tuple(dict.fromkeys(op for ops in GAME_OPS.values() for op in ops))
+OPS = tuple(dict.fromkeys([op for ops in GAME_OPS.values() for op in ops] + [SOLVE]))
 
 __all__ = ["GAME_OPS", "OPS", "QueryError", "answer", "query_cards", "query_trump"]
 
@@ -46,12 +50,16 @@ def answer(q: Any) -> dict[str, Any]:
         opts = resolve(ruleset, q.get("options"))
     except OptionError as e:
         raise QueryError(str(e)) from None
-    ops = game.oracle_ops
+    ops = (*game.oracle_ops, SOLVE)
     if op not in OPS:
         raise QueryError(f"unknown op {op!r} (one of {', '.join(ops)})")
     if op not in ops:
         raise QueryError(f"op {op!r} is not a question for {game.name} (its ops: "
                          f"{', '.join(ops)})")
+    if op == SOLVE:
+        from jaslog.analysis.query import answer_solve
+
+        return answer_solve(game, q, opts)
     try:
         return game.answer(op, q, opts)
     except ValueError as e:  # QueryError, or a bad value the rules refused

@@ -141,7 +141,8 @@ def test_batch_answers_each_line_and_goes_on_after_errors() -> None:
     answers = [orjson.loads(x) for x in out.splitlines()]
     assert len(answers) == len(QUERIES) + 2           # the blank line gets no answer
     assert set(answers[1]) == {"error"} and answers[1]["error"].startswith("line 2: not valid JSON")
-    assert answers[2] == {"error": "line 4: unknown op 'fly' (one of legal, winner, points, roem, score)"}
+    assert answers[2] == {"error": "line 4: unknown op 'fly' (one of legal, winner, points, roem, score, "
+                                   "solve)"}
     good = [a for a in answers if "error" not in a]
     for a, (_, expected) in zip(good, QUERIES, strict=True):
         assert {k: a[k] for k in expected} == expected

@@ -6,7 +6,7 @@ the game declares here (how many players, team or player scoring, which results 
 won, which rules-oracle questions it answers), calls the game's pure parts (its fold, its
 round report, its one visibility rule ``seat_view``, its simulator, its oracle), or loads
 the game's adapter for that layer by name (:meth:`Game.adapter`: ``export``, ``render``,
-``record``), which keeps the games below the layers that adapt them.
+``record``, ``solver``), which keeps the games below the layers that adapt them.
 
 >>> from jaslog.games import get_game
 >>> g = get_game("klaberjass")
@@ -31,8 +31,9 @@ from jaslog.engine.sim import Faults
 from jaslog.engine.view import SeatView
 from jaslog.errors import JaslogError
 
-#: The layers that load a game's adapter by name (a module of the game's package each).
-ADAPTERS = ("export", "render", "record")
+#: The layers that load a game's adapter by name (a module of the game's package each);
+#: ``solver`` serves the analysis (``jaslog.analysis``).
+ADAPTERS = ("export", "render", "record", "solver")
 
 
 class NoAdapter(JaslogError, LookupError):

@@ -52,7 +52,7 @@ from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import TABLES
 from jaslog.fold import fold, start_fold
 from jaslog.games import GAMES, PRESETS, game_of, get_game
-from jaslog.oracle import GAME_OPS, OPS, QueryError, answer
+from jaslog.oracle import GAME_OPS, OPS, SOLVE, QueryError, answer
 from jaslog.record import Recorder, open_recorder, run
 from jaslog.render import card_markup, hand_markup, render_table
 from jaslog.sim import BOT_NAMES, Faults, simulate_game
@@ -563,7 +563,7 @@ class TestGameContract:
         assert GAME_OPS[game.name] == game.oracle_ops
 
     def test_descriptor_adapters_load_for_every_layer(self, game: Game) -> None:
-        needs = {"export": "build", "render": "render", "record": "RECORDER"}
+        needs = {"export": "build", "render": "render", "record": "RECORDER", "solver": "deals"}
         assert set(needs) == set(ADAPTERS), "a layer was added: say what it needs of a game"
         for layer in ADAPTERS:
             mod = game.adapter(layer)
@@ -813,12 +813,31 @@ class TestGameContract:
                 break
         assert asked >= len(game.oracle_ops) * len(game.presets)
         preset = next(iter(game.presets))
-        others = [op for op in OPS if op not in game.oracle_ops]
+        others = [op for op in OPS if op not in (*game.oracle_ops, SOLVE)]  # solve: every game
         for op in others:
             with pytest.raises(QueryError, match=f"not a question for {game.name}"):
                 answer({"op": op, "ruleset": preset})
         with pytest.raises(QueryError, match="unknown op"):
             answer({"op": "no-such-op", "ruleset": preset})
+
+    def test_solver_adapter_reads_every_round(self, game: Game) -> None:
+        """The solver adapter gives each round its deal (hands known) or why it has no par;
+        a deal's plays are its round's, and a round played out ends at the game's score."""
+        from jaslog.analysis import Deal, NoPar
+        from jaslog.analysis.rounds import analyze_deal
+
+        solved = 0
+        for _, f, rep in audited(game.name):
+            deals = game.adapter("solver").deals(f)
+            assert [d.round for d in deals] == [r["round"] for r in rep["rounds"]]
+            assert all(isinstance(d, Deal | NoPar) for d in deals)
+            for d in deals:
+                if isinstance(d, Deal) and d.result in game.won | game.lost | game.tied \
+                        and not d.note and not solved:
+                    a = analyze_deal(d, best_cards=False, results=False)
+                    assert a.end == d.difference and len(a.pars) == len(d.plays) + 1
+                    solved += 1
+        assert solved
 
 
 # ================================================================== recorder helpers

@@ -1,0 +1,150 @@
+"""The solver: the par of a position whose hands are all known, the par after each legal
+card, and the best cards (rule book 9.2, decisions 16 and 17).
+
+:class:`Solver` is the search of one deal. It runs on the compiled core (``_solver``, built
+by ``pip install`` when a C compiler is there) or, without it, on the pure-Python core of
+:mod:`jaslog.analysis.search`; both give the same answers. ``JASLOG_SOLVER=python`` in the
+environment picks the Python core.
+
+>>> from jaslog.analysis.model import Position, SolveRules
+>>> rules = SolveRules(players=2, suit=tuple(c >> 3 for c in range(32)), trump=-1,
+...                    strength=tuple(c & 7 for c in range(32)), points=tuple(c & 7 for c in range(32)))
+>>> s = Solver(rules, side=(0, 1))
+>>> p = Position(hands=(0b1001, 0b0110), leader=0)   # seat 0: ranks 0 and 3; seat 1: 1 and 2
+>>> s.par(p), s.values(p)   # either lead, side 0 ends 2 points ahead
+(2, {0: 2, 3: 2})
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jaslog.analysis.model import Position, Problem, SolveRules
+from jaslog.analysis.search import Search
+
+_compiled: Any
+try:
+    import jaslog.analysis._solver as _compiled
+except ImportError:  # not built (no C compiler when jaslog was installed): the Python core
+    _compiled = None
+
+#: The most points and roem a side may hold in a position (what the compiled core's tables
+#: are keyed on; far above what a round can score).
+MOST_POINTS = 4095
+MOST_ROEM = 262143
+
+
+def compiled_core() -> bool:
+    """Is the compiled core there (and not turned off by ``JASLOG_SOLVER=python``)?"""
+    return _compiled is not None and os.environ.get("JASLOG_SOLVER", "") != "python"
+
+
+def core_name() -> str:
+    """``compiled`` or ``python``: the core a new :class:`Solver` uses."""
+    return "compiled" if compiled_core() else "python"
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """A position solved: its ``par``, the par after each legal card of the seat to play
+    (``values``, by card), and the cards that keep the par (``best``)."""
+
+    par: int
+    values: dict[int, int]
+    best: list[int]
+
+
+class Solver:
+    """The search of one deal: its rules, each seat's side, and tables that live as long as
+    it does (so the positions of one round are solved with what the earlier ones found).
+    ``compiled``: which core (None: the compiled one when it is there)."""
+
+    def __init__(self, rules: SolveRules, side: Sequence[int], pending: Sequence[int] = (0, 0),
+                 *, compiled: bool | None = None) -> None:
+        if len(side) != rules.players or any(s not in (0, 1) for s in side):
+            raise ValueError(f"side: 0 or 1 for each of the {rules.players} seats")
+        use = compiled_core() if compiled is None else compiled
+        if use and _compiled is None:
+            raise RuntimeError("the compiled solver is not built (see docs/analyze.md)")
+        self.rules = rules
+        self.side = tuple(side)
+        self.pending = (int(pending[0]), int(pending[1]))
+        self._py = Search(rules, self.side, self.pending)
+        self._core: Any = (_compiled.Solver(rules.as_tuple(), self.side, self.pending)
+                           if use else self._py)
+        self.compiled = bool(use)
+
+    @property
+    def nodes(self) -> int:
+        """Positions searched so far."""
+        return int(self._core.nodes)
+
+    def _state(self, pos: Position) -> Any:
+        if len(pos.hands) != self.rules.players:
+            raise ValueError(f"a position of {self.rules.players} hands, not {len(pos.hands)}")
+        if not all(0 <= x <= MOST_POINTS for x in pos.points) or \
+                not all(0 <= x <= MOST_ROEM for x in pos.roem):
+            raise ValueError(f"points are 0 to {MOST_POINTS}, roem 0 to {MOST_ROEM}")
+        return pos.state()
+
+    def par(self, pos: Position, guess: int = 0) -> int:
+        """The par of ``pos``: side 0's final score minus side 1's under perfect play. A
+        ``guess`` near it (the par of the position before) makes it faster, never different."""
+        return int(self._core.par(self._state(pos), guess))
+
+    def after(self, pos: Position, card: int, guess: int = 0) -> int:
+        """The par once the seat to play has played ``card`` (a legal card)."""
+        return int(self._core.after(self._state(pos), card, guess))
+
+    def legal(self, pos: Position) -> int:
+        """The legal cards (a mask) of the seat to play."""
+        return int(self._py.legal(self._state(pos)))
+
+    def values(self, pos: Position, guess: int = 0) -> dict[int, int]:
+        """The par after each legal card of the seat to play, by card."""
+        legal = self.legal(pos)
+        return {c: self.after(pos, c, guess) for c in range(32) if legal >> c & 1}
+
+    def solve(self, pos: Position, order: Sequence[int] = ()) -> Solution:
+        """``pos`` solved; ``values`` and ``best`` list the cards in ``order`` (default:
+        by card), then any others."""
+        par = self.par(pos)
+        raw = self.values(pos, par)
+        cards = [c for c in order if c in raw] + [c for c in sorted(raw) if c not in order]
+        values = {c: raw[c] for c in cards}
+        if values:
+            mover = self.side[pos.to_move]
+            target = max(values.values()) if mover == 0 else min(values.values())
+            if target != par:  # the search and its children disagree: a bug, never an answer
+                raise AssertionError(f"par {par} but the best card gives {target}")
+        return Solution(par, values, [c for c in cards if values[c] == par])
+
+    def step(self, pos: Position, card: int) -> Position:
+        """The position once the seat to play has played ``card`` (any card of its hand:
+        a recorded revoke too)."""
+        seat = pos.to_move
+        if not pos.hands[seat] >> card & 1:
+            raise ValueError(f"seat {seat} does not hold card {card}")
+        s = self._py
+        s.set_state(self._state(pos))
+        s.play(seat, card)
+        n = self.rules.players
+        return Position(tuple(s.hands[:n]), s.leader, tuple(s.trick), (s.pts[0], s.pts[1]),
+                        (s.roem[0], s.roem[1]), (bool(s.won[0]), bool(s.won[1])))
+
+    def final(self, pos: Position) -> int:
+        """The value of a position played out (its par)."""
+        if not pos.over:
+            raise ValueError("the round is not played out")
+        s = self._py
+        s.set_state(self._state(pos))
+        return s.final_value()
+
+
+def solve(problem: Problem, *, compiled: bool | None = None) -> Solution:
+    """A :class:`~jaslog.analysis.model.Problem` solved (see :meth:`Solver.solve`)."""
+    solver = Solver(problem.rules, problem.side, problem.pending, compiled=compiled)
+    return solver.solve(problem.position, problem.order)

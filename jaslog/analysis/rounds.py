@@ -1,0 +1,190 @@
+"""The analysis of recorded rounds: the par of each position, what each play cost and the
+best cards, mistakes and blunders (rule book 9.2, decisions 16 and 17).
+
+A game's ``solver`` adapter turns each round of a folded game into a
+:class:`~jaslog.analysis.model.Deal` (its hands known) or a
+:class:`~jaslog.analysis.model.NoPar` (why not); :func:`analyze_deal` goes through a deal's
+plays with one :class:`~jaslog.analysis.core.Solver`, whose tables serve every position.
+
+* A play's *loss* is the par before it minus the par after it, seen from the player's side:
+  never negative for a legal card, 0 for the best ones. A revoke (a card outside the legal
+  ones) is marked, its loss counted the same way (and never below 0).
+* A *mistake* costs :data:`MISTAKE` points or more; a *blunder* turns the round's par result
+  (made into nat, a pit lost...): the result at the end of the best play from the position
+  before the card differs from the one after it.
+* The *par result* of a position is the result word (the game's: made/nat/pit,
+  made/tie/bete, queens/others/none) at the end of its principal line: from each position,
+  the lowest-numbered card that keeps the par.
+
+>>> from jaslog.sim import simulate_game
+>>> from jaslog.fold import fold
+>>> from jaslog.events import event_from_dict
+>>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
+>>> a = analyze_fold(f, round=1)[0]
+>>> a.round, a.par is not None, all(p.loss >= 0 for p in a.plays)
+(1, True, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jaslog.analysis.core import Solver
+from jaslog.analysis.model import Deal, NoPar, Position
+from jaslog.cards import card_text
+from jaslog.engine.fold import GameFold
+from jaslog.games import get_game
+
+#: A play that costs this many points or more is a mistake (rule book 9.2, decision 17).
+MISTAKE = 20
+
+
+@dataclass(slots=True)
+class PlayNote:
+    """One play of a round as the analysis sees it."""
+
+    index: int          # its place in the round, from 0
+    trick: int          # from 1
+    seat: int
+    card: int
+    seq: int
+    side: int           # the player's side (0: the side whose par is told)
+    before: int         # the par before the play
+    after: int          # the par after it
+    loss: int
+    legal: bool
+    best: list[int] = field(default_factory=list)   # the cards that kept the par (loss > 0)
+    result_before: str | None = None                # the par result before and after, when
+    result_after: str | None = None                 # the play cost something
+
+    @property
+    def mistake(self) -> bool:
+        return self.loss >= MISTAKE
+
+    @property
+    def blunder(self) -> bool:
+        return self.loss > 0 and self.result_before is not None \
+            and self.result_before != self.result_after
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "trick": self.trick, "seat": self.seat,
+                "card": card_text(self.card), "legal": self.legal, "before": self.before,
+                "after": self.after, "loss": self.loss,
+                "best": [card_text(c) for c in self.best], "mistake": self.mistake,
+                "blunder": self.blunder, "result_before": self.result_before,
+                "result_after": self.result_after}
+
+
+@dataclass(slots=True)
+class RoundAnalysis:
+    """A round analysed: its par beside what happened, and its plays; or why it has no par."""
+
+    round: int
+    result: str | None               # as recorded
+    score: tuple[int, ...] | None
+    difference: int | None           # side 0's recorded score minus side 1's
+    reason: str | None = None        # why there is no par
+    par: int | None = None           # the par from the first card
+    par_result: str | None = None
+    end: int | None = None           # the par of the position the plays reached
+    sides: tuple[str, str] | None = None
+    note: str = ""
+    pars: list[int] = field(default_factory=list)   # the par before each play, then at the end
+    plays: list[PlayNote] = field(default_factory=list)
+    nodes: int = 0
+
+    @property
+    def costly(self) -> list[PlayNote]:
+        """The plays that cost their side points."""
+        return [p for p in self.plays if p.loss > 0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round": self.round, "par": self.par, "par_result": self.par_result,
+                "result": self.result, "score": list(self.score) if self.score else None,
+                "difference": self.difference, "end": self.end,
+                "sides": list(self.sides) if self.sides else None, "note": self.note or None,
+                "no_par": self.reason, "pars": self.pars,
+                "costly": [p.to_json() for p in self.costly]}
+
+
+def principal_end(solver: Solver, pos: Position, par: int) -> Position:
+    """The position at the end of ``pos``'s principal line: from each position the
+    lowest-numbered card that keeps the par."""
+    while not pos.over:
+        legal = solver.legal(pos)
+        card = -1
+        for c in range(32):
+            if legal >> c & 1 and solver.after(pos, c, par) == par:
+                card = c
+                break
+        if card < 0:  # the search and its children disagree: a bug, never an answer
+            raise AssertionError(f"no card keeps the par {par}")
+        pos = solver.step(pos, card)
+    return pos
+
+
+def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool = True,
+                 results: bool = True) -> RoundAnalysis:
+    """A recorded round with its hands known, analysed (see the module). ``best_cards`` and
+    ``results``: find the best cards and the par results of the costly plays (and the
+    round's par result), which take a little longer."""
+    solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled)
+    pos = deal.start
+    par = solver.par(pos)
+    out = RoundAnalysis(deal.round, deal.result, deal.score, deal.difference, par=par,
+                        sides=deal.sides, note=deal.note)
+    outcome_cache: dict[int, str] = {}
+
+    def par_result(i: int, p: Position, v: int) -> str:
+        if i not in outcome_cache:
+            outcome_cache[i] = deal.outcome(principal_end(solver, p, v))
+        return outcome_cache[i]
+
+    if results:
+        out.par_result = par_result(0, pos, par)
+    trick = 1
+    for i, (seat, card, seq) in enumerate(deal.plays):
+        if seat != pos.to_move or not pos.hands[seat] >> card & 1:
+            # the record and the hands disagree (cannot happen for a folded game)
+            raise ValueError(f"play {i + 1}: seat {seat} cannot play {card_text(card)} here")
+        legal = bool(solver.legal(pos) >> card & 1)
+        nxt = solver.step(pos, card)
+        after = solver.par(nxt, par)
+        side = deal.side[seat]
+        loss = par - after if side == 0 else after - par
+        if legal and loss < 0:  # a legal card can never beat the par: a bug, never an answer
+            raise AssertionError(f"play {i + 1} gains {-loss} over the par")
+        note = PlayNote(i, trick, seat, card, seq, side, par, after, max(loss, 0), legal)
+        if note.loss > 0:
+            if best_cards:
+                values = solver.values(pos, par)
+                note.best = [c for c, v in values.items() if v == par]
+            if results:
+                note.result_before = par_result(i, pos, par)
+                note.result_after = par_result(i + 1, nxt, after)
+        out.plays.append(note)
+        out.pars.append(par)
+        if not nxt.trick:
+            trick += 1
+        pos, par = nxt, after
+    out.pars.append(par)
+    out.end = par
+    out.nodes = solver.nodes
+    return out
+
+
+def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | None = None,
+                 best_cards: bool = True, results: bool = True) -> list[RoundAnalysis]:
+    """Every round of a folded game analysed (or only round ``round``), in order."""
+    adapter = get_game(fold.game).adapter("solver")
+    out = []
+    for d in adapter.deals(fold):
+        if round is not None and d.round != round:
+            continue
+        if isinstance(d, NoPar):
+            out.append(RoundAnalysis(d.round, d.result, d.score, None, reason=d.reason))
+        else:
+            out.append(analyze_deal(d, compiled=compiled, best_cards=best_cards,
+                                    results=results))
+    return out

@@ -1,0 +1,190 @@
+"""Klaberjass as the solver sees it: the rules of a deal as tables, a ``solve`` query, and
+the recorded deals (rule book 4.5-4.8; 9.2, decision 16). The analysis loads this adapter
+by name (``Game.adapter("solver")``).
+
+Side 0 is the maker. Par counts the sequences and bella as the deal scores them (declared,
+or from the hands, by the options); with ``sequences_require_a_trick`` a player's sequences
+count once he takes a trick. A tie scores the maker nothing and the other player his own
+total (rule book 4.8).
+
+>>> from jaslog.games.klaberjass.options import resolve
+>>> r = rules_of(resolve("klaberjass-2p"), trump=1)
+>>> r.players, r.trump, r.last_bonus, r.void == VOID_TRUMP
+(2, 1, 10, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaslog.analysis.adapt import hands_recorded
+from jaslog.analysis.model import (
+    SCORE_MAJORITY,
+    TIE_HALF,
+    VOID_TRUMP,
+    Deal,
+    NoPar,
+    Position,
+    Problem,
+    SolveRules,
+)
+from jaslog.cards import PLAIN_STRENGTH, TRUMP_STRENGTH, card_text
+from jaslog.engine.fold import GameFold
+from jaslog.engine.jacknine import CARD_POINTS
+from jaslog.engine.oracle import QueryError, query_cards, query_hands, query_ints, query_seat, query_trump
+from jaslog.games.klaberjass.rules.play import (
+    ScoreRules,
+    has_bella,
+    runs,
+    score_deal,
+    score_sequences,
+)
+from jaslog.games.klaberjass.rules.round import TRICKS
+
+PLAYERS = 2
+
+
+def rules_of(opts: dict[str, Any], trump: int) -> SolveRules:
+    """The solver's rules of a deal with ``trump`` under the options ``opts``."""
+    return SolveRules(
+        players=PLAYERS, suit=tuple(c >> 3 for c in range(32)), trump=trump,
+        strength=tuple(TRUMP_STRENGTH[c & 7] if c >> 3 == trump else PLAIN_STRENGTH[c & 7]
+                       for c in range(32)),
+        points=CARD_POINTS[trump], last_bonus=int(opts["last_trick_bonus"]),
+        head_trump_lead=True, head_plain_lead=bool(opts["must_head_plain_lead"]),
+        void=VOID_TRUMP, scoring=SCORE_MAJORITY, tie=TIE_HALF)
+
+
+def _by_side(pair: list[int] | tuple[int, ...], maker: int) -> tuple[int, int]:
+    return pair[maker], pair[1 - maker]
+
+
+def _split(opts: dict[str, Any], sequences: list[int], bella: list[int],
+           maker: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(points counted already, points counted once the player takes a trick) by side."""
+    if opts["sequences_require_a_trick"]:
+        return _by_side(bella, maker), _by_side(sequences, maker)
+    return _by_side([sequences[s] + bella[s] for s in (0, 1)], maker), (0, 0)
+
+
+def problem(q: dict[str, Any], opts: dict[str, Any]) -> Problem:
+    """A ``solve`` query: ``trump``, ``maker``, ``leader``, ``hands`` (the cards each player
+    still holds), ``trick`` (the leader's card, if played), and per player ``points`` and
+    ``tricks`` taken so far, ``sequences`` and ``bella`` scored (default none).
+
+    >>> from jaslog.games.klaberjass.options import resolve
+    >>> p = problem({"trump": "H", "maker": 1, "leader": 0, "hands": [["JH", "7S"], ["AS", "9H"]]},
+    ...             resolve("klaberjass-2p"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaslog.engine.oracle.QueryError: hand 0 holds 2 cards, not 9: 0 tricks are done and seat 0 ...
+    """
+    trump = query_trump(q)
+    maker, leader = query_seat(q, "maker", PLAYERS), query_seat(q, "leader", PLAYERS)
+    assert maker is not None and leader is not None
+    hands = query_hands(q, PLAYERS, 0, TRICKS)
+    trick = query_cards(q, "trick", 0, 1) if q.get("trick") is not None else []
+    for c in trick:
+        for s in (0, 1):
+            if hands[s] >> c & 1:
+                raise QueryError(f"{card_text(c)} is both in the trick and in hand {s}")
+    tricks = query_ints(q, "tricks", 2, "tricks taken, one per player", [0, 0])
+    points = query_ints(q, "points", 2, "card points taken, one per player", [0, 0])
+    seqs = query_ints(q, "sequences", 2, "sequence points, one per player", [0, 0])
+    bella = query_ints(q, "bella", 2, "bella points, one per player", [0, 0])
+    done = sum(tricks)
+    if done > TRICKS or (trick and done >= TRICKS):
+        raise QueryError(f"'tricks' add up to {done}: a deal has {TRICKS} tricks"
+                         + (" and one is in play" if trick else ""))
+    for s in (0, 1):
+        played = (s - leader) % PLAYERS < len(trick)
+        want = TRICKS - done - played
+        if hands[s].bit_count() != want:
+            raise QueryError(
+                f"hand {s} holds {hands[s].bit_count()} cards, not {want}: {done} trick"
+                f"{'s are' if done != 1 else ' is'} done and seat {s} has "
+                f"{'' if played else 'not '}played to the trick led by seat {leader}")
+        if not tricks[s] and points[s]:
+            raise QueryError(f"seat {s} took no trick but has {points[s]} points")
+    fixed, pending = _split(opts, seqs, bella, maker)
+    won = _by_side([t > 0 for t in tricks], maker)
+    pos = Position(tuple(hands), leader, tuple(trick), _by_side(points, maker), fixed,
+                   (bool(won[0]), bool(won[1])))
+    order = tuple(query_cards({"h": q["hands"][pos.to_move]}, "h", 0, TRICKS))
+    return Problem(rules_of(opts, trump), (0, 1) if maker == 0 else (1, 0), pos, pending, order)
+
+
+def _outcome(opts: dict[str, Any], maker: int, pending: tuple[int, int]) -> Any:
+    """The result word (made, tie, bete) of a position played out."""
+    score_rules = ScoreRules.from_options(opts)
+
+    def outcome(pos: Position) -> str:
+        totals = [0, 0]
+        for side, seat in ((0, maker), (1, 1 - maker)):
+            totals[seat] = pos.points[side] + pos.roem[side] + (pending[side] if pos.won[side] else 0)
+        return score_deal(score_rules, totals, maker).result
+
+    return outcome
+
+
+def deals(fold: GameFold) -> list[Deal | NoPar]:
+    """Every deal of a folded game: a :class:`Deal` when the hands it was played with are
+    known (recorded, or rebuilt from the plays once it was played out), else why it has no
+    par."""
+    g = fold.state
+    opts = fold.options
+    seats = fold.seats
+    out: list[Deal | NoPar] = []
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        score = tuple(o.score)
+        if r.score_only is not None:
+            out.append(NoPar(r.number, "recorded by its score alone", o.result, score))
+            continue
+        if r.annulled:
+            out.append(NoPar(r.number, f"annulled ({r.annulled.replace('_', ' ')}): no play",
+                             o.result, score))
+            continue
+        if r.trump is None or r.maker is None or not r.second_done:
+            out.append(NoPar(r.number, "its bidding or second deal is not over", o.result, score))
+            continue
+        if r.playing is not None:
+            playing = list(r.playing)
+        elif r.hands_known:
+            playing = [r.hands[s] | r.by_seat[s] for s in (0, 1)]
+        else:
+            out.append(NoPar(r.number, "its hands were not recorded and it was not played out "
+                             "(hands are rebuilt from the plays at its last card)", o.result, score))
+            continue
+        trump, maker = r.trump, r.maker
+        per = [r.sequences_of(s, g.seq_announced) if r.playing is not None or g.seq_announced
+               else runs(playing[s]) for s in (0, 1)]
+        seqs = list(score_sequences(per, trump, r.elder, g.seq_rules).points)
+        bella = [0, 0]
+        for s in (0, 1):
+            if g.bella_announced:
+                ok = any(b.seat == s and b.fault is None for b in r.bellas)
+            else:
+                ok = has_bella(playing[s], trump)
+            bella[s] = g.bella_points if ok else 0
+        fixed, pending = _split(opts, seqs, bella, maker)
+        plays = tuple((t.seat_of(i), c, t.seqs[i]) for t in r.tricks for i, c in enumerate(t.cards))
+        leader = r.tricks[0].leader if r.tricks else r.elder
+        start = Position(tuple(playing), leader, (), (0, 0), fixed)
+        notes = []
+        if not hands_recorded(fold, r.number):
+            notes.append("hands rebuilt from the plays")
+        if seqs != [0, 0] or bella != [0, 0]:
+            notes.append(f"sequences {seqs[0]}-{seqs[1]} and bella {bella[0]}-{bella[1]} count "
+                         "from the first card")
+        if r.ruling is not None:
+            notes.append(f"ruled {r.ruling.score[0]}-{r.ruling.score[1]}: {r.ruling.reason}")
+        finished = o.result not in ("unfinished", "annulled")
+        out.append(Deal(
+            round=r.number, rules=rules_of(opts, trump), side=(0, 1) if maker == 0 else (1, 0),
+            start=start, plays=plays, result=o.result, score=score,
+            difference=score[maker] - score[1 - maker] if finished else None,
+            outcome=_outcome(opts, maker, pending),
+            sides=(f"seat {maker} ({seats[maker]}, the maker, {'CDHS'[trump]})",
+                   f"seat {1 - maker} ({seats[1 - maker]})"),
+            pending=pending, note="; ".join(notes)))
+    return out

@@ -1,0 +1,208 @@
+"""Klaverjas as the solver sees it: the rules of a round as tables, a ``solve`` query, and
+the recorded rounds (rule book 3.3-3.5; 9.2, decision 16). The analysis loads this adapter
+by name (``Game.adapter("solver")``).
+
+Side 0 is the team that chose trumps. Par counts every roem on the table as claimed, the
+pit bonus by ``pit_for``, a tie by ``tie_is_failure``; Amsterdam and Rotterdam play, and
+their options, decide the legal cards.
+
+>>> from jaslog.games.klaverjas.options import resolve
+>>> r = rules_of(resolve("rotterdam"), trump=2)
+>>> r.players, r.trump, r.points[20], r.void == VOID_OVERTRUMP
+(4, 2, 20, True)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jaslog.analysis.adapt import hands_recorded
+from jaslog.analysis.model import (
+    PARTNER_DISCARD_ONLY,
+    PARTNER_FREE,
+    PARTNER_NO_UNDERTRUMP,
+    SCORE_MAJORITY,
+    TIE_MADE,
+    TIE_NAT,
+    VOID_AMSTERDAM,
+    VOID_OVERTRUMP,
+    Deal,
+    NoPar,
+    Position,
+    Problem,
+    SolveRules,
+)
+from jaslog.cards import FULL_DECK, PLAIN_STRENGTH, RANK_TEXT, TRUMP_STRENGTH, card_text
+from jaslog.engine.fold import GameFold
+from jaslog.engine.jacknine import CARD_POINTS
+from jaslog.engine.oracle import QueryError, query_cards, query_hands, query_pair, query_seat, query_trump
+from jaslog.games.klaverjas.rules.play import ScoreRules, score_round, stuk_cards
+
+PLAYERS, TRICKS = 4, 8
+
+_PARTNER = {"no_undertrump": PARTNER_NO_UNDERTRUMP, "discard_only": PARTNER_DISCARD_ONLY,
+            "free": PARTNER_FREE}
+
+
+def rules_of(opts: dict[str, Any], trump: int) -> SolveRules:
+    """The solver's rules of a round with ``trump`` under the options ``opts``."""
+    ranks = {RANK_TEXT.index(r) for r in opts["roem.four_kind_ranks"]}
+    four = tuple(int(opts["roem.four_jacks"]) if r == RANK_TEXT.index("J")
+                 else int(opts["roem.four_kind"]) if r in ranks else 0 for r in range(8))
+    bonus = int(opts["pit_bonus"])
+    return SolveRules(
+        players=PLAYERS, suit=tuple(c >> 3 for c in range(32)), trump=trump,
+        strength=tuple(TRUMP_STRENGTH[c & 7] if c >> 3 == trump else PLAIN_STRENGTH[c & 7]
+                       for c in range(32)),
+        points=CARD_POINTS[trump], last_bonus=int(opts["last_trick_bonus"]),
+        head_trump_lead=True, head_plain_lead=False,
+        void=VOID_OVERTRUMP if opts["play"] == "rotterdam" else VOID_AMSTERDAM,
+        undertrump=bool(opts["rotterdam_must_undertrump"]),
+        partner_trump=_PARTNER[opts["amsterdam_partner_trump"]],
+        opponent_undertrump=opts["amsterdam_cannot_overtrump"] == "must_undertrump",
+        run3=int(opts["roem.run3"]), run4=int(opts["roem.run4"]), stuk=stuk_cards(trump),
+        stuk_value=int(opts["roem.stuk"]), four_kind=four,
+        three_kind=int(opts["roem.three_of_a_kind"]), scoring=SCORE_MAJORITY,
+        tie=TIE_NAT if opts["tie_is_failure"] else TIE_MADE,
+        pit=(bonus, bonus if opts["pit_for"] == "any_team" else 0))
+
+
+def _sides(chooser: int) -> tuple[int, ...]:
+    return tuple(0 if s & 1 == chooser & 1 else 1 for s in range(PLAYERS))
+
+
+def _by_side(pair: list[int] | tuple[int, ...], chooser: int) -> tuple[int, int]:
+    """A pair per team (team 0 first) as a pair per side (the chooser's team first)."""
+    p = chooser & 1
+    return pair[p], pair[1 - p]
+
+
+def problem(q: dict[str, Any], opts: dict[str, Any]) -> Problem:
+    """A ``solve`` query: ``trump``, ``chooser``, ``leader``, ``hands`` (the cards each seat
+    still holds), ``trick`` (led by ``leader``), and per team (team 0 first) ``points``,
+    ``roem`` and ``tricks`` taken so far (default none).
+
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> p = problem({"trump": "H", "chooser": 0, "leader": 0, "hands": [["AH"], ["7H"], ["AS"],
+    ...              ["7S"]], "tricks": [7, 0], "points": [130, 0]}, resolve("amsterdam"))
+    >>> p.position.to_move, p.side
+    (0, (0, 1, 0, 1))
+    >>> problem({"trump": "H", "chooser": 0, "leader": 0, "hands": [["AH"], ["7H"], ["AS"], []],
+    ...          "tricks": [7, 0], "points": [152, 0]}, resolve("amsterdam"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    jaslog.engine.oracle.QueryError: hand 3 holds 0 cards, not 1: 7 tricks are done and seat 3 ...
+    """
+    trump = query_trump(q)
+    chooser, leader = query_seat(q, "chooser", PLAYERS), query_seat(q, "leader", PLAYERS)
+    assert chooser is not None and leader is not None
+    hands = query_hands(q, PLAYERS, 0, TRICKS)
+    trick = query_cards(q, "trick", 0, PLAYERS - 1) if q.get("trick") is not None else []
+    held = hands[0] | hands[1] | hands[2] | hands[3]
+    for c in trick:
+        if held >> c & 1:
+            seat = next(s for s in range(PLAYERS) if hands[s] >> c & 1)
+            raise QueryError(f"{card_text(c)} is both in the trick and in hand {seat}")
+    tricks = query_pair(q, "tricks") if q.get("tricks") is not None else [0, 0]
+    points = query_pair(q, "points") if q.get("points") is not None else [0, 0]
+    roem = query_pair(q, "roem") if q.get("roem") is not None else [0, 0]
+    done = sum(tricks)
+    if done > TRICKS or (trick and done >= TRICKS):
+        raise QueryError(f"'tricks' add up to {done}: a round has {TRICKS} tricks"
+                         + (" and one is in play" if trick else ""))
+    for s in range(PLAYERS):
+        played = (s - leader) % PLAYERS < len(trick)
+        want = TRICKS - done - played
+        if hands[s].bit_count() != want:
+            raise QueryError(
+                f"hand {s} holds {hands[s].bit_count()} cards, not {want}: {done} trick"
+                f"{'s are' if done != 1 else ' is'} done and seat {s} has "
+                f"{'' if played else 'not '}played to the trick led by seat {leader}")
+    gone = FULL_DECK & ~held & ~sum(1 << c for c in trick)
+    taken = sum(CARD_POINTS[trump][c] for c in range(32) if gone >> c & 1)
+    taken += int(opts["last_trick_bonus"]) if done == TRICKS else 0
+    if sum(points) != taken:
+        raise QueryError(f"'points' add up to {sum(points)}, but the {done} trick"
+                         f"{'s' if done != 1 else ''} done hold {taken}")
+    for t in (0, 1):
+        if not tricks[t] and points[t]:
+            raise QueryError(f"team {t} took no trick but has {points[t]} points")
+    side = _sides(chooser)
+    won = _by_side([t > 0 for t in tricks], chooser)
+    pos = Position(tuple(hands), leader, tuple(trick), _by_side(points, chooser),
+                   _by_side(roem, chooser), (bool(won[0]), bool(won[1])))
+    mover = pos.to_move
+    order = tuple(query_cards({"h": q["hands"][mover]}, "h", 0, TRICKS))
+    return Problem(rules_of(opts, trump), side, pos, order=order)
+
+
+def _outcome(opts: dict[str, Any], chooser: int) -> Any:
+    """The result word (made, nat, pit) of a position played out."""
+    score_rules = ScoreRules.from_options(opts)
+
+    def outcome(pos: Position) -> str:
+        p = chooser & 1
+        points, roem, tricks = [0, 0], [0, 0], [4, 4]
+        points[p], points[1 - p] = pos.points
+        roem[p], roem[1 - p] = pos.roem
+        if not pos.won[1]:
+            tricks = [0, 0]
+            tricks[p] = TRICKS
+        elif not pos.won[0]:
+            tricks = [0, 0]
+            tricks[1 - p] = TRICKS
+        return score_round(score_rules, points, roem, tricks, p)[1]
+
+    return outcome
+
+
+def deals(fold: GameFold) -> list[Deal | NoPar]:
+    """Every round of a folded game: a :class:`Deal` when its hands are known (recorded, or
+    rebuilt from the plays once it was played out), else why it has no par."""
+    g = fold.state
+    opts = fold.options
+    seats = fold.seats
+    out: list[Deal | NoPar] = []
+    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+        score = tuple(o.score)
+        if r.score_only is not None:
+            out.append(NoPar(r.number, "recorded by its score alone", o.result, score))
+            continue
+        if r.dealt is None:
+            out.append(NoPar(r.number, "its hands were not recorded and it was not played out "
+                             "(hands are rebuilt from the plays at its last card)", o.result, score))
+            continue
+        if r.trump is None or r.chooser is None:
+            out.append(NoPar(r.number, "trumps were never chosen", o.result, score))
+            continue
+        trump, chooser = r.trump, r.chooser
+        plays = tuple((t.seat_of(i), c, t.seqs[i]) for t in r.tricks for i, c in enumerate(t.cards))
+        leader = r.tricks[0].leader if r.tricks else (
+            chooser if opts["first_lead"] == "trump_chooser" else r.forehand)
+        hand_roem = [0, 0]
+        if opts["roem.stuk_in_hand"]:
+            stuk = stuk_cards(trump)
+            for s, h in enumerate(r.dealt):
+                if h & stuk == stuk:
+                    hand_roem[s & 1] += int(opts["roem.stuk"])
+        start = Position(tuple(r.dealt), leader, (), (0, 0), _by_side(hand_roem, chooser))
+        p = chooser & 1
+        notes = []
+        if not hands_recorded(fold, r.number):
+            notes.append("hands rebuilt from the plays")
+        if o.roem != o.roem_on_table:
+            left = sum(o.roem_on_table) - sum(o.roem)
+            notes.append(f"{left} roem left unclaimed (par counts all roem on the table)")
+        if r.ruling is not None:
+            notes.append(f"ruled {r.ruling.score[0]}-{r.ruling.score[1]}: {r.ruling.reason}")
+        finished = o.result != "unfinished"
+        out.append(Deal(
+            round=r.number, rules=rules_of(opts, trump), side=_sides(chooser), start=start,
+            plays=plays, result=o.result, score=score,
+            difference=score[p] - score[1 - p] if finished else None,
+            outcome=_outcome(opts, chooser),
+            sides=(f"team {p} ({' & '.join(seats[p::2])}, chose {'CDHS'[trump]})",
+                   f"team {1 - p} ({' & '.join(seats[1 - p::2])})"),
+            note="; ".join(notes)))
+    return out
+
