@@ -19,7 +19,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 #: When void in the suit led and holding a trump, a player must: play any card,
 VOID_ANY = 0
@@ -188,7 +188,6 @@ class Deal:
     sides: tuple[str, str]
     pending: tuple[int, int] = (0, 0)
     note: str = ""
-    extra: dict[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
