@@ -10,6 +10,7 @@ import inspect
 import typer
 
 from jaslog.cli import (
+    analyze,
     check,
     replay,
     rules_cmd,
@@ -31,7 +32,8 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-for module in (check, replay, sheet, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats, tournament_cmds):
+for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats,
+               tournament_cmds):
     module.register(app)
 
 

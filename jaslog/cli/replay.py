@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from jaslog.cli.analyze import cost_line, round_lines, round_lines_head
 from jaslog.cli.common import (
     DB_OPTION,
     STORE_PREFIX,
@@ -16,7 +17,7 @@ from jaslog.cli.common import (
     is_stored,
     stored_lines,
 )
-from jaslog.engine.fold import FoldError
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events.logs import lines_of_game
 from jaslog.fold import start_fold
 from jaslog.render import describe_event, render_table
@@ -29,9 +30,13 @@ def replay(
     to: int | None = typer.Option(None, "--to", min=0, help="stop after this seq"),
     seat: int | None = typer.Option(None, "--seat", "-s", min=0, max=3,
                                     help="show only what this seat could see"),
+    analyze: bool = typer.Option(False, "--analyze", "-a",
+                                 help="also the par of each round and what each costly play cost "
+                                      "(with --seat: once the round is played out)"),
     db: str | None = DB_OPTION,
 ) -> None:
-    """Show the table after each event: trick, hands, score so far, violations."""
+    """Show the table after each event: trick, hands, score so far, violations; with
+    --analyze, the par of each round with known hands and every play that cost points."""
     if is_stored(file):
         named = str(file)[len(STORE_PREFIX):]
         if named and game is not None and game != named:
@@ -84,6 +89,7 @@ def replay(
             if c.round in last_ruling:
                 superseded[last_ruling[c.round]] = c.seq
             last_ruling[c.round] = c.seq
+    notes = Notes(events, seat, round) if analyze else None
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
     past = False  # --round: the game has gone on to later rounds
@@ -110,8 +116,12 @@ def replay(
                                              superseded.get(ev.seq)))
                 shown += 1
             continue
+        if notes is not None:
+            notes.before(fold, ev, rounds)
         console.print(describe_event(fold, ev, seat, struck.get(ev.seq),
                                              superseded.get(ev.seq)))
+        if notes is not None:
+            notes.after(fold, ev, rounds)
         console.print(render_table(fold, seat))
         shown += 1
     if past:
@@ -122,6 +132,51 @@ def replay(
         fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not shown:
         fail("nothing to show for that round / seq")
+
+
+class Notes:
+    """What ``--analyze`` adds to a replay: the game folded whole and analysed first, then
+    the par before each round's first card and a line under each play that cost points
+    (for a seat: each round's analysis once its last card is in, as the viewer shows it)."""
+
+    def __init__(self, events: list[Any], seat: int | None, number: int | None) -> None:
+        from jaslog.analysis.rounds import analyze_fold
+
+        whole = start_fold(events[0].event)
+        for ln in events[1:]:
+            try:
+                whole.apply(ln.event)
+            except FoldError:
+                break  # the replay stops there with its own message
+        self.seat = seat
+        self.rounds = {a.round: a for a in analyze_fold(whole, round=number)}
+        self.plays = {p.seq: p for a in self.rounds.values() for p in a.plays}
+        self.last = {a.round: a.plays[-1].seq for a in self.rounds.values() if a.plays}
+        self.opened: set[int] = set()
+
+    def before(self, fold: GameFold, ev: Any, number: int) -> None:
+        """The par (or why there is none) before a round's first card, for the referee."""
+        a = self.rounds.get(number)
+        if a is None or number in self.opened or self.seat is not None \
+                or ev.type not in ("play", "round_score"):
+            return
+        self.opened.add(number)
+        for line in round_lines_head(a):
+            console.print(line, soft_wrap=True)
+
+    def after(self, fold: GameFold, ev: Any, number: int) -> None:
+        """The cost of a costly play under its line; a seat's whole round after its end."""
+        a = self.rounds.get(number)
+        if a is None:
+            return
+        if self.seat is not None:
+            if self.last.get(number) == ev.seq:
+                for line in round_lines(fold, a):
+                    console.print(line, soft_wrap=True)
+            return
+        p = self.plays.get(ev.seq)
+        if p is not None and p.loss > 0:
+            console.print(cost_line(p), soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -71,6 +71,7 @@ def rules(ctx: typer.Context,
                       "  jaslog rules legal -t H --trick AS,7S --hand 7H,AD,KC\n"
                       "  jaslog rules winner|points|roem -t H --trick AS,7H,10S,KS\n"
                       "  jaslog rules score --points 90,72 --roem 20,0 --tricks 5,3 --chooser 0\n"
+                      "  jaslog rules solve -t H --chooser 0 --leader 0 --hands JH,AS/8S,KS/...\n"
                       "  jaslog rules --batch < queries.jsonl  (JSON Lines in, JSON Lines out)")
 
 
@@ -172,6 +173,52 @@ def score(ruleset: str = RULESET,
               "revoke_team": revoke}, as_json)
     if not as_json:
         console.print(f"{a['result']}: {a['score'][0]}–{a['score'][1]}")
+
+
+def _numbers(text: str | None, name: str) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        fail(f"--{name} takes whole numbers separated by commas: e.g. 40,22")
+
+
+@rules_app.command()
+def solve(ruleset: str = RULESET, trump: str | None = TRUMP,
+          hands: str = typer.Option(..., "--hands", help="the cards each seat still holds, seat 0 "
+                                    "first, seats apart by '/': JH,AS/8S,KS/QC,10C/7D,AC"),
+          trick: str = TRICK,
+          leader: int = typer.Option(..., "--leader", help="the seat that led (or leads) the trick"),
+          chooser: int | None = typer.Option(None, "--chooser", help="klaverjas: the seat that "
+                                             "chose trumps"),
+          maker: int | None = typer.Option(None, "--maker", help="klaberjass: the maker"),
+          queens: str | None = typer.Option(None, "--queens", help="kloepper: the seats of the "
+                                            "black-queen side, e.g. 0,2 (default: who holds them)"),
+          points_: str | None = typer.Option(None, "--points", help="card points taken so far, "
+                                             "per team (klaverjas) or per seat: 40,22"),
+          roem_: str | None = typer.Option(None, "--roem", help="klaverjas: roem taken per team"),
+          tricks: str | None = typer.Option(None, "--tricks", help="tricks taken so far, per team "
+                                            "(klaverjas) or per seat"),
+          option: list[str] = OPTION, as_json: bool = JSON) -> None:
+    """The par of a position whose hands are known (perfect play), the par after each legal
+    card of the seat to play, and the best cards (rule book 9.2)."""
+    q: dict[str, Any] = {"op": "solve", "ruleset": ruleset, "options": _opts(ruleset, option),
+                         "trump": trump, "leader": leader, "trick": trick,
+                         "hands": [[c for c in h.replace(",", " ").split() if c]
+                                   for h in hands.split("/")]}
+    for key, value in (("chooser", chooser), ("maker", maker), ("queens", _numbers(queens, "queens")),
+                       ("points", _numbers(points_, "points")), ("roem", _numbers(roem_, "roem")),
+                       ("tricks", _numbers(tricks, "tricks"))):
+        if value is not None:
+            q[key] = value
+    a = _ask(q, as_json)
+    if not as_json:
+        after = "  ".join(f"{c} {v:+d}" if v else f"{c} 0" for c, v in a["values"].items())
+        console.print(f"par {a['par']:+d}" if a["par"] else "par 0")
+        console.print(f"best: [bold]{' '.join(a['best'])}[/]" if a["best"] else "the round is over")
+        if after:
+            console.print(f"after each card: {after}")
 
 
 def register(app: typer.Typer) -> None:

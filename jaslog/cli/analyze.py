@@ -1,0 +1,157 @@
+"""``jaslog analyze``: the referee's analysis of recorded rounds: the par (perfect play with
+every hand known) beside what was played, and every play that cost its side points.
+
+What the numbers mean is in docs/analyze.md (rule book 9.2, decisions 16 and 17).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+from rich.text import Text
+
+from jaslog.analysis import core_name
+from jaslog.analysis.rounds import PlayNote, RoundAnalysis, analyze_fold
+from jaslog.cli.common import DB_OPTION, STORE_PREFIX, console, fail, is_stored, read_games, write_json_line
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.render import card_markup, who
+
+
+def signed(v: int) -> str:
+    """A par or score difference with its sign: ``+52``, ``-182``, ``0``.
+
+    >>> signed(52), signed(-182), signed(0)
+    ('+52', '-182', '0')
+    """
+    return f"+{v}" if v > 0 else str(v)
+
+
+def score_text(score: tuple[int, ...] | list[int] | None) -> str:
+    return "–".join(map(str, score)) if score else "?"
+
+
+def play_line(fold: GameFold, p: PlayNote) -> Text:
+    """One costly play: trick, player, card, what it cost, the best cards, the verdict."""
+    t = Text(f"  trick {p.trick}  {who(fold, p.seat):<14} ")
+    card = card_markup(p.card)
+    t.append_text(card)
+    t.append(" " * (3 - len(card.plain)) + f"  cost {p.loss:<4}")
+    if p.best:
+        t.append(" best ")
+        for i, c in enumerate(p.best):
+            if i:
+                t.append(" ")
+            t.append_text(card_markup(c))
+    if not p.legal:
+        t.append("  revoke", style="bold red")
+    if p.blunder:
+        t.append(f"  blunder: {p.result_before} → {p.result_after}", style="bold red")
+    elif p.mistake:
+        t.append("  mistake", style="yellow")
+    return t
+
+
+def cost_line(p: PlayNote) -> Text:
+    """What a costly play cost, under the play's own line (``replay --analyze``)."""
+    t = Text(f"  ↳ cost {p.loss} (par {signed(p.before)} → {signed(p.after)})")
+    if p.best:
+        t.append(", best ")
+        for i, c in enumerate(p.best):
+            if i:
+                t.append(" ")
+            t.append_text(card_markup(c))
+    if not p.legal:
+        t.append("  revoke", style="bold red")
+    if p.blunder:
+        t.append(f"  blunder: {p.result_before} → {p.result_after}", style="bold red")
+    elif p.mistake:
+        t.append("  mistake", style="yellow")
+    return t
+
+
+def round_lines_head(a: RoundAnalysis) -> list[Text]:
+    """A round's par beside what was played (or why it has no par), and its notes."""
+    head = Text(f"round {a.round}", style="bold")
+    if a.reason is not None:
+        head.append(f"  no par: {a.reason}", style="dim")
+        return [head]
+    assert a.par is not None and a.sides is not None
+    head.append(f"  par {a.par_result} {signed(a.par)}")
+    played = f"{a.result} {signed(a.difference)}" if a.difference is not None else str(a.result)
+    head.append(f"  played {played} ({score_text(a.score)})")
+    head.append(f"  for {a.sides[0]}", style="dim")
+    out = [head]
+    if a.note:
+        out.append(Text(f"  note: {a.note}", style="dim"))
+    return out
+
+
+def round_lines(fold: GameFold, a: RoundAnalysis) -> list[Text]:
+    """A round: its par beside what was played, its notes and its costly plays."""
+    out = round_lines_head(a)
+    if a.reason is not None:
+        return out
+    costly = a.costly
+    if not costly:
+        out.append(Text("  every card kept the par", style="green"))
+    out.extend(play_line(fold, p) for p in costly)
+    return out
+
+
+def analysis_json(fold: GameFold, rounds: list[RoundAnalysis]) -> dict[str, Any]:
+    return {"game": fold.game_id, "ruleset": fold.ruleset, "seats": fold.seats,
+            "solver": core_name(), "rounds": [a.to_json() for a in rounds]}
+
+
+def analyze(
+    source: str = typer.Argument(..., metavar="GAME|FILE",
+                                 help="a jaslog/1 file ('-' for stdin), store:GAME, or the id of a "
+                                      "stored game"),
+    game: str | None = typer.Option(None, "--game", "-g", help="only this game of the file"),
+    round: int | None = typer.Option(None, "--round", "-r", min=1, help="only this round"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON object per game, for scripts"),
+    db: str | None = DB_OPTION,
+) -> None:
+    """The par of each round with known hands beside what was played, and every play that
+    cost its side points: the loss, the best cards, mistakes (20 points or more) and
+    blunders (the round's result turned)."""
+    path = Path(source)
+    if not (source == "-" or is_stored(source) or path.exists()):
+        path = Path(f"{STORE_PREFIX}{source}")  # a stored game's id
+    seen = 0
+    worst = 0
+    for g in read_games([path], db):
+        if isinstance(g, FoldError):
+            fail(str(g))
+        if game is not None and g.game != game:
+            continue
+        seen += 1
+        if g.error is not None or g.fold is None:
+            worst = 2
+            console.print(f"[red]✗[/] {escape(g.game)}: [red]invalid[/]: {escape(str(g.error))}",
+                          soft_wrap=True)
+            continue
+        fold = g.fold
+        if round is not None and round > len(fold.state.rounds):
+            fail(f"game {g.game} has {len(fold.state.rounds)} rounds: there is no round {round}")
+        rounds = analyze_fold(fold, round=round)
+        if as_json:
+            write_json_line(analysis_json(fold, rounds))
+            continue
+        solved = sum(a.reason is None for a in rounds)
+        console.print(f"[bold]{escape(g.game)}[/] ({escape(fold.ruleset)}): {len(rounds)} round"
+                      f"{'s' * (len(rounds) != 1)}, {solved} with par", soft_wrap=True)
+        for a in rounds:
+            for line in round_lines(fold, a):
+                console.print(line, soft_wrap=True)
+    if not seen:
+        what = f"no game {game!r} in {source}" if game is not None else f"no games in {source}"
+        fail(what)
+    raise typer.Exit(worst)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(analyze)
