@@ -150,6 +150,10 @@ def export(
                                        f"{MAX_WORKERS} (default: one per CPU, at most 8, when "
                                        "there are two or more and at least four chunks; "
                                        "0: none)"),
+    cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS",
+                                       help="fold the games on the workers of this Dask "
+                                       "scheduler (tcp://host:8786) instead; the dataset is "
+                                       "the same"),
     verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
                                 "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
     json: bool = JSON,
@@ -169,6 +173,8 @@ def export(
         else:
             console.print(f"[green]✓[/] {out_dir}: every file matches the manifest", soft_wrap=True)
         raise typer.Exit(1 if problems else 0)
+    if cluster is not None and workers is not None:
+        fail("--workers and --cluster both say who folds the games: give one")
     with _errors():
         if from_files:
             if since or ruleset:
@@ -176,7 +182,7 @@ def export(
             with _progress("exporting") as progress:
                 result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
                                       progress=progress, workers=workers,
-                                      on_total=progress.total)
+                                      on_total=progress.total, cluster=cluster)
         else:
             from jaslog.store import open_store, resolve_url
 
@@ -187,7 +193,8 @@ def export(
             with open_store(url, create=False) as store, _progress("exporting") as progress:
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
                                       chunk_games=chunk, keep=keep, progress=progress,
-                                      workers=workers, on_total=progress.total)
+                                      workers=workers, on_total=progress.total,
+                                      cluster=cluster)
     if json:
         write_json_line(result.to_json())
     else:

@@ -65,7 +65,8 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
                  ruleset: str | None = None, full: bool = False, chunk_games: int = DEFAULT_CHUNK,
                  keep: int = 2, progress: Callable[[int], None] | None = None,
                  workers: int | None = None,
-                 on_total: Callable[[int], None] | None = None) -> ExportResult:
+                 on_total: Callable[[int], None] | None = None,
+                 cluster: str | None = None) -> ExportResult:
     """Export the store's games into ``out_dir``, reading only games that changed since the
     current snapshot's cursor (all of them the first time, or with ``full``).
 
@@ -74,7 +75,9 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
     ``workers``: processes that fold and build the rows (None: one per CPU, at most 8, when
     there are two CPUs or more and at least four chunks of games; 0: all in this process).
-    The files are the same either way.
+    The files are the same either way. ``cluster``: the address of a Dask scheduler whose
+    workers fold and build the rows instead (:mod:`jaslog.export.cluster`; the store must be
+    reachable from them); the files are the same again.
     """
     from jaslog.export.parallel import auto_workers, store_chunks
 
@@ -92,13 +95,21 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     if not isinstance(after, int) or after > until:  # no cursor, or the store was replaced
         after = None
     full = full or after is None
-    parallel = workers != 0 and store.workers_ok()
+    parallel = cluster is not None or (workers != 0 and store.workers_ok())
     batches: list[list[str]] = []
     if parallel or on_total is not None:
         batches = store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
                                         batch=chunk_games)
         if on_total is not None:
             on_total(sum(len(b) for b in batches))
+    if cluster is not None:
+        from jaslog.export import cluster as on_cluster
+
+        address = cluster
+        return export_chunks(
+            lambda index: on_cluster.store_chunks(address, store, batches, index, until),
+            out_dir, cursor=until, source=source, filters=filters, chunk_games=chunk_games,
+            full=full, keep=keep, progress=progress)
     if parallel:
         n = auto_workers(len(batches)) if workers is None else min(workers, len(batches))
         if n > 0:
@@ -190,14 +201,15 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
                  chunk_games: int = DEFAULT_CHUNK, keep: int = 2,
                  progress: Callable[[int], None] | None = None,
                  workers: int | None = None,
-                 on_total: Callable[[int], None] | None = None) -> ExportResult:
+                 on_total: Callable[[int], None] | None = None,
+                 cluster: str | None = None) -> ExportResult:
     """Export the games of log files; new games are added to the dataset, games with more
     events than before replace their old rows, games absent from the files are kept.
     ``progress`` and ``on_total`` as in :func:`export_store`.
 
     The files are read game by game (:class:`LogFiles`), never whole. ``workers``: processes
     that parse, fold and build the games (as :func:`export_store`; the files are the same
-    either way).
+    either way); ``cluster`` as in :func:`export_store` (the lines are sent to the cluster).
     """
     from jaslog.export.parallel import auto_workers, file_chunks
 
@@ -207,6 +219,14 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
         log = _log_files(paths, stack)
         if on_total is not None:
             on_total(log.games)
+        if cluster is not None:
+            from jaslog.export import cluster as on_cluster
+
+            address = cluster
+            return export_chunks(
+                lambda index: on_cluster.file_chunks(address, log, index, chunk_games), out_dir,
+                source=FILES_SOURCE, chunk_games=chunk_games, full=full, keep=keep,
+                progress=progress)
         chunks = -(-log.games // chunk_games)
         n = auto_workers(chunks) if workers is None else min(workers, chunks)
         if n > 0:
