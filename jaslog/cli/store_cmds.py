@@ -564,16 +564,32 @@ def dump(
     signatures: Path | None = typer.Option(None, "--signatures", dir_okay=False,
                                            help="also write the game's signatures to this "
                                                 "file (JSON Lines), for `jaslog verify --log`"),
+    seat: int | None = typer.Option(None, "--seat", "-s", min=0, max=3,
+                                    help="only what this seat could see: a valid log to share"),
+    public: bool = typer.Option(False, "--public",
+                                help="only what the public could see (finished rounds)"),
     db: str | None = DB,
 ) -> None:
-    """Write a stored game back as jaslog/1 (canonical JSON Lines) or as text to stdout."""
+    """Write a stored game back as jaslog/1 (canonical JSON Lines) or as text to stdout;
+    with --seat or --public, the log that seat (or the public) could see, to share."""
     from jaslog.events import write_events
 
     if fmt not in ("jsonl", "text"):
         fail(f"--format {fmt!r}: jsonl or text")
+    shared = seat is not None or public
+    if shared and signatures is not None:
+        fail("--signatures vouch for the whole record, not for a shared log (--seat, --public)")
     with opened(db, create=False) as store:
         events = store.events(game)
         signed = store.signatures(game) if signatures is not None else []
+        cert = store.head(game).certificate if shared else None
+    if shared:
+        from jaslog.share import NotShareable, shared_log
+
+        try:
+            events = shared_log(events, seat=seat, public=public, certificate=cert)
+        except NotShareable as e:
+            fail(str(e))
     if signatures is not None:
         try:
             signatures.write_bytes(b"".join(orjson.dumps(s) + b"\n" for s in signed))

@@ -1,0 +1,147 @@
+"""A game's log as one seat (or the public) could see it: a valid ``jaslog/1`` log to share.
+
+:func:`shared_log` turns what :func:`jaslog.views.visible_events` shows a sight (the one
+visibility rule of the service, never decided here) into events that fold like any log:
+
+* a round the sight may not see whole (the round being played, a round that ended with
+  cards unplayed) is dealt without hands (and a Klaberjass deal without its stock, which is
+  never shown but to the referee): the seat's own hand goes too, as a log holds all hands
+  or none;
+* an event the sight may not see is left out with what depends on it: a note of such a
+  round (its text may name cards), another's Klaberjass sequence still known by its length
+  only, a retracted card of another seat with the correction that retracted it (and the
+  other events that correction retracted);
+* a correction's reason the sight may not read, and a ruling's reason the public may not
+  read yet, say so in their place (:data:`NOT_SHOWN`, :data:`REASON_LATER`); an
+  irregularity keeps its cards (shown at the table) without the scorer's text;
+* the public sees finished rounds only: the log ends before the round being played.
+
+Where events are left out the seqs are renumbered consecutively (a correction's
+``retracts`` follow), and ``game_started``'s ``meta.shared`` says whose sight the log is,
+from which record (its certificate, when the store gave one) and how many events it left
+out.
+
+>>> from jaslog.events import event_from_dict
+>>> from jaslog.fold import fold
+>>> from jaslog.sim import simulate_game
+>>> evs = [event_from_dict(e) for e in simulate_game("s1", seed=3)[:40]]
+>>> log = shared_log(evs, seat=2, certificate="c0ffee")
+>>> log[0].meta["shared"]
+{'seat': 2, 'from_certificate': 'c0ffee', 'from_events': 40, 'left_out': 0}
+>>> [e.hands is not None for e in log if e.type == "dealt"], len(fold(log).state.rounds)
+([True, False], 2)
+>>> pub = shared_log(evs, public=True)
+>>> len(pub), pub[0].meta["shared"]["public"], pub[-1].type
+(36, True, 'play')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from jaslog.errors import JaslogError
+from jaslog.events import Event, event_from_dict
+from jaslog.views import Sight, Timeline, timeline, visible_events
+
+#: A correction's reason that the sight may not read (the scorer's free text of a round it
+#: may not see whole: it may name cards).
+NOT_SHOWN = "the reason is not shown in a shared log"
+#: A ruling's reason that the public may not read before the game is over.
+REASON_LATER = "its reason is shown when the game is over"
+
+
+class NotShareable(JaslogError, ValueError):
+    """A game that cannot be shared as asked: a seat it does not have, no sight named, or a
+    record that does not fold."""
+
+    code = "not_shareable"
+
+
+def shared_log(events: Iterable[Event], *, seat: int | None = None, public: bool = False,
+               certificate: str | None = None) -> list[Event]:
+    """The game's log as seat ``seat`` (or the public) could see it, as valid events.
+
+    ``events`` are one game's events in seq order (its whole record); ``certificate`` is the
+    record's certificate, written in ``meta.shared.from_certificate``.
+
+    >>> shared_log([])
+    Traceback (most recent call last):
+    ...
+    jaslog.share.NotShareable: name a seat or the public: a shared log is what one of them could see
+    """
+    if (seat is None) == (not public):
+        raise NotShareable("name a seat or the public: a shared log is what one of them "
+                           "could see" if seat is None else "a seat or the public, not both")
+    tl = timeline(events)
+    if tl.fold is None or tl.error is not None:
+        why = f": {tl.error}" if tl.error is not None else ""
+        raise NotShareable(f"game {tl.game or '?'} does not fold{why}; only a valid record "
+                           "is shared")
+    if seat is not None and not 0 <= seat < tl.fold.players:
+        raise NotShareable(f"seat {seat}: a {tl.fold.game} game has seats 0 to "
+                           f"{tl.fold.players - 1}")
+    sight = Sight(seat=seat) if seat is not None else Sight(public=True)
+    seen = visible_events(tl, sight)
+    kept = _kept(tl, sight, seen)
+    renumber = {d["seq"]: i for i, d in enumerate(kept)}
+    out: list[Event] = []
+    for d in kept:
+        d = dict(d, seq=renumber[d["seq"]])
+        if d["type"] == "correction":
+            d["retracts"] = [renumber[s] for s in d["retracts"]]
+        elif d["type"] == "game_started":
+            shared: dict[str, Any] = {"seat": seat} if seat is not None else {"public": True}
+            if certificate is not None:
+                shared["from_certificate"] = certificate
+            shared.update(from_events=len(tl.events), left_out=len(seen) - len(kept))
+            d["meta"] = {**(d.get("meta") or {}), "shared": shared}
+        out.append(event_from_dict(d))
+    return out
+
+
+def _kept(tl: Timeline, sight: Sight, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events the sight sees (``seen``), made valid, without those it may not see."""
+    hidden = tl.hidden_rounds(sight)
+    out: list[dict[str, Any]] = []
+    dropped: set[int] = set()
+    for d in seen:
+        seq = d["seq"]
+        secret = tl.round_of[seq] in hidden
+        e = _valid(d, secret)
+        if e is None:
+            dropped.add(seq)
+        else:
+            out.append(e)
+    # a correction goes with any event it retracted that is left out, and takes the others
+    # it retracted with it (kept alone they would count as never retracted)
+    gone = set(dropped)
+    for d in out:
+        if d["type"] == "correction" and gone & set(d["retracts"]):
+            gone |= {d["seq"], *d["retracts"]}
+    return [d for d in out if d["seq"] not in gone]
+
+
+def _valid(d: dict[str, Any], secret: bool) -> dict[str, Any] | None:
+    """An event as a sight sees it (``secret``: of a round it may not see whole) made a valid
+    event again, or None when it is left out."""
+    t = d["type"]
+    redacted = d.pop("redacted", False)
+    if t in ("dealt", "second_deal"):
+        d.pop("stock", None)
+        if secret:
+            d.pop("hands", None)
+        return d
+    if t == "ruling" and d.get("reason") is None:
+        return d | {"reason": REASON_LATER}
+    if not redacted:
+        return d
+    if t == "correction" and "reason" not in d:
+        return d | {"reason": NOT_SHOWN}
+    if t == "irregularity":
+        return d  # its cards were shown at the table; the scorer's text is left out
+    # a note's text, another's sequence known by its length, another's retracted card
+    return None
+
+
+__all__ = ["NOT_SHOWN", "REASON_LATER", "NotShareable", "shared_log"]
