@@ -33,7 +33,7 @@ from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
 from jaslog.store.codec import UnreadableEvent
-from jaslog.store.queries import cursor_pos, page_cursor, winning_players
+from jaslog.store.queries import cursor_pos, page_cursor
 from jaslog.views import (
     NotVisible,
     Sight,
@@ -259,7 +259,7 @@ def unreadable_out(who: Principal, info: Any, e: UnreadableEvent) -> dict[str, A
 LIST_PARAMS = frozenset({"player", "ruleset", "status", "from", "to", "table", "event",
                          "tournament", "winner", "cursor", "limit", "order", "summary"})
 #: how many games one ``GET /api/games`` reads at most to fill a page when a filter the
-#: store has no index for (table, event, tournament, status, winner) leaves most out: the
+#: store has no index for (table, event, tournament: the game's meta) leaves most out: the
 #: page may then be short (even empty) with a ``next_cursor`` to go on from
 SCAN_BUDGET = 2000
 
@@ -297,7 +297,7 @@ def _standing(svc: Service, who: Principal, g: dict[str, Any]) -> dict[str, Any]
         rep = report(tl, s)
     except NotVisible:
         return {"finished": None, "winner": None, "live_round": None, "violations": None,
-                "first_violation": None, "open_seq": None, "kind": None}
+                "first_violation": None, "open_seq": None}
     first = min((v["seq"] for v in rep["violations"]), default=None)
     if not rep["finished"]:
         open_seq: int | None = tl.horizon() if s.public else tl.applied() - 1
@@ -305,7 +305,7 @@ def _standing(svc: Service, who: Principal, g: dict[str, Any]) -> dict[str, Any]
         open_seq = first
     return {"finished": rep["finished"], "winner": rep["winner"], "live_round": tl.live_round,
             "violations": len(rep["violations"]), "first_violation": first,
-            "open_seq": open_seq, "kind": tl.fold.game if tl.fold else None}
+            "open_seq": open_seq}
 
 
 @router.get("/games", response_model=list[GameListItemOut], responses=responses(401, 422))
@@ -336,21 +336,16 @@ def list_games(
     """Games, oldest (or newest) first, with what this token sees of each (full, seat or
     public), ``limit`` a page. The body is the list of games; when there are more, the
     ``X-Next-Cursor`` header holds the ``cursor`` of the next page (and ``Link`` its URL,
-    ``rel="next"``). ``player``, ``ruleset`` and ``from``/``to`` use the store's indexes;
-    ``table``, ``event``, ``tournament``, ``status`` and ``winner`` are looked up game by
-    game (at most 2000 a page: a page may then be short, with a next cursor)."""
+    ``rel="next"``). ``player``, ``ruleset``, ``from``/``to``, ``status`` and ``winner`` use
+    the store's indexes; ``table``, ``event`` and ``tournament`` (the game's meta) are looked
+    up game by game (at most 2000 a page: a page may then be short, with a next cursor)."""
     unknown = sorted(set(request.query_params.keys()) - LIST_PARAMS)
     if unknown:
         raise ApiError(422, "unknown_parameter", f"GET /api/games has no parameter "
                        f"{', '.join(unknown)}; it takes {', '.join(sorted(LIST_PARAMS))} (pages "
                        "go on with cursor, not offset)")
     after = decode_cursor(cursor, order) if cursor is not None else None
-    looked_up = any(v is not None for v in (table, event, tournament, status, winner))
-    winners: set[str] = set()
-    if winner is not None and winner != "draw":
-        with svc.pool.get() as st:
-            names = st.players()
-        winners = {winner} | {p for p, n in names.items() if n.lower() == winner.lower()}
+    looked_up = any(v is not None for v in (table, event, tournament))
     out: list[dict[str, Any]] = []
     scanned, more = 0, False
     while True:
@@ -359,7 +354,7 @@ def list_games(
             with svc.pool.get() as st:
                 rows = st.game_page(player=player, ruleset=ruleset, since=date_from,
                                     until=date_to, after=after, newest=order == "newest",
-                                    limit=batch)
+                                    limit=batch, status=status, winner=winner)
         except StoreError as e:
             raise ApiError(422, "bad_request", str(e)) from None
         for pos, info in rows:
@@ -380,18 +375,8 @@ def list_games(
             if event is not None and event.lower() not in str(
                     (svc.header(info.game).meta or {}).get("event", "")).lower():
                 continue
-            if summary or status is not None or winner is not None:
-                st_ = _standing(svc, who, g)
-                if status is not None and st_["finished"] is not (status == "finished"):
-                    continue
-                if winner == "draw" and st_["winner"] != "draw":
-                    continue
-                if winners and not winners & set(
-                        winning_players(st_.pop("kind"), g["seats"], st_["winner"])):
-                    continue
-                if summary:
-                    st_.pop("kind", None)
-                    g.update(st_)
+            if summary:
+                g.update(_standing(svc, who, g))
             out.append(g)
         if more or len(rows) < batch:
             break
