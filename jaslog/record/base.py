@@ -179,7 +179,10 @@ class RecorderBase:
         return len(self.fold.seats)
 
     def reload(self) -> None:
-        self.fold = self.store.fold(self.game)
+        """Catch up with the store: the events appended since the fold's last are applied to
+        it, as stored (with the store's stamps)."""
+        for e in self.store.events_since(self.game, self.next_seq):
+            self.fold.apply(e)
         self._tried = None
 
     @property

@@ -268,17 +268,19 @@ class Recorder(TableRepairs, HandEntry):
         """Catch up with events another writer (a second recorder, ``jaslog append``, the
         service) stored since this recorder last looked: each is shown, then the table, so the
         prompt, ``help`` and ``show`` always match the stored game."""
-        if self.store.head(self.game).next_seq == self.next_seq:
+        new = self.store.events_since(self.game, self.next_seq)
+        if not new:
             return False
-        new = self.store.events(self.game)[self.next_seq:]
         show(f"{len(new)} event{'s' * (len(new) != 1)} recorded elsewhere in this game "
              "(another recorder or an append):")
+        self._tried = None
         try:
             for e in new:  # each described on the table it was recorded at
                 self.fold.apply(e)
                 show(self.describe(e))
-        finally:
-            self.reload()
+        except BaseException:  # the stored game, folded afresh, whatever happened here
+            self.fold = self.store.fold(self.game)
+            raise
         show(render_table(self.fold))
         return True
 
@@ -333,7 +335,9 @@ class Recorder(TableRepairs, HandEntry):
         for number in changed:
             show(self.sheet_line(number))
         head = self.store.head(self.game)
-        show(f"certificate {head.certificate} (seq {head.seq}): write it on the score sheet")
+        signed = self.store.signature(self.game, head.seq)  # the store signs every round's end
+        by = f", signed by key {signed['key']}" if signed is not None else ""
+        show(f"certificate {head.certificate} (seq {head.seq}{by}): write it on the score sheet")
         kind, seat = self.expected()
         if kind == "deal":
             n = len(self.fold.state.rounds) + 1

@@ -77,14 +77,19 @@ class Queries:
     # ------------------------------------------------------------------ events
 
     @staticmethod
-    def _rows_of(conn: Connection, game: str, upto: int | None = None) -> list[Any]:
+    def _rows_of(conn: Connection, game: str, upto: int | None = None, since: int = 0
+                 ) -> list[Any]:
         q = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(EVENTS.c.game == game)
         if upto is not None:
             q = q.where(EVENTS.c.seq <= upto)
+        if since:
+            q = q.where(EVENTS.c.seq >= since)
         return list(conn.execute(q.order_by(EVENTS.c.seq)))
 
-    def _read_events(self, conn: Connection, game: str, upto: int | None = None) -> list[Event]:
-        return [decode(r.payload, r.version, game, r.seq) for r in self._rows_of(conn, game, upto)]
+    def _read_events(self, conn: Connection, game: str, upto: int | None = None, since: int = 0
+                     ) -> list[Event]:
+        return [decode(r.payload, r.version, game, r.seq)
+                for r in self._rows_of(conn, game, upto, since)]
 
     def events(self, game: str, upto: int | None = None) -> list[Event]:
         """The game's events in seq order (upcast to the current format), up to seq ``upto``.
@@ -96,6 +101,12 @@ class Queries:
         if not out:
             raise NoSuchGame(game)
         return out
+
+    def events_since(self, game: str, seq: int) -> list[Event]:
+        """The game's events from seq ``seq`` on, in seq order (none when it has no more: a
+        reader that folded the game up to ``seq`` catches up with what others appended)."""
+        with eng.read_tx(self.engine) as conn:
+            return self._read_events(conn, game, since=seq)
 
     def fold(self, game: str, upto: int | None = None) -> GameFold:
         """The game folded through the rules (up to seq ``upto``)."""

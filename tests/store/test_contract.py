@@ -44,6 +44,8 @@ def test_append_in_batches_reads_back_and_dumps_canonically(store: Store) -> Non
         [canonical_json(event_from_dict({**e, "recorded_at": STORE_TIME})) for e in events]
     assert store.head("c-1").next_seq == len(events)
     assert store.events("c-1", upto=9)[-1].seq == 9
+    assert [e.seq for e in store.events_since("c-1", 100)] == list(range(100, len(events)))
+    assert store.events_since("c-1", len(events)) == [] == store.events_since("no-such", 0)
     f = store.fold("c-1")
     assert f.state.finished
     # the chain: seq 0 links to GENESIS, every hash is sha256(prev + canonical bytes)
