@@ -228,7 +228,7 @@ class Appending(Signing):
                 if head.next_seq == 0:
                     insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
                 self.insert_rows(conn, rows)
-                if due(before, marks(f)):  # a round or the game ended: sign the new head
+                if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
                     self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
                 stands = standing(f)
                 if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now

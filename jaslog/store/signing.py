@@ -2,8 +2,8 @@
 
 A hash chain shows that nothing was changed *unless* everything after the change was hashed
 again, which anyone with the database can do. So every store also has an Ed25519 signing
-key, and signs a game's head (its seq and chain hash) whenever a round ends, whenever the
-game has ended, and for every game an import stores. The signatures are stored append-only
+key, and signs a game's head (its seq and chain hash) whenever a round ends or the referee rules,
+whenever the game has ended, and for every game an import stores. The signatures are stored append-only
 (table ``signatures``) and :mod:`jaslog.store.verify` checks them: rewriting a signed game
 now needs the private key.
 
@@ -363,25 +363,29 @@ def _pub_json(key: PublicKey) -> bytes:
 # ---------------------------------------------------------------------- when to sign
 
 
-#: Where a game stands for signing: rounds closed, and whether the game is over.
-Marks = tuple[int, bool]
+#: Where a game stands for signing: rounds closed, whether the game is over, rulings made.
+Marks = tuple[int, bool, int]
 
 
 def marks(fold: GameFold) -> Marks:
-    """How many rounds of ``fold`` are closed, and whether the game is over."""
+    """How many rounds of ``fold`` are closed, whether the game is over, and how many rulings
+    the referee made (on any round)."""
     state = fold.state
     rounds = state.rounds
     closed = len(rounds) - (1 if rounds and not rounds[-1].closed else 0)
-    return closed, bool(state.finished)
+    return closed, bool(state.finished), sum(len(r.rulings) for r in rounds)
 
 
 def due(before: Marks, after: Marks) -> bool:
-    """Whether a head must be signed: a round ended since ``before``, or the game is over.
+    """Whether a head must be signed: a round ended since ``before``, or a ruling was made, or
+    the game is over.
 
-    >>> due((2, False), (3, False)), due((3, False), (3, False)), due((9, True), (9, True))
-    (True, False, True)
+    >>> due((2, False, 0), (3, False, 0)), due((3, False, 0), (3, False, 0))
+    (True, False)
+    >>> due((3, False, 0), (3, False, 1)), due((9, True, 0), (9, True, 0))
+    (True, True)
     """
-    return after[0] > before[0] or after[1]
+    return after[0] > before[0] or after[1] or after[2] > before[2]
 
 
 # ---------------------------------------------------------------------- the tables

@@ -10,7 +10,7 @@ A chain can be rewritten and hashed again by anyone with the database; a signatu
 (:mod:`jaslog.store.signing`) cannot be made without the private key. So a game whose
 chain holds must also have (:func:`check_signatures`): every signature made by a trusted
 key (:class:`Trust`), over the chain's hash at its seq; and a signature covering every
-round that ended and the end of the game. Only the events of a round still being played
+round that ended, every ruling and the end of the game. Only the events of a round still being played
 may come after the last signature.
 """
 
@@ -33,6 +33,7 @@ from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES
 from jaslog.store.signing import (
     KeyDir,
     PublicKey,
+    due,
     has_tables,
     head_message,
     marks,
@@ -220,7 +221,8 @@ def check_signatures(rep: VerifyReport, game: str, hashes: list[str], sigs: list
 def _unsigned(rep: VerifyReport, game: str, last: int, events: Callable[[], list[Event]],
               found: _Signatures) -> None:
     """The events after seq ``last`` (the last signed, -1: none) may only be those of a round
-    still being played: a problem when a round or the game ended among them."""
+    still being played: a problem when a round or the game ended among them, or the
+    referee ruled."""
     legacy = ("; a store written before jaslog signed its games has none: `jaslog key sign` "
               "signs every game's head as it stands now") if not found.checked else ""
     try:
@@ -233,10 +235,12 @@ def _unsigned(rep: VerifyReport, game: str, last: int, events: Callable[[], list
             base = marks(f)
         for e in evs[max(last + 1, 1):]:
             f.apply(e)
-            closed, over = marks(f)
-            if closed > base[0] or over:
-                what = "ends the game" if over and closed <= base[0] else \
-                    f"ends {f.state.round_word} {closed}"
+            now = marks(f)
+            if due(base, now):
+                word = f.state.round_word
+                what = f"ends {word} {now[0]}" if now[0] > base[0] else \
+                    f"is a ruling on {word} {getattr(e, 'round', '?')}" if now[2] > base[2] \
+                    else "ends the game"
                 since = f"after seq {last}" if last >= 0 else "at all"
                 rep.problems.append(Problem(game, e.seq, "unsigned", f"seq {e.seq} {what} but no "
                                             f"signature covers it (the game is not signed "

@@ -30,14 +30,14 @@ def signed_seqs(store: Store, game: str) -> list[int]:
 
 
 def round_ends(events: list[dict[str, Any]]) -> list[int]:
-    """The seqs at which a round (or the game) ended, event by event."""
+    """The seqs at which a round (or the game) ended, or a ruling was made, event by event."""
     f = start_fold(event_from_dict(events[0]))
     out = []
     for e in events[1:]:
         before = marks(f)
         f.apply(event_from_dict(e))
         after = marks(f)
-        if after[0] > before[0] or after[1]:
+        if after[0] > before[0] or after[1] or after[2] > before[2]:
             out.append(e["seq"])
     return out
 
@@ -80,6 +80,16 @@ def test_a_round_being_played_may_follow_the_last_signature(store: Store) -> Non
     store.append("s-2", events[ends[0] + 1:mid])
     assert signed_seqs(store, "s-2") == [ends[0], mid - 1]  # the batch that ended round 2
     assert store.verify("s-2").ok
+
+
+def test_a_ruling_is_signed_at_once(store: Store) -> None:
+    events = game_events("s-9", seed=14)
+    first = round_ends(events)[0]
+    store.append("s-9", events[:first + 1])
+    ruling = {"type": "ruling", "round": 1, "score": [0, 162], "reason": "revoke by bob"}
+    head = store.append("s-9", [ruling], expected_seq=first + 1).head
+    assert signed_seqs(store, "s-9") == [first, head.seq]
+    assert store.verify("s-9").ok
 
 
 def test_a_game_rewritten_and_rehashed_fails_verify_without_paper(store: Store,
