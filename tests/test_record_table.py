@@ -306,12 +306,13 @@ def test_after_a_round_its_score_sheet_line_the_certificate_and_the_round_due(db
     with open_store(db) as store:
         f = store.fold("sh")
         head = store.head("sh")
+        key = store.signing_key().id  # the store signed the round's end
     o = f.state.outcomes()[0]
     score = "–".join(map(str, o.score))
     assert (f"round 1 on the score sheet: played {score} ({o.result}) · totals {score} (ann & "
-            f"cor – bob & dirk) certificate {head.certificate} (seq 34): write it on the score "
-            "sheet round 2 is due: seat 0 (ann) deals: type 'deal' (or 'score S0 S1' for a "
-            "round written by its score)") in out
+            f"cor – bob & dirk) certificate {head.certificate} (seq 34, signed by key {key}): "
+            "write it on the score sheet round 2 is due: seat 0 (ann) deals: type 'deal' (or "
+            "'score S0 S1' for a round written by its score)") in out
     assert "[seq 35] round 2: seat 0 (ann) deals: type 'deal'>" in out
     assert out.count("round 1 on the score sheet") == 1  # once, when the round ended
     # a ruling on the completed round: its line again, ruled, with the new certificate
@@ -319,7 +320,8 @@ def test_after_a_round_its_score_sheet_line_the_certificate_and_the_round_due(db
     with open_store(db) as store:
         cert = store.head("sh").certificate
     assert (f"round 1 on the score sheet: played {score} ({o.result}) · ruled 0–162 (revoke by "
-            f"bob) · totals 0–162 (ann & cor – bob & dirk) certificate {cert} (seq 35)") in out
+            f"bob) · totals 0–162 (ann & cor – bob & dirk) certificate {cert} (seq 35, signed by "
+            f"key {key})") in out
 
 
 # ---------------------------------------------------------------------- score-only rounds

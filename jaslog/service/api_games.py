@@ -146,6 +146,10 @@ class HeadOut(BaseModel):
     hash: str | None
     certificate: str | None
     note: str | None = None
+    signature: dict[str, Any] | None = Field(
+        None, description="the newest signature of the game's head by the store's key (its "
+        "seq: the head, or the end of the last round before a round being played); check it "
+        "with GET /api/keys and `jaslog verify --key`")
 
 
 class TimingOut(BaseModel):
@@ -615,8 +619,10 @@ def get_head(game: GamePath, svc: Service = Depends(service),
                     "hash covers them, so it is shown to the referee and the scorer only")
         return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": None,
                 "certificate": None, "note": note}
+    with svc.pool.get() as store:
+        signed = store.signature(game)
     return {"game": game, "seq": head.seq, "next_seq": head.next_seq, "hash": head.hash,
-            "certificate": head.certificate}
+            "certificate": head.certificate, "signature": signed}
 
 
 @router.get("/games/{game}/timing", response_model=TimingOut, responses=responses(401, 404, 422, 501))
