@@ -8,7 +8,9 @@ everything. A :class:`Sight` says who is looking:
 * ``Sight(seat=n)`` (a player): while cards of a round remain unplayed, only that seat's own
   hand, the cards played and the public record; every hand once all its cards are played;
 * ``Sight(public=True)``: only finished rounds; nothing of the round being played, and no
-  hand of a round that ended before all its cards were played.
+  hand of a round that ended before all its cards were played. A referee's ruling is shown
+  to the public without its reason until the game is over (:meth:`Timeline.reasons_hidden`):
+  the seats see it at once.
 
 Both are judged at the game's head. The round being played is *live*. A round whose every
 card was played is public knowledge (its hands are shown), even when viewed at a seq from
@@ -112,6 +114,11 @@ class Timeline:
         """How many events the fold took (all of them unless an integrity error stopped it)."""
         return len(self.round_of)
 
+    def reasons_hidden(self, sight: Sight) -> bool:
+        """Whether ``sight`` sees the referee's rulings without their reasons: the public's,
+        until the game is over."""
+        return sight.public and not (self.fold is not None and self.fold.state.finished)
+
 
 def timeline(events: Iterable[Event]) -> Timeline:
     """Fold a game's events (seq order) once, noting the round of each event."""
@@ -183,8 +190,31 @@ def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str,
             # a Klaberjass stock is never shown but to the referee: also once its deal is
             # played out, most of it was never dealt and nobody at the table saw it
             d = {k: v for k, v in d.items() if k != "stock"} | {"redacted": True}
+        if d["type"] == "ruling" and tl.reasons_hidden(sight):
+            d = d | {"reason": None}
         out.append(d)
     return out
+
+
+#: What the public reads for a ruling's reason while the game is being played.
+REASON_LATER = "its reason is shown when the game is over"
+
+
+def without_reasons(obj: Any) -> Any:
+    """``obj`` (a frame, a report's round) with the reason of every ruling in it (a dict with
+    a ``score`` and a ``reason``) blanked, copied where changed.
+
+    >>> without_reasons({"round": 2, "ruling": {"score": [0, 162], "reason": "revoke", "seq": 9}})
+    {'round': 2, 'ruling': {'score': [0, 162], 'reason': None, 'seq': 9}}
+    """
+    if isinstance(obj, dict):
+        out = {k: without_reasons(v) for k, v in obj.items()}
+        if "reason" in out and "score" in out:
+            out["reason"] = None
+        return out
+    if isinstance(obj, list):
+        return [without_reasons(v) for v in obj]
+    return obj
 
 
 #: the viewer :func:`jaslog.render.describe_event` gets for the public in a secret round
@@ -245,6 +275,12 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         if hidden and e.type == "note":
             fr["text"] = ("note (shown when the round is over)" if tl.round_of[i] == tl.live_round
                           else "note (not shown: the round ended with cards unplayed)")
+        if tl.reasons_hidden(sight):
+            fr = without_reasons(fr)
+            if e.type == "ruling":
+                score = "–".join(map(str, getattr(e, "score", [])))
+                fr["text"] = (f"referee: round {getattr(e, 'round', '?')} scores {score} "
+                              f"({REASON_LATER})")
         out.append(fr)
     return out
 
@@ -297,6 +333,8 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
         for r in rep["rounds"]:
             if "irregularities" in r:
                 r["irregularities"] = [_untold(x, hidden) for x in r["irregularities"]]
+    if tl.reasons_hidden(sight):
+        rep["rounds"] = without_reasons(rep["rounds"])
     return rep
 
 

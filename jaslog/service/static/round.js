@@ -176,13 +176,18 @@
     row("played", r.recorded === "score_only" ? "As recorded" : "As played", pair(r.score),
       (r.result || "") + (r.score ? " · " + scoreText(r.score) : ""));
     for (const x of r.rulings || []) {
-      const tr = row("ruled" + (x.superseded ? " superseded" : ""), "Ruled at seq " + x.seq, "", x.reason +
+      const tr = row("ruled" + (x.superseded ? " superseded" : ""), "Ruled at seq " + x.seq, "", rulingWhy(x.reason) +
         (x.after_end ? " · after the game ended" : "") + (x.superseded ? " · superseded by a later ruling" : ""));
       tr.querySelector("td.score").appendChild(el(x.superseded ? "s" : "span", null, pair(x.score)));
     }
     row("final", "Counts", pair(r.final), r.rulings && r.rulings.length ? "the last ruling" : "as played");
     if (r.totals) row("totals", "Game total after the round", pair(r.totals), scoreText(r.totals));
     t.appendChild(body);
+  }
+
+  // the public reads a ruling's reason once the game is over (null until then)
+  function rulingWhy(reason) {
+    return reason === null || reason === undefined ? "(its reason is shown when the game is over)" : reason;
   }
 
   function renderRulings(r) {
@@ -194,7 +199,7 @@
       const li = el("li", "ruling" + (x.superseded ? " superseded" : " counts"));
       li.dataset.seq = String(x.seq);
       li.appendChild(el(x.superseded ? "s" : "strong", "ruled", "ruled " + pair(x.score)));
-      li.appendChild(el("span", "reason", " — " + x.reason));
+      li.appendChild(el("span", "reason", " — " + rulingWhy(x.reason)));
       li.appendChild(el("span", "where", " (seq " + x.seq + (x.after_end ? ", after the game ended" : "") +
         (x.superseded ? ", superseded" : ", counts") + ")"));
       ol.appendChild(li);
