@@ -16,6 +16,7 @@ from rich.text import Text
 from jaslog.analysis import core_name
 from jaslog.analysis.rounds import PlayNote, RoundAnalysis, analyze_fold
 from jaslog.cli.common import DB_OPTION, STORE_PREFIX, console, fail, is_stored, read_games, write_json_line
+from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, what_if_fold, what_if_head
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.render import card_markup, who
 
@@ -113,11 +114,16 @@ def analyze(
     game: str | None = typer.Option(None, "--game", "-g", help="only this game of the file"),
     round: int | None = typer.Option(None, "--round", "-r", min=1, help="only this round"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object per game, for scripts"),
+    as_: str | None = AS_OPTION,
+    option: list[str] = WHAT_IF_OPTIONS,
     db: str | None = DB_OPTION,
 ) -> None:
     """The par of each round with known hands beside what was played, and every play that
     cost its side points: the loss, the best cards, mistakes (20 points or more) and
-    blunders (the round's result turned)."""
+    blunders (the round's result turned).
+
+    With --as (or -o), what-if: the game analysed under that preset of its game and those
+    options (the log is not touched), up to the first event those rules refuse."""
     path = Path(source)
     if not (source == "-" or is_stored(source) or path.exists()):
         path = Path(f"{STORE_PREFIX}{source}")  # a stored game's id
@@ -135,15 +141,22 @@ def analyze(
                           soft_wrap=True)
             continue
         fold = g.fold
+        w = what_if_fold(fold, as_, option) if as_ is not None or option else None
+        if w is not None:
+            fold = w.as_if
         if round is not None and round > len(fold.state.rounds):
             fail(f"game {g.game} has {len(fold.state.rounds)} rounds: there is no round {round}")
         rounds = analyze_fold(fold, round=round)
         if as_json:
-            write_json_line(analysis_json(fold, rounds))
+            write_json_line(analysis_json(fold, rounds) | (
+                {"what_if": w.to_dict()} if w is not None else {}))
             continue
         solved = sum(a.reason is None for a in rounds)
         console.print(f"[bold]{escape(g.game)}[/] ({escape(fold.ruleset)}): {len(rounds)} round"
                       f"{'s' * (len(rounds) != 1)}, {solved} with par", soft_wrap=True)
+        if w is not None:
+            for said in what_if_head(w):
+                console.print(said, soft_wrap=True)
         for a in rounds:
             for line in round_lines(fold, a):
                 console.print(line, soft_wrap=True)

@@ -10,6 +10,7 @@ from rich.markup import escape
 
 from jaslog.audit import game_report
 from jaslog.cli.common import DB_OPTION, console, err_console, read_games, write_json_line
+from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, check_as
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.fold import FileGame
 from jaslog.games import get_game
@@ -77,11 +78,21 @@ def check(
     files: list[Path] = typer.Argument(..., help="jaslog/1 JSON Lines files ('-' for stdin); "
                                        "store:GAME for a stored game, store: for all"),
     json: bool = typer.Option(False, "--json", help="one JSON object per game, for scripts"),
+    as_: str | None = AS_OPTION,
+    option: list[str] = WHAT_IF_OPTIONS,
     db: str | None = DB_OPTION,
 ) -> None:
-    """Validate and score every game: exit 0 clean, 1 rule violations, 2 invalid log."""
+    """Validate and score every game: exit 0 clean, 1 rule violations, 2 invalid log.
+
+    With --as (or -o), what-if: each game refolded under that preset of its game and those
+    options, beside the game as recorded (the log is not touched): the verdicts and the
+    rounds' scores that change; exit as the game would check under those rules (2 also when
+    they refuse one of its events)."""
     worst, seen = 0, 0
-    for g in read_games(files, db):
+    what_if = as_ is not None or bool(option)
+    if what_if:
+        worst, seen = check_as(files, db, as_, option, json)
+    for g in () if what_if else read_games(files, db):
         seen += 1
         if isinstance(g, FoldError):
             worst = 2

@@ -17,7 +17,9 @@ from jaslog.cli.common import (
     is_stored,
     stored_lines,
 )
+from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, ReplayWhatIf
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events import Line
 from jaslog.events.logs import lines_of_game
 from jaslog.fold import start_fold
 from jaslog.render import describe_event, render_table
@@ -33,10 +35,16 @@ def replay(
     analyze: bool = typer.Option(False, "--analyze", "-a",
                                  help="also the par of each round and what each costly play cost "
                                       "(with --seat: once the round is played out)"),
+    as_: str | None = AS_OPTION,
+    option: list[str] = WHAT_IF_OPTIONS,
     db: str | None = DB_OPTION,
 ) -> None:
     """Show the table after each event: trick, hands, score so far, violations; with
-    --analyze, the par of each round with known hands and every play that cost points."""
+    --analyze, the par of each round with known hands and every play that cost points.
+
+    With --as (or -o), what-if: the game replayed under that preset of its game and those
+    options (the log is not touched), each change of verdict under its event, and at the end
+    the rounds whose score changed; it stops at the first event those rules refuse."""
     if is_stored(file):
         named = str(file)[len(STORE_PREFIX):]
         if named and game is not None and game != named:
@@ -74,6 +82,10 @@ def replay(
         fail(str(e.located(events[0].source, events[0].number)))
     if seat is not None and seat >= fold.players:
         fail(f"--seat {seat}: a {fold.game} game has seats 0 to {fold.players - 1}")
+    whatif = ReplayWhatIf(events, as_, option, seat) if as_ is not None or option else None
+    if whatif is not None:  # the game replayed under the what-if rules from its start
+        events[0] = Line(events[0].source, events[0].number, whatif.started)
+        fold = start_fold(whatif.started)
     # the events a later correction retracts are shown struck through, with its reason
     struck: dict[int, tuple[int, str]] = {}
     for ln in events:
@@ -106,6 +118,8 @@ def replay(
                 if past:  # a later round's fault is not this round's business
                     stopped = True
                     break
+                if whatif is not None and whatif.refuses(err):
+                    whatif.refuse(err, f"{ln.source}:{ln.number}")
                 fail(str(err.located(ln.source, ln.number)))
         rounds = len(fold.state.rounds)
         if round is not None and rounds != round:
@@ -120,10 +134,14 @@ def replay(
             notes.before(fold, ev, rounds)
         console.print(describe_event(fold, ev, seat, struck.get(ev.seq),
                                              superseded.get(ev.seq)))
+        if whatif is not None:
+            whatif.after(ev.seq)
         if notes is not None:
             notes.after(fold, ev, rounds)
         console.print(render_table(fold, seat))
         shown += 1
+    if whatif is not None:
+        whatif.summary(round)
     if past:
         stopped = True  # a bad line after later rounds is not this round's business either
     if to is not None and events[-1].event is not None and events[-1].event.seq >= to:

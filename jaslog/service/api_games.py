@@ -43,6 +43,7 @@ from jaslog.views import (
     state_at,
     visible_events,
 )
+from jaslog.whatif import WhatIfError, what_if_view
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -564,42 +565,90 @@ def get_events(game: GamePath, since: SeqQuery = None, svc: Service = Depends(se
     return {"game": game, "view": view_name(s), "seat": s.seat, "events": evs}
 
 
+#: What-if (``?as=PRESET`` and ``?o=KEY=VALUE``, repeated) on the endpoints that fold the game:
+#: the game refolded under another preset of its game and those options (they replace the
+#: game's own), beside the record; the log is not touched.
+AsQuery = Annotated[str | None, Query(alias="as", max_length=64, description=(
+    "what-if: fold the game under this preset of its game (the log is not touched); the "
+    "answer gains what_if, the comparison with the game as recorded"))]
+OptionQuery = Annotated[list[str] | None, Query(alias="o", description=(
+    "what-if: a rule option KEY=VALUE, repeatable (o=revoke=ignore&o=pit_bonus=50); they "
+    "replace the game's own options"))]
+#: how many ``o`` one request may give
+MOST_WHAT_IF_OPTIONS = 64
+
+
+def _what_if(tl: Timeline, s: Sight, preset: str | None,
+             options: list[str] | None) -> tuple[Timeline, dict[str, Any] | None]:
+    """The timeline the views read (the record's, or with ``as``/``o`` the what-if's) and the
+    comparison as ``s`` may see it (None without what-if); 422 with the code when the
+    what-if cannot be asked (``other_game``, ``unknown_preset``, ``bad_options``)."""
+    if preset is None and not options:
+        return tl, None
+    if len(options or ()) > MOST_WHAT_IF_OPTIONS or any(len(o) > 2000 for o in options or ()):
+        raise ApiError(422, "bad_options", f"at most {MOST_WHAT_IF_OPTIONS} options o=KEY=VALUE, "
+                       "each under 2000 characters", game=tl.game)
+    try:
+        return what_if_view(tl, s, preset, options or ())
+    except WhatIfError as e:
+        raise ApiError(422, e.code, str(e), game=tl.game) from None
+
+
 @router.get("/games/{game}/state", responses=responses(401, 403, 404, 422, 501))
-def get_state(game: GamePath, seq: SeqQuery = None, svc: Service = Depends(service),
+def get_state(game: GamePath, seq: SeqQuery = None, as_: AsQuery = None, o: OptionQuery = None,
+              svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> dict[str, Any]:
     """The table after event ``seq`` (default: the latest this token may see). A seq the
     game does not have is 404 for every token; one in the round being played is 403 for a
-    token that may see only finished rounds."""
+    token that may see only finished rounds. With ``as``/``o`` (what-if), the table under
+    those rules and ``what_if``; a seq from the first event they refuse on is 422
+    ``what_if_refused``."""
     head, tl, s = _read(svc, who, game)
     if seq is not None:
         _check_seq(tl, head, seq, s)
-    fr: dict[str, Any] = _guard(state_at, tl, seq, s)
-    return {"game": game, "view": view_name(s), "seat": s.seat, **fr}
+    vtl, wi = _what_if(tl, s, as_, o)
+    if wi is not None and seq is not None and seq >= vtl.applied():
+        raise ApiError(422, "what_if_refused", f"game {game} as {wi['as']['ruleset']}: the "
+                       f"what-if rules refuse seq {vtl.applied()}, so the table as if is shown "
+                       f"up to seq {vtl.applied() - 1}", game=game, seq=seq)
+    fr: dict[str, Any] = _guard(state_at, vtl, seq, s)
+    out = {"game": game, "view": view_name(s), "seat": s.seat, **fr}
+    return out if wi is None else out | {"what_if": wi}
 
 
 @router.get("/games/{game}/replay", response_model=ReplayOut,
             responses=responses(401, 404, 422, 501))
-def get_replay(game: GamePath, svc: Service = Depends(service),
-               who: Principal = Depends(principal)) -> dict[str, Any]:
-    """Everything the web viewer shows: the table after every event, the audit, the timing."""
+def get_replay(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
+               svc: Service = Depends(service), who: Principal = Depends(principal)) -> Any:
+    """Everything the web viewer shows: the table after every event, the audit, the timing.
+    With ``as``/``o`` (what-if), the frames and the audit under those rules (up to the first
+    event they refuse) and ``what_if``."""
     _, tl, s = _read(svc, who, game)
-    fr = _guard(frames, tl, s)
-    rep = _guard(report, tl, s)
+    vtl, wi = _what_if(tl, s, as_, o)
+    fr = _guard(frames, vtl, s)
+    rep = _guard(report, vtl, s)
     evs = _guard(visible_events, tl, s)
     h = svc.header(game)
-    return {"game": game, "kind": tl.fold.game if tl.fold else None, "ruleset": h.ruleset,
-            "seats": list(h.seats), "view": view_name(s),
-            "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
-            "timing": _timing(tl, evs, None)}
+    out = {"game": game, "kind": tl.fold.game if tl.fold else None, "ruleset": h.ruleset,
+           "seats": list(h.seats), "view": view_name(s),
+           "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
+           "timing": _timing(tl, evs, None)}
+    if wi is None:
+        return out
+    return JSONResponse(ReplayOut.model_validate(out).model_dump(mode="json") | {"what_if": wi})
 
 
 @router.get("/games/{game}/audit", responses=responses(401, 404, 422, 501))
-def get_audit(game: GamePath, svc: Service = Depends(service),
+def get_audit(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
+              svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The audit (as ``jaslog check --json``): violations, rounds, scores as played and ruled."""
+    """The audit (as ``jaslog check --json``): violations, rounds, scores as played and ruled.
+    With ``as``/``o`` (what-if), the audit under those rules (up to the first event they
+    refuse) and ``what_if``, as ``jaslog check --as ... --json`` gives it."""
     _, tl, s = _read(svc, who, game)
-    rep: dict[str, Any] = _guard(report, tl, s)
-    return rep
+    vtl, wi = _what_if(tl, s, as_, o)
+    rep: dict[str, Any] = _guard(report, vtl, s)
+    return rep if wi is None else rep | {"what_if": wi}
 
 
 @router.get("/games/{game}/head", response_model=HeadOut, responses=responses(401, 404, 422))
