@@ -149,7 +149,14 @@ def what_if(events: Sequence[Event], preset: str | None = None,
             options: Iterable[str] = ()) -> WhatIf:
     """Fold ``events`` (one game, seq order, from its ``game_started``) as recorded and
     under ``preset`` (default: the game's own) with ``options`` (``KEY=VALUE`` texts, which
-    replace the game's own options), and compare the two."""
+    replace the game's own options), and compare the two.
+
+    >>> from jaslog.events import event_from_dict
+    >>> from jaslog.sim import simulate_game
+    >>> w = what_if([event_from_dict(e) for e in simulate_game("w5", seed=1)], "rotterdam")
+    >>> w.compared_to, w.refused, w.as_if.ruleset, w.to_dict()["options_differ"]
+    (573, None, 'rotterdam', [{'option': 'play', 'recorded': 'amsterdam', 'as_if': 'rotterdam'}])
+    """
     if not events:
         raise WhatIfError("a game needs at least its game_started event", "empty_game")
     started = what_if_started(events[0], preset, options)

@@ -41,7 +41,11 @@ def value_text(v: Any) -> str:
 
 
 def rules_text(ruleset: str, options: dict[str, Any] | None) -> str:
-    """``rotterdam`` or ``rotterdam -o revoke=ignore``."""
+    """The what-if rules as typed: ``rotterdam`` or ``rotterdam -o revoke=ignore``.
+
+    >>> rules_text("rotterdam", {"revoke": "ignore", "pit_bonus": 50})
+    'rotterdam -o revoke=ignore -o pit_bonus=50'
+    """
     return ruleset + "".join(f" -o {k}={value_text(v)}" for k, v in (options or {}).items())
 
 
@@ -57,7 +61,14 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
                   round: int | None = None, refusal: bool = True) -> list[str]:
     """The comparison as printed (rich markup): the options that differ, the verdicts that
     change (``seat``: only that seat's own), the rounds whose score changes (``round``: that
-    one only), the standing, and the first refusal."""
+    one only), the standing, and the first refusal.
+
+    >>> from jaslog.events import event_from_dict
+    >>> from jaslog.sim import simulate_game
+    >>> w = what_if([event_from_dict(e) for e in simulate_game("d", seed=1)[:40]], "rotterdam")
+    >>> what_if_lines(w)[0], what_if_lines(w)[-1]
+    ('    options differ: play amsterdam → rotterdam', '    as if:       not finished, 162–0')
+    """
     from jaslog.cli.check import standing
 
     d = w.to_dict()
@@ -70,7 +81,7 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
     else:
         out.append("    no option differs")
     if verdicts:
-        out.extend(verdict_line(fold, v) for v in d["verdicts"]
+        out.extend(_verdict_line(fold, v) for v in d["verdicts"]
                    if seat is None or v["seat"] == seat)
     for r in d["rounds"]:
         if round is not None and r["round"] != round:
@@ -91,11 +102,11 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
                    f"{escape(w.record_error.message)} [{escape(w.record_error.code)}]; compared "
                    f"up to seq {w.compared_to}")
     if w.refused is not None and refusal:
-        out.append(refusal_line(w))
+        out.append(_refusal_line(w))
     return out
 
 
-def refusal_line(w: WhatIf) -> str:
+def _refusal_line(w: WhatIf) -> str:
     e = w.refused
     assert e is not None
     return (f"    [red]first refusal[/]: seq {e.seq} round {w.refused_round}: "
@@ -103,7 +114,7 @@ def refusal_line(w: WhatIf) -> str:
             f"up to seq {w.compared_to})")
 
 
-def verdict_line(fold: GameFold, v: dict[str, Any]) -> str:
+def _verdict_line(fold: GameFold, v: dict[str, Any]) -> str:
     """``seq 14 round 1 trick 3 seat 1 (bob) 7C play: legal → must_trump: ...``."""
     trick = f" trick {v['trick']}" if v["trick"] else ""
     seat = f" seat {v['seat']} ({escape(fold.seats[v['seat']])})" if v["seat"] is not None else ""
@@ -230,11 +241,20 @@ def what_if_fold(fold: GameFold, preset: str | None, options: list[str]) -> What
 
 def what_if_head(w: WhatIf) -> list[str]:
     """What ``analyze --as`` says before the rounds: the what-if rules, the options that
-    differ, and where the what-if rules refused an event."""
+    differ, and where the what-if rules refused an event.
+
+    >>> from jaslog.events import event_from_dict
+    >>> from jaslog.sim import simulate_game
+    >>> evs = [event_from_dict(e) for e in simulate_game("d", seed=1)[:40]]
+    >>> for line in what_if_head(what_if(evs, None, ["pit_bonus=50"])):
+    ...     print(line)
+        what-if: as amsterdam -o pit_bonus=50 (recorded as amsterdam)
+        options differ: pit_bonus 100 → 50
+    """
     alt = w.as_if
     out = [f"    what-if: as {escape(rules_text(alt.ruleset, alt.started.options))} (recorded as "
            f"{escape(w.recorded.ruleset)})"]
     out.extend(what_if_lines(w, verdicts=False, round=0)[:1])
     if w.refused is not None:
-        out.append(refusal_line(w))
+        out.append(_refusal_line(w))
     return out
