@@ -3,7 +3,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench schemas
+.PHONY: setup demo test lint bench load schemas
 
 setup:
 	@./scripts/setup
@@ -24,6 +24,10 @@ test: setup lint
 
 bench: setup
 	$(PY) -m benchmarks.bench
+
+# The service under load (64 clients over 1,000 live games, SQLite): figures, not a test.
+load: setup
+	$(PY) -m benchmarks.load
 
 schemas: setup
 	$(PY) -m jaslog.schemas

@@ -1,0 +1,18 @@
+"""``make load`` runs end to end: a real server, real clients, figures printed (not timed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks.load import main
+
+
+@pytest.mark.slow
+def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--games", "6", "--clients", "3", "--seconds", "1.5", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["appends"] > 0 and out["errors"] == {}
+    assert out["read_ms"]["reads"] > 0 and out["append_ms"]["p99"] >= out["append_ms"]["p50"]
+    assert (out["games"], out["clients"], out["store"]) == (6, 3, "sqlite")
