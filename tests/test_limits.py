@@ -158,3 +158,14 @@ def test_the_parallel_import_rejects_the_same_games(tmp_path: Path) -> None:
         s = store.import_files([log], workers=2)
         assert s.games == 1 and [r.game for r in s.rejected] == ["p-bad"]
         assert "does not fit in 64 bits" in s.rejected[0].reason
+
+
+def test_dot_and_dot_dot_are_no_game_ids() -> None:
+    from jaslog.events.fast import fast_play
+
+    for gid in (b".", b".."):
+        line = b'{"game":"' + gid + b'","seq":4,"type":"play","seat":2,"card":"10H"}'
+        assert fast_play(line) is None
+        with pytest.raises(EventError, match="no URL can name them"):
+            parse_event(line)
+    assert parse_event(b'{"game":"...","seq":4,"type":"play","seat":2,"card":"10H"}').game == "..."

@@ -501,7 +501,8 @@ static int not_made_bound(Solver *S) {
 
 /* The minimax of the value (par) from here (fail-soft). With the majority scoring it is
  * only asked about windows at or below the threshold of making it: a position side 0 can
- * still make answers the threshold, a bound below its true value. */
+ * still make answers the threshold, a bound below its true value; a position whose failure
+ * is worth alpha or less needs only to know whether side 0 can still make it. */
 static int gab(Solver *S, int alpha, int beta) {
     S->nodes++;
     uint32_t rem = remaining(S);
@@ -520,10 +521,12 @@ static int gab(Solver *S, int alpha, int beta) {
         return v;
     }
     if (S->scoring == SCORE_MAJORITY) {
-        int thr = made_threshold(S), need = thr - acc_diff(S);
-        if (!S->n && dab(S, need - 1, need) >= need) return thr;
+        /* below alpha unless side 0 makes it: then only whether it makes it matters */
         int ub = not_made_bound(S);
-        if (ub <= alpha) return ub;
+        if (ub <= alpha && !S->n) {
+            int need = made_threshold(S) - acc_diff(S);
+            return dab(S, need - 1, need) >= need ? made_threshold(S) : ub;
+        }
     }
     uint32_t tmask = 0;
     for (int i = 0; i < S->n; i++) tmask |= 1u << S->trick[i];
@@ -597,8 +600,8 @@ static int exact(Solver *S, Search search, int guess, int lo, int hi) {
 /* The par of the position searched, from a guess of it. */
 static int par_here(Solver *S, int guess) {
     if (S->scoring == SCORE_MAJORITY) {
-        int acc = acc_diff(S), d = exact(S, dab, guess - acc, -INF, INF);
-        if (acc + d >= made_threshold(S)) return acc + d;
+        int acc = acc_diff(S), need = made_threshold(S) - acc, v = dab(S, need - 1, need);
+        if (v >= need) return acc + exact(S, dab, guess - acc, v, INF);  /* made */
         int ub = not_made_bound(S);
         return exact(S, gab, ub, -INF, ub);
     }

@@ -419,7 +419,10 @@ class Search:
         return -(total // 2) if self.rules.tie == TIE_HALF else -total
 
     def gab(self, alpha: int, beta: int) -> int:
-        """The minimax of the value (par) from here (fail-soft; see the compiled core)."""
+        """The minimax of the value (par) from here (fail-soft). With the majority scoring it
+        is only asked about windows at or below the threshold of making it: a position side 0
+        can still make answers the threshold, a bound below its true value; a position whose
+        failure is worth alpha or less needs only to know whether side 0 can still make it."""
         self.nodes += 1
         hands = self.hands
         rem = hands[0] | hands[1] | hands[2] | hands[3]
@@ -438,13 +441,11 @@ class Search:
             self.won[s] = w
             return v
         if self.rules.scoring == SCORE_MAJORITY:
-            thr = self.made_threshold()
-            need = thr - self.acc_diff()
-            if not n and self.dab(need - 1, need) >= need:
-                return thr
+            # below alpha unless side 0 makes it: then only whether it makes it matters
             ub = self.not_made_bound()
-            if ub <= alpha:
-                return ub
+            if ub <= alpha and not n:
+                need = self.made_threshold() - self.acc_diff()
+                return self.made_threshold() if self.dab(need - 1, need) >= need else ub
         tmask = 0
         for c in self.trick:
             tmask |= 1 << c
@@ -507,9 +508,10 @@ class Search:
     def par_here(self, guess: int) -> int:
         if self.rules.scoring == SCORE_MAJORITY:
             acc = self.acc_diff()
-            d = self.exact(self.dab, guess - acc, -INF, INF)
-            if acc + d >= self.made_threshold():
-                return acc + d
+            need = self.made_threshold() - acc
+            v = self.dab(need - 1, need)
+            if v >= need:  # made: the par is the difference to come, plus the score so far
+                return acc + self.exact(self.dab, guess - acc, v, INF)
             ub = self.not_made_bound()
             return self.exact(self.gab, ub, -INF, ub)
         return self.exact(self.gab, guess, -INF, INF)

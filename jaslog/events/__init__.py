@@ -35,7 +35,7 @@ from pydantic import (
 )
 
 from jaslog.errors import JaslogError
-from jaslog.events.limits import MAX_LINE, event_problem, json_error
+from jaslog.events.limits import MAX_LINE, NOT_IDS, event_problem, json_error, not_an_id
 from jaslog.notation import TextView, ViewLine, is_notation
 
 FORMAT = "jaslog/1"
@@ -363,6 +363,8 @@ def id_problem(value: Any, game: bool = True) -> str:
     what, most, marks = ("game id", 128, "._:-") if game else ("player id", 64, "._:@-")
     if not isinstance(value, str):
         return f"{value!r} is not a {what}"
+    if game and value in NOT_IDS:
+        return not_an_id(value)
     if not value:
         return f"an empty text is not a {what} (1-{most} ASCII letters, digits and {marks})"
     bad = next((c for c in value if not (c.isascii() and (c.isalnum() or c in marks))), None)

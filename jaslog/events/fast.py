@@ -24,7 +24,7 @@ import re
 
 from jaslog.events import AT_PATTERN
 
-_GAME = rb"[A-Za-z0-9._:-]{1,128}"
+_GAME = rb'(?!\.\.?")[A-Za-z0-9._:-]{1,128}'  # not . nor .. (jaslog.events.limits.NOT_IDS)
 _SEQ = rb"0|[1-9][0-9]{0,17}"
 _AT = AT_PATTERN.removeprefix("^").removesuffix("$").encode()
 _ID = rb"[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}"

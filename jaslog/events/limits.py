@@ -72,7 +72,11 @@ def event_problem(e: Any) -> str | None:
     """Why a validated event breaks a limit the models do not hold themselves, in the words
     of an event error (``field 'meta.x': ...``); None when it keeps them all. Only the
     fields without a bound of their own are looked at: ``seq``, a correction's
-    ``retracts``, and the free JSON of ``game_started`` (``options``, ``meta``)."""
+    ``retracts``, and the free JSON of ``game_started`` (``options``, ``meta``); and the game
+    id, which may not be ``.`` or ``..`` (no URL can name such a game: they are a path's
+    steps)."""
+    if e.game in NOT_IDS:
+        return f"field 'game': {not_an_id(e.game)}"
     if e.seq > INT_MAX:
         return f"field 'seq': {_number(e.seq)} does not fit in 64 bits"
     t = e.type
@@ -93,6 +97,19 @@ def event_problem(e: Any) -> str | None:
             if s > INT_MAX:
                 return f"field 'retracts.{i}': {_number(s)} does not fit in 64 bits"
     return None
+
+
+#: Ids that match the id patterns but that no URL can name (``/api/games/..`` is ``/api``).
+NOT_IDS = frozenset({".", ".."})
+
+
+def not_an_id(value: str, what: str = "game id") -> str:
+    """Why ``.`` or ``..`` is not an id.
+
+    >>> not_an_id("..")
+    "'..' is not a game id: . and .. are a path's steps, no URL can name them"
+    """
+    return f"{value!r} is not a {what}: . and .. are a path's steps, no URL can name them"
 
 
 def too_long(size: int) -> str:

@@ -132,13 +132,13 @@ class Tokens:
         if role not in ROLES:
             raise TokenError(f"unknown role {role!r} (one of {', '.join(ROLES)})")
         if role == "scorer":
-            if table is None or not re.match(TABLE_PATTERN, table):
+            if table is None or not re.fullmatch(TABLE_PATTERN, table):
                 raise TokenError("a scorer token needs a table ({field}): letters, digits, ._:-",
                                  "table", "3")
         elif table is not None:
             raise TokenError(f"only a scorer token has a table, not a {role} token")
         if role == "player":
-            if player is None or not re.match(PLAYER_ID_PATTERN, player):
+            if player is None or not re.fullmatch(PLAYER_ID_PATTERN, player):
                 raise TokenError("a player token needs the player id ({field}) as it is "
                                  "written in the games' seats", "player", "ann")
         elif player is not None:
@@ -193,11 +193,11 @@ class Tokens:
         >>> Tokens.well_formed("jl_0123abcd_" + "x" * 16), Tokens.well_formed("jl_0123")
         (True, False)
         """
-        return _TOKEN.match(token) is not None
+        return _TOKEN.fullmatch(token) is not None
 
     def check(self, token: str) -> Principal | None:
         """The principal of a valid, unrevoked token, else None."""
-        m = _TOKEN.match(token)
+        m = _TOKEN.fullmatch(token)
         if m is None:
             return None
         tid, secret = m.groups()

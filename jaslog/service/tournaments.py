@@ -38,6 +38,7 @@ from jaslog.engine.fold import GameFold
 from jaslog.engine.options import OptionError
 from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
+from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
 from jaslog.service import db
 from jaslog.service.auth import Principal, now
@@ -198,7 +199,7 @@ class Tournaments:
     def owner_of(self, game: str) -> str | None:
         """The tournament whose game ids ``game`` is of (``{id}-r{round}-t{table}``, played or
         still to be drawn), or None: such an id is the tournament's, nobody else may take it."""
-        m = GAME_ID.match(game)
+        m = GAME_ID.fullmatch(game)
         if m is None:
             return None
         with self.svc.engine.connect() as c:
@@ -249,18 +250,20 @@ class Tournaments:
             raise TournamentError(422, "bad_options", str(e)) from None
         if len(set(players)) != len(players):
             raise TournamentError(422, "bad_players", "a player is named twice")
-        bad = [p for p in players if not re.match(PLAYER_ID_PATTERN, p)]
+        bad = [p for p in players if not re.fullmatch(PLAYER_ID_PATTERN, p)]
         if bad:
             raise TournamentError(422, "bad_players", f"{bad[0]!r} is not a player id "
                                   "(letters, digits, ._:@-)")
         if _rounds_for(len(players)) is None:
             raise TournamentError(422, "bad_players", f"a tournament needs 4, 8, 16, 32... players "
                                   f"(tables of four, half go on each round), not {len(players)}")
+        if tid in NOT_IDS:  # a path's step: /api/tournaments/.. is no tournament's
+            raise TournamentError(422, "bad_id", not_an_id(tid, "tournament id"))
         tid = tid or f"t{now()[:10].replace('-', '')}-{secrets.token_hex(2)}"
         seed = secrets.randbelow(1 << 31) if seed is None else seed
         with self.svc.pool.get() as store:
             taken = [g for ids in store.game_id_batches(batch=10000) for g in ids
-                     if (m := GAME_ID.match(g)) is not None and m.group(1) == tid]
+                     if (m := GAME_ID.fullmatch(g)) is not None and m.group(1) == tid]
         if taken:  # the tournament's games would clash with them (its rounds could not start)
             raise TournamentError(409, "tournament_exists", f"the store has games named as "
                                   f"tournament {tid}'s ({', '.join(taken[:3])}); choose another id")

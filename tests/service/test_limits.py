@@ -182,3 +182,22 @@ def test_unauthenticated_big_bodies_do_not_grow_the_server(server: Server) -> No
             continue
         assert r.status_code == 401 and r.json()["code"] == "no_token"
     assert rss() - before < 64 * 1024, (before, rss())
+
+
+def test_ids_are_whole_matches_and_never_a_path_step(live: Live) -> None:
+    """A trailing newline does not pass an id pattern (``re.match`` with ``$`` let one
+    through); ``.`` and ``..``, which no URL can name, are not game or tournament ids."""
+    from jaslog.service.auth import TokenError, Tokens
+
+    svc = live.app.state.service
+    assert not Tokens.well_formed(live.tokens["admin"] + "\n")
+    for kw in ({"table": "3\n"}, {"table": "3\n", "role": "player", "player": "ann\n"}):
+        with pytest.raises(TokenError):
+            svc.tokens.create(kw.pop("role", "scorer"), **kw)
+    r = live.post("/api/tokens", {"role": "scorer", "table": "3\n"})
+    assert r.status_code == 422, r.text
+    for gid in (".", ".."):
+        r = live.post("/api/games", {"game": gid, "ruleset": "amsterdam", "seats": SEATS})
+        assert r.status_code == 422 and "no URL can name" in r.json()["message"], r.text
+        r = live.post("/api/tournaments", {"id": gid, "name": "Cup", "players": SEATS})
+        assert r.status_code == 422 and "no URL can name" in r.json()["message"], r.text
