@@ -12,7 +12,7 @@ visibility rule of the service, never decided here) into events that fold like a
   only, a retracted card of another seat with the correction that retracted it (and the
   other events that correction retracted);
 * a correction's reason the sight may not read, and a ruling's reason the public may not
-  read yet, say so in their place (:data:`NOT_SHOWN`, :data:`REASON_LATER`); an
+  read yet, say so in their place (:data:`NOT_SHOWN`, :data:`jaslog.views.REASON_LATER`); an
   irregularity keeps its cards (shown at the table) without the scorer's text;
 * the public sees finished rounds only: the log ends before the round being played.
 
@@ -42,13 +42,11 @@ from typing import Any
 
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
-from jaslog.views import Sight, Timeline, timeline, visible_events
+from jaslog.views import REASON_LATER, Sight, Timeline, timeline, visible_events
 
 #: A correction's reason that the sight may not read (the scorer's free text of a round it
 #: may not see whole: it may name cards).
 NOT_SHOWN = "the reason is not shown in a shared log"
-#: A ruling's reason that the public may not read before the game is over.
-REASON_LATER = "its reason is shown when the game is over"
 
 
 class NotShareable(JaslogError, ValueError):
@@ -144,4 +142,4 @@ def _valid(d: dict[str, Any], secret: bool) -> dict[str, Any] | None:
     return None
 
 
-__all__ = ["NOT_SHOWN", "REASON_LATER", "NotShareable", "shared_log"]
+__all__ = ["NOT_SHOWN", "NotShareable", "shared_log"]
