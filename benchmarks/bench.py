@@ -31,7 +31,11 @@ It prints one table (rates, peak memory, ratios, targets) and ``--json FILE`` wr
 figures for comparison between commits (``--compare OLD.json NEW.json`` prints two such files
 side by side). ``--scale`` adds issue 4's scale check: export and
 query time at 10,000 and 100,000 games. A stage whose module is missing prints "not
-available". This is a tool, not a test: nothing here asserts a time.
+available". Then the solver (:mod:`benchmarks.solve_perf`, ``--solve-deals``, 0 to skip):
+the par of a Klaverjas deal from its first card and a whole round annotated, median and p99
+over the workload's deals against the solver's targets, and the time per card beside bridge's
+DDS (measured when Debian's ``libdds0`` is installed). This is a tool, not a test: nothing
+here asserts a time.
 """
 
 from __future__ import annotations
@@ -378,6 +382,85 @@ def scale_table(scale: dict[str, Any]) -> Table:
     return t
 
 
+# ------------------------------------------------------------------ the solver
+
+
+def _json_run(args: list[str]) -> dict[str, Any]:
+    """The JSON line a module of the benchmark prints, run in a process of its own."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    proc = subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env,
+                          check=False)
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
+        return {"error": tail}
+    return dict(json.loads(lines[-1]))
+
+
+def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict[str, Any]:
+    """The solver on the workload's deals, DDS on random bridge deals, and the comparison."""
+    from benchmarks.solve_perf import (
+        DDS_REFERENCE_MS,
+        DEAL_MEDIAN_MS,
+        DEAL_P99_MS,
+        ROUND_MEDIAN_MS,
+    )
+
+    with console.status(f"solving {deals} deals of the workload ..."):
+        ours = _json_run(["benchmarks.solve_perf", "--work", str(work.dir), "--deals", str(deals)])
+    with console.status(f"DDS on {dds_deals} bridge deals ..."):
+        dds = _json_run(["benchmarks.solve_perf", "--dds", str(dds_deals)]) if dds_deals \
+            else {"installed": False}
+    out: dict[str, Any] = {"ours": ours, "dds": dds}
+    if "error" in ours:
+        return out
+    par, ann = ours["deal_par_ms"], ours["round_annotated_ms"]
+    out["targets"] = {"deal_median_ms": DEAL_MEDIAN_MS, "deal_p99_ms": DEAL_P99_MS,
+                      "round_median_ms": ROUND_MEDIAN_MS}
+    out["met"] = {"deal_median": par["median"] <= DEAL_MEDIAN_MS,
+                  "deal_p99": par["p99"] <= DEAL_P99_MS,
+                  "round_median": ann["median"] <= ROUND_MEDIAN_MS}
+    measured = dds.get("installed") and "deal_ms" in dds
+    dds_ms = dds["deal_ms"]["median"] if measured else DDS_REFERENCE_MS
+    ours_card, dds_card = par["median"] / 32, dds_ms / 52
+    out["per_card"] = {"ours_ms": round(ours_card, 4), "dds_ms": round(dds_card, 4),
+                       "ratio": round(ours_card / dds_card, 3),
+                       "dds": "measured" if measured else "reference"}
+    return out
+
+
+def solver_table(sv: dict[str, Any]) -> Table:
+    ours, dds = sv["ours"], sv["dds"]
+    t = Table(title=f"solver: {ours['deals']} Klaverjas deals of the workload, {ours['core']} core, "
+                    "one core, each deal in a fresh solver", title_justify="left")
+    for col, just in (("what", "left"), ("median", "right"), ("p90", "right"), ("p99", "right"),
+                      ("max", "right"), ("target", "left")):
+        t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    met = sv["met"]
+
+    def mark(ok: bool) -> str:
+        return "[green]met[/]" if ok else "[red]missed[/]"
+
+    def row(what: str, p: dict[str, float], target: str) -> None:
+        t.add_row(what, *(f"{p[k]:,.1f} ms" for k in ("median", "p90", "p99", "max")), target)
+
+    row("par of a deal from its first card", ours["deal_par_ms"],
+        f"median <= 50 ms {mark(met['deal_median'])}, p99 <= 1 s {mark(met['deal_p99'])}")
+    row("a round annotated (the par at its 32 positions)", ours["round_annotated_ms"],
+        f"median <= 250 ms {mark(met['round_median'])}")
+    row("a round analysed (+ best cards, results)", ours["round_analysed_ms"], "")
+    if dds.get("installed") and "deal_ms" in dds:
+        row(f"DDS SolveBoard, a 52-card bridge deal ({dds['deals']} deals)", dds["deal_ms"], "")
+    pc = sv["per_card"]
+    how = ("DDS measured here" if pc["dds"] == "measured" else
+           "DDS's reference figure: libdds0 is not installed here")
+    t.caption = (f"per card: {pc['ours_ms'] * 1000:,.0f} µs (a deal's median over its 32 cards) "
+                 f"against DDS's {pc['dds_ms'] * 1000:,.0f} µs (its median over 52 cards): "
+                 f"{pc['ratio']:.2f}x ({how})")
+    return t
+
+
 # ------------------------------------------------------------------ main
 
 
@@ -395,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
                    "time at --scale-games and 10 times as many (takes minutes)")
     p.add_argument("--scale-games", type=int, default=10_000)
     p.add_argument("--scale-factor", type=int, default=10)
+    p.add_argument("--solve-deals", type=int, default=200, help="Klaverjas deals of the workload "
+                   "the solver times (default 200; 0: no solver section)")
+    p.add_argument("--dds-deals", type=int, default=200, help="bridge deals DDS times, when its "
+                   "library (libdds0) is installed (default 200)")
     p.add_argument("--compare", nargs=2, type=Path, metavar=("OLD.json", "NEW.json"),
                    help="print two --json files side by side (no run)")
     p.add_argument("--stage", help=argparse.SUPPRESS)
@@ -463,6 +550,13 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"stats question: the Parquet dataset and the folded store give "
                           f"{'the same answer' if agree2 else '[red]different answers[/]'}")
             agree = bool(agree) and agree2
+        solver = None
+        if a.solve_deals > 0 and (only is None or "solve" in only):
+            solver = run_solver(work, a.solve_deals, a.dds_deals, console)
+            if "error" in solver["ours"]:
+                console.print(f"[red]solver: {solver['ours']['error']}[/]")
+            else:
+                console.print(solver_table(solver))
         scale = None
         if a.scale:
             scale = run_scale(work.dir, a.scale_games, a.scale_factor, a.seed, console)
@@ -474,7 +568,7 @@ def main(argv: list[str] | None = None) -> int:
                    "workload": meta, "stages": {k: {kk: vv for kk, vv in v.items() if kk != "answer"}
                                                 for k, v in results.items()},
                    "ratios": ratios(results), "export_floor": export_floor(results),
-                   "answers_agree": agree, "scale": scale}
+                   "answers_agree": agree, "scale": scale, "solver": solver}
             a.json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
             console.print(f"figures written to {a.json}", style="dim")
     finally:

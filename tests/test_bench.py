@@ -195,3 +195,30 @@ def test_store_perf_command(tmp_path: Path) -> None:
     assert set(figures) == {"events", "stored", "import_events_per_s",
                             "raw_executemany_events_per_s", "ratio", "replay_events_per_s"}
     assert figures["events"] == figures["stored"]
+
+
+def test_solver_is_reported(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
+    """The solver's section: the par of the workload's deals and their rounds annotated,
+    against the targets, and the time per card beside DDS's (measured or its reference)."""
+    tmp, run = bench
+    assert run.returncode == 0, run.stderr
+    out = " ".join(run.stdout.split())
+    assert "par of a deal from its first card" in out and "a round annotated" in out
+    assert "per card:" in out and "DDS" in out
+    sv = json.loads((tmp / "bench.json").read_text())["solver"]
+    ours = sv["ours"]
+    assert ours["deals"] > 0 and ours["core"] in ("compiled", "python")
+    for key in ("deal_par_ms", "round_annotated_ms", "round_analysed_ms"):
+        p = ours[key]
+        assert 0 < p["median"] <= p["p90"] <= p["p99"] <= p["max"], key
+    assert set(sv["met"]) == {"deal_median", "deal_p99", "round_median"}
+    assert sv["per_card"]["ours_ms"] > 0 and sv["per_card"]["dds"] in ("measured", "reference")
+
+
+def test_solve_perf_examples() -> None:
+    import doctest
+
+    from benchmarks import solve_perf
+
+    res = doctest.testmod(solve_perf)
+    assert res.attempted > 0 and res.failed == 0

@@ -1,0 +1,170 @@
+"""How fast the solver is (``jaslog.analysis``), on the benchmark's own Klaverjas deals, and
+bridge's double-dummy solver DDS beside it when its library is installed.
+
+``python -m benchmarks.solve_perf --work DIR --deals N`` reads the workload's log
+(``DIR/events.jsonl``), takes its first ``N`` rounds played out with their hands known, and
+times, one deal at a time on one core, each in a fresh solver (no table carried over):
+
+* the par of the complete deal from its first card (``Solver.par`` of the dealt hands);
+* the whole round annotated: the par at each of its 32 positions (``analyze_deal`` without
+  best cards and par results), and the full analysis ``jaslog analyze`` does (best cards of
+  the costly plays, par results, blunders).
+
+``python -m benchmarks.solve_perf --dds N`` times DDS's ``SolveBoard`` (the most tricks the
+side to play takes, one strain, one thread) on ``N`` random 52-card bridge deals through
+Debian's ``libdds0`` (``apt-get install libdds0``). Each prints one JSON line. The benchmark
+(:mod:`benchmarks.bench`) runs both in processes of their own and reports median and p99
+against the targets, and the time per card beside DDS's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import ctypes.util
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+#: Targets (milliseconds, one core): a deal's par, median and slowest 1%; a round annotated.
+DEAL_MEDIAN_MS, DEAL_P99_MS, ROUND_MEDIAN_MS = 50.0, 1000.0, 250.0
+#: DDS's median on the machine this was built on (2 cores, Debian's libdds0 2.9.0,
+#: ``SolveBoard`` of 200 random deals): the reference when the library is not installed.
+DDS_REFERENCE_MS = 33.0
+
+
+def percentiles(ms: list[float]) -> dict[str, float]:
+    """Median, p90, p99 and max of a list of times (milliseconds).
+
+    >>> percentiles([1.0, 2.0, 3.0, 4.0])
+    {'median': 2.5, 'p90': 4.0, 'p99': 4.0, 'max': 4.0, 'count': 4}
+    """
+    s = sorted(ms)
+    n = len(s)
+
+    def at(q: float) -> float:
+        return round(s[min(n - 1, int(q * n))], 3)
+
+    return {"median": round(statistics.median(s), 3), "p90": at(0.9), "p99": at(0.99),
+            "max": round(s[-1], 3), "count": n}
+
+
+def workload_deals(log: Path, count: int) -> list[Any]:
+    """The first ``count`` Klaverjas rounds of the log played out with their hands known."""
+    from jaslog.analysis import Deal
+    from jaslog.events.logs import LogFiles
+    from jaslog.fold import fold_lines
+    from jaslog.games import get_game
+
+    adapter = get_game("klaverjas").adapter("solver")
+    deals: list[Any] = []
+    with contextlib.ExitStack() as stack:
+        files = LogFiles([log], stack)
+        for g in fold_lines(files.lines(), files.is_last):
+            if isinstance(g, Exception) or g.fold is None or g.error is not None \
+                    or g.fold.game != "klaverjas":
+                continue
+            for d in adapter.deals(g.fold):
+                if isinstance(d, Deal) and len(d.plays) == 32:
+                    deals.append(d)
+                    if len(deals) >= count:
+                        return deals
+    return deals
+
+
+def measure_solver(log: Path, count: int) -> dict[str, Any]:
+    """The solver's times on the workload's deals (see the module)."""
+    from jaslog.analysis import Solver, core_name
+    from jaslog.analysis.rounds import analyze_deal
+
+    deals = workload_deals(log, count)
+    if not deals:
+        raise SystemExit(f"no Klaverjas round with known hands in {log}")
+    par_ms, annotate_ms, full_ms, nodes = [], [], [], []
+    for d in deals:
+        s = Solver(d.rules, d.side, d.pending)
+        t = time.perf_counter()
+        s.par(d.start)
+        par_ms.append((time.perf_counter() - t) * 1000)
+        nodes.append(s.nodes)
+        t = time.perf_counter()
+        analyze_deal(d, best_cards=False, results=False)
+        annotate_ms.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        analyze_deal(d)
+        full_ms.append((time.perf_counter() - t) * 1000)
+    return {"core": core_name(), "deals": len(deals), "deal_par_ms": percentiles(par_ms),
+            "round_annotated_ms": percentiles(annotate_ms), "round_analysed_ms": percentiles(full_ms),
+            "nodes_median": int(statistics.median(nodes))}
+
+
+class _Deal(ctypes.Structure):
+    _fields_ = [("trump", ctypes.c_int), ("first", ctypes.c_int),
+                ("currentTrickSuit", ctypes.c_int * 3), ("currentTrickRank", ctypes.c_int * 3),
+                ("remainCards", (ctypes.c_uint * 4) * 4)]
+
+
+class _Future(ctypes.Structure):
+    _fields_ = [("nodes", ctypes.c_int), ("cards", ctypes.c_int), ("suit", ctypes.c_int * 13),
+                ("rank", ctypes.c_int * 13), ("equals", ctypes.c_int * 13),
+                ("score", ctypes.c_int * 13)]
+
+
+def dds_library() -> str | None:
+    """The DDS shared library's name, when installed (Debian: ``libdds0``)."""
+    return ctypes.util.find_library("dds")
+
+
+def measure_dds(count: int, seed: int = 1) -> dict[str, Any]:
+    """DDS's ``SolveBoard`` (target -1, one solution, one thread) on random bridge deals."""
+    name = dds_library()
+    if name is None:
+        return {"installed": False}
+    lib = ctypes.CDLL(name)
+    lib.SetMaxThreads(1)
+    rng = random.Random(seed)
+    ms = []
+    for _ in range(count):
+        cards = list(range(52))
+        rng.shuffle(cards)
+        deal = _Deal()
+        deal.trump, deal.first = rng.randrange(5), rng.randrange(4)
+        for hand in range(4):
+            for c in cards[13 * hand:13 * hand + 13]:
+                deal.remainCards[hand][c // 13] |= 1 << (c % 13 + 2)
+        future = _Future()
+        t = time.perf_counter()
+        rc = lib.SolveBoard(deal, -1, 1, 0, ctypes.byref(future), 0)
+        ms.append((time.perf_counter() - t) * 1000)
+        if rc != 1:
+            raise SystemExit(f"DDS SolveBoard answered {rc}")
+    return {"installed": True, "library": name, "deals": count, "deal_ms": percentiles(ms)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.solve_perf", description=__doc__.split("\n\n")[0])
+    p.add_argument("--work", type=Path, help="the benchmark's work folder (its events.jsonl)")
+    p.add_argument("--deals", type=int, default=200, help="rounds of the workload to solve")
+    p.add_argument("--dds", type=int, metavar="N", help="time DDS on N random bridge deals instead")
+    a = p.parse_args(argv)
+    if a.dds is not None:
+        out = measure_dds(a.dds)
+    else:
+        if a.work is None:
+            p.error("--work is needed (or --dds N)")
+        out = measure_solver(a.work / "events.jsonl", a.deals)
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+    if a.dds is not None:
+        os._exit(0)  # DDS's library can crash while the process tears down; the answer is out
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
