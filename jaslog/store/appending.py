@@ -41,7 +41,7 @@ from jaslog.store.codec import (
     parse_time,
     utc_text,
 )
-from jaslog.store.queries import EVENT_COLUMNS
+from jaslog.store.queries import EVENT_COLUMNS, LAST_POS
 from jaslog.store.results import PLAYING, note_results, standing
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
@@ -359,7 +359,7 @@ class Appending(Signing):
 
     def _rows(self, conn: Connection, head: Head,
               evs: list[Event]) -> tuple[list[tuple[Any, ...]], Head]:
-        pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        pos = int(conn.execute(LAST_POS).scalar_one())
         prev = bytes.fromhex(head.hash)
         rows = []
         for e in evs:

@@ -29,6 +29,18 @@ EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "pay
                  "prev_hash", "hash")
 
 
+#: The statements every append and every game's read runs, built once (building and keying
+#: a statement costs more than running it: ~0.35 ms against ~0.07 ms on SQLite).
+_HEAD = (select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == bindparam("game"))
+         .order_by(EVENTS.c.seq.desc()).limit(1))
+_ROWS = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
+    EVENTS.c.game == bindparam("game"), EVENTS.c.seq >= bindparam("since"),
+    EVENTS.c.seq <= bindparam("upto")).order_by(EVENTS.c.seq)
+#: The highest seq a game's rows are asked up to when no ``upto`` is given.
+_NO_END = 2**31 - 1  # the seq column is a 32-bit integer on PostgreSQL
+LAST_POS = select(func.coalesce(func.max(EVENTS.c.pos), 0))
+
+
 class Queries:
     """What a store answers."""
 
@@ -38,8 +50,7 @@ class Queries:
 
     @staticmethod
     def _head(conn: Connection, game: str) -> Head:
-        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == game)
-                           .order_by(EVENTS.c.seq.desc()).limit(1)).first()
+        row = conn.execute(_HEAD, {"game": game}).first()
         if row is None:
             return Head(game, 0, GENESIS)
         return Head(game, row.seq + 1, row.hash)
@@ -72,19 +83,15 @@ class Queries:
         Positions are contiguous and in commit order on both backends.
         """
         with eng.read_tx(self.engine) as conn:
-            return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+            return int(conn.execute(LAST_POS).scalar_one())
 
     # ------------------------------------------------------------------ events
 
     @staticmethod
     def _rows_of(conn: Connection, game: str, upto: int | None = None, since: int = 0
                  ) -> list[Any]:
-        q = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(EVENTS.c.game == game)
-        if upto is not None:
-            q = q.where(EVENTS.c.seq <= upto)
-        if since:
-            q = q.where(EVENTS.c.seq >= since)
-        return list(conn.execute(q.order_by(EVENTS.c.seq)))
+        return list(conn.execute(_ROWS, {"game": game, "since": since,
+                                         "upto": _NO_END if upto is None else upto}))
 
     def _read_events(self, conn: Connection, game: str, upto: int | None = None, since: int = 0
                      ) -> list[Event]:
@@ -276,7 +283,7 @@ class Queries:
 
     @staticmethod
     def _cursor(conn: Connection) -> int:
-        return int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        return int(conn.execute(LAST_POS).scalar_one())
 
     def _id_batches(self, conn: Connection, *, since: str | None, ruleset: str | None,
                     after: int | None, until: int | None, batch: int) -> Iterator[list[str]]:
