@@ -128,6 +128,96 @@ static void table_put(Table *t, uint64_t k1, uint64_t k2, int lo, int hi, int mo
     victim->used = 1;
 }
 
+/* The table of the difference search: its key fits in 64 bits (the cards left, the seat to
+ * lead, who took a trick), its bounds in 16 (the rules' values are checked to fit), so four
+ * entries share a cache line and a probe reads one line. */
+typedef struct {
+    uint64_t key;
+    int16_t lo, hi;
+    int8_t move;
+    uint8_t left;
+    uint16_t used;
+} Small;
+
+typedef struct {
+    Small *slots;   /* buckets of BUCKET entries */
+    size_t buckets, count, most;
+} SmallTable;
+
+#define BUCKET 4
+#define SMALL_INF 32767
+
+static int small_init(SmallTable *t, size_t buckets, size_t most) {
+    t->slots = PyMem_Calloc(buckets * BUCKET, sizeof(Small));
+    if (!t->slots) return -1;
+    t->buckets = buckets;
+    t->count = 0;
+    t->most = most;
+    return 0;
+}
+
+static void small_free(SmallTable *t) {
+    PyMem_Free(t->slots);
+    t->slots = NULL;
+    t->count = 0;
+}
+
+static inline Small *small_find(SmallTable *t, uint64_t key) {
+    Small *b = &t->slots[(slot_of(key, 0) & (t->buckets - 1)) * BUCKET];
+    for (int i = 0; i < BUCKET; i++)
+        if (b[i].used && b[i].key == key) return &b[i];
+    return NULL;
+}
+
+static inline int16_t to_small(int v) {
+    return (int16_t)(v >= INF ? SMALL_INF : v <= -INF ? -SMALL_INF : v);
+}
+
+static inline int from_small(int16_t v) {
+    return v >= SMALL_INF ? INF : v <= -SMALL_INF ? -INF : v;
+}
+
+static void small_put(SmallTable *t, uint64_t key, int lo, int hi, int move, int left);
+
+static void small_grow(SmallTable *t) {
+    SmallTable bigger;
+    if (small_init(&bigger, t->buckets * 2, t->most) < 0) {
+        PyErr_Clear();  /* no memory to grow: keep replacing entries in the table we have */
+        t->most = t->buckets;
+        return;
+    }
+    for (size_t i = 0; i < t->buckets * BUCKET; i++) {
+        Small *e = &t->slots[i];
+        if (e->used)
+            small_put(&bigger, e->key, from_small(e->lo), from_small(e->hi), e->move, e->left);
+    }
+    PyMem_Free(t->slots);
+    *t = bigger;
+}
+
+static void small_put(SmallTable *t, uint64_t key, int lo, int hi, int move, int left) {
+    if (t->count * 2 > t->buckets * BUCKET && t->buckets < t->most) small_grow(t);
+    Small *b = &t->slots[(slot_of(key, 0) & (t->buckets - 1)) * BUCKET], *victim = NULL;
+    for (int i = 0; i < BUCKET; i++) {
+        if (b[i].used && b[i].key == key) {
+            victim = &b[i];
+            break;
+        }
+        if (!b[i].used) {
+            if (victim == NULL || victim->used) victim = &b[i];
+        } else if (victim == NULL || (victim->used && b[i].left < victim->left)) {
+            victim = &b[i];
+        }
+    }
+    if (!victim->used) t->count++;
+    victim->key = key;
+    victim->lo = to_small(lo);
+    victim->hi = to_small(hi);
+    victim->move = (int8_t)move;
+    victim->left = (uint8_t)left;
+    victim->used = 1;
+}
+
 /* ------------------------------------------------------------------ the rules */
 
 typedef struct {
@@ -147,7 +237,8 @@ typedef struct {
     uint32_t hands[4];
     int trick[4], n, leader, win, won[2], pts[2], roem[2];
     long long nodes;
-    Table dtt, gtt;
+    SmallTable dtt;
+    Table gtt;
 } Solver;
 
 static inline int beats(Solver *S, int c, int best) {
@@ -426,13 +517,14 @@ static int dab(Solver *S, int alpha, int beta) {
     }
     uint32_t tmask = 0;
     for (int i = 0; i < S->n; i++) tmask |= 1u << S->trick[i];
-    uint64_t k1 = rem, k2 = (uint64_t)S->leader | (uint64_t)S->won[0] << 2 | (uint64_t)S->won[1] << 3;
+    uint64_t key = rem | (uint64_t)S->leader << 32 | (uint64_t)S->won[0] << 34
+                 | (uint64_t)S->won[1] << 35;
     int lo = -INF, hi = INF, tt_move = -1;
     if (!S->n) {
-        Entry *e = table_find(&S->dtt, k1, k2);
+        Small *e = small_find(&S->dtt, key);
         if (e) {
-            lo = e->lo;
-            hi = e->hi;
+            lo = from_small(e->lo);
+            hi = from_small(e->hi);
             tt_move = e->move;
             if (lo >= beta) return lo;
             if (hi <= alpha) return hi;
@@ -469,7 +561,7 @@ static int dab(Solver *S, int alpha, int beta) {
         if (best <= a0) { if (best < hi) hi = best; }
         else if (best >= b0) { if (best > lo) lo = best; }
         else lo = hi = best;
-        table_put(&S->dtt, k1, k2, lo, hi, bm, pc32(rem));
+        small_put(&S->dtt, key, lo, hi, bm, pc32(rem));
     }
     return best;
 }
@@ -638,7 +730,7 @@ static int read_int(PyObject *o, int *out) {
 }
 
 static void Solver_dealloc(Solver *S) {
-    table_free(&S->dtt);
+    small_free(&S->dtt);
     table_free(&S->gtt);
     PyMem_Free(S->table);
     Py_TYPE(S)->tp_free((PyObject *)S);
@@ -715,9 +807,9 @@ static int Solver_init(Solver *S, PyObject *args, PyObject *kw) {
     if (read_ints(side, S->side, S->players, "side") < 0
         || read_ints(pending, S->pending, 2, "pending") < 0)
         goto fail;
-    table_free(&S->dtt);
+    small_free(&S->dtt);
     table_free(&S->gtt);
-    if (table_init(&S->dtt, 1 << 12, 1 << 21) < 0 || table_init(&S->gtt, 1 << 10, 1 << 20) < 0) {
+    if (small_init(&S->dtt, 1 << 10, 1 << 19) < 0 || table_init(&S->gtt, 1 << 10, 1 << 20) < 0) {
         PyErr_NoMemory();
         goto fail;
     }

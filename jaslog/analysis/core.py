@@ -35,6 +35,24 @@ except ImportError:  # not built (no C compiler when jaslog was installed): the 
 #: are keyed on; far above what a round can score).
 MOST_POINTS = 4095
 MOST_ROEM = 262143
+#: The most a round's value may reach (the compiled core keeps bounds in 16 bits).
+MOST_VALUE = 30000
+
+
+def value_bound(rules: SolveRules, pending: Sequence[int] = (0, 0)) -> int:
+    """A bound of what the cards still to play can add to a round's value: every card's
+    points, the last trick, the most roem a trick can hold in every trick, the bonuses.
+
+    >>> from jaslog.games.klaverjas.solver import rules_of
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> value_bound(rules_of(resolve("amsterdam"), trump=0))
+    2682
+    """
+    tricks = 32 // rules.players
+    trick_roem = max(rules.four_kind) + rules.run4 + rules.run3 + rules.stuk_value + rules.three_kind
+    table = max((abs(v) for v in rules.table), default=0)
+    return (sum(abs(p) for p in rules.points) + abs(rules.last_bonus) + tricks * abs(trick_roem)
+            + sum(abs(p) for p in rules.pit) + sum(abs(p) for p in pending) + table)
 
 
 def compiled_core() -> bool:
@@ -66,6 +84,9 @@ class Solver:
                  *, compiled: bool | None = None) -> None:
         if len(side) != rules.players or any(s not in (0, 1) for s in side):
             raise ValueError(f"side: 0 or 1 for each of the {rules.players} seats")
+        if value_bound(rules, pending) > MOST_VALUE:
+            raise ValueError(f"these rules let a round be worth more than {MOST_VALUE:,} "
+                             "points: too much to solve")
         use = compiled_core() if compiled is None else compiled
         if use and _compiled is None:
             raise RuntimeError("the compiled solver is not built (see docs/analyze.md)")
