@@ -38,9 +38,12 @@ def test_record_a_whole_game_and_read_it_back(server, gid):
         head = c.get(f"/api/games/{gid}/head").json()
         with open_store(str(server.db)) as s:
             stored = s.head(gid)
+            signed = s.signature(gid)
             assert s.verify(gid).ok
+        assert signed is not None and signed["seq"] == len(events) - 1  # the end, signed
         assert head == {"game": gid, "seq": len(events) - 1, "next_seq": len(events),
-                        "hash": stored.hash, "certificate": stored.certificate, "note": None}
+                        "hash": stored.hash, "certificate": stored.certificate, "note": None,
+                        "signature": signed}
 
         detail = c.get(f"/api/games/{gid}").json()
         assert detail["finished"] and detail["totals"] == audit["totals"]
