@@ -459,7 +459,10 @@ def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> Non
     assert (f"the certificate holds: it certifies seq {head.seq}; 1 event appended since, "
             "which it does not cover") in " ".join(res.stdout.split())
     js = orjson.loads(run("verify", gid, "--certificate", cert, "--json").stdout)
-    assert js["ok"] and js["certified"] == {"game": gid, "seq": head.seq, "appended_since": 1}
+    key = open_store(db).current_key()
+    assert key is not None  # the import signed the game's head: the certified seq
+    assert js["ok"] and js["certified"] == {"game": gid, "seq": head.seq, "appended_since": 1,
+                                            "signed_by": key.id}
     import sqlite3
 
     con = sqlite3.connect(db)

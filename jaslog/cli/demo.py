@@ -49,7 +49,8 @@ LOG = "games.jsonl"
 DB = "jaslog.sqlite"
 PARQUET = "parquet"
 CHART = "success-by-trump.png"
-OURS = (LOG, DB, DB + "-wal", DB + "-shm", DB + "-journal", PARQUET, CHART, MARKER)
+OURS = (LOG, DB, DB + "-wal", DB + "-shm", DB + "-journal", DB + ".keys", PARQUET, CHART,
+        MARKER)  # (DB.keys: the store's signing key, jaslog.store.signing)
 
 #: Games per import transaction and per export chunk: small batches keep memory low.
 BATCH = 50
