@@ -5,7 +5,8 @@ Pure: it imports only the cards, the engine and the games. Each game declares ho
 look to the solver in its ``solver`` adapter (``Game.adapter("solver")``):
 :mod:`jaslog.analysis.model` says what an adapter builds; :mod:`jaslog.analysis.core` solves
 positions; :mod:`jaslog.analysis.rounds` goes through recorded rounds; :mod:`jaslog.analysis.query`
-answers the rules oracle's ``solve`` op.
+answers the rules oracle's ``solve`` op; :mod:`jaslog.analysis.claims` judges a claim of the
+rest (rule book decision 13).
 """
 
 from jaslog.analysis.core import Solution, Solver, compiled_core, core_name, solve
