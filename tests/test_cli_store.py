@@ -636,8 +636,9 @@ def test_token_list_never_cuts_a_value(tmp_path: Path) -> None:
             jaslog_here("token", "list", "--db", db, "--json").stdout.splitlines()]
     assert jaslog_here("token", "revoke", rows[0]["id"], "--db", db).returncode == 0
     stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-    for columns, stamps, hidden in (("200", 4, None), ("80", 3, "revoked at"),
-                                    ("60", 3, "label, revoked at")):
+    # (the scorer's and the player's tokens expire: an admin's only when asked)
+    for columns, stamps, hidden in (("200", 6, None), ("80", 3, "expires, revoked at"),
+                                    ("60", 3, "label, expires, revoked at")):
         out = jaslog_here("token", "list", "--db", db, env={"COLUMNS": columns}, text=True).stdout
         assert "…" not in out and max(len(x) for x in out.splitlines()) <= int(columns), out
         assert len(stamp.findall(out)) == stamps, out

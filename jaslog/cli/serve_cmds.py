@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -35,6 +36,10 @@ def serve(
     host: str = typer.Option("127.0.0.1", "--host", help="address to listen on"),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="port (0: any free port)"),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn's log level"),
+    auth_failures: int = typer.Option(20, "--auth-failures", min=1,
+                                      help="failed authentications (tokens guessed) an "
+                                           "address may make in a minute before it is "
+                                           "answered 429 until the minute has passed"),
     dataset: Path | None = typer.Option(
         None, "--dataset", "-d", envvar="JASLOG_EXPORT", show_envvar=True,
         help="the Parquet export the statistics (GET /api/stats, /static/stats.html) are "
@@ -49,6 +54,8 @@ def serve(
 
     from jaslog.cli.stats import default_dataset
     from jaslog.service import Service, create_app
+    from jaslog.service.auth import guard_logs
+    from jaslog.service.deps import FailedLogins
     from jaslog.store import StoreError
 
     try:
@@ -63,7 +70,13 @@ def serve(
         console.print(f"  viewer: http://{host}:{port}/#token={text}", soft_wrap=True)
     app = create_app(service=svc)
     app.state.dataset = dataset or default_dataset(db)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    app.state.failed_logins = FailedLogins(limit=auth_failures)
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    guard_logs()  # after uvicorn's logging is set up: no token in a log line
+    server = uvicorn.Server(config)
+    server.run()
+    if not server.started:
+        raise typer.Exit(3)  # as uvicorn.run exits when the server could not start
 
 
 def port_free(host: str, port: int) -> None:
@@ -91,23 +104,51 @@ def token_create(
     role: str = typer.Option(..., "--role", help="admin, referee, scorer, player or public"),
     table: str | None = typer.Option(None, "--table", help="a scorer's table"),
     player: str | None = typer.Option(None, "--player", help="a player's id (as in the seats)"),
+    tournament: str | None = typer.Option(None, "--tournament",
+                                          help="a scorer's tournament (its table of it), or a "
+                                               "referee's: the tournament's director"),
+    event: str | None = typer.Option(None, "--event",
+                                     help="a scorer's event: the games whose meta.event it is"),
+    expires: str | None = typer.Option(None, "--expires",
+                                       help="when it expires: a span (8h, 30d), a date or a "
+                                            "time (default: in 30 days; an admin token: never)"),
     label: str = typer.Option("", "--label", help="a note for people (who holds it)"),
     db: str | None = typer.Option(None, "--db", help=DB_HELP),
     json_out: bool = typer.Option(False, "--json", help="print a JSON object"),
 ) -> None:
-    """Create a token. It is printed once; only its hash is stored."""
-    from jaslog.service.auth import TokenError
+    """Create a token. It is printed once; only its hash is stored.
 
+    A scorer token is for a table of the club's games (of no tournament), of an event
+    (--event) or of a tournament (--tournament; `jaslog tournament tokens` makes every table's
+    at once)."""
+    from jaslog.service.auth import TokenError, expiry
+
+    tokens = _tokens(db)
+    expires_at = None
+    if expires is not None:
+        try:
+            expires_at = expiry(expires, tokens.clock())
+        except ValueError as e:
+            fail(f"--expires: {e}")
     try:
-        text, info = _tokens(db).create(role, table=table, player=player, label=label)
+        text, info = tokens.create(role, table=table, player=player, label=label,
+                                   tournament=tournament, event=event, expires_at=expires_at)
     except TokenError as e:
         fail(str(e))
     if json_out:
         write_json_line({**info.to_json(), "token": text})
         return
-    what = {"scorer": f" for table {table}", "player": f" for player {player}"}.get(role, "")
-    console.print(f"{role} token{what} (id {info.id}); keep it, it is shown only now:")
+    of = f" of tournament {tournament}" if tournament else f" of event {event!r}" if event else ""
+    what = {"scorer": f" for table {table}{of}", "player": f" for player {player}",
+            "referee": f" directing tournament {tournament}" if tournament else ""}.get(role, "")
+    until = f", expires {_utc(info.expires_at)}" if info.expires_at else ""
+    console.print(f"{role} token{what} (id {info.id}{until}); keep it, it is shown only now:")
     console.print(text, soft_wrap=True)
+
+
+def _utc(at: str | None) -> str:
+    """A stored time to the second, as `jaslog games` shows times."""
+    return at[:19].replace("T", " ") if at else ""
 
 
 @token_app.command("list")
@@ -119,7 +160,8 @@ def token_list(
     that do not fit whole are left out (and said), never cut short."""
     from jaslog.cli.tables import print_fitted
 
-    infos = _tokens(db).list()
+    tokens = _tokens(db)
+    infos = tokens.list()
     if json_out:
         for t in infos:
             write_json_line(t.to_json())
@@ -127,20 +169,26 @@ def token_list(
     if not infos:
         console.print("no tokens (create one: jaslog token create --role admin)")
         return
+    now = tokens.clock()
 
-    def utc(at: str | None) -> str:  # to the second, as `jaslog games` shows times
-        return at[:19].replace("T", " ") if at else ""
+    def of(t: Any) -> str:
+        return t.tournament or (repr(t.event) if t.event else "")
 
     cells = [{"id": t.id, "role": t.role, "table/player": t.table or t.player or "",
-              "state": "revoked" if t.revoked_at else "live", "label": t.label,
-              "created": utc(t.created_at), "revoked at": utc(t.revoked_at)} for t in infos]
-    priority: tuple[str, ...] = ("id", "role", "table/player", "state", "created", "label",
-                                 "revoked at")
-    if not any(t.revoked_at for t in infos):  # no column of empty cells
-        for c in cells:
-            del c["revoked at"]
-        priority = priority[:-1]
-    print_fitted(cells, priority, wrap="label")
+              "of": of(t),
+              "state": "revoked" if t.revoked_at else "expired" if t.expired(now) else "live",
+              "label": t.label, "created": _utc(t.created_at), "expires": _utc(t.expires_at),
+              "revoked at": _utc(t.revoked_at)} for t in infos]
+    priority: list[str] = ["id", "role", "table/player", "of", "state", "created", "label",
+                           "expires", "revoked at"]
+    for column, used in (("revoked at", any(t.revoked_at for t in infos)),
+                         ("of", any(of(t) for t in infos)),
+                         ("expires", any(t.expires_at for t in infos))):
+        if not used:  # no column of empty cells
+            for c in cells:
+                del c[column]
+            priority.remove(column)
+    print_fitted(cells, tuple(priority), wrap="label")
 
 
 @token_app.command("revoke")

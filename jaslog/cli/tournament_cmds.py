@@ -24,7 +24,7 @@ from jaslog.cli.common import console, fail, write_json_line
 from jaslog.cli.store_cmds import DB, JSON
 
 tournament_app = typer.Typer(help="Tournaments (seed 003: winners re-paired each round): new, "
-                                  "show, draw the next round, withdraw a player.",
+                                  "show, draw the next round, withdraw a player, tokens.",
                              no_args_is_help=True)
 
 #: What the command line does with each HTTP status of a tournament refusal.
@@ -232,6 +232,52 @@ def withdraw(
     elif w["game"] is not None:
         said += f"; game {w['game']} ends (no round in play), won by the other team"
     console.print(said)
+
+
+@tournament_app.command("tokens")
+def tokens(
+    tid: str = typer.Argument(..., help="the tournament id"),
+    table: list[str] = typer.Option([], "--table", help="a table (repeatable; default: every "
+                                    "table of the tournament)"),
+    director: bool = typer.Option(False, "--director",
+                                  help="a director's token instead: a referee of this "
+                                       "tournament's games, who sees its seed and draws it"),
+    expires: str | None = typer.Option(None, "--expires",
+                                       help="an end before the tournament's: a span (8h), a "
+                                            "date or a time"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Issue the tournament's tokens, each shown only now: a scorer's for every table (or
+    --table N), which records that table's games of this tournament and no other game; or
+    a director's (--director). They all end with the tournament."""
+    from jaslog.service.auth import expiry
+
+    if director and table:
+        _refuse("bad_table", "--director: a director's token has no table", 2, as_json)
+    with _tournaments(db, as_json) as ts:
+        expires_at = None
+        if expires is not None:
+            try:
+                expires_at = expiry(expires, ts.svc.clock())
+            except ValueError as e:
+                _refuse("bad_expires", f"--expires: {e}", 2, as_json)
+        if director:
+            made = [ts.issue_token(tid, "referee", expires_at=expires_at)]
+        else:
+            tables = table or [str(n) for n in range(1, len(ts.get(tid).players) // 4 + 1)]
+            made = [ts.issue_token(tid, "scorer", table=t, expires_at=expires_at)
+                    for t in tables]
+    for text, info in made:
+        if as_json:
+            write_json_line({**info.to_json(), "token": text})
+        else:
+            who = "director" if info.role == "referee" else f"table {info.table}"
+            console.print(f"{who} (token {info.id}): {text}", soft_wrap=True, highlight=False,
+                          markup=False)
+    if not as_json:
+        console.print(f"keep them: they are shown only now, and end with tournament {tid}",
+                      highlight=False)
 
 
 def register(app: typer.Typer) -> None:

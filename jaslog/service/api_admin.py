@@ -1,4 +1,5 @@
-"""The other routes: who am I, tokens, the rules oracle (tournaments: api_tournaments)."""
+"""The other routes: who am I, tokens, the store's public keys, the rules oracle (tournaments:
+api_tournaments)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ class WhoAmI(BaseModel):
     table: str | None
     player: str | None
     label: str
+    tournament: str | None = None
+    event: str | None = None
+    expires_at: str | None = None
 
 
 class TokenIn(BaseModel):
@@ -38,6 +42,14 @@ class TokenIn(BaseModel):
     table: str | None = Field(None, max_length=64, description="a scorer's table")
     player: str | None = Field(None, max_length=64, description="a player's id")
     label: str = Field("", max_length=200)
+    tournament: str | None = Field(None, max_length=64,
+                                   description="a scorer's tournament (its table of that "
+                                               "tournament), or a referee's: its director")
+    event: str | None = Field(None, max_length=200,
+                              description="a scorer's event (the games' meta.event)")
+    expires_at: str | None = Field(None, max_length=40,
+                                   description="RFC 3339 (default: in 30 days; an admin "
+                                               "token: never)")
 
 
 class TokenOut(BaseModel):
@@ -48,6 +60,23 @@ class TokenOut(BaseModel):
     label: str
     created_at: str
     revoked_at: str | None
+    tournament: str | None = None
+    event: str | None = None
+    expires_at: str | None = None
+
+
+class KeyOut(BaseModel):
+    id: str = Field(description="the first 16 hex digits of the SHA-256 of the raw key")
+    algorithm: str
+    public_key: str = Field(description="as `jaslog key` prints it and `jaslog verify --key` "
+                                        "takes it")
+    created_at: str | None
+    retired_at: str | None
+    current: bool
+
+
+class KeysOut(BaseModel):
+    keys: list[KeyOut]
 
 
 class NewTokenOut(TokenOut):
@@ -56,8 +85,20 @@ class NewTokenOut(TokenOut):
 
 @router.get("/whoami", response_model=WhoAmI, tags=["tokens"], responses=responses(401))
 def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The caller's token: role, table or player, label."""
+    """The caller's token: role, table or player, tournament or event, label, expiry."""
     return who.to_json()
+
+
+@router.get("/keys", response_model=KeysOut, tags=["keys"])
+def keys(svc: Service = Depends(service)) -> dict[str, Any]:
+    """The public halves of the keys the store signs game heads with (no token needed: anyone
+    may check a game against them, `jaslog verify --key`). The one signing now first; the
+    retired ones after it, whose signatures stay valid. The store makes its key when it
+    is first asked for."""
+    with svc.pool.get() as store:
+        cur = store.signing_key()
+        found = store.public_keys()
+    return {"keys": [{**k.to_json(), "current": k.id == cur.id} for k in found]}
 
 
 @router.get("/tokens", response_model=list[TokenOut], tags=["tokens"], responses=AUTH)
@@ -76,7 +117,8 @@ def create_token(body: TokenIn, svc: Service = Depends(service),
     require(who, "admin", what="create tokens")
     try:
         text, info = svc.tokens.create(body.role, table=body.table, player=body.player,
-                                       label=body.label)
+                                       label=body.label, tournament=body.tournament,
+                                       event=body.event, expires_at=body.expires_at)
     except TokenError as e:
         raise ApiError(422, "bad_token_request", e.api_message()) from None
     return {**info.to_json(), "token": text}

@@ -235,7 +235,7 @@ def _last_at(tl: Timeline, s: Sight) -> str | None:
 
 def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
     h = svc.header(info.game)
-    s = who.sight(list(h.seats), table_of(h))
+    s = who.sight(list(h.seats), h.meta)
     meta = h.meta or {}
     events, last_at = info.events, info.last_at
     if s.public:  # finished rounds only: a live round's events, and its last move, are not told
@@ -423,6 +423,14 @@ def create_game(body: GameIn, svc: Service = Depends(service),
             raise ApiError(403, "other_table", f"a scorer of table {who.table} may not create a "
                            f"game at table {meta['table']}")
         meta["table"] = who.table
+        if who.tournament is not None:
+            raise ApiError(403, "tournament_game", f"a scorer of tournament {who.tournament} "
+                           "records the games its rounds draw; it does not start games")
+        if who.event is not None:
+            if "event" in meta and str(meta["event"]) != who.event:
+                raise ApiError(403, "other_event", f"a scorer of event {who.event!r} may not "
+                               f"create a game of event {meta['event']!r}")
+            meta["event"] = who.event
     fields = body.model_dump(exclude_none=True)
     fields["meta"] = meta or None
     try:
@@ -490,10 +498,17 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
         if table != who.table:
             raise ApiError(403, "other_table", f"game {game} is played at table {table}; this "
                            f"scorer token is for table {who.table}", game=game)
+        scope = who.scope_problem(game, h.meta)
+        if scope is not None:
+            raise ApiError(403, "other_scope", scope, game=game)
         if "ruling" in types:
             raise ApiError(403, "referee_only", "rulings are appended by a referee")
         if "correction" in types:
             _check_scorer_correction(svc, game, events)
+    if who.role == "referee" and not who.covers(h.meta):
+        raise ApiError(403, "other_tournament", f"game {game} is not a game of tournament "
+                       f"{who.tournament}; this referee token directs that tournament only",
+                       game=game)
     if who.role == "referee" and not types <= set(REFEREE_TYPES):
         bad = sorted(str(t) for t in types - set(REFEREE_TYPES))
         raise ApiError(403, "scorer_only", "a referee appends rulings, notes, corrections, "

@@ -115,6 +115,16 @@ class TournamentIn(BaseModel):
         return json_safe(v, "options")
 
 
+class TournamentTokenIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["scorer", "referee"] = Field(description="scorer (one table) or referee (a "
+                                               "director of the tournament)")
+    table: str | None = Field(None, max_length=8, description="a scorer's table: 1, 2...")
+    label: str = Field("", max_length=200)
+    expires_at: str | None = Field(None, max_length=40, description="RFC 3339; the token "
+                                   "ends with the tournament in any case")
+
+
 class WithdrawalIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     player: PlayerId = Field(description="the player who leaves (a player token: its own id)")
@@ -183,13 +193,47 @@ async def get_tournament(tid: TID, svc: Service = Depends(service),
     return st
 
 
+def _director(who: Principal, tid: str, what: str, *also: str) -> None:
+    """An admin, or (``also``) another role, or the director of ``tid`` (a referee token the
+    tournament issued): else 403."""
+    if who.role == "admin" or who.role in also or who.directs(tid):
+        return
+    if who.role == "referee" and who.tournament is not None:
+        raise ApiError(403, "other_tournament", f"this referee token directs tournament "
+                       f"{who.tournament}, not {tid}")
+    roles = ", ".join(("admin", *also, f"a director of {tid}"))
+    raise ApiError(403, "forbidden", f"a {who.role} token may not {what} (allowed: {roles})",
+                   role=who.role)
+
+
+@router.post("/tournaments/{tid}/tokens", status_code=201, tags=["tournaments"],
+             responses=responses(400, 401, 403, 404, 409, 422))
+def issue_token(tid: TID, body: TournamentTokenIn, svc: Service = Depends(service),
+                who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A token of the tournament: a scorer's for one of its tables (it records that table's
+    games of this tournament, and no other game), or a referee's, a director's (rulings on
+    its games, its draws, its seed). Every token a tournament issues ends with it (then
+    **401** ``token_expired``). An admin issues both; a director issues scorer tokens. The
+    answer holds the token text, shown this once."""
+    _director(who, tid, "issue the tournament's tokens")
+    if body.role == "referee" and who.role != "admin":
+        raise ApiError(403, "forbidden", "only an admin token may make a director")
+    try:
+        text, info = Tournaments(svc).issue_token(tid, body.role, table=body.table,
+                                                  label=body.label, expires_at=body.expires_at)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    return {**info.to_json(), "token": text}
+
+
 @router.post("/tournaments/{tid}/rounds", status_code=201, tags=["tournaments"],
              responses=responses(401, 403, 404, 409, 422))
 def next_round(tid: TID, svc: Service = Depends(service),
                who: Principal = Depends(principal)) -> dict[str, Any]:
     """Start the next round: the winners of the last, shuffled into new teams and tables
-    (a winner who withdrew is left out, and the best of the losing teams takes the place)."""
-    require(who, "admin", what="start tournament rounds")
+    (a winner who withdrew is left out, and the best of the losing teams takes the place).
+    An admin or the tournament's director."""
+    _director(who, tid, "start tournament rounds")
     try:
         return Tournaments(svc).next_round(tid)
     except TournamentError as e:
@@ -204,8 +248,9 @@ def withdraw(tid: TID, body: WithdrawalIn, svc: Service = Depends(service),
     an admin token any player. Their game in play ends: the service records a ruling on
     the round in play (the round to the other team, reason ``withdrawal of <player>``) and
     the other team wins it; the next round is drawn without them. Withdrawing again is
-    **409** ``already_withdrawn``: a player who leaves cannot re-enter."""
-    require(who, "admin", "player", what="withdraw players from tournaments")
+    **409** ``already_withdrawn``: a player who leaves cannot re-enter. The tournament's
+    director may withdraw a player too."""
+    _director(who, tid, "withdraw players from tournaments", "player")
     if who.role == "player" and who.player != body.player:
         raise ApiError(403, "other_player", f"a player token for {who.player} may withdraw "
                        f"only {who.player}, not {body.player}")
@@ -225,6 +270,8 @@ async def check_clock(tid: TID, svc: Service = Depends(service),
     (a ``timeout`` for each seat due that has not acted in time, and with ``on_timeout:
     autoplay`` the move the service made for it). The service also runs it by itself."""
     require(who, "admin", "referee", what="run the move clock")
+    if who.role == "referee" and who.tournament is not None:
+        _director(who, tid, "run the move clock")
     try:
         appended = await run_in_threadpool(Tournaments(svc).check_clocks, tid, mc)
     except TournamentError as e:

@@ -24,6 +24,7 @@ from jaslog import __version__
 from jaslog.errors import JaslogError
 from jaslog.events.limits import json_error
 from jaslog.service import api_admin, api_games, api_stats, api_tournaments
+from jaslog.service.auth import guard_logs
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, api_words, pattern_sentence
 from jaslog.store.clock import Clock
@@ -190,13 +191,14 @@ def create_app(url: str | None = None, *, service: Service | None = None,
                   lifespan=lifespan)
     app.state.service = svc
     app.state.clock = svc.clock
+    guard_logs()  # no token in a log line (the access log prints ?access_token=...)
     app.add_middleware(GZipMiddleware, minimum_size=2000)
     app.add_middleware(RequestGate)
 
     @app.exception_handler(ApiError)
     async def _api_error(_: Request, e: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else None
-        return JSONResponse(e.body(), status_code=e.status, headers=headers)
+        headers = {"WWW-Authenticate": "Bearer"} if e.status == 401 else {}
+        return JSONResponse(e.body(), status_code=e.status, headers={**headers, **e.headers})
 
     async def _not_utf8(request: Request) -> str | None:
         """Why the body is not UTF-8, or None (it is, or cannot be read again)."""

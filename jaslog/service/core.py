@@ -114,7 +114,7 @@ class Service:
         self._write_lock = threading.Lock()
         self._tips: OrderedDict[str, GameFold] = OrderedDict()
         self.engine = service_engine(url)
-        self.tokens = Tokens(self.engine)
+        self.tokens = Tokens(self.engine, self.clock)
         self.notifier = Notifier()
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._headers: dict[str, GameStarted] = {}
@@ -167,7 +167,7 @@ class Service:
 
     def sight(self, who: Principal, game: str) -> Sight:
         h = self.header(game)
-        return who.sight(list(h.seats), table_of(h))
+        return who.sight(list(h.seats), h.meta)
 
     # ------------------------------------------------------------------ writing games
 

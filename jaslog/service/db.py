@@ -2,7 +2,8 @@
 
 Tokens and tournaments are not events: they live in tables of their own (prefixed
 ``service_``), written with SQLAlchemy core. Like the events they are insert-only: revoking
-a token inserts a row into ``service_token_revocations``; starting a tournament round
+a token inserts a row into ``service_token_revocations`` (a token's scope and expiry are a
+row of ``service_token_terms``, written with it); starting a tournament round
 inserts its games; a player's withdrawal inserts a row. Nothing here updates or deletes a
 row, and nothing here touches the store's tables (games are read and written through
 :mod:`jaslog.store` only).
@@ -45,6 +46,17 @@ revocations = Table(
     Column("token_id", String(16), ForeignKey("service_tokens.id"), primary_key=True),
     Column("revoked_at", String(40), nullable=False),
     Column("reason", String(200), nullable=False, default=""),
+)
+
+#: What a token is limited to besides its role, table and player: a scorer's tournament or
+#: event (a referee's tournament: its director), and when it expires. One row, written with
+#: the token; a token without a row (made before tokens had terms) has none.
+token_terms = Table(
+    "service_token_terms", metadata,
+    Column("token_id", String(16), ForeignKey("service_tokens.id"), primary_key=True),
+    Column("tournament", String(64), nullable=True),
+    Column("event", String(200), nullable=True),
+    Column("expires_at", String(40), nullable=True),
 )
 
 tournaments = Table(

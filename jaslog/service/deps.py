@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import Depends, Query, Request
@@ -12,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN
 from jaslog.events.limits import json_problem
-from jaslog.service.auth import Principal
+from jaslog.service.auth import Principal, TokenRefused
 from jaslog.service.core import Service
 
 bearer = HTTPBearer(auto_error=False, bearerFormat="jl_<id>_<secret>",
@@ -105,11 +109,14 @@ class ApiError(JaslogError):
     The sentence (and any text detail) is put in the API's words (:func:`api_words`): the
     store, the rules and the oracle also serve the command line and may name its commands."""
 
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+    def __init__(self, status: int, code: str, message: str, *,
+                 headers: dict[str, str] | None = None, **extra: Any) -> None:
         message = api_words(message)
         extra = {k: api_words(v) if isinstance(v, str) else v for k, v in extra.items()}
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
+        #: headers of the answer besides the body (``Retry-After`` of a 429)
+        self.headers = dict(headers or {})
 
     def body(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.extra}
@@ -125,7 +132,9 @@ class ErrorOut(BaseModel):
 
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI entries for the error answers a route may give."""
-    what = {400: "The body is not JSON in UTF-8", 401: "No token, or an unknown or revoked token",
+    what = {400: "The body is not JSON in UTF-8",
+            401: "No token, or an unknown, revoked or expired (token_expired) token",
+            429: "Too many failed authentications from this address: wait Retry-After seconds",
             403: "The token's role may not do this", 404: "No such game or tournament",
             409: "Conflict: the game moved on (expected vs actual seq), or it exists",
             422: "Refused: a bad request, or a rule refusal (rule code and sentence)",
@@ -150,22 +159,107 @@ def service(request: Request) -> Service:
     return svc
 
 
-def _check(svc: Service, token: str | None) -> Principal:
+class FailedLogins:
+    """Failed authentications per client address: after :attr:`limit` within :attr:`window`
+    seconds, the address is answered 429 (with ``Retry-After``) before any token it sends is
+    looked at, until the oldest of them is :attr:`window` seconds old. What counts is a
+    guess: a token of the wrong shape, of an unknown id or with the wrong secret (not a
+    revoked or expired token, which was real: a forgotten tablet polling with one does not
+    lock the club out). At most :attr:`addresses` addresses are remembered (the longest
+    quiet forgotten first). ``app.state.failed_logins`` replaces the default (20 a minute;
+    ``jaslog serve --auth-failures``).
+
+    >>> t = [0.0]
+    >>> f = FailedLogins(limit=2, window=60, clock=lambda: t[0])
+    >>> f.failed("10.0.0.9"); f.failed("10.0.0.9"); f.wait("10.0.0.9"), f.wait("10.0.0.8")
+    (60, 0)
+    >>> t[0] = 59.5; f.wait("10.0.0.9")
+    1
+    """
+
+    def __init__(self, limit: int = 20, window: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic, addresses: int = 10_000) -> None:
+        self.limit, self.window, self.clock, self.addresses = limit, window, clock, addresses
+        self._seen: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def wait(self, address: str) -> int:
+        """Seconds ``address`` must wait before it may try again (0: it may)."""
+        with self._lock:
+            times = self._seen.get(address)
+            if times is None:
+                return 0
+            now = self.clock()
+            while times and times[0] <= now - self.window:
+                times.popleft()
+            if not times:
+                del self._seen[address]
+                return 0
+            if len(times) < self.limit:
+                return 0
+            return max(1, int(-(-(times[0] + self.window - now) // 1)))
+
+    def failed(self, address: str) -> None:
+        """Count a failed authentication of ``address``."""
+        with self._lock:
+            times = self._seen.pop(address, None) or deque(maxlen=self.limit)
+            times.append(self.clock())
+            self._seen[address] = times
+            while len(self._seen) > self.addresses:
+                self._seen.popitem(last=False)
+
+
+_FAILED_LOCK = threading.Lock()
+
+
+def failed_logins(request: Request) -> FailedLogins:
+    """The app's count of failed authentications (``app.state.failed_logins``, made on first
+    use with the defaults)."""
+    st = request.app.state
+    with _FAILED_LOCK:
+        f: FailedLogins | None = getattr(st, "failed_logins", None)
+        if f is None:
+            f = st.failed_logins = FailedLogins()
+    return f
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _check(request: Request, token: str | None) -> Principal:
+    svc = service(request)
+    guard, address = failed_logins(request), client_address(request)
+    wait = guard.wait(address)
+    if wait:
+        raise ApiError(429, "too_many_failures", f"too many failed authentications from this "
+                       f"address ({guard.limit} within {guard.window:g} s): try again in "
+                       f"{wait} s", headers={"Retry-After": str(wait)}, retry_after=wait)
     if not token:
         raise ApiError(401, "no_token", "no token: send the header 'Authorization: Bearer <token>'")
     if not svc.tokens.well_formed(token):
+        guard.failed(address)
         raise ApiError(401, "bad_token", "this is not a jaslog token: a token reads "
                        "jl_<8 hex digits>_<secret>; was it cut short when copied?")
-    who = svc.tokens.check(token)
-    if who is None:
-        raise ApiError(401, "bad_token", "the token is unknown or has been revoked")
+    try:
+        who = svc.tokens.authenticate(token)
+    except TokenRefused as e:
+        if e.guess:
+            guard.failed(address)
+        raise ApiError(401, e.code, e.message) from None
+    if who.tournament is not None:
+        from jaslog.service.tournaments import Tournaments
+
+        if Tournaments(svc).over(who.tournament):
+            raise ApiError(401, "token_expired", f"the token was issued for tournament "
+                           f"{who.tournament}, which is over: its tokens ended with it")
     return who
 
 
 def principal(request: Request,
               creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
     """The caller, from ``Authorization: Bearer <token>``."""
-    return _check(service(request), creds.credentials if creds is not None else None)
+    return _check(request, creds.credentials if creds is not None else None)
 
 
 def stream_principal(
@@ -177,7 +271,7 @@ def stream_principal(
 ) -> Principal:
     """The caller of a stream: the header, or ``?access_token=``."""
     token = creds.credentials if creds is not None else access_token
-    return _check(service(request), token)
+    return _check(request, token)
 
 
 def require(who: Principal, *roles: str, what: str) -> None:

@@ -16,8 +16,12 @@ and is won by the other team; the next round leaves them out, and when a winner 
 the best player of the last round's losing teams takes the place (:func:`lucky_losers`).
 
 The tournament and its games are rows of the service's own insert-only tables; the games
-themselves are ordinary games in the store, at their table (``meta.table``), so the table's
-scorer token records them. The HTTP API and ``jaslog tournament`` both call this module.
+themselves are ordinary games in the store, at their table (``meta.table``) of the tournament
+(``meta.tournament``). A tournament issues its own tokens (:meth:`Tournaments.issue_token`):
+a scorer token for each table, which records that table's games of this tournament only,
+and referee tokens for its directors; they all end with the tournament (:meth:`over`). Its
+seed, which says every draw to come, is shown to its directors and the admins only until it
+is over. The HTTP API and ``jaslog tournament`` both call this module.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import random
 import re
 import secrets
 import uuid
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -41,7 +46,7 @@ from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
 from jaslog.service import db
-from jaslog.service.auth import Principal, now
+from jaslog.service.auth import Principal, TokenError, TokenInfo, now
 from jaslog.service.core import Service
 from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
 from jaslog.service.timing import move_times
@@ -166,6 +171,10 @@ def lucky_losers(tables: list[dict[str, Any]], out: set[str], seed: int, round_n
     return [p for _, _, p in sorted(ranked)[:places]]
 
 
+#: The tournaments known to be over, by service: an end is for good (games only grow).
+_OVER: weakref.WeakKeyDictionary[Service, set[str]] = weakref.WeakKeyDictionary()
+
+
 class Tournaments:
     """The tournaments of a service: what the HTTP API and ``jaslog tournament`` both call.
 
@@ -217,6 +226,28 @@ class Tournaments:
                 out.setdefault(r.round, {})[r.table_no] = r.game
         return out
 
+    def over(self, tid: str) -> bool:
+        """Whether tournament ``tid`` is over: its final (the one table of its last round) has
+        a winner. What ends the tokens it issued, so it is cheap: only the final's game is
+        looked at, and an end is remembered. An unknown tournament is not over."""
+        known = _OVER.setdefault(self.svc, set())
+        if tid in known:
+            return True
+        games = self.games(tid)
+        if not games or len(games[max(games)]) != 1:
+            return False
+        final = next(iter(games[max(games)].values()))
+        done = any(w.game == final for w in self.withdrawals(tid))  # won by forfeit
+        if not done:
+            try:
+                _, tl = self.svc.timeline(final)
+            except NoSuchGame:  # pragma: no cover - the store lost a game
+                return False
+            done = tl.fold is not None and isinstance(tl.fold.state.winner, int)
+        if done:
+            known.add(tid)
+        return done
+
     def withdrawals(self, tid: str) -> list[Withdrawal]:
         """The players who left ``tid``, in the order they left."""
         tw = db.tournament_withdrawals
@@ -225,6 +256,38 @@ class Tournaments:
                              .order_by(tw.c.withdrawn_at, tw.c.player)).all()
         return [Withdrawal(r.player, r.round, r.game, r.withdrawn_at, r.by, r.reason)
                 for r in rows]
+
+    # ------------------------------------------------------------------ tokens
+
+    def issue_token(self, tid: str, role: str, *, table: str | None = None, label: str = "",
+                    expires_at: str | None = None) -> tuple[str, TokenInfo]:
+        """A token of tournament ``tid``: a scorer's for one of its tables (1 to a quarter of
+        its players) or a referee's (a director: rulings on its games, its seed, its draws).
+        It ends with the tournament, or at ``expires_at`` if that comes first."""
+        t = self.get(tid)
+        if self.over(tid):
+            raise TournamentError(409, "tournament_over", f"tournament {tid} is over: its "
+                                  "tokens have ended")
+        tables = len(t.players) // 4
+        if role == "scorer":
+            if table is None or not re.fullmatch(r"[0-9]{1,4}", table) \
+                    or not 1 <= int(table) <= tables:
+                raise TournamentError(422, "bad_table", f"tournament {tid} has tables 1 to "
+                                      f"{tables}; name one (table)")
+            table = str(int(table))
+        elif role == "referee":
+            if table is not None:
+                raise TournamentError(422, "bad_table", "a director's token has no table")
+        else:
+            raise TournamentError(422, "bad_role", "a tournament issues scorer tokens (one per "
+                                  f"table) and referee tokens (its directors), not {role} tokens")
+        what = f"table {table}" if role == "scorer" else "director"
+        try:
+            return self.svc.tokens.create(role, table=table, tournament=tid,
+                                          label=label or f"{what} of tournament {tid}",
+                                          expires_at=expires_at)
+        except TokenError as e:
+            raise TournamentError(422, "bad_token_request", e.api_message()) from None
 
     # ------------------------------------------------------------------ creating
 
@@ -450,7 +513,8 @@ class Tournaments:
                 except NoSuchGame:  # pragma: no cover - the store lost a game
                     continue
                 seats = list(tl.events[0].seats)  # type: ignore[attr-defined]
-                sight = FULL if who is None else who.sight(seats, str(tno))
+                sight = FULL if who is None else \
+                    who.sight(seats, {"table": str(tno), "tournament": tid})
                 rep = report(tl, sight)
                 w = rep["winner"]
                 forfeit = forfeits.get(gid)
@@ -478,9 +542,12 @@ class Tournaments:
                 status = "finished"
                 champions = last[0]["winners"]
                 runner_up = last[0]["teams"][1 - last[0]["winner"]]
+        # the seed says every draw to come: its director's and the admins' until it is over
+        seed = t.seed if who is None or who.role == "admin" or who.directs(tid) \
+            or status == "finished" else None
         return {"id": t.id, "name": t.name, "ruleset": t.ruleset, "options": t.options,
                 "players": t.players, "move_limit_s": t.move_limit, "on_timeout": t.on_timeout,
-                "seed": t.seed, "created_at": t.created_at, "rounds_planned": total_rounds,
+                "seed": seed, "created_at": t.created_at, "rounds_planned": total_rounds,
                 "status": status, "rounds": rounds, "champions": champions,
                 "runner_up": runner_up, "withdrawn": [x.to_json() for x in gone],
                 "time_limit": {"limit": t.move_limit, "on_timeout": t.on_timeout,

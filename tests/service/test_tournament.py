@@ -30,7 +30,8 @@ def _play(server: Server, game: dict[str, Any]) -> None:
     with server.client("admin") as c:
         info = c.get(f"/api/games/{gid}").json()
     events = timed(_simulated(gid, info), step=4)
-    token = server.token("scorer", table=str(game["table"]))
+    # the table's token of the tournament (a club table's token may not write to it)
+    token = server.token("scorer", table=str(game["table"]), tournament=info["tournament"])
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"},
                       timeout=30) as c:
         record(c, gid, events[1:], batch=200)
@@ -57,7 +58,7 @@ def test_an_eight_player_tournament_from_draw_to_final(server):
         assert r.status_code == 409 and r.json()["code"] == "round_not_over"
 
     # the scorer of table 2 may not record table 1's game
-    t2 = server.token("scorer", table="2")
+    t2 = server.token("scorer", table="2", tournament="cup8")
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {t2}"}) as c:
         r = c.post(f"/api/games/{r1[0]['game']}/events",
                    json={"expected_seq": 1, "events": [{"type": "note", "text": "hi"}]})

@@ -24,7 +24,8 @@ def _play(server: Server, game: dict[str, object]) -> None:
         g = fold(event_from_dict(e) for e in events)
         if events[0]["dealer"] == info["dealer"] and isinstance(g.state.winner, int):
             break
-    token = server.token("scorer", table=str(game["table"]))
+    # the table's token of the tournament (a club table's token may not write to it)
+    token = server.token("scorer", table=str(game["table"]), tournament=info["tournament"])
     with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"},
                       timeout=30) as c:
         record(c, gid, timed(events)[1:], batch=200)
