@@ -410,8 +410,9 @@ def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict
     with console.status(f"solving {deals} deals of the workload ..."):
         ours = _json_run(["benchmarks.solve_perf", "--work", str(work.dir), "--deals", str(deals)])
     with console.status(f"DDS on {dds_deals} bridge deals ..."):
-        dds = _json_run(["benchmarks.solve_perf", "--dds", str(dds_deals)]) if dds_deals \
-            else {"installed": False}
+        dds: dict[str, Any] = {"installed": False}
+        if dds_deals:
+            dds = _json_run(["benchmarks.solve_perf", "--dds", str(dds_deals)])
     out: dict[str, Any] = {"ours": ours, "dds": dds}
     if "error" in ours:
         return out
@@ -421,7 +422,7 @@ def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict
     out["met"] = {"deal_median": par["median"] <= DEAL_MEDIAN_MS,
                   "deal_p99": par["p99"] <= DEAL_P99_MS,
                   "round_median": ann["median"] <= ROUND_MEDIAN_MS}
-    measured = dds.get("installed") and "deal_ms" in dds
+    measured = bool(dds.get("installed")) and "deal_ms" in dds
     dds_ms = dds["deal_ms"]["median"] if measured else DDS_REFERENCE_MS
     ours_card, dds_card = par["median"] / 32, dds_ms / 52
     out["per_card"] = {"ours_ms": round(ours_card, 4), "dds_ms": round(dds_card, 4),
@@ -433,7 +434,7 @@ def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict
 def solver_table(sv: dict[str, Any]) -> Table:
     ours, dds = sv["ours"], sv["dds"]
     t = Table(title=f"solver: {ours['deals']} Klaverjas deals of the workload, {ours['core']} core, "
-                    "one core, each deal in a fresh solver", title_justify="left")
+                    "CPU time on one core, each deal in a fresh solver", title_justify="left")
     for col, just in (("what", "left"), ("median", "right"), ("p90", "right"), ("p99", "right"),
                       ("max", "right"), ("target", "left")):
         t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
