@@ -704,7 +704,8 @@ def verify(
                           f"game{'s' * (rep.games != 1)}, {rep.events} events", highlight=False)
         if rep.signatures and rep.ok:
             whose = {"given": "the key given" if len(keys) == 1 else "the keys given",
-                     "directory": "this store's key"}.get(rep.trust or "", "the store's own record")
+                     "directory": "this store's key" if len(rep.keys) == 1
+                     else "this store's keys"}.get(rep.trust or "", "the store's own record")
             console.print(f"[green]✓[/] {rep.signatures} signature{'s' * (rep.signatures != 1)} "
                           f"by key {', '.join(sorted(rep.keys))} ({whose})", highlight=False)
             if rep.trust == "store":
