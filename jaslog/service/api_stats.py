@@ -21,12 +21,14 @@ from pydantic import BaseModel, Field
 from jaslog.analytics import AnalyticsError, Dataset, Question, questions
 from jaslog.export import ExportError, load_manifest
 from jaslog.service.auth import Principal
-from jaslog.service.deps import ApiError, principal, responses
+from jaslog.service.deps import ApiError, named, principal, responses
 
 router = APIRouter(prefix="/api", tags=["statistics"])
 
 #: the roles whose answers count every game of the export (the others': what the public sees)
 FULL_ROLES = ("admin", "referee")
+#: what a question's name is made of (the name of its analytics/*.sql file)
+QUESTION_PATTERN = named(r"^[a-z0-9_]{1,64}$", "a question's name")
 
 
 class QuestionOut(BaseModel):
@@ -114,8 +116,8 @@ def list_questions(request: Request, who: Principal = Depends(principal)) -> dic
 @router.get("/stats/{question}", response_model=AnswerOut, responses=responses(401, 404, 422))
 def answer_question(
     request: Request,
-    question: Annotated[str, Path(max_length=64, pattern=r"^[a-z0-9_]+$",
-                                  description="a question's name (GET /api/stats lists them)")],
+    question: Annotated[str, Path(pattern=QUESTION_PATTERN, description=(
+        "a question's name (GET /api/stats lists them)"))],
     by: Annotated[str | None, Query(max_length=64, description=(
         "the dimension to group by (default: the question's first)"))] = None,
     who: Principal = Depends(principal),

@@ -91,7 +91,7 @@ def test_a_referee_reads_a_disputed_round_and_prints_it(browser, server, dispute
     assert third.locator(".played").count() == 4
     # the irregularity in the trick where it happened, and in its own list
     second = page.locator('#tricks tr.trick-row[data-trick="2"]')
-    assert "exposed card by kees (2) JS: shown while sorting" in second.inner_text()
+    assert "exposed card by kees (2) J♠: shown while sorting" in second.inner_text()
     assert "exposed card by kees (2)" in page.inner_text("#irregularities")
     # every violation of the round
     vs = page.locator("#violations li")
