@@ -548,7 +548,7 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(s
             raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
                            f"{e['game']!r}, not {game}", game=game)
     try:
-        res, new = await run_in_threadpool(svc.append, game, body.events, body.expected_seq)
+        res, new = await svc.append_soon(game, body.events, body.expected_seq)
     except ConflictError as e:
         raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
                        actual=e.actual) from None

@@ -11,6 +11,7 @@ import queue
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +22,7 @@ from jaslog.events import Event, EventError, GameStarted, event_from_dict
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
+from jaslog.store.appending import cache_events
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.views import Sight, Timeline, timeline
 
@@ -96,22 +98,30 @@ class Service:
 
     Reads go through a pool of stores. Appends go through one writer store under a lock:
     the database serializes writers anyway (SQLite ``BEGIN IMMEDIATE``, PostgreSQL an
-    advisory lock), and one writer keeps the store's fold of each game warm. Next to it, the
-    service keeps each recorded game's fold at its head ("tip") to say which violations an
-    append brought without folding the game again.
+    advisory lock), and one writer keeps the store's fold of each game warm. The API's
+    appends wait for the writer on a thread of their own (:meth:`append_soon`), never on the
+    threads that answer reads: however many appends queue behind a slow write, a read is
+    answered at once. Next to it, the service keeps each recorded game's fold at its head
+    ("tip") to say which violations an append brought without folding the game again.
+
+    The folded games it keeps (tips, and the timelines reads are answered from) are bounded
+    by the memory they hold (``$JASLOG_CACHE_MB`` each, as the store's folds:
+    :func:`jaslog.store.appending.cache_events`), not by a count of games: every live game of
+    a busy service stays folded as long as they fit.
 
     ``clock`` is the service's own clock (default: the system's): every store of the
     service stamps ``recorded_at`` with it, and whatever the service times (a tournament's
     move limit) reads it, so tests can pass a :class:`jaslog.store.clock.ManualClock`.
     """
 
-    def __init__(self, url: str | None, *, pool_size: int = 4, cache_games: int = 256,
+    def __init__(self, url: str | None, *, pool_size: int = 4,
                  clock: Clock | None = None) -> None:
         self.url = url
         self.clock: Clock = clock or system_clock
         self.pool = StorePool(url, pool_size, self.clock)
         self.writer = open_store(url, clock=self.clock)
         self._write_lock = threading.Lock()
+        self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaslog-writer")
         self._tips: OrderedDict[str, GameFold] = OrderedDict()
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine, self.clock)
@@ -119,9 +129,9 @@ class Service:
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._headers: dict[str, GameStarted] = {}
         self._lock = threading.Lock()
-        self._cache_games = cache_games
 
     def close(self) -> None:
+        self._writes.shutdown(wait=True)
         self.pool.close()
         self.writer.close()
         self.engine.dispose()
@@ -143,8 +153,9 @@ class Service:
         with self._lock:
             self._cache[game] = Cached(head, tl)
             self._cache.move_to_end(game)
-            while len(self._cache) > self._cache_games:
-                self._cache.popitem(last=False)
+            held = sum(c.head.next_seq for c in self._cache.values())
+            while held > cache_events() and len(self._cache) > 1:
+                held -= self._cache.popitem(last=False)[1].head.next_seq
         return head, tl
 
     def header(self, game: str) -> GameStarted:
@@ -174,6 +185,13 @@ class Service:
     def new_game(self, fields: dict[str, Any]) -> str:
         with self._write_lock:
             return self.writer.new_game(**fields)
+
+    async def append_soon(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
+                          ) -> tuple[AppendResult, list[dict[str, Any]]]:
+        """:meth:`append`, run on the writer's own thread and awaited: a request waiting for
+        its turn to write holds none of the threads that answer reads."""
+        return await asyncio.wrap_future(
+            self._writes.submit(self.append, game, events, expected_seq))
 
     def append(self, game: str, events: list[dict[str, Any]],
                expected_seq: int | None) -> tuple[AppendResult, list[dict[str, Any]]]:
@@ -220,8 +238,9 @@ class Service:
             tip = self.writer.fold(game)
             before = -1
         self._tips[game] = tip
-        while len(self._tips) > self._cache_games:
-            self._tips.popitem(last=False)
+        held = sum(t.next_seq for t in self._tips.values())
+        while held > cache_events() and len(self._tips) > 1:
+            held -= self._tips.popitem(last=False)[1].next_seq
         vs = tip.state.violations
         new = vs[before:] if before >= 0 else [v for v in vs if v.seq >= first]
         return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]

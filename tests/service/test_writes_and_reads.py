@@ -1,0 +1,84 @@
+"""Reads never wait for writes, and many live games fold no slower than a few: appends queue
+for the one writer on a thread of their own (not on the threads that answer reads), and the
+folds the service keeps are bounded by memory, not by a count of games."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi.testclient import TestClient
+
+from jaslog.service.app import create_app
+from jaslog.sim import simulate_game
+from jaslog.store import open_store
+
+#: More appends than the threads (40) that answer a service's requests.
+WAITING = 60
+
+
+def _games(db: Path, n: int) -> dict[str, list[dict[str, Any]]]:
+    """``n`` games begun in a store (their game_started), and the rest of each to append."""
+    played = [{k: v for k, v in e.items() if k not in ("game", "seq")}
+              for e in simulate_game("w", "amsterdam", seed=1)[:4]]
+    logs = {f"w-{i:03d}": played for i in range(n)}
+    with open_store(str(db)) as store:
+        for gid in logs:
+            store.append(gid, [{**played[0], "game": gid, "seq": 0}])
+    return logs
+
+
+def test_a_read_is_answered_while_appends_wait_behind_a_held_write(tmp_path: Path) -> None:
+    logs = _games(tmp_path / "s.sqlite", WAITING)
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    token = svc.tokens.create("admin")[0]
+    auth = {"Authorization": f"Bearer {token}"}
+    answers: list[int] = []
+    with TestClient(app) as client:
+        def append(gid: str) -> None:
+            r = client.post(f"/api/games/{gid}/events", headers=auth,
+                            json={"events": [logs[gid][1]], "expected_seq": 1})
+            answers.append(r.status_code)
+
+        svc._write_lock.acquire()  # a write that takes its time (a lock held elsewhere)
+        try:
+            writers = [threading.Thread(target=append, args=(gid,)) for gid in logs]
+            for t in writers:
+                t.start()
+            time.sleep(1.0)  # every append has arrived and waits for the writer
+            read: list[httpx.Response] = []
+            reader = threading.Thread(
+                target=lambda: read.append(client.get("/api/whoami", headers=auth)))
+            reader.start()
+            reader.join(timeout=20)
+            assert not reader.is_alive(), "a read waited behind the appends"
+            assert read[0].status_code == 200 and answers == []
+        finally:
+            svc._write_lock.release()
+        for t in writers:
+            t.join(timeout=60)
+    assert answers == [200] * WAITING
+
+
+def test_every_live_game_keeps_its_fold(tmp_path: Path) -> None:
+    """More live games than a count-bounded cache held (256): each append moves the game's
+    kept fold on, none is folded again from the database."""
+    n = 270
+    logs = _games(tmp_path / "s.sqlite", n)
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    for gid, evs in logs.items():
+        svc.append(gid, evs[1:2], 1)
+    assert len(svc._tips) == n and len(svc.writer._folds) == n
+    folded_again: list[str] = []
+    writer_fold = svc.writer.fold
+    svc.writer.fold = lambda game, upto=None: folded_again.append(game) or writer_fold(game, upto)
+    for gid, evs in logs.items():
+        res, _violations = svc.append(gid, evs[2:3], 2)
+        assert res.head.next_seq == 3
+    assert folded_again == []
+    svc.close()
