@@ -74,7 +74,14 @@ def event_problem(e: Any) -> str | None:
     fields without a bound of their own are looked at: ``seq``, a correction's
     ``retracts``, and the free JSON of ``game_started`` (``options``, ``meta``); and the game
     id, which may not be ``.`` or ``..`` (no URL can name such a game: they are a path's
-    steps)."""
+    steps).
+
+    >>> from jaslog.events import GameStarted
+    >>> e = GameStarted.model_construct(game="g", seq=0, type="game_started",
+    ...                                 meta={"rate": float("nan")})
+    >>> event_problem(e)[:43]
+    "field 'meta.rate': NaN is not a JSON number"
+    """
     if e.game in NOT_IDS:
         return f"field 'game': {not_an_id(e.game)}"
     if e.seq > INT_MAX:

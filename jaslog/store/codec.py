@@ -27,7 +27,10 @@ def canonical(e: Event) -> bytes:
     """
     if e.type not in _FREE_TEXT:
         return e.__pydantic_serializer__.to_json(e, exclude_none=True)
-    return orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None})
+    # orjson hands back its bytes in a buffer of 4 KiB whatever their length: copied to their
+    # own size, the payloads an import holds for its games under way take a few dozen bytes
+    # each, not 4 KiB
+    return bytes(memoryview(orjson.dumps({k: v for k, v in e.__dict__.items() if v is not None})))
 
 
 def link(prev: bytes, payload: bytes) -> bytes:

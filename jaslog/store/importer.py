@@ -31,6 +31,7 @@ from jaslog.events import (
     GameStarted,
     Line,
     guess_game,
+    line_game,
     read_line,
     skip_bom,
     validate_event_json,
@@ -38,6 +39,7 @@ from jaslog.events import (
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.events.limits import too_long
 from jaslog.fold import start_fold
+from jaslog.notation import ViewLine
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.results import PLAYING, Standing, note_results, standing
@@ -97,6 +99,86 @@ def raw_lines(stream: IO[bytes]) -> Iterator[RawLine]:
         if raw.strip():
             yield number, raw, None, None, not nxt, consumed
         raw = nxt
+
+
+def line_number(r: RawLine) -> int:
+    """The line number the import gives an event read as ``r``: a line of a notation text
+    (a :class:`~jaslog.notation.ViewLine`) is the text's line, any other its line in the file.
+
+    >>> import io
+    >>> [line_number(r) for r in raw_lines(io.BytesIO(b'{"game":"a"}\\n\\n{"game":"b"}\\n'))]
+    [1, 3]
+    """
+    raw = r[1]
+    return raw.line if type(raw) is ViewLine else r[0]
+
+
+def game_ends(paths: list[str | Path]) -> list[set[int]]:
+    """For each file in turn (``-`` and pipes spooled first: see :func:`readable_inputs`),
+    the numbers of the lines at which a game has its last line in all of them: a first pass
+    that reads only each line's game (:func:`jaslog.events.line_game`), so that the import
+    can write and forget a game at its last line, finished or not, instead of holding its
+    fold to the end (as ``check`` does, :class:`jaslog.events.logs.LogFiles`).
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "1.jsonl").write_bytes(b'{"game":"a","seq":0}\\n{"game":"b","seq":0}\\n')
+    >>> _ = (d / "2.jsonl").write_bytes(b'{"game":"a","seq":1}\\n')
+    >>> game_ends([d / "1.jsonl", d / "2.jsonl"])
+    [{2}, {1}]
+    """
+    last: dict[str, tuple[int, int]] = {}
+    for k, path in enumerate(paths):
+        stream = open_input(path)
+        try:
+            for r in raw_lines(stream):
+                raw = r[1]
+                game = (line_game(raw) or guess_game(raw)) if raw is not None else r[3]
+                if game is not None:
+                    last[game] = (k, line_number(r))
+        finally:
+            if str(path) != "-":
+                stream.close()
+    ends: list[set[int]] = [set() for _ in paths]
+    for k, number in last.values():
+        ends[k].add(number)
+    return ends
+
+
+def readable_inputs(paths: list[str | Path], stack: Any) -> list[tuple[str, str | Path]]:
+    """``(source name, path to read)`` of each input: a regular file as it is; standard input
+    and pipes, which can be read once, copied into temporary files that ``stack`` removes.
+
+    >>> import contextlib, os
+    >>> r, w = os.pipe(); os.write(w, b'{"game":"a"}\\n'); os.close(w)
+    13
+    >>> with contextlib.ExitStack() as stack:
+    ...     [(name, open(path, "rb").read()) for name, path in
+    ...      readable_inputs([f"/dev/fd/{r}"], stack)]
+    [('/dev/fd/...', b'{"game":"a"}\\n')]
+    >>> os.close(r)
+    """
+    import shutil
+    import sys
+    import tempfile
+
+    out: list[tuple[str, str | Path]] = []
+    for p in paths:
+        if str(p) != "-" and Path(p).is_file():
+            out.append((source_name(p), p))
+            continue
+        spool = stack.enter_context(tempfile.NamedTemporaryFile(prefix="jaslog-import-"))  # noqa: SIM115
+        try:
+            if str(p) == "-":
+                shutil.copyfileobj(sys.stdin.buffer, spool)
+            else:
+                with open(p, "rb") as pipe:
+                    shutil.copyfileobj(pipe, spool)
+        except OSError as e:
+            raise StoreError(f"{p}: {e.strerror or e}") from None
+        spool.flush()
+        out.append((source_name(p), spool.name))
+    return out
 
 
 def to_line(r: RawLine, source: str) -> Line:
@@ -276,6 +358,9 @@ class Validator:
         self.rejected: set[str] = set()
         self.seen_existing: set[str] = set()
         self.last_game: str | None = None
+        #: the line numbers of the source being read at which a game has its last line
+        #: (:func:`game_ends`): the game is then ready to write, finished or not
+        self.ends: set[int] | frozenset[int] = frozenset()
         self.lines = 0
         # SQLite: a plain connection to look whether a game is stored yet (see _open)
         url = str(getattr(store, "url", ""))
@@ -454,6 +539,12 @@ class Validator:
                 self.ready_events += len(prev.rows)
                 if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
                     self.flush([q for q in self.pending.values() if q.ready])
+        if number in self.ends and not p.ready:  # no more of the game comes: write, forget it
+            p.ready = True
+            self.ready_games += 1
+            self.ready_events += len(p.rows)
+            if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
+                self.flush([q for q in self.pending.values() if q.ready])
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
 
@@ -550,11 +641,15 @@ class Importer:
             progress(n)
 
     def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
-                  offset: int = 0) -> int:
-        """Import one file (``-``: stdin); returns ``offset`` plus the bytes read."""
+                  offset: int = 0, *, source: str | None = None,
+                  ends: set[int] | None = None) -> int:
+        """Import one file (``-``: stdin); returns ``offset`` plus the bytes read. ``source``
+        names it in messages (default: its path); ``ends``: the lines at which a game has its
+        last line (:func:`game_ends`)."""
         stream = open_input(path)
-        source = source_name(path)
+        source = source or source_name(path)
         consumed = 0
+        self.validator.ends = ends if ends is not None else frozenset()
         take_raw = self.validator.take_raw
         try:
             with _collector_paused():

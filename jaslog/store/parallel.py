@@ -107,7 +107,11 @@ def die_with_parent(parent: int) -> None:
 
 def failure(e: BaseException) -> tuple[str, str, int | None, str]:
     """What stopped a worker, to send to the importer: (kind, code, retry_after, sentence),
-    kind ``database`` (the database's own trouble: :class:`DatabaseError`) or ``store``."""
+    kind ``database`` (the database's own trouble: :class:`DatabaseError`) or ``store``.
+
+    >>> failure(ValueError("a bug"))
+    ('store', 'import_failed', None, 'ValueError: a bug')
+    """
     from jaslog.errors import JaslogError
     from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
 
@@ -182,6 +186,9 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 continue
             if chunk is None:
                 break
+            if chunk[0] == "ends":  # the lines of the next file at which a game ends
+                v.ends = chunk[1]
+                continue
             if chunk[0] == "lines":  # (kind, source, line numbers, their bytes joined, lengths)
                 _, source, numbers, blob, lengths = chunk
                 take_bytes = v.take_bytes
@@ -327,10 +334,14 @@ class ParallelImporter:
             self.buffers[k] = ([], [])
 
     def feed_file(self, path: str | Path, progress: Callable[[int], None] | None = None,
-                  offset: int = 0) -> int:
+                  offset: int = 0, *, source: str | None = None,
+                  ends: set[int] | None = None) -> int:
+        """Import one file (see :meth:`jaslog.store.importer.Importer.feed_file`)."""
         stream = open_input(path)
-        source = source_name(path)
+        source = source or source_name(path)
         n = len(self.procs)
+        for k in range(n):  # each worker is told where the games of this file end
+            self._send(k, ("ends", ends if ends is not None else frozenset()))
         route = Router(n)
         consumed = 0
         try:

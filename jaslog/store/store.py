@@ -162,7 +162,9 @@ class Store(Appending):
         (over all files). ``workers``: validating processes (None: several for inputs over
         16 MB on a machine with 2 or more CPUs, else 0: all in this process). Raises
         :class:`StoreError` for a file that cannot be read."""
-        from jaslog.store.importer import Importer
+        from contextlib import ExitStack
+
+        from jaslog.store.importer import Importer, game_ends, readable_inputs
         from jaslog.store.parallel import ParallelImporter, auto_workers
 
         paths = list(paths)
@@ -170,20 +172,26 @@ class Store(Appending):
             size = None if any(str(p) == "-" for p in paths) else \
                 sum(Path(p).stat().st_size for p in paths if Path(p).is_file())
             workers = auto_workers(size)
-        imp: Importer | ParallelImporter
-        if workers > 0 and self.workers_ok():
-            imp = ParallelImporter(self, workers, batch_games=batch_games)
-        else:
-            imp = Importer(self, batch_games=batch_games)
-        done = 0
-        try:
-            for p in paths:
-                done = imp.feed_file(p, progress, done)
-        except BaseException:  # whatever stopped it, Ctrl-C too: no worker outlives it
-            if isinstance(imp, ParallelImporter):
-                imp.abort()
-            raise
-        return imp.finish()
+        with ExitStack() as stack:
+            # read twice, as check does: first where each game has its last line, so that a
+            # game is written and forgotten there, finished or not (memory holds the games
+            # under way at a point of the files, not every unfinished game of them)
+            inputs = readable_inputs(paths, stack)
+            ends = game_ends([path for _, path in inputs])
+            imp: Importer | ParallelImporter
+            if workers > 0 and self.workers_ok():
+                imp = ParallelImporter(self, workers, batch_games=batch_games)
+            else:
+                imp = Importer(self, batch_games=batch_games)
+            done = 0
+            try:
+                for (source, path), last in zip(inputs, ends, strict=True):
+                    done = imp.feed_file(path, progress, done, source=source, ends=last)
+            except BaseException:  # whatever stopped it, Ctrl-C too: no worker outlives it
+                if isinstance(imp, ParallelImporter):
+                    imp.abort()
+                raise
+            return imp.finish()
 
     def workers_ok(self) -> bool:
         """Whether worker processes can share this store's work (import, export): they need

@@ -45,7 +45,7 @@ def read_only(path: Path) -> Iterator[None]:
             pytest.skip(f"cannot remount the bind mount read-only: {ro.stderr}")
         yield
     finally:
-        subprocess.run(["umount", str(path)], capture_output=True)
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)  # -l: even if busy
 
 
 @contextlib.contextmanager

@@ -196,3 +196,41 @@ def test_a_truncated_last_line_is_named_so(store: Store, tmp_path: Any, workers:
     (r,) = s.rejected
     assert r.game == "t-1" and r.line == len(lines)
     assert "the file ends in the middle of a line" in r.reason, r.reason
+
+
+def _unfinished(gid: str, seed: int, n: int = 12) -> list[dict[str, Any]]:
+    return game_events(gid, seed=seed)[:n]  # a deal under way: the game never ends
+
+
+def test_a_game_is_forgotten_at_its_last_line_finished_or_not(store: Store, tmp_path: Any) -> None:
+    """The import reads the files twice, as check does: a game is written and forgotten at its
+    last line, so memory holds the games under way at a point of the files, not every game
+    that never finished (each held its fold to the end of the import, about 20 KB)."""
+    from jaslog.store.importer import Importer, game_ends
+
+    games = [_unfinished(f"u-{i}", seed=i) for i in range(60)]
+    f = tmp_path / "unfinished.jsonl"
+    f.write_bytes(b"".join(jsonl(g) for g in games))
+    imp = Importer(store, batch_games=10)
+    [ends] = game_ends([f])
+    assert len(ends) == 60
+    imp.feed_file(f, ends=ends)
+    assert len(imp.validator.pending) <= 10  # the games of the batch not written yet
+    s = imp.finish()
+    assert (s.games, s.events, s.rejected) == (60, 60 * 12, [])
+    assert {g: len(e) for g, e in store.iter_games()} == {f"u-{i}": 12 for i in range(60)}
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_games_that_run_on_into_the_next_file_are_whole(store: Store, tmp_path: Any,
+                                                        workers: int) -> None:
+    """Where a game ends is looked for in all the files: a game that goes on in the next file
+    (or an unfinished game whose lines are spread) is stored whole, once."""
+    a, b = game_events("span-a", seed=1), _unfinished("span-b", seed=2, n=30)
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    first.write_bytes(jsonl(a[:200]) + jsonl(b[:10]))
+    second.write_bytes(jsonl(b[10:]) + jsonl(a[200:]))
+    s = store.import_files([first, second], workers=workers, batch_games=1)
+    assert (s.games, s.events, s.rejected, s.extended) == (2, len(a) + len(b), [], [])
+    assert len(store.events("span-a")) == len(a) and len(store.events("span-b")) == len(b)
+    assert store.verify().ok
