@@ -45,22 +45,33 @@ def test_a_read_is_answered_while_appends_wait_behind_a_held_write(tmp_path: Pat
             answers.append(r.status_code)
 
         svc._write_lock.acquire()  # a write that takes its time (a lock held elsewhere)
-        try:
-            writers = [threading.Thread(target=append, args=(gid,)) for gid in logs]
-            for t in writers:
-                t.start()
-            time.sleep(1.0)  # every append has arrived and waits for the writer
-            read: list[httpx.Response] = []
-            reader = threading.Thread(
-                target=lambda: read.append(client.get("/api/whoami", headers=auth)))
-            reader.start()
-            reader.join(timeout=20)
-            assert not reader.is_alive(), "a read waited behind the appends"
-            assert read[0].status_code == 200 and answers == []
-        finally:
-            svc._write_lock.release()
+        guard = threading.Lock()
+
+        def let_go() -> None:  # once: by the test, or after 15 s whatever happens
+            with guard:
+                if svc._write_lock.locked():
+                    svc._write_lock.release()
+
+        timer = threading.Timer(15, let_go)
+        timer.start()
+        writers = [threading.Thread(target=append, args=(gid,)) for gid in logs]
+        for t in writers:
+            t.start()
+        time.sleep(1.0)  # every append has arrived and waits for the writer
+        read: list[httpx.Response] = []
+        reader = threading.Thread(
+            target=lambda: read.append(client.get("/api/whoami", headers=auth)))
+        reader.start()
+        reader.join(timeout=10)
+        waited = reader.is_alive()
+        appended_meanwhile = list(answers)
+        let_go()
+        timer.cancel()
+        reader.join(timeout=60)
         for t in writers:
             t.join(timeout=60)
+        assert not waited, "a read waited behind the appends"
+        assert read[0].status_code == 200 and appended_meanwhile == []
     assert answers == [200] * WAITING
 
 
