@@ -43,7 +43,7 @@ from jaslog.store.codec import (
 )
 from jaslog.store.queries import EVENT_COLUMNS, LAST_POS
 from jaslog.store.results import PLAYING, note_results, standing
-from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES
+from jaslog.store.schema import EVENTS, GAME_PLACES, GAME_PLAYERS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
     AppendResult,
@@ -410,6 +410,30 @@ def insert_games(conn: Connection, started: list[GameStarted],
         seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
     conn.execute(GAMES.insert(), rows)
     conn.execute(GAME_PLAYERS.insert(), seats)
+    conn.execute(GAME_PLACES.insert(), [place_of(s) for s in started])
+
+
+#: The longest table or tournament a game's place keeps (the listings ask for at most 64).
+LONGEST_PLACE = 200
+
+
+def place_of(started: GameStarted) -> dict[str, Any]:
+    """The ``game_places`` row of a game: the table its ``game_started`` names, as text (as the
+    service reads it), and the tournament, when it is text; None when it names none, or one
+    longer than :data:`LONGEST_PLACE`.
+
+    >>> from jaslog.events import parse_event
+    >>> place_of(parse_event(b'{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
+    ...                      b'"seats":["a","b","c","d"],"dealer":0,"meta":{"table":3}}'))
+    {'game': 'g', 'table_id': '3', 'tournament': None}
+    """
+    meta = started.meta or {}
+    table = None if meta.get("table") is None else str(meta["table"])
+    tournament = meta.get("tournament")
+    return {"game": started.game,
+            "table_id": table if table is not None and len(table) <= LONGEST_PLACE else None,
+            "tournament": tournament if isinstance(tournament, str)
+            and len(tournament) <= LONGEST_PLACE else None}
 
 
 def same_event(payload: bytes, e: Event) -> bool:

@@ -157,7 +157,8 @@ class Queries:
     def game_page(self, *, player: str | None = None, ruleset: str | None = None,
                   since: str | None = None, until: str | None = None, after: int | None = None,
                   newest: bool = False, limit: int = 50, status: str | None = None,
-                  winner: str | None = None) -> list[tuple[int, GameInfo]]:
+                  winner: str | None = None, table: str | None = None,
+                  tournament: str | None = None) -> list[tuple[int, GameInfo]]:
         """One page of games with each game's ``pos`` (its place in the store, the paging
         cursor): oldest first, or ``newest`` first; ``after`` is the ``pos`` of the last game
         of the page before. The filters use indexes: ``player`` (``game_players.player``, id
@@ -165,7 +166,8 @@ class Queries:
         RFC 3339 times or dates; ``until`` a date takes the whole day), ``status`` (``live``
         or ``finished``) and ``winner`` (a winning player's id or display name, or ``draw``)
         through where each game stands (``game_results``, ``game_winners``:
-        :mod:`jaslog.store.results`).
+        :mod:`jaslog.store.results`), ``table`` and ``tournament`` (the game's ``meta.table``,
+        as text, and ``meta.tournament``) through where it is played (``game_places``).
 
         >>> import tempfile, pathlib
         >>> from jaslog.store import open_store
@@ -186,6 +188,16 @@ class Queries:
                 raise StoreError(f"status {status!r}: live or finished")
             self._need_results()
             q = where_stands(q, status=status, winner=winner)
+        if table is not None or tournament is not None:
+            from jaslog.store.schema import GAME_PLACES, PLACES_SINCE
+
+            self._need_schema(PLACES_SINCE)
+            places = select(GAME_PLACES.c.game)
+            if table is not None:
+                places = places.where(GAME_PLACES.c.table_id == table)
+            if tournament is not None:
+                places = places.where(GAME_PLACES.c.tournament == tournament)
+            q = q.where(GAMES.c.id.in_(places))
         if after is not None:
             q = q.where(GAMES.c.pos < after if newest else GAMES.c.pos > after)
         q = q.order_by(GAMES.c.pos.desc() if newest else GAMES.c.pos).limit(limit)
@@ -210,6 +222,19 @@ class Queries:
         if not kept:
             self.upgrade()
         self._results_kept = True
+
+    def _need_schema(self, since: int) -> None:
+        """Upgrade a store of a schema before ``since`` (opened to read), once: the listings
+        filter by what that version keeps (the games' places, since version 4)."""
+        if getattr(self, "_schema_at_least", 0) >= since:
+            return
+        from jaslog.store.schema import schema_version
+
+        with eng.read_tx(self.engine) as conn:
+            version = schema_version(conn) or 0
+        if version < since:
+            self.upgrade()
+        self._schema_at_least = max(version, since)
 
     def upgrade(self) -> None:
         """Bring the store to this jaslog's schema (:meth:`jaslog.store.Store.upgrade`)."""

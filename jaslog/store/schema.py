@@ -6,14 +6,15 @@ is derived from ``events`` through its primary key, so nothing ever needs an UPD
 ``signatures`` (a game's head signed by the store's key, :mod:`jaslog.store.signing`) and
 ``signing_keys`` (the public half of every key the store signed with) are insert-only too, and
 so are ``game_results`` and ``game_winners`` (where each game stands, written when that
-changes: :mod:`jaslog.store.results`), which the game listings filter by.
+changes: :mod:`jaslog.store.results`) and ``game_places`` (the table and tournament a game
+is played at, from its ``game_started``), which the game listings filter by.
 ``players`` holds display names, personal data outside every hash chain: it may be edited
 and erased. ``jaslog_meta`` records the schema version.
 
 Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
-``game_results`` and ``game_winners`` (:func:`upgrade` adds what a store of an older version
-lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade` then records where each
-of its games stands).
+``game_results`` and ``game_winners``; 4 adds ``game_places`` (:func:`upgrade` adds what a
+store of an older version lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade`
+then records where each of its games stands and where it is played).
 """
 
 from __future__ import annotations
@@ -37,11 +38,13 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: the first schema version with ``game_results`` and ``game_winners``
 RESULTS_SINCE = 3
+#: the first schema version with ``game_places``
+PLACES_SINCE = 4
 APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures", "game_results",
-               "game_winners")
+               "game_winners", "game_places")
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -151,6 +154,20 @@ class GameWinnerRow(StoreModel, table=True):
     player: str = Field(sa_column=Column(String(64), primary_key=True, index=True))
 
 
+class GamePlaceRow(StoreModel, table=True):
+    """Where a game is played, as its ``game_started`` says (``meta.table`` as text,
+    ``meta.tournament``; NULL when it names none, or one longer than any listing asks for):
+    written with the game's header, never updated; lets the listings' ``table`` and
+    ``tournament`` filters use an index."""
+
+    __tablename__ = "game_places"
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    table_id: str | None = Field(default=None, sa_column=Column(String(200), nullable=True,
+                                                                index=True))
+    tournament: str | None = Field(default=None, sa_column=Column(String(200), nullable=True,
+                                                                  index=True))
+
+
 class MetaRow(StoreModel, table=True):
     __tablename__ = "jaslog_meta"
     key: str = Field(sa_column=Column(String(64), primary_key=True))
@@ -167,6 +184,7 @@ SIGNING_KEYS = SigningKeyRow.__table__  # type: ignore[attr-defined]
 SIGNATURES = SignatureRow.__table__  # type: ignore[attr-defined]
 GAME_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
 GAME_WINNERS = GameWinnerRow.__table__  # type: ignore[attr-defined]
+GAME_PLACES = GamePlaceRow.__table__  # type: ignore[attr-defined]
 
 
 def _sqlite_triggers() -> list[str]:
@@ -228,8 +246,9 @@ def create(conn: Connection) -> None:
 def upgrade(conn: Connection) -> None:
     """Bring a store of an older schema version to :data:`SCHEMA_VERSION` (inside the caller's
     write transaction): version 1 gets the tables of signatures and keys, versions 1 and 2
-    those of the games' results, append-only (which games' results to write then is
-    :meth:`jaslog.store.Store.upgrade`'s business)."""
+    those of the games' results, versions 1 to 3 that of the games' places, append-only (which
+    games' results and places to write then is :meth:`jaslog.store.Store.upgrade`'s
+    business)."""
     v = schema_version(conn)
     if v is None or v >= SCHEMA_VERSION:
         return

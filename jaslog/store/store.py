@@ -24,8 +24,11 @@ from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.schema import (
+    EVENTS,
+    GAME_PLACES,
     GAME_RESULTS,
     GAMES,
+    PLACES_SINCE,
     PLAYERS,
     RESULTS_SINCE,
     SCHEMA_VERSION,
@@ -114,6 +117,33 @@ class Store(Appending):
                 ids = [r.id for r in conn.execute(select(GAMES.c.id).where(
                     GAMES.c.id.not_in(select(GAME_RESULTS.c.game))).order_by(GAMES.c.pos))]
                 note_every_result(conn, self._readable_games(conn, ids))
+            if before < PLACES_SINCE:  # where each game is played, from its game_started
+                self._note_places(conn)
+
+    @staticmethod
+    def _note_places(conn: Connection) -> None:
+        """The ``game_places`` row of each game without one, from its ``game_started``
+        (a game whose first event cannot be read gets none: no place filter finds it)."""
+        from jaslog.events import GameStarted
+        from jaslog.store.appending import place_of
+        from jaslog.store.codec import decode
+
+        q = (select(EVENTS.c.game, EVENTS.c.payload, EVENTS.c.version)
+             .where(EVENTS.c.seq == 0, EVENTS.c.game.not_in(select(GAME_PLACES.c.game)))
+             .order_by(EVENTS.c.game))
+        rows: list[dict[str, Any]] = []
+        for game, payload, version in conn.execute(q):
+            try:
+                started = decode(payload, version, game, 0)
+            except JaslogError:
+                continue
+            if isinstance(started, GameStarted):
+                rows.append(place_of(started))
+            if len(rows) >= 1000:
+                conn.execute(GAME_PLACES.insert(), rows)
+                rows = []
+        if rows:
+            conn.execute(GAME_PLACES.insert(), rows)
 
     def _readable_games(self, conn: Connection, ids: list[str]) -> Iterator[tuple[str, list[Any]]]:
         """``(id, events)`` of each game of ``ids`` whose events this jaslog can read."""
