@@ -429,9 +429,9 @@ def games(
     """List stored games in the order they were stored (first stored first, or --newest).
 
     With --limit, a page: when more games follow, the cursor to go on with (--cursor) is
-    printed on stderr. --player, --ruleset, --from/--to, --status and --winner use the
-    store's indexes; --table, --event and --tournament (the game's meta) are looked up game
-    by game."""
+    printed on stderr. --player, --ruleset, --from/--to, --status, --winner, --table and
+    --tournament use the store's indexes; --event (part of the game's meta.event) is looked up
+    game by game."""
     from jaslog.store.queries import cursor_pos, page_cursor
 
     if status not in (None, "live", "finished"):
@@ -443,7 +443,7 @@ def games(
         if after is None:
             fail(f"--cursor {cursor}: not a cursor printed by jaslog games listing {order} "
                  "first")
-    looked_up = any(v is not None for v in (table, event, tournament))
+    looked_up = event is not None
     rows: list[GameInfo] = []
     more = False
     with opened(db, create=False) as store:
@@ -452,14 +452,13 @@ def games(
             want = 500 if limit is None or looked_up else limit + 1 - len(rows)
             page = store.game_page(player=player, ruleset=ruleset, since=since, until=until,
                                    after=after, newest=newest, limit=want, status=status,
-                                   winner=winner)
+                                   winner=winner, table=table, tournament=tournament)
             for pos, info in page:
                 if limit is not None and len(rows) == limit:
                     more = True
                     break
                 after = pos
-                if looked_up and not _listed(store, info, table=table, event=event,
-                                             tournament=tournament):
+                if looked_up and not _listed(store, info, event=event):
                     continue
                 rows.append(info)
             if more or len(page) < want:
@@ -484,14 +483,14 @@ def games(
                  right=("events",))
 
 
-def _listed(store: Any, info: GameInfo, *, table: str | None, event: str | None,
-            tournament: str | None) -> bool:
-    """Whether a game passes the filters ``jaslog games`` looks up game by game: its meta
-    (table, event, tournament)."""
-    meta = getattr(store.events(info.game, upto=0)[0], "meta", None) or {}
-    if table is not None and str(meta.get("table")) != table:
-        return False
-    if tournament is not None and meta.get("tournament") != tournament:
+def _listed(store: Any, info: GameInfo, *, event: str | None) -> bool:
+    """Whether a game passes the filter ``jaslog games`` looks up game by game: its
+    ``meta.event`` (a game that cannot be read passes no filter)."""
+    from jaslog.store.codec import UnreadableEvent
+
+    try:
+        meta = getattr(store.events(info.game, upto=0)[0], "meta", None) or {}
+    except UnreadableEvent:
         return False
     return event is None or event.lower() in str(meta.get("event", "")).lower()
 

@@ -341,16 +341,17 @@ def list_games(
     """Games, oldest (or newest) first, with what this token sees of each (full, seat or
     public), ``limit`` a page. The body is the list of games; when there are more, the
     ``X-Next-Cursor`` header holds the ``cursor`` of the next page (and ``Link`` its URL,
-    ``rel="next"``). ``player``, ``ruleset``, ``from``/``to``, ``status`` and ``winner`` use
-    the store's indexes; ``table``, ``event`` and ``tournament`` (the game's meta) are looked
-    up game by game (at most 2000 a page: a page may then be short, with a next cursor)."""
+    ``rel="next"``). ``player``, ``ruleset``, ``from``/``to``, ``status``, ``winner``,
+    ``table`` and ``tournament`` use the store's indexes; ``event`` (part of the game's
+    meta.event) is looked up game by game (at most 2000 a page: a page may then be short, with
+    a next cursor)."""
     unknown = sorted(set(request.query_params.keys()) - LIST_PARAMS)
     if unknown:
         raise ApiError(422, "unknown_parameter", f"GET /api/games has no parameter "
                        f"{', '.join(unknown)}; it takes {', '.join(sorted(LIST_PARAMS))} (pages "
                        "go on with cursor, not offset)")
     after = decode_cursor(cursor, order) if cursor is not None else None
-    looked_up = any(v is not None for v in (table, event, tournament))
+    looked_up = event is not None
     out: list[dict[str, Any]] = []
     scanned, more = 0, False
     while True:
@@ -359,7 +360,8 @@ def list_games(
             with svc.pool.get() as st:
                 rows = st.game_page(player=player, ruleset=ruleset, since=date_from,
                                     until=date_to, after=after, newest=order == "newest",
-                                    limit=batch, status=status, winner=winner)
+                                    limit=batch, status=status, winner=winner, table=table,
+                                    tournament=tournament)
         except StoreError as e:
             raise ApiError(422, "bad_request", str(e)) from None
         for pos, info in rows:
@@ -372,10 +374,6 @@ def list_games(
             except UnreadableEvent as e:  # one such game never stops the listing
                 if not looked_up:
                     out.append(unreadable_out(who, info, e))
-                continue
-            if table is not None and g["table"] != table:
-                continue
-            if tournament is not None and g["tournament"] != tournament:
                 continue
             if event is not None and event.lower() not in str(
                     (svc.header(info.game).meta or {}).get("event", "")).lower():
