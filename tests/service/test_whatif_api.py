@@ -5,14 +5,17 @@ comparison), as each token may see it; the stored game is never written."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
 
+import jaslog.whatif
 from jaslog.audit import game_report
 from jaslog.events import event_from_dict
 from jaslog.fold import fold
+from jaslog.service.deps import api_words
 from jaslog.sim import Faults, simulate_game
 from jaslog.views import timeline
 from jaslog.whatif import what_if
@@ -155,3 +158,16 @@ def test_the_openapi_names_the_what_if_parameters(live: Live) -> None:
     spec = get(live, "/openapi.json")
     params = {p["name"] for p in spec["paths"]["/api/games/{game}/audit"]["get"]["parameters"]}
     assert {"as", "o"} <= params
+
+
+def test_every_what_if_refusal_is_in_the_api_s_words(live: Live, finished: Any) -> None:
+    from tests.service.test_messages import CLI, _raised_texts
+
+    gid, _ = finished
+    for query in ("o=bogus=1", "o=revoke=sometimes", "as=paris", "as=kloepper"):
+        said = get(live, f"/api/games/{gid}/audit?{query}", status=422)["message"]
+        assert not CLI.search(said) and "None" not in said, said
+    texts = _raised_texts(Path(jaslog.whatif.__file__), frozenset())
+    assert len(texts) >= 5
+    for line, text in texts:
+        assert not CLI.search(api_words(text)), (line, text)
