@@ -87,7 +87,12 @@ def test_every_live_game_keeps_its_fold(tmp_path: Path) -> None:
     assert len(svc._tips) == n and len(svc.writer._folds) == n
     folded_again: list[str] = []
     writer_fold = svc.writer.fold
-    svc.writer.fold = lambda game, upto=None: folded_again.append(game) or writer_fold(game, upto)
+
+    def fold_counted(game: str, upto: int | None = None) -> Any:
+        folded_again.append(game)
+        return writer_fold(game, upto)
+
+    svc.writer.fold = fold_counted  # type: ignore[method-assign]
     for gid, evs in logs.items():
         res, _violations = svc.append(gid, evs[2:3], 2)
         assert res.head.next_seq == 3
