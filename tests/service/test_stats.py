@@ -50,16 +50,32 @@ def api_answer(lv: Live, name: str, role: str, by: str | None = None) -> Any:
     return lv.get(url, role)
 
 
-def test_every_answer_is_the_command_lines(live, club):
-    """Each question, for an admin as `jaslog stats Q --json` prints it, for the public as
-    `jaslog stats Q --public --json` does; grouped by each dimension of one question; and
-    for every role, the referee's as the admin's, a player's and a scorer's as the public's."""
-    for name in questions():
+#: Questions of every kind of source (the overview's counts, revokes from the violations,
+#: a question over rounds): the fast test's; the slow one asks every question.
+SOME = ("overview", "revokes", "declarer_success")
+
+
+def _same_as_the_command_line(live: Any, club: Any, names: Any) -> None:
+    for name in names:
         full = cli_answer(club, name)
         public = cli_answer(club, name, "--public")
         assert public["public"] is True and "public" not in full
         assert api_answer(live, name, "admin") == full, name
         assert api_answer(live, name, "public") == public, name
+
+
+@pytest.mark.slow
+def test_every_answer_is_the_command_lines(live, club):
+    """Each question, for an admin as `jaslog stats Q --json` prints it, for the public as
+    `jaslog stats Q --public --json` does."""
+    _same_as_the_command_line(live, club, questions())
+
+
+def test_answers_are_the_command_lines_for_every_role(live, club):
+    """Some questions as the command line answers them, for an admin and the public; grouped
+    by each dimension of one question; and for every role, the referee's as the admin's, a
+    player's and a scorer's as the public's."""
+    _same_as_the_command_line(live, club, SOME)
     for by in questions()["overview"].dimensions[1:]:
         assert api_answer(live, "overview", "admin", by) == cli_answer(club, "overview", "--by", by)
         assert api_answer(live, "overview", "public", by) == \
@@ -169,6 +185,7 @@ def test_the_command_line_says_an_answer_is_the_publics(club):
     assert "finished games only" in r.stdout
 
 
+@pytest.mark.slow
 def test_serve_answers_from_the_export_beside_the_store(club, tmp_path):
     """`jaslog serve` without --dataset answers from the `parquet` folder beside its SQLite
     store, as `jaslog stats` does (here: the club's export)."""
