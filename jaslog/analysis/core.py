@@ -104,11 +104,28 @@ class Solver:
         return int(self._core.nodes)
 
     def _state(self, pos: Position) -> Any:
-        if len(pos.hands) != self.rules.players:
-            raise ValueError(f"a position of {self.rules.players} hands, not {len(pos.hands)}")
+        n = self.rules.players
+        if len(pos.hands) != n:
+            raise ValueError(f"a position of {n} hands, not {len(pos.hands)}")
         if not all(0 <= x <= MOST_POINTS for x in pos.points) or \
                 not all(0 <= x <= MOST_ROEM for x in pos.roem):
             raise ValueError(f"points are 0 to {MOST_POINTS}, roem 0 to {MOST_ROEM}")
+        if not 0 <= pos.leader < n or len(pos.trick) >= n:
+            raise ValueError(f"the leader is a seat (0 to {n - 1}) and a trick holds fewer than "
+                             f"{n} cards")
+        seen = 0
+        for cards in (*pos.hands, sum(1 << c for c in pos.trick)):
+            if not 0 <= cards < 1 << 32 or cards & seen:
+                raise ValueError("a card is held twice, or is not a card")
+            seen |= cards
+        if len(set(pos.trick)) != len(pos.trick):
+            raise ValueError("a card is held twice, or is not a card")
+        left = pos.hands[pos.leader].bit_count() + (1 if pos.trick else 0)
+        for i in range(n):
+            seat = (pos.leader + i) % n
+            if pos.hands[seat].bit_count() != left - (1 if i < len(pos.trick) else 0):
+                raise ValueError("the hands do not fit the trick: each seat holds the cards of "
+                                 "the tricks still to play")
         return pos.state()
 
     def par(self, pos: Position, guess: int = 0) -> int:
