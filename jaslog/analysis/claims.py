@@ -29,7 +29,14 @@ from jaslog.analysis.model import SCORE_TABLE, Position, SolveRules
 
 
 def rest_rules(rules: SolveRules) -> SolveRules:
-    """``rules`` scored only by whether side 0 takes every trick still to play."""
+    """``rules`` scored only by whether side 0 takes every trick still to play.
+
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> from jaslog.games.klaverjas.solver import rules_of
+    >>> r = rest_rules(rules_of(resolve("amsterdam"), trump=2))
+    >>> r.table, r.points[20], r.run3
+    ((0, 0, 1), 0, 0)
+    """
     return replace(rules, points=(0,) * 32, last_bonus=0, run3=0, run4=0, stuk=0, stuk_value=0,
                    four_kind=(0,) * 8, three_kind=0, scoring=SCORE_TABLE, pit=(0, 0),
                    table=(0, 0, 1))

@@ -56,12 +56,20 @@ def value_bound(rules: SolveRules, pending: Sequence[int] = (0, 0)) -> int:
 
 
 def compiled_core() -> bool:
-    """Is the compiled core there (and not turned off by ``JASLOG_SOLVER=python``)?"""
+    """Is the compiled core there (and not turned off by ``JASLOG_SOLVER=python``)?
+
+    >>> compiled_core() == (core_name() == "compiled")
+    True
+    """
     return _compiled is not None and os.environ.get("JASLOG_SOLVER", "") != "python"
 
 
 def core_name() -> str:
-    """``compiled`` or ``python``: the core a new :class:`Solver` uses."""
+    """``compiled`` or ``python``: the core a new :class:`Solver` uses.
+
+    >>> core_name() in ("compiled", "python")
+    True
+    """
     return "compiled" if compiled_core() else "python"
 
 
@@ -183,6 +191,13 @@ class Solver:
 
 
 def solve(problem: Problem, *, compiled: bool | None = None) -> Solution:
-    """A :class:`~jaslog.analysis.model.Problem` solved (see :meth:`Solver.solve`)."""
+    """A :class:`~jaslog.analysis.model.Problem` solved (see :meth:`Solver.solve`).
+
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> from jaslog.games.klaverjas.solver import problem
+    >>> solve(problem({"trump": "H", "chooser": 1, "leader": 0, "hands": [["AH"], ["7H"], ["AS"],
+    ...                ["7S"]], "tricks": [7, 0], "points": [130, 0]}, resolve("amsterdam")))
+    Solution(par=-262, values={23: -262}, best=[23])
+    """
     solver = Solver(problem.rules, problem.side, problem.pending, compiled=compiled)
     return solver.solve(problem.position, problem.order)

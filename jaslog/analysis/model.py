@@ -104,7 +104,12 @@ class SolveRules:
         return tuple(masks)
 
     def as_tuple(self) -> tuple[object, ...]:
-        """The rules as plain values, in the order the compiled core reads them."""
+        """The rules as plain values, in the order the compiled core reads them.
+
+        >>> len(SolveRules(players=4, suit=(0,) * 32, trump=-1, strength=(0,) * 32,
+        ...                points=(0,) * 32).as_tuple())
+        22
+        """
         return (self.players, self.suit, self.trump, self.strength, self.points,
                 self.last_bonus, int(self.head_trump_lead), int(self.head_plain_lead),
                 self.void, int(self.undertrump), self.partner_trump,
@@ -142,11 +147,19 @@ class Position:
 
     @property
     def over(self) -> bool:
-        """Every card is played."""
+        """Every card is played.
+
+        >>> Position((0, 0), leader=1).over, Position((0b1, 0), leader=1, trick=(3,)).over
+        (True, False)
+        """
         return not self.trick and not any(self.hands)
 
     def state(self) -> State:
-        """The position as the search cores take it."""
+        """The position as the search cores take it.
+
+        >>> Position((0b1, 0b10), leader=1, won=(True, False)).state()
+        ((1, 2), 1, (), (0, 0), (0, 0), (1, 0))
+        """
         return (self.hands, self.leader, self.trick, self.points, self.roem,
                 (int(self.won[0]), int(self.won[1])))
 

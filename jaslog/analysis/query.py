@@ -25,7 +25,15 @@ from jaslog.engine.oracle import QueryError
 
 
 def problem_of(game: Game, q: dict[str, Any], opts: dict[str, Any]) -> Problem:
-    """The game's reading of a ``solve`` query (a :class:`QueryError` says what is wrong)."""
+    """The game's reading of a ``solve`` query (a :class:`QueryError` says what is wrong).
+
+    >>> from jaslog.games import get_game, resolve
+    >>> problem_of(get_game("kloepper"), {"leader": 0, "hands": [["QC"], ["9C"], ["QS"], ["9C"]]},
+    ...            resolve("kloepper"))
+    Traceback (most recent call last):
+    ...
+    jaslog.engine.oracle.QueryError: hand 3 shares a card with an earlier hand
+    """
     try:
         return game.adapter("solver").problem(q, opts)  # type: ignore[no-any-return]
     except QueryError:

@@ -110,7 +110,18 @@ class RoundAnalysis:
 
 def principal_end(solver: Solver, pos: Position, par: int) -> Position:
     """The position at the end of ``pos``'s principal line: from each position the
-    lowest-numbered card that keeps the par."""
+    lowest-numbered card that keeps the par.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> f = fold(event_from_dict(e) for e in simulate_game("p", seed=3)[:40])
+    >>> d = get_game("klaverjas").adapter("solver").deals(f)[0]
+    >>> s = Solver(d.rules, d.side)
+    >>> end = principal_end(s, d.start, s.par(d.start))
+    >>> end.over, s.final(end) == s.par(d.start)
+    (True, True)
+    """
     while not pos.over:
         legal = solver.legal(pos)
         card = -1
@@ -128,7 +139,16 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
                  results: bool = True) -> RoundAnalysis:
     """A recorded round with its hands known, analysed (see the module). ``best_cards`` and
     ``results``: find the best cards and the par results of the costly plays (and the
-    round's par result), which take a little longer."""
+    round's par result), which take a little longer.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> f = fold(event_from_dict(e) for e in simulate_game("d", seed=3)[:40])
+    >>> a = analyze_deal(get_game("klaverjas").adapter("solver").deals(f)[0], results=False)
+    >>> a.pars[0] == a.par and a.par_result is None, len(a.pars) == len(a.plays) + 1
+    (True, True)
+    """
     solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled)
     pos = deal.start
     par = solver.par(pos)

@@ -31,6 +31,11 @@ def signed(v: int) -> str:
 
 
 def score_text(score: tuple[int, ...] | list[int] | None) -> str:
+    """A score per team or per player, as the terminal shows it.
+
+    >>> score_text((34, 128)), score_text(None)
+    ('34–128', '?')
+    """
     return "–".join(map(str, score)) if score else "?"
 
 

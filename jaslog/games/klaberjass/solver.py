@@ -130,7 +130,16 @@ def _outcome(opts: dict[str, Any], maker: int, pending: tuple[int, int]) -> Any:
 def deals(fold: GameFold) -> list[Deal | NoPar]:
     """Every deal of a folded game: a :class:`Deal` when the hands it was played with are
     known (recorded, or rebuilt from the plays once it was played out), else why it has no
-    par."""
+    par.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> annulled, d = deals(fold(event_from_dict(e) for e in simulate_game("d", "klaberjass-2p",
+    ...                                                                      seed=2)[:28]))
+    >>> annulled.reason, (d.round, len(d.plays), d.result)
+    ('annulled (schmeiss): no play', (2, 18, 'made'))
+    """
     g = fold.state
     opts = fold.options
     seats = fold.seats

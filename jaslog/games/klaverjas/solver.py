@@ -158,7 +158,15 @@ def _outcome(opts: dict[str, Any], chooser: int) -> Any:
 
 def deals(fold: GameFold) -> list[Deal | NoPar]:
     """Every round of a folded game: a :class:`Deal` when its hands are known (recorded, or
-    rebuilt from the plays once it was played out), else why it has no par."""
+    rebuilt from the plays once it was played out), else why it has no par.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> d = deals(fold(event_from_dict(e) for e in simulate_game("d", "amsterdam", seed=2)[:40]))[0]
+    >>> d.round, len(d.plays), d.result
+    (1, 32, 'nat')
+    """
     g = fold.state
     opts = fold.options
     seats = fold.seats

@@ -156,7 +156,15 @@ def _outcome(opts: dict[str, Any], mode: str, knock: bool, knock_back: bool) -> 
 
 def deals(fold: GameFold) -> list[Deal | NoPar]:
     """Every deal of a folded game: a :class:`Deal` when its hands are known (recorded, or
-    rebuilt from the plays once it was played out), else why it has no par."""
+    rebuilt from the plays once it was played out), else why it has no par.
+
+    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> d = deals(fold(event_from_dict(e) for e in simulate_game("d", "kloepper", seed=2)[:40]))[0]
+    >>> d.round, len(d.plays), d.result
+    (1, 24, 'others')
+    """
     g = fold.state
     opts = fold.options
     seats = fold.seats
