@@ -309,16 +309,36 @@ def run(make: Callable[[random.Random, int], Case], seed: int, count: int, sizes
         check(make(rng, sizes[i % len(sizes)]))
 
 
+#: Endgames per game in the quick run; the slow run adds :data:`MORE` of each.
+QUICK = 400
+MORE = 1600
+
+
 def test_klaverjas_small_endgames() -> None:
-    run(klaverjas_case, 1, 1200, (1, 2, 3))
+    run(klaverjas_case, 1, QUICK, (1, 2, 3))
 
 
 def test_klaberjass_small_endgames() -> None:
-    run(klaberjass_case, 2, 1200, (1, 2, 3, 4))
+    run(klaberjass_case, 2, QUICK, (1, 2, 3, 4))
 
 
 def test_kloepper_small_endgames() -> None:
-    run(kloepper_case, 3, 1200, (1, 2, 3))
+    run(kloepper_case, 3, QUICK, (1, 2, 3))
+
+
+@pytest.mark.slow
+class TestThousandsOfSmallEndgames:
+    """Two thousand endgames of each game in all, with the quick run's (other seeds); a
+    class so that pytest-xdist gives it a worker of its own."""
+
+    def test_klaverjas(self) -> None:
+        run(klaverjas_case, 101, MORE, (1, 2, 3))
+
+    def test_klaberjass(self) -> None:
+        run(klaberjass_case, 102, MORE, (1, 2, 3, 4))
+
+    def test_kloepper(self) -> None:
+        run(kloepper_case, 103, MORE, (1, 2, 3))
 
 
 def test_the_brute_force_can_fail() -> None:
