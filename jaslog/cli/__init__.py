@@ -20,6 +20,7 @@ from jaslog.cli import (
     stats,
     store_cmds,
     tournament_cmds,
+    verify_cmds,
 )
 
 app = typer.Typer(
@@ -32,8 +33,8 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
-for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, serve_cmds, stats,
-               tournament_cmds):
+for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
+               serve_cmds, stats, tournament_cmds):
     module.register(app)
 
 
