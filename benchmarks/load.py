@@ -5,7 +5,8 @@ test and asserts nothing.
 A fresh store (SQLite by default, ``--db URL`` for PostgreSQL) gets ``--games`` live games
 (each begun with its ``game_started``), then ``jaslog serve`` runs on it in its own process
 and ``--clients`` threads append the games' simulated events one at a time over HTTP, each
-client to its own games in turn, for ``--seconds``. Beside them one reader asks
+client to its own games in turn: one append to each game first (not timed: the service folds
+every game once), then for ``--seconds``. Beside them one reader asks
 ``GET /api/whoami`` and a game's state over and over: its latency says whether reads wait
 behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
 errors by status, and the machine's load average while it ran (the clients share the
@@ -94,12 +95,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         reads: list[float] = []
         errors: Counter[str] = Counter()
         lock = threading.Lock()
-        stop = time.monotonic() + args.seconds
+        warm = threading.Barrier(args.clients + 1)
+        stop = float("inf")
         load_before = os.getloadavg()
 
         def client(k: int) -> None:
             mine = ids[k::args.clients]
             with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+                for gid in mine:  # warming up, not timed: each game's first append
+                    r = c.post(f"/api/games/{gid}/events",
+                               json={"events": [logs[gid][1]], "expected_seq": 1})
+                    if r.status_code == 200:
+                        next_seq[gid] = 2
+                warm.wait()
                 i = 0
                 while time.monotonic() < stop and mine:
                     gid = mine[i % len(mine)]
@@ -119,6 +127,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             errors[str(r.status_code)] += 1
 
         def reader() -> None:
+            warm.wait()
             with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
                 n = 0
                 while time.monotonic() < stop:
@@ -129,11 +138,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     reads.append(time.perf_counter() - t)
                     time.sleep(0.05)
 
-        threads = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
-        threads.append(threading.Thread(target=reader))
-        t0 = time.monotonic()
-        for t in threads:
+        clients = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
+        for t in clients:
             t.start()
+        reading = threading.Thread(target=reader)
+        reading.start()
+        warm.wait()  # every game has had an append: the service has folded each once
+        t0 = time.monotonic()
+        stop = t0 + args.seconds
+        threads = [*clients, reading]
         for t in threads:
             t.join()
         took = time.monotonic() - t0
