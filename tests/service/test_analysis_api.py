@@ -1,0 +1,110 @@
+"""The analysis on the service (``GET /api/games/{game}/analysis?round=R``): a round's par and
+what each costly play cost, as ``jaslog analyze --json`` gives it, shown as the round's hands
+are: the referee at any time, a seat once the round's last card is played, the public once the
+round is over; and in the web viewer, a badge on each costly card."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jaslog.sim import simulate_game
+from tests.cli import jaslog
+from tests.service.conftest import ROOT, SEATS
+from tests.service.inprocess import Live, live_service
+
+REPLAYS = ROOT / "replays"
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    with live_service(tmp_path_factory.mktemp("analysis"), players=SEATS) as lv:
+        yield lv
+
+
+def read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def store(live: Live, events: list[dict[str, Any]]) -> str:
+    s = events[0]
+    gid = s["game"]
+    first = {k: v for k, v in s.items() if k not in ("type", "seq")}
+    live.post("/api/games", first, status=201)
+    body = [{k: v for k, v in e.items() if k not in ("game", "seq")} for e in events[1:]]
+    live.post(f"/api/games/{gid}/events", {"expected_seq": 1, "events": body}, status=200)
+    return gid
+
+
+def ask(live: Live, gid: str, rnd: int, role: str = "referee", status: int = 200) -> Any:
+    r = live.client.get(f"/api/games/{gid}/analysis?round={rnd}", headers=live.as_(role))
+    assert r.status_code == status, r.text
+    return r.json()
+
+
+def cli_rounds(path: Path) -> dict[str, Any]:
+    r = jaslog("analyze", str(path), "--json", text=True)
+    assert r.returncode == 0, r.stderr
+    return dict(json.loads(r.stdout))
+
+
+@pytest.mark.parametrize("name", ["amsterdam-revoke-ruling", "klaberjass-full"])
+def test_every_round_is_what_jaslog_analyze_says(live: Live, name: str) -> None:
+    path = REPLAYS / f"{name}.jsonl"
+    gid = store(live, read(path))
+    want = cli_rounds(path)
+    assert want["game"] == gid
+    for r in want["rounds"]:
+        got = ask(live, gid, r["round"])
+        assert {k: got.pop(k) for k in ("game", "view", "seat", "solver")} == \
+            {"game": gid, "view": "full", "seat": None, "solver": want["solver"]}
+        assert got == r
+        assert ask(live, gid, r["round"]) == {**got, "game": gid, "view": "full", "seat": None,
+                                               "solver": want["solver"]}  # from the cache
+    costly = [p for r in want["rounds"] for p in r["costly"]]
+    assert costly and any(p["mistake"] for p in costly)
+    # the public sees a finished game's rounds as the referee does
+    r1 = ask(live, gid, 1, "public")
+    assert r1["view"] == "public" and r1["costly"] == want["rounds"][0]["costly"]
+    if name == "klaberjass-full":  # an annulled round: no par, and its hands stay secret
+        eight = ask(live, gid, 8)
+        assert eight["no_par"] == "annulled (all pass): no play" and eight["par"] is None
+        no = ask(live, gid, 8, "public", 403)
+        assert no["code"] == "not_visible" and "stay secret" in no["message"]
+        ask(live, gid, 8, "ann", 403)
+
+
+def test_a_round_being_played_is_the_referee_s_until_its_last_card(live: Live) -> None:
+    events = simulate_game("an-live", "amsterdam", seed=4, seats=SEATS)
+    assert [e["type"] for e in events[35:37]] == ["play", "dealt"]  # round 2 from seq 36
+    gid = store(live, events[:50])
+    # round 1 is over: everyone sees it; a seat as a seat
+    one = ask(live, gid, 1, "ann")
+    assert (one["view"], one["seat"]) == ("seat", 0)
+    assert {k: v for k, v in one.items() if k not in ("view", "seat")} == \
+        {k: v for k, v in ask(live, gid, 1, "public").items() if k not in ("view", "seat")}
+    # round 2 is being played: the referee sees the par so far, nobody else anything
+    two = ask(live, gid, 2)
+    played = sum(e["type"] == "play" for e in events[36:50])
+    assert len(two["pars"]) == played + 1  # the par before each card played, then after
+    for role in ("ann", "bob", "public"):
+        no = ask(live, gid, 2, role, 403)
+        assert no["code"] == "not_visible" and "round 2 is still being played" in no["message"]
+    assert ask(live, gid, 3, "referee", 404)["code"] == "no_such_round"
+    assert ask(live, gid, 3, "public", 404)["code"] == "no_such_round"
+    r = live.client.get("/api/games/no-such/analysis?round=1", headers=live.as_("referee"))
+    assert (r.status_code, r.json()["code"]) == (404, "no_such_game")
+    r = live.client.get(f"/api/games/{gid}/analysis", headers=live.as_("referee"))
+    assert r.status_code == 422
+    # its last card: the seats and the public see it, and the referee's answer follows the head
+    live.append(gid, [{k: v for k, v in e.items() if k not in ("game", "seq")}
+                      for e in events[50:70]])
+    whole = ask(live, gid, 2)
+    assert len(whole["pars"]) == 32 + 1 and whole["pars"][:played] == two["pars"][:played]
+    assert ask(live, gid, 2, "bob")["costly"] == whole["costly"]
+    assert ask(live, gid, 2, "public")["par"] == whole["par"]
+
