@@ -143,12 +143,14 @@ def export(
     ruleset: str | None = typer.Option(None, "--ruleset", "-r", help="only games of this ruleset"),
     full: bool = typer.Option(False, "--full", help="export everything again into a fresh "
                               "snapshot (the default adds only what is new)"),
-    chunk: int = typer.Option(200, "--chunk", min=1, help="games folded per batch (memory)"),
+    chunk: int | None = typer.Option(None, "--chunk", min=1, help="games folded per batch "
+                                     "(memory; default 200, 20 with --par)"),
     keep: int = typer.Option(2, "--keep", min=1, help="snapshots to keep for running readers"),
     workers: int | None = typer.Option(None, "--workers", min=0, max=MAX_WORKERS,
                                        help="processes that fold the games, 0 to "
                                        f"{MAX_WORKERS} (default: one per CPU, at most 8, when "
-                                       "there are two or more and at least four chunks; "
+                                       "there are two or more and at least four chunks, "
+                                       "two with --par; "
                                        "0: none)"),
     cluster: str | None = typer.Option(None, "--cluster", metavar="ADDRESS",
                                        help="fold the games on the workers of this Dask "
@@ -156,6 +158,10 @@ def export(
                                        "the same"),
     verify: bool = typer.Option(False, "--verify", help="only recheck the current snapshot "
                                 "against its manifest (sizes, SHA-256, rows): exit 1 on damage"),
+    par: bool = typer.Option(False, "--par", help="also solve every round whose hands are "
+                             "known: rounds.par, rounds.par_result and plays.loss (slow: about "
+                             "0.1 s per Klaverjas round; NULL without it). A "
+                             "change of --par exports everything afresh"),
     json: bool = JSON,
 ) -> None:
     """Write the games as a Parquet dataset (events, plays, tricks, rounds, games, players,
@@ -175,6 +181,10 @@ def export(
         raise typer.Exit(1 if problems else 0)
     if cluster is not None and workers is not None:
         fail("--workers and --cluster both say who folds the games: give one")
+    if chunk is None:
+        from jaslog.export.dataset import DEFAULT_CHUNK, PAR_CHUNK
+
+        chunk = PAR_CHUNK if par else DEFAULT_CHUNK
     with _errors():
         if from_files:
             if since or ruleset:
@@ -182,7 +192,7 @@ def export(
             with _progress("exporting") as progress:
                 result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
                                       progress=progress, workers=workers,
-                                      on_total=progress.total, cluster=cluster)
+                                      on_total=progress.total, cluster=cluster, par=par)
         else:
             from jaslog.store import open_store, resolve_url
 
@@ -194,7 +204,7 @@ def export(
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
                                       chunk_games=chunk, keep=keep, progress=progress,
                                       workers=workers, on_total=progress.total,
-                                      cluster=cluster)
+                                      cluster=cluster, par=par)
     if json:
         write_json_line(result.to_json())
     else:
@@ -224,14 +234,18 @@ def refresh(dataset: Path, db: str | None) -> None:
                               f"from {source}; querying it as it is", soft_wrap=True, style="dim")
             return
         filters = (loaded[1].get("filters") or {}) if loaded is not None else {}
+        par = bool(loaded[1].get("par", False)) if loaded is not None else False
         status = store_status(store, dataset, since=filters.get("since"),
-                              ruleset=filters.get("ruleset"))
+                              ruleset=filters.get("ruleset"), par=par)
         if not status["stale"]:
             return
+        from jaslog.export.dataset import DEFAULT_CHUNK, PAR_CHUNK
+
         with _progress("exporting new games") as progress:
             result = export_store(store, dataset, since=filters.get("since"),
                                   ruleset=filters.get("ruleset"), progress=progress,
-                                  on_total=progress.total)
+                                  on_total=progress.total, par=par,
+                                  chunk_games=PAR_CHUNK if par else DEFAULT_CHUNK)
         if result.changed:
             err_console.print(f"exported {result.games_added} new and {result.games_replaced} "
                               f"changed games to {result.path}", soft_wrap=True, style="dim")

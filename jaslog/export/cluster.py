@@ -82,11 +82,11 @@ def in_order(client: Any, build: Callable[..., Chunk], tasks: Iterator[tuple[Any
             f.cancel()
 
 
-def build_store_chunk(url: str, until: int | None, ids: list[str], known: dict[str, int]
-                      ) -> Chunk:
+def build_store_chunk(url: str, until: int | None, ids: list[str], known: dict[str, int],
+                      par: bool = False) -> Chunk:
     """On a worker: the games ``ids`` of the store at ``url``, read up to the store position
     ``until``, folded and built into one chunk (``known``: their last seq in the previous
-    snapshot, for those that are in it)."""
+    snapshot, for those that are in it; ``par``: with the analysis columns)."""
     from jaslog.store import open_store
 
     store = _stores.get(url)
@@ -95,35 +95,36 @@ def build_store_chunk(url: str, until: int | None, ids: list[str], known: dict[s
     unreadable: list[str] = []
     games = (events for _gid, events in store.games_by_id(
         ids, until=until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
-    [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1)
+    [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1, par=par)
     chunk.unreadable = unreadable
     return chunk
 
 
-def build_file_chunk(games_lines: list[list[RawLine]], known: dict[str, int]) -> Chunk:
+def build_file_chunk(games_lines: list[list[RawLine]], known: dict[str, int],
+                     par: bool = False) -> Chunk:
     """On a worker: one chunk of log-file games, each given as its lines, parsed, folded and
-    built."""
+    built (``par``: with the analysis columns)."""
     from jaslog.export.sources import parse_game
 
     games = (parse_game(lines) for lines in games_lines)
-    [chunk] = build_chunks(games, known, chunk_games=len(games_lines) + 1)
+    [chunk] = build_chunks(games, known, chunk_games=len(games_lines) + 1, par=par)
     return chunk
 
 
 def store_chunks(address: str, store: Store, batches: list[list[str]], index: dict[str, int],
-                 until: int | None) -> Iterator[Chunk]:
+                 until: int | None, *, par: bool = False) -> Iterator[Chunk]:
     """The chunks of ``batches`` (lists of game ids) built on the cluster at ``address``, in
-    order."""
-    tasks = ((store.url, until, ids, {g: index[g] for g in ids if g in index})
+    order (``par``: with the analysis columns)."""
+    tasks = ((store.url, until, ids, {g: index[g] for g in ids if g in index}, par)
              for ids in batches)
     with cluster_client(address) as client:
         yield from in_order(client, build_store_chunk, tasks)
 
 
-def file_chunks(address: str, log: LogFiles, index: dict[str, int], chunk_games: int
-                ) -> Iterator[Chunk]:
+def file_chunks(address: str, log: LogFiles, index: dict[str, int], chunk_games: int, *,
+                par: bool = False) -> Iterator[Chunk]:
     """The chunks of the games of ``log``, ``chunk_games`` games each, built on the cluster
-    at ``address``, in order."""
+    at ``address``, in order (``par``: with the analysis columns)."""
     from jaslog.events import line_game
     from jaslog.export.sources import game_lines
 
@@ -131,7 +132,7 @@ def file_chunks(address: str, log: LogFiles, index: dict[str, int], chunk_games:
         games = game_lines(log)
         while batch := list(islice(games, chunk_games)):
             ids = (line_game(lines[0][2]) for lines in batch)
-            yield batch, {g: index[g] for g in ids if g is not None and g in index}
+            yield batch, {g: index[g] for g in ids if g is not None and g in index}, par
 
     with cluster_client(address) as client:
         yield from in_order(client, build_file_chunk, tasks())

@@ -47,6 +47,7 @@ from jaslog.export.schema import DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, fi
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
+PAR_CHUNK = 20                # ...when every round is solved (par): minutes of work, for a worker
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
 PENDING_BYTES = 64 << 20      # Arrow bytes held back for row groups, in all, before writing early
 FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
@@ -317,13 +318,22 @@ def _fsync_dir(path: Path) -> None:
 
 
 def usable_previous(manifest: dict[str, Any] | None, source: str | None,
-                    filters: dict[str, Any] | None) -> bool:
-    """Whether a new export may build on this snapshot: same layout, schemas, source, filters."""
+                    filters: dict[str, Any] | None, par: bool = False) -> bool:
+    """Whether a new export may build on this snapshot: same layout, schemas, source, filters,
+    and analysis columns computed or not (``par``: a snapshot with par and one without do
+    not mix; a manifest that does not say was written without).
+
+    >>> m = {"layout": LAYOUT, "source": "files", "filters": {}, "par": True,
+    ...      "tables": {t: {"fingerprint": fingerprint(t)} for t in TABLES}}
+    >>> usable_previous(m, "files", {}, par=True), usable_previous(m, "files", {})
+    (True, False)
+    """
     if manifest is None or manifest.get("layout") != LAYOUT:
         return False
     if any(manifest["tables"].get(t, {}).get("fingerprint") != fingerprint(t) for t in TABLES):
         return False
-    return manifest.get("source") == source and (manifest.get("filters") or {}) == (filters or {})
+    return manifest.get("source") == source and (manifest.get("filters") or {}) == (filters or {}) \
+        and bool(manifest.get("par", False)) == par
 
 
 def _previous_index(snap: Path, manifest: dict[str, Any]) -> dict[str, int]:
@@ -408,12 +418,14 @@ class Chunk:
 
 
 def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_games: int,
-                 progress: Callable[[int], None] | None = None) -> Iterator[Chunk]:
+                 progress: Callable[[int], None] | None = None, *,
+                 par: bool = False) -> Iterator[Chunk]:
     """Fold and build the rows of ``games``, ``chunk_games`` built games to a chunk (and a last,
     maybe empty, chunk). A game in ``index`` (game -> last seq exported) with the same last seq
     or an earlier one is left out (unchanged: the dataset already holds as many of its events,
     or more); with a later one (more events) it replaces its old rows. ``progress`` is called
-    with the number of games read so far, game by game.
+    with the number of games read so far, game by game. ``par``: fill the analysis columns
+    (:func:`jaslog.export.rows.build_game`).
 
     The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
     them again and again (half the export's time), so it is paused here and sweeps the young
@@ -469,7 +481,7 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
                 chunk.replaced.append(gid)
             else:
                 chunk.added += 1
-            build_game(events, rows_for)
+            build_game(events, rows_for, par=par)
             if chunk.added + len(chunk.replaced) >= chunk_games:
                 yield take()
                 chunk = Chunk()
@@ -483,7 +495,8 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
                  source: str | None = None, filters: dict[str, Any] | None = None,
                  chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
                  file_rows: int = FILE_ROWS, row_group_rows: int = ROW_GROUP_ROWS,
-                 progress: Callable[[int], None] | None = None) -> ExportResult:
+                 progress: Callable[[int], None] | None = None,
+                 par: bool = False) -> ExportResult:
     """Export games (each a list of its events in seq order) into the dataset at ``out_dir``.
 
     Streaming: the rows of ``chunk_games`` games at a time are built, turned into Arrow and
@@ -496,12 +509,17 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
     previous snapshot of another ``source``, other ``filters`` or an older layout).
     ``cursor`` is stored in the manifest for the next incremental run (the store's write
     position). ``progress`` is called with the number of games read so far.
+    ``par``: fill the analysis columns (``rounds.par``, ``rounds.par_result``,
+    ``plays.loss``) by solving every round whose hands are known, which costs far more than
+    the rest of the export (:mod:`jaslog.export.par`); the manifest records it, and a snapshot
+    written the other way is not built on (everything is exported afresh).
     """
     if chunk_games < 1:
         raise ValueError("chunk_games must be at least 1")
-    return export_chunks(lambda index: build_chunks(games, index, chunk_games, progress), out_dir,
-                         cursor=cursor, source=source, filters=filters, chunk_games=chunk_games,
-                         full=full, keep=keep, file_rows=file_rows, row_group_rows=row_group_rows)
+    return export_chunks(lambda index: build_chunks(games, index, chunk_games, progress, par=par),
+                         out_dir, cursor=cursor, source=source, filters=filters,
+                         chunk_games=chunk_games, full=full, keep=keep, file_rows=file_rows,
+                         row_group_rows=row_group_rows, par=par)
 
 
 def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_dir: str | Path,
@@ -509,19 +527,21 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
                   filters: dict[str, Any] | None = None, chunk_games: int = DEFAULT_CHUNK,
                   full: bool = False, keep: int = 2, file_rows: int = FILE_ROWS,
                   row_group_rows: int = ROW_GROUP_ROWS,
-                  progress: Callable[[int], None] | None = None) -> ExportResult:
+                  progress: Callable[[int], None] | None = None,
+                  par: bool = False) -> ExportResult:
     """:func:`export_games` from chunks already built: ``make_chunks(index)`` gives them, in
     order, for the games to export (``index``: game -> last seq in the previous snapshot).
     Whoever builds the chunks (this process or workers), the files are written here, in
     chunk order, so the same chunks make the same bytes. ``progress`` is called with the
-    number of games read so far, chunk by chunk."""
+    number of games read so far, chunk by chunk. ``par``: the chunks hold the analysis
+    columns (recorded in the manifest; a snapshot written the other way is not built on)."""
     out = Path(out_dir)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
     with _lock(out):
         loaded = load_manifest(out)
         prev_snap, prev = loaded if loaded is not None else (None, None)
-        base = not full and usable_previous(prev, source, filters)
+        base = not full and usable_previous(prev, source, filters, par)
         index = _previous_index(prev_snap, prev) if base and prev_snap and prev else {}
         version = (int(prev["version"]) + 1) if prev else 1
         for stale in out.glob(".staging-*"):  # left by an export that died (we hold the lock)
@@ -579,6 +599,7 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
                 "filters": filters or {},
                 "cursor": cursor,
                 "chunk_games": chunk_games,
+                "par": par,
                 "partitioning": ["ruleset", "year"],
                 "tables": {t: {"rows": result.rows_total[t], "fingerprint": fingerprint(t),
                                "files": sum(1 for f in files if f["table"] == t)} for t in TABLES},

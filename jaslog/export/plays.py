@@ -7,7 +7,8 @@ tuple) and spread over the cards by Arrow when the chunk is written (:meth:`Play
 to_table`): each trick's values taken for each of its cards, the card's text, suit and rank
 taken by card, ``is_trump`` and ``card_points`` from the round's table by card, the player,
 team, side and declarer from the round's tuples by seat. The values are exactly those a row
-built card by card would hold (``tests/export/test_export_speed.py`` checks that).
+built card by card would hold (``tests/export/test_export_speed.py`` checks that). ``loss``
+(filled only by an export with par) is kept, like a broken rule, for the cards that have one.
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ class _Lookup:
 class PlaysColumns(Columns):
     """The ``plays`` rows of a chunk: per card lists, per trick tuples, lookups."""
 
-    __slots__ = ("by_card", "by_seat", "card", "position", "rules", "seat", "seq", "time",
-                 "tricks")
+    __slots__ = ("by_card", "by_seat", "card", "losses", "position", "rules", "seat", "seq",
+                 "time", "tricks")
 
     def __init__(self, table: str = "plays") -> None:
         super().__init__(table)
@@ -67,6 +68,7 @@ class PlaysColumns(Columns):
         #             by_seat offset)
         self.tricks: list[tuple[Any, ...]] = []
         self.rules: list[tuple[int, str]] = []        # (row, rule) of the plays that broke one
+        self.losses: list[tuple[int, int]] = []       # (row, loss) of the plays analysed
         self.by_card = _Lookup(2)                     # is_trump, card_points
         self.by_seat = _Lookup(4)                     # player, team, playing_team, declarer
 
@@ -108,6 +110,13 @@ class PlaysColumns(Columns):
         for row, rule in self.rules:
             rules[row] = rule
         rule = pa.array(rules, pa.string())
+        if self.losses:
+            losses: list[int | None] = [None] * n
+            for row, value in self.losses:
+                losses[row] = value
+            loss = pa.array(losses, _TYPES["loss"])
+        else:
+            loss = pa.nulls(n, _TYPES["loss"])
         cols: dict[str, Any] = {
             "game": pa.array(self.lists[0], pa.string()),
             "round": spread(4, _TYPES["round"]),
@@ -130,6 +139,7 @@ class PlaysColumns(Columns):
             "playing_team": playing.take(by_seat),
             "declarer": declarer.take(by_seat),
             "played_at": pa.array(self.time, pa.string()).cast(TS),
+            "loss": loss,
         }
         return pa.Table.from_arrays([cols[c] for c in self.names], schema=SCHEMAS["plays"])
 
@@ -143,21 +153,24 @@ class PlaysOut:
     """A game's plays into :class:`PlaysColumns`: :meth:`round` when a round begins, then
     :meth:`trick` for each trick with a card.
 
-    Per game: the player ids by seat, each seat's team, the times by seq, and ``rule_of``
-    (seq -> the rule the play broke, or None).
+    Per game: the player ids by seat, each seat's team, the times by seq, ``rule_of``
+    (seq -> the rule the play broke, or None) and ``loss_of`` (seq -> what the play cost
+    against par, for the plays analysed: :mod:`jaslog.export.par`).
     """
 
-    __slots__ = ("at", "by_lead", "cols", "n", "round_key", "rule_of", "seats", "start",
-                 "team_of")
+    __slots__ = ("at", "by_lead", "cols", "loss_of", "n", "round_key", "rule_of", "seats",
+                 "start", "team_of")
 
     def __init__(self, plays: Columns, seats: Sequence[str], team_of: Sequence[int],
-                 at: list[str | None], rule_of: dict[int, str | None]) -> None:
+                 at: list[str | None], rule_of: dict[int, str | None],
+                 loss_of: dict[int, int] | None = None) -> None:
         assert isinstance(plays, PlaysColumns)
         self.cols = plays
         self.n = len(seats)
         self.by_lead = ORDERS[self.n]
         self.seats, self.team_of = tuple(seats), tuple(team_of)
         self.at, self.rule_of = at, rule_of
+        self.loss_of = loss_of or {}
         self.start = len(plays.seq)
         self.round_key: tuple[Any, ...] = ()
 
@@ -184,6 +197,13 @@ class PlaysOut:
                 rule = rule_of.get(s)
                 if rule is not None:
                     c.rules.append((base + i, rule))
+        loss_of = self.loss_of
+        if loss_of:
+            base = len(c.seq)
+            for i, s in enumerate(seqs):
+                loss = loss_of.get(s)
+                if loss is not None:
+                    c.losses.append((base + i, loss))
         c.seq.extend(seqs)
         c.card.extend(cards)
         at = self.at

@@ -24,6 +24,7 @@ from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
+from jaslog.export.par import GamePar, game_par
 from jaslog.fold import start_fold
 from jaslog.games import get_game
 
@@ -62,6 +63,7 @@ class GameContext:
     round_last_seq: dict[int, int]       # round -> seq of its last event
     hands_recorded: dict[int, bool]      # round -> the deal event carried hands
     rulings: int = 0                     # ruling events in the log, not retracted
+    par: GamePar = field(default_factory=GamePar)  # the analysis columns (empty: no --par)
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
@@ -213,11 +215,14 @@ def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | N
     return f, None
 
 
-def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -> tuple[str, int]:
+def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
+               par: bool = False) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
 
     Returns (game id, last seq). An integrity error does not stop the export: the rows hold
-    what was folded before it and ``games.error`` says what stopped it.
+    what was folded before it and ``games.error`` says what stopped it. ``par``: fill the
+    analysis columns (``rounds.par``, ``rounds.par_result``, ``plays.loss``) by solving
+    every round whose hands are known (:mod:`jaslog.export.par`; slow), else leave them NULL.
     """
     first = events[0]
     gid = first.game
@@ -288,7 +293,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows]) -
     if fold is not None:
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
                           kinds.count("ruling") - sum(1 for s in retracted
-                                                      if kind_of[s] == "ruling"))
+                                                      if kind_of[s] == "ruling"),
+                          game_par(fold) if par else GamePar())
         summary = get_game(fold.game).adapter("export").build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((

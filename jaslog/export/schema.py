@@ -120,6 +120,10 @@ COLUMNS: dict[str, list[Col]] = {
         Col("playing_team", pa.bool_(), "The seat is on the playing side (the side that chose trumps)"),
         Col("declarer", pa.bool_(), "The seat chose trumps"),
         Col("played_at", TS, "When the card was played (UTC), if the log says"),
+        Col("loss", pa.int32(), "Points this play cost its side against par (rule book 9.2, "
+            "decision 17: the par before it minus the par after it, from the player's side; 0 "
+            "for a best card). NULL unless exported with --par, and for the plays of a round "
+            "whose hands are not known"),
     ],
     "tricks": [
         _game(),
@@ -227,6 +231,16 @@ COLUMNS: dict[str, list[Col]] = {
         Col("last_seq", pa.int32(), "Seq of the round's last event", null=False),
         Col("started_at", TS, "Time of the deal event"),
         Col("ended_at", TS, "Time of the round's last event"),
+        Col("par", pa.int32(), "The round's par (rule book 9.2, decision 16): the final score "
+            "difference under perfect play from the first card, seen from the playing side "
+            "(Klaverjas: the chooser's team, its score minus the other team's; Klaberjass: the "
+            "maker's score minus the other player's; Kloepper: what each player of the "
+            "black-queen side scores minus what each of the others scores). NULL unless "
+            "exported with --par, and for a round whose hands are not known (recorded without "
+            "hands and not played out, score-only, no trumps)"),
+        Col("par_result", pa.string(), "The result under perfect play, in the words of "
+            "`result`: Klaverjas made, nat or pit; Klaberjass made, tie or bete; Kloepper "
+            "queens, others or none. NULL where `par` is", dictionary=True),
     ],
     "games": [
         _game(),

@@ -131,6 +131,7 @@ def reference_plays(events: list[Event]) -> list[dict[str, Any]]:
                     "trick_points": t.points if done else None,
                     "playing_team": playing[seat], "declarer": declarer[seat],
                     "played_at": time_of(events[seq]),
+                    "loss": None,  # filled only by an export with par
                 })
     return rows
 

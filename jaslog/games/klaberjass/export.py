@@ -100,6 +100,7 @@ def score_only_row(ctx: GameContext, r: Round, o: Any, per_seat: list[list[int]]
         *ruling_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        None, None,  # no par: a score sheet has no hands
     ))
     if result in COMPLETE and maker is not None:
         count_roles(per_seat, maker, made)
@@ -110,7 +111,8 @@ def build(ctx: GameContext) -> Summary:
     g: KlaberjassGame = fold.state
     seats, rows = fold.seats, ctx.rows
     tricks_out, rounds_out = rows["tricks"], rows["rounds"]
-    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True))
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True),
+                     ctx.par.losses)
     seq_rules, score_rules = g.seq_rules, ScoreRules.from_options(g.options)
     # per seat: [rounds, declarer, partner, defending, made_decl, made_partner, made_against,
     #            plays, revokes, violations, tricks_won]
@@ -184,6 +186,7 @@ def build(ctx: GameContext) -> Summary:
             *ruling_columns(r),
             contract(r), None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+            *ctx.par.of_round(n),
         ))
         if result in COMPLETE and maker is not None:
             count_roles(per_seat, maker, made)

@@ -104,6 +104,7 @@ def score_only_row(ctx: GameContext, r: Any, o: Any, method: str,
         *ruling_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        None, None,  # no par: a score sheet has no hands
     ))
     if result in COMPLETE and chooser is not None:
         count_roles(per_seat, chooser, made)
@@ -114,7 +115,8 @@ def build(ctx: GameContext) -> Summary:
     g: KlaverjasGame = fold.state
     seats, rows = fold.seats, ctx.rows
     tricks_out, rounds_out = rows["tricks"], rows["rounds"]
-    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, False))
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, False),
+                     ctx.par.losses)
     add_trick = tricks_out.rows.append
     outcomes = g.outcomes()
     roem_rules, score_rules = g.roem_rules, g.score_rules
@@ -201,6 +203,7 @@ def build(ctx: GameContext) -> Summary:
             *ruling_columns(r),
             None, None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+            *ctx.par.of_round(n),
         ))
         if result in COMPLETE and chooser is not None:
             count_roles(per_seat, chooser, made)

@@ -75,6 +75,7 @@ def score_only_row(ctx: GameContext, r: Any, o: Any) -> None:
         *ruling_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        None, None,  # no par: a score sheet has no hands
     ))
 
 
@@ -83,7 +84,8 @@ def build(ctx: GameContext) -> Summary:
     g: KloepperGame = fold.state
     seats, rows = fold.seats, ctx.rows
     tricks_out, rounds_out = rows["tricks"], rows["rounds"]
-    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True))
+    plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, True),
+                     ctx.par.losses)
     trumps = g.trumps
     is_trump = tuple(bool(trumps.mask >> c & 1) for c in range(32))
     card_points = tuple(points(c) for c in range(32))
@@ -147,6 +149,7 @@ def build(ctx: GameContext) -> Summary:
             *ruling_columns(r),
             contract(o.mode, o.knock, o.knock_back), (o.mode == "pair") if o.mode else None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+            *ctx.par.of_round(n),
         ))
         if result in COMPLETE and o.queens is not None:
             partner = next((s for s in o.queens if s != caller), None) if o.mode == "called" else None
