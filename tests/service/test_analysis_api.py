@@ -6,6 +6,7 @@ round is over; and in the web viewer, a badge on each costly card."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 
 from jaslog.sim import simulate_game
 from tests.cli import jaslog
-from tests.service.conftest import ROOT, SEATS
+from tests.service.conftest import ROOT, SEATS, Server, record
 from tests.service.inprocess import Live, live_service
 
 REPLAYS = ROOT / "replays"
@@ -108,3 +109,58 @@ def test_a_round_being_played_is_the_referee_s_until_its_last_card(live: Live) -
     assert ask(live, gid, 2, "bob")["costly"] == whole["costly"]
     assert ask(live, gid, 2, "public")["par"] == whole["par"]
 
+
+# ---------------------------------------------------------------------- the viewer
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    from tests.service.test_viewer import ARGS, CHROMIUM
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.mark.slow
+def test_the_viewer_marks_a_costly_card_with_its_loss(browser: Any, server: Server) -> None:
+    from tests.service.test_viewer import open_page
+
+    path = REPLAYS / "amsterdam-free.jsonl"
+    events = read(path)
+    gid = events[0]["game"]
+    with server.client("admin") as c:
+        first = {k: v for k, v in events[0].items() if k not in ("type", "seq")}
+        r = c.post("/api/games", json=first)
+        assert r.status_code in (201, 409), r.text
+        if r.status_code == 201:
+            record(c, gid, events[1:], batch=200)
+    want = cli_rounds(path)["rounds"][0]
+    p = want["costly"][0]
+    page, errors = open_page(browser, server, "referee", gid)
+    page.wait_for_selector("#main:not([hidden])")
+    page.goto(f"{server.url}/#game={gid}&seq={p['seq']}")
+    page.reload()
+    badge = page.wait_for_selector(f'#trick .card[data-card="{p["card"]}"] .loss-badge')
+    assert badge is not None and badge.inner_text() == f"−{p['loss']}"
+    line = page.inner_text("#analysis-line")
+    assert f"cost {p['loss']}" in line and "best" in line
+    assert f"par {want['par_result']}" in page.inner_text("#round-score")
+    # the public sees the same finished round, as the referee does
+    page2, errors2 = open_page(browser, server, "public", gid)
+    page2.wait_for_selector("#main:not([hidden])")
+    page2.goto(f"{server.url}/#game={gid}&seq={p['seq']}")
+    page2.reload()
+    badge2 = page2.wait_for_selector(f'#trick .card[data-card="{p["card"]}"] .loss-badge')
+    assert badge2 is not None and badge2.inner_text() == f"−{p['loss']}"
+    # a card that kept the par has no badge
+    kept = [c for c in page.eval_on_selector_all("#trick .card", "els => els.map(e => e.dataset.card)")
+            if c != p["card"] and not any(q["card"] == c for q in want["costly"])]
+    for c in kept:
+        assert page.locator(f'#trick .card[data-card="{c}"] .loss-badge').count() == 0
+    assert not errors and not errors2, errors + errors2

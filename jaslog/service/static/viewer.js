@@ -12,7 +12,7 @@
   const POS = ["bottom", "left", "top", "right"];
   const TOKEN_KEY = "jaslog.token";
 
-  const st = { token: null, who: null, replay: null, idx: 0, game: null, es: null, refetch: null };
+  const st = { token: null, who: null, replay: null, idx: 0, game: null, es: null, refetch: null, analysis: {} };
   const $ = (id) => document.getElementById(id);
   // the words every page shares (pages.js): cards with their suit symbols, seats by name
   const P = window.jaslogPages;
@@ -159,6 +159,7 @@
     st.game = id;
     try {
       st.replay = await api("/api/games/" + encodeURIComponent(id) + "/replay");
+      st.analysis = {};
     } catch (e) {
       if (e.message !== "unauthorised") {
         st.replay = null;
@@ -304,13 +305,25 @@
     // the trick
     document.querySelectorAll("#trick .slot").forEach((d) => { d.innerHTML = ""; });
     const bad = (f.violations || []).filter((v) => v.trick === f.trick && v.card);
+    const an = analysisOf(f);
+    const costly = [];
     for (const p of f.table || []) {
       let cls = "";
       if (f.trick_complete && f.trick_winner === p.seat) cls += " winner";
       if (bad.some((v) => v.seat === p.seat && v.card === p.card)) cls += " violation";
       const slot = document.querySelector('#trick .slot[data-pos="' + posOf(p.seat) + '"]');
-      if (slot) slot.appendChild(cardEl(p.card, cls.trim()));
+      const c = cardEl(p.card, cls.trim());
+      // a costly play: its loss in a badge (cards are unique in a round, so the card names it)
+      const x = an && (an.costly || []).find((q) => q.card === p.card && q.seq <= f.seq);
+      if (x) {
+        costly.push(x);
+        const b = el("span", "loss-badge" + (x.blunder ? " blunder" : x.mistake ? " mistake" : ""), "−" + x.loss);
+        b.title = "cost " + x.loss + (x.blunder ? ": a blunder" : x.mistake ? ": a mistake" : "");
+        c.appendChild(b);
+      }
+      if (slot) slot.appendChild(c);
     }
+    renderAnalysisLine(costly);
     const badge = $("trump-badge");
     badge.innerHTML = "";
     if (f.trump_note) {
@@ -376,6 +389,7 @@
         line += " · " + f.result + ": " + pair(f.score) + carried(rr);
       }
       if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + whyText(f.retracted.reason);
+      if (an) line += " · " + parText(an);
     }
     line += (line ? " · " : "") + "game " + pair(f.totals);
     const later = laterRulings(f);
@@ -402,6 +416,65 @@
     renderEvents();
     renderSheet(f);
     renderTiming();
+  }
+
+  // ---------------------------------------------------------------- the analysis
+
+  // a par or a loss with its sign, as `jaslog analyze` writes it
+  function signed(v) { return v > 0 ? "+" + v : String(v); }
+
+  // whether this token may see round f.round's analysis: it names every hand, so the
+  // referee sees it at any time, a seat and the public once the round was played out (the
+  // service says so too, with a 403: asking only when allowed keeps the console clean)
+  function analysisAllowed(f) {
+    const R = st.replay;
+    if (!f.round) return false;
+    if (R.view === "full") return true;
+    const rr = reportRound(f.round);
+    return f.round !== R.live_round && !!rr && rr.recorded !== "score_only" &&
+      rr.result !== "unfinished" && rr.result !== "annulled";
+  }
+
+  // round f.round's analysis (GET /api/games/{game}/analysis), asked once per round and
+  // replay; null until it comes, or when it may not be seen
+  function analysisOf(f) {
+    if (!analysisAllowed(f)) return null;
+    const key = String(f.round);
+    if (key in st.analysis) return st.analysis[key];
+    st.analysis[key] = null;
+    const replay = st.replay;
+    fetch("/api/games/" + encodeURIComponent(st.game) + "/analysis?round=" + key,
+      { headers: { Authorization: "Bearer " + st.token } })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((a) => {
+        if (!a || st.replay !== replay) return;
+        st.analysis[key] = a;
+        render();
+      })
+      .catch(() => {});
+    return null;
+  }
+
+  // the round's par beside its result, or why it has none
+  function parText(a) {
+    if (a.no_par) return "no par: " + a.no_par;
+    return "par " + a.par_result + " " + signed(a.par) + " for " + (a.sides ? a.sides[0] : "the playing side");
+  }
+
+  // under the trick: what each costly card on the table cost, and the card(s) that kept the par
+  function renderAnalysisLine(costly) {
+    const box = $("analysis-line");
+    box.innerHTML = "";
+    box.hidden = !costly.length;
+    for (const x of costly) {
+      const d = el("div", x.blunder ? "blunder" : x.mistake ? "mistake" : null,
+        seatName(x.seat) + " played " + P.cardText(x.card) + ": cost " + x.loss +
+        " (par " + signed(x.before) + " → " + signed(x.after) + ")" +
+        (x.best && x.best.length ? ", best " + x.best.map((c) => P.cardText(c)).join(" or ") : "") +
+        (x.legal ? "" : " · revoke") +
+        (x.blunder ? " · blunder: " + x.result_before + " → " + x.result_after : x.mistake ? " · mistake" : ""));
+      box.appendChild(d);
+    }
   }
 
   function renderViolations(f) {
@@ -678,6 +751,7 @@
       st.refetch = setTimeout(async () => {
         try {
           st.replay = await api("/api/games/" + encodeURIComponent(st.game) + "/replay");
+          st.analysis = {};  // the head moved: a round's analysis may have changed, or be shown now
           fillRounds();
           go(st.replay.frames.length - 1);
         } catch (e) { showError(e.message); }
