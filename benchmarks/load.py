@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         reads: list[float] = []
         errors: Counter[str] = Counter()
         lock = threading.Lock()
-        warm = threading.Barrier(args.clients + 1)
+        warm = threading.Barrier(args.clients + 2)  # the clients, the reader and this thread
         stop = float("inf")
         load_before = os.getloadavg()
 
