@@ -24,6 +24,7 @@ from jaslog.analysis.rounds import RoundAnalysis, analyze_fold
 from jaslog.analytics import Dataset, questions
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event, event_from_dict
+from jaslog.export import cluster as on_cluster
 from jaslog.export import export_files, export_games, export_store, load_manifest, store_status
 from jaslog.export.cluster import build_file_chunk, build_store_chunk
 from jaslog.fold import fold
@@ -325,7 +326,6 @@ def _cheap(games: list[list[Event]]) -> list[list[Event]]:
     return [g for g in games if g[0].game in CHEAP]
 
 
-@pytest.mark.slow
 def test_workers_and_the_cluster_build_the_same_par(games: list[list[Event]],
                                                     tmp_path: Path) -> None:
     """From files and from a store, with workers and without: the same bytes; a cluster's
@@ -347,7 +347,11 @@ def test_workers_and_the_cluster_build_the_same_par(games: list[list[Event]],
     assert sql(tmp_path / "s-many", "SELECT count(loss) > 0 FROM PLAYS") == [(True,)]
     lines = [[("few.jsonl", i, orjson.dumps(e.model_dump(exclude_none=True)))
               for i, e in enumerate(g, 1)] for g in few]
-    for chunk in (build_file_chunk(lines, {}, True), build_store_chunk(url, None, ids, {}, True)):
+    try:
+        built = [build_file_chunk(lines, {}, True), build_store_chunk(url, None, ids, {}, True)]
+    finally:  # the store a cluster worker keeps open for its next chunks
+        on_cluster._stores.pop(url).close()
+    for chunk in built:
         plays = [t for name, _, t in chunk.tables if name == "plays"]
         assert plays and sum(t.column("loss").null_count for t in plays) \
             < sum(t.num_rows for t in plays)
