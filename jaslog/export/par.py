@@ -2,9 +2,9 @@
 result, and what each play cost (rule book 9.2, decisions 16 and 17).
 
 They come from :mod:`jaslog.analysis`, which solves every position of a round whose hands
-are known (and its principal line, for the par result): about 0.12 s of CPU per Klaverjas
-round with the compiled core (80-180 ms a game on average), 2-10 ms per Klaberjass or
-Kloepper deal, against about 1 ms per round for the rest of the export. So they are
+are known (and its principal line, for the par result): about 0.1 s of CPU per Klaverjas
+round with the compiled core (60-125 ms averaged over a game), 2-10 ms per Klaberjass or
+Kloepper deal, against about 0.6 ms per round for the rest of the export. So they are
 computed only when asked for (``par=True``); without it the columns are NULL.
 
 A round the analysis cannot solve (its hands unknown, no trumps, rules worth more than the
