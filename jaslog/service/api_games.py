@@ -1,4 +1,5 @@
-"""The game routes: create, append, and read (events, state, replay, audit, head, timing, stream)."""
+"""The game routes: create, append, and read (events, state, replay, audit, head, timing, stream);
+the listing, ``GET /api/games``, is :mod:`jaslog.service.api_listing`'s."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -21,7 +22,6 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
     ApiError,
-    api_words,
     json_safe,
     principal,
     require,
@@ -32,8 +32,6 @@ from jaslog.service.deps import (
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
-from jaslog.store.codec import UnreadableEvent
-from jaslog.store.queries import cursor_pos, page_cursor
 from jaslog.views import (
     NotVisible,
     Sight,
@@ -247,151 +245,7 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
             "view": view_name(s), "seat": s.seat}
 
 
-def unreadable_out(who: Principal, info: Any, e: UnreadableEvent) -> dict[str, Any]:
-    """A listed game that cannot be read (stored by an older jaslog): named, with why, and
-    what its header row says; the rest of the listing goes on."""
-    s = who.sight(list(info.seats), None)
-    return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
-            "table": None, "tournament": None, "created_at": info.created_at,
-            "events": info.events if s.full else 0, "last_at": info.last_at if s.full else None,
-            "view": view_name(s), "seat": s.seat, "unreadable": api_words(str(e))}
-
-
-# ---------------------------------------------------------------------- listing and creating
-
-
-#: the query parameters of ``GET /api/games``: any other is refused (422), not ignored
-LIST_PARAMS = frozenset({"player", "ruleset", "status", "from", "to", "table", "event",
-                         "tournament", "winner", "cursor", "limit", "order", "summary"})
-#: how many games one ``GET /api/games`` reads at most to fill a page when a filter the
-#: store has no index for (table, event, tournament: the game's meta) leaves most out: the
-#: page may then be short (even empty) with a ``next_cursor`` to go on from
-SCAN_BUDGET = 2000
-
-
-class GameListItemOut(GameOut):
-    """A listed game; with ``summary=true`` also where it stands (as this token sees it)."""
-
-    finished: bool | None = None
-    winner: int | str | None = None
-    live_round: int | None = None
-    violations: int | None = None
-    first_violation: int | None = Field(None, description="the seq of the first violation")
-    open_seq: int | None = Field(None, description="where the viewer opens the game: the "
-                                 "newest event of a live game, the first violation of a "
-                                 "finished one (None: its start)")
-    unreadable: str | None = Field(None, description="why the game cannot be read (stored by "
-                                   "an older jaslog); its other fields are its header's")
-
-
-def decode_cursor(cursor: str, order: str) -> int:
-    """The place a cursor of :func:`jaslog.store.queries.page_cursor` goes on from (422 when
-    it is not one of this order's)."""
-    pos = cursor_pos(cursor, order)
-    if pos is None:
-        raise ApiError(422, "bad_cursor", f"cursor {cursor[:40]!r} is not a next_cursor of a "
-                       f"listing in order {order} (start again without cursor)")
-    return pos
-
-
-def _standing(svc: Service, who: Principal, g: dict[str, Any]) -> dict[str, Any]:
-    """Where a listed game stands as ``who`` sees it (its fold is cached by the service)."""
-    _, tl = svc.timeline(g["game"])
-    s = svc.sight(who, g["game"])
-    try:
-        rep = report(tl, s)
-    except NotVisible:
-        return {"finished": None, "winner": None, "live_round": None, "violations": None,
-                "first_violation": None, "open_seq": None}
-    first = min((v["seq"] for v in rep["violations"]), default=None)
-    if not rep["finished"]:
-        open_seq: int | None = tl.horizon() if s.public else tl.applied() - 1
-    else:
-        open_seq = first
-    return {"finished": rep["finished"], "winner": rep["winner"], "live_round": tl.live_round,
-            "violations": len(rep["violations"]), "first_violation": first,
-            "open_seq": open_seq}
-
-
-@router.get("/games", response_model=list[GameListItemOut], responses=responses(401, 422))
-def list_games(
-    request: Request,
-    svc: Service = Depends(service), who: Principal = Depends(principal),
-    player: Annotated[str | None, Query(max_length=64,
-                                        description="a player id or display name")] = None,
-    ruleset: Annotated[str | None, Query(max_length=64)] = None,
-    status: Annotated[Literal["live", "finished"] | None, Query()] = None,
-    date_from: Annotated[str | None, Query(alias="from", max_length=40, description=(
-        "started at or after: a date (2026-01-31) or an RFC 3339 time"))] = None,
-    date_to: Annotated[str | None, Query(alias="to", max_length=40, description=(
-        "started at or before: a time, or a date (the whole day)"))] = None,
-    table: Annotated[str | None, Query(max_length=64)] = None,
-    event: Annotated[str | None, Query(max_length=200, description=(
-        "part of the game's meta.event (a club night, a tournament's name), any case"))] = None,
-    tournament: Annotated[str | None, Query(max_length=64)] = None,
-    winner: Annotated[str | None, Query(max_length=64, description=(
-        "a winning player's id or display name, or draw"))] = None,
-    cursor: Annotated[str | None, Query(max_length=64, description=(
-        "the X-Next-Cursor of the page before"))] = None,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
-    order: Annotated[Literal["oldest", "newest"], Query()] = "oldest",
-    summary: Annotated[bool, Query(description=(
-        "add where each game stands: finished, winner, violations, open_seq"))] = False,
-) -> Response:
-    """Games, oldest (or newest) first, with what this token sees of each (full, seat or
-    public), ``limit`` a page. The body is the list of games; when there are more, the
-    ``X-Next-Cursor`` header holds the ``cursor`` of the next page (and ``Link`` its URL,
-    ``rel="next"``). ``player``, ``ruleset``, ``from``/``to``, ``status``, ``winner``,
-    ``table`` and ``tournament`` use the store's indexes; ``event`` (part of the game's
-    meta.event) is looked up game by game (at most 2000 a page: a page may then be short, with
-    a next cursor)."""
-    unknown = sorted(set(request.query_params.keys()) - LIST_PARAMS)
-    if unknown:
-        raise ApiError(422, "unknown_parameter", f"GET /api/games has no parameter "
-                       f"{', '.join(unknown)}; it takes {', '.join(sorted(LIST_PARAMS))} (pages "
-                       "go on with cursor, not offset)")
-    after = decode_cursor(cursor, order) if cursor is not None else None
-    looked_up = event is not None
-    out: list[dict[str, Any]] = []
-    scanned, more = 0, False
-    while True:
-        batch = 200 if looked_up else limit + 1 - len(out)
-        try:
-            with svc.pool.get() as st:
-                rows = st.game_page(player=player, ruleset=ruleset, since=date_from,
-                                    until=date_to, after=after, newest=order == "newest",
-                                    limit=batch, status=status, winner=winner, table=table,
-                                    tournament=tournament)
-        except StoreError as e:
-            raise ApiError(422, "bad_request", str(e)) from None
-        for pos, info in rows:
-            if len(out) == limit:
-                more = True
-                break
-            after, scanned = pos, scanned + 1
-            try:
-                g = game_out(svc, who, info)
-            except UnreadableEvent as e:  # one such game never stops the listing
-                if not looked_up:
-                    out.append(unreadable_out(who, info, e))
-                continue
-            if event is not None and event.lower() not in str(
-                    (svc.header(info.game).meta or {}).get("event", "")).lower():
-                continue
-            if summary:
-                g.update(_standing(svc, who, g))
-            out.append(g)
-        if more or len(rows) < batch:
-            break
-        if len(out) == limit or scanned >= SCAN_BUDGET:
-            more = True
-            break
-    headers: dict[str, str] = {}
-    if more and after is not None:
-        nxt = page_cursor(order, after)
-        headers["X-Next-Cursor"] = nxt
-        headers["Link"] = f'<{request.url.include_query_params(cursor=nxt)}>; rel="next"'
-    return JSONResponse(out, headers=headers)
+# ---------------------------------------------------------------------- creating
 
 
 @router.post("/games", status_code=201, response_model=GameOut,

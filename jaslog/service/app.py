@@ -23,7 +23,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from jaslog import __version__
 from jaslog.errors import JaslogError
 from jaslog.events.limits import json_error
-from jaslog.service import api_admin, api_analysis, api_games, api_stats, api_tournaments
+from jaslog.service import (
+    api_admin,
+    api_analysis,
+    api_games,
+    api_listing,
+    api_stats,
+    api_tournaments,
+)
 from jaslog.service.auth import guard_logs
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, api_words, pattern_sentence
@@ -292,6 +299,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
         return error_response(500, "internal_error", "the service failed to answer this "
                               f"request ({type(e).__name__}); the error is in its log")
 
+    app.include_router(api_listing.router)  # GET /api/games first, as in /openapi.json
     app.include_router(api_games.router)
     app.include_router(api_analysis.router)
     app.include_router(api_admin.router)

@@ -188,9 +188,9 @@ def test_summary_says_where_to_open_a_game(api, games):
 
 def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_out(
         api, games, monkeypatch):
-    from jaslog.service import api_games
+    from jaslog.service import api_listing
 
-    monkeypatch.setattr(api_games, "SCAN_BUDGET", 200)
+    monkeypatch.setattr(api_listing, "SCAN_BUDGET", 200)
     night = "Club Night 2026-03-05"  # the event is looked up game by game (a table or a
     r = api.get(event=night, limit=50)  # tournament is found through an index)
     first = [g["game"] for g in r.json()]
@@ -204,9 +204,9 @@ def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_ou
 def test_status_and_winner_fill_a_page_through_the_store_s_index(api, games, monkeypatch):
     """status and winner are where each game stands as the store keeps it (game_results):
     however few games match, a page is full, not cut short by a look at game after game."""
-    from jaslog.service import api_games
+    from jaslog.service import api_listing
 
-    monkeypatch.setattr(api_games, "SCAN_BUDGET", 20)
+    monkeypatch.setattr(api_listing, "SCAN_BUDGET", 20)
     live = [g.game for g in games if g.live]
     r = api.get(status="live", limit=5)
     assert [g["game"] for g in r.json()] == live[:5]
