@@ -322,8 +322,11 @@ static int final_value(Solver *S) {
         }
         return -(t0 + t1);
     }
-    Py_ssize_t i = 3 * (Py_ssize_t)S->pts[0] + (!S->won[0] ? 0 : !S->won[1] ? 2 : 1);
-    return i >= 0 && i < S->table_len ? S->table[i] : 0;
+    /* points past the table's last row score as that row (the thresholds are "at least") */
+    Py_ssize_t rows = S->table_len / 3, p = S->pts[0];
+    if (!rows || p < 0) return 0;
+    if (p >= rows) p = rows - 1;
+    return S->table[3 * p + (!S->won[0] ? 0 : !S->won[1] ? 2 : 1)];
 }
 
 typedef struct {

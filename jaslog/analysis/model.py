@@ -93,7 +93,8 @@ class SolveRules:
     #: the bonus of a side that takes every trick (SCORE_MAJORITY): side 0's, side 1's
     pit: tuple[int, int] = (0, 0)
     #: SCORE_TABLE: the value for side 0's card points p and its tricks k (0: none, 1: some,
-    #: 2: all) at ``table[3 * p + k]``
+    #: 2: all) at ``table[3 * p + k]``; more points than its last row score as that row (a
+    #: table's thresholds are "at least": Kloepper's rows run to the 120 of the pack)
     table: tuple[int, ...] = ()
 
     def suit_masks(self) -> tuple[int, ...]:

@@ -192,8 +192,11 @@ class Search:
                 if r.tie == TIE_HALF:
                     return -t1
             return -(t0 + t1)
-        i = 3 * self.pts[0] + (0 if not won[0] else 2 if not won[1] else 1)
-        return r.table[i] if 0 <= i < len(r.table) else 0
+        # points past the table's last row score as that row (the thresholds are "at least")
+        rows, p0 = len(r.table) // 3, self.pts[0]
+        if not rows or p0 < 0:
+            return 0
+        return r.table[3 * min(p0, rows - 1) + (0 if not won[0] else 2 if not won[1] else 1)]
 
     def play(self, mover: int, c: int) -> tuple[int, ...] | None:
         """Play ``c``; what :meth:`unplay` needs (None: the trick goes on)."""
