@@ -36,10 +36,17 @@ def open_url(browser: Any, server: Server, role: str, path: str) -> tuple[Any, l
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("console", lambda m: errors.append(m.text)
+            if m.type == "error" and not refused_analysis(m) else None)
     base, _, frag = path.partition("#")
     page.goto(f"{server.url}{base}#token={server.tokens[role]}" + (f"&{frag}" if frag else ""))
     return page, errors
+
+
+def refused_analysis(m: Any) -> bool:
+    """Whether a console message is the browser's note of the analysis route's 403 (a round
+    this token may not see the analysis of yet): the page shows the service's reason."""
+    return "/analysis?round=" in (m.location or {}).get("url", "") and "403" in m.text
 
 
 def disputed(gid: str) -> list[dict[str, Any]]:
@@ -110,7 +117,11 @@ def test_a_referee_reads_a_disputed_round_and_prints_it(browser, server, dispute
     assert "revoke" in score.locator("tr.played").inner_text()
     assert score.locator("tr.ruled").count() == 2
     assert score.locator("tr.final td.score").inner_text() == "0–0"
-    assert page.inner_text("#analysis") == "analysis: not available for this round"
+    # the analysis: the par beside the round as played, and the costly plays (the revokes)
+    page.wait_for_selector("#par:not([hidden])")
+    assert not page.locator("#analysis").is_visible()
+    assert "revoke" in page.inner_text("#par tr.played")
+    assert "revoke" in page.inner_text("#costly")
     page.screenshot(path=str(tmp_path / "round-screen.png"), full_page=True)
     # on paper: no navigation, every section
     assert page.locator("nav").is_visible()
@@ -141,6 +152,10 @@ def test_a_seat_reads_a_round_as_the_api_gives_it(browser, server, tmp_path):
     played = {e["card"] for e in events[1:12] if e["type"] == "play"}
     html = page.content()
     assert not any(f'data-card="{c}"' in html for c in secret - played)
+    # the round is not over: its analysis names every hand, and the service says when
+    page.wait_for_selector("#analysis:has-text('not shown')")
+    assert "round 1 is still being played" in page.inner_text("#analysis")
+    assert not page.locator("#par").is_visible() and not page.locator("#costly").is_visible()
     # a round that is not in the record
     page.goto(f"{server.url}/static/round.html#game={gid}&round=9")
     page.reload()
@@ -224,3 +239,52 @@ def test_a_round_page_from_the_viewer(browser, server, dispute):
     page.wait_for_selector("#main:not([hidden]) #title")
     assert page.inner_text("#title") == f"Game {dispute} · round 2"
     assert "tournament" not in page.inner_text("#game-line")
+
+
+def test_a_round_s_par_beside_its_result_and_its_costly_plays(browser, server):
+    """The round page reads GET /api/games/{id}/analysis: the par beside the result as played,
+    each costly play in words and as a badge on its card; a round recorded by its score
+    alone says it has no par, and why (to the referee; the public is told its hands, and
+    so its analysis, stay secret)."""
+    from tests.service.test_analysis_api import REPLAYS, read
+    from tests.service.test_viewer import table_record
+
+    path = REPLAYS / "amsterdam-free.jsonl"
+    events = read(path)
+    gid = events[0]["game"]
+    with server.client("admin") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:], batch=200)
+        r = c.get(f"/api/games/{gid}/analysis", params={"round": 1})
+        assert r.status_code == 200, r.text
+        want = r.json()
+    page, errors = open_url(browser, server, "public", f"/static/round.html#game={gid}&round=1")
+    page.wait_for_selector("#par:not([hidden])")
+    par = page.inner_text("#par tr.par")
+    assert want["par_result"] in par and f"+{want['par']}" in par
+    played = page.inner_text("#par tr.played")
+    assert want["result"] in played and "–".join(map(str, want["score"])) in played
+    assert want["sides"][0] in page.inner_text("#par thead")
+    costly = page.locator("#costly li.costly-play")
+    assert costly.count() == len(want["costly"]) > 0
+    for i, x in enumerate(want["costly"]):
+        li = costly.nth(i)
+        assert li.get_attribute("data-seq") == str(x["seq"])
+        assert f"cost {x['loss']}" in li.inner_text() and "best" in li.inner_text()
+        assert ("mistake" in (li.get_attribute("class") or "")) == (x["mistake"] and not x["blunder"])
+        badge = page.locator(f'#tricks .played[data-seq="{x["seq"]}"] .card .loss-badge')
+        assert badge.inner_text() == f"−{x['loss']}"
+    assert page.locator("#tricks .loss-badge").count() == len(want["costly"])
+    # a round recorded by its score alone: no par, and the reason
+    other = "pages-table-record"
+    record_events, _ = table_record(other)
+    with server.client("admin") as c:
+        if create(c, other, record_events[0]).status_code == 201:
+            record(c, other, record_events[1:])
+    page.goto(f"{server.url}/static/round.html#game={other}&round=1")
+    page.wait_for_selector("#analysis:has-text('stay secret')")  # to the public, for good
+    ref, ref_errors = open_url(browser, server, "referee",
+                               f"/static/round.html#game={other}&round=1")
+    ref.wait_for_selector("#analysis:has-text('no par')")
+    assert not ref.locator("#par").is_visible() and not ref.locator("#costly").is_visible()
+    assert not errors and not ref_errors, errors + ref_errors

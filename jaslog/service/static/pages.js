@@ -70,6 +70,40 @@
     return tableWords(call, null);
   }
 
+  // ---------------------------------------------------------------- the analysis
+  // (GET /api/games/{id}/analysis): shared by the viewer and the round page
+
+  // a par or a loss with its sign, as `jaslog analyze` writes it
+  function signed(v) { return v > 0 ? "+" + v : String(v); }
+
+  // the round's par beside its result, or why it has none
+  function parText(a) {
+    if (a.no_par) return "no par: " + a.no_par;
+    return "par " + a.par_result + " " + signed(a.par) + " for " + (a.sides ? a.sides[0] : "the playing side");
+  }
+
+  // a costly play's class: "blunder" (it changed the result), "mistake", or null
+  function costlyClass(x) {
+    return x.blunder ? "blunder" : x.mistake ? "mistake" : null;
+  }
+
+  // a costly play in words: who played what, its cost, the par before and after, the
+  // card(s) that kept the par, and whether it was a mistake or a blunder
+  function costlyText(x, seatName) {
+    return seatName(x.seat) + " played " + cardText(x.card) + ": cost " + x.loss +
+      " (par " + signed(x.before) + " → " + signed(x.after) + ")" +
+      (x.best && x.best.length ? ", best " + x.best.map((c) => cardText(c)).join(" or ") : "") +
+      (x.legal ? "" : " · revoke") +
+      (x.blunder ? " · blunder: " + x.result_before + " → " + x.result_after : x.mistake ? " · mistake" : "");
+  }
+
+  // the badge on a costly card: its loss, coloured as a mistake or a blunder
+  function lossBadge(x) {
+    const b = el("span", "loss-badge" + (x.blunder ? " blunder" : x.mistake ? " mistake" : ""), "−" + x.loss);
+    b.title = "cost " + x.loss + (x.blunder ? ": a blunder" : x.mistake ? ": a mistake" : "");
+    return b;
+  }
+
   function hashParams() {
     return new URLSearchParams(location.hash.replace(/^#/, ""));
   }
@@ -148,5 +182,6 @@
   window.jaslogPages = {
     el, link, cardEl, backEl, suitSpan, pair, cardText, tableWords, callText, hashParams, token,
     showError, api, wireLogin, whoami, gameHref, roundHref, tournamentHref, TOKEN_KEY,
+    signed, parText, costlyClass, costlyText, lossBadge,
   };
 })();

@@ -3,9 +3,10 @@
  * One round of one game, everything at once, for reading on screen or filing on paper: the
  * deal, the plays trick by trick, each violation and irregularity at its card, every ruling
  * with its reason, and the score as played against the score as ruled. It reads
- * GET /api/games/{id}/replay (and /api/games/{id} for the game's table and tournament) and
- * shows what the service sends for the token's role: it computes no rule and decides no
- * visibility.
+ * GET /api/games/{id}/replay (and /api/games/{id} for the game's table and tournament, and
+ * /api/games/{id}/analysis for the round's par and costly plays) and shows what the service
+ * sends for the token's role: it computes no rule and decides no visibility (when the
+ * analysis may not be seen yet, the service's sentence says why).
  */
 (function () {
   "use strict";
@@ -107,6 +108,7 @@
     renderTricks(r, frames, violations);
     renderViolations(violations);
     renderIrregularities(r);
+    loadAnalysis(game, N);
     $("printed").textContent = "jaslog · game " + game + " · round " + N + " · " +
       (R.view === "full" ? "referee view" : R.view + " view") + " · printed " +
       new Date().toISOString().slice(0, 16).replace("T", " ") + " UTC";
@@ -361,6 +363,77 @@
       li.appendChild(el("span", "where", " (seq " + x.seq + ")"));
       ol.appendChild(li);
     }
+  }
+
+  // ---------------------------------------------------------------- the analysis
+
+  // the round's analysis (GET /api/games/{id}/analysis): its par beside the result as
+  // played, and each costly play, in the list and as a badge on its card in the tricks; or
+  // the service's reason when there is none to show (no hands recorded, a round this token
+  // may not see yet)
+  async function loadAnalysis(game, N) {
+    const note = $("analysis");
+    note.className = "empty";
+    note.hidden = false;
+    note.textContent = "analysis: asking the service…";
+    $("par").hidden = true;
+    $("costly").hidden = true;
+    const shown = R;
+    let a = null;
+    try {
+      a = await P.api("/api/games/" + encodeURIComponent(game) + "/analysis?round=" + N);
+    } catch (e) {
+      if (R !== shown) return;
+      note.textContent = "analysis: " + (e.status === 403 ? "not shown: " : "not available: ") +
+        P.tableWords(e.message, R.seats);
+      return;
+    }
+    if (R !== shown) return;
+    renderAnalysis(a);
+  }
+
+  function renderAnalysis(a) {
+    const note = $("analysis");
+    if (a.no_par) {
+      note.textContent = P.parText(a);
+      return;
+    }
+    note.hidden = true;
+    const t = $("par");
+    t.innerHTML = "";
+    const head = el("tr");
+    ["", "result", "score", "for " + (a.sides ? a.sides[0] : "the playing side")].forEach((x) => head.appendChild(el("th", null, x)));
+    t.appendChild(el("thead")).appendChild(head);
+    const body = el("tbody");
+    const row = (cls, what, result, score, diff) => {
+      const tr = el("tr", cls);
+      tr.appendChild(el("th", null, what));
+      tr.appendChild(el("td", "result", result || "–"));
+      tr.appendChild(el("td", "score", score));
+      tr.appendChild(el("td", "num", diff === null || diff === undefined ? "" : P.signed(diff)));
+      body.appendChild(tr);
+    };
+    row("par", "Par (perfect play, every hand known)", a.par_result, "", a.par);
+    row("played", "As played", a.result, pair(a.score), a.difference);
+    t.appendChild(body);
+    t.hidden = false;
+    const ol = $("costly");
+    ol.innerHTML = "";
+    const xs = a.costly || [];
+    if (!xs.length) {
+      ol.appendChild(el("li", "empty", "no costly play: every card kept the par"));
+    }
+    for (const x of xs) {
+      const li = el("li", "costly-play" + (P.costlyClass(x) ? " " + P.costlyClass(x) : ""));
+      li.dataset.seq = String(x.seq);
+      li.appendChild(cardEl(x.card, "small"));
+      li.appendChild(el("span", null, " " + P.costlyText(x, seatName) + " "));
+      li.appendChild(el("span", "where", "(trick " + x.trick + ", seq " + x.seq + ")"));
+      ol.appendChild(li);
+      const card = document.querySelector('#tricks .played[data-seq="' + x.seq + '"] .card');
+      if (card && !card.querySelector(".loss-badge")) card.appendChild(P.lossBadge(x));
+    }
+    ol.hidden = false;
   }
 
   function start() {

@@ -317,9 +317,7 @@
       const x = an && (an.costly || []).find((q) => q.card === p.card && q.seq <= f.seq);
       if (x) {
         costly.push(x);
-        const b = el("span", "loss-badge" + (x.blunder ? " blunder" : x.mistake ? " mistake" : ""), "−" + x.loss);
-        b.title = "cost " + x.loss + (x.blunder ? ": a blunder" : x.mistake ? ": a mistake" : "");
-        c.appendChild(b);
+        c.appendChild(P.lossBadge(x));
       }
       if (slot) slot.appendChild(c);
     }
@@ -389,7 +387,7 @@
         line += " · " + f.result + ": " + pair(f.score) + carried(rr);
       }
       if (f.retracted) line += " · retracted at seq " + f.retracted.by + ": " + whyText(f.retracted.reason);
-      if (an) line += " · " + parText(an);
+      if (an) line += " · " + P.parText(an);
     }
     line += (line ? " · " : "") + "game " + pair(f.totals);
     const later = laterRulings(f);
@@ -419,9 +417,6 @@
   }
 
   // ---------------------------------------------------------------- the analysis
-
-  // a par or a loss with its sign, as `jaslog analyze` writes it
-  function signed(v) { return v > 0 ? "+" + v : String(v); }
 
   // whether this token may see round f.round's analysis: it names every hand, so the
   // referee sees it at any time, a seat and the public once the round was played out (the
@@ -455,25 +450,13 @@
     return null;
   }
 
-  // the round's par beside its result, or why it has none
-  function parText(a) {
-    if (a.no_par) return "no par: " + a.no_par;
-    return "par " + a.par_result + " " + signed(a.par) + " for " + (a.sides ? a.sides[0] : "the playing side");
-  }
-
   // under the trick: what each costly card on the table cost, and the card(s) that kept the par
   function renderAnalysisLine(costly) {
     const box = $("analysis-line");
     box.innerHTML = "";
     box.hidden = !costly.length;
     for (const x of costly) {
-      const d = el("div", x.blunder ? "blunder" : x.mistake ? "mistake" : null,
-        seatName(x.seat) + " played " + P.cardText(x.card) + ": cost " + x.loss +
-        " (par " + signed(x.before) + " → " + signed(x.after) + ")" +
-        (x.best && x.best.length ? ", best " + x.best.map((c) => P.cardText(c)).join(" or ") : "") +
-        (x.legal ? "" : " · revoke") +
-        (x.blunder ? " · blunder: " + x.result_before + " → " + x.result_after : x.mistake ? " · mistake" : ""));
-      box.appendChild(d);
+      box.appendChild(el("div", P.costlyClass(x), P.costlyText(x, seatName)));
     }
   }
 
