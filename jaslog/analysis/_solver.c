@@ -37,6 +37,25 @@ static inline int low_card(uint32_t m) { return __builtin_ctz(m); }
 
 /* ------------------------------------------------------------------ transposition tables */
 
+/* The bounds lo..hi a table keeps of a position, against the window alpha..beta: 1 and the
+ * value in *v when they answer the search, else 0 and the window narrowed to them. */
+static inline int table_answers(int lo, int hi, int *alpha, int *beta, int *v) {
+    if (lo >= *beta) { *v = lo; return 1; }
+    if (hi <= *alpha) { *v = hi; return 1; }
+    if (lo == hi) { *v = lo; return 1; }
+    if (lo > *alpha) *alpha = lo;
+    if (hi < *beta) *beta = hi;
+    return 0;
+}
+
+/* The bounds lo..hi of a position once searched in the window a0..b0 (fail-soft): its
+ * value best is an upper bound at or below a0, a lower bound at or above b0, else exact. */
+static inline void searched_bounds(int best, int a0, int b0, int *lo, int *hi) {
+    if (best <= a0) { if (best < *hi) *hi = best; }
+    else if (best >= b0) { if (best > *lo) *lo = best; }
+    else *lo = *hi = best;
+}
+
 typedef struct {
     uint64_t k1, k2;
     int32_t lo, hi;
@@ -529,11 +548,8 @@ static int dab(Solver *S, int alpha, int beta) {
             lo = from_small(e->lo);
             hi = from_small(e->hi);
             tt_move = e->move;
-            if (lo >= beta) return lo;
-            if (hi <= alpha) return hi;
-            if (lo == hi) return lo;
-            if (lo > alpha) alpha = lo;
-            if (hi < beta) beta = hi;
+            int v;
+            if (table_answers(lo, hi, &alpha, &beta, &v)) return v;
         }
     }
     int mover = to_move(S), moves[MAXMOVES];
@@ -561,9 +577,7 @@ static int dab(Solver *S, int alpha, int beta) {
         }
     }
     if (!S->n) {
-        if (best <= a0) { if (best < hi) hi = best; }
-        else if (best >= b0) { if (best > lo) lo = best; }
-        else lo = hi = best;
+        searched_bounds(best, a0, b0, &lo, &hi);
         small_put(&S->dtt, key, lo, hi, bm, pc32(rem));
     }
     return best;
@@ -636,11 +650,8 @@ static int gab(Solver *S, int alpha, int beta) {
             lo = e->lo;
             hi = e->hi;
             tt_move = e->move;
-            if (lo >= beta) return lo;
-            if (hi <= alpha) return hi;
-            if (lo == hi) return lo;
-            if (lo > alpha) alpha = lo;
-            if (hi < beta) beta = hi;
+            int v;
+            if (table_answers(lo, hi, &alpha, &beta, &v)) return v;
         }
     }
     int mover = to_move(S), moves[MAXMOVES];
@@ -663,9 +674,7 @@ static int gab(Solver *S, int alpha, int beta) {
         }
     }
     if (!S->n) {
-        if (best <= a0) { if (best < hi) hi = best; }
-        else if (best >= b0) { if (best > lo) lo = best; }
-        else lo = hi = best;
+        searched_bounds(best, a0, b0, &lo, &hi);
         table_put(&S->gtt, k1, k2, lo, hi, bm, pc32(rem));
     }
     return best;

@@ -343,28 +343,18 @@ class Search:
             table.clear()
         table[key] = [lo, hi, move]
 
-    def dab(self, alpha: int, beta: int) -> int:
-        """The minimax of side 0's total minus side 1's still to come (fail-soft)."""
-        self.nodes += 1
-        hands = self.hands
-        rem = hands[0] | hands[1] | hands[2] | hands[3]
+    def _node(self, table: dict, key: tuple[int, ...], rem: int, alpha: int, beta: int,
+              child: Callable[[int, int, int, int], int]) -> int:
+        """The fail-soft alpha-beta step both searches take from a position (``rem``: the
+        cards in hand): at a trick's start, the bounds ``table`` keeps under ``key`` first;
+        then each card to try, best first, worth ``child(mover, card, alpha, beta)``."""
         n = len(self.trick)
-        if not n and not rem:
-            return self.flag_terms()
-        if rem.bit_count() == self.players - n:
-            s, pts, roem = self.last_trick()
-            w = self.won[s]
-            self.won[s] = 1
-            v = (-(pts + roem) if s else pts + roem) + self.flag_terms()
-            self.won[s] = w
-            return v
         tmask = 0
         for c in self.trick:
             tmask |= 1 << c
-        key = (rem, self.leader, self.won[0], self.won[1])
         lo, hi, tt_move = -INF, INF, -1
         if not n:
-            e = self.dtt.get(key)
+            e = table.get(key)
             if e is not None:
                 lo, hi, tt_move = e
                 if lo >= beta:
@@ -380,16 +370,7 @@ class Search:
         a0, b0 = alpha, beta
         best, bm = (-INF if maxing else INF), -1
         for c in self.moves(mover, rem, tmask, tt_move):
-            win = self.win
-            undo = self.play(mover, c)
-            if undo is not None:
-                g = undo[3] + undo[4]
-                if undo[2]:
-                    g = -g
-                v = g + self.dab(alpha - g, beta - g)
-            else:
-                v = self.dab(alpha, beta)
-            self.unplay(mover, c, undo, win)
+            v = child(mover, c, alpha, beta)
             if v > best if maxing else v < best:
                 best, bm = v, c
                 if maxing and v > alpha:
@@ -399,8 +380,40 @@ class Search:
                 if alpha >= beta:
                     break
         if not n:
-            self._store(self.dtt, key, lo, hi, best, a0, b0, bm)
+            self._store(table, key, lo, hi, best, a0, b0, bm)
         return best
+
+    def dab(self, alpha: int, beta: int) -> int:
+        """The minimax of side 0's total minus side 1's still to come (fail-soft)."""
+        self.nodes += 1
+        hands = self.hands
+        rem = hands[0] | hands[1] | hands[2] | hands[3]
+        n = len(self.trick)
+        if not n and not rem:
+            return self.flag_terms()
+        if rem.bit_count() == self.players - n:
+            s, pts, roem = self.last_trick()
+            w = self.won[s]
+            self.won[s] = 1
+            v = (-(pts + roem) if s else pts + roem) + self.flag_terms()
+            self.won[s] = w
+            return v
+        return self._node(self.dtt, (rem, self.leader, self.won[0], self.won[1]), rem, alpha,
+                          beta, self._dab_child)
+
+    def _dab_child(self, mover: int, c: int, alpha: int, beta: int) -> int:
+        """:meth:`dab` once ``mover`` has played ``c``, plus what a trick it ends adds."""
+        win = self.win
+        undo = self.play(mover, c)
+        if undo is not None:
+            g = undo[3] + undo[4]
+            if undo[2]:
+                g = -g
+            v = g + self.dab(alpha - g, beta - g)
+        else:
+            v = self.dab(alpha, beta)
+        self.unplay(mover, c, undo, win)
+        return v
 
     def made_threshold(self) -> int:
         return 0 if self.rules.tie == TIE_MADE else 1
@@ -449,43 +462,16 @@ class Search:
             if ub <= alpha and not n:
                 need = self.made_threshold() - self.acc_diff()
                 return self.made_threshold() if self.dab(need - 1, need) >= need else ub
-        tmask = 0
-        for c in self.trick:
-            tmask |= 1 << c
         key = (rem, self.leader, self.won[0], self.won[1], *self.pts, *self.roem)
-        lo, hi, tt_move = -INF, INF, -1
-        if not n:
-            e = self.gtt.get(key)
-            if e is not None:
-                lo, hi, tt_move = e
-                if lo >= beta:
-                    return lo
-                if hi <= alpha:
-                    return hi
-                if lo == hi:
-                    return lo
-                alpha = max(alpha, lo)
-                beta = min(beta, hi)
-        mover = (self.leader + n) % self.players
-        maxing = self.side[mover] == 0
-        a0, b0 = alpha, beta
-        best, bm = (-INF if maxing else INF), -1
-        for c in self.moves(mover, rem, tmask, tt_move):
-            win = self.win
-            undo = self.play(mover, c)
-            v = self.gab(alpha, beta)
-            self.unplay(mover, c, undo, win)
-            if v > best if maxing else v < best:
-                best, bm = v, c
-                if maxing and v > alpha:
-                    alpha = v
-                elif not maxing and v < beta:
-                    beta = v
-                if alpha >= beta:
-                    break
-        if not n:
-            self._store(self.gtt, key, lo, hi, best, a0, b0, bm)
-        return best
+        return self._node(self.gtt, key, rem, alpha, beta, self._gab_child)
+
+    def _gab_child(self, mover: int, c: int, alpha: int, beta: int) -> int:
+        """:meth:`gab` once ``mover`` has played ``c``."""
+        win = self.win
+        undo = self.play(mover, c)
+        v = self.gab(alpha, beta)
+        self.unplay(mover, c, undo, win)
+        return v
 
     def exact(self, search: Callable[[int, int], int], guess: int, lo: int, hi: int) -> int:
         """The exact value of ``search`` (in lo..hi) by null-window tests from ``guess``."""
