@@ -17,7 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.analysis.adapt import hands_recorded
+from jaslog.analysis.adapt import (
+    HANDS_UNKNOWN,
+    check_trick_not_held,
+    check_tricks,
+    deal_note,
+    deals_of,
+    plays_of,
+)
 from jaslog.analysis.model import (
     SCORE_MAJORITY,
     TIE_HALF,
@@ -28,10 +35,10 @@ from jaslog.analysis.model import (
     Problem,
     SolveRules,
 )
-from jaslog.cards import PLAIN_STRENGTH, TRUMP_STRENGTH, card_text
+from jaslog.cards import PLAIN_STRENGTH, TRUMP_STRENGTH
 from jaslog.engine.fold import GameFold
 from jaslog.engine.jacknine import CARD_POINTS
-from jaslog.engine.oracle import QueryError, query_cards, query_hands, query_ints, query_seat, query_trump
+from jaslog.engine.oracle import query_cards, query_hands, query_ints, query_seat, query_trump
 from jaslog.games.klaberjass.rules.play import (
     ScoreRules,
     has_bella,
@@ -84,28 +91,12 @@ def problem(q: dict[str, Any], opts: dict[str, Any]) -> Problem:
     assert maker is not None and leader is not None
     hands = query_hands(q, PLAYERS, 0, TRICKS)
     trick = query_cards(q, "trick", 0, 1) if q.get("trick") is not None else []
-    for c in trick:
-        for s in (0, 1):
-            if hands[s] >> c & 1:
-                raise QueryError(f"{card_text(c)} is both in the trick and in hand {s}")
+    check_trick_not_held(hands, trick)
     tricks = query_ints(q, "tricks", 2, "tricks taken, one per player", [0, 0])
     points = query_ints(q, "points", 2, "card points taken, one per player", [0, 0])
     seqs = query_ints(q, "sequences", 2, "sequence points, one per player", [0, 0])
     bella = query_ints(q, "bella", 2, "bella points, one per player", [0, 0])
-    done = sum(tricks)
-    if done > TRICKS or (trick and done >= TRICKS):
-        raise QueryError(f"'tricks' add up to {done}: a deal has {TRICKS} tricks"
-                         + (" and one is in play" if trick else ""))
-    for s in (0, 1):
-        played = (s - leader) % PLAYERS < len(trick)
-        want = TRICKS - done - played
-        if hands[s].bit_count() != want:
-            raise QueryError(
-                f"hand {s} holds {hands[s].bit_count()} cards, not {want}: {done} trick"
-                f"{'s are' if done != 1 else ' is'} done and seat {s} has "
-                f"{'' if played else 'not '}played to the trick led by seat {leader}")
-        if not tricks[s] and points[s]:
-            raise QueryError(f"seat {s} took no trick but has {points[s]} points")
+    check_tricks(hands, trick, leader, tricks, TRICKS, "deal", points)
     fixed, pending = _split(opts, seqs, bella, maker)
     won = _by_side([t > 0 for t in tricks], maker)
     pos = Position(tuple(hands), leader, tuple(trick), _by_side(points, maker), fixed,
@@ -128,9 +119,8 @@ def _outcome(opts: dict[str, Any], maker: int, pending: tuple[int, int]) -> Any:
 
 
 def deals(fold: GameFold) -> list[Deal | NoPar]:
-    """Every deal of a folded game: a :class:`Deal` when the hands it was played with are
-    known (recorded, or rebuilt from the plays once it was played out), else why it has no
-    par.
+    """The deals of a folded Klaberjass game as the analysis takes them (see
+    :func:`~jaslog.analysis.adapt.deals_of`): one annulled by a schmeiss has no par.
 
     >>> from jaslog.sim import simulate_game
     >>> from jaslog.fold import fold
@@ -140,60 +130,51 @@ def deals(fold: GameFold) -> list[Deal | NoPar]:
     >>> annulled.reason, (d.round, len(d.plays), d.result)
     ('annulled (schmeiss): no play', (2, 18, 'made'))
     """
+    return deals_of(fold, _deal)
+
+
+def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
+    """A Klaberjass deal ``r`` (its outcome ``o``): by the maker, trumps and the hands played
+    (after the second deal), with the sequences and bella scored."""
     g = fold.state
     opts = fold.options
     seats = fold.seats
-    out: list[Deal | NoPar] = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
-        score = tuple(o.score)
-        if r.score_only is not None:
-            out.append(NoPar(r.number, "recorded by its score alone", o.result, score))
-            continue
-        if r.annulled:
-            out.append(NoPar(r.number, f"annulled ({r.annulled.replace('_', ' ')}): no play",
-                             o.result, score))
-            continue
-        if r.trump is None or r.maker is None or not r.second_done:
-            out.append(NoPar(r.number, "its bidding or second deal is not over", o.result, score))
-            continue
-        if r.playing is not None:
-            playing = list(r.playing)
-        elif r.hands_known:
-            playing = [r.hands[s] | r.by_seat[s] for s in (0, 1)]
+    score = tuple(o.score)
+    if r.annulled:
+        return NoPar(r.number, f"annulled ({r.annulled.replace('_', ' ')}): no play",
+                     o.result, score)
+    if r.trump is None or r.maker is None or not r.second_done:
+        return NoPar(r.number, "its bidding or second deal is not over", o.result, score)
+    if r.playing is not None:
+        playing = list(r.playing)
+    elif r.hands_known:
+        playing = [r.hands[s] | r.by_seat[s] for s in (0, 1)]
+    else:
+        return NoPar(r.number, HANDS_UNKNOWN, o.result, score)
+    trump, maker = r.trump, r.maker
+    per = [r.sequences_of(s, g.seq_announced) if r.playing is not None or g.seq_announced
+           else runs(playing[s]) for s in (0, 1)]
+    seqs = list(score_sequences(per, trump, r.elder, g.seq_rules).points)
+    bella = [0, 0]
+    for s in (0, 1):
+        if g.bella_announced:
+            ok = any(b.seat == s and b.fault is None for b in r.bellas)
         else:
-            out.append(NoPar(r.number, "its hands were not recorded and it was not played out "
-                             "(hands are rebuilt from the plays at its last card)", o.result, score))
-            continue
-        trump, maker = r.trump, r.maker
-        per = [r.sequences_of(s, g.seq_announced) if r.playing is not None or g.seq_announced
-               else runs(playing[s]) for s in (0, 1)]
-        seqs = list(score_sequences(per, trump, r.elder, g.seq_rules).points)
-        bella = [0, 0]
-        for s in (0, 1):
-            if g.bella_announced:
-                ok = any(b.seat == s and b.fault is None for b in r.bellas)
-            else:
-                ok = has_bella(playing[s], trump)
-            bella[s] = g.bella_points if ok else 0
-        fixed, pending = _split(opts, seqs, bella, maker)
-        plays = tuple((t.seat_of(i), c, t.seqs[i]) for t in r.tricks for i, c in enumerate(t.cards))
-        leader = r.tricks[0].leader if r.tricks else r.elder
-        start = Position(tuple(playing), leader, (), (0, 0), fixed)
-        notes = []
-        if not hands_recorded(fold, r.number):
-            notes.append("hands rebuilt from the plays")
-        if seqs != [0, 0] or bella != [0, 0]:
-            notes.append(f"sequences {seqs[0]}-{seqs[1]} and bella {bella[0]}-{bella[1]} count "
-                         "from the first card")
-        if r.ruling is not None:
-            notes.append(f"ruled {r.ruling.score[0]}-{r.ruling.score[1]}: {r.ruling.reason}")
-        finished = o.result not in ("unfinished", "annulled")
-        out.append(Deal(
-            round=r.number, rules=rules_of(opts, trump), side=(0, 1) if maker == 0 else (1, 0),
-            start=start, plays=plays, result=o.result, score=score,
-            difference=score[maker] - score[1 - maker] if finished else None,
-            outcome=_outcome(opts, maker, pending),
-            sides=(f"seat {maker} ({seats[maker]}, the maker, {'CDHS'[trump]})",
-                   f"seat {1 - maker} ({seats[1 - maker]})"),
-            pending=pending, note="; ".join(notes)))
-    return out
+            ok = has_bella(playing[s], trump)
+        bella[s] = g.bella_points if ok else 0
+    fixed, pending = _split(opts, seqs, bella, maker)
+    leader = r.tricks[0].leader if r.tricks else r.elder
+    start = Position(tuple(playing), leader, (), (0, 0), fixed)
+    notes = []
+    if seqs != [0, 0] or bella != [0, 0]:
+        notes.append(f"sequences {seqs[0]}-{seqs[1]} and bella {bella[0]}-{bella[1]} count "
+                     "from the first card")
+    finished = o.result not in ("unfinished", "annulled")
+    return Deal(
+        round=r.number, rules=rules_of(opts, trump), side=(0, 1) if maker == 0 else (1, 0),
+        start=start, plays=plays_of(r), result=o.result, score=score,
+        difference=score[maker] - score[1 - maker] if finished else None,
+        outcome=_outcome(opts, maker, pending),
+        sides=(f"seat {maker} ({seats[maker]}, the maker, {'CDHS'[trump]})",
+               f"seat {1 - maker} ({seats[1 - maker]})"),
+        pending=pending, note=deal_note(fold, r, notes))

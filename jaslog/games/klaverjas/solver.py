@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.analysis.adapt import hands_recorded
+from jaslog.analysis.adapt import (
+    HANDS_UNKNOWN,
+    check_points,
+    check_trick_not_held,
+    check_tricks,
+    deal_note,
+    deals_of,
+    plays_of,
+)
 from jaslog.analysis.model import (
     PARTNER_DISCARD_ONLY,
     PARTNER_FREE,
@@ -32,7 +40,7 @@ from jaslog.analysis.model import (
     Problem,
     SolveRules,
 )
-from jaslog.cards import FULL_DECK, PLAIN_STRENGTH, RANK_TEXT, TRUMP_STRENGTH, card_text
+from jaslog.cards import FULL_DECK, PLAIN_STRENGTH, RANK_TEXT, TRUMP_STRENGTH
 from jaslog.engine.fold import GameFold
 from jaslog.engine.jacknine import CARD_POINTS
 from jaslog.engine.oracle import QueryError, query_cards, query_hands, query_pair, query_seat, query_trump
@@ -99,31 +107,15 @@ def problem(q: dict[str, Any], opts: dict[str, Any]) -> Problem:
     hands = query_hands(q, PLAYERS, 0, TRICKS)
     trick = query_cards(q, "trick", 0, PLAYERS - 1) if q.get("trick") is not None else []
     held = hands[0] | hands[1] | hands[2] | hands[3]
-    for c in trick:
-        if held >> c & 1:
-            seat = next(s for s in range(PLAYERS) if hands[s] >> c & 1)
-            raise QueryError(f"{card_text(c)} is both in the trick and in hand {seat}")
+    check_trick_not_held(hands, trick)
     tricks = query_pair(q, "tricks") if q.get("tricks") is not None else [0, 0]
     points = query_pair(q, "points") if q.get("points") is not None else [0, 0]
     roem = query_pair(q, "roem") if q.get("roem") is not None else [0, 0]
-    done = sum(tricks)
-    if done > TRICKS or (trick and done >= TRICKS):
-        raise QueryError(f"'tricks' add up to {done}: a round has {TRICKS} tricks"
-                         + (" and one is in play" if trick else ""))
-    for s in range(PLAYERS):
-        played = (s - leader) % PLAYERS < len(trick)
-        want = TRICKS - done - played
-        if hands[s].bit_count() != want:
-            raise QueryError(
-                f"hand {s} holds {hands[s].bit_count()} cards, not {want}: {done} trick"
-                f"{'s are' if done != 1 else ' is'} done and seat {s} has "
-                f"{'' if played else 'not '}played to the trick led by seat {leader}")
+    done = check_tricks(hands, trick, leader, tricks, TRICKS, "round")
     gone = FULL_DECK & ~held & ~sum(1 << c for c in trick)
     taken = sum(CARD_POINTS[trump][c] for c in range(32) if gone >> c & 1)
     taken += int(opts["last_trick_bonus"]) if done == TRICKS else 0
-    if sum(points) != taken:
-        raise QueryError(f"'points' add up to {sum(points)}, but the {done} trick"
-                         f"{'s' if done != 1 else ''} done hold {taken}")
+    check_points(points, done, taken)
     for t in (0, 1):
         if not tricks[t] and points[t]:
             raise QueryError(f"team {t} took no trick but has {points[t]} points")
@@ -157,8 +149,8 @@ def _outcome(opts: dict[str, Any], chooser: int) -> Any:
 
 
 def deals(fold: GameFold) -> list[Deal | NoPar]:
-    """Every round of a folded game: a :class:`Deal` when its hands are known (recorded, or
-    rebuilt from the plays once it was played out), else why it has no par.
+    """The rounds of a folded Klaverjas game as the analysis takes them (see
+    :func:`~jaslog.analysis.adapt.deals_of`).
 
     >>> from jaslog.sim import simulate_game
     >>> from jaslog.fold import fold
@@ -167,50 +159,40 @@ def deals(fold: GameFold) -> list[Deal | NoPar]:
     >>> d.round, len(d.plays), d.result
     (1, 32, 'nat')
     """
-    g = fold.state
+    return deals_of(fold, _deal)
+
+
+def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
+    """A Klaverjas round ``r`` (its outcome ``o``): by the trump chosen and who chose it."""
     opts = fold.options
     seats = fold.seats
-    out: list[Deal | NoPar] = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
-        score = tuple(o.score)
-        if r.score_only is not None:
-            out.append(NoPar(r.number, "recorded by its score alone", o.result, score))
-            continue
-        if r.dealt is None:
-            out.append(NoPar(r.number, "its hands were not recorded and it was not played out "
-                             "(hands are rebuilt from the plays at its last card)", o.result, score))
-            continue
-        if r.trump is None or r.chooser is None:
-            out.append(NoPar(r.number, "trumps were never chosen", o.result, score))
-            continue
-        trump, chooser = r.trump, r.chooser
-        plays = tuple((t.seat_of(i), c, t.seqs[i]) for t in r.tricks for i, c in enumerate(t.cards))
-        leader = r.tricks[0].leader if r.tricks else (
-            chooser if opts["first_lead"] == "trump_chooser" else r.forehand)
-        hand_roem = [0, 0]
-        if opts["roem.stuk_in_hand"]:
-            stuk = stuk_cards(trump)
-            for s, h in enumerate(r.dealt):
-                if h & stuk == stuk:
-                    hand_roem[s & 1] += int(opts["roem.stuk"])
-        start = Position(tuple(r.dealt), leader, (), (0, 0), _by_side(hand_roem, chooser))
-        p = chooser & 1
-        notes = []
-        if not hands_recorded(fold, r.number):
-            notes.append("hands rebuilt from the plays")
-        if o.roem != o.roem_on_table:
-            left = sum(o.roem_on_table) - sum(o.roem)
-            notes.append(f"{left} roem left unclaimed (par counts all roem on the table)")
-        if r.ruling is not None:
-            notes.append(f"ruled {r.ruling.score[0]}-{r.ruling.score[1]}: {r.ruling.reason}")
-        finished = o.result != "unfinished"
-        out.append(Deal(
-            round=r.number, rules=rules_of(opts, trump), side=_sides(chooser), start=start,
-            plays=plays, result=o.result, score=score,
-            difference=score[p] - score[1 - p] if finished else None,
-            outcome=_outcome(opts, chooser),
-            sides=(f"team {p} ({' & '.join(seats[p::2])}, chose {'CDHS'[trump]})",
-                   f"team {1 - p} ({' & '.join(seats[1 - p::2])})"),
-            note="; ".join(notes)))
-    return out
+    score = tuple(o.score)
+    if r.dealt is None:
+        return NoPar(r.number, HANDS_UNKNOWN, o.result, score)
+    if r.trump is None or r.chooser is None:
+        return NoPar(r.number, "trumps were never chosen", o.result, score)
+    trump, chooser = r.trump, r.chooser
+    leader = r.tricks[0].leader if r.tricks else (
+        chooser if opts["first_lead"] == "trump_chooser" else r.forehand)
+    hand_roem = [0, 0]
+    if opts["roem.stuk_in_hand"]:
+        stuk = stuk_cards(trump)
+        for s, h in enumerate(r.dealt):
+            if h & stuk == stuk:
+                hand_roem[s & 1] += int(opts["roem.stuk"])
+    start = Position(tuple(r.dealt), leader, (), (0, 0), _by_side(hand_roem, chooser))
+    p = chooser & 1
+    notes = []
+    if o.roem != o.roem_on_table:
+        left = sum(o.roem_on_table) - sum(o.roem)
+        notes.append(f"{left} roem left unclaimed (par counts all roem on the table)")
+    finished = o.result != "unfinished"
+    return Deal(
+        round=r.number, rules=rules_of(opts, trump), side=_sides(chooser), start=start,
+        plays=plays_of(r), result=o.result, score=score,
+        difference=score[p] - score[1 - p] if finished else None,
+        outcome=_outcome(opts, chooser),
+        sides=(f"team {p} ({' & '.join(seats[p::2])}, chose {'CDHS'[trump]})",
+               f"team {1 - p} ({' & '.join(seats[1 - p::2])})"),
+        note=deal_note(fold, r, notes))
 

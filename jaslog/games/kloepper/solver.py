@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.analysis.adapt import hands_recorded
+from jaslog.analysis.adapt import (
+    HANDS_UNKNOWN,
+    check_points,
+    check_trick_not_held,
+    check_tricks,
+    deal_note,
+    deals_of,
+    plays_of,
+)
 from jaslog.analysis.model import (
     SCORE_TABLE,
     VOID_ANY,
@@ -78,31 +86,13 @@ def problem(q: dict[str, Any], opts: dict[str, Any]) -> Problem:
     for c in [*trick, *(c for c in range(32) if held >> c & 1)]:
         if not PACK >> c & 1:
             raise QueryError(f"{card_text(c)} is not in the kloepper pack (9 10 J Q K A)")
-    for c in trick:
-        if held >> c & 1:
-            seat = next(s for s in range(PLAYERS) if hands[s] >> c & 1)
-            raise QueryError(f"{card_text(c)} is both in the trick and in hand {seat}")
+    check_trick_not_held(hands, trick)
     tricks = query_ints(q, "tricks", PLAYERS, "tricks taken, one per seat", [0] * PLAYERS)
     points = query_ints(q, "points", PLAYERS, "card points taken, one per seat", [0] * PLAYERS)
-    done = sum(tricks)
-    if done > TRICKS or (trick and done >= TRICKS):
-        raise QueryError(f"'tricks' add up to {done}: a deal has {TRICKS} tricks"
-                         + (" and one is in play" if trick else ""))
-    for s in range(PLAYERS):
-        played = (s - leader) % PLAYERS < len(trick)
-        want = TRICKS - done - played
-        if hands[s].bit_count() != want:
-            raise QueryError(
-                f"hand {s} holds {hands[s].bit_count()} cards, not {want}: {done} trick"
-                f"{'s are' if done != 1 else ' is'} done and seat {s} has "
-                f"{'' if played else 'not '}played to the trick led by seat {leader}")
-        if not tricks[s] and points[s]:
-            raise QueryError(f"seat {s} took no trick but has {points[s]} points")
+    done = check_tricks(hands, trick, leader, tricks, TRICKS, "deal", points)
     gone = PACK & ~held & ~sum(1 << c for c in trick)
     taken = sum(POINTS[c & 7] for c in range(32) if gone >> c & 1)
-    if sum(points) != taken:
-        raise QueryError(f"'points' add up to {sum(points)}, but the {done} trick"
-                         f"{'s' if done != 1 else ''} done hold {taken}")
+    check_points(points, done, taken)
     queens = _queens(q, hands, trick, leader)
     mode = q.get("mode", "alone" if len(queens) == 1 else "pair")
     if mode not in ("pair", "alone"):
@@ -155,8 +145,8 @@ def _outcome(opts: dict[str, Any], mode: str, knock: bool, knock_back: bool) -> 
 
 
 def deals(fold: GameFold) -> list[Deal | NoPar]:
-    """Every deal of a folded game: a :class:`Deal` when its hands are known (recorded, or
-    rebuilt from the plays once it was played out), else why it has no par.
+    """The deals of a folded Kloepper game as the analysis takes them (see
+    :func:`~jaslog.analysis.adapt.deals_of`).
 
     >>> from jaslog.sim import simulate_game
     >>> from jaslog.fold import fold
@@ -165,42 +155,33 @@ def deals(fold: GameFold) -> list[Deal | NoPar]:
     >>> d.round, len(d.plays), d.result
     (1, 24, 'others')
     """
-    g = fold.state
+    return deals_of(fold, _deal)
+
+
+def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
+    """A Kloepper deal ``r`` (its outcome ``o``): by the black-queen side and its knocks."""
     opts = fold.options
     seats = fold.seats
-    out: list[Deal | NoPar] = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
-        score = tuple(o.score)
-        if r.score_only is not None:
-            out.append(NoPar(r.number, "recorded by its score alone", o.result, score))
-            continue
-        sd = r.sides()
-        if r.dealt is None or sd is None:
-            out.append(NoPar(r.number, "its hands were not recorded and it was not played out "
-                             "(hands are rebuilt from the plays at its last card)", o.result, score))
-            continue
-        knock, back = r.knock_made() is not None, r.knock_back_made() is not None
-        plays = tuple((t.seat_of(i), c, t.seqs[i]) for t in r.tricks for i, c in enumerate(t.cards))
-        leader = r.tricks[0].leader if r.tricks else r.forehand
-        side = tuple(0 if sd.on_queens(s) else 1 for s in range(PLAYERS))
-        notes = []
-        if not hands_recorded(fold, r.number):
-            notes.append("hands rebuilt from the plays")
-        if knock:
-            notes.append("knocked" + (" and knocked back" if back else "")
-                         + " (counted from the first card)")
-        if r.ruling is not None:
-            notes.append(f"ruled {'-'.join(map(str, r.ruling.score))}: {r.ruling.reason}")
-        finished = o.result not in ("unfinished",)
-        q_seat = sd.queens[0]
-        o_seat = next(s for s in range(PLAYERS) if not sd.on_queens(s))
-        names = " & ".join(seats[s] for s in sd.queens)
-        out.append(Deal(
-            round=r.number, rules=rules_of(opts, sd.scoring, knock=knock, knock_back=back),
-            side=side, start=Position(tuple(r.dealt), leader), plays=plays, result=o.result,
-            score=score, difference=score[q_seat] - score[o_seat] if finished else None,
-            outcome=_outcome(opts, sd.scoring, knock, back),
-            sides=(f"the black queens: {'seat' if len(sd.queens) == 1 else 'seats'} "
-                   f"{' & '.join(map(str, sd.queens))} ({names}, {sd.mode})",
-                   "the others"), note="; ".join(notes)))
-    return out
+    score = tuple(o.score)
+    sd = r.sides()
+    if r.dealt is None or sd is None:
+        return NoPar(r.number, HANDS_UNKNOWN, o.result, score)
+    knock, back = r.knock_made() is not None, r.knock_back_made() is not None
+    leader = r.tricks[0].leader if r.tricks else r.forehand
+    side = tuple(0 if sd.on_queens(s) else 1 for s in range(PLAYERS))
+    notes = []
+    if knock:
+        notes.append("knocked" + (" and knocked back" if back else "")
+                     + " (counted from the first card)")
+    finished = o.result not in ("unfinished",)
+    q_seat = sd.queens[0]
+    o_seat = next(s for s in range(PLAYERS) if not sd.on_queens(s))
+    names = " & ".join(seats[s] for s in sd.queens)
+    return Deal(
+        round=r.number, rules=rules_of(opts, sd.scoring, knock=knock, knock_back=back),
+        side=side, start=Position(tuple(r.dealt), leader), plays=plays_of(r), result=o.result,
+        score=score, difference=score[q_seat] - score[o_seat] if finished else None,
+        outcome=_outcome(opts, sd.scoring, knock, back),
+        sides=(f"the black queens: {'seat' if len(sd.queens) == 1 else 'seats'} "
+               f"{' & '.join(map(str, sd.queens))} ({names}, {sd.mode})",
+               "the others"), note=deal_note(fold, r, notes))
