@@ -10,8 +10,8 @@ import asyncio
 import queue
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +22,9 @@ from jaslog.events import Event, EventError, GameStarted, event_from_dict
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
-from jaslog.store.appending import cache_events
+from jaslog.store.appending import AppendGroup, cache_events
 from jaslog.store.clock import Clock, stamp, system_clock
+from jaslog.store.engine import is_driver_error
 from jaslog.views import Sight, Timeline, timeline
 
 
@@ -61,6 +62,23 @@ class StorePool:
     def close(self) -> None:
         for s in self._all:
             s.close()
+
+
+#: The most appends the writer puts in one transaction (group commit), and the most events
+#: (at ~300 bytes each, about 1 MiB of rows): past either, the rest wait for the next one.
+GROUP_APPENDS = 256
+GROUP_EVENTS = 4096
+
+
+@dataclass(frozen=True)
+class _Waiting:
+    """An append waiting for the writer: as sent, with ``at`` stamped, and its answer."""
+
+    game: str
+    events: list[dict[str, Any]]
+    stamped: list[dict[str, Any]]
+    expected_seq: int | None
+    future: Future[tuple[AppendResult, list[dict[str, Any]]]]
 
 
 @dataclass(frozen=True)
@@ -101,7 +119,9 @@ class Service:
     advisory lock), and one writer keeps the store's fold of each game warm. The API's
     appends wait for the writer on a thread of their own (:meth:`append_soon`), never on the
     threads that answer reads: however many appends queue behind a slow write, a read is
-    answered at once. Next to it, the service keeps each recorded game's fold at its head
+    answered at once. The appends that wait together are written in one transaction (group
+    commit, at most :data:`GROUP_APPENDS`), each checked in turn and answered on its own.
+    Next to it, the service keeps each recorded game's fold at its head
     ("tip") to say which violations an append brought without folding the game again.
 
     The folded games it keeps (tips, and the timelines reads are answered from) are bounded
@@ -121,7 +141,9 @@ class Service:
         self.pool = StorePool(url, pool_size, self.clock)
         self.writer = open_store(url, clock=self.clock)
         self._write_lock = threading.Lock()
-        self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jaslog-writer")
+        self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
+        self._writer_thread: threading.Thread | None = None
+        self._closed = False
         self._tips: OrderedDict[str, GameFold] = OrderedDict()
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine, self.clock)
@@ -131,7 +153,13 @@ class Service:
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        self._writes.shutdown(wait=True)
+        with self._lock:
+            self._closed, thread = True, self._writer_thread
+            if thread is not None:
+                self._queue.put(None)
+                self._writer_thread = None
+        if thread is not None:
+            thread.join()
         self.pool.close()
         self.writer.close()
         self.engine.dispose()
@@ -186,12 +214,27 @@ class Service:
         with self._write_lock:
             return self.writer.new_game(**fields)
 
+    def submit(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
+               ) -> Future[tuple[AppendResult, list[dict[str, Any]]]]:
+        """Queue an append for the writer's thread; its answer (as :meth:`append`'s) when it
+        is written. The appends that wait together are written in one transaction (group
+        commit: :meth:`_write_group`); each gets its own answer."""
+        w = _Waiting(game, events, self._stamped(events), expected_seq, Future())
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the service is closed")
+            if self._writer_thread is None:
+                self._writer_thread = threading.Thread(target=self._write_loop,
+                                                       name="jaslog-writer", daemon=True)
+                self._writer_thread.start()
+            self._queue.put(w)
+        return w.future
+
     async def append_soon(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
                           ) -> tuple[AppendResult, list[dict[str, Any]]]:
         """:meth:`append`, run on the writer's own thread and awaited: a request waiting for
         its turn to write holds none of the threads that answer reads."""
-        return await asyncio.wrap_future(
-            self._writes.submit(self.append, game, events, expected_seq))
+        return await asyncio.wrap_future(self.submit(game, events, expected_seq))
 
     def append(self, game: str, events: list[dict[str, Any]],
                expected_seq: int | None) -> tuple[AppendResult, list[dict[str, Any]]]:
@@ -202,21 +245,99 @@ class Service:
         from the stored one. The store stamps every new event's ``recorded_at`` with the same
         clock.
         """
-        arrived = stamp(self.clock())
-        stamped = [e if e.get("at") is not None else {**e, "at": arrived} for e in events]
-        s = self.writer
+        w = _Waiting(game, events, self._stamped(events), expected_seq, Future())
+        w.future.set_running_or_notify_cancel()
         with self._write_lock:
-            try:
-                res = s.append(game, stamped, expected_seq)
-            except ConflictError as err:
-                done = self._retried(s, game, events, expected_seq, err)
-                if done is None:
-                    raise
-                if done == len(events):
-                    return AppendResult(game, 0, done, s.head(game)), []
-                rest = s.append(game, stamped[done:], (expected_seq or 0) + done)
-                res = AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
-            return res, self._new_violations(game, res, stamped)
+            self._write_group([w])
+        return w.future.result()
+
+    def _stamped(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events, each without ``at`` stamped with the time now (of arrival)."""
+        if all(e.get("at") is not None for e in events):
+            return events
+        arrived = stamp(self.clock())
+        return [e if e.get("at") is not None else {**e, "at": arrived} for e in events]
+
+    def _write_loop(self) -> None:
+        """The writer's thread: waits for an append, takes the writer's lock, then every
+        append waiting by then (up to :data:`GROUP_APPENDS` of them, or as many as hold
+        :data:`GROUP_EVENTS` events), written in one transaction."""
+        closing = False
+        while not closing:
+            w = self._queue.get()
+            if w is None:
+                return
+            with self._write_lock:
+                group: list[_Waiting] = []
+                n = 0
+                while w is not None:
+                    if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
+                        group.append(w)
+                        n += len(w.events)
+                    if len(group) >= GROUP_APPENDS or n >= GROUP_EVENTS:
+                        break
+                    try:
+                        w = self._queue.get_nowait()
+                    except queue.Empty:
+                        break
+                    closing = w is None  # closing: write what was taken, then stop
+                if group:
+                    self._write_group(group)
+
+    def _write_group(self, group: list[_Waiting]) -> None:
+        """Write ``group``'s appends in one transaction, in turn, and answer each (the
+        writer's lock is held).
+
+        Each append runs in a savepoint of its own (:meth:`jaslog.store.Store.group`): one
+        refused (a conflict, a rule, a bad event) leaves nothing of itself and is answered
+        with its own error while the others are written. A failure of the database itself
+        (the transaction or its commit) answers every append of the group with that error:
+        nothing of the group was written."""
+        answers: list[tuple[AppendResult, list[dict[str, Any]]] | BaseException] = []
+        try:
+            results: list[AppendResult | BaseException] = []
+            with self.writer.group() as g:
+                for w in group:
+                    try:
+                        results.append(self._append_in(g, w))
+                    except Exception as e:  # this append's own: refused, nothing written
+                        if is_driver_error(e):
+                            raise  # the database's: the group's
+                        results.append(e)
+            for w, res in zip(group, results, strict=True):
+                if isinstance(res, BaseException):
+                    answers.append(res)
+                    continue
+                try:
+                    answers.append((res, self._new_violations(w.game, res, w.stamped)))
+                except Exception as e:
+                    answers.append(e)
+        except BaseException as e:  # the database's failure (or the commit's): every append's
+            for w in group:
+                w.future.set_exception(e)
+            if not isinstance(e, Exception):
+                raise
+            return
+        for w, a in zip(group, answers, strict=True):
+            if isinstance(a, BaseException):
+                w.future.set_exception(a)
+            else:
+                w.future.set_result(a)
+
+    def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
+        """One waiting append in the group's transaction; a retry of stored events (same
+        ids) is recognised."""
+        game, events, expected_seq = w.game, w.events, w.expected_seq
+        try:
+            return g.append(game, w.stamped, expected_seq)
+        except ConflictError as err:
+            done = self._retried(g.events, game, events, expected_seq, err)
+            if done is None:
+                raise
+            if done == len(events):
+                return AppendResult(game, 0, done, g.head(game))
+            rest = g.append(game, w.stamped[done:], (expected_seq or 0) + done)
+            return AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
 
     def _new_violations(self, game: str, res: AppendResult,
                         stamped: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -232,10 +353,10 @@ class Service:
                 for j, e in enumerate(stamped[len(stamped) - res.appended:]):
                     tip.apply(event_from_dict({**e, "game": game, "seq": first + j}))
             else:
-                tip = self.writer.fold(game)
+                tip = self.writer.fold(game, res.head.seq)
                 before = -1
         except (FoldError, EventError):
-            tip = self.writer.fold(game)
+            tip = self.writer.fold(game, res.head.seq)
             before = -1
         self._tips[game] = tip
         held = sum(t.next_seq for t in self._tips.values())
@@ -246,7 +367,8 @@ class Service:
         return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]
 
     @staticmethod
-    def _retried(s: Store, game: str, events: list[dict[str, Any]], expected_seq: int | None,
+    def _retried(stored_events: Callable[[str], list[Event]], game: str,
+                 events: list[dict[str, Any]], expected_seq: int | None,
                  err: ConflictError) -> int | None:
         """How many leading events of the batch are already stored as they were sent (a retry
         whose ``at`` the server stamped), or None when the conflict is real."""
@@ -254,7 +376,7 @@ class Service:
             return None
         if any(not e.get("id") for e in events):
             return None
-        stored = s.events(game)[expected_seq:]
+        stored = stored_events(game)[expected_seq:]
         n = 0
         for sent, have in zip(events, stored, strict=False):
             d = have.model_dump(exclude_none=True)

@@ -17,7 +17,9 @@ from __future__ import annotations
 import os
 import secrets
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -206,6 +208,56 @@ class Appending(Signing):
         (``recorded_at_given``), and so is an ``at`` more than 5 minutes ahead of the clock
         (``at_in_future``).
         """
+        prep = self._prepared(game, events, expected_seq, at_end)
+        try:
+            with eng.write_tx(self.engine) as conn:
+                res, f = self._write(conn, game, prep)
+        except IntegrityError as e:
+            self._folds.pop(game, None)
+            actual = self._head_quiet(game)
+            raise ConflictError(game, prep.first_seq, actual,
+                                f"the database refused the rows: {eng.db_message(e)}") from None
+        except BaseException:  # whatever stopped it, Ctrl-C too: the cached fold may be ahead
+            self._folds.pop(game, None)
+            raise
+        if f is not None:
+            self._remember(game, res.head, f)
+        return res
+
+    @contextmanager
+    def group(self) -> Iterator[AppendGroup]:
+        """One write transaction that several appends share (group commit): one ``BEGIN``
+        and one ``COMMIT`` (one sync to disk) for all of them, each append checked against
+        the game as the appends before it in the group left it.
+
+        Each :meth:`AppendGroup.append` answers, or refuses, exactly as :meth:`append` would
+        have at that point; a refused one leaves nothing of itself in the transaction (it
+        runs in a savepoint), and the others go on. A failure of the database itself
+        (:class:`jaslog.store.engine.DatabaseError`) ends the group: nothing of it is written.
+
+        >>> from jaslog.sim import simulate_game
+        >>> from jaslog.store import open_store
+        >>> s = open_store("sqlite://")
+        >>> evs = simulate_game("g", "amsterdam", seed=1)
+        >>> with s.group() as g:
+        ...     first = g.append("g", evs[:2])
+        ...     second = g.append("g", evs[2:3], expected_seq=2)
+        >>> first.appended, second.appended, s.head("g").next_seq
+        (2, 1, 3)
+        """
+        with eng.write_tx(self.engine) as conn:
+            g = AppendGroup(self, conn)
+            try:
+                yield g
+            except BaseException:
+                for game in g.games:
+                    self._folds.pop(game, None)
+                raise
+        # committed: the folds the group left in the cache are the stored games' folds
+
+    def _prepared(self, game: str, events: Iterable[EventLike], expected_seq: int | None,
+                  at_end: bool) -> _Prepared:
+        """What can be checked of a batch before the write transaction (nothing read)."""
         if at_end and expected_seq is not None:
             raise ValueError("append: at_end and expected_seq exclude each other")
         items: list[Any] = []
@@ -220,46 +272,43 @@ class Appending(Signing):
             raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
                                 f"{expected_seq} was expected; nothing was written",
                                 game=game, seq=evs[0].seq, code="seq_mismatch")
-        try:
-            with eng.write_tx(self.engine) as conn:
-                head = self._head(conn, game)
-                if at_end:
-                    evs = self._coerce(game, items, self._retry_base(conn, head, items))
-                if not evs:
-                    return AppendResult(game, 0, 0, head)
-                skip = self._already_stored(conn, head, evs)
-                rest = evs[skip:]
-                if not rest:
-                    return AppendResult(game, 0, skip, head)
-                if rest[0].seq != head.next_seq:
-                    detail = "another writer got there first" if rest[0].seq < head.next_seq \
-                        else "that would leave a gap"
-                    raise ConflictError(game, rest[0].seq, head.next_seq, detail)
-                # read once the writers' lock is held: stamps follow the order of commits
-                now = self.clock()
-                _refuse_future_at(game, rest, now)
-                rest = stamped(rest, now)
-                self._check_ids(conn, game, rest)
-                f, before = self._validate(conn, head, rest)
-                rows, new_head = self._rows(conn, head, rest)
-                if head.next_seq == 0:
-                    insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
-                self.insert_rows(conn, rows)
-                if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
-                    self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
-                stands = standing(f)
-                if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
-                    note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])
-        except IntegrityError as e:
-            self._folds.pop(game, None)
-            actual = self._head_quiet(game)
-            raise ConflictError(game, evs[0].seq, actual,
-                                f"the database refused the rows: {eng.db_message(e)}") from None
-        except BaseException:  # whatever stopped it, Ctrl-C too: the cached fold may be ahead
-            self._folds.pop(game, None)
-            raise
-        self._remember(game, new_head, f)
-        return AppendResult(game, len(rest), skip, new_head)
+        return _Prepared(at_end, items, evs)
+
+    def _write(self, conn: Connection, game: str,
+               prep: _Prepared) -> tuple[AppendResult, GameFold | None]:
+        """Check and write a prepared batch in the write transaction ``conn``: the result,
+        and the game's fold after it (None when nothing was written)."""
+        head = self._head(conn, game)
+        evs = prep.evs
+        if prep.at_end:
+            evs = prep.evs = self._coerce(game, prep.items,
+                                          self._retry_base(conn, head, prep.items))
+        if not evs:
+            return AppendResult(game, 0, 0, head), None
+        skip = self._already_stored(conn, head, evs)
+        rest = evs[skip:]
+        if not rest:
+            return AppendResult(game, 0, skip, head), None
+        if rest[0].seq != head.next_seq:
+            detail = "another writer got there first" if rest[0].seq < head.next_seq \
+                else "that would leave a gap"
+            raise ConflictError(game, rest[0].seq, head.next_seq, detail)
+        # read once the writers' lock is held: stamps follow the order of commits
+        now = self.clock()
+        _refuse_future_at(game, rest, now)
+        rest = stamped(rest, now)
+        self._check_ids(conn, game, rest)
+        f, before = self._validate(conn, head, rest)
+        rows, new_head = self._rows(conn, head, rest)
+        if head.next_seq == 0:
+            insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
+        self.insert_rows(conn, rows)
+        if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
+            self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
+        stands = standing(f)
+        if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
+            note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])
+        return AppendResult(game, len(rest), skip, new_head), f
 
     def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
@@ -492,3 +541,65 @@ def _refuse_future_at(game: str, evs: list[Event], now: datetime) -> None:
                                 "time may be ahead of the store's by at most "
                                 f"{minutes} minutes (is the device's clock right?); nothing was "
                                 "written", game=game, seq=e.seq, code="at_in_future")
+
+
+@dataclass
+class _Prepared:
+    """A batch as far as it is checked before the write transaction: the events (or, for
+    an ``at_end`` batch, the items whose seq the store's head decides)."""
+
+    at_end: bool
+    items: list[Any]
+    evs: list[Event]
+
+    @property
+    def first_seq(self) -> int:
+        return self.evs[0].seq if self.evs else 0
+
+
+class AppendGroup:
+    """The appends of one write transaction (:meth:`Appending.group`)."""
+
+    def __init__(self, store: Appending, conn: Connection) -> None:
+        self.store = store
+        self.conn = conn
+        #: The games appended to in the group (their cached folds go if it fails).
+        self.games: set[str] = set()
+
+    def append(self, game: str, events: Iterable[EventLike],
+               expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
+        """:meth:`Appending.append` in the group's transaction, in a savepoint of its own:
+        refused (:class:`ConflictError`, :class:`RejectedError`, :class:`NoSuchGame`, a
+        :class:`StoreError`), it leaves nothing written and the group goes on. Any other
+        error (the database's own) is the group's: it goes up and nothing is written."""
+        s = self.store
+        prep = s._prepared(game, events, expected_seq, at_end)
+        self.games.add(game)
+        sp = self.conn.begin_nested()
+        try:
+            res, f = s._write(self.conn, game, prep)
+        except IntegrityError as e:
+            s._folds.pop(game, None)
+            sp.rollback()
+            actual = s._head(self.conn, game).next_seq
+            raise ConflictError(game, prep.first_seq, actual,
+                                f"the database refused the rows: {eng.db_message(e)}") from None
+        except StoreError:
+            s._folds.pop(game, None)
+            sp.rollback()
+            raise
+        except BaseException:
+            s._folds.pop(game, None)
+            raise
+        sp.commit()
+        if f is not None:
+            s._remember(game, res.head, f)
+        return res
+
+    def head(self, game: str) -> Head:
+        """The game's head as the group has it so far."""
+        return self.store._head(self.conn, game)
+
+    def events(self, game: str) -> list[Event]:
+        """The game's events as the group has them so far."""
+        return self.store._read_events(self.conn, game)

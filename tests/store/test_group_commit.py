@@ -1,0 +1,294 @@
+"""Group commit: the appends waiting for the service's writer are written in one transaction,
+each checked in turn and answered on its own, and what they store is what appending them one
+at a time stores, byte for byte (on an SQLite file and on PostgreSQL)."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from sqlalchemy import event, select
+
+from jaslog.audit import violation_dict
+from jaslog.engine.sim import Faults
+from jaslog.service.core import Service
+from jaslog.sim import simulate_game
+from jaslog.store import ConflictError, RejectedError, open_store
+from jaslog.store.clock import ManualClock
+from jaslog.store.engine import DatabaseError
+from jaslog.store.schema import (
+    EVENTS,
+    GAME_PLACES,
+    GAME_PLAYERS,
+    GAME_RESULTS,
+    GAME_WINNERS,
+    GAMES,
+    SIGNATURES,
+    SIGNING_KEYS,
+)
+from tests.store.conftest import BACKENDS, STORE_TIME
+
+TABLES = (EVENTS, GAMES, GAME_PLAYERS, GAME_PLACES, GAME_RESULTS, GAME_WINNERS, SIGNATURES,
+          SIGNING_KEYS)
+
+
+@pytest.fixture(params=BACKENDS)
+def two_urls(request: pytest.FixtureRequest, tmp_path: Path,
+             monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """Two empty stores of one backend that sign with one key (``$JASLOG_KEYS``): what both
+    sign is then the same bytes."""
+    if request.param == "sqlite":
+        monkeypatch.setenv("JASLOG_KEYS", str(tmp_path / "keys"))
+        yield str(tmp_path / "a.sqlite"), str(tmp_path / "b.sqlite")
+        return
+    from sqlalchemy.engine import make_url
+
+    first = str(request.getfixturevalue("pg_url"))
+    monkeypatch.setenv("JASLOG_KEYS", str(tmp_path / "keys"))
+    admin = make_url(first).set(database="postgres").render_as_string(hide_password=False)
+    name = f"jaslog_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    yield first, make_url(first).set(database=name).render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@dataclass(eq=False)
+class Request:
+    """One append as a client sends it, and the answer it got."""
+
+    game: str
+    events: list[dict[str, Any]]
+    expected_seq: int | None
+    answer: Any = None
+    future: Future[Any] | None = field(default=None, repr=False)
+
+
+def _plain(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in e.items() if k not in ("game", "seq")} for e in events]
+
+
+def workload(thread: int) -> list[Request]:
+    """A client's appends to its own three games, taken in turn: each game begun by its
+    ``game_started``, then its events by 1 to 3 (some with ids), with a retry, a stale
+    conflict, a play the rules refuse and a malformed event among them. One game is played
+    to its end (its result is stored); the games have faults the rules record (violations)."""
+    logs = {
+        f"t{thread}-short": _plain(simulate_game(f"t{thread}-short", "klaberjass-2p",
+                                                 seed=thread, faults=Faults(revoke_rate=0.2))),
+        f"t{thread}-a": _plain(simulate_game(f"t{thread}-a", "amsterdam", seed=10 + thread,
+                                             faults=Faults(revoke_rate=0.3)))[:80],
+        f"t{thread}-b": _plain(simulate_game(f"t{thread}-b", "kloepper", seed=20 + thread))[:60],
+    }
+    for gid, evs in logs.items():
+        if gid.endswith("-a"):  # events with ids: their retries are recognised by them
+            for i, e in enumerate(evs):
+                e["id"] = str(uuid.UUID(int=thread * 10_000 + i))
+        evs[0]["meta"] = {"table": thread}
+    at = dict.fromkeys(logs, 0)
+    out: list[Request] = []
+    n = 0
+    while any(at[g] < len(evs) for g, evs in logs.items()):
+        for gid, evs in logs.items():
+            seq = at[gid]
+            if seq >= len(evs):
+                continue
+            size = 1 if seq == 0 else 1 + n % 3
+            chunk = evs[seq:seq + size]
+            n += 1
+            out.append(Request(gid, chunk, seq))
+            at[gid] = seq + len(chunk)
+            if n % 7 == 0 and seq > 0:  # a retry of what was just sent (ids: already stored)
+                out.append(Request(gid, chunk, seq))
+            if n % 11 == 0:  # stale: the game has moved on
+                out.append(Request(gid, evs[seq:seq + 1], seq))
+            if n % 13 == 0:
+                out.append(Request(gid, [{"type": "play", "seat": 9, "card": "AS"}], at[gid]))
+            if n % 17 == 0 and at[gid] < len(evs) and evs[at[gid]]["type"] == "play":
+                wrong = {**evs[at[gid]], "seat": (evs[at[gid]]["seat"] + 1) % 2}
+                out.append(Request(gid, [wrong], at[gid]))
+    return out
+
+
+def _answer(fut: Future[Any]) -> Any:
+    """What a request was answered, comparable across stores."""
+    try:
+        res, violations = fut.result(timeout=120)
+    except (ConflictError, RejectedError) as e:
+        return (type(e).__name__, e.code, str(e), getattr(e, "expected", None),
+                getattr(e, "actual", None))
+    return ("ok", res.appended, res.already_stored, res.head.next_seq, res.head.hash,
+            violations)
+
+
+def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the tables an append writes, in a fixed order."""
+    with open_store(url) as s, s.engine.connect() as conn:
+        return {t.name: sorted((tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                                for r in conn.execute(select(t))), key=repr) for t in TABLES}
+
+
+def kept_folds(svc: Service) -> dict[str, Any]:
+    """The folds the service and its writer store keep between appends, as data."""
+    return {g: (tip.next_seq, [violation_dict(v) for v in tip.state.violations],
+                svc.writer._folds.get(g, (None, None))[:2])
+            for g, tip in sorted(svc._tips.items())}
+
+
+def test_appends_from_several_threads_store_what_one_by_one_stores(
+        two_urls: tuple[str, str]) -> None:
+    grouped_url, one_by_one_url = two_urls
+    clients = [workload(k) for k in range(4)]
+    svc = Service(grouped_url, clock=ManualClock(STORE_TIME))
+    commits = write_transactions(svc)
+
+    def client(k: int) -> None:
+        for r in clients[k]:
+            r.future = svc.submit(r.game, r.events, r.expected_seq)
+            if k % 2 == 0:  # half the clients wait for each answer, half send all at once
+                r.future.exception(timeout=120)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for reqs in clients:
+        for r in reqs:
+            assert r.future is not None
+            r.answer = _answer(r.future)
+    grouped_folds = kept_folds(svc)
+    svc.close()
+    requests = [r for reqs in clients for r in reqs]
+    # (the clients that send all at once are written in a few transactions)
+    assert len(commits) < len(requests) - 300, "the appends were not written in groups"
+    kinds = {a[0] if a[0] != "RejectedError" else a[1] for a in (r.answer for r in requests)}
+    assert {"ok", "ConflictError", "bad_event", "not_your_turn"} <= kinds, kinds
+    assert any(r.answer[0] == "ok" and r.answer[2] > 0 for r in requests)  # retries recognised
+    assert any(r.answer[0] == "ok" and r.answer[5] for r in requests)  # violations told
+
+    # the same appends one at a time, in the order the groups wrote them (a refused or
+    # empty append writes nothing: it goes where its game's other appends put it)
+    grouped = dump(grouped_url)
+    pos = {(row[0], row[1]): row[2] for row in grouped["events"]}
+
+    def first_pos(r: Request) -> int:
+        return int(pos[(r.game, r.answer[3] - r.answer[1])])
+
+    order: list[Request] = []
+    placed: set[int] = set()
+    by_game: dict[str, list[Request]] = {}
+    for r in requests:
+        by_game.setdefault(r.game, []).append(r)
+    wrote = sorted((r for r in requests if r.answer[0] == "ok" and r.answer[1] > 0),
+                   key=first_pos)
+    last: Request | None
+    for last in [*wrote, None]:
+        for q in (by_game[last.game] if last is not None else requests):
+            if id(q) not in placed:
+                placed.add(id(q))
+                order.append(q)
+            if q is last:
+                break
+    assert len(order) == len(requests)
+    one = Service(one_by_one_url, clock=ManualClock(STORE_TIME))
+    for r in order:
+        fut: Future[Any] = Future()
+        try:
+            fut.set_result(one.append(r.game, r.events, r.expected_seq))
+        except (ConflictError, RejectedError) as e:
+            fut.set_exception(e)
+        assert _answer(fut) == r.answer, (r.game, r.expected_seq)
+    assert kept_folds(one) == grouped_folds
+    one.close()
+    assert dump(one_by_one_url) == grouped
+    assert grouped["signatures"] and grouped["game_results"] and grouped["game_winners"]
+
+
+def write_transactions(svc: Service) -> list[str]:
+    """A list that gets an item for each write transaction the service's writer begins."""
+    seen: list[str] = []
+
+    def begun(_conn: Any, _cur: Any, sql: str, *_args: Any) -> None:
+        if sql.startswith("BEGIN IMMEDIATE") or "pg_advisory_xact_lock" in sql:
+            seen.append(sql)
+
+    event.listen(svc.writer.engine, "before_cursor_execute", begun)
+    return seen
+
+
+def _held(svc: Service) -> threading.Lock:
+    """The writer's lock, taken: appends submitted now wait together for one group."""
+    svc._write_lock.acquire()
+    return svc._write_lock
+
+
+def test_a_refused_append_leaves_the_others_of_its_group_written(store_url: str) -> None:
+    svc = Service(store_url, clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    h = _plain(simulate_game("h", "amsterdam", seed=2))
+    for gid, evs in (("g", g), ("h", h)):
+        svc.append(gid, evs[:3], 0)
+    commits = write_transactions(svc)
+    lock = _held(svc)
+    ids = [str(uuid.UUID(int=i)) for i in range(4)]
+    futs = [svc.submit("g", [{**g[3], "id": ids[0]}], 3),              # written
+            svc.submit("h", [h[4]], 4),                                 # a gap: a conflict
+            svc.submit("h", [{**h[3], "card": "AS"}], 3),               # refused by the rules
+            svc.submit("h", [{"type": "play", "seat": 9}], 3),          # malformed
+            svc.submit("g", [{**g[3], "id": ids[0]}], 3),               # a retry of the first
+            svc.submit("g", [{**g[4], "id": ids[1]}, g[5]], 4),         # written after it
+            svc.submit("nope", [h[3]], 3),                              # no such game
+            svc.submit("h", [h[3], h[4]], 3)]                           # written
+    time.sleep(0.2)
+    lock.release()
+    answers: list[Any] = []
+    for f in futs:
+        e = f.exception(timeout=60)
+        answers.append(type(e).__name__ if e is not None else f.result()[0].appended)
+    assert answers == [1, "ConflictError", "RejectedError", "RejectedError", 0, 2,
+                       "ConflictError", 2]
+    assert len(commits) == 1
+    assert futs[4].result()[0].already_stored == 1
+    assert svc.writer.head("g").next_seq == 6 and svc.writer.head("h").next_seq == 5
+    with pytest.raises(RejectedError) as refused:
+        futs[2].result()
+    assert refused.value.code == "card_not_held"
+    svc.close()
+    with open_store(store_url) as s:
+        assert [e.seq for e in s.events("g")] == list(range(6))
+        assert s.verify().ok
+
+
+def test_a_database_failure_fails_every_append_of_the_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JASLOG_LOCK_TIMEOUT", "1")
+    db = tmp_path / "s.sqlite"
+    svc = Service(str(db), clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    svc.append("g", g[:3], 0)
+    lock = _held(svc)
+    futs = [svc.submit("g", [g[3]], 3), svc.submit("g", [g[4]], 4),
+            svc.submit("g", [{"type": "play", "seat": 9}], 5)]
+    other = sqlite3.connect(db, isolation_level=None)  # another process's writer holds on
+    other.execute("BEGIN IMMEDIATE")
+    time.sleep(0.2)
+    lock.release()
+    errors = [f.exception(timeout=60) for f in futs]
+    other.execute("ROLLBACK")
+    other.close()
+    assert all(isinstance(e, DatabaseError) and e.code == "store_busy" for e in errors), errors
+    assert svc.writer.head("g").next_seq == 3
+    res, _ = svc.submit("g", [g[3]], 3).result(timeout=60)  # the writer goes on
+    assert res.appended == 1
+    svc.close()
