@@ -4,7 +4,6 @@ PostgreSQL, each worker opening it by its URL) and from log files, full and incr
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,18 +14,11 @@ from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store
 from jaslog.store import open_store
 from tests.cli import jaslog
+from tests.cluster.conftest import cluster_fixture  # noqa: F401  (a LocalCluster of two workers)
 from tests.export.test_dataset import archive, content
 from tests.export.test_parallel import files
 
 distributed = pytest.importorskip("distributed")
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    """The address of a local Dask scheduler with two single-threaded worker processes."""
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, scheduler_port=0) as lc:
-        yield str(lc.scheduler_address)
 
 
 def _dicts(events: list[Event]) -> list[dict[str, Any]]:
@@ -76,7 +68,7 @@ def test_log_files_exported_on_the_cluster_from_the_command_line(
 
 def test_no_scheduler_at_the_address_is_said_in_a_sentence(
         tmp_path: Path, corpus: list[list[Event]], monkeypatch: pytest.MonkeyPatch) -> None:
-    from jaslog.export import cluster as on_cluster
+    from jaslog import cluster as on_cluster
 
     monkeypatch.setattr(on_cluster, "CONNECT_SECONDS", 1)
     log = tmp_path / "games.jsonl"

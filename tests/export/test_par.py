@@ -20,11 +20,11 @@ import duckdb
 import orjson
 import pytest
 
+from jaslog import cluster as on_cluster
 from jaslog.analysis.rounds import RoundAnalysis, analyze_fold
 from jaslog.analytics import Dataset, questions
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event, event_from_dict
-from jaslog.export import cluster as on_cluster
 from jaslog.export import export_files, export_games, export_store, load_manifest, store_status
 from jaslog.export.cluster import build_file_chunk, build_store_chunk
 from jaslog.fold import fold

@@ -1,0 +1,1 @@
+"""The commands on a real Dask cluster (``--cluster``)."""
