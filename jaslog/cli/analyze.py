@@ -15,9 +15,11 @@ from rich.text import Text
 
 from jaslog.analysis import core_name
 from jaslog.analysis.rounds import PlayNote, RoundAnalysis, analyze_fold
-from jaslog.cli.common import DB_OPTION, STORE_PREFIX, console, fail, is_stored, read_games, write_json_line
+from jaslog.cli.common import DB_OPTION, STORE_PREFIX, fail, is_stored
+from jaslog.cli.games_out import CLUSTER_OPTION, Said, judged, judged_on_cluster
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, what_if_fold, what_if_head
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.fold import FileGame
 from jaslog.render import card_markup, who
 
 
@@ -45,26 +47,20 @@ def play_line(fold: GameFold, p: PlayNote) -> Text:
     card = card_markup(p.card)
     t.append_text(card)
     t.append(" " * (3 - len(card.plain)) + f"  cost {p.loss:<4}")
-    if p.best:
-        t.append(" best ")
-        for i, c in enumerate(p.best):
-            if i:
-                t.append(" ")
-            t.append_text(card_markup(c))
-    if not p.legal:
-        t.append("  revoke", style="bold red")
-    if p.blunder:
-        t.append(f"  blunder: {p.result_before} → {p.result_after}", style="bold red")
-    elif p.mistake:
-        t.append("  mistake", style="yellow")
-    return t
+    return _best_and_verdict(t, p, " best ")
 
 
 def cost_line(p: PlayNote) -> Text:
     """What a costly play cost, under the play's own line (``replay --analyze``)."""
     t = Text(f"  ↳ cost {p.loss} (par {signed(p.before)} → {signed(p.after)})")
+    return _best_and_verdict(t, p, ", best ")
+
+
+def _best_and_verdict(t: Text, p: PlayNote, best: str) -> Text:
+    """``t`` with the best cards of a costly play (after ``best``) and its verdict: revoke,
+    blunder (the round's result turned) or mistake."""
     if p.best:
-        t.append(", best ")
+        t.append(best)
         for i, c in enumerate(p.best):
             if i:
                 t.append(" ")
@@ -122,6 +118,7 @@ def analyze(
     as_: str | None = AS_OPTION,
     option: list[str] = WHAT_IF_OPTIONS,
     db: str | None = DB_OPTION,
+    cluster: str | None = CLUSTER_OPTION,
 ) -> None:
     """The par of each round with known hands beside what was played, and every play that
     cost its side points: the loss, the best cards, mistakes (20 points or more) and
@@ -132,43 +129,57 @@ def analyze(
     path = Path(source)
     if not (source == "-" or is_stored(source) or path.exists()):
         path = Path(f"{STORE_PREFIX}{source}")  # a stored game's id
+    args = (game, round, as_json, as_, option)
+    said = judged([path], db, analyze_game, *args) if cluster is None else \
+        judged_on_cluster(cluster, [path], db, "analyzing", CLUSTER_CHUNK, analyze_game, *args)
     seen = 0
     worst = 0
-    for g in read_games([path], db):
-        if isinstance(g, FoldError):
-            fail(str(g))
-        if game is not None and g.game != game:
-            continue
-        seen += 1
-        if g.error is not None or g.fold is None:
-            worst = 2
-            console.print(f"[red]✗[/] {escape(g.game)}: [red]invalid[/]: {escape(str(g.error))}",
-                          soft_wrap=True)
-            continue
-        fold = g.fold
-        w = what_if_fold(fold, as_, option) if as_ is not None or option else None
-        if w is not None:
-            fold = w.as_if
-        if round is not None and round > len(fold.state.rounds):
-            fail(f"game {g.game} has {len(fold.state.rounds)} rounds: there is no round {round}")
-        rounds = analyze_fold(fold, round=round)
-        if as_json:
-            write_json_line(analysis_json(fold, rounds) | (
-                {"what_if": w.to_dict()} if w is not None else {}))
-            continue
-        solved = sum(a.reason is None for a in rounds)
-        console.print(f"[bold]{escape(g.game)}[/] ({escape(fold.ruleset)}): {len(rounds)} round"
-                      f"{'s' * (len(rounds) != 1)}, {solved} with par", soft_wrap=True)
-        if w is not None:
-            for said in what_if_head(w):
-                console.print(said, soft_wrap=True)
-        for a in rounds:
-            for line in round_lines(fold, a):
-                console.print(line, soft_wrap=True)
+    for s in said:
+        seen += s.counted
+        worst = max(worst, s.exit)
+        s.say()
     if not seen:
         what = f"no game {game!r} in {source}" if game is not None else f"no games in {source}"
         fail(what)
     raise typer.Exit(worst)
+
+
+#: Games to a task of a cluster's worker (a Klaverjas round takes some 0.1 s to solve).
+CLUSTER_CHUNK = 2
+
+
+def analyze_game(g: FileGame | FoldError, game: str | None, round: int | None, as_json: bool,
+                 as_: str | None, option: list[str]) -> Said:
+    """What ``analyze`` says of one game read (a bare :class:`FoldError`, a line that names
+    no game, stops it): nothing for a game other than ``game``, the invalid, or each round
+    (only ``round``) with its par and its costly plays, as text or one JSON object."""
+    if isinstance(g, FoldError):
+        return Said(fail=str(g))
+    if game is not None and g.game != game:
+        return Said(counted=False)
+    if g.error is not None or g.fold is None:
+        return Said(2, [f"[red]✗[/] {escape(g.game)}: [red]invalid[/]: {escape(str(g.error))}"])
+    fold = g.fold
+    w = what_if_fold(fold, as_, option) if as_ is not None or option else None
+    if isinstance(w, str):
+        return Said(fail=w)
+    if w is not None:
+        fold = w.as_if
+    if round is not None and round > len(fold.state.rounds):
+        return Said(fail=f"game {g.game} has {len(fold.state.rounds)} rounds: there is no round "
+                    f"{round}")
+    rounds = analyze_fold(fold, round=round)
+    if as_json:
+        return Said(json=analysis_json(fold, rounds) | (
+            {"what_if": w.to_dict()} if w is not None else {}))
+    solved = sum(a.reason is None for a in rounds)
+    out: list[Any] = [f"[bold]{escape(g.game)}[/] ({escape(fold.ruleset)}): {len(rounds)} round"
+                      f"{'s' * (len(rounds) != 1)}, {solved} with par"]
+    if w is not None:
+        out.extend(what_if_head(w))
+    for a in rounds:
+        out.extend(round_lines(fold, a))
+    return Said(lines=out)
 
 
 def register(app: typer.Typer) -> None:

@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from jaslog.engine.fold import FoldError
 from jaslog.events import Line
 from jaslog.events.logs import LogError, LogFiles, paths_problem
-from jaslog.fold import FileGame, fold_lines
+from jaslog.fold import FileGame, fold_lines, start_fold
+
+if TYPE_CHECKING:
+    from jaslog.events import Event
+    from jaslog.store import Store
+    from jaslog.store.codec import UnreadableEvent
 
 console = Console(highlight=False, emoji=False)  # user text (club:a:noor) is never an emoji code
 err_console = Console(stderr=True, highlight=False, emoji=False)
@@ -50,6 +63,33 @@ def reported_errors() -> Iterator[None]:
         sys.exit(2)
 
 
+class GamesBar:
+    """A progress bar of games: called with the games done so far; ``total`` once known."""
+
+    def __init__(self, progress: Progress, label: str) -> None:
+        self.progress = progress
+        self.task = progress.add_task(label, total=None)
+
+    def __call__(self, n: int) -> None:
+        self.progress.update(self.task, completed=n)
+
+    def total(self, n: int) -> None:
+        self.progress.update(self.task, total=n)
+
+
+@contextlib.contextmanager
+def games_progress(label: str, *, beside_output: bool = False) -> Iterator[GamesBar]:
+    """A passing progress bar of games on stderr, in a terminal only (no stray line in a
+    pipe or a log). ``beside_output``: the command prints on stdout while the bar runs, so
+    the bar is shown only when stdout is not that terminal too, and leaves stdout alone."""
+    shown = err_console.is_terminal and not (beside_output and console.is_terminal)
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
+                  console=err_console, transient=True, disable=not shown,
+                  redirect_stdout=not beside_output, redirect_stderr=not beside_output) as p:
+        yield GamesBar(p, label)
+
+
 def check_readable(paths: list[Path]) -> None:
     """Stop with a sentence for the first path that cannot be read as a log (a missing file,
     a directory, a compressed file) or that is given twice; files, pipes and ``-`` pass."""
@@ -74,46 +114,53 @@ def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
     """Stored games folded like games read from files (``store:`` alone: every game)."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jaslog.fold import start_fold
     from jaslog.store import StoreError, open_store
-    from jaslog.store.codec import UnreadableEvent
 
     try:
         store = open_store(db, create=False)
     except StoreError as e:
         fail(str(e))
-    unreadable: list[FileGame] = []
-
-    def unreadable_game(e: UnreadableEvent) -> None:
-        """A stored game no reader can read: reported as the game's error, by its id."""
-        err = FoldError(e.reason, code=e.code, game=e.game, seq=e.seq,
-                        source=f"{STORE_PREFIX}{e.game}", line=e.seq)
-        unreadable.append(FileGame(e.game, error=err))
-
     try:
         for ref in refs:
             gid = ref[len(STORE_PREFIX):]
-            it = store.iter_games(unreadable=unreadable_game) if not gid else \
-                iter([(gid, store.events(gid))])
-            for game, events in it:
-                yield from unreadable
-                unreadable.clear()
-                g = FileGame(game)
-                try:
-                    g.fold = start_fold(events[0])
-                    for ev in events[1:]:
-                        g.fold.apply(ev)
-                except FoldError as err:
-                    g.error = err.located(f"{STORE_PREFIX}{game}", err.seq or 0)
-                yield g
-            yield from unreadable
-            unreadable.clear()
+            yield from fold_stored(store.iter_games if not gid else one_game(store, gid))
     except StoreError as e:
         fail(str(e))
     except SQLAlchemyError as e:
         fail(f"database error: {e}")
     finally:
         store.close()
+
+
+def one_game(store: Store, gid: str) -> Callable[..., Iterator[tuple[str, list[Event]]]]:
+    """A reader of the stored game ``gid`` for :func:`fold_stored`; the store's
+    :class:`~jaslog.store.NoSuchGame` when it has no events."""
+    return lambda unreadable: iter([(gid, store.events(gid))])
+
+
+def fold_stored(read: Callable[..., Iterator[tuple[str, list[Event]]]]) -> Iterator[FileGame]:
+    """Stored games folded like games read from files: ``read(unreadable=...)`` gives each
+    game's ``(id, events)`` and calls ``unreadable`` for a game no reader can read, which
+    comes as that game's error, by its id, before the next game."""
+    unreadable: list[FileGame] = []
+
+    def unreadable_game(e: UnreadableEvent) -> None:
+        err = FoldError(e.reason, code=e.code, game=e.game, seq=e.seq,
+                        source=f"{STORE_PREFIX}{e.game}", line=e.seq)
+        unreadable.append(FileGame(e.game, error=err))
+
+    for game, events in read(unreadable=unreadable_game):
+        yield from unreadable
+        unreadable.clear()
+        g = FileGame(game)
+        try:
+            g.fold = start_fold(events[0])
+            for ev in events[1:]:
+                g.fold.apply(ev)
+        except FoldError as err:
+            g.error = err.located(f"{STORE_PREFIX}{game}", err.seq or 0)
+        yield g
+    yield from unreadable
 
 
 def stored_lines(ref: str, db: str | None) -> list[Line]:

@@ -11,17 +11,9 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
-from jaslog.cli.common import console, err_console, fail, write_json_line
+from jaslog.cli.common import console, err_console, fail, games_progress, write_json_line
 from jaslog.cli.tables import fit_table
 
 DATASET_ENV = "JASLOG_EXPORT"
@@ -67,29 +59,6 @@ def default_dataset(db: str | None) -> Path:
 
 def _sqlite_missing(url: str) -> bool:
     return url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists()
-
-
-class _Bar:
-    """A progress bar of games: called with the games read so far; ``total`` once known."""
-
-    def __init__(self, progress: Progress, label: str) -> None:
-        self.progress = progress
-        self.task = progress.add_task(label, total=None)
-
-    def __call__(self, n: int) -> None:
-        self.progress.update(self.task, completed=n)
-
-    def total(self, n: int) -> None:
-        self.progress.update(self.task, total=n)
-
-
-@contextmanager
-def _progress(label: str) -> Iterator[_Bar]:
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("games"), TimeElapsedColumn(), TimeRemainingColumn(),
-                  console=err_console, transient=True,
-                  disable=not err_console.is_terminal) as p:  # no stray line in a pipe or a log
-        yield _Bar(p, label)
 
 
 @contextmanager
@@ -189,7 +158,7 @@ def export(
         if from_files:
             if since or ruleset:
                 fail("--since and --ruleset filter the store; they do not apply to --from files")
-            with _progress("exporting") as progress:
+            with games_progress("exporting") as progress:
                 result = export_files(from_files, out_dir, full=full, chunk_games=chunk, keep=keep,
                                       progress=progress, workers=workers,
                                       on_total=progress.total, cluster=cluster, par=par)
@@ -200,7 +169,7 @@ def export(
             if _sqlite_missing(url):
                 fail(f"no store at {url[len('sqlite:///'):]}; import games first "
                      "(`jaslog import FILE`) or export log files with --from")
-            with open_store(url, create=False) as store, _progress("exporting") as progress:
+            with open_store(url, create=False) as store, games_progress("exporting") as progress:
                 result = export_store(store, out_dir, since=since, ruleset=ruleset, full=full,
                                       chunk_games=chunk, keep=keep, progress=progress,
                                       workers=workers, on_total=progress.total,
@@ -241,7 +210,7 @@ def refresh(dataset: Path, db: str | None) -> None:
             return
         from jaslog.export.dataset import DEFAULT_CHUNK, PAR_CHUNK
 
-        with _progress("exporting new games") as progress:
+        with games_progress("exporting new games") as progress:
             result = export_store(store, dataset, since=filters.get("since"),
                                   ruleset=filters.get("ruleset"), progress=progress,
                                   on_total=progress.total, par=par,

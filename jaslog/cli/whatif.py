@@ -230,13 +230,13 @@ class ReplayWhatIf:
              f"[{err.code}]: the what-if rules refuse this event; the comparison stops there")
 
 
-def what_if_fold(fold: GameFold, preset: str | None, options: list[str]) -> WhatIf:
-    """``analyze --as``: the game refolded under the what-if rules (a command's error when
-    they cannot be asked)."""
+def what_if_fold(fold: GameFold, preset: str | None, options: list[str]) -> WhatIf | str:
+    """``analyze --as``: the game refolded under the what-if rules, or the sentence the
+    command stops with when they cannot be asked."""
     try:
         return what_if(fold.log, preset, options)
     except WhatIfError as e:
-        fail(f"--as: game {fold.game_id}: {e} [{e.code}]")
+        return f"--as: game {fold.game_id}: {e} [{e.code}]"
 
 
 def what_if_head(w: WhatIf) -> list[str]:

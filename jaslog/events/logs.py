@@ -208,11 +208,12 @@ class LogFiles:
         """Is ``ln`` (the line :meth:`lines` gave last) the last line of ``game``?"""
         return self.last.get(game) == (self._file, self._number)
 
-    def game_lines(self) -> Iterator[list[RawLine]]:
+    def game_lines(self, strays: bool = False) -> Iterator[list[RawLine]]:
         """Each game's lines (not parsed), handed on at its last line, so games come in the
-        order they end. A line that names no game raises :class:`LogError` where it stands;
-        a game whose lines go on after its last one (a file that changed while it was read)
-        too."""
+        order they end. A line that names no game raises :class:`LogError` where it stands
+        (with ``strays``, it is handed on alone where it stands, as a reader that reports it
+        in the order of :meth:`lines` needs); a game whose lines go on after its last one (a
+        file that changed while it was read) too."""
         waiting: dict[str, list[RawLine]] = {}
         handed: set[str] = set()
         for k, (name, fh) in enumerate(self._each()):
@@ -220,6 +221,9 @@ class LogFiles:
                 if not raw.strip():
                     continue
                 gid = line_game(raw)
+                if gid is None and strays:
+                    yield [(name, number, raw)]
+                    continue
                 if gid is None:  # no game: not an event (its parse says why)
                     ln = read_line(raw, name, number)
                     raise LogError(f"{name}:{ln.number}: {ln.error} (check the file with "
