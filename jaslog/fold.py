@@ -19,12 +19,26 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
-from jaslog.engine.base import IntegrityError
+from jaslog.engine.base import ClaimJudge, IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.options import OptionError
 from jaslog.events import Event, GameStarted, Line
 from jaslog.games import GAMES, game_of, resolve
+
+
+@dataclass(frozen=True)
+class SolverJudge:
+    """A game's claim judge (:data:`~jaslog.engine.base.ClaimJudge`): its ``solver`` adapter's
+    ``claim_guaranteed``, loaded on the first claim judged (a fold that meets no claim never
+    loads the solver)."""
+
+    game: str
+
+    def __call__(self, state: Any, r: Any, seat: int) -> bool:
+        judge: ClaimJudge = GAMES[self.game].adapter("solver").claim_guaranteed
+        return judge(state, r, seat)
 
 
 def start_fold(started: Event) -> GameFold:
@@ -48,9 +62,11 @@ def start_fold(started: Event) -> GameFold:
     if started.dealer >= cls.players:
         raise FoldError(f"dealer {started.dealer} is not a seat", code="bad_seat", game=gid, seq=0)
     try:
-        return cls(started, options)
+        f = cls(started, options)
     except IntegrityError as err:
         raise FoldError(err.message, code=err.code, game=gid, seq=0) from None
+    f.claim_judge = SolverJudge(game)
+    return f
 
 
 def fold(events: Iterable[Event]) -> GameFold:

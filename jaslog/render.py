@@ -144,6 +144,8 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         t.append_text(card_markup(CARD_INDEX[d.card]))
     elif e.type == "roem":
         t.append(f"{who(fold, d.seat)} claims {d.points} roem")
+    elif e.type == "claim":
+        t.append_text(_claim_text(fold, d))
     elif e.type == "ruling":
         t.append(f"referee: round {d.round} scores {'–'.join(map(str, d.score))}: {d.reason}",
                  style="bold magenta")
@@ -184,6 +186,23 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         t.append(_GAME_EVENTS[e.type](fold, d, viewer))
     else:
         t.append(e.type)
+    return t
+
+
+def _claim_text(fold: GameFold, d: Any) -> Text:
+    """A claim of the rest (or a concession): what it gave, and the solver's verdict."""
+    verb = "claims" if d.gives == "rest_to_claimer" else "concedes"
+    t = Text(f"{who(fold, d.seat)} {verb} the rest", style="bold")
+    rounds = fold.state.rounds
+    c = next((r.claim for r in reversed(rounds) if r.claim is not None and r.claim.seq == d.seq),
+             None) if rounds else None
+    if c is None:  # retracted, or the log read past it
+        return t
+    side = who(fold, c.taker) if fold.players == 2 else f"{who(fold, c.taker)}'s side"
+    t.append(f": {c.tricks} trick{'' if c.tricks == 1 else 's'} from trick {c.trick}, "
+             f"{c.points} card points to {side}")
+    if c.guaranteed is False:
+        t.append(" (not guaranteed against every defence)", style="bold red")
     return t
 
 
@@ -262,11 +281,14 @@ def unjudged(r: Any) -> str | None:
     """Whether round ``r``'s plays are unjudged: a round recorded without hands has them
     judged only when its last card is in (the hands are rebuilt from the cards played), so
     until then (``"open"``), or for good when a ruling ended it with cards unplayed
-    (``"ruled"``), no violation listed does not mean a clean round. None: judged, or nothing
-    played."""
-    if r.hands_known or r.over or not any(t.cards for t in r.tricks):
+    (``"ruled"``) or a claim ended its play (``"claimed"``), no violation listed does not mean
+    a clean round. None: judged, or nothing played."""
+    if r.hands_known or not any(t.cards for t in r.tricks):
         return None
-    return "ruled" if r.ruling is not None else "open"
+    claimed = getattr(r, "claim", None) is not None
+    if r.over and not claimed:
+        return None
+    return "ruled" if r.ruling is not None else "claimed" if claimed else "open"
 
 
 def unjudged_note(fold: GameFold) -> Text | None:
@@ -275,8 +297,8 @@ def unjudged_note(fold: GameFold) -> Text | None:
     state = unjudged(rounds[-1]) if rounds else None
     if state is None:
         return None
-    if state == "ruled":
-        return Text("  hands not recorded, ruled before the last card: legality never judged",
+    if state in ("ruled", "claimed"):
+        return Text(f"  hands not recorded, {state} before the last card: legality never judged",
                     style="dim italic")
     return Text("  hands not recorded: legality is judged when the round's last card is in",
                 style="dim italic")

@@ -14,7 +14,7 @@ from .rules.logs import DEAL_M, REVOKE_SEQ_M, TRICKS_M, TRICKS_M_REVOKE, Log, ro
 
 ROUND_KEYS = {"round", "dealer", "trump", "chooser", "tricks", "points", "roem", "roem_on_table",
               "result", "score", "ruling", "rulings", "final", "totals", "recorded",
-              "hands_recorded", "irregularities"}
+              "hands_recorded", "irregularities", "claim"}
 TRICK_KEYS = {"leader", "cards", "winner", "points", "roem", "roem_on_table"}
 VIOLATION_KEYS = {"seq", "round", "trick", "seat", "card", "rule", "message"}
 

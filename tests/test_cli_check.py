@@ -128,7 +128,7 @@ def test_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
     assert set(a["rounds"][0]) == {"round", "dealer", "trump", "chooser", "tricks", "points", "roem",
                                    "roem_on_table", "result", "score", "ruling", "rulings",
                                    "recorded", "hands_recorded", "irregularities", "final",
-                                   "totals"}
+                                   "totals", "claim"}
     assert set(a["rounds"][0]["tricks"][0]) == {"leader", "cards", "winner", "points", "roem",
                                                "roem_on_table"}
     assert b["ok"] is False and b["error"] is None

@@ -51,3 +51,21 @@ def can_take_rest(rules: SolveRules, side: Sequence[int], pos: Position, taker: 
     flipped = tuple(s if taker == 0 else 1 - s for s in side)
     start = Position(pos.hands, pos.leader, pos.trick)
     return Solver(rest_rules(rules), flipped, compiled=compiled).par(start) == 1
+
+
+def claimer_takes_rest(rules: SolveRules, side: Sequence[int], hands: Sequence[int],
+                       leader: int, trick: Sequence[int], seat: int) -> bool:
+    """Does ``seat``'s side take every trick still to play, whatever the others play, from
+    the position where each seat holds ``hands`` and ``leader`` led the cards ``trick`` of
+    the trick in progress? The judge of a recorded claim of the rest (a game's ``solver``
+    adapter reads the position off its round).
+
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> from jaslog.games.klaverjas.solver import rules_of
+    >>> from jaslog.cards import parse_hand as h
+    >>> rules = rules_of(resolve("amsterdam"), trump=2)
+    >>> hands = (h("AS"), h("7S"), h("10S"), h("KS"))
+    >>> claimer_takes_rest(rules, (0, 1, 0, 1), hands, 0, (), seat=2)
+    True
+    """
+    return can_take_rest(rules, side, Position(tuple(hands), leader, tuple(trick)), side[seat])

@@ -13,9 +13,9 @@ a plain sentence for people.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Generic, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from jaslog.cards import card_text, hand_text, popcount
 from jaslog.errors import JaslogError
@@ -178,9 +178,49 @@ class ScoreOnly:
     result: str | None = None
 
 
+@dataclass(slots=True)
+class RestClaim:
+    """A claim (``gives: rest_to_claimer``) or a concession (``rest_to_opponents``) of every
+    trick still to play, by ``seat`` at the event of ``seq`` (rule book 9.1, decision 13).
+
+    ``trick`` is the first trick it gives (the trick in progress, or the next one),
+    ``tricks`` how many it gives, ``cards`` the cards they hold (a mask: those on the table
+    in the trick in progress and those not yet played), ``points`` their card points with
+    the last-trick bonus, and ``taker`` the seat they are credited to (the claimer, or the
+    next seat of the other side). ``guaranteed`` is the solver's verdict on a claim made
+    with the hands known (None: a concession, or hands not known: the claim stands).
+
+    >>> c = RestClaim(2, "rest_to_claimer", 40, trick=7, tricks=2, cards=0, points=35, taker=2)
+    >>> c.to_claimer, c.guaranteed
+    (True, None)
+    """
+
+    seat: int
+    gives: str
+    seq: int
+    trick: int
+    tricks: int
+    cards: int
+    points: int
+    taker: int
+    guaranteed: bool | None = None
+
+    @property
+    def to_claimer(self) -> bool:
+        return self.gives == "rest_to_claimer"
+
+
+#: Judges a claim of the rest with the hands known: ``judge(state, round, seat)`` is True when
+#: the claimer's side takes every trick still to play against every defence. The rules know
+#: no solver: the fold is given one (:mod:`jaslog.fold` passes the game's ``solver`` adapter's).
+ClaimJudge = Callable[[Any, Any, int], bool]
+
+
 class RoundLike(Protocol):
     number: int
     closed: bool
+    hands_known: bool
+    claim: RestClaim | None
     ruling: Ruling | None
     rulings: list[Ruling]
     violations: list[Violation]
@@ -349,6 +389,46 @@ class RoundBook(Generic[R]):
     def _score_only_round(self, number: int, dealer: int, so: ScoreOnly) -> R:
         """The round a score-only record makes: closed, with no cards (the game's)."""
         raise NotImplementedError
+
+    def claim(self, seat: int, gives: str, seq: int = -1, judge: ClaimJudge | None = None) -> None:
+        """``seat`` claims (``rest_to_claimer``) or concedes (``rest_to_opponents``) every
+        trick still to play: the round ends, those tricks credited to the side named (rule
+        book 9.1, decision 13). With the hands known and a ``judge``, a claim its side could
+        not make against every defence is the violation ``claim_not_guaranteed``; the round
+        is scored as claimed all the same (a ruling may correct it)."""
+        r = self._open_round()
+        check_seat(seat, self.players)
+        if gives not in ("rest_to_claimer", "rest_to_opponents"):
+            raise IntegrityError("bad_event", f"a claim gives the rest to the claimer or to the "
+                                 f"opponents, not {gives!r}", seat=seat)
+        to_claimer = gives == "rest_to_claimer"
+        first, tricks, cards, points = self._claim_rest(r, seat)
+        taker = seat if to_claimer else self._opponent_of(r, seat)
+        c = RestClaim(seat, gives, seq, first, tricks, cards, points, taker)
+        if to_claimer and r.hands_known and judge is not None:
+            c.guaranteed = judge(self, r, seat)
+            if not c.guaranteed:
+                self._violate(r, "claim_not_guaranteed",
+                              f"seat {seat} claimed the rest ({tricks} trick"
+                              f"{'' if tricks == 1 else 's'} from trick {first}) but its side "
+                              "cannot take every one against every defence",
+                              seat=seat, seq=seq, trick=first)
+        r.claim = c
+        self._end_play(r)
+
+    def _claim_rest(self, r: R, seat: int) -> tuple[int, int, int, int]:
+        """What a claim by ``seat`` gives in round ``r``: the first trick, how many tricks,
+        their cards (mask) and card points with the last-trick bonus; or an IntegrityError
+        when the round cannot be claimed now (the game's rule)."""
+        raise NotImplementedError
+
+    def _opponent_of(self, r: R, seat: int) -> int:
+        """The seat a concession by ``seat`` credits: the next seat of the other side."""
+        return (seat + 1) % self.players
+
+    def _end_play(self, r: R) -> None:
+        """Close round ``r``, its play over (here: claimed; the game may do more)."""
+        r.closed = True
 
     def rule(self, number: int, score: list[int], reason: str, seq: int = -1) -> None:
         """A referee's score for round ``number``; it replaces the score as played (and any

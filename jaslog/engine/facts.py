@@ -13,7 +13,8 @@ from typing import Any
 
 import orjson
 
-from jaslog.engine.base import Ruling
+from jaslog.engine.base import RestClaim, Ruling
+from jaslog.engine.common import card_list
 from jaslog.engine.fold import ROUND_OPENERS, GameFold, describe
 from jaslog.events import Event, Irregularity, canonical_json
 
@@ -78,7 +79,7 @@ def round_facts(fold: GameFold) -> list[dict[str, Any]]:
     """What every round report holds whatever the game, by round: ``final`` (the score that
     counts), ``totals`` (running, after the round: the score sheet), ``recorded``
     (``played`` or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the
-    last counting) and ``irregularities``."""
+    last counting), ``irregularities`` and the ``claim`` of the rest that ended its play."""
     state = fold.state
     openers = [e for e in fold.log if e.type in ROUND_OPENERS and e.seq not in fold.retracted]
     running = [0] * state.scores
@@ -95,8 +96,25 @@ def round_facts(fold: GameFold) -> list[dict[str, Any]]:
             "hands_recorded": opener.type == "dealt" and getattr(opener, "hands", None) is not None,
             "rulings": ruling_list(r.rulings),
             "irregularities": irregular.get(r.number, []),
+            "claim": claim_dict(r.claim),
         })
     return out
+
+
+def claim_dict(c: RestClaim | None) -> dict[str, Any] | None:
+    """A claim of the rest for scripts: who claimed (``seat``) and what (``gives``), the
+    first trick it gave and how many, their cards and card points (with the last-trick
+    bonus), the seat credited (``taker``), and the solver's verdict (``guaranteed``: null
+    for a concession, or when the hands were not known).
+
+    >>> claim_dict(RestClaim(1, "rest_to_claimer", 30, 7, 2, 0b11, 21, 1, True))["cards"]
+    ['7C', '8C']
+    """
+    if c is None:
+        return None
+    return {"seq": c.seq, "seat": c.seat, "gives": c.gives, "trick": c.trick,
+            "tricks": c.tricks, "cards": card_list(c.cards), "points": c.points,
+            "taker": c.taker, "guaranteed": c.guaranteed}
 
 
 def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]], *,

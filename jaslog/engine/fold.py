@@ -13,9 +13,10 @@ from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar, get_type_hints
 
 from jaslog.cards import SUIT_LETTERS
-from jaslog.engine.base import IntegrityError, ScoreOnly, check_seat
+from jaslog.engine.base import ClaimJudge, IntegrityError, ScoreOnly, check_seat
 from jaslog.errors import JaslogError
 from jaslog.events import (
+    Claim,
     Correction,
     Event,
     GameStarted,
@@ -148,6 +149,9 @@ class GameFold:
         #: irregularities and timeouts, each with the round in play when it was recorded
         self.irregularities: list[tuple[int, Irregularity]] = []
         self.timeouts: list[tuple[int, Timeout]] = []
+        #: judges a claim of the rest with the hands known (the game's solver, given by
+        #: :func:`jaslog.fold.start_fold`); None leaves every claim standing as recorded
+        self.claim_judge: ClaimJudge | None = None
         self.state: Any = self.initial(started)
         # the class's table of plain functions, not bound methods: a fold is no reference
         # cycle, so it is freed as soon as it is dropped (bulk imports run with the cycle
@@ -179,7 +183,7 @@ class GameFold:
         for key, value in self.__dict__.items():
             if key in self.SHARED_EVENTS:
                 new.__dict__[key] = copy.copy(value)
-            elif key in ("started", "_apply"):
+            elif key in ("started", "_apply", "claim_judge"):
                 new.__dict__[key] = value
             else:
                 new.__dict__[key] = copy.deepcopy(value, memo)
@@ -243,6 +247,10 @@ class GameFold:
     def _timeout(self, e: Timeout) -> None:
         check_seat(e.seat, self.players)
         self.timeouts.append((self.rounds_dealt(), e))
+
+    @handler
+    def _claim(self, e: Claim) -> None:
+        self.state.claim(e.seat, e.gives, e.seq, self.claim_judge)
 
     @handler
     def _round_score(self, e: RoundScore) -> None:

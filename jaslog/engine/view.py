@@ -25,8 +25,9 @@ PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser
                 "bella_calls", "declarations")
 
 #: what every round report holds beside the game's own (jaslog.engine.facts): the public
-#: record of the table (how it was recorded, every ruling, the irregularities, the sheet)
-RECORD = ("recorded", "hands_recorded", "rulings", "irregularities", "final", "totals")
+#: record of the table (how it was recorded, every ruling, the irregularities, the sheet, a
+#: claim of the rest)
+RECORD = ("recorded", "hands_recorded", "rulings", "irregularities", "final", "totals", "claim")
 
 
 #: The scorer's free text of each event type that has one: in a secret round it is left out

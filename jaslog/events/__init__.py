@@ -223,6 +223,20 @@ class Roem(Event):
     points: int = Field(ge=0, le=MOST_POINTS)
 
 
+CLAIM_GIVES = ("rest_to_claimer", "rest_to_opponents")
+
+
+class Claim(Event):
+    """A player shows the hand and claims (``rest_to_claimer``) or concedes
+    (``rest_to_opponents``) every trick still to play: the play of the round ends, and those
+    tricks go to the side named with their card points and the last-trick bonus, and no roem
+    (rule book 9.1, decision 13)."""
+
+    type: Literal["claim"]
+    seat: Seat
+    gives: Literal[CLAIM_GIVES]  # type: ignore[valid-type]
+
+
 class Ruling(Event):
     """A referee's score for a round (1-based); totals use it instead of the played score."""
 
@@ -298,7 +312,7 @@ class Timeout(Event):
 
 EVENT_MODELS: dict[str, type[Event]] = {
     "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
-    "play": Play, "roem": Roem, "ruling": Ruling, "note": Note,
+    "play": Play, "roem": Roem, "claim": Claim, "ruling": Ruling, "note": Note,
     "second_deal": SecondDeal, "dix": Dix, "sequence": SequenceDeclared, "bella": Bella,
     "partner_call": PartnerCall, "knock": Knock, "knock_back": KnockBack,
     "correction": Correction, "irregularity": Irregularity, "round_score": RoundScore,
@@ -306,7 +320,7 @@ EVENT_MODELS: dict[str, type[Event]] = {
 }
 
 AnyEvent = Annotated[
-    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Ruling, Note,  # noqa: UP007
+    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Claim, Ruling, Note,  # noqa: UP007
           SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack,
           Correction, Irregularity, RoundScore, Timeout],
     Field(discriminator="type"),

@@ -43,6 +43,9 @@ COMMON_HELP = """\
                        a fact the rules do not play (KIND: lead_out_of_turn,
                        play_out_of_turn, exposed_card, misdeal,
                        wrong_card_count, other)
+  claim [SEAT]         SEAT (default: the seat due) shows the hand and claims
+                       every trick still to play: the {round}'s play ends
+  concede [SEAT]       SEAT gives every trick still to play to the other side
   ruling [R {scores} REASON]
                        the referee's score for {round} R (asked when left out)
   undo                 how to correct: 'fix', or a ruling on a completed {round}
@@ -72,6 +75,10 @@ MOST_RETRACTED = 64
 IRREGULARITY_WORDS = {**{k: k for k in IRREGULARITY_KINDS}, "lead": "lead_out_of_turn",
                       "play": "play_out_of_turn", "exposed": "exposed_card",
                       "count": "wrong_card_count"}
+
+#: The words of a claim of the rest, and what each gives (rule book 9.1, decision 13).
+CLAIM_WORDS = {"claim": "rest_to_claimer", "claims": "rest_to_claimer",
+               "concede": "rest_to_opponents", "concedes": "rest_to_opponents"}
 
 #: A list of events appended as one batch (a line of several cards): all stored, or none.
 Batch = list[dict[str, Any]]
@@ -351,6 +358,8 @@ class RecorderBase:
             cards = f" {' '.join(d.cards)}" if d.cards else ""
             text = f": {d.text}" if d.text else ""
             return f"{who}: irregularity {d.kind}{cards}{text}"
+        if e.type == "claim":
+            return f"{who} {'claimed' if d.gives == 'rest_to_claimer' else 'conceded'} the rest"
         if e.type == "round_score":
             return f"{w} {d.round} by its score alone: {dash(d.score)}"
         if e.type == "correction":

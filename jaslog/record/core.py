@@ -28,6 +28,7 @@ from jaslog.engine.fold import FoldError
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
 from jaslog.record.base import (
+    CLAIM_WORDS,
     COMMON_HELP,
     HELP_WIDTH,
     QUIT_WORDS,
@@ -146,6 +147,8 @@ class Recorder(TableRepairs, HandEntry):
         if len(parts) >= 2 and parts[0].isdigit():
             seat = self.seat_arg(parts[0])
             parts = parts[1:]
+        if parts and parts[0] in CLAIM_WORDS:
+            return self.claim_from(parts, seat)
         out = self.parse_game(parts, seat, t)
         if out is not None:
             return out
@@ -157,6 +160,20 @@ class Recorder(TableRepairs, HandEntry):
         if len(parts) != 1:
             raise InputError(f"{t!r}: not something the recorder knows; type 'help'")
         return self.play_from(parts[0], seat, t)
+
+    def claim_from(self, parts: list[str], seat: int | None) -> dict[str, Any]:
+        """``claim [SEAT]`` or ``concede [SEAT]`` (``parts``, lower case; ``seat``: one given
+        before the word): by default the seat due to play."""
+        gives = CLAIM_WORDS[parts[0]]
+        if len(parts) > 2:
+            raise InputError(f"{' '.join(parts)!r}: a claim is '{parts[0]} [SEAT]'")
+        if len(parts) == 2:
+            if seat is not None:
+                raise InputError("give the claimer's seat once: before the word or after it")
+            seat = self.seat_arg(parts[1])
+        seat = self.seat_for(seat, ("play",), "claim of the rest",
+                             probe={"type": "claim", "gives": gives})
+        return self.base("claim", seat=seat, gives=gives)
 
     def parse_game(self, parts: list[str], seat: int | None, text: str) -> dict[str, Any] | str | None:
         """The game's own words (``parts``: the input's words, lower case, without an explicit

@@ -25,6 +25,7 @@ from jaslog.analysis.adapt import (
     deals_of,
     plays_of,
 )
+from jaslog.analysis.claims import claimer_takes_rest
 from jaslog.analysis.model import (
     SCORE_MAJORITY,
     TIE_HALF,
@@ -178,3 +179,13 @@ def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
         sides=(f"seat {maker} ({seats[maker]}, the maker, {'CDHS'[trump]})",
                f"seat {1 - maker} ({seats[1 - maker]})"),
         pending=pending, note=deal_note(fold, r, notes))
+
+
+def claim_guaranteed(game: Any, r: Any, seat: int) -> bool:
+    """The judge of a claim of the rest in Klaberjass deal ``r``, its hands known: does
+    ``seat`` take every trick still to play against every defence?"""
+    t = r.tricks[-1] if r.tricks else None
+    leader, trick = ((r.elder, ()) if t is None else (r.winner_of(t), ()) if t.complete
+                     else (t.leader, t.cards))
+    return claimer_takes_rest(rules_of(game.options, r.trump), (0, 1), r.hands, leader, trick,
+                              seat)

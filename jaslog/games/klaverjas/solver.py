@@ -25,6 +25,7 @@ from jaslog.analysis.adapt import (
     deals_of,
     plays_of,
 )
+from jaslog.analysis.claims import claimer_takes_rest
 from jaslog.analysis.model import (
     PARTNER_DISCARD_ONLY,
     PARTNER_FREE,
@@ -196,3 +197,22 @@ def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
                f"team {1 - p} ({' & '.join(seats[1 - p::2])})"),
         note=deal_note(fold, r, notes))
 
+
+def claim_guaranteed(game: Any, r: Any, seat: int) -> bool:
+    """The judge of a claim of the rest in Klaverjas round ``r``, its hands known: does
+    ``seat``'s team take every trick still to play against every defence?
+
+    >>> from jaslog.cards import parse_hand as h
+    >>> from jaslog.games.klaverjas.options import resolve
+    >>> from jaslog.games.klaverjas.rules import KlaverjasGame
+    >>> g = KlaverjasGame(resolve("amsterdam"), dealer=3)
+    >>> g.deal([h("JH 9H AH 10H KH QH 8H 7H"), h("AS 10S KS QS JS 9S 8S 7S"),
+    ...         h("AC 10C KC QC JC 9C 8C 7C"), h("AD 10D KD QD JD 9D 8D 7D")])
+    >>> g.bid(0, "H")
+    >>> claim_guaranteed(g, g.current_round, 0), claim_guaranteed(g, g.current_round, 1)
+    (True, False)
+    """
+    t = r.tricks[-1]
+    leader, trick = (t.winner, ()) if t.complete else (t.leader, t.cards)
+    return claimer_takes_rest(rules_of(game.options, r.trump), _sides(seat), r.hands, leader,
+                              trick, seat)

@@ -25,6 +25,7 @@ from jaslog.analysis.adapt import (
     deals_of,
     plays_of,
 )
+from jaslog.analysis.claims import claimer_takes_rest
 from jaslog.analysis.model import (
     SCORE_TABLE,
     VOID_ANY,
@@ -185,3 +186,16 @@ def _deal(fold: GameFold, r: Any, o: Any) -> Deal | NoPar:
         sides=(f"the black queens: {'seat' if len(sd.queens) == 1 else 'seats'} "
                f"{' & '.join(map(str, sd.queens))} ({names}, {sd.mode})",
                "the others"), note=deal_note(fold, r, notes))
+
+
+def claim_guaranteed(game: Any, r: Any, seat: int) -> bool:
+    """The judge of a claim of the rest in Kloepper deal ``r``, its hands known: does
+    ``seat``'s side (the black queens' or the others') take every trick still to play
+    against every defence?"""
+    sd = r.sides()
+    side = tuple(0 if sd.on_queens(s) else 1 for s in range(PLAYERS))
+    t = r.tricks[-1] if r.tricks else None
+    leader, trick = ((r.forehand, ()) if t is None else (t.winner, ()) if t.complete
+                     else (t.leader, t.cards))
+    rules = rules_of(game.options, "pair", knock=False, knock_back=False)
+    return claimer_takes_rest(rules, side, r.hands, leader, trick, seat)

@@ -35,6 +35,7 @@ from jaslog.cards import (
     FULL_DECK,
     SUIT_NAMES,
     card_text,
+    cards_of,
     hand_text,
     popcount,
 )
@@ -411,6 +412,33 @@ class KlaberjassGame(RoundBook[Round]):
             t.points = trick_points(t.cards, trump) + (self.last_bonus if t.number == TRICKS else 0)
             if t.number == TRICKS:
                 self._close(r)
+
+    def _claim_rest(self, r: Round, seat: int) -> tuple[int, int, int, int]:
+        """Every trick still to play, once the second deal is in: the trick in progress
+        (its card on the table) and those after it. The cards left are known only from the
+        hands: a deal recorded without them cannot be claimed (its score needs a ruling)."""
+        trump = r.trump
+        if trump is None or not r.second_done:
+            raise IntegrityError("claim_before_play", f"seat {seat} claimed before the play "
+                                 "began (trumps fixed and the second deal in)", seat=seat)
+        if not r.hands_known:
+            raise IntegrityError("claim_needs_hands", f"seat {seat} claimed the rest of deal "
+                                 f"{r.number}, recorded without its hands: the cards left are "
+                                 "not known, so record the deal's score with a ruling", seat=seat)
+        t = r.tricks[-1] if r.tricks else None
+        first = 1 if t is None else t.number + 1 if t.complete else t.number
+        cards = r.hands[0] | r.hands[1]
+        if t is not None and not t.complete:
+            for c in t.cards:
+                cards |= 1 << c
+        points = trick_points(list(cards_of(cards)), trump) + self.last_bonus
+        return first, TRICKS + 1 - first, cards, points
+
+    def _end_play(self, r: Round) -> None:
+        """Close a claimed deal: each seat played it with the cards it played and those it
+        showed (its sequences and bella count from them)."""
+        r.closed = True
+        r.playing = [r.by_seat[s] | r.hands[s] for s in (0, 1)]
 
     def _out_of_play(self, r: Round, seat: int, c: int) -> str:
         """Why a card cannot be in ``seat``'s hand, from what the table shows ('' if it may)."""

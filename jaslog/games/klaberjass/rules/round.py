@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from jaslog.engine.base import Ruling, ScoreOnly, Violation
+from jaslog.engine.base import RestClaim, Ruling, ScoreOnly, Violation
 from jaslog.engine.base import Trick as TrickBase
 from jaslog.engine.jacknine import trick_winner
 from jaslog.games.klaberjass.rules.bidding import Bidding
@@ -113,6 +113,7 @@ class Round:
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
+        self.claim: RestClaim | None = None   # the rest claimed or conceded
 
     @property
     def trump(self) -> int | None:
@@ -128,8 +129,8 @@ class Round:
 
     @property
     def over(self) -> bool:
-        """All nine tricks are complete."""
-        return len(self.tricks) == TRICKS and self.tricks[-1].complete
+        """The play is over: all nine tricks are complete, or the rest was claimed."""
+        return self.claim is not None or (len(self.tricks) == TRICKS and self.tricks[-1].complete)
 
     @property
     def phase(self) -> str:
@@ -149,13 +150,17 @@ class Round:
         return t.seat_of(t.win_index(self.trump))
 
     def won(self) -> tuple[list[int], list[int]]:
-        """(card points, tricks) won by each seat in the complete tricks."""
+        """(card points, tricks) won by each seat in the complete tricks, and those claimed."""
         points, tricks = [0, 0], [0, 0]
         for t in self.tricks:
             if t.complete:
                 w = self.winner_of(t)
                 points[w] += t.points
                 tricks[w] += 1
+        c = self.claim
+        if c is not None:
+            points[c.taker] += c.points
+            tricks[c.taker] += c.tricks
         return points, tricks
 
     def sequences_of(self, seat: int, announced_only: bool) -> list[Run]:

@@ -34,13 +34,16 @@ from jaslog.cards import (
     PLAIN_STRENGTH,
     SUIT_NAMES,
     TRUMP_STRENGTH,
+    card_points,
     card_text,
+    cards_of,
     hand_text,
     parse_card,
     popcount,
 )
 from jaslog.engine.base import (
     IntegrityError,
+    RestClaim,
     RoundBook,
     Ruling,
     ScoreOnly,
@@ -115,8 +118,9 @@ class Round:
         self.hand_roem = [0, 0]
         self.ruling: Ruling | None = None
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
-        self.closed = False   # 32 cards played, or abandoned by a ruling
+        self.closed = False   # 32 cards played, claimed, or abandoned by a ruling
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
+        self.claim: RestClaim | None = None   # the rest claimed or conceded
 
     @property
     def trump(self) -> int | None:
@@ -133,8 +137,8 @@ class Round:
 
     @property
     def over(self) -> bool:
-        """All eight tricks are complete."""
-        return len(self.tricks) == 8 and self.tricks[7].complete
+        """The play is over: all eight tricks are complete, or the rest was claimed."""
+        return self.claim is not None or (len(self.tricks) == 8 and self.tricks[7].complete)
 
     def outcome(self, opts: ScoreRules, claimed_mode: bool) -> Outcome:
         if self.score_only is not None:
@@ -148,6 +152,10 @@ class Round:
             table[team] += t.roem
             roem[team] += t.claimed if claimed_mode else t.roem
             won[team] += 1
+        c = self.claim
+        if c is not None:  # the tricks claimed: their card points and the last trick, no roem
+            points[c.taker & 1] += c.points
+            won[c.taker & 1] += c.tricks
         table = [table[i] + self.hand_roem[i] for i in (0, 1)]
         if self.over and self.chooser is not None:
             score, result = score_round(opts, points, roem, won, self.chooser & 1,
@@ -476,9 +484,31 @@ class KlaverjasGame(RoundBook[Round]):
                         self._judge_play(r, t, t.cards[:i], seat, c, hands[seat], t.seqs[i])
                     hands[seat] &= ~(1 << c)
             r.dealt, r.hands_known, r.hands = dealt, True, hands
+        self._end_play(r)
+
+    def _claim_rest(self, r: Round, seat: int) -> tuple[int, int, int, int]:
+        """Every trick still to play, once trumps are chosen: the trick in progress (its
+        cards on the table) and those after it, with every card not yet played (known with
+        or without the hands: the pack is dealt out)."""
+        trump = r.trump
+        if trump is None or not r.tricks:
+            raise IntegrityError("claim_before_play", f"seat {seat} claimed before trumps were "
+                                 "chosen: a claim ends the play", seat=seat)
+        t = r.tricks[-1]
+        first = t.number + 1 if t.complete else t.number
+        cards = FULL_DECK & ~r.played
+        if not t.complete:
+            for c in t.cards:
+                cards |= 1 << c
+        points = sum(card_points(c, trump) for c in cards_of(cards)) + self.last_bonus
+        return first, 9 - first, cards, points
+
+    def _end_play(self, r: Round) -> None:
+        """Close a round played out or claimed; a stuk held in a dealt hand counts (option
+        ``roem.stuk_in_hand``)."""
         r.closed = True
-        if self.options["roem.stuk_in_hand"] and r.dealt is not None:
-            stuk = stuk_cards(trump)
+        if self.options["roem.stuk_in_hand"] and r.dealt is not None and r.trump is not None:
+            stuk = stuk_cards(r.trump)
             for seat, hand in enumerate(r.dealt):
                 if hand & stuk == stuk:
                     r.hand_roem[seat & 1] += self.roem_rules.stuk

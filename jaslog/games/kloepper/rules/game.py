@@ -23,9 +23,10 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
-from jaslog.cards import CARD_INDEX, card_text, hand_text, popcount
+from jaslog.cards import CARD_INDEX, card_text, cards_of, hand_text, popcount
 from jaslog.engine.base import (
     IntegrityError,
+    RestClaim,
     RoundBook,
     Ruling,
     ScoreOnly,
@@ -127,10 +128,12 @@ class Round:
         self.rulings: list[Ruling] = []   # every ruling, in order; the last counts
         self.closed = False
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
+        self.claim: RestClaim | None = None   # the rest claimed or conceded
 
     @property
     def over(self) -> bool:
-        return len(self.tricks) == TRICKS and self.tricks[-1].complete
+        """The play is over: all six tricks are complete, or the rest was claimed."""
+        return self.claim is not None or (len(self.tricks) == TRICKS and self.tricks[-1].complete)
 
     def valid_call(self) -> Call | None:
         c = self.call
@@ -251,6 +254,10 @@ class KloepperGame(RoundBook[Round]):
             if t.complete:
                 points[t.winner] += t.points
                 tricks[t.winner] += 1
+        c = r.claim
+        if c is not None:  # credited to the claimer, or to the next seat of the other side
+            points[c.taker] += c.points
+            tricks[c.taker] += c.tricks
         ruled = list(r.ruling.score) if r.ruling else None
         so = r.score_only
         if so is not None:  # what the sheet says; zeros where it says nothing
@@ -369,6 +376,30 @@ class KloepperGame(RoundBook[Round]):
             t.points = trick_points(t.cards)
             if t.number == TRICKS:
                 self._close(r)
+
+    def _claim_rest(self, r: Round, seat: int) -> tuple[int, int, int, int]:
+        """Every trick still to play: the trick in progress (its cards on the table) and
+        those after it. Who is on which side, and the cards left, are known only from the
+        hands: a deal recorded without them cannot be claimed (its score needs a ruling)."""
+        if not r.hands_known:
+            raise IntegrityError("claim_needs_hands", f"seat {seat} claimed the rest of deal "
+                                 f"{r.number}, recorded without its hands: the sides and the "
+                                 "cards left are not known, so record the deal's score with a "
+                                 "ruling", seat=seat)
+        t = r.tricks[-1] if r.tricks else None
+        first = 1 if t is None else t.number + 1 if t.complete else t.number
+        cards = r.hands[0] | r.hands[1] | r.hands[2] | r.hands[3]
+        if t is not None and not t.complete:
+            for c in t.cards:
+                cards |= 1 << c
+        return first, TRICKS + 1 - first, cards, trick_points(list(cards_of(cards)))
+
+    def _opponent_of(self, r: Round, seat: int) -> int:
+        """The next seat after ``seat`` on the other side (the black queens' or the others')."""
+        sd = r.sides()
+        assert sd is not None
+        return next(s % 4 for s in range(seat + 1, seat + 4)
+                    if sd.on_queens(s % 4) != sd.on_queens(seat))
 
     def _close(self, r: Round) -> None:
         r.closed = True
