@@ -461,6 +461,9 @@ class _GameReader(TokenCursor):
         elif kw == "knock":
             kind = "knock_back" if self.word_next("back") else "knock"
             self.event(kind, col, seat=self.seat())
+        elif kw in ("claim", "concede"):
+            self.event("claim", col, seat=self.seat(),
+                       gives="rest_to_claimer" if kw == "claim" else "rest_to_opponents")
         elif kw in ("bella", "dix", "knock_back"):
             self.event(kw, col, seat=self.seat())
         elif kw == "sequence":

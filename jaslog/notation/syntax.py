@@ -25,6 +25,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "bid": ("seat", "call"),
     "play": ("seat", "card"),
     "roem": ("seat", "points"),
+    "claim": ("seat", "gives"),
     "ruling": ("round", "score", "reason"),
     "note": ("text", "seat", "round"),
     "second_deal": ("hands", "bottom"),
@@ -40,8 +41,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "timeout": ("seat", "seconds"),
 }
 
-#: Statement keywords as read (lower case, ``-`` and ``_`` dropped) and the event each opens;
-#: ``second`` and ``knock`` may take a second word (``Second deal``, ``Knock back``).
+#: Statement keywords as read (lower case, ``-`` and ``_`` dropped) and the event each opens
+#: (``concede``: a claim of the rest for the others); ``second`` and ``knock`` may take a
+#: second word (``Second deal``, ``Knock back``).
 KEYWORDS: dict[str, str] = {
     "deal": "dealt", "dealt": "dealt", "seconddeal": "second_deal", "second": "second_deal",
     "turn": "trump_turned", "turned": "trump_turned", "trumpturned": "trump_turned",
@@ -52,6 +54,8 @@ KEYWORDS: dict[str, str] = {
     "note": "note", "ruling": "ruling", "correction": "correction", "fix": "correction",
     "irregularity": "irregularity", "score": "round_score", "roundscore": "round_score",
     "timeout": "timeout", "event": "event",
+    # a claim of the rest, and a concession (a claim that gives the rest to the others)
+    "claim": "claim", "claims": "claim", "concede": "concede", "concedes": "concede",
 }
 
 #: The word the writer gives each statement.
@@ -60,6 +64,8 @@ WORDS = {"dealt": "Deal", "second_deal": "Second deal", "trump_turned": "Turn", 
          "partner_call": "Call", "knock": "Knock", "knock_back": "Knock back", "note": "Note",
          "ruling": "Ruling", "correction": "Correction", "irregularity": "Irregularity",
          "round_score": "Score", "timeout": "Timeout", "event": "Event"}
+#: How the writer words a claim by what it gives.
+CLAIM_WORDS = {"rest_to_claimer": "Claim", "rest_to_opponents": "Concede"}
 
 #: The tags of a game's ``game_started`` and of the section, by their key as read (lower case,
 #: ``-`` and ``_`` dropped); every other tag is a ``meta`` entry.

@@ -33,7 +33,7 @@ from typing import Any
 
 import orjson
 
-from jaslog.notation.syntax import BARE, TAGS, WORDS, norm
+from jaslog.notation.syntax import BARE, CLAIM_WORDS, TAGS, WORDS, norm
 from jaslog.notation.times import full, shortest
 
 #: Where a line's times begin (the items are padded to this width), so that they line up.
@@ -351,6 +351,8 @@ class _GameWriter:
                 and isinstance(e.get("points", e.get("seconds")), int):
             n = e.get("points", e.get("seconds"))
             self.add(ln, f"{WORDS[t]} {e['seat']} {n}", e, ("seat", "points", "seconds"))
+        elif t == "claim" and _seat_ok(e.get("seat")) and e.get("gives") in CLAIM_WORDS:
+            self.add(ln, f"{CLAIM_WORDS[e['gives']]} {e['seat']}", e, ("seat", "gives"))
         elif t in ("bella", "dix", "knock", "knock_back") and _seat_ok(e.get("seat")):
             self.add(ln, f"{WORDS[t]} {e['seat']}", e, ("seat",))
         elif t == "sequence" and _seat_ok(e.get("seat")) and _cards_ok(e.get("cards")) \

@@ -61,7 +61,7 @@ def test_an_error_names_its_line_column_and_what_was_expected(body: str, line: i
     ('1. 0: JH {"card": "1H"}', 6, 7, "field 'card': '1H' is not a card (canonical text: 10H, "
                                       "JC, AS)"),
     ('Event {"type": "nothing"}', 6, 1, "unknown event type 'nothing' (known: game_started, "
-                                        "dealt, trump_turned, bid, play, roem, ruling, note, "
+                                        "dealt, trump_turned, bid, play, roem, claim, ruling, note, "
                                         "second_deal, dix, sequence, bella, partner_call, knock, "
                                         "knock_back, correction, irregularity, round_score, "
                                         "timeout)"),

@@ -197,6 +197,8 @@ FIELDS_OF: dict[str, Any] = {
         optional={"chooser": SEAT, "trump": st.sampled_from("CDHS"), "points": SCORE,
                   "roem": SCORE, "result": TEXT | st.sampled_from(["made", "nat", "roem"])}),
     "timeout": st.fixed_dictionaries({"seat": SEAT, "seconds": st.integers(0, 86_400)}),
+    "claim": st.fixed_dictionaries(
+        {"seat": SEAT, "gives": st.sampled_from(["rest_to_claimer", "rest_to_opponents"])}),
 }
 assert set(FIELDS_OF) == set(EVENT_MODELS)
 
