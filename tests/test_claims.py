@@ -12,11 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import pytest
 
+from jaslog.analysis.rounds import analyze_fold
 from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import event_from_dict
+from jaslog.export import export_games
 from jaslog.fold import fold
 from jaslog.render import describe_event, unjudged
 from jaslog.sim import simulate_game
@@ -196,6 +199,36 @@ def test_replay_says_what_a_claim_gave_and_the_verdict() -> None:
     assert text.startswith(f"seq {c.seq:>4} {f.seats[0]} (0) claims the rest: 2 tricks from "
                            f"trick 7, {c.points} card points to {side}")
     assert ("not guaranteed" in text) is (c.guaranteed is False)
+
+
+def test_the_export_and_the_analysis_show_each_claim(tmp_path: Path) -> None:
+    """Three games, each ended by a claim, exported to Parquet and read back by DuckDB: each
+    round's claim columns, the violation, and the claim in the analysis with the par of the
+    position it was made from."""
+    games, expected = [], {}
+    three = [(ruleset, players) for ruleset, _, players in GAMES if ruleset != "rotterdam"]
+    for gid, (ruleset, players) in zip(("ca", "cb", "cc"), three, strict=True):
+        events = [{**e, "game": gid} for e in cut_before_play(first_round(ruleset, 3), 2,
+                                                                players)]
+        claim = {"game": gid, "seq": len(events), "type": "claim", "seat": 1,
+                 "gives": "rest_to_claimer"}
+        games.append([event_from_dict(e) for e in [*events, claim]])
+        f = fold(games[-1])
+        expected[gid] = (1, "rest_to_claimer", f.state.rounds[-1].claim.guaranteed)
+        a = analyze_fold(f)[-1]
+        assert a.claim is not None and a.claim["par"] == a.end == a.pars[-1]
+        assert a.to_json()["claim"]["seq"] == claim["seq"]
+    export_games(games, tmp_path / "ds")
+    con = duckdb.connect()
+    rows = con.execute(f"SELECT game, claimed_by, claim_gives, claim_guaranteed, complete FROM "
+                       f"read_parquet('{tmp_path}/ds/current/rounds/**/*.parquet', "
+                       "hive_partitioning = true) WHERE claimed_by IS NOT NULL ORDER BY game").fetchall()
+    assert {g: (a, b, c) for g, a, b, c, _ in rows} == expected
+    assert all(done for *_, done in rows)
+    unsound = con.execute(f"SELECT count(*) FROM read_parquet('{tmp_path}/ds/current/violations/"
+                          "**/*.parquet', hive_partitioning = true) WHERE rule = "
+                          "'claim_not_guaranteed'").fetchone()
+    assert unsound == (sum(1 for *_, ok in expected.values() if ok is False),)
 
 
 # ---------------------------------------------------------------------- the recorder

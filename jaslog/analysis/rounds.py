@@ -33,6 +33,7 @@ from typing import Any
 from jaslog.analysis.core import Solver
 from jaslog.analysis.model import Deal, NoPar, Position
 from jaslog.cards import card_text
+from jaslog.engine.facts import claim_dict
 from jaslog.engine.fold import GameFold
 from jaslog.games import get_game
 
@@ -93,6 +94,9 @@ class RoundAnalysis:
     pars: list[int] = field(default_factory=list)   # the par before each play, then at the end
     plays: list[PlayNote] = field(default_factory=list)
     nodes: int = 0
+    #: the claim of the rest that ended the play (the fold's report of it), with ``par``: the
+    #: par of the position claimed from (what perfect play would have made of the rest)
+    claim: dict[str, Any] | None = None
 
     @property
     def costly(self) -> list[PlayNote]:
@@ -105,7 +109,7 @@ class RoundAnalysis:
                 "difference": self.difference, "end": self.end,
                 "sides": list(self.sides) if self.sides else None, "note": self.note or None,
                 "no_par": self.reason, "pars": self.pars,
-                "costly": [p.to_json() for p in self.costly]}
+                "costly": [p.to_json() for p in self.costly], "claim": self.claim}
 
 
 def principal_end(solver: Solver, pos: Position, par: int) -> Position:
@@ -203,8 +207,11 @@ def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | N
         if round is not None and d.round != round:
             continue
         if isinstance(d, NoPar):
-            out.append(RoundAnalysis(d.round, d.result, d.score, None, reason=d.reason))
+            a = RoundAnalysis(d.round, d.result, d.score, None, reason=d.reason)
         else:
-            out.append(analyze_deal(d, compiled=compiled, best_cards=best_cards,
-                                    results=results))
+            a = analyze_deal(d, compiled=compiled, best_cards=best_cards, results=results)
+        claim = claim_dict(fold.state.rounds[d.round - 1].claim)
+        if claim is not None:
+            a.claim = claim | {"par": a.end}
+        out.append(a)
     return out

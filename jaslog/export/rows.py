@@ -89,6 +89,15 @@ def ruling_columns(r: Any) -> tuple[str | None, int | None, int, bool | None]:
     return last.reason, last.seq, len(r.rulings), last.after_end
 
 
+def claim_columns(r: Any) -> tuple[int | None, str | None, bool | None]:
+    """A round's ``claimed_by``, ``claim_gives`` and ``claim_guaranteed``: the claim of the
+    rest that ended its play (rule book 9.1, decision 13), or NULLs."""
+    c = getattr(r, "claim", None)
+    if c is None:
+        return None, None, None
+    return c.seat, c.gives, c.guaranteed
+
+
 def known(values: Sequence[int] | None, side: int | None) -> int | None:
     """``values[side]``, or None when either is not known (a score-only round's sheet).
 

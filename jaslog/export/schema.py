@@ -223,6 +223,13 @@ COLUMNS: dict[str, list[Col]] = {
             null=False),
         Col("ruled_after_end", pa.bool_(), "The ruling that counts was made after the game had "
             "ended (NULL: no ruling)"),
+        Col("claimed_by", pa.int8(), "Seat that claimed (or conceded) every trick still to "
+            "play, ending the round's play (rule book 9.1, decision 13); NULL: no claim"),
+        Col("claim_gives", pa.string(), "What the claim gave: rest_to_claimer (a claim) or "
+            "rest_to_opponents (a concession)", dictionary=True),
+        Col("claim_guaranteed", pa.bool_(), "The solver's verdict on a claim made with the "
+            "hands known: its side takes every trick left against every defence (false: the "
+            "violation claim_not_guaranteed); NULL for a concession, without hands, or no claim"),
         Col("contract", pa.string(), "Game-specific contract (Klaberjass, Kloepper; NULL for "
             "Klaverjas)", dictionary=True),
         Col("queens_split", pa.bool_(), "Kloepper: the black queens were in two hands"),

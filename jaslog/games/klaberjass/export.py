@@ -23,6 +23,7 @@ from jaslog.export.rows import (
     known,
     round_span,
     rule_by_seq,
+    claim_columns,
     ruling_columns,
 )
 from jaslog.games.klaberjass.rules import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
@@ -98,6 +99,7 @@ def score_only_row(ctx: GameContext, r: Round, o: Any, per_seat: list[list[int]]
         list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
         known(final, maker), known(final, other),
         *ruling_columns(r),
+        *claim_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         None, None,  # no par: a score sheet has no hands
@@ -184,6 +186,7 @@ def build(ctx: GameContext) -> Summary:
             final[maker] if maker is not None else None,
             final[other] if other is not None else None,
             *ruling_columns(r),
+            *claim_columns(r),
             contract(r), None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
             *ctx.par.of_round(n),

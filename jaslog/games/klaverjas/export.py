@@ -19,6 +19,7 @@ from jaslog.export.rows import (
     known,
     round_span,
     rule_by_seq,
+    claim_columns,
     ruling_columns,
 )
 from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts, score_round
@@ -102,6 +103,7 @@ def score_only_row(ctx: GameContext, r: Any, o: Any, method: str,
         list(o.score), list(o.ruled) if o.ruled is not None else None, list(final),
         [final[s & 1] for s in range(4)], known(final, pteam), known(final, dteam),
         *ruling_columns(r),
+        *claim_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         None, None,  # no par: a score sheet has no hands
@@ -201,6 +203,7 @@ def build(ctx: GameContext) -> Summary:
             final[pteam] if pteam is not None else None,
             final[dteam] if dteam is not None else None,
             *ruling_columns(r),
+            *claim_columns(r),
             None, None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
             *ctx.par.of_round(n),

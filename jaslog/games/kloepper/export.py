@@ -22,6 +22,7 @@ from jaslog.export.rows import (
     individual_tail,
     round_span,
     rule_by_seq,
+    claim_columns,
     ruling_columns,
 )
 from jaslog.games.kloepper.rules import KloepperGame, known_sides, points
@@ -73,6 +74,7 @@ def score_only_row(ctx: GameContext, r: Any, o: Any) -> None:
         list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
         None, None,
         *ruling_columns(r),
+        *claim_columns(r),
         None, None,
         first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
         None, None,  # no par: a score sheet has no hands
@@ -147,6 +149,7 @@ def build(ctx: GameContext) -> Summary:
             list(o.score), list(o.ruled) if o.ruled is not None else None, list(final), list(final),
             final[queens[0]] if queens else None, final[others[0]] if others else None,
             *ruling_columns(r),
+            *claim_columns(r),
             contract(o.mode, o.knock, o.knock_back), (o.mode == "pair") if o.mode else None,
             first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
             *ctx.par.of_round(n),
