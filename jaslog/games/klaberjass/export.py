@@ -19,11 +19,11 @@ from jaslog.export.rows import (
     GameContext,
     Summary,
     add_trick,
+    claim_columns,
     individual_tail,
     known,
     round_span,
     rule_by_seq,
-    claim_columns,
     ruling_columns,
 )
 from jaslog.games.klaberjass.rules import KlaberjassGame, ScoreRules, has_bella, runs, score_deal

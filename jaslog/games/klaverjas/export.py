@@ -15,11 +15,11 @@ from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
     Summary,
+    claim_columns,
     irregularity_rows,
     known,
     round_span,
     rule_by_seq,
-    claim_columns,
     ruling_columns,
 )
 from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts, score_round

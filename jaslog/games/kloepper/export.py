@@ -19,10 +19,10 @@ from jaslog.export.rows import (
     GameContext,
     Summary,
     add_trick,
+    claim_columns,
     individual_tail,
     round_span,
     rule_by_seq,
-    claim_columns,
     ruling_columns,
 )
 from jaslog.games.kloepper.rules import KloepperGame, known_sides, points
