@@ -22,7 +22,7 @@ from jaslog.events import event_from_dict
 from jaslog.export import export_games
 from jaslog.fold import fold
 from jaslog.render import describe_event, unjudged
-from jaslog.sim import simulate_game
+from jaslog.sim import Faults, simulate_game
 from tests.test_record_table import fold_of, new, record, stored
 
 GAMES = [("amsterdam", 8, 4), ("rotterdam", 8, 4), ("klaberjass-2p", 9, 2), ("kloepper", 6, 4)]
@@ -258,3 +258,30 @@ def test_the_recorder_words_claim_and_concede(db: str) -> None:
     last = stored(db, "cc")[-1]
     assert {k: last[k] for k in ("seq", "type", "seat", "gives")} == {
         "seq": 3, "type": "claim", "seat": 3, "gives": "rest_to_opponents"}
+
+
+# ---------------------------------------------------------------------- simulated claims
+
+
+@pytest.mark.parametrize("ruleset", ["amsterdam", "rotterdam", "klaberjass-2p", "kloepper"])
+def test_simulated_games_with_claims_fold_and_judge_every_claim(ruleset: str) -> None:
+    """Every game, played by bots that claim the rest at one trick in ten (and concede one
+    claim in four), half the deals without hands: each game folds to its end, each claim is
+    on its round, and each claim of the rest made with the hands known has a verdict."""
+    faults = Faults(claim_rate=0.1, no_hands_rate=0.5)
+    claims = 0
+    for seed in range(4):
+        events = simulate_game("s", ruleset, seed=seed, faults=faults)
+        f = fold(event_from_dict(e) for e in events)
+        assert f.state.finished
+        ended = [r for r in f.state.rounds if r.claim is not None]
+        assert len(ended) == sum(1 for e in events if e["type"] == "claim")
+        for r in ended:
+            c = r.claim
+            judged = c.gives == "rest_to_claimer" and r.hands_known
+            assert (c.guaranteed is not None) == judged
+            unsound = [v for v in r.violations if v.rule == "claim_not_guaranteed"]
+            assert len(unsound) == (c.guaranteed is False)
+        claims += len(ended)
+    assert claims >= 4
+

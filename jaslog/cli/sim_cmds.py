@@ -138,6 +138,9 @@ def simulate(
                                         help="chance per round that the hands were not recorded"),
     unclaimed_roem_rate: float = typer.Option(0.1, "--unclaimed-roem-rate", min=0.0, max=1.0, metavar="P",
                                               help="chance that roem on the table goes unclaimed"),
+    claim_rate: float = typer.Option(0.0, "--claim-rate", min=0.0, max=1.0, metavar="P",
+                                     help="chance per trick to lead that the seat due claims "
+                                          "the rest (one time in four it concedes)"),
     out_file: Path | None = typer.Option(None, "--out", "-O",
                                          help="write jaslog/1 JSON Lines here ('-': stdout, "
                                               "the default)"),
@@ -164,7 +167,8 @@ def simulate(
     rulesets = _rulesets(ruleset)
     by_ruleset = _options(rulesets, option)
     faults = Faults(revoke_rate=revoke_rate, false_roem_rate=false_roem_rate,
-                    no_hands_rate=no_hands_rate, unclaimed_roem_rate=unclaimed_roem_rate)
+                    no_hands_rate=no_hands_rate, unclaimed_roem_rate=unclaimed_roem_rate,
+                    claim_rate=claim_rate)
     to_stdout = db is None and (out_file is None or str(out_file) == "-")
     report = err if to_stdout else out
     events = run(games, rulesets, lambda rs: by_ruleset[rs] or None, seed=seed, prefix=prefix,

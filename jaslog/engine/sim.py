@@ -43,10 +43,13 @@ class Faults:
     unclaimed_roem_rate: float = 0.1  # per trick with roem: nobody claims it
     partial_roem_rate: float = 0.05   # per trick with two roem parts: only one is claimed
     revoke_rounds: tuple[int, ...] | None = None  # only revoke in these rounds (1-based)
+    #: per trick to lead: the seat due claims the rest (one time in four it concedes); in a
+    #: deal without its hands only where the game can score a claim (Klaverjas)
+    claim_rate: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("revoke_rate", "false_roem_rate", "no_hands_rate", "unclaimed_roem_rate",
-                     "partial_roem_rate"):
+                     "partial_roem_rate", "claim_rate"):
             rate = getattr(self, name)
             if not 0.0 <= rate <= 1.0:
                 raise SimulationError(f"{name.replace('_', '-')} must be between 0 and 1, not {rate}")
@@ -101,6 +104,21 @@ def turns(game: Expects, game_id: str) -> Iterator[tuple[str, int | None]]:
             return
         yield kind, seat
     raise RuntimeError(f"game {game_id}: the simulation did not end")  # pragma: no cover
+
+
+def claim_now(rng: random.Random, faults: Faults, tricks: list[Any]) -> str | None:
+    """Whether the seat due to lead claims the rest now (fault ``claim_rate``), and what it
+    gives: ``rest_to_claimer``, or one time in four ``rest_to_opponents`` (None: it plays).
+
+    >>> claim_now(random.Random(1), Faults(), []) is None
+    True
+    >>> claim_now(random.Random(1), Faults(claim_rate=1.0), [])
+    'rest_to_claimer'
+    """
+    if not faults.claim_rate or (tricks and not tricks[-1].complete) \
+            or rng.random() >= faults.claim_rate:
+        return None
+    return "rest_to_opponents" if rng.random() < 0.25 else "rest_to_claimer"
 
 
 def hands_seen(rng: random.Random, faults: Faults) -> bool:

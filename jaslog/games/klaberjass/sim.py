@@ -41,6 +41,7 @@ from jaslog.engine.sim import (
     EventLog,
     Faults,
     RandomPlayer,
+    claim_now,
     current_trick,
     hand_texts,
     hands_seen,
@@ -204,6 +205,11 @@ def simulate_klaberjass(game_id: str, ruleset: str, options: dict[str, Any] | No
                 game.declare(seat, m, ev.seq)
                 yield ev("sequence", seat=seat, cards=[CARD_TEXT[x] for x in cards_of(m)])
             declared = seat == r.dealer
+        gives = claim_now(rng, faults, r.tricks) if r.hands_known else None
+        if gives is not None:
+            game.claim(seat, gives, ev.seq)
+            yield ev("claim", seat=seat, gives=gives)
+            continue
         hand = hands[seat] & ~r.played
         legal_mask = legal(hand, current_trick(r.tricks), r.trump, game.play_rules)
         c = with_revoke(player.play(game, seat, hand, legal_mask), hand, legal_mask, r.number,

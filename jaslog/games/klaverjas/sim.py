@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, cards_of
-from jaslog.engine.sim import Faults, set_up
+from jaslog.engine.sim import Faults, claim_now, set_up
 from jaslog.games.klaverjas.bots import HeuristicBot, RandomBot
 from jaslog.games.klaverjas.options import resolve
 from jaslog.games.klaverjas.rules import KlaverjasGame, legal, roem_parts, trick_roem
@@ -87,6 +87,11 @@ def simulate_klaverjas(game_id: str, ruleset: str, options: dict[str, Any] | Non
             call = player.bid(game, seat, true_hands[seat])
             game.bid(seat, call, seq)
             yield ev("bid", seat=seat, call=call)
+            continue
+        gives = claim_now(rng, faults, r.tricks)
+        if gives is not None:
+            game.claim(seat, gives, seq)
+            yield ev("claim", seat=seat, gives=gives)
             continue
         hand = true_hands[seat] & ~r.played
         t = r.tricks[-1]

@@ -31,6 +31,7 @@ from jaslog.engine.sim import (
     EventLog,
     Faults,
     RandomPlayer,
+    claim_now,
     current_trick,
     hand_texts,
     hands_seen,
@@ -155,6 +156,11 @@ def simulate_kloepper(game_id: str, ruleset: str, options: dict[str, Any] | None
             for what, who in _knocks(game, player, hands, rng, faults):
                 game.knock(who, ev.seq, back=what == "knock_back")
                 yield ev(what, seat=who)
+        gives = claim_now(rng, faults, r.tricks) if r.hands_known else None
+        if gives is not None:
+            game.claim(seat, gives, ev.seq)
+            yield ev("claim", seat=seat, gives=gives)
+            continue
         hand = hands[seat] & ~r.played
         legal_mask = legal(hand, current_trick(r.tricks), game.trumps, game.must_trump)
         c = with_revoke(player.play(game, seat, hand, legal_mask), hand, legal_mask, r.number,
