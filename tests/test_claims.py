@@ -18,11 +18,12 @@ import pytest
 from jaslog.analysis.rounds import analyze_fold
 from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import event_from_dict
+from jaslog.events import canonical_json, event_from_dict
 from jaslog.export import export_games
 from jaslog.fold import fold
 from jaslog.render import describe_event, unjudged
 from jaslog.sim import Faults, simulate_game
+from tests.cli import jaslog
 from tests.test_record_table import fold_of, new, record, stored
 
 GAMES = [("amsterdam", 8, 4), ("rotterdam", 8, 4), ("klaberjass-2p", 9, 2), ("kloepper", 6, 4)]
@@ -229,6 +230,22 @@ def test_the_export_and_the_analysis_show_each_claim(tmp_path: Path) -> None:
                           "**/*.parquet', hive_partitioning = true) WHERE rule = "
                           "'claim_not_guaranteed'").fetchone()
     assert unsound == (sum(1 for *_, ok in expected.values() if ok is False),)
+
+
+def test_analyze_and_replay_name_the_claim(tmp_path: Path) -> None:
+    before = cut_before_play(first_round("amsterdam", 9), 6, 4)
+    f = claimed(before, 3)
+    c = f.state.rounds[-1].claim
+    path = tmp_path / "claimed.jsonl"
+    path.write_text("".join(canonical_json(e).decode() + "\n" for e in f.log))
+    r = jaslog("analyze", str(path), env={"COLUMNS": "200"}, text=True)
+    verdict = "sound" if c.guaranteed else "not guaranteed against every defence"
+    assert r.returncode == 0
+    assert f"claim: {f.seats[3]} (3) claims the rest from trick 6; par there " in r.stdout
+    assert r.stdout.rstrip().endswith(verdict)
+    r = jaslog("replay", str(path), env={"COLUMNS": "200"}, text=True)
+    assert f"{f.seats[3]} (3) claims the rest: 3 tricks from trick 6, {c.points} card points" \
+        in r.stdout
 
 
 # ---------------------------------------------------------------------- the recorder

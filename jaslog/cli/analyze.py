@@ -100,7 +100,22 @@ def round_lines(fold: GameFold, a: RoundAnalysis) -> list[Text]:
     if not costly:
         out.append(Text("  every card kept the par", style="green"))
     out.extend(play_line(fold, p) for p in costly)
+    if a.claim is not None:
+        out.append(claim_line(fold, a.claim))
     return out
+
+
+def claim_line(fold: GameFold, c: dict[str, Any]) -> Text:
+    """The claim of the rest that ended a round's play, the par of the position it was made
+    from (what perfect play would have made of the rest), and the solver's verdict."""
+    verb = "claims" if c["gives"] == "rest_to_claimer" else "concedes"
+    t = Text(f"  claim: {who(fold, c['seat'])} {verb} the rest from trick {c['trick']}; "
+             f"par there {signed(c['par'])}")
+    if c["guaranteed"] is True:
+        t.append("  sound", style="green")
+    elif c["guaranteed"] is False:
+        t.append("  not guaranteed against every defence", style="bold red")
+    return t
 
 
 def analysis_json(fold: GameFold, rounds: list[RoundAnalysis]) -> dict[str, Any]:
