@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from jaslog.audit import violation_dict
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import FoldError
 from jaslog.events import Event, EventError, GameStarted, event_from_dict
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
-from jaslog.store.appending import AppendGroup, cache_events
+from jaslog.store.appending import AppendGroup, FoldCache, cache_events
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
 from jaslog.views import Sight, Timeline, timeline
@@ -79,6 +79,10 @@ class _Waiting:
     stamped: list[dict[str, Any]]
     expected_seq: int | None
     future: Future[tuple[AppendResult, list[dict[str, Any]]]]
+
+
+class _WriteAlone(Exception):
+    """A group to write again, each append in a transaction of its own."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +148,7 @@ class Service:
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
         self._writer_thread: threading.Thread | None = None
         self._closed = False
-        self._tips: OrderedDict[str, GameFold] = OrderedDict()
+        self._tips = FoldCache(lambda tip: int(tip.next_seq))
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine, self.clock)
         self.notifier = Notifier()
@@ -288,41 +292,52 @@ class Service:
         """Write ``group``'s appends in one transaction, in turn, and answer each (the
         writer's lock is held).
 
-        Each append runs in a savepoint of its own (:meth:`jaslog.store.Store.group`): one
-        refused (a conflict, a rule, a bad event) leaves nothing of itself and is answered
-        with its own error while the others are written. A failure of the database itself
-        (the transaction or its commit) answers every append of the group with that error:
-        nothing of the group was written."""
-        answers: list[tuple[AppendResult, list[dict[str, Any]]] | BaseException] = []
+        Every refusal of an append (a conflict, a rule, a bad event) is found before it
+        writes anything (:meth:`jaslog.store.Store.group`): it is answered with its own error
+        and the others are written. A failure of the database itself (the transaction or its
+        commit) answers every append of the group with that error: nothing of the group was
+        written. Should the database refuse an append's rows once they are checked (a
+        damaged store), nothing of the group is written and each append is written again in
+        a transaction of its own, answered as it would have been alone."""
         try:
-            results: list[AppendResult | BaseException] = []
-            with self.writer.group() as g:
-                for w in group:
-                    try:
-                        results.append(self._append_in(g, w))
-                    except Exception as e:  # this append's own: refused, nothing written
-                        if is_driver_error(e):
-                            raise  # the database's: the group's
-                        results.append(e)
-            for w, res in zip(group, results, strict=True):
-                if isinstance(res, BaseException):
-                    answers.append(res)
-                    continue
-                try:
-                    answers.append((res, self._new_violations(w.game, res, w.stamped)))
-                except Exception as e:
-                    answers.append(e)
+            results = self._group_results(group)
+        except _WriteAlone:
+            for w in group:
+                self._write_group([w])
+            return
         except BaseException as e:  # the database's failure (or the commit's): every append's
             for w in group:
                 w.future.set_exception(e)
             if not isinstance(e, Exception):
                 raise
             return
-        for w, a in zip(group, answers, strict=True):
-            if isinstance(a, BaseException):
-                w.future.set_exception(a)
+        for w, res in zip(group, results, strict=True):
+            if isinstance(res, BaseException):
+                w.future.set_exception(res)
+                continue
+            try:
+                new = self._new_violations(w.game, res, w.stamped)
+            except Exception as e:
+                w.future.set_exception(e)
             else:
-                w.future.set_result(a)
+                w.future.set_result((res, new))
+
+    def _group_results(self, group: list[_Waiting]) -> list[AppendResult | Exception]:
+        """Each append's result or refusal, the group committed (see :meth:`_write_group`)."""
+        results: list[AppendResult | Exception] = []
+        with self.writer.group() as g:
+            for w in group:
+                try:
+                    results.append(self._append_in(g, w))
+                except Exception as e:
+                    if is_driver_error(e):
+                        raise  # the database's own failure: the group's
+                    if g.broken:  # nothing of the group may be committed
+                        if len(group) > 1:
+                            raise _WriteAlone from e
+                        raise  # alone: its own answer, as an append of its own
+                    results.append(e)  # refused: nothing of it was written
+        return results
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
         """One waiting append in the group's transaction; a retry of stored events (same
@@ -331,6 +346,8 @@ class Service:
         try:
             return g.append(game, w.stamped, expected_seq)
         except ConflictError as err:
+            if g.broken:
+                raise
             done = self._retried(g.events, game, events, expected_seq, err)
             if done is None:
                 raise
@@ -359,9 +376,7 @@ class Service:
             tip = self.writer.fold(game, res.head.seq)
             before = -1
         self._tips[game] = tip
-        held = sum(t.next_seq for t in self._tips.values())
-        while held > cache_events() and len(self._tips) > 1:
-            held -= self._tips.popitem(last=False)[1].next_seq
+        self._tips.trim(cache_events())
         vs = tip.state.violations
         new = vs[before:] if before >= 0 else [v for v in vs if v.seq >= first]
         return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]

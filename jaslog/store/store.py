@@ -6,7 +6,6 @@ mixins it is made of); here: opening and creating a store, importing, verifying,
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,11 +14,10 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from jaslog.engine.fold import GameFold
 from jaslog.errors import JaslogError
 from jaslog.events import Line
 from jaslog.store import engine as eng
-from jaslog.store.appending import Appending, EventLike, created_at, insert_games
+from jaslog.store.appending import Appending, EventLike, FoldCache, created_at, insert_games
 from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.queries import EVENT_COLUMNS
@@ -70,10 +68,12 @@ class Store(Appending):
             _must_be_a_store(path)
         self.engine = eng.make_engine(self.url)
         self.dialect = self.engine.dialect.name
-        self._folds: OrderedDict[str, tuple[int, str, GameFold]] = OrderedDict()
+        self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold)
         ph = "%s" if self.dialect == "postgresql" else "?"
         self._insert_events_sql = (f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) "
                                    f"VALUES ({', '.join([ph] * len(EVENT_COLUMNS))})")
+        self._head_sql = (f"SELECT seq, hash FROM events WHERE game = {ph} "
+                          "ORDER BY seq DESC LIMIT 1")
         try:
             self._ensure_schema(may_create=create)
         except SQLAlchemyError as e:

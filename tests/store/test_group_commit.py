@@ -22,7 +22,7 @@ from jaslog.audit import violation_dict
 from jaslog.engine.sim import Faults
 from jaslog.service.core import Service
 from jaslog.sim import simulate_game
-from jaslog.store import ConflictError, RejectedError, open_store
+from jaslog.store import ConflictError, NoSuchGame, RejectedError, open_store
 from jaslog.store.clock import ManualClock
 from jaslog.store.engine import DatabaseError
 from jaslog.store.schema import (
@@ -291,4 +291,34 @@ def test_a_database_failure_fails_every_append_of_the_group(
     assert svc.writer.head("g").next_seq == 3
     res, _ = svc.submit("g", [g[3]], 3).result(timeout=60)  # the writer goes on
     assert res.appended == 1
+    svc.close()
+
+
+def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> None:
+    """A store damaged behind its back (a place row of a game not begun yet): the new game's
+    header rows are refused once its append is checked; the group is written again one
+    append at a time, and that append alone fails, as it fails alone."""
+    from sqlalchemy import insert
+
+    svc = Service(store_url, clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    x = _plain(simulate_game("x", "amsterdam", seed=2))
+    svc.append("g", g[:3], 0)
+    with svc.writer.engine.begin() as conn:
+        conn.execute(insert(GAME_PLACES).values(game="x", table_id=None, tournament=None))
+    with pytest.raises(ConflictError) as alone:
+        svc.append("x", x[:1], 0)
+    transactions = write_transactions(svc)
+    lock = _held(svc)
+    futs = [svc.submit("g", [g[3]], 3), svc.submit("x", x[:1], 0), svc.submit("g", [g[4]], 4)]
+    time.sleep(0.2)
+    lock.release()
+    errors = [f.exception(timeout=60) for f in futs]
+    assert errors[0] is None and errors[2] is None
+    assert isinstance(errors[1], ConflictError) and str(errors[1]) == str(alone.value)
+    assert "the database refused the rows" in str(errors[1])
+    assert len(transactions) == 4  # the group, then each of its appends alone
+    assert svc.writer.head("g").next_seq == 5
+    with pytest.raises(NoSuchGame):
+        svc.writer.head("x")
     svc.close()
