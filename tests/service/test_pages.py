@@ -288,3 +288,28 @@ def test_a_round_s_par_beside_its_result_and_its_costly_plays(browser, server):
     ref.wait_for_selector("#analysis:has-text('no par')")
     assert not ref.locator("#par").is_visible() and not ref.locator("#costly").is_visible()
     assert not errors and not ref_errors, errors + ref_errors
+
+
+def test_a_claimed_round_says_who_claimed_what_and_the_verdict(browser, server):
+    """A round whose play a claim of the rest ended, appended through the API: the round
+    page names the claimer, what the claim gave and the solver's verdict."""
+    from tests.test_claims import cut_before_play, first_round
+
+    gid = "pages-claimed-round"
+    events = [{**e, "game": gid} for e in cut_before_play(first_round("amsterdam", 9), 7, 4)]
+    events.append({"game": gid, "seq": len(events), "type": "claim", "seat": 0,
+                   "gives": "rest_to_claimer"})
+    with server.client("admin") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:], batch=200)
+        report = c.get(f"/api/games/{gid}/audit").json()
+    claim = report["rounds"][0]["claim"]
+    assert claim is not None and claim["tricks"] == 2
+    page, errors = open_url(browser, server, "referee", f"/static/round.html#game={gid}&round=1")
+    page.wait_for_selector("#main:not([hidden])")
+    text = page.inner_text("#summary")
+    assert f"claimed the rest at seq {claim['seq']}: 2 tricks from trick 7, {claim['points']} " \
+        "card points to" in text
+    assert ("sound" in text) is claim["guaranteed"]
+    assert ("claim_not_guaranteed" in text) is (not claim["guaranteed"])
+    assert not errors, errors

@@ -150,6 +150,7 @@
     fact(dl, "Recorded", r.recorded === "score_only" ? "by its score alone" :
       "card by card" + (r.hands_recorded ? ", the hands as dealt" : ", the hands not recorded"));
     if (r.hidden) fact(dl, "In play", "the round is not over: only what this token may see");
+    if (r.claim) fact(dl, "Claimed", claimText(r.claim));
     fact(dl, "Result", r.result || "–");
     if (last && last.tricks_won) fact(dl, "Tricks won", pair(last.tricks_won));
     if (r.points) fact(dl, "Card points", pair(r.points));
@@ -158,6 +159,16 @@
       if (r.roem_on_table && pair(r.roem_on_table) !== pair(r.roem)) t += " (on the table " + pair(r.roem_on_table) + ")";
       fact(dl, "Roem claimed", t);
     }
+  }
+
+  // a claim of the rest that ended the play: who, what it gave, the solver's verdict
+  function claimText(c) {
+    const tricks = c.tricks + (c.tricks === 1 ? " trick" : " tricks");
+    const verdict = c.guaranteed === true ? " · sound" : c.guaranteed === false ?
+      " · not guaranteed against every defence (claim_not_guaranteed)" : "";
+    return seatName(c.seat) + (c.gives === "rest_to_claimer" ? " claimed " : " conceded ") +
+      "the rest at seq " + c.seq + ": " + tricks + " from trick " + c.trick + ", " + c.points +
+      " card points to " + seatName(c.taker) + (R.seats.length === 2 ? "" : "'s side") + verdict;
   }
 
   function renderScore(r) {
