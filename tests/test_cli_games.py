@@ -1,4 +1,4 @@
-"""``jaslog games`` on a club's season (a real SQLite store of a few hundred games): the
+"""``jaslog games`` on a club's season (a real SQLite store of some sixty games): the
 filters the API has, pages with --limit and --cursor, and the refusals."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from tests.service.season import SeasonGame, make_season
 @pytest.fixture(scope="module")
 def season(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[SeasonGame]]:
     db = tmp_path_factory.mktemp("season") / "season.sqlite"
-    return str(db), make_season(db, 120)
+    return str(db), make_season(db)
 
 
 def ids(db: str, *args: str) -> list[str]:

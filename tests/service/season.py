@@ -1,6 +1,6 @@
-"""A club's season in a real SQLite store, for the tests of the game listing: a few hundred
-simulated games over two months, at four tables, some in a tournament, some left unfinished
-(live), some with revokes (violations)."""
+"""A club's season in a real SQLite store, for the tests of the game listing: simulated games
+a few hours apart, at four tables, some in a tournament, some left unfinished (live), some
+with revokes (violations)."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class SeasonGame:
     events: list[dict[str, Any]] = field(repr=False)
 
 
-def season_games(n: int = 240) -> list[SeasonGame]:
+def season_games(n: int = 64) -> list[SeasonGame]:
     """``n`` games: every 7th left live halfway, every 5th with revokes, every 10th in the
     tournament ``spring``, rulesets turning between amsterdam, rotterdam and a Klaberjass."""
     out = []
@@ -59,7 +59,7 @@ def season_games(n: int = 240) -> list[SeasonGame]:
     return out
 
 
-def make_season(db: Path, n: int = 240) -> list[SeasonGame]:
+def make_season(db: Path, n: int = 64) -> list[SeasonGame]:
     """The season stored in ``db`` (a new SQLite file); display names for two players."""
     games = season_games(n)
     store = open_store(str(db))

@@ -1,11 +1,14 @@
-"""GET /api/games on a club's season (a few hundred games in a real SQLite store): cursor
-paging in both orders, every filter, and the refusals (an unknown parameter, a bad cursor)."""
+"""GET /api/games on a club's season (some sixty games in a real SQLite store): cursor paging
+in both orders, every filter, and the refusals (an unknown parameter, a bad cursor); and a
+page cut short by the scan budget, on a store of more games than one look-up batch."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import warnings
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +17,7 @@ import pytest
 from jaslog.service import create_app
 from jaslog.store import open_store
 from jaslog.store.queries import winning_players
-from tests.service.season import SeasonGame, make_season
+from tests.service.season import START, SeasonGame, make_season
 
 with warnings.catch_warnings():  # Starlette's notice that it would rather have httpx2
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
@@ -54,16 +57,48 @@ class Api:
         raise AssertionError("the pages never ended")
 
 
-@pytest.fixture(scope="module")
-def api(season_db: tuple[Path, list[SeasonGame]], tmp_path_factory: pytest.TempPathFactory
-        ) -> Iterator[Api]:
-    db = tmp_path_factory.mktemp("served") / "season.sqlite"
-    shutil.copy(season_db[0], db)
+def serve(db: Path) -> Iterator[Api]:
     app = create_app(str(db))
     svc = app.state.service
     tokens = {"admin": svc.tokens.create("admin")[0], "public": svc.tokens.create("public")[0]}
     with TestClient(app) as client:
         yield Api(client, tokens)
+
+
+@pytest.fixture(scope="module")
+def api(season_db: tuple[Path, list[SeasonGame]], tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[Api]:
+    db = tmp_path_factory.mktemp("served") / "season.sqlite"
+    shutil.copy(season_db[0], db)
+    yield from serve(db)
+
+
+#: more games than the listing looks up in one batch (200)
+MANY = 240
+
+
+@pytest.fixture(scope="module")
+def many(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, list[tuple[str, str]]]]:
+    """A store of MANY games, each only started (a club night's event in its meta), served;
+    and each game's id and event, oldest first."""
+    db = tmp_path_factory.mktemp("many") / "many.sqlite"
+    games, lines = [], []
+    for i in range(MANY):
+        at = START + timedelta(hours=4 * i)
+        gid, event = f"night-{i:04d}", f"club night {at.date().isoformat()}"
+        games.append((gid, event))
+        lines.append(json.dumps({
+            "game": gid, "seq": 0, "type": "game_started", "at": at.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"], "dealer": i % 4,
+            "meta": {"table": str(i % 4 + 1), "event": event}}))
+    store = open_store(str(db))
+    try:
+        summary = store.import_lines(lines)
+        assert not summary.rejected and summary.games == MANY, summary
+    finally:
+        store.close()
+    for api in serve(db):
+        yield api, games
 
 
 @pytest.fixture(scope="module")
@@ -187,17 +222,18 @@ def test_summary_says_where_to_open_a_game(api, games):
 
 
 def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_out(
-        api, games, monkeypatch):
+        many, monkeypatch):
     from jaslog.service import api_listing
 
+    api, games = many
     monkeypatch.setattr(api_listing, "SCAN_BUDGET", 200)
     night = "Club Night 2026-03-05"  # the event is looked up game by game (a table or a
     r = api.get(event=night, limit=50)  # tournament is found through an index)
     first = [g["game"] for g in r.json()]
-    assert first == [g.game for g in games[:200] if g.event == night.lower()]
+    assert first and first == [g for g, event in games[:200] if event == night.lower()]
     rest = api.get(event=night, limit=50, cursor=r.headers["x-next-cursor"])
-    assert [g["game"] for g in rest.json()] == [g.game for g in games[200:]
-                                                if g.event == night.lower()]
+    assert [g["game"] for g in rest.json()] == [g for g, event in games[200:]
+                                                if event == night.lower()]
     assert "x-next-cursor" not in rest.headers
 
 
