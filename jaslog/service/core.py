@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -337,6 +338,7 @@ class Service:
                             raise _WriteAlone from e
                         raise  # alone: its own answer, as an append of its own
                     results.append(e)  # refused: nothing of it was written
+                time.sleep(0)  # let the threads that answer reads run between appends
         return results
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
