@@ -22,6 +22,35 @@ from jaslog.cli.store_cmds import DB, JSON, opened
 from jaslog.events import skip_bom
 from jaslog.store import certificate
 
+#: The most checking processes ``verify --workers`` starts.
+MAX_VERIFY_WORKERS = 64
+#: Below this many events to read, ``verify`` checks in its own process: starting workers
+#: costs more than they save.
+AUTO_WORKERS_EVENTS = 200_000
+
+
+def auto_workers(store: Any, full: bool) -> int:
+    """How many processes a whole-store ``verify`` deserves (0: this one): on 2+ CPUs, one
+    per CPU (at most 8) when the events to read (all of them for a full run; those stored
+    since the oldest verified head otherwise) are more than :data:`AUTO_WORKERS_EVENTS`."""
+    import os
+
+    from sqlalchemy import func, inspect, select
+
+    from jaslog.store import engine as eng
+    from jaslog.store.schema import EVENTS, VERIFIED_HEADS
+
+    cpus = os.cpu_count() or 1
+    if cpus < 2 or not store.workers_ok():
+        return 0
+    with eng.read_tx(store.engine) as conn:
+        top = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        since = 0
+        if not full and inspect(conn).has_table("verified_heads"):
+            since = int(conn.execute(select(func.coalesce(func.min(VERIFIED_HEADS.c.pos), 0)))
+                        .scalar_one())
+    return min(cpus, 8) if top - since > AUTO_WORKERS_EVENTS else 0
+
 
 def _public_keys(texts: list[str]) -> list[Any]:
     """The keys of ``--key`` (each a key as `jaslog key` prints it, or a file holding one)."""
@@ -79,6 +108,15 @@ def verify(
                                          "store, against --key"),
     sig_file: Path | None = typer.Option(None, "--signatures", dir_okay=False,
                                          help="the log's signatures (default: LOG.sig)"),
+    full: bool = typer.Option(False, "--full",
+                              help="recheck every game from its first event (default: each "
+                                   "game from the head the last clean run verified and found "
+                                   "signed, when the store records one)"),
+    workers: int | None = typer.Option(None, "--workers", min=0, max=MAX_VERIFY_WORKERS,
+                                       help="checking processes, at most "
+                                            f"{MAX_VERIFY_WORKERS} (default: for more than "
+                                            f"{AUTO_WORKERS_EVENTS:,} events to read on 2+ CPUs, "
+                                            "one per CPU, at most 8; else 0: in this process)"),
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
@@ -100,6 +138,18 @@ def verify(
         rep = _log_report(log, sig_file, keys)
     elif sig_file is not None:
         fail("--signatures goes with --log")
+    elif game is None:
+        from jaslog.store.verify import verify_store
+
+        with opened(db, create=False) as store:
+            progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
+                                console=err_console, transient=True,
+                                disable=as_json or not err_console.is_terminal)
+            n = auto_workers(store, full) if workers is None else workers
+            with progress:
+                task = progress.add_task("verify", total=None)
+                rep = verify_store(store, keys=keys or None, full=full, workers=n,
+                                   progress=lambda n: progress.update(task, completed=n))
     else:
         with opened(db, create=False) as store:
             progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
@@ -121,6 +171,13 @@ def verify(
             n = len(rep.problems)
             console.print(f"[red]{n} problem{'s' * (n != 1)}[/] in {rep.games} "
                           f"game{'s' * (rep.games != 1)}, {rep.events} events", highlight=False)
+        c = rep.checked
+        if c is not None and c.head_games:
+            console.print(f"  ({c.head_games} game{'s' * (c.head_games != 1)} checked from the "
+                          f"head the last clean run verified: {c.head_events} event"
+                          f"{'s' * (c.head_events != 1)} after it rechecked, {c.skipped} before "
+                          f"it not read again; {c.full_games} game{'s' * (c.full_games != 1)} "
+                          "in full; --full rechecks every event)", highlight=False)
         if rep.signatures and rep.ok:
             whose = {"given": "the key given" if len(keys) == 1 else "the keys given",
                      "directory": "this store's key" if len(rep.keys) == 1

@@ -8,11 +8,14 @@ is derived from ``events`` through its primary key, so nothing ever needs an UPD
 so are ``game_results`` and ``game_winners`` (where each game stands, written when that
 changes: :mod:`jaslog.store.results`) and ``game_places`` (the table and tournament a game
 is played at, from its ``game_started``), which the game listings filter by.
+``verified_heads`` (a game's head that ``jaslog verify`` found whole and signed, where the
+next run may start: :mod:`jaslog.store.verify`) is insert-only too.
 ``players`` holds display names, personal data outside every hash chain: it may be edited
 and erased. ``jaslog_meta`` records the schema version.
 
 Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
-``game_results`` and ``game_winners``; 4 adds ``game_places`` (:func:`upgrade` adds what a
+``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``
+(:func:`upgrade` adds what a
 store of an older version lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade`
 then records where each of its games stands and where it is played).
 """
@@ -38,13 +41,15 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: the first schema version with ``game_results`` and ``game_winners``
 RESULTS_SINCE = 3
 #: the first schema version with ``game_places``
 PLACES_SINCE = 4
+#: the first schema version with ``verified_heads``
+VERIFIED_SINCE = 5
 APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures", "game_results",
-               "game_winners", "game_places")
+               "game_winners", "game_places", "verified_heads")
 
 
 class StoreModel(SQLModel, registry=registry()):
@@ -168,6 +173,21 @@ class GamePlaceRow(StoreModel, table=True):
                                                                   index=True))
 
 
+class VerifiedHeadRow(StoreModel, table=True):
+    """A game's head (``seq``, ``hash``) that a clean ``jaslog verify`` run found whole and
+    covered by a valid signature of a trusted key, with when (``verified_at``) and how far the
+    store's events reached then (``pos``, the highest event position): a later run starts the
+    game there. Written once, never updated: a game's row of the highest ``seq`` is where the
+    next run starts."""
+
+    __tablename__ = "verified_heads"
+    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    hash: str = Field(sa_column=Column(String(64), nullable=False))
+    pos: int = Field(sa_column=Column(BigInteger, nullable=False))
+    verified_at: str = Field(sa_column=Column(String(32), nullable=False))
+
+
 class MetaRow(StoreModel, table=True):
     __tablename__ = "jaslog_meta"
     key: str = Field(sa_column=Column(String(64), primary_key=True))
@@ -185,6 +205,7 @@ SIGNATURES = SignatureRow.__table__  # type: ignore[attr-defined]
 GAME_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
 GAME_WINNERS = GameWinnerRow.__table__  # type: ignore[attr-defined]
 GAME_PLACES = GamePlaceRow.__table__  # type: ignore[attr-defined]
+VERIFIED_HEADS = VerifiedHeadRow.__table__  # type: ignore[attr-defined]
 
 
 def _sqlite_triggers() -> list[str]:
@@ -246,7 +267,9 @@ def create(conn: Connection) -> None:
 def upgrade(conn: Connection) -> None:
     """Bring a store of an older schema version to :data:`SCHEMA_VERSION` (inside the caller's
     write transaction): version 1 gets the tables of signatures and keys, versions 1 and 2
-    those of the games' results, versions 1 to 3 that of the games' places, append-only (which
+    those of the games' results, versions 1 to 3 that of the games' places, versions 1 to 4
+    that of the verified heads (empty: the next ``verify`` checks every game in full),
+    append-only (which
     games' results and places to write then is :meth:`jaslog.store.Store.upgrade`'s
     business)."""
     v = schema_version(conn)

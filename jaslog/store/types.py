@@ -169,6 +169,9 @@ class VerifyReport:
     signatures: int = 0
     keys: set[str] = field(default_factory=set)
     trust: str | None = None
+    #: A whole-store ``jaslog verify`` run's account of how it checked the games (in full or
+    #: from their verified heads: :class:`jaslog.store.verify.Checked`); None otherwise.
+    checked: Any = None
 
     @property
     def ok(self) -> bool:
@@ -181,7 +184,8 @@ class VerifyReport:
                           for g, h in self.heads.items()},
                 "certified": self.certified,
                 "signatures": {"checked": self.signatures, "keys": sorted(self.keys),
-                               "trusted": self.trust}}
+                               "trusted": self.trust}} | (
+            {"checked": self.checked.to_json()} if self.checked is not None else {})
 
 
 @dataclass(frozen=True, slots=True)
