@@ -19,6 +19,14 @@ os.environ.pop("COLUMNS", None)
 os.environ.pop("LINES", None)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The quick loop (``-m "not slow"``) tries fewer examples in the property tests
+    (tests/examples.py); the whole suite tries them all."""
+    from tests import examples
+
+    examples.QUICK = "not slow" in (config.getoption("markexpr") or "")
+
+
 @pytest.fixture
 def root() -> Path:
     return ROOT

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from jaslog.events import EventError, canonical_json, parse_event
 from jaslog.events.fast import fast_play
+from tests.examples import examples
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +84,7 @@ def test_declines_trailing_blank_lines() -> None:
 _TEXT = st.text(alphabet="gs0123456789AJQKCDHS-_:.\"\\ {},x", max_size=12)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(game=st.one_of(st.sampled_from(["g", "sim-1", "a.b:c_d-9"]), _TEXT),
        seq=st.one_of(st.integers(-2, 2**63 - 1), _TEXT), seat=st.one_of(st.integers(-1, 5), _TEXT),
        card=st.one_of(st.sampled_from(["7C", "10H", "AS", "JD", "1H", "10", "Ah"]), _TEXT),

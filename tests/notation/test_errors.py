@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from jaslog.events import read_lines
 from jaslog.notation import is_notation, read_games, write_game
+from tests.examples import examples
 from tests.notation.helpers import simulated, text_lines
 
 HEAD = '[Game "g"]\n[Ruleset "amsterdam"]\n[Seats "ann bob cor dirk"]\n[Dealer 0]\n\n'
@@ -139,7 +140,7 @@ def located_everywhere(text: bytes, source: str = "fuzz.txt") -> None:
             assert 1 <= int(m.group(1)) <= len(raw_lines[ln.number - 1]) + 1, ln
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(PIECES | st.text(max_size=6), max_size=60).map("".join))
 def test_no_text_makes_the_reader_raise(text: str) -> None:
     located_everywhere(('[Game "g"]\n' + text).encode())
@@ -149,7 +150,7 @@ def test_no_text_makes_the_reader_raise(text: str) -> None:
 BASE = write_game(simulated("klaberjass-2p", 7)[:60]).encode()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.integers(0, len(BASE)), st.integers(0, 12),
                           st.binary(max_size=3) | PIECES.map(str.encode)), min_size=1,
                 max_size=6))

@@ -20,6 +20,7 @@ from jaslog.events import EVENT_MODELS, RULESETS, EventError, canonical_json, ev
 from jaslog.notation import TextView, ViewLine, read_games, write_game, write_games
 from jaslog.notation.syntax import ENVELOPE, FIELDS
 from jaslog.sim import simulated_rulesets
+from tests.examples import examples
 from tests.export.real_table import real_table
 from tests.notation.helpers import assert_round_trips, read_text, simulated, text_lines
 
@@ -227,7 +228,7 @@ def games(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games())
 def test_any_valid_events_round_trip(events: list[dict[str, Any]]) -> None:
     models = [event_from_dict(e) for e in events]

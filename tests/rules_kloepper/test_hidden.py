@@ -21,6 +21,7 @@ from jaslog.games.kloepper.view import seat_view
 from jaslog.render import render_table
 from jaslog.sim import Faults, simulate_game
 from tests.cli import jaslog
+from tests.examples import examples
 
 from .logs import HANDS_C, HANDS_P, TRICKS_P, Log
 from .test_deal import TRICKS_C
@@ -143,7 +144,7 @@ def test_unseen_hands_reveal_only_by_plays() -> None:
 # ---------------------------------------------------------------- the knowledge function
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 10**6))
 def test_known_sides_never_contradict_the_truth(seed: int) -> None:
     """Every side a seat is shown is the true side; once the deal is over all are known."""
