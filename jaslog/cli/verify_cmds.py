@@ -108,10 +108,12 @@ def verify(
                                          "store, against --key"),
     sig_file: Path | None = typer.Option(None, "--signatures", dir_okay=False,
                                          help="the log's signatures (default: LOG.sig)"),
-    full: bool = typer.Option(False, "--full",
-                              help="recheck every game from its first event (default: each "
-                                   "game from the head the last clean run verified and found "
-                                   "signed, when the store records one)"),
+    full: bool = typer.Option(True, "--full/--incremental",
+                              help="--full (the default): recheck every event of every game; "
+                                   "--incremental: each game from the head the last clean run "
+                                   "verified and found signed, fast on a large store, but an "
+                                   "event before that head edited with the stored hashes left "
+                                   "alone shows only in a full run"),
     workers: int | None = typer.Option(None, "--workers", min=0, max=MAX_VERIFY_WORKERS,
                                        help="checking processes, at most "
                                             f"{MAX_VERIFY_WORKERS} (default: for more than "
@@ -177,7 +179,8 @@ def verify(
                           f"head the last clean run verified: {c.head_events} event"
                           f"{'s' * (c.head_events != 1)} after it rechecked, {c.skipped} before "
                           f"it not read again; {c.full_games} game{'s' * (c.full_games != 1)} "
-                          "in full; --full rechecks every event)", highlight=False)
+                          "in full; a run without --incremental rechecks every event)",
+                          highlight=False)
         if rep.signatures and rep.ok:
             whose = {"given": "the key given" if len(keys) == 1 else "the keys given",
                      "directory": "this store's key" if len(rep.keys) == 1

@@ -246,13 +246,14 @@ def test_the_command_says_how_it_checked(tmp_path: Path, monkeypatch: pytest.Mon
         assert res.exit_code == 0, res.output
         return str(res.stdout)
 
-    first = run()  # nothing recorded yet: every game in full, as verify always said it
+    first = run("--incremental")  # nothing recorded yet: every game in full, as ever
     assert first.splitlines()[0].startswith("✓ 2 games, ") and "verified" not in first
-    assert run("--full") == first
-    again = " ".join(run("--workers", "2").split())
+    assert run("--full") == run() == first  # full by default
+    again = " ".join(run("--incremental", "--workers", "2").split())
     assert "(2 games checked from the head the last clean run verified: 0 events after it " \
-           "rechecked" in again and "0 games in full; --full rechecks every event)" in again
-    js = orjson.loads(run("--json"))
+           "rechecked" in again and ("0 games in full; a run without --incremental rechecks "
+                                     "every event)") in again
+    js = orjson.loads(run("--incremental", "--json"))
     assert list(js) == ["ok", "games", "events", "problems", "heads", "certified",
                         "signatures", "checked"]
     assert js["checked"]["incremental"] and js["checked"]["from_verified_head"]["games"] == 2
