@@ -131,8 +131,16 @@ class ErrorOut(BaseModel):
 
 
 def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
-    """OpenAPI entries for the error answers a route may give."""
+    """OpenAPI entries for the error answers a route may give; a route that reads a body
+    (400: not JSON) may also get one too large (413).
+
+    >>> sorted(responses(400, 422))
+    [400, 413, 422]
+    """
+    if 400 in codes and 413 not in codes:
+        codes = (*codes, 413)
     what = {400: "The body is not JSON in UTF-8",
+            413: "The body is larger than the service reads (body_too_large)",
             401: "No token, or an unknown, revoked or expired (token_expired) token",
             429: "Too many failed authentications from this address: wait Retry-After seconds",
             403: "The token's role may not do this", 404: "No such game or tournament",

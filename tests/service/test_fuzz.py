@@ -64,4 +64,9 @@ def test_the_schema_describes_every_route(server: Server) -> None:
         assert p in paths, p
     assert doc["components"]["securitySchemes"]["HTTPBearer"]["scheme"] == "bearer"
     append = doc["paths"]["/api/games/{game}/events"]["post"]["responses"]
-    assert {"200", "400", "401", "403", "404", "409", "422"} <= set(append)
+    assert {"200", "400", "401", "403", "404", "409", "413", "422"} <= set(append)
+    # every route that reads a body says it may be too large (413 body_too_large)
+    for path, ops in doc["paths"].items():
+        for method, op in ops.items():
+            if "requestBody" in op:
+                assert "413" in op["responses"], (method, path)
