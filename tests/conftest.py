@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,14 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(name="cluster", scope="session")
+def cluster_fixture() -> Iterator[str]:
+    """The address of a local Dask scheduler with two single-threaded worker processes, for
+    the tests of ``--cluster``: one per test process, started when a test first asks for it
+    (starting one takes a few seconds, stopping it as long)."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, scheduler_port=0) as lc:
+        yield str(lc.scheduler_address)

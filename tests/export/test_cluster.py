@@ -14,7 +14,6 @@ from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store
 from jaslog.store import open_store
 from tests.cli import jaslog
-from tests.cluster.conftest import cluster_fixture  # noqa: F401  (a LocalCluster of two workers)
 from tests.export.test_dataset import archive, content
 from tests.export.test_parallel import files
 
