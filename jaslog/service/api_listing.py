@@ -46,6 +46,9 @@ LIST_PARAMS = frozenset({"player", "ruleset", "status", "from", "to", "table", "
 #: store has no index for (table, event, tournament: the game's meta) leaves most out: the
 #: page may then be short (even empty) with a ``next_cursor`` to go on from
 SCAN_BUDGET = 2000
+#: how many games the listing reads from the store at a time when it looks games up one by
+#: one (a filter on the game's meta)
+LOOKUP_BATCH = 200
 
 
 class GameListItemOut(GameOut):
@@ -134,7 +137,7 @@ def list_games(
     out: list[dict[str, Any]] = []
     scanned, more = 0, False
     while True:
-        batch = 200 if looked_up else limit + 1 - len(out)
+        batch = LOOKUP_BATCH if looked_up else limit + 1 - len(out)
         try:
             with svc.pool.get() as st:
                 rows = st.game_page(player=player, ruleset=ruleset, since=date_from,

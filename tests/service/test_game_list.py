@@ -73,8 +73,10 @@ def api(season_db: tuple[Path, list[SeasonGame]], tmp_path_factory: pytest.TempP
     yield from serve(db)
 
 
-#: more games than the listing looks up in one batch (200)
-MANY = 240
+#: the games of the store of started games, and (patched) how many games the listing looks
+#: up in one batch and at most for one page: the club night of 2026-03-05 (games 20-25)
+#: straddles the first page's end
+MANY, BATCH = 30, 22
 
 
 @pytest.fixture(scope="module")
@@ -226,14 +228,15 @@ def test_a_short_page_with_a_cursor_when_a_looked_up_filter_leaves_most_games_ou
     from jaslog.service import api_listing
 
     api, games = many
-    monkeypatch.setattr(api_listing, "SCAN_BUDGET", 200)
+    monkeypatch.setattr(api_listing, "SCAN_BUDGET", BATCH)
+    monkeypatch.setattr(api_listing, "LOOKUP_BATCH", BATCH)
     night = "Club Night 2026-03-05"  # the event is looked up game by game (a table or a
     r = api.get(event=night, limit=50)  # tournament is found through an index)
     first = [g["game"] for g in r.json()]
-    assert first and first == [g for g, event in games[:200] if event == night.lower()]
+    assert first and first == [g for g, event in games[:BATCH] if event == night.lower()]
     rest = api.get(event=night, limit=50, cursor=r.headers["x-next-cursor"])
-    assert [g["game"] for g in rest.json()] == [g for g, event in games[200:]
-                                                if event == night.lower()]
+    assert [g["game"] for g in rest.json()] == [g for g, event in games[BATCH:]
+                                                if event == night.lower()] != []
     assert "x-next-cursor" not in rest.headers
 
 
