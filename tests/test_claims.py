@@ -24,7 +24,7 @@ from jaslog.fold import fold
 from jaslog.render import describe_event, unjudged
 from jaslog.sim import Faults, simulate_game
 from tests.cli import jaslog
-from tests.test_record_table import fold_of, new, record, stored
+from tests.test_record_table import db, fold_of, new, record, stored  # noqa: F401  (db)
 
 GAMES = [("amsterdam", 8, 4), ("rotterdam", 8, 4), ("klaberjass-2p", 9, 2), ("kloepper", 6, 4)]
 
@@ -251,15 +251,7 @@ def test_analyze_and_replay_name_the_claim(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- the recorder
 
 
-@pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    path = str(tmp_path / "table.sqlite")
-    monkeypatch.setenv("JASLOG_DB", path)
-    monkeypatch.setenv("COLUMNS", "200")
-    return path
-
-
-def test_the_recorder_words_claim_and_concede(db: str) -> None:
+def test_the_recorder_words_claim_and_concede(db: str) -> None:  # noqa: F811  (the fixture)
     new("cl")
     out = record("cl", "deal random 5", "c", "claim 7", "2 concede 1", "claim", "quit")
     assert "✗ '7' is not a seat (0-3)" in out
