@@ -23,9 +23,10 @@ from jaslog.events import Event, EventError, GameStarted, event_from_dict
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
-from jaslog.store.appending import AppendGroup, FoldCache, cache_events
+from jaslog.store.appending import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
+from jaslog.store.foldcache import FoldCache, cache_events
 from jaslog.views import Sight, Timeline, timeline
 
 
@@ -131,7 +132,7 @@ class Service:
 
     The folded games it keeps (tips, and the timelines reads are answered from) are bounded
     by the memory they hold (``$JASLOG_CACHE_MB`` each, as the store's folds:
-    :func:`jaslog.store.appending.cache_events`), not by a count of games: every live game of
+    :func:`jaslog.store.foldcache.cache_events`), not by a count of games: every live game of
     a busy service stays folded as long as they fit.
 
     ``clock`` is the service's own clock (default: the system's): every store of the

@@ -17,9 +17,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from jaslog.errors import JaslogError
 from jaslog.events import Line
 from jaslog.store import engine as eng
-from jaslog.store.appending import Appending, EventLike, FoldCache, created_at, insert_games
+from jaslog.store.appending import Appending, EventLike, created_at, insert_games
 from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
+from jaslog.store.foldcache import FoldCache
 from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.schema import (
     EVENTS,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from jaslog.store import Store
-from jaslog.store.appending import EVENT_BYTES, cache_events
+from jaslog.store.foldcache import EVENT_BYTES, cache_events
 from tests.store.conftest import game_events
 
 LIVE = 40  # more than the 32 games a count-bounded cache held
