@@ -68,7 +68,8 @@ def _public_keys(texts: list[str]) -> list[Any]:
 def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
     from jaslog.events import read_lines
-    from jaslog.store.verify import Signed, Trust, verify_log
+    from jaslog.store.verify import Trust
+    from jaslog.store.verify_log import Signed, verify_log
 
     sig_file = sig_file or Path(str(log) + ".sig")
     events = []
