@@ -192,3 +192,22 @@ def sim(gid: str, seed: int = 1, *, seats: list[str] | None = None, ruleset: str
     from jaslog.sim import simulate_game
 
     return simulate_game(gid, ruleset, options, seed=seed, seats=seats or SEATS, **kw)
+
+
+#: The browser the web pages are tested in, and how it is started.
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """A real headless Chromium (Playwright), one per test module that asks for it."""
+    from playwright.sync_api import sync_playwright
+
+    if not os.path.exists(CHROMIUM):
+        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()

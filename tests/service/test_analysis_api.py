@@ -6,7 +6,6 @@ round is over; and in the web viewer, a badge on each costly card."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,19 +114,6 @@ def test_a_round_being_played_is_the_referee_s_until_its_last_card(live: Live) -
 
 # ---------------------------------------------------------------------- the viewer
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    from tests.service.test_viewer import ARGS, CHROMIUM
-
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.mark.slow

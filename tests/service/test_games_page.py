@@ -10,12 +10,11 @@ import pytest
 
 from jaslog.engine.sim import Faults
 from tests.service.conftest import Server, create, record, sim
-from tests.service.test_viewer import browser  # noqa: F401  (the module's Chromium)
 
 pytestmark = pytest.mark.slow
 
 
-def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):  # noqa: F811
+def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     me = f"pg{os.getpid()}x{id(server) % 10000}"
     made: list[str] = []
     with server.client("admin") as c:

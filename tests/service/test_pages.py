@@ -5,30 +5,17 @@ from its page into its games and back."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from jaslog.sim import simulate_game
 from tests.service.conftest import Server, create, record, timed
-from tests.service.test_viewer import ARGS, CHROMIUM, SAMPLE
+from tests.service.test_viewer import SAMPLE
 
 #: A real browser (a Chromium process, pages rendered) for every test.
 pytestmark = pytest.mark.slow
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 def open_url(browser: Any, server: Server, role: str, path: str) -> tuple[Any, list[str]]:

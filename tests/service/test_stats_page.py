@@ -14,7 +14,6 @@ from jaslog.service.db import service_engine
 from tests.service.conftest import start_server, stop_server
 from tests.service.stats_club import Club, make_club
 from tests.service.test_stats import cli_answer
-from tests.service.test_viewer import browser  # noqa: F401  (the module's Chromium)
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +40,7 @@ def bars(page: Any) -> list[tuple[str, float, float]]:
         "width: b.getAttribute('width')}))")]
 
 
-def test_the_page_draws_each_answer_as_a_chart(browser, club_server, tmp_path):  # noqa: F811
+def test_the_page_draws_each_answer_as_a_chart(browser, club_server, tmp_path):
     url, club, tokens = club_server
     page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
     errors: list[str] = []
@@ -89,7 +88,7 @@ def test_the_page_draws_each_answer_as_a_chart(browser, club_server, tmp_path): 
     assert not errors, errors
 
 
-def test_the_public_page_says_whose_figures_it_shows(browser, club_server):  # noqa: F811
+def test_the_public_page_says_whose_figures_it_shows(browser, club_server):
     url, club, tokens = club_server
     page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     errors: list[str] = []

@@ -4,33 +4,17 @@ load a game, step through a trick, see the violation, take screenshots."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.service.conftest import ROOT, Server, create, record, sim, timed
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SAMPLE = ROOT / "replays" / "amsterdam-revoke-ruling.jsonl"
 
 #: A real browser (a Chromium process, pages rendered and screenshots taken) for every test.
 pytestmark = pytest.mark.slow
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    if not os.path.exists(CHROMIUM):
-        pytest.fail("Chromium is missing: `apt-get install chromium` (scripts/setup does it)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
