@@ -11,6 +11,21 @@ every game once), then for ``--seconds``. Beside them one reader asks
 behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
 errors by status, and the machine's load average while it ran (the clients share the
 machine with the server: on two cores they take about half of it).
+
+Two baselines, run in the same run after the service (``--baselines``, or each alone with
+``--runs``), say where the time goes:
+
+* the HTTP floor (``http-floor``): the same clients, requests and bodies against a bare ASGI
+  app (:mod:`benchmarks.http_floor`: the append route, nothing behind it) served by uvicorn
+  as ``jaslog serve`` serves the service: the most a Python HTTP front end in one process
+  gives on this machine;
+* the writer alone (``writer-alone``): the same events to the same fresh games, ``--clients``
+  threads calling the service's append path in process (:meth:`Service.submit`, the future
+  :meth:`Service.append_soon` awaits, waited for), no HTTP: what the group-commit writer
+  itself takes, and the mean size of its groups.
+
+Each is printed with its ratio to the service, and the CPU time it used per append (the
+server's process, and the load script's own: the clients).
 """
 
 from __future__ import annotations
@@ -25,7 +40,10 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +52,12 @@ import httpx
 from jaslog.service.core import Service
 from jaslog.sim import simulate_game
 from jaslog.store import open_store
+
+#: What the load script can run: the service, and the baselines beside it.
+RUNS = ("service", "http-floor", "writer-alone")
+
+#: A client's append: (game, event, expected seq) -> "200" when stored, else what went wrong.
+Append = Callable[[str, dict[str, Any], int], str]
 
 
 def _free_port() -> int:
@@ -47,6 +71,20 @@ def _pct(xs: list[float], p: float) -> float:
         return float("nan")
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))]
+
+
+def _cpu_of(pid: int) -> float | None:
+    """CPU seconds (user + system) process ``pid`` has used, or None where /proc is not."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
 
 
 def prepare(url: str, games: int) -> tuple[dict[str, list[dict[str, Any]]], str]:
@@ -66,17 +104,126 @@ def prepare(url: str, games: int) -> tuple[dict[str, list[dict[str, Any]]], str]
     return logs, token
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
-    tmp = Path(tempfile.mkdtemp(prefix="jaslog-load-"))
-    url = args.db or f"sqlite:///{tmp / 'load.sqlite'}"
-    logs, token = prepare(url, args.games)
+def simulated(games: int) -> dict[str, list[dict[str, Any]]]:
+    """The same games' events as :func:`prepare`'s, without a store (for the HTTP floor)."""
+    return {f"load-{i:05d}": [{k: v for k, v in e.items() if k not in ("game", "seq")}
+                              for e in simulate_game(f"load-{i:05d}", "amsterdam", seed=i)]
+            for i in range(games)}
+
+
+class _Window:
+    """The timed window the clients share: they warm up, wait for each other, append until
+    ``stop``."""
+
+    def __init__(self, parties: int) -> None:
+        self.warm = threading.Barrier(parties)
+        self.stop = float("inf")
+
+    def open(self) -> bool:
+        return time.monotonic() < self.stop
+
+
+def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
+           connect: Callable[[int], AbstractContextManager[Append]],
+           beside: Sequence[Callable[[_Window], None]] = (),
+           server_pid: int | None = None,
+           at_start: Callable[[], None] | None = None) -> dict[str, Any]:
+    """``clients`` threads appending ``logs``' events one at a time, each to its own games in
+    turn, through the append ``connect(k)`` gives client ``k``: the first append to each
+    game not timed, then ``seconds`` of them. ``beside``: more threads in the same window;
+    ``at_start``: called as the timed window opens."""
+    ids = list(logs)
+    next_seq = dict.fromkeys(ids, 1)
+    lat: list[float] = []
+    errors: Counter[str] = Counter()
+    lock = threading.Lock()
+    window = _Window(clients + len(beside) + 1)  # the clients, the threads beside, this one
+
+    def client(k: int) -> None:
+        mine = ids[k::clients]
+        with connect(k) as append:
+            for gid in mine:  # warming up, not timed: each game's first append
+                if append(gid, logs[gid][1], 1) == "200":
+                    next_seq[gid] = 2
+            window.warm.wait()
+            i = 0
+            while window.open() and mine:
+                gid = mine[i % len(mine)]
+                i += 1
+                seq = next_seq[gid]
+                if seq >= len(logs[gid]):
+                    continue
+                t = time.perf_counter()
+                status = append(gid, logs[gid][seq], seq)
+                dt = time.perf_counter() - t
+                with lock:
+                    if status == "200":
+                        lat.append(dt)
+                        next_seq[gid] = seq + 1
+                    else:
+                        errors[status] += 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    threads += [threading.Thread(target=f, args=(window,)) for f in beside]
+    for t in threads:
+        t.start()
+    window.warm.wait()  # every game has had an append: the service has folded each once
+    load_before = os.getloadavg()
+    cpu_server = _cpu_of(server_pid) if server_pid is not None else None
+    cpu_own = _own_cpu()
+    if at_start is not None:
+        at_start()
+    t0 = time.monotonic()
+    window.stop = t0 + seconds
+    for t in threads:
+        t.join()
+    took = time.monotonic() - t0
+    cpu_own = _own_cpu() - cpu_own
+    if server_pid is not None and cpu_server is not None:
+        after = _cpu_of(server_pid)
+        cpu_server = None if after is None else after - cpu_server
+    n = len(lat)
+    return {
+        "clients": clients, "seconds": round(took, 1), "appends": n,
+        "appends_per_s": round(n / took, 1),
+        "append_ms": {"p50": round(_pct(lat, 50) * 1000, 1), "p99": round(_pct(lat, 99) * 1000, 1),
+                      "max": round(max(lat, default=0) * 1000, 1),
+                      "mean": round(statistics.fmean(lat) * 1000, 1) if lat else None},
+        "errors": dict(errors),
+        "load_average": {"before": [round(x, 2) for x in load_before],
+                         "after": [round(x, 2) for x in os.getloadavg()]},
+        "cpu_ms_per_append": {
+            "server": round(cpu_server * 1000 / n, 3) if cpu_server is not None and n else None,
+            "load_script": round(cpu_own * 1000 / n, 3) if n else None},
+        "cpus": os.cpu_count(),
+    }
+
+
+def _http_appends(base: str, headers: dict[str, str]
+                  ) -> Callable[[int], AbstractContextManager[Append]]:
+    """Each client's append over HTTP: its own ``httpx.Client`` (one kept-alive connection)."""
+
+    @contextmanager
+    def connect(k: int) -> Iterator[Append]:
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+            def append(gid: str, event: dict[str, Any], seq: int) -> str:
+                r = c.post(f"/api/games/{gid}/events", json={"events": [event], "expected_seq": seq})
+                return str(r.status_code)
+            yield append
+
+    return connect
+
+
+@contextmanager
+def _serving(cmd: list[str], url: str | None, headers: dict[str, str]
+             ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``cmd`` (a server taking ``--port``) run in its own process until it answers
+    ``GET /api/whoami``; its base URL and process."""
     port = _free_port()
-    env = {**os.environ, "JASLOG_DB": url}
-    server = subprocess.Popen([sys.executable, "-m", "jaslog", "serve", "--db", url, "--port",
-                               str(port), "--log-level", "warning"], env=env,
+    env = {**os.environ, **({"JASLOG_DB": url} if url else {})}
+    server = subprocess.Popen([*cmd, "--port", str(port), "--log-level", "warning"], env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
-    headers = {"Authorization": f"Bearer {token}"}
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -89,48 +236,28 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 raise SystemExit(f"the server did not start: {server.stderr.read().decode()[-800:]}"
                                  if server.stderr else "the server did not start")
             time.sleep(0.2)
-        ids = list(logs)
-        next_seq = dict.fromkeys(ids, 1)
-        lat: list[float] = []
-        reads: list[float] = []
-        errors: Counter[str] = Counter()
-        lock = threading.Lock()
-        warm = threading.Barrier(args.clients + 2)  # the clients, the reader and this thread
-        stop = float("inf")
-        load_before = os.getloadavg()
+        yield base, server
+    finally:
+        server.terminate()
+        server.wait(20)
 
-        def client(k: int) -> None:
-            mine = ids[k::args.clients]
-            with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
-                for gid in mine:  # warming up, not timed: each game's first append
-                    r = c.post(f"/api/games/{gid}/events",
-                               json={"events": [logs[gid][1]], "expected_seq": 1})
-                    if r.status_code == 200:
-                        next_seq[gid] = 2
-                warm.wait()
-                i = 0
-                while time.monotonic() < stop and mine:
-                    gid = mine[i % len(mine)]
-                    i += 1
-                    seq = next_seq[gid]
-                    if seq >= len(logs[gid]):
-                        continue
-                    t = time.perf_counter()
-                    r = c.post(f"/api/games/{gid}/events",
-                               json={"events": [logs[gid][seq]], "expected_seq": seq})
-                    dt = time.perf_counter() - t
-                    with lock:
-                        if r.status_code == 200:
-                            lat.append(dt)
-                            next_seq[gid] = seq + 1
-                        else:
-                            errors[str(r.status_code)] += 1
 
-        def reader() -> None:
-            warm.wait()
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    """The service under load (``jaslog serve`` in its own process) and a reader beside."""
+    tmp = Path(tempfile.mkdtemp(prefix="jaslog-load-"))
+    url = args.db or f"sqlite:///{tmp / 'load.sqlite'}"
+    logs, token = prepare(url, args.games)
+    headers = {"Authorization": f"Bearer {token}"}
+    ids = list(logs)
+    reads: list[float] = []
+    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url], url,
+                  headers) as (base, server):
+
+        def reader(window: _Window) -> None:
+            window.warm.wait()
             with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
                 n = 0
-                while time.monotonic() < stop:
+                while window.open():
                     path = "/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state"
                     n += 1
                     t = time.perf_counter()
@@ -138,36 +265,109 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     reads.append(time.perf_counter() - t)
                     time.sleep(0.05)
 
-        clients = [threading.Thread(target=client, args=(k,)) for k in range(args.clients)]
-        for t in clients:
-            t.start()
-        reading = threading.Thread(target=reader)
-        reading.start()
-        warm.wait()  # every game has had an append: the service has folded each once
-        t0 = time.monotonic()
-        stop = t0 + args.seconds
-        threads = [*clients, reading]
-        for t in threads:
-            t.join()
-        took = time.monotonic() - t0
-        load_after = os.getloadavg()
-    finally:
-        server.terminate()
-        server.wait(20)
+        out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
+                     [reader], server.pid)
     return {
-        "store": url.split(":", 1)[0], "games": args.games, "clients": args.clients,
-        "seconds": round(took, 1), "appends": len(lat),
-        "appends_per_s": round(len(lat) / took, 1),
-        "append_ms": {"p50": round(_pct(lat, 50) * 1000, 1), "p99": round(_pct(lat, 99) * 1000, 1),
-                      "max": round(max(lat, default=0) * 1000, 1),
-                      "mean": round(statistics.fmean(lat) * 1000, 1) if lat else None},
+        "store": url.split(":", 1)[0], "games": args.games, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
                     "max": round(max(reads, default=0) * 1000, 1), "reads": len(reads)},
-        "errors": dict(errors),
-        "load_average": {"before": [round(x, 2) for x in load_before],
-                         "after": [round(x, 2) for x in load_after]},
-        "cpus": os.cpu_count(),
     }
+
+
+def run_http_floor(args: argparse.Namespace) -> dict[str, Any]:
+    """The same clients and bodies against :mod:`benchmarks.http_floor` (no store)."""
+    logs = simulated(args.games)
+    headers = {"Authorization": "Bearer load-floor"}
+    with _serving([sys.executable, "-m", "benchmarks.http_floor"], None, headers) as (base, server):
+        return _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
+                      server_pid=server.pid)
+
+
+class _CountedService(Service):
+    """The service, counting the appends of each group its writer commits."""
+
+    groups: list[int]
+    counting = False
+
+    def _group_results(self, group: list[Any]) -> list[Any]:
+        if self.counting:
+            self.groups.append(len(group))
+        return super()._group_results(group)
+
+
+@contextmanager
+def _fresh_store(db: str | None, tag: str) -> Iterator[str]:
+    """A fresh store's URL: a new SQLite file, or (``db`` a PostgreSQL URL) a new database on
+    the same server, dropped afterwards."""
+    if not db or not db.startswith("postgresql"):
+        yield f"sqlite:///{Path(tempfile.mkdtemp(prefix='jaslog-load-')) / f'{tag}.sqlite'}"
+        return
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    server = make_url(db)
+    admin = server.set(drivername="postgresql").render_as_string(hide_password=False)
+    name = f"jaslog_load_{tag.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as c:
+        c.execute(f"CREATE DATABASE {name}")
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def run_writer_alone(args: argparse.Namespace) -> dict[str, Any]:
+    """The same appends to a fresh store of the same kind, through the service's append path
+    in process (no HTTP): ``--clients`` threads each waiting for its append's answer."""
+    with _fresh_store(args.db, "writer") as url:
+        logs, _ = prepare(url, args.games)
+        svc = _CountedService(url)
+        svc.groups = []
+
+        @contextmanager
+        def connect(k: int) -> Iterator[Append]:
+            def append(gid: str, event: dict[str, Any], seq: int) -> str:
+                try:
+                    svc.submit(gid, [event], seq).result()
+                except Exception as e:
+                    return type(e).__name__
+                return "200"
+            yield append
+
+        def count() -> None:
+            svc.counting = True
+
+        try:
+            out = _drive(logs, args.clients, args.seconds, connect, at_start=count)
+            timed = svc.groups
+        finally:
+            svc.close()
+    out["mean_group"] = round(statistics.fmean(timed), 1) if timed else None
+    out["groups"] = len(timed)
+    return out
+
+
+def _ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x" if b else "n/a"
+
+
+def _print(name: str, out: dict[str, Any], service: dict[str, Any] | None) -> None:
+    a, cpu = out["append_ms"], out["cpu_ms_per_append"]
+    ratio = f", {_ratio(out['appends_per_s'], service['appends_per_s'])} of the service's" \
+        if service is not None and name != "service" else ""
+    print(f"{name}: {out['clients']} clients for {out['seconds']} s{ratio}")
+    print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
+          f"max {a['max']} ms  ({out['appends']} appends)")
+    if "mean_group" in out:
+        print(f"  groups   {out['groups']} committed, {out['mean_group']} appends each on average")
+    used = [f"{who} {ms} ms" for who, ms in (("server", cpu["server"]),
+                                             ("load script", cpu["load_script"]))
+            if ms is not None]
+    print(f"  CPU      per append: {', '.join(used)}")
+    print(f"  errors   {out['errors'] or 'none'}")
+    print(f"  load average before {out['load_average']['before']}, after "
+          f"{out['load_average']['after']} ({out['cpus']} CPUs)")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -175,23 +375,51 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--games", type=int, default=1000, help="live games (default 1000)")
     p.add_argument("--clients", type=int, default=64, help="appending clients (default 64)")
     p.add_argument("--seconds", type=float, default=20, help="how long to append (default 20)")
-    p.add_argument("--db", help="a store URL (default: a fresh SQLite file)")
+    p.add_argument("--db", help="a store URL (default: a fresh SQLite file); the writer alone "
+                                "gets a fresh database of its own on the same PostgreSQL server")
+    p.add_argument("--runs", default="service",
+                   help=f"what to run, comma-separated, in turn: {', '.join(RUNS)} "
+                        "(default: service)")
+    p.add_argument("--baselines", action="store_true",
+                   help="run the service, then the HTTP floor and the writer alone "
+                        "(--runs " + ",".join(RUNS) + ")")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
-    out = run(args)
+    runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
+    unknown = [r for r in runs if r not in RUNS]
+    if unknown or not runs:
+        p.error(f"--runs: {', '.join(unknown) or 'nothing'} is not one of {', '.join(RUNS)}")
+    results: dict[str, dict[str, Any]] = {}
+    for name in runs:
+        results[name] = {"service": run, "http-floor": run_http_floor,
+                         "writer-alone": run_writer_alone}[name](args)
+    service = results.get("service")
     if args.json:
-        print(json.dumps(out))
+        if service is None:
+            print(json.dumps({k.replace("-", "_"): v for k, v in results.items()}))
+        else:
+            print(json.dumps({**service, **{k.replace("-", "_"): v for k, v in results.items()
+                                            if k != "service"}}))
         return
-    a, r = out["append_ms"], out["read_ms"]
-    print(f"{out['store']}: {out['clients']} clients over {out['games']} live games for "
-          f"{out['seconds']} s")
-    print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
-          f"max {a['max']} ms  ({out['appends']} appends)")
-    print(f"  reads    p50 {r['p50']} ms  p99 {r['p99']} ms  max {r['max']} ms  "
-          f"({r['reads']} reads beside the appends)")
-    print(f"  errors   {out['errors'] or 'none'}")
-    print(f"  load average before {out['load_average']['before']}, after "
-          f"{out['load_average']['after']} ({out['cpus']} CPUs)")
+    if service is not None:
+        out = service
+        a, r = out["append_ms"], out["read_ms"]
+        print(f"{out['store']}: {out['clients']} clients over {out['games']} live games for "
+              f"{out['seconds']} s")
+        print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
+              f"max {a['max']} ms  ({out['appends']} appends)")
+        print(f"  reads    p50 {r['p50']} ms  p99 {r['p99']} ms  max {r['max']} ms  "
+              f"({r['reads']} reads beside the appends)")
+        print(f"  errors   {out['errors'] or 'none'}")
+        print(f"  load average before {out['load_average']['before']}, after "
+              f"{out['load_average']['after']} ({out['cpus']} CPUs)")
+        cpu = out["cpu_ms_per_append"]
+        if cpu["server"] is not None:
+            print(f"  CPU      per append: server {cpu['server']} ms, "
+                  f"load script {cpu['load_script']} ms")
+    for name in runs:
+        if name != "service":
+            _print(name, results[name], service)
 
 
 if __name__ == "__main__":
