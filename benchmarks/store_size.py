@@ -17,7 +17,14 @@ and per column of ``events``. The steps, each on top of the one before unless it
 5. ``rowid_pos``, instead of 4's ``WITHOUT ROWID`` table keyed by ``(game, seq)`` with
    ``pos`` a unique index: a rowid table whose rowid is ``pos``, ``(game, seq)`` a unique index;
 6. ``game_int``, on top of 4: the events' ``game`` is the game's ``games.pos`` (the primary
-   key ``(game, seq)`` on that integer), the game's id text kept once, in ``games``.
+   key ``(game, seq)`` on that integer), the game's id text kept once, in ``games``;
+7. ``signatures``: the signed heads' ``hash`` and ``signature`` (hex, base64url) as raw bytes
+   (32 and 64), their ``game`` as ``games.pos`` too (the one other table whose size grows
+   with the events: a live game signs its head at the end of every round).
+
+``--live`` records the games round by round through :meth:`jaslog.store.Store.append`
+(:func:`record_live`) instead of importing them: every event then carries ``recorded_at``
+and every round's end a signed head, as in a store the service fills.
 
 Then it proves the compact layouts lose nothing: for every event, the bytes :func:`rebuild`
 makes from the compact row equal the payload the real store holds, and the SHA-256 chain
@@ -29,7 +36,7 @@ for what ``verify`` would pay. Sizes are exact; timings move with the machine's 
 >>> with tempfile.TemporaryDirectory() as d:
 ...     r = run(2, 1, Path(d), timing_repeat=0)
 >>> [s["key"] for s in r["steps"]]
-['current', 'raw_digests', 'chain_hash', 'typed', 'rowid_pos', 'game_int']
+['current', 'raw_digests', 'chain_hash', 'typed', 'rowid_pos', 'game_int', 'signatures']
 >>> r["steps"][-1]["bytes_per_event"] < r["steps"][0]["bytes_per_event"]
 True
 >>> all(c["checked"] == r["events"] and c["mismatches"] == 0 for c in r["checks"])
@@ -39,6 +46,7 @@ True
 from __future__ import annotations
 
 import argparse
+import base64
 import calendar
 import gc
 import hashlib
@@ -273,6 +281,8 @@ class Step:
     fill: str | None
     #: the step it is made from (None: the one before it)
     base: str | None = None
+    #: the table it lays out anew (the others are its base's)
+    table: str = "events"
 
 
 STEPS: tuple[Step, ...] = (
@@ -307,14 +317,34 @@ STEPS: tuple[Step, ...] = (
           _EVENT_ID_INDEX),
          f"INSERT INTO events SELECT g.pos, e.seq, e.pos, {_COMPACT_OUT.replace(', ', ', e.')} "
          "FROM src.events e JOIN games g ON g.id = e.game ORDER BY g.pos, e.seq", base="typed"),
+    Step("signatures", "+ signatures: raw digest and signature, game as an integer",
+         ("CREATE TABLE signatures (game INTEGER NOT NULL, seq INTEGER NOT NULL, "
+          "key_id VARCHAR(16) NOT NULL, pos BIGINT NOT NULL UNIQUE, hash BLOB NOT NULL, "
+          "signature BLOB NOT NULL, signed_at VARCHAR(32) NOT NULL, "
+          "PRIMARY KEY (game, seq, key_id))",),
+         "INSERT INTO signatures SELECT g.pos, s.seq, s.key_id, s.pos, unhex(s.hash), "
+         "unb64(s.signature), s.signed_at FROM src.signatures s JOIN games g ON g.id = s.game "
+         "ORDER BY s.pos", base="game_int", table="signatures"),
 )
-COMPACT_STEPS = ("typed", "rowid_pos", "game_int")
+COMPACT_STEPS = ("typed", "rowid_pos", "game_int", "signatures")
+
+
+def _unb64(text: str | None) -> bytes | None:
+    return None if text is None else base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _b64(raw: bytes | None) -> str | None:
+    return None if raw is None else base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    """A connection with ``unhex`` (hex to bytes: SQLite 3.41 has its own), ``unb64`` and
+    ``b64`` (base64url without padding, as the store writes signatures, to bytes and back)."""
     con = sqlite3.connect(str(path), isolation_level=None)
     con.create_function("unhex", 1, lambda h: bytes.fromhex(h) if h is not None else None,
                         deterministic=True)
+    con.create_function("unb64", 1, _unb64, deterministic=True)
+    con.create_function("b64", 1, _b64, deterministic=True)
     return con
 
 
@@ -348,14 +378,16 @@ def build_steps(store: Path, workdir: Path) -> dict[str, Path]:
     prev: Path | None = None
     for step in STEPS:
         path = workdir / f"store-{step.key}.sqlite"
-        _vacuum_into(store, path)
         if step.base is not None:
             prev = files[step.base]
+        # a step of the events starts from the store's other tables; one of another table,
+        # from its base's file (whose events it keeps)
+        _vacuum_into(store if step.table == "events" or prev is None else prev, path)
         if prev is not None:
             con = _connect(path)
             try:
                 con.execute("BEGIN")
-                con.execute("DROP TABLE events")  # its indexes and triggers go with it
+                con.execute(f"DROP TABLE {step.table}")  # its indexes and triggers go with it
                 for ddl in step.ddl:
                     con.execute(ddl)
                 if step.fill is None:
@@ -485,6 +517,24 @@ def check(store: Path, compact: Path) -> dict[str, Any]:
             "verbatim_rows": verbatim, "first": first}
 
 
+def check_signatures(store: Path, compact: Path) -> dict[str, int]:
+    """Whether every signed head of the store is in the compact file, its digest and
+    signature the same bytes: the signatures compared, and how many differ or are missing."""
+    con = _connect(compact)
+    try:
+        con.execute("ATTACH DATABASE ? AS real", (str(store),))
+        checked, bad = con.execute(
+            "SELECT count(*), coalesce(sum(t.hash IS NULL OR lower(hex(t.hash)) != s.hash "
+            "OR b64(t.signature) != s.signature OR t.pos != s.pos "
+            "OR t.signed_at != s.signed_at), 0) FROM real.signatures s "
+            "JOIN games g ON g.id = s.game LEFT JOIN signatures t "
+            "ON t.game = g.pos AND t.seq = s.seq AND t.key_id = s.key_id").fetchone()
+        rows = con.execute("SELECT count(*) FROM signatures").fetchone()[0]
+    finally:
+        con.close()
+    return {"checked": checked, "mismatches": bad + abs(rows - checked)}
+
+
 def _best(fn: Callable[[], int], repeat: int) -> tuple[int, float]:
     best = float("inf")
     n = 0
@@ -563,18 +613,54 @@ def time_rebuild(store: Path, compact: Path, repeat: int = 3) -> dict[str, float
 # ------------------------------------------------------------------ the run
 
 
+def record_live(lines: list[bytes], path: Path) -> int:
+    """Record the games of ``lines`` into a fresh store at ``path`` as a live recorder would:
+    one :meth:`jaslog.store.Store.append` per round (a ``dealt`` begins one), the store's clock
+    at the round's last ``at``, so each event gets its ``recorded_at`` and each ended round a
+    signed head. The events appended."""
+    from jaslog.store import open_store
+    from jaslog.store.clock import ManualClock, parse_stamp
+
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    games: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        e = orjson.loads(line)
+        games.setdefault(e["game"], []).append(e)
+    clock = ManualClock()
+    n = 0
+    with open_store(str(path), clock=clock) as store:
+        for game, evs in games.items():
+            rounds: list[list[dict[str, Any]]] = []
+            for e in evs:
+                if not rounds or e["type"] == "dealt":
+                    rounds.append([])
+                rounds[-1].append(e)
+            for batch in rounds:
+                last_at = next((e["at"] for e in reversed(batch) if e.get("at")), None)
+                if last_at is not None:
+                    clock.now = parse_stamp(last_at)
+                n += store.append(game, batch, expected_seq=batch[0]["seq"]).appended
+    return n
+
+
+
 def run(games: int, seed: int, workdir: Path, console: Console | None = None,
-        timing_repeat: int = 3) -> dict[str, Any]:
-    """The whole measurement in ``workdir``: the workload, the real store, each step's file,
-    its sizes, the round trip of every compact layout and the rebuild's rate."""
+        timing_repeat: int = 3, live: bool = False) -> dict[str, Any]:
+    """The whole measurement in ``workdir``: the workload, the real store (the games imported,
+    or with ``live`` recorded round by round: :func:`record_live`), each step's file, its
+    sizes, the round trip of every compact layout and the rebuild's rate."""
     console = console or Console(file=io.StringIO())
     work = Work(workdir)
     meta = build_workload(work, games, seed, console)
     lines = work.log.read_bytes().splitlines()
-    summary = import_into_sqlite(lines, work.store)
-    if summary.rejected:
-        raise RuntimeError(f"the store rejected {len(summary.rejected)} games: "
-                           f"{summary.rejected[0]}")
+    if live:
+        record_live(lines, work.store)
+    else:
+        summary = import_into_sqlite(lines, work.store)
+        if summary.rejected:
+            raise RuntimeError(f"the store rejected {len(summary.rejected)} games: "
+                               f"{summary.rejected[0]}")
     con = sqlite3.connect(str(work.store))
     try:
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -595,12 +681,14 @@ def run(games: int, seed: int, workdir: Path, console: Console | None = None,
     signatures = {"rows": signed, "bytes": sum(o["bytes"] for o in current["objects"]
                                                if o["table"] == "signatures")}
     checks = [check(work.store, files[k]) for k in COMPACT_STEPS]
-    rates = time_rebuild(work.store, files[COMPACT_STEPS[-1]], timing_repeat) \
+    signature_check = check_signatures(work.store, files["signatures"])
+    rates = time_rebuild(work.store, files["game_int"], timing_repeat) \
         if timing_repeat > 0 else {}
-    return {"games": games, "seed": seed, "events": events,
+    return {"games": games, "seed": seed, "events": events, "live": live,
             "workload": {k: meta.get(k) for k in ("games", "seed", "rulesets", "faults",
                                                   "events", "bytes")},
             "steps": steps, "signatures": signatures, "checks": checks,
+            "signature_check": signature_check,
             "rebuild_events_per_s": rates}
 
 
@@ -626,7 +714,9 @@ def report(r: dict[str, Any]) -> str:
     """The figures as Markdown tables: the steps, then the current store and the last step
     in parts, the round trips, the rebuild's rate."""
     n = r["events"]
-    out = [f"{r['games']:,} games, {n:,} events (seed {r['seed']}); sizes after VACUUM", "",
+    how = "recorded live, round by round" if r.get("live") else "imported"
+    out = [f"{r['games']:,} games, {n:,} events (seed {r['seed']}), {how}; sizes after VACUUM",
+           "",
            "| step | file | bytes/event | saved by the step | events table | its indexes "
            "| other tables |", "|---|---|---|---|---|---|---|"]
     by_key = {s["key"]: s for s in r["steps"]}
@@ -656,14 +746,17 @@ def report(r: dict[str, Any]) -> str:
                    f"{(ev['bytes'] - ev['record_bytes']) / n:.2f} |")
     sig = r.get("signatures")
     if sig and sig["rows"]:
-        out += ["", f"signatures: {sig['rows']:,} signed heads (one per imported game), "
-                f"{sig['bytes'] / sig['rows']:.0f} bytes each with their indexes"]
+        out += ["", f"signatures: {sig['rows']:,} signed heads, {sig['bytes'] / sig['rows']:.0f} "
+                f"bytes each with their indexes ({sig['bytes'] / n:.1f} bytes/event)"]
     out += [""]
     for c in r["checks"]:
         out.append(f"round trip {c['file']}: {c['checked']:,} events checked, "
                    f"{c['byte_mismatches']} byte mismatches, {c['chain_mismatches']} chain "
                    f"mismatches, {c['verbatim_rows']} rows kept verbatim")
         out += [f"  {x}" for x in c["first"]]
+    sc = r["signature_check"]
+    out.append(f"signed heads in store-signatures.sqlite: {sc['checked']:,} checked, "
+               f"{sc['mismatches']} mismatches")
     rates = r["rebuild_events_per_s"]
     if rates:
         out.append(f"rebuild: {_rate(rates['rebuild'])} events/s; rebuild + SHA-256 chain "
@@ -682,6 +775,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", type=Path, help="write the figures to this JSON file")
     p.add_argument("--work", type=Path, help="keep the workload and the store files in this "
                    "folder (default: a temporary folder, removed)")
+    p.add_argument("--live", action="store_true", help="record the games live, one append per "
+                   "round (recorded_at on every event, a signed head per round), instead of "
+                   "importing them")
     p.add_argument("--repeat", type=int, default=3, help="timing runs of the rebuild, the best "
                    "kept (default 3; 0: no timing)")
     a = p.parse_args(argv)
@@ -695,7 +791,7 @@ def main(argv: list[str] | None = None) -> int:
         workdir = a.work
         workdir.mkdir(parents=True, exist_ok=True)
     try:
-        r = run(a.games, a.seed, workdir, Console(stderr=True), a.repeat)
+        r = run(a.games, a.seed, workdir, Console(stderr=True), a.repeat, a.live)
     finally:
         if temp is not None:
             shutil.rmtree(temp, ignore_errors=True)
@@ -704,7 +800,7 @@ def main(argv: list[str] | None = None) -> int:
     print(report(r))
     if a.json:
         a.json.write_text(json.dumps(r, indent=1) + "\n")
-    bad = sum(c["mismatches"] for c in r["checks"])
+    bad = sum(c["mismatches"] for c in r["checks"]) + r["signature_check"]["mismatches"]
     return 1 if bad else 0
 
 

@@ -3,8 +3,9 @@
 On 20 simulated games imported into a real store: every event's canonical bytes rebuilt from
 its compact row equal the stored payload and the SHA-256 chain recomputes to the stored
 hashes, each design step's file is smaller than the one it builds on, and a changed compact
-row is caught. Then the encoding's odd cases, one event each: ids, times of other forms,
-cards a column cannot hold, free text, optional fields, older formats.
+row is caught; on 3 games recorded live (``recorded_at``, a signed head per round) too. Then
+the encoding's odd cases, one event each: ids, times of other forms, cards a column cannot
+hold, free text, optional fields, older formats.
 """
 
 from __future__ import annotations
@@ -41,11 +42,24 @@ def test_every_event_comes_back_exactly(measured: tuple[Path, dict[str, Any]]) -
     _, r = measured
     assert r["events"] > 20 * 500
     assert [c["file"] for c in r["checks"]] == ["store-typed.sqlite", "store-rowid_pos.sqlite",
-                                                "store-game_int.sqlite"]
+                                                "store-game_int.sqlite", "store-signatures.sqlite"]
     for c in r["checks"]:
         assert c["checked"] == r["events"], c
         assert (c["byte_mismatches"], c["chain_mismatches"], c["first"]) == (0, 0, []), c
         assert c["verbatim_rows"] == 0, c  # every simulated event fits the typed columns
+    assert r["signature_check"] == {"checked": 20, "mismatches": 0}  # one per imported game
+
+
+def test_live_games_come_back_exactly(tmp_path: Path) -> None:
+    r = run(3, 2, tmp_path, timing_repeat=0, live=True)
+    assert r["live"] and r["events"] > 3 * 500
+    for c in r["checks"]:
+        assert (c["checked"], c["mismatches"], c["verbatim_rows"]) == (r["events"], 0, 0), c
+    assert r["signature_check"]["checked"] == r["signatures"]["rows"] >= 3 * 16  # every round
+    assert r["signature_check"]["mismatches"] == 0
+    typed = next(s for s in r["steps"] if s["key"] == "typed")
+    # recorded_at in its column, 6 bytes (milliseconds since 1970), on every event
+    assert next(c for c in typed["columns"] if c["name"] == "recorded_at")["bytes_per_event"] == 6
 
 
 def test_each_step_is_smaller_than_the_one_it_builds_on(
@@ -54,7 +68,7 @@ def test_each_step_is_smaller_than_the_one_it_builds_on(
     size = {s["key"]: s["bytes_per_event"] for s in r["steps"]}
     assert list(size) == [s.key for s in STEPS]
     assert size["current"] > size["raw_digests"] > size["chain_hash"] > size["typed"] \
-        > size["game_int"]
+        > size["game_int"] > size["signatures"]
     # the digests as 32 raw bytes: 64 bytes saved on each of the two, per event, at least
     assert size["current"] - size["raw_digests"] >= 64
     assert size["typed"] < size["current"] / 2
