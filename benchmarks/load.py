@@ -25,13 +25,16 @@ Two baselines, run in the same run after the service (``--baselines``, or each a
   itself takes, and the mean size of its groups.
 
 Each is printed with its ratio to the service, and the CPU time it used per append (the
-server's process, and the load script's own: the clients).
+server's process, and the load script's own: the clients). The clients are threads of one
+process, which one Python lock caps; ``--client-processes N`` spreads the HTTP clients over
+N forked processes.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import socket
 import statistics
@@ -45,6 +48,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -112,43 +116,45 @@ def simulated(games: int) -> dict[str, list[dict[str, Any]]]:
 
 
 class _Window:
-    """The timed window the clients share: they warm up, wait for each other, append until
-    ``stop``."""
+    """The timed window the clients share: they warm up, wait for each other at ``warm``,
+    append until ``stop``. ``shared``: across processes (forked) too."""
 
-    def __init__(self, parties: int) -> None:
-        self.warm = threading.Barrier(parties)
-        self.stop = float("inf")
+    def __init__(self, parties: int, shared: bool = False) -> None:
+        self.warm: Any
+        self._stop: Any
+        if shared:
+            ctx = multiprocessing.get_context("fork")
+            self.warm, self._stop = ctx.Barrier(parties), ctx.Value("d", float("inf"), lock=False)
+        else:
+            self.warm, self._stop = threading.Barrier(parties), SimpleNamespace(value=float("inf"))
 
-    def open(self) -> bool:
-        return time.monotonic() < self.stop
+    def close_at(self, t: float) -> None:
+        self._stop.value = t
+
+    def open(self) -> bool:  # time.monotonic is the system's: the same in every process
+        return time.monotonic() < float(self._stop.value)
 
 
-def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
-           connect: Callable[[int], AbstractContextManager[Append]],
-           beside: Sequence[Callable[[_Window], None]] = (),
-           server_pid: int | None = None,
-           at_start: Callable[[], None] | None = None) -> dict[str, Any]:
-    """``clients`` threads appending ``logs``' events one at a time, each to its own games in
-    turn, through the append ``connect(k)`` gives client ``k``: the first append to each
-    game not timed, then ``seconds`` of them. ``beside``: more threads in the same window;
-    ``at_start``: called as the timed window opens."""
-    ids = list(logs)
-    next_seq = dict.fromkeys(ids, 1)
+def _clients(logs: dict[str, list[dict[str, Any]]], mine: list[list[str]],
+             connect: Callable[[int], AbstractContextManager[Append]], window: _Window
+             ) -> tuple[list[float], Counter[str], list[threading.Thread]]:
+    """One thread per list of games in ``mine``, started: each appends its games' events one
+    at a time, in turn, through its own ``connect``: the first append to each game not timed,
+    then until the window closes. The latencies and errors are filled in as they go."""
+    next_seq = {gid: 1 for games in mine for gid in games}
     lat: list[float] = []
     errors: Counter[str] = Counter()
     lock = threading.Lock()
-    window = _Window(clients + len(beside) + 1)  # the clients, the threads beside, this one
 
-    def client(k: int) -> None:
-        mine = ids[k::clients]
+    def client(k: int, games: list[str]) -> None:
         with connect(k) as append:
-            for gid in mine:  # warming up, not timed: each game's first append
+            for gid in games:  # warming up, not timed: each game's first append
                 if append(gid, logs[gid][1], 1) == "200":
                     next_seq[gid] = 2
             window.warm.wait()
             i = 0
-            while window.open() and mine:
-                gid = mine[i % len(mine)]
+            while window.open() and games:
+                gid = games[i % len(games)]
                 i += 1
                 seq = next_seq[gid]
                 if seq >= len(logs[gid]):
@@ -163,9 +169,53 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
                     else:
                         errors[status] += 1
 
-    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
-    threads += [threading.Thread(target=f, args=(window,)) for f in beside]
+    threads = [threading.Thread(target=client, args=(k, games)) for k, games in enumerate(mine)]
     for t in threads:
+        t.start()
+    return lat, errors, threads
+
+
+def _client_process(logs: dict[str, list[dict[str, Any]]], mine: list[list[str]],
+                    connect: Callable[[int], AbstractContextManager[Append]], window: _Window,
+                    out: Any) -> None:
+    """A forked process of client threads: its latencies, errors and CPU seconds in the
+    window, put to ``out``."""
+    lat, errors, threads = _clients(logs, mine, connect, window)
+    window.warm.wait()
+    cpu = _own_cpu()
+    for t in threads:
+        t.join()
+    out.put((lat, dict(errors), _own_cpu() - cpu))
+
+
+def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
+           connect: Callable[[int], AbstractContextManager[Append]],
+           beside: Sequence[Callable[[_Window], None]] = (),
+           server_pid: int | None = None,
+           at_start: Callable[[], None] | None = None, processes: int = 1) -> dict[str, Any]:
+    """``clients`` threads appending ``logs``' events one at a time, each to its own games in
+    turn, through the append ``connect(k)`` gives client ``k``: the first append to each
+    game not timed, then ``seconds`` of them. ``beside``: more threads in the same window;
+    ``at_start``: called as the timed window opens. ``processes`` > 1: the client threads
+    are spread over that many forked processes (each with a Python lock of its own)."""
+    ids = list(logs)
+    mine = [ids[k::clients] for k in range(clients)]
+    if processes <= 1:
+        window = _Window(clients + len(beside) + 1)  # the clients, the threads beside, this one
+        lat, errors, threads = _clients(logs, mine, connect, window)
+        children: list[Any] = []
+    else:
+        window = _Window(clients + len(beside) + processes + 1, shared=True)
+        ctx = multiprocessing.get_context("fork")
+        results = ctx.Queue()
+        children = [ctx.Process(target=_client_process,
+                                args=(logs, mine[j::processes], connect, window, results))
+                    for j in range(processes)]
+        for c in children:
+            c.start()
+        lat, errors, threads = [], Counter(), []
+    threads += [threading.Thread(target=f, args=(window,)) for f in beside]
+    for t in threads[len(threads) - len(beside):]:
         t.start()
     window.warm.wait()  # every game has had an append: the service has folded each once
     load_before = os.getloadavg()
@@ -174,17 +224,25 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
     if at_start is not None:
         at_start()
     t0 = time.monotonic()
-    window.stop = t0 + seconds
+    window.close_at(t0 + seconds)
+    cpu_children = 0.0
+    for _ in children:
+        their_lat, their_errors, their_cpu = results.get()
+        lat += their_lat
+        errors.update(their_errors)
+        cpu_children += their_cpu
     for t in threads:
         t.join()
     took = time.monotonic() - t0
-    cpu_own = _own_cpu() - cpu_own
+    for c in children:
+        c.join()
+    cpu_own = _own_cpu() - cpu_own + cpu_children  # the load script's: its clients' too
     if server_pid is not None and cpu_server is not None:
         after = _cpu_of(server_pid)
         cpu_server = None if after is None else after - cpu_server
     n = len(lat)
     return {
-        "clients": clients, "seconds": round(took, 1), "appends": n,
+        "clients": clients, "client_processes": max(1, processes), "seconds": round(took, 1), "appends": n,
         "appends_per_s": round(n / took, 1),
         "append_ms": {"p50": round(_pct(lat, 50) * 1000, 1), "p99": round(_pct(lat, 99) * 1000, 1),
                       "max": round(max(lat, default=0) * 1000, 1),
@@ -266,7 +324,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     time.sleep(0.05)
 
         out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
-                     [reader], server.pid)
+                     [reader], server.pid, processes=args.client_processes)
     return {
         "store": url.split(":", 1)[0], "games": args.games, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
@@ -280,7 +338,7 @@ def run_http_floor(args: argparse.Namespace) -> dict[str, Any]:
     headers = {"Authorization": "Bearer load-floor"}
     with _serving([sys.executable, "-m", "benchmarks.http_floor"], None, headers) as (base, server):
         return _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
-                      server_pid=server.pid)
+                      server_pid=server.pid, processes=args.client_processes)
 
 
 class _CountedService(Service):
@@ -356,7 +414,8 @@ def _print(name: str, out: dict[str, Any], service: dict[str, Any] | None) -> No
     a, cpu = out["append_ms"], out["cpu_ms_per_append"]
     ratio = f", {_ratio(out['appends_per_s'], service['appends_per_s'])} of the service's" \
         if service is not None and name != "service" else ""
-    print(f"{name}: {out['clients']} clients for {out['seconds']} s{ratio}")
+    spread = f" in {out['client_processes']} processes" if out["client_processes"] > 1 else ""
+    print(f"{name}: {out['clients']} clients{spread} for {out['seconds']} s{ratio}")
     print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
           f"max {a['max']} ms  ({out['appends']} appends)")
     if "mean_group" in out:
@@ -377,6 +436,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seconds", type=float, default=20, help="how long to append (default 20)")
     p.add_argument("--db", help="a store URL (default: a fresh SQLite file); the writer alone "
                                 "gets a fresh database of its own on the same PostgreSQL server")
+    p.add_argument("--client-processes", type=int, default=1, metavar="N",
+                   help="spread the HTTP clients over N processes, each with a Python lock of "
+                        "its own (default 1: threads of the load script's process)")
     p.add_argument("--runs", default="service",
                    help=f"what to run, comma-separated, in turn: {', '.join(RUNS)} "
                         "(default: service)")
@@ -404,8 +466,10 @@ def main(argv: list[str] | None = None) -> None:
     if service is not None:
         out = service
         a, r = out["append_ms"], out["read_ms"]
-        print(f"{out['store']}: {out['clients']} clients over {out['games']} live games for "
-              f"{out['seconds']} s")
+        spread = f" in {out['client_processes']} processes" if out["client_processes"] > 1 \
+            else ""
+        print(f"{out['store']}: {out['clients']} clients{spread} over {out['games']} live games "
+              f"for {out['seconds']} s")
         print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
               f"max {a['max']} ms  ({out['appends']} appends)")
         print(f"  reads    p50 {r['p50']} ms  p99 {r['p99']} ms  max {r['max']} ms  "
