@@ -12,18 +12,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from benchmarks.export_columnar import (
     BUILT,
     FETCHES,
+    _payload_fields,
     columnar_export,
     compare,
     fold_verdicts,
 )
 from benchmarks.export_perf import arrow_tables
 from benchmarks.store_perf import import_into_sqlite
+from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, canonical_json, parse_event
 from jaslog.export import export_store
 from jaslog.export.schema import SCHEMAS
@@ -90,3 +93,24 @@ def test_the_export_corpus_matches_too(tmp_path: Path, corpus: list[list[Event]]
     assert "t-unfinished" not in built.fallback and "t-ruled" in built.fallback
     eq = compare(ours, arrow_tables(tmp_path / "parquet"))
     assert eq.total_differing == 0, eq.to_json()["differing_by_column"]
+
+
+def test_plays_off_their_bytes_and_the_rest_by_the_expression() -> None:
+    """A canonical play's seat and card are read at fixed places from its end (``10H`` one
+    byte longer); a play in another form, a bid and a roem claim by the regular expression."""
+    payloads = [b'{"game":"g","seq":3,"type":"play","at":"2026-01-05T19:30:55Z","seat":2,'
+                b'"card":"7C"}',
+                b'{"game":"g","seq":4,"type":"play","seat":3,"card":"10H"}',
+                b'{"seat":1,"card":"AS"}',  # too short to be read at fixed places
+                b'{"game":"g","seq":6,"type":"bid","seat":0,"call":"pass"}',
+                b'{"game":"g","seq":7,"type":"roem","seat":1,"points":20}',
+                b'{"game":"g","seq":0,"type":"game_started","seats":["a","b","c","d"]}']
+    is_play = np.array([True, True, True, False, False, False])
+    is_other = np.array([False, False, False, True, True, False])
+    seat, card, call, points = _payload_fields(pa.array(payloads, pa.large_binary()), is_play,
+                                               is_other)
+    assert seat.tolist() == [2, 3, 1, 0, 1, -1]
+    assert [CARD_TEXT[c] if c >= 0 else None for c in card] == ["7C", "10H", "AS", None, None,
+                                                                None]
+    assert call.to_pylist() == [None, None, None, "pass", None, None]
+    assert points.to_pylist() == [None, None, None, None, 20, None]
