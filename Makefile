@@ -19,8 +19,16 @@ lint:
 
 # The tests' modules are compiled with pytest's assertions once and kept in __pycache__,
 # also where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE).
+# Then the rules, the fold and the export once more on the pure-Python hot path
+# (JASLOG_PURE=1: the modules `pip install` compiles load from their sources), with those
+# modules' doctests, which only a pure run can read; not the slow tests, which time
+# processes, clusters and memory rather than the rules (docs/testing.md).
+PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper tests/games \
+	tests/test_cards.py tests/test_fold.py tests/test_native.py tests/export \
+	jaslog/cards.py jaslog/engine/jacknine.py jaslog/games/klaverjas/rules
 test: setup lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider
+	JASLOG_PURE=1 PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider -m "not slow" $(PURE_TESTS)
 
 bench: setup
 	$(PY) -m benchmarks.bench

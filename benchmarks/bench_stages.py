@@ -237,10 +237,12 @@ def check(w: Work) -> Measure:
     return m.measure(n, note=f"parse + fold + audit of {games} games")
 
 
+@stage("fold_pure")
 @stage("fold")
 def fold_only(w: Work) -> Measure:
     """The fold alone: each game's events are parsed (off the clock), then folded (on it), game
-    by game, as a streaming reader meets them."""
+    by game, as a streaming reader meets them (``fold_pure``: in a process with
+    ``JASLOG_PURE=1``, on the hot path's pure-Python modules)."""
     from jaslog.events import parse_event
     from jaslog.fold import start_fold
 

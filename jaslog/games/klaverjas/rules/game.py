@@ -29,6 +29,8 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from jaslog.cards import (
     FULL_DECK,
     PLAIN_STRENGTH,
@@ -69,6 +71,7 @@ from jaslog.games.klaverjas.rules.trump import TrumpSelection, make_selection
 __all__ = ["KlaverjasGame", "Round", "Trick", "parse_card"]
 
 
+@mypyc_attr(native_class=False)  # (its base is a plain Python class)
 @dataclass(slots=True)
 class Trick(TrickBase, players=4):
     """A trick of four cards; ``points`` has the last-trick bonus on trick 8. It keeps the
@@ -84,6 +87,10 @@ class Trick(TrickBase, players=4):
         return (self.leader + self.win) % 4
 
 
+if not Trick.players:  # compiled, a class is made without its class arguments (players=4)
+    Trick.players = 4
+
+
 @dataclass(slots=True)
 class Outcome:
     """How a round scored: as played, and as ruled when a referee ruled on it."""
@@ -96,6 +103,12 @@ class Outcome:
     score: list[int]
     ruled: list[int] | None
     final: list[int]
+
+
+#: What a :class:`Round` keeps beyond its constructor's arguments (its copy copies them).
+_ROUND_STATE = ("forehand", "hands_known", "dealt", "hands", "played", "tricks", "violations",
+                "revoke_seq", "revoke_seat", "hand_roem", "ruling", "rulings", "closed",
+                "score_only", "claim")
 
 
 class Round:
@@ -121,6 +134,14 @@ class Round:
         self.closed = False   # 32 cards played, claimed, or abandoned by a ruling
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
         self.claim: RestClaim | None = None   # the rest claimed or conceded
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Round:
+        """A copy that shares nothing mutable with this round (a game's :meth:`~KlaverjasGame.
+        copy`); written out, as a compiled class is copied by its constructor."""
+        new = Round(self.number, self.dealer, None, copy.deepcopy(self.selection, memo))
+        for name in _ROUND_STATE:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
 
     @property
     def trump(self) -> int | None:
@@ -192,6 +213,7 @@ def recorded_result(so: ScoreOnly) -> str:
     return "pit" if so.score[1 - p] == 0 else "made"
 
 
+@mypyc_attr(native_class=False)  # (its base is a plain Python class)
 class KlaverjasGame(RoundBook[Round]):
     """A game of Klaverjas from its options and first dealer: four players, scored by team."""
 
@@ -223,7 +245,8 @@ class KlaverjasGame(RoundBook[Round]):
     def dealer_of(self, number: int) -> int:
         return (self.first_dealer + number - 1) % 4
 
-    _dealer_due = dealer_of
+    def _dealer_due(self, number: int) -> int:
+        return self.dealer_of(number)
 
     def _busy_note(self, r: Round) -> str:
         return f"{popcount(r.played)} of 32 cards played"

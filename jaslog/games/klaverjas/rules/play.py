@@ -51,6 +51,16 @@ class PlayRules:
     partner_trump: str = "no_undertrump"    # no_undertrump | discard_only | free
     cannot_overtrump: str = "discard"       # discard | must_undertrump
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlayRules:
+        """The rules themselves (they never change), also in a copy of a game's state.
+
+        >>> import copy
+        >>> r = PlayRules()
+        >>> copy.deepcopy(r) is r
+        True
+        """
+        return self
+
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> PlayRules:
         return cls(
@@ -395,6 +405,10 @@ class ScoreRules:
     tie_is_failure: bool = True
     revoke: str = "penalty"
     total: int = 162
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ScoreRules:
+        """The rules themselves (they never change), also in a copy of a game's state."""
+        return self
 
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> ScoreRules:
