@@ -780,18 +780,28 @@ def run(work: Work, repeat: int) -> dict[str, Any]:
     others = {t: real[t] for t in TABLES if t not in BUILT}
     out_dir = work.dir / "columnar-parquet"
     real_dir = work.dir / "columnar-real-export"
-    fetch_seconds: dict[str, list[float]] = {"floor": [], "bulk": [], "rows": []}
+    #: "floor", "bulk", "rows" -> phase -> [(wall, CPU) seconds, a pass each]
+    phases: dict[str, dict[str, list[tuple[float, float]]]] = {
+        k: {"fetch": [], "build": [], "write": []} for k in ("floor", "bulk", "rows")}
+
+    def clock(of: str, phase: str, t0: tuple[float, float]) -> tuple[float, float]:
+        now = time.perf_counter(), _cpu()
+        phases[of][phase].append((now[0] - t0[0], now[1] - t0[1]))
+        return now
 
     def columnar(how: str) -> int:
-        t0 = time.perf_counter()
+        t = time.perf_counter(), _cpu()
         s = FETCHES[how](work.store)
-        fetch_seconds[how].append(time.perf_counter() - t0)
+        t = clock(how, "fetch", t)
         _, tables = columnar_export(s, verdicts)
         del s
-        return write_arrow({**tables, **others}, out_dir)
+        t = clock(how, "build", t)
+        written = write_arrow({**tables, **others}, out_dir)
+        clock(how, "write", t)
+        return written
 
     def floor() -> int:
-        t0 = time.perf_counter()
+        t = time.perf_counter(), _cpu()
         con = sqlite3.connect(work.store)
         try:
             cur = con.execute("SELECT game, seq, version, payload FROM events ORDER BY game, seq")
@@ -799,8 +809,10 @@ def run(work: Work, repeat: int) -> dict[str, Any]:
                 pass
         finally:
             con.close()
-        fetch_seconds["floor"].append(time.perf_counter() - t0)
-        return write_arrow(real, out_dir)
+        t = clock("floor", "fetch", t)
+        written = write_arrow(real, out_dir)
+        clock("floor", "write", t)
+        return written
 
     def export() -> int:
         shutil.rmtree(real_dir, ignore_errors=True)
@@ -847,7 +859,7 @@ def run(work: Work, repeat: int) -> dict[str, Any]:
         "games": built.games + len(built.fallback), "columnar_games": built.games,
         "fallback_games": len(built.fallback),
         "fallback_reasons": sorted(set(built.fallback.values())),
-        "equality": equal, "seconds": runs, "fetch_seconds": fetch_seconds,
+        "equality": equal, "seconds": runs, "phases": phases,
         "fold_seconds": folds, "cpu_seconds": cpu, "fold_cpu_seconds": fold_cpu,
         "ratios": {**ratios(best),
                    "columnar+fold/write_table": best["write_table"] / (best["columnar"] + fold),
@@ -881,9 +893,11 @@ def report(fig: dict[str, Any]) -> str:
         lines.append(line(label, fig["seconds"][name], fig["cpu_seconds"][name]))
     lines.append(line("verdicts from the fold", fig["fold_seconds"], fig["fold_cpu_seconds"],
                       rate=False))
-    for how, s in fig["fetch_seconds"].items():
-        lines.append(f"{'  of which fetch, ' + how:30}{min(s):7.2f}  "
-                     + " ".join(f"{x:.2f}" for x in s))
+    for how, parts in fig["phases"].items():
+        for phase, s in parts.items():
+            if s:
+                lines.append(line(f"  {how}: {phase}", [w for w, _ in s], [c for _, c in s],
+                                  rate=False))
     lines += ["", f"{'ratio (best of the passes)':30}{'wall':>7} {'CPU':>7}"]
     for k, v in fig["ratios"].items():
         lines.append(f"{k:30}{v:6.2f}x {fig['cpu_ratios'][k]:6.2f}x")
