@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from mypy_extensions import mypyc_attr
+
 from jaslog.errors import JaslogError
 
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
@@ -44,6 +46,7 @@ RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
 
 
 
+@mypyc_attr(native_class=False)  # (its base is a plain Python class: its code must override)
 class CardError(JaslogError, ValueError):
     """A text that is not a card (or not a hand) in the form asked for."""
 
