@@ -83,10 +83,13 @@ class OptionalBuildExt(build_ext):
         self._stamp()
 
     def build_extension(self, ext: Extension) -> None:
+        solver = ext.name == "jaslog.analysis._solver"
+        if self.native_failed and not solver:
+            return  # the hot path is built whole or not at all: one note says so
         try:
             super().build_extension(ext)
         except Exception as e:  # the compiler failed (no headers...)
-            if ext.name == "jaslog.analysis._solver":
+            if solver:
                 note("jaslog's compiled solver was not built", e)
             else:
                 self.native_failed = True
