@@ -182,14 +182,19 @@ def _binary(data: bytes, offsets: np.ndarray) -> pa.Array:
                                   pa.py_buffer(data)])
 
 
+def _fetch_all(path: str | Path, sql: str) -> list[Any]:
+    """The rows of ``sql`` on the store file at ``path``, opened read-only."""
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
 def fetch_rows(path: str | Path) -> Stored:
     """Every stored event by one ``sqlite3`` cursor in key order, a row at a time (as the
     floor fetches them), turned into columns."""
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = con.execute(FETCH_SQL).fetchall()
-    finally:
-        con.close()
+    rows = _fetch_all(path, FETCH_SQL)
     if not rows:
         return _empty()
     games, seqs, types, ats, ids, payloads = zip(*rows, strict=True)
@@ -219,11 +224,7 @@ def _split(texts: Sequence[str]) -> pa.Array:
 def fetch_bulk(path: str | Path) -> Stored:
     """Every stored event, a game per row, each column joined by SQLite (``group_concat``
     follows the primary key's order, (game, seq): checked against the seqs)."""
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        rows = con.execute(BULK_SQL).fetchall()
-    finally:
-        con.close()
+    rows = _fetch_all(path, BULK_SQL)
     if not rows:
         return _empty()
     games, counts, seqs, types, ats, ids, payloads = zip(*rows, strict=True)
