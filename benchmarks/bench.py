@@ -121,7 +121,7 @@ LABELS = {
 
 def _generate(args: tuple[int, int, int, str]) -> tuple[str, int]:
     first, n, seed, path = args
-    from jaslog.sim import DEFAULT_START, Faults, simulate, to_jsonl
+    from jaslog.play.sim import DEFAULT_START, Faults, simulate, to_jsonl
 
     count = 0
     with open(path, "wb") as f:

@@ -220,9 +220,9 @@ def check(w: Work) -> Measure:
     """What ``jaslog check --json`` does, without printing: parse, fold, audit every game."""
     import contextlib
 
-    from jaslog.audit import game_report
     from jaslog.events.logs import LogFiles
-    from jaslog.fold import FileGame, fold_lines
+    from jaslog.play.audit import game_report
+    from jaslog.play.fold import FileGame, fold_lines
 
     n = games = 0
     with Meter() as m, contextlib.ExitStack() as stack:
@@ -244,7 +244,7 @@ def fold_only(w: Work) -> Measure:
     by game, as a streaming reader meets them (``fold_pure``: in a process with
     ``JASLOG_PURE=1``, on the hot path's pure-Python modules)."""
     from jaslog.events import parse_event
-    from jaslog.fold import start_fold
+    from jaslog.play.fold import start_fold
 
     n = 0
     seconds = 0.0
@@ -481,7 +481,7 @@ def _events_in(w: Work) -> int:
 
 @stage("query")
 def query(w: Work) -> Measure:
-    an = need("jaslog.analytics")
+    an = need("jaslog.stats.analytics")
     if not (w.parquet / "current").exists():
         raise Unavailable("needs the export stage's dataset")
     n = _events_in(w)
@@ -489,7 +489,7 @@ def query(w: Work) -> Measure:
         res = ds.query(TRUMP_SQL_PARQUET)
     rows = [list(r) for r in res.rows]
     return m.measure(n, note="trump suits per ruleset: DuckDB over the Parquet dataset "
-                             "(jaslog.analytics, views opened in the timing)", answer=rows)
+                             "(jaslog.stats.analytics, views opened in the timing)", answer=rows)
 
 
 @stage("question")
@@ -575,7 +575,7 @@ def scale_export(w: Work, copies: int) -> Measure:
 
 
 def scale_query(w: Work, copies: int) -> Measure:
-    an = need("jaslog.analytics")
+    an = need("jaslog.stats.analytics")
     out = w.dir / f"scale-parquet-x{copies}"
     with Meter() as m:
         res = an.run_question(out, "declarer_success", by="trump")

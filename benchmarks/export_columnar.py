@@ -62,9 +62,9 @@ from jaslog.export.columns import RANK_OF, SUIT_OF
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import Rows, build_game
 from jaslog.export.schema import COLUMNS, SCHEMAS, TABLES, TS
-from jaslog.fold import start_fold
 from jaslog.games import resolve
 from jaslog.games.klaverjas.rules.play import STUK
+from jaslog.play.fold import start_fold
 
 #: The tables built a column at a time, and the keys both sides are sorted by to compare them.
 BUILT: dict[str, tuple[str, ...]] = {
@@ -114,7 +114,7 @@ Verdicts = dict[str, Verdict | str]
 def game_verdict(events: Sequence[Event]) -> Verdict | str:
     """Fold one game and keep its verdicts (or say why it is not for the columnar path).
 
-    >>> from jaslog.sim import simulate, to_jsonl
+    >>> from jaslog.play.sim import simulate, to_jsonl
     >>> events = [parse_event(line) for line in to_jsonl(simulate(1, ["amsterdam"], seed=2))]
     >>> v = game_verdict(events)
     >>> v.rules, all(v.known), len(v.known) == sum(e.type == "dealt" for e in events)

@@ -70,14 +70,14 @@ def write_arrow(tables: dict[str, pa.Table], out_dir: str | Path) -> int:
 def stats_query(out_dir: str | Path) -> list[tuple[Any, ...]]:
     """Declarer success by trump suit over the Parquet dataset: (trump, rounds, made, nat,
     pit, made_rate) rows."""
-    from jaslog.analytics import run_question
+    from jaslog.stats.analytics import run_question
 
     return run_question(out_dir, QUESTION, by=BY).rows
 
 
 def stats_query_from_store(store: Store) -> list[tuple[Any, ...]]:
     """The same answer from the store: read every game, fold it, count its rounds."""
-    from jaslog.fold import fold
+    from jaslog.play.fold import fold
 
     names = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
     count: Counter[tuple[str, str]] = Counter()

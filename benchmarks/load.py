@@ -53,8 +53,8 @@ from typing import Any
 
 import httpx
 
+from jaslog.play.sim import simulate_game
 from jaslog.service.core import Service
-from jaslog.sim import simulate_game
 from jaslog.store import open_store
 
 #: What the load script can run: the service, and the baselines beside it.

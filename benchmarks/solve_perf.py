@@ -60,8 +60,8 @@ def workload_deals(log: Path, count: int) -> list[Any]:
     """The first ``count`` Klaverjas rounds of the log played out with their hands known."""
     from jaslog.analysis import Deal
     from jaslog.events.logs import LogFiles
-    from jaslog.fold import fold_lines
     from jaslog.games import get_game
+    from jaslog.play.fold import fold_lines
 
     adapter = get_game("klaverjas").adapter("solver")
     deals: list[Any] = []

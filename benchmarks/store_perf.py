@@ -7,7 +7,7 @@
 * :func:`replay_store`: read every game back and fold it (events/s of replay).
 
 >>> import tempfile, os, orjson
->>> from jaslog.sim import simulate
+>>> from jaslog.play.sim import simulate
 >>> lines = [orjson.dumps(e) for e in simulate(2, seed=1)]
 >>> d = tempfile.mkdtemp()
 >>> s = import_into_sqlite(lines, os.path.join(d, "a.sqlite"))
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from jaslog.events import VERSION, parse_event
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store.codec import canonical, link, norm_id
 from jaslog.store.store import EVENT_COLUMNS, Store, open_store
 from jaslog.store.types import GENESIS, ImportSummary
@@ -133,7 +133,7 @@ if __name__ == "__main__":  # a quick look: python -m benchmarks.store_perf [GAM
 
     import orjson
 
-    from jaslog.sim import simulate
+    from jaslog.play.sim import simulate
 
     n_games = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     n_workers = int(sys.argv[2]) if len(sys.argv) > 2 else None

@@ -16,13 +16,13 @@ import duckdb
 import pytest
 
 from jaslog.analysis.rounds import analyze_fold
-from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import canonical_json, event_from_dict
 from jaslog.export import export_games
-from jaslog.fold import fold
-from jaslog.render import describe_event, unjudged
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.render import describe_event, unjudged
+from jaslog.play.sim import Faults, simulate_game
 from tests.cli import jaslog
 from tests.test_record_table import db, fold_of, new, record, stored  # noqa: F401  (db)
 

@@ -10,8 +10,8 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from jaslog.audit import REPORT_KEYS
 from jaslog.cli import app
+from jaslog.play.audit import REPORT_KEYS
 from tests.cli import jaslog as jaslog_here
 from tests.cli import pipe_path
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.sim import Faults, simulate_game
 from tests.cli import jaslog
 
 SEATS = ["club:a:noor", "ann", "nl:x:noor", "bob:smile:"]

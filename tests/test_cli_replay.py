@@ -15,10 +15,10 @@ from typer.testing import CliRunner
 
 from jaslog.cli import app
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games import get_game
-from jaslog.render import table_words
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import start_fold
+from jaslog.play.render import table_words
+from jaslog.play.sim import Faults, simulate_game
 
 from .rules.logs import DEAL_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
 

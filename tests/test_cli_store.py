@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from jaslog.cli import app
 from jaslog.events import canonical_json, parse_event
-from jaslog.sim import Faults, simulate, simulate_game
+from jaslog.play.sim import Faults, simulate, simulate_game
 from jaslog.store import open_store
 from tests.cli import jaslog as jaslog_here
 from tests.cli import pipe_path, process_env
@@ -566,7 +566,7 @@ def test_record_warns_before_a_violation(db: str) -> None:
     run("new", "--seats", "ann,bob,cor,dirk", "--id", "rec-3", "--dealer", str(sim[0]["dealer"]))
     store = open_store(db)
     from jaslog.cards import CARD_TEXT, cards_of
-    from jaslog.fold import fold as fold_events
+    from jaslog.play.fold import fold as fold_events
 
     # find the first play where an illegal card exists in the player's hand
     for i, e in enumerate(sim):

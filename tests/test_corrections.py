@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, event_from_dict
-from jaslog.fold import fold
 from jaslog.games import GAMES
-from jaslog.sim import simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 
 RULESETS = [next(iter(g.presets)) for g in GAMES.values()]
 

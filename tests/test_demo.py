@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.events import read_file
-from jaslog.fold import FileGame, fold_lines
+from jaslog.play.audit import game_report
+from jaslog.play.fold import FileGame, fold_lines
 from tests.cli import jaslog as jaslog_here
 from tests.cli import process_env
 

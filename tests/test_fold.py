@@ -21,8 +21,8 @@ from jaslog.events import (
     read_lines,
 )
 from jaslog.events.fast import FastPlay, fast_play
-from jaslog.fold import FileGame, fold, fold_lines, start_fold
 from jaslog.games.klaverjas.fold import KlaverjasFold
+from jaslog.play.fold import FileGame, fold, fold_lines, start_fold
 
 from .rules.logs import (
     DEAL_M,
@@ -276,7 +276,7 @@ def test_unknown_field_and_bad_card_lines() -> None:
 def test_unseen_hands_judge_each_play_against_the_cards_before_it() -> None:
     # regression: the close of an unseen round judged a play against the whole trick, so
     # a card that broke "must trump" (trick 4 of this game) was reported as a bare 'revoke'
-    from jaslog.sim import Faults, simulate_game
+    from jaslog.play.sim import Faults, simulate_game
 
     events = simulate_game("h", "amsterdam", {"game_end": {"type": "deals", "count": 1}}, seed=19,
                            faults=Faults(revoke_rate=0.3))
@@ -331,8 +331,8 @@ def test_each_game_takes_its_events_by_class_and_refuses_the_others(ruleset: str
 def test_a_play_read_without_its_model_folds_as_the_model(ruleset: str) -> None:
     """The store and the importer hand canonical plays over as FastPlay objects: each game's
     fold takes them as it takes Play models, to the same state and report."""
-    from jaslog.audit import game_report
-    from jaslog.sim import Faults, simulate_game
+    from jaslog.play.audit import game_report
+    from jaslog.play.sim import Faults, simulate_game
 
     raw = simulate_game("g", ruleset, seed=5, faults=Faults(revoke_rate=0.05, no_hands_rate=0.5))
     models = [event_from_dict(e) for e in raw]

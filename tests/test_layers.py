@@ -42,7 +42,7 @@ def test_every_module_imports_without_the_extras(tmp_path: Path) -> None:
     modules = sorted(
         ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         for p in (ROOT / "jaslog").rglob("*.py") if p.name != "__main__.py")
-    assert "jaslog.analytics" in modules and "jaslog.games.klaverjas.rules.play" in modules
+    assert "jaslog.stats.analytics" in modules and "jaslog.games.klaverjas.rules.play" in modules
     code = f"""
 import importlib
 for name in {modules!r}:

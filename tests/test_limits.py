@@ -25,7 +25,7 @@ from jaslog.events import (
     validate_event_json,
 )
 from jaslog.events.limits import MAX_DEPTH, json_problem
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from tests.cli import jaslog
 
 START = (b'{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'

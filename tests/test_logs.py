@@ -12,8 +12,8 @@ import pytest
 
 from jaslog.events import Line
 from jaslog.events.logs import LogError, LogFiles
-from jaslog.fold import FileGame, fold_lines
-from jaslog.sim import simulate_game
+from jaslog.play.fold import FileGame, fold_lines
+from jaslog.play.sim import simulate_game
 
 
 def _games(n: int) -> list[list[dict[str, object]]]:

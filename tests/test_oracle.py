@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from jaslog.oracle import OPS, QueryError, answer
+from jaslog.play.oracle import OPS, QueryError, answer
 
 QUERIES: list[tuple[Any, dict[str, Any]]] = [
     ({"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],

@@ -1,11 +1,11 @@
-"""The rule book on demand for Klaberjass (``jaslog.oracle``, ``jaslog.oracle_games``): the
+"""The rule book on demand for Klaberjass (``jaslog.play.oracle``, ``jaslog.oracle_games``): the
 bidding answer says whether the dix may be exchanged as the fold judges it."""
 
 from __future__ import annotations
 
 import pytest
 
-from jaslog.oracle import answer
+from jaslog.play.oracle import answer
 
 
 @pytest.mark.parametrize("calls, options, dix", [

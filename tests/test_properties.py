@@ -11,14 +11,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaslog.audit import REPORT_KEYS, game_report
 from jaslog.cards import CARD_INDEX, cards_of, hand_mask
 from jaslog.engine.fold import FoldError
 from jaslog.events import event_from_dict, read_file
-from jaslog.fold import fold, fold_lines
 from jaslog.games import resolve
 from jaslog.games.klaverjas.rules import PlayRules, judge, legal
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.audit import REPORT_KEYS, game_report
+from jaslog.play.fold import fold, fold_lines
+from jaslog.play.sim import Faults, simulate_game
 
 ROOT = Path(__file__).resolve().parent.parent
 #: JASLOG_EXAMPLES=2000 for a longer hunt; the default keeps the suite fast.
@@ -357,7 +357,7 @@ def test_any_events_give_a_fold_error_at_worst(g: tuple[str, dict[str, Any], int
                                                extra: list[dict[str, Any]], cut: int) -> None:
     """A real game cut anywhere, then random events: each is applied or refused with a
     FoldError (and then changes nothing); the report and the table can always be drawn."""
-    from jaslog.render import render_table
+    from jaslog.play.render import render_table
 
     ruleset, options, seed = g
     events = simulate_game("x", ruleset, options, seed=seed)[:cut + 1]

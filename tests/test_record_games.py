@@ -16,9 +16,9 @@ from jaslog.cards import cards_of, hand_text
 from jaslog.cli import app
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games.kloepper.rules import PACK, QC, QS
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import start_fold
+from jaslog.play.sim import Faults, simulate_game
 from jaslog.store import open_store
 
 STRIP = {"at", "id", "stock", "recorded_at"}

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, event_from_dict
-from jaslog.fold import fold
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
 
 SEATS = {"amsterdam": 4, "klaberjass-2p": 2, "kloepper": 4}
 

@@ -12,14 +12,14 @@ from typing import Any
 import orjson
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.events import Event, canonical_json, event_from_dict
-from jaslog.fold import fold
 from jaslog.games import GAMES
-from jaslog.share import NOT_SHOWN, NotShareable, shared_log
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.share import NOT_SHOWN, NotShareable, shared_log
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.play.views import Sight, frames, timeline
 from jaslog.store import open_store
-from jaslog.views import Sight, frames, timeline
 from tests.cli import jaslog
 from tests.games.test_real_table import real_table_log
 

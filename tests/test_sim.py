@@ -17,14 +17,14 @@ from typing import Any
 import orjson
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.cards import FULL_DECK, SUIT_MASK, cards_of
 from jaslog.events import read_lines
-from jaslog.fold import FileGame, fold_lines
 from jaslog.games import resolve
 from jaslog.games.klaverjas.bots import HeuristicBot, RandomBot
 from jaslog.games.klaverjas.rules import KlaverjasGame
-from jaslog.sim import (
+from jaslog.play.audit import game_report
+from jaslog.play.fold import FileGame, fold_lines
+from jaslog.play.sim import (
     Faults,
     iter_game,
     result_stats,
@@ -495,7 +495,7 @@ def test_simulate_into_a_closed_pipe_stops_quietly(tmp_path: Path) -> None:
 
 
 def test_result_stats_counts_every_round_once() -> None:
-    from jaslog.sim import ResultStats
+    from jaslog.play.sim import ResultStats
 
     events = list(simulate(4, ["amsterdam", "rotterdam"], seed=5, faults=Faults(revoke_rate=0.02)))
     stats = ResultStats()

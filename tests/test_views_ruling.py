@@ -1,7 +1,7 @@
 """A round that ends with cards unplayed (a referee's ruling mid-round, a Klaberjass deal
 annulled in the bidding) keeps its hands secret: a player sees only his own hand and the
 cards played, the public no hand at all, the referee everything; a round played out still
-shows every hand. Checked on every view jaslog.views gives (events, frames, state, audit)
+shows every hand. Checked on every view jaslog.play.views gives (events, frames, state, audit)
 and on ``jaslog replay --seat``."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.cli import app
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
-from jaslog.sim import simulate_game
-from jaslog.views import FULL, PUBLIC, Sight, frames, report, state_at, timeline, visible_events
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
+from jaslog.play.views import FULL, PUBLIC, Sight, frames, report, state_at, timeline, visible_events
 
 CARD_RE = re.compile(r"(?<![0-9A-Za-z])(10|[789JQKA])([CDHS♣♦♥♠])(?![A-Za-z0-9])")
 SYMBOL = {"♣": "C", "♦": "D", "♥": "H", "♠": "S"}

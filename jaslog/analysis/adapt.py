@@ -3,8 +3,8 @@ not keep, checking the cards of a ``solve`` query, and the parts of a recorded r
 every game's :class:`~jaslog.analysis.model.Deal` tells alike. What differs by game (the
 number of seats and tricks, who a side is, what a note adds) stays on the game's adapter.
 
->>> from jaslog.sim import simulate_game
->>> from jaslog.fold import fold
+>>> from jaslog.play.sim import simulate_game
+>>> from jaslog.play.fold import fold
 >>> from jaslog.events import event_from_dict
 >>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
 >>> hands_recorded(f, 1)
@@ -60,8 +60,8 @@ def hands_recorded(fold: GameFold, number: int) -> bool:
 def plays_of(r: PlayedRound) -> tuple[tuple[int, int, int], ...]:
     """Every card played in round ``r``, as (seat, card, seq), in play order.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
     >>> len(plays_of(f.state.rounds[0]))
@@ -74,8 +74,8 @@ def deal_note(fold: GameFold, r: PlayedRound, notes: Sequence[str] = ()) -> str:
     """The note of a recorded round: its hands rebuilt from the plays, then the game's own
     ``notes``, then a referee's ruling.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
     >>> deal_note(f, f.state.rounds[0], ["a note of the game"])
@@ -152,8 +152,8 @@ def deals_of(fold: GameFold, deal: Callable[[GameFold, Any, Any], Deal | NoPar])
     rebuilt from the plays once it was played out), else why it has no par; a round
     recorded by its score alone has none.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
     >>> [(d.round, d.reason) for d in deals_of(f, lambda f, r, o: NoPar(r.number, "a reason"))]

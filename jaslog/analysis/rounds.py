@@ -16,8 +16,8 @@ plays with one :class:`~jaslog.analysis.core.Solver`, whose tables serve every p
   made/tie/bete, queens/others/none) at the end of its principal line: from each position,
   the lowest-numbered card that keeps the par.
 
->>> from jaslog.sim import simulate_game
->>> from jaslog.fold import fold
+>>> from jaslog.play.sim import simulate_game
+>>> from jaslog.play.fold import fold
 >>> from jaslog.events import event_from_dict
 >>> f = fold(event_from_dict(e) for e in simulate_game("a", seed=3)[:40])
 >>> a = analyze_fold(f, round=1)[0]
@@ -116,8 +116,8 @@ def principal_end(solver: Solver, pos: Position, par: int) -> Position:
     """The position at the end of ``pos``'s principal line: from each position the
     lowest-numbered card that keeps the par.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("p", seed=3)[:40])
     >>> d = get_game("klaverjas").adapter("solver").deals(f)[0]
@@ -145,8 +145,8 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
     ``results``: find the best cards and the par results of the costly plays (and the
     round's par result), which take a little longer.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("d", seed=3)[:40])
     >>> a = analyze_deal(get_game("klaverjas").adapter("solver").deals(f)[0], results=False)

@@ -19,8 +19,8 @@ from jaslog.cli.common import DB_OPTION, STORE_PREFIX, fail, is_stored
 from jaslog.cli.games_out import CLUSTER_OPTION, Said, judged, judged_on_cluster
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, what_if_fold, what_if_head
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.fold import FileGame
-from jaslog.render import card_markup, who
+from jaslog.play.fold import FileGame
+from jaslog.play.render import card_markup, who
 
 
 def signed(v: int) -> str:

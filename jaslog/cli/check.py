@@ -9,14 +9,14 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from jaslog.audit import game_report
 from jaslog.cli.common import DB_OPTION, err_console, fail
 from jaslog.cli.games_out import CLUSTER_OPTION, Said, judged, judged_on_cluster
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, check_as
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.fold import FileGame
 from jaslog.games import get_game
-from jaslog.render import record_lines, unjudged
+from jaslog.play.audit import game_report
+from jaslog.play.fold import FileGame
+from jaslog.play.render import record_lines, unjudged
 
 
 def _team_names(seats: list[str], team: int) -> str:

@@ -23,7 +23,7 @@ from rich.progress import (
 from jaslog.engine.fold import FoldError
 from jaslog.events import Line
 from jaslog.events.logs import LogError, LogFiles, paths_problem
-from jaslog.fold import FileGame, fold_lines, start_fold
+from jaslog.play.fold import FileGame, fold_lines, start_fold
 
 if TYPE_CHECKING:
     from jaslog.events import Event

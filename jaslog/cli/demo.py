@@ -42,7 +42,7 @@ from rich.text import Text
 
 from jaslog.errors import JaslogError
 from jaslog.games.klaverjas import GAME as KLAVERJAS
-from jaslog.sim import Faults
+from jaslog.play.sim import Faults
 
 MARKER = ".jaslog-demo"
 LOG = "games.jsonl"
@@ -105,7 +105,7 @@ def prepare(folder: Path) -> None:
 
 def demo_rulesets() -> list[str]:
     """Every preset (every game can be both simulated and folded)."""
-    from jaslog.sim import simulated_rulesets
+    from jaslog.play.sim import simulated_rulesets
 
     return simulated_rulesets()
 
@@ -213,7 +213,7 @@ def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
 
 def _simulate(console: Console, res: DemoResult, rulesets: list[str], games: int,
               seed: int) -> None:
-    from jaslog.sim import DEFAULT_START, simulate, to_jsonl
+    from jaslog.play.sim import DEFAULT_START, simulate, to_jsonl
 
     _step(console, 1, "Bots play the games")
     faults = DEMO_FAULTS
@@ -306,7 +306,7 @@ def _hands_seen(store: Any, gid: str, number: int) -> bool:
 def _disputed_round(console: Console, res: DemoResult, store: Any) -> dict[str, Any] | None:
     from jaslog.cards import SUIT_NAMES, card_text
     from jaslog.games.klaverjas.rules import explain, score_round
-    from jaslog.render import describe_event, render_table
+    from jaslog.play.render import describe_event, render_table
 
     _step(console, 3, "A disputed round, replayed from the store")
     ids = [g.game for g in store.games()]
@@ -391,7 +391,7 @@ def _statistics(console: Console, res: DemoResult) -> None:
 
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
-        from jaslog.analytics import (
+        from jaslog.stats.analytics import (
             AnalyticsError,
             Dataset,
             PlotUnavailable,
@@ -400,7 +400,7 @@ def _statistics(console: Console, res: DemoResult) -> None:
             result_table_data,
         )
     except ImportError:
-        _say(console, "not available (jaslog.analytics is not installed)")
+        _say(console, "not available (jaslog.stats.analytics is not installed)")
         return
     if not (res.parquet / "current").exists():
         _say(console, "not available: there is no export to query")

@@ -2,7 +2,7 @@
 on the workers of a Dask distributed cluster (``--cluster ADDRESS``).
 
 A command gives a *judge*: a module-level function ``judge(game, *args)`` that turns one game
-as :func:`~jaslog.cli.common.read_games` gives it (a :class:`~jaslog.fold.FileGame`, or a bare
+as :func:`~jaslog.cli.common.read_games` gives it (a :class:`~jaslog.play.fold.FileGame`, or a bare
 :class:`~jaslog.engine.fold.FoldError` for a line that names no game) into a :class:`Said`.
 :func:`judged` runs it on every game of the sources in this process; :func:`judged_on_cluster`
 sends the games, partitioned by game, to the cluster's workers, which read, fold and judge
@@ -11,7 +11,7 @@ them, and gives the answers back in the order a local run gives them. Printing e
 
 From log files this process reads the lines and groups them by game (as the export does);
 from a store, a worker opens the store by its URL and reads its share of the game ids up to
-the store position this process saw first (:mod:`jaslog.cluster`).
+the store position this process saw first (:mod:`jaslog.batch.cluster`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from jaslog.cli.common import (
 )
 from jaslog.engine.fold import FoldError
 from jaslog.events.logs import LogError, LogFiles, RawLine
-from jaslog.fold import FileGame, fold_lines
+from jaslog.play.fold import FileGame, fold_lines
 
 #: The ``--cluster`` option of the commands that judge games on a cluster.
 CLUSTER_OPTION = typer.Option(None, "--cluster", metavar="ADDRESS",
@@ -89,7 +89,7 @@ def judged_on_cluster(address: str, paths: list[Path], db: str | None, label: st
     """:func:`judged`, each game folded and judged on a worker of the Dask scheduler at
     ``address``, ``chunk_games`` games to a task, in the same order; a progress bar
     (``label``) on stderr when stderr is a terminal and stdout is not."""
-    from jaslog import cluster
+    from jaslog.batch import cluster
 
     refs = [str(p) for p in paths if is_stored(p)]
     files = [p for p in paths if not is_stored(p)]
@@ -168,7 +168,7 @@ def judge_share(judge: Judge, args: tuple[Any, ...], lines: list[list[RawLine]] 
     assert stored is not None
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jaslog import cluster
+    from jaslog.batch import cluster
     from jaslog.store import StoreError
 
     url, until, ids, one = stored

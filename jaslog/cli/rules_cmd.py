@@ -11,7 +11,7 @@ import typer
 from jaslog.cli.common import console, fail, write_json_line
 from jaslog.engine.options import OptionError
 from jaslog.games import CATALOGUES, PRESETS, game_of, get_game, parse_option_text
-from jaslog.oracle import QueryError, answer
+from jaslog.play.oracle import QueryError, answer
 
 rules_app = typer.Typer(help="The rule book on demand: options, legal plays, winners, roem, "
                         "scores. `--batch` answers JSON Lines queries on stdin.",

@@ -26,7 +26,7 @@ from jaslog.cli.common import (
     write_json_line,
 )
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.fold import FileGame
+from jaslog.play.fold import FileGame
 
 DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
                   help="the store of a stored game (path or URL); default: jaslog.sqlite in "
@@ -39,7 +39,7 @@ _FILE_LIKE = re.compile(r"[/\\]|\.(jsonl|json|log|txt|ndjson)$", re.IGNORECASE)
 def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
     """The game to print: stored (an id, ``store:GAME``) or read from a log file."""
     from jaslog.events.logs import lines_of_game
-    from jaslog.fold import fold_lines
+    from jaslog.play.fold import fold_lines
 
     stored = is_stored(source) or (source != "-" and not Path(source).exists()
                                    and not _FILE_LIKE.search(source))
@@ -181,8 +181,8 @@ def sheet(
 ) -> None:
     """A game's score sheet as a club keeps it; --compare holds a paper sheet against it:
     exit 0 it agrees, 1 it differs, 2 bad input."""
-    from jaslog.audit import game_report
     from jaslog.games import get_game
+    from jaslog.play.audit import game_report
     from jaslog.sheet import SheetError, read_sheet, score_sheet
     from jaslog.sheet import compare as compare_sheet
 

@@ -29,7 +29,7 @@ def progress_bar(console: Console) -> Progress:
 
 
 def _rulesets(names: list[str]) -> list[str]:
-    from jaslog.sim import simulated_rulesets
+    from jaslog.play.sim import simulated_rulesets
 
     known = simulated_rulesets()
     if not names:
@@ -69,7 +69,7 @@ def _options(rulesets: list[str], texts: list[str]) -> dict[str, dict[str, Any]]
 
 
 def _start(text: str | None, times: bool) -> datetime | None:
-    from jaslog.sim import DEFAULT_START
+    from jaslog.play.sim import DEFAULT_START
 
     if not times:
         return None
@@ -157,8 +157,8 @@ def simulate(
     json: bool = typer.Option(False, "--json", help="the summary as one JSON object"),
 ) -> None:
     """Bots play complete games: every ruleset and option, faults on request, deterministic."""
-    from jaslog.sim import BOT_NAMES, Faults, to_jsonl
-    from jaslog.sim import simulate as run
+    from jaslog.play.sim import BOT_NAMES, Faults, to_jsonl
+    from jaslog.play.sim import simulate as run
 
     if bot not in BOT_NAMES:
         fail(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
@@ -173,7 +173,7 @@ def simulate(
     report = err if to_stdout else out
     events = run(games, rulesets, lambda rs: by_ruleset[rs] or None, seed=seed, prefix=prefix,
                  bot=bot, faults=faults, start=_start(start, times), first=first)
-    from jaslog.sim import ResultStats
+    from jaslog.play.sim import ResultStats
 
     tally = ResultStats() if stats else None
     counts = {"games": 0, "events": 0}

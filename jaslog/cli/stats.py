@@ -66,8 +66,8 @@ def _errors() -> Iterator[None]:
     """Export, store and database errors as ``jaslog: ...`` (exit 2), never a traceback."""
     from sqlalchemy.exc import SQLAlchemyError
 
-    from jaslog.analytics import AnalyticsError
     from jaslog.export import ExportError
+    from jaslog.stats.analytics import AnalyticsError
     from jaslog.store import StoreError
 
     try:
@@ -233,7 +233,7 @@ def _find_question(qs: dict[str, Any], name: str) -> Any:
 
 
 def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
-    from jaslog.analytics import result_table_data
+    from jaslog.stats.analytics import result_table_data
 
     cols, rows = result_table_data(res)
     numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool) for r in res.rows)
@@ -288,8 +288,8 @@ def stats(
 ) -> None:
     """Answer a question about how people play, over the Parquet export (exporting new games
     from the store first when the export is behind)."""
-    from jaslog.analytics import Dataset, check_plot_path, questions
-    from jaslog.analytics import plot as draw
+    from jaslog.stats.analytics import Dataset, check_plot_path, questions
+    from jaslog.stats.analytics import plot as draw
 
     if json and csv:
         fail("--json and --csv exclude each other")
@@ -348,8 +348,8 @@ def sql(
 ) -> None:
     """Run one SQL query over the export's views (named after the tables); statements that
     change something (DROP, CREATE, COPY, SET...) are refused."""
-    from jaslog.analytics import Dataset, check_plot_path, check_query
-    from jaslog.analytics import plot as draw
+    from jaslog.stats.analytics import Dataset, check_plot_path, check_query
+    from jaslog.stats.analytics import plot as draw
 
     if json and csv:
         fail("--json and --csv exclude each other")

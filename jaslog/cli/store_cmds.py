@@ -502,10 +502,10 @@ def show(
 ) -> None:
     """A stored game: header, score, violations, the score sheet (every round, every ruling,
     running totals), what was retracted, the table now, and its certificate."""
-    from jaslog.audit import game_report
     from jaslog.cli.check import standing
     from jaslog.engine.fold import FoldError
-    from jaslog.render import record_lines, render_table
+    from jaslog.play.audit import game_report
+    from jaslog.play.render import record_lines, render_table
 
     with opened(db, create=False) as store:
         head = store.head(game)
@@ -583,7 +583,7 @@ def dump(
         signed = store.signatures(game) if signatures is not None else []
         cert = store.head(game).certificate if shared else None
     if shared:
-        from jaslog.share import NotShareable, shared_log
+        from jaslog.play.share import NotShareable, shared_log
 
         try:
             events = shared_log(events, seat=seat, public=public, certificate=cert)

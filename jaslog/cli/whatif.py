@@ -1,6 +1,6 @@
 """What-if in the terminal: ``check --as``, ``replay --as`` and ``analyze --as`` (with ``-o``).
 
-The comparison itself is :mod:`jaslog.whatif`; this module only prints it: the options that
+The comparison itself is :mod:`jaslog.play.whatif`; this module only prints it: the options that
 differ, each event whose verdict changes (as recorded → as if), each round whose result or
 score changes, the standing of both, and the first refusal where the comparison stops.
 """
@@ -17,7 +17,7 @@ from rich.markup import escape
 from jaslog.cli.common import console, fail, read_games, write_json_line
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Line
-from jaslog.whatif import WhatIf, WhatIfError, what_if
+from jaslog.play.whatif import WhatIf, WhatIfError, what_if
 
 AS_OPTION = typer.Option(None, "--as", metavar="PRESET",
                          help="what-if: refold the game under this preset of its game (the log "
@@ -64,7 +64,7 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
     one only), the standing, and the first refusal.
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> w = what_if([event_from_dict(e) for e in simulate_game("d", seed=1)[:40]], "rotterdam")
     >>> what_if_lines(w)[0], what_if_lines(w)[-1]
     ('    options differ: play amsterdam → rotterdam', '    as if:       not finished, 162–0')
@@ -244,7 +244,7 @@ def what_if_head(w: WhatIf) -> list[str]:
     differ, and where the what-if rules refused an event.
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> evs = [event_from_dict(e) for e in simulate_game("d", seed=1)[:40]]
     >>> for line in what_if_head(what_if(evs, None, ["pit_bonus=50"])):
     ...     print(line)

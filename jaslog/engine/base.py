@@ -212,7 +212,7 @@ class RestClaim:
 
 #: Judges a claim of the rest with the hands known: ``judge(state, round, seat)`` is True when
 #: the claimer's side takes every trick still to play against every defence. The rules know
-#: no solver: the fold is given one (:mod:`jaslog.fold` passes the game's ``solver`` adapter's).
+#: no solver: the fold is given one (:mod:`jaslog.play.fold` passes the game's ``solver`` adapter's).
 ClaimJudge = Callable[[Any, Any, int], bool]
 
 

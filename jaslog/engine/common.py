@@ -93,7 +93,7 @@ def tricks_view(tricks: Iterable[T], winner: Callable[[T], int]) -> list[dict[st
 
 
 def violation_dict(v: Violation) -> dict[str, Any]:
-    """A violation as the reports write it (the same keys as :mod:`jaslog.audit`)."""
+    """A violation as the reports write it (the same keys as :mod:`jaslog.play.audit`)."""
     return {"seq": v.seq, "round": v.round, "trick": v.trick, "seat": v.seat,
             "card": CARD_TEXT[v.card] if v.card is not None else None, "rule": v.rule,
             "message": v.message}

@@ -3,7 +3,7 @@
 irregularities, the timeouts, and the events a correction retracted (rule book 9.1).
 
 These read the fold, not the game's rules, so they are the same for every game;
-:func:`jaslog.audit.game_report` adds them to the game's report, the viewer and the
+:func:`jaslog.play.audit.game_report` adds them to the game's report, the viewer and the
 terminal show them.
 """
 
@@ -41,8 +41,8 @@ def event_rounds(fold: GameFold) -> list[int]:
     An opener a later correction retracted still opened its round for the events recorded
     before that correction.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("v", seed=3)[:12])
     >>> event_rounds(f)[:3]

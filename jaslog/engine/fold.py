@@ -150,7 +150,7 @@ class GameFold:
         self.irregularities: list[tuple[int, Irregularity]] = []
         self.timeouts: list[tuple[int, Timeout]] = []
         #: judges a claim of the rest with the hands known (the game's solver, given by
-        #: :func:`jaslog.fold.start_fold`); None leaves every claim standing as recorded
+        #: :func:`jaslog.play.fold.start_fold`); None leaves every claim standing as recorded
         self.claim_judge: ClaimJudge | None = None
         self.state: Any = self.initial(started)
         # the class's table of plain functions, not bound methods: a fold is no reference
@@ -169,8 +169,8 @@ class GameFold:
         """A fold that goes on apart from this one (a recorder tries an event on a copy):
         its state copied deeply, its events shared, since they never change.
 
-        >>> from jaslog.sim import simulate_game
-        >>> from jaslog.fold import fold
+        >>> from jaslog.play.sim import simulate_game
+        >>> from jaslog.play.fold import fold
         >>> from jaslog.events import event_from_dict
         >>> f = fold(event_from_dict(e) for e in simulate_game("c", seed=3)[:9])
         >>> g = copy.deepcopy(f)

@@ -9,7 +9,7 @@ byte for byte those of a local run.
 From a store, a worker opens the store itself by its URL (once per worker process) and reads
 its chunk's games up to the export's cursor. From log files, this process reads the lines
 game by game and sends each chunk's lines to the cluster. Connecting, the order of the
-chunks and what the workers need are :mod:`jaslog.cluster`'s.
+chunks and what the workers need are :mod:`jaslog.batch.cluster`'s.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from jaslog import cluster
+from jaslog.batch import cluster
 from jaslog.export.dataset import Chunk, ExportError, build_chunks
 
 if TYPE_CHECKING:

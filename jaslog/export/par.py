@@ -38,8 +38,8 @@ def game_par(fold: GameFold) -> GamePar:
     """The analysis columns of a folded game: every round whose hands are known solved from
     its first card, with the loss of each of its plays.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("p", "klaberjass-2p", seed=3)[:40])
     >>> gp = game_par(f)   # round 1 was annulled (no maker: no par), round 3 is under way

@@ -25,8 +25,8 @@ from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
 from jaslog.export.par import GamePar, game_par
-from jaslog.fold import start_fold
 from jaslog.games import get_game
+from jaslog.play.fold import start_fold
 
 #: A chunk's rows for one partition: table name -> its columns.
 Rows = dict[str, Columns]

@@ -145,7 +145,7 @@ class RecorderBase:
     refusals of its rules (the game's subclass of :class:`jaslog.record.core.Recorder` knows
     its words)."""
 
-    #: the game this recorder is for (a key of :data:`jaslog.fold.FOLDS`)
+    #: the game this recorder is for (a key of :data:`jaslog.play.fold.FOLDS`)
     game_name: ClassVar[str] = ""
     #: what a round is called at this table (Klaberjass and Kloepper say "deal")
     round_word: ClassVar[str] = "round"

@@ -27,6 +27,7 @@ from jaslog.cards import CARD_TEXT, CardError, hand_text, parse_card
 from jaslog.engine.fold import FoldError
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
+from jaslog.play.render import describe_event, render_table
 from jaslog.record.base import (
     CLAIM_WORDS,
     COMMON_HELP,
@@ -44,7 +45,6 @@ from jaslog.record.base import (
 )
 from jaslog.record.hands import HandEntry
 from jaslog.record.repairs import TableRepairs
-from jaslog.render import describe_event, render_table
 from jaslog.store import ConflictError, RejectedError, StoreError
 
 __all__ = ["UNSEEN", "Ask", "Batch", "InputError", "Outcome", "Recorder", "Show", "dash",

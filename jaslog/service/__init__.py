@@ -1,7 +1,7 @@
 """The jaslog service: HTTP API for live recording, per-seat views, tournaments, replays.
 
 ``jaslog serve`` runs :func:`create_app` under uvicorn. The layers it uses: the store for
-every read and write of games, :mod:`jaslog.views` for what each token may see, the audit
+every read and write of games, :mod:`jaslog.play.views` for what each token may see, the audit
 and the oracle for answers; its own tables hold tokens and tournaments.
 """
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from jaslog.engine.options import OptionError
 from jaslog.games import CATALOGUES, PRESETS, game_of, resolve
-from jaslog.oracle import QueryError, answer
+from jaslog.play.oracle import QueryError, answer
 from jaslog.service.auth import ROLES, Principal, TokenError
 from jaslog.service.core import Service
 from jaslog.service.deps import (

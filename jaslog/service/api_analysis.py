@@ -16,11 +16,11 @@ from fastapi import APIRouter, Depends, Query
 
 from jaslog.analysis import core_name
 from jaslog.analysis.rounds import analyze_fold
+from jaslog.play.views import Sight, Timeline
 from jaslog.service.api_games import GamePath, _read, view_name
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, principal, responses, service
-from jaslog.views import Sight, Timeline
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -35,9 +35,9 @@ def hidden_why(tl: Timeline, s: Sight, n: int) -> str | None:
     """Why ``s`` may not see the analysis of round ``n`` (None: it may): it names every
     hand, so it is shown as the hands are.
 
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.views import timeline
+    >>> from jaslog.play.views import timeline
     >>> tl = timeline(event_from_dict(e) for e in simulate_game("h", seed=3)[:12])
     >>> hidden_why(tl, Sight(), 1) is None
     True

@@ -18,6 +18,16 @@ from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
 from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
+from jaslog.play.views import (
+    NotVisible,
+    Sight,
+    Timeline,
+    frames,
+    report,
+    state_at,
+    visible_events,
+)
+from jaslog.play.whatif import WhatIfError, what_if_view
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
@@ -32,16 +42,6 @@ from jaslog.service.deps import (
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
-from jaslog.views import (
-    NotVisible,
-    Sight,
-    Timeline,
-    frames,
-    report,
-    state_at,
-    visible_events,
-)
-from jaslog.whatif import WhatIfError, what_if_view
 
 router = APIRouter(prefix="/api", tags=["games"])
 

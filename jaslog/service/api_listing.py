@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import Field
 
+from jaslog.play.views import NotVisible, report
 from jaslog.service.api_games import GameOut, game_out, view_name
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
@@ -21,7 +22,6 @@ from jaslog.service.deps import ApiError, api_words, principal, responses, servi
 from jaslog.store import StoreError
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.queries import cursor_pos, page_cursor
-from jaslog.views import NotVisible, report
 
 router = APIRouter(prefix="/api", tags=["games"])
 

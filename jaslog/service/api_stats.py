@@ -6,7 +6,7 @@ not export new games itself (``jaslog export DIR`` does, by hand or from a timer
 or a referee's answers count every game of the export, as ``jaslog stats QUESTION --json``
 does; any other token's count what the public may see, as ``jaslog stats QUESTION --public
 --json`` does: finished games, without the rounds that ended with cards unplayed (their hands
-stay secret) (:class:`jaslog.analytics.Dataset`).
+stay secret) (:class:`jaslog.stats.analytics.Dataset`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import orjson
 from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from pydantic import BaseModel, Field
 
-from jaslog.analytics import AnalyticsError, Dataset, Question, questions
 from jaslog.export import ExportError, load_manifest
 from jaslog.service.auth import Principal
 from jaslog.service.deps import ApiError, named, principal, responses
+from jaslog.stats.analytics import AnalyticsError, Dataset, Question, questions
 
 router = APIRouter(prefix="/api", tags=["statistics"])
 

@@ -41,9 +41,9 @@ from sqlalchemy import Engine, bindparam, func, insert, select
 
 from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
+from jaslog.play.views import FULL, PUBLIC, Sight
 from jaslog.service import db
 from jaslog.store.clock import Clock, parse_stamp, stamp, system_clock
-from jaslog.views import FULL, PUBLIC, Sight
 
 ROLES = ("admin", "referee", "scorer", "player", "public")
 TABLE_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"

@@ -1,7 +1,7 @@
 """The service's engine room: a pool of stores, the folded games, and who is waiting for news.
 
 Everything about games goes through :mod:`jaslog.store` (append, events, head, games) and
-:mod:`jaslog.views` (what a sight may see); nothing here writes SQL against the events.
+:mod:`jaslog.play.views` (what a sight may see); nothing here writes SQL against the events.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jaslog.audit import violation_dict
 from jaslog.engine.fold import FoldError
 from jaslog.events import Event, EventError, GameStarted, event_from_dict
+from jaslog.play.audit import violation_dict
+from jaslog.play.views import Sight, Timeline, timeline
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
@@ -27,7 +28,6 @@ from jaslog.store.appending import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
 from jaslog.store.foldcache import FoldCache, cache_events
-from jaslog.views import Sight, Timeline, timeline
 
 
 class StorePool:

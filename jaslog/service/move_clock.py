@@ -112,7 +112,7 @@ def autoplay_event(fold: GameFold, kind: str, seat: int) -> dict[str, Any] | Non
     turn is never made up.
 
     >>> from jaslog.events import parse_event
-    >>> from jaslog.fold import start_fold
+    >>> from jaslog.play.fold import start_fold
     >>> f = start_fold(parse_event('{"game":"g","seq":0,"type":"game_started",'
     ...     '"ruleset":"amsterdam","seats":["a","b","c","d"],"dealer":3}'))
     >>> f.apply(parse_event('{"game":"g","seq":1,"type":"dealt"}'))

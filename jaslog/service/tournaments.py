@@ -45,6 +45,7 @@ from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
+from jaslog.play.views import FULL, report, visible_events
 from jaslog.service import db
 from jaslog.service.auth import Principal, TokenError, TokenInfo, now
 from jaslog.service.core import Service
@@ -52,7 +53,6 @@ from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock
 from jaslog.service.timing import move_times
 from jaslog.store import ConflictError, NoSuchGame
 from jaslog.store.clock import Clock, stamp
-from jaslog.views import FULL, report, visible_events
 
 DEFAULT_RULESET = "klaverjas-online-501"
 DEFAULT_OPTIONS: dict[str, Any] = {"game_end": {"type": "target", "points": 1001}}
@@ -133,7 +133,7 @@ def forfeit_score(fold: GameFold, seat: int) -> list[int]:
     for the other side all the card points of a round (Klaverjas: 162), within what one round
     can score (:meth:`~jaslog.engine.base.RoundBook.most_round_score`).
 
-    >>> from jaslog.fold import start_fold
+    >>> from jaslog.play.fold import start_fold
     >>> from jaslog.events import parse_event
     >>> f = start_fold(parse_event('{"game":"g","seq":0,"type":"game_started",'
     ...     '"ruleset":"amsterdam","seats":["a","b","c","d"],"dealer":0}'))

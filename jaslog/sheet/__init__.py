@@ -1,6 +1,6 @@
 """The club's score sheet of a game, and a paper sheet held against it.
 
-:func:`score_sheet` projects a folded game and its report (:func:`jaslog.audit.game_report`)
+:func:`score_sheet` projects a folded game and its report (:func:`jaslog.play.audit.game_report`)
 onto the sheet a club keeps: a row per round with the dealer, the playing side, each
 side's score that counts, its roem, the running totals and the marks (ruled, score only,
 superseded rulings). :func:`read_sheet` reads a sheet typed from paper (CSV: round, a score

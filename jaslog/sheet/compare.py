@@ -263,9 +263,9 @@ def compare(sheet: dict[str, Any], lines: list[SheetLine],
     that carry it are ``total_carried``. A round that scored nothing and is not on the sheet
     is a note, not a difference.
 
-    >>> from jaslog.audit import game_report
+    >>> from jaslog.play.audit import game_report
     >>> from jaslog.sheet.rows import score_sheet
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in [
     ...     {"game": "g", "seq": 0, "type": "game_started", "ruleset": "amsterdam",

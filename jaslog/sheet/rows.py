@@ -28,7 +28,7 @@ def side_names(fold: GameFold) -> list[str]:
     """Who each side of the sheet is: the two partnerships (``ann & cor``) where the game
     scores by team, else each seat's player.
 
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> side_names(fold([event_from_dict({"game": "g", "seq": 0, "type": "game_started",
     ...     "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"], "dealer": 0})]))
@@ -111,7 +111,7 @@ def _marks(row: dict[str, Any]) -> list[str]:
 
 def _sheet_rows(fold: GameFold, report: dict[str, Any]) -> list[dict[str, Any]]:
     """The sheet's rows (:data:`ROW_KEYS`), one per round of ``report`` (the game's
-    :func:`jaslog.audit.game_report`): ``score`` as played, ``final`` what counts, ``roem``
+    :func:`jaslog.play.audit.game_report`): ``score`` as played, ``final`` what counts, ``roem``
     the roem inside each side's played score and ``roem_held`` the roem each side held (None
     where unknown, or in a game without roem), ``playing`` the sides whose contract it was,
     ``totals`` running, ``marks`` in words."""
@@ -150,9 +150,9 @@ def score_sheet(fold: GameFold, report: dict[str, Any]) -> dict[str, Any]:
     ``players``), ``sides`` (who each is), ``rows`` (:func:`_sheet_rows`), and the report's
     ``totals``, ``finished`` and ``winner``.
 
-    >>> from jaslog.audit import game_report
-    >>> from jaslog.fold import fold
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.audit import game_report
+    >>> from jaslog.play.fold import fold
+    >>> from jaslog.play.sim import simulate_game
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("v", seed=3))
     >>> s = score_sheet(f, game_report("v", f))

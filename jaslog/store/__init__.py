@@ -15,7 +15,7 @@ One contract, two backends (through sqlmodel / SQLAlchemy core):
 * **versioned**: each row keeps the format version it was written in; reading upcasts.
 
 >>> import tempfile, os
->>> from jaslog.sim import simulate_game
+>>> from jaslog.play.sim import simulate_game
 >>> s = open_store(os.path.join(tempfile.mkdtemp(), "doc.sqlite"))
 >>> events = simulate_game("doc-1", seed=1)
 >>> s.append("doc-1", events[:10]).head.next_seq

@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
 from jaslog.events.limits import MAX_LINE, event_problem, too_long
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
 from jaslog.store.codec import (
@@ -225,7 +225,7 @@ class Appending(Signing):
         itself (:class:`jaslog.store.engine.DatabaseError`) ends the group: nothing of it is
         written.
 
-        >>> from jaslog.sim import simulate_game
+        >>> from jaslog.play.sim import simulate_game
         >>> from jaslog.store import open_store
         >>> s = open_store("sqlite://")
         >>> evs = simulate_game("g", "amsterdam", seed=1)

@@ -38,8 +38,8 @@ from jaslog.events import (
 )
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.events.limits import too_long
-from jaslog.fold import start_fold
 from jaslog.notation import ViewLine
+from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.results import PLAYING, Standing, note_results, standing
@@ -58,7 +58,7 @@ def _collector_paused() -> Iterator[None]:
 
     An import makes millions of short-lived objects (events, rows, states) that the collector
     would otherwise scan again and again, for nothing: they hold no reference cycles (a fold
-    holds none, see :class:`jaslog.fold.GameFold`), so reference counting frees them. The
+    holds none, see :class:`jaslog.play.fold.GameFold`), so reference counting frees them. The
     periodic collection of the young generations is a safety net that stays cheap: it never
     scans what survived an earlier one.
     """

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection, Engine
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event
 from jaslog.events.fast import fast_play
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import VERSION, UnreadableEvent, decode, parse_time
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS

@@ -23,7 +23,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Select
 
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store.queries import winning_players
 from jaslog.store.schema import GAME_RESULTS, GAME_WINNERS, GAMES, PLAYERS
 
@@ -44,8 +44,8 @@ PLAYING = Standing(False, None, ())
 def standing(fold: GameFold) -> Standing:
     """Where the folded game stands.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> evs = [event_from_dict(e) for e in simulate_game("s", "klaberjass-2p", seed=3)]
     >>> standing(fold(evs[:40])), standing(fold(evs)).finished

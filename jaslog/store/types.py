@@ -35,7 +35,7 @@ class ConflictError(StoreError):
 class RejectedError(StoreError):
     """A batch refused by validation (an integrity error, or a bad event); nothing was written.
 
-    ``fold_error`` is the located :class:`jaslog.fold.FoldError` when the fold refused it.
+    ``fold_error`` is the located :class:`jaslog.play.fold.FoldError` when the fold refused it.
     """
 
     def __init__(self, message: str, *, game: str | None = None, seq: int | None = None,

@@ -33,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.engine.fold import FoldError
 from jaslog.events import Event
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store.codec import as_bytes, decode, link, norm_id
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES, VERIFIED_HEADS
 from jaslog.store.signing import (

@@ -20,9 +20,9 @@ from jaslog.analysis.rounds import MISTAKE, analyze_deal, analyze_fold
 from jaslog.cards import card_text
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
 from jaslog.games import get_game
-from jaslog.sim import simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 
 GAMES: list[tuple[str, dict[str, Any] | None]] = [
     ("amsterdam", {"roem.claim_mode": "auto"}),
@@ -144,7 +144,7 @@ def test_a_blunder_turns_the_result() -> None:
 
 
 def test_a_revoke_is_marked_and_never_gains() -> None:
-    from jaslog.sim import Faults
+    from jaslog.play.sim import Faults
 
     events = simulate_game("r", "amsterdam", {"revoke": "ignore", "roem.claim_mode": "auto"}, seed=4,
                            faults=Faults(revoke_rate=0.2))

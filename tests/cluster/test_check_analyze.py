@@ -111,7 +111,7 @@ def _closed_port() -> int:
 def test_no_scheduler_at_the_address_is_said_in_a_sentence(
         tmp_path: Path, games: list[list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch
         ) -> None:
-    from jaslog import cluster as on_cluster
+    from jaslog.batch import cluster as on_cluster
 
     monkeypatch.setattr(on_cluster, "CONNECT_SECONDS", 1)
     log = tmp_path / "games.jsonl"

@@ -12,7 +12,7 @@ import pytest
 
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_games
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.sim import Faults, simulate_game
 from tests.store.conftest import pg_server, pg_url, store_url  # noqa: F401  (SQLite and PostgreSQL stores)
 
 FAULTS = Faults(revoke_rate=0.02, false_roem_rate=0.06, no_hands_rate=0.15)

@@ -13,8 +13,8 @@ from typing import Any
 
 from jaslog.cards import SUIT_LETTERS
 from jaslog.events import Event, event_from_dict
-from jaslog.fold import fold, start_fold
-from jaslog.sim import simulate_game
+from jaslog.play.fold import fold, start_fold
+from jaslog.play.sim import simulate_game
 
 
 @dataclass

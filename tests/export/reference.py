@@ -1,7 +1,7 @@
 """The statistics computed independently in Python, by folding the same games.
 
-Nothing here reads the export or runs SQL: each game is folded (``jaslog.fold.fold``) and
-read through its audit report (``jaslog.audit.game_report``: the projection ``check --json``
+Nothing here reads the export or runs SQL: each game is folded (``jaslog.play.fold.fold``) and
+read through its audit report (``jaslog.play.audit.game_report``: the projection ``check --json``
 prints), the events themselves, and the rules' own functions (roem_parts, score_round).
 
 A round recorded by its score alone (rule book 9.1, decision 11) holds only what its sheet
@@ -16,11 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaslog.audit import game_report
 from jaslog.cards import KING, QUEEN, SUIT_LETTERS, card, parse_card
 from jaslog.events import Event
-from jaslog.fold import fold
 from jaslog.games.klaverjas.rules import RoemRules, ScoreRules, roem_parts, score_round
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
 
 SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 POSITION = {1: "1 forehand", 2: "2 second", 3: "3 third", 4: "4 dealer"}

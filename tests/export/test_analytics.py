@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from jaslog.analytics import AnalyticsError, Dataset, Result, parse_question, questions
 from jaslog.events import Event
+from jaslog.stats.analytics import AnalyticsError, Dataset, Result, parse_question, questions
 from tests.export import reference as ref
 
 #: For each question: the columns that identify a row besides the dimension, and where the

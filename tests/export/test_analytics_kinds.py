@@ -18,15 +18,15 @@ from typing import Any
 
 import pytest
 
-from jaslog.analytics import Dataset, questions
-from jaslog.audit import game_report
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_store
-from jaslog.fold import fold
 from jaslog.games.klaberjass import export as klaberjass
 from jaslog.games.klaverjas import export as klaverjas
 from jaslog.games.kloepper import export as kloepper
-from jaslog.sim import DEFAULT_START, Faults, simulate
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import DEFAULT_START, Faults, simulate
+from jaslog.stats.analytics import Dataset, questions
 from jaslog.store import open_store
 from tests.export import reference as ref
 from tests.export import test_analytics as checks

@@ -14,10 +14,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from jaslog.analytics import AnalyticsError, Dataset, questions
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_games, load_manifest
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.stats.analytics import AnalyticsError, Dataset, questions
 from tests.export import reference as ref
 from tests.export.real_table import real_table
 from tests.export.test_analytics import KEYS, assert_same, keyed

@@ -67,7 +67,7 @@ def test_log_files_exported_on_the_cluster_from_the_command_line(
 
 def test_no_scheduler_at_the_address_is_said_in_a_sentence(
         tmp_path: Path, corpus: list[list[Event]], monkeypatch: pytest.MonkeyPatch) -> None:
-    from jaslog import cluster as on_cluster
+    from jaslog.batch import cluster as on_cluster
 
     monkeypatch.setattr(on_cluster, "CONNECT_SECONDS", 1)
     log = tmp_path / "games.jsonl"

@@ -12,12 +12,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from jaslog.analytics import questions
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_games
 from jaslog.export.schema import COLUMNS
-from jaslog.fold import fold
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.stats.analytics import questions
 
 
 def _doc(table: str, column: str) -> str:

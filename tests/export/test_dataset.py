@@ -18,7 +18,6 @@ import orjson
 import pyarrow.parquet as pq
 import pytest
 
-from jaslog.analytics import Dataset
 from jaslog.events import Event
 from jaslog.export import (
     TABLES,
@@ -32,7 +31,8 @@ from jaslog.export import (
     verify_dataset,
 )
 from jaslog.export.sources import store_status
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
+from jaslog.stats.analytics import Dataset
 from jaslog.store import open_store
 from tests.conftest import ROOT
 from tests.export.conftest import FAULTS, iter_games, to_events
@@ -246,7 +246,7 @@ MEMORY_PROBE = """
 import os, sys
 from jaslog.events import event_from_dict
 from jaslog.export import export_games
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 
 n, out = int(sys.argv[1]), sys.argv[2]
 pool = [[event_from_dict(e) for e in simulate_game(f"p{i}", seed=i)] for i in range(4)]

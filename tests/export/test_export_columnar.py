@@ -30,7 +30,7 @@ from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, canonical_json, parse_event
 from jaslog.export import export_store
 from jaslog.export.schema import SCHEMAS
-from jaslog.sim import DEFAULT_START, Faults, simulate, to_jsonl
+from jaslog.play.sim import DEFAULT_START, Faults, simulate, to_jsonl
 from jaslog.store import open_store
 
 FAULTS = Faults(revoke_rate=0.02, false_roem_rate=0.06, no_hands_rate=0.15, claim_rate=0.004)

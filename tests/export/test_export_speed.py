@@ -24,9 +24,9 @@ from jaslog.engine.facts import event_rounds
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export import TABLES, export_games, load_manifest
-from jaslog.fold import start_fold
 from jaslog.games.kloepper.rules import known_sides, points
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import start_fold
+from jaslog.play.sim import Faults, simulate_game
 from tests.export.real_table import real_table
 
 OTHERS = [("klaberjass-2p", None), ("klaberjass-2p", {"tie_mode": "carry_over"}), ("kloepper", None)]

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from jaslog.analytics import run_question
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_games
-from jaslog.fold import fold
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.stats.analytics import run_question
 
 FAULTS = Faults(revoke_rate=0.05)
 

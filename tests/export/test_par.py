@@ -20,15 +20,15 @@ import duckdb
 import orjson
 import pytest
 
-from jaslog import cluster as on_cluster
 from jaslog.analysis.rounds import RoundAnalysis, analyze_fold
-from jaslog.analytics import Dataset, questions
+from jaslog.batch import cluster as on_cluster
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_files, export_games, export_store, load_manifest, store_status
 from jaslog.export.cluster import build_file_chunk, build_store_chunk
-from jaslog.fold import fold
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.stats.analytics import Dataset, questions
 from jaslog.store import open_store
 from tests.export.real_table import real_table
 from tests.export.test_cli import run, write_log

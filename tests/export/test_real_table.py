@@ -15,7 +15,7 @@ from jaslog.engine.facts import event_rounds, round_facts
 from jaslog.events import Event, canonical_json
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.export import TABLES, export_games, load_manifest
-from jaslog.fold import fold
+from jaslog.play.fold import fold
 from tests.export.real_table import RealTable, real_table
 
 #: (game id, ruleset, seed, what the sheet of the score-only round writes: None for all)

@@ -11,12 +11,12 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.events import Event, Play, canonical_json, event_from_dict
 from jaslog.export import SCHEMAS, TABLES, arrow_schema_docs, export_games, load_manifest
-from jaslog.fold import fold
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 from jaslog.schemas import ROOT, render
-from jaslog.sim import simulate_game
 
 
 def read(dataset: Path, table: str, sql: str = "SELECT * FROM t") -> list[dict[str, Any]]:
@@ -185,7 +185,7 @@ def test_an_invalid_log_is_exported_as_far_as_it_folds(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("table", TABLES)
 def test_views_exist_even_for_empty_tables(tmp_path: Path, table: str) -> None:
-    from jaslog.analytics import Dataset
+    from jaslog.stats.analytics import Dataset
 
     export_games([[event_from_dict(e) for e in simulate_game("clean", seed=5)]], tmp_path)
     with Dataset(tmp_path) as d:

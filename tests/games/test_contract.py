@@ -42,7 +42,6 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from jaslog.audit import REPORT_KEYS, game_report
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.game import ADAPTERS, Game, NoAdapter
@@ -50,14 +49,15 @@ from jaslog.events import Event, event_from_dict
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import TABLES
-from jaslog.fold import fold, start_fold
 from jaslog.games import GAMES, PRESETS, game_of, get_game
-from jaslog.oracle import GAME_OPS, OPS, SOLVE, QueryError, answer
+from jaslog.play.audit import REPORT_KEYS, game_report
+from jaslog.play.fold import fold, start_fold
+from jaslog.play.oracle import GAME_OPS, OPS, SOLVE, QueryError, answer
+from jaslog.play.render import card_markup, hand_markup, render_table
+from jaslog.play.sim import BOT_NAMES, Faults, simulate_game
+from jaslog.play.views import Sight, Timeline, frames, report, state_at, timeline, visible_events
 from jaslog.record import Recorder, open_recorder, run
-from jaslog.render import card_markup, hand_markup, render_table
-from jaslog.sim import BOT_NAMES, Faults, simulate_game
 from jaslog.store import open_store
-from jaslog.views import Sight, Timeline, frames, report, state_at, timeline, visible_events
 
 GAME_LIST = list(GAMES.values())
 #: the faults every simulated game of the contract carries
@@ -492,7 +492,7 @@ def swaps_hidden_from(name: str, n: int, seat: int | None, most: int) -> list[Sw
 
 
 def seen(tl: Timeline, sight: Sight) -> dict[str, str]:
-    """Everything ``sight`` is given of the game (:mod:`jaslog.views`), as sorted JSON."""
+    """Everything ``sight`` is given of the game (:mod:`jaslog.play.views`), as sorted JSON."""
     return {
         "frames": json.dumps(frames(tl, sight), sort_keys=True),
         "state_at": json.dumps(state_at(tl, None, sight), sort_keys=True),

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from jaslog.audit import REPORT_KEYS, game_report
 from jaslog.engine.fold import FoldError
 from jaslog.events import Event, event_from_dict
-from jaslog.fold import fold
 from jaslog.games import GAMES, get_game
-from jaslog.render import describe_event, record_lines, render_table
-from jaslog.sim import simulate_game
+from jaslog.play.audit import REPORT_KEYS, game_report
+from jaslog.play.fold import fold
+from jaslog.play.render import describe_event, record_lines, render_table
+from jaslog.play.sim import simulate_game
 
 RULESETS = {name: next(iter(g.presets)) for name, g in GAMES.items()}
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from jaslog.events import Event, canonical_json, event_from_dict, read_lines
 from jaslog.notation import write_game
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.sim import Faults, simulate_game
 
 #: Faults real records hold: revokes, false roem, rounds without hands.
 FAULTY = Faults(revoke_rate=0.01, false_roem_rate=0.03, no_hands_rate=0.15)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from jaslog.events import EVENT_MODELS, RULESETS, EventError, canonical_json, event_from_dict, parse_event
 from jaslog.notation import TextView, ViewLine, read_games, write_game, write_games
 from jaslog.notation.syntax import ENVELOPE, FIELDS
-from jaslog.sim import simulated_rulesets
+from jaslog.play.sim import simulated_rulesets
 from tests.examples import examples
 from tests.export.real_table import real_table
 from tests.notation.helpers import assert_round_trips, read_text, simulated, text_lines

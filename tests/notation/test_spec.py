@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
 from jaslog.notation import read_games, write_game
+from jaslog.play.fold import fold
 
 SPEC = Path(__file__).resolve().parents[2] / "docs" / "notation.md"
 BLOCKS = re.findall(r"```(jaslog|text)\n(.*?)```", SPEC.read_text(), re.S)

@@ -10,11 +10,11 @@ from typing import Any, Self
 
 import orjson
 
-from jaslog.audit import game_report
 from jaslog.cards import parse_card, parse_hand
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
 
 SEATS = ["ann", "bob", "cor", "dirk"]
 

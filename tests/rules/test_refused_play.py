@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games import resolve
 from jaslog.games.klaverjas.rules import KlaverjasGame
+from jaslog.play.audit import game_report
+from jaslog.play.fold import start_fold
 
 from .logs import DEAL_M, TRICKS_M_REVOKE, Log, c, cards, masks, round_m
 

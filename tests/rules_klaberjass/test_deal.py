@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from jaslog.audit import REPORT_KEYS
 from jaslog.engine.fold import FoldError
+from jaslog.play.audit import REPORT_KEYS
 
 from .logs import POINTS_K, WINNERS_K, Log, deal_k, words
 

@@ -8,7 +8,7 @@ import pytest
 
 from jaslog.cards import HEARTS
 from jaslog.games.klaberjass.rules import Bidding
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 
 from .logs import Log
 
@@ -82,9 +82,9 @@ def test_bidding_says_whether_the_turn_up_was_accepted(calls: list[tuple[int, st
 def test_the_simulator_exchanges_no_dix_after_round_2(seed: int) -> None:
     """These seeds name the turn-up's suit in round 2 (option second_round_any_suit): the
     simulated game must still fold without a violation."""
-    from jaslog.audit import game_report
     from jaslog.events import event_from_dict
-    from jaslog.fold import fold
+    from jaslog.play.audit import game_report
+    from jaslog.play.fold import fold
 
     options = {"schmeiss_enabled": False, "second_round_any_suit": True}
     events = simulate_game(f"s{seed}", "klaberjass-2p", options, seed=seed, bot="random")

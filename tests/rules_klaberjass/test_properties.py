@@ -10,13 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaslog.audit import game_report
 from jaslog.cards import CARD_TEXT, card_points, cards_of
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import fold, start_fold
 from jaslog.games.klaberjass.rules import ScoreRules, score_deal
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold, start_fold
+from jaslog.play.sim import Faults, simulate_game
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 OPTIONS = st.sampled_from([None, {"must_head_plain_lead": True}, {"tie_mode": "carry_over"},

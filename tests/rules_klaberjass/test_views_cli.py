@@ -10,10 +10,10 @@ from typing import Any
 import orjson
 import pytest
 
-from jaslog.audit import REPORT_KEYS
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games.klaberjass.view import seat_view
+from jaslog.play.audit import REPORT_KEYS
+from jaslog.play.fold import start_fold
 from tests.cli import jaslog as jaslog_here
 
 from .logs import Log, deal_k, stock_k

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from jaslog.audit import REPORT_KEYS
 from jaslog.engine.fold import FoldError
+from jaslog.play.audit import REPORT_KEYS
 
 from .logs import HANDS_C, HANDS_P, POINTS_P, TRICKS_P, WINNERS_P, Log
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from jaslog.analytics import Dataset, questions
-from jaslog.audit import game_report
 from jaslog.events import Event, event_from_dict
 from jaslog.export import export_games
-from jaslog.fold import fold
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.stats.analytics import Dataset, questions
 
 RULESETS = [("klaberjass-2p", None), ("klaberjass-2p", {"tie_mode": "carry_over"}),
             ("kloepper", None)]

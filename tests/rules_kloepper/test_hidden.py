@@ -15,11 +15,11 @@ from rich.console import Console
 from jaslog.cards import CARD_TEXT, cards_of
 from jaslog.engine.fold import GameFold
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games.kloepper.rules import known_sides
 from jaslog.games.kloepper.view import seat_view
-from jaslog.render import render_table
-from jaslog.sim import Faults, simulate_game
+from jaslog.play.fold import start_fold
+from jaslog.play.render import render_table
+from jaslog.play.sim import Faults, simulate_game
 from tests.cli import jaslog
 from tests.examples import examples
 
@@ -197,7 +197,7 @@ def test_replay_seat_shows_no_other_hand() -> None:
 
 
 def test_a_scorers_note_is_not_read_by_a_seat_mid_deal() -> None:
-    from jaslog.render import describe_event
+    from jaslog.play.render import describe_event
 
     log = Log().deal(HANDS_P).add("note", text="abe holds QC")
     f = log.fold()

@@ -189,7 +189,7 @@ def timed(events: list[dict[str, Any]], step: float = 5.0, slow: dict[int, float
 def sim(gid: str, seed: int = 1, *, seats: list[str] | None = None, ruleset: str = "amsterdam",
         options: dict[str, Any] | None = None, **kw: Any) -> list[dict[str, Any]]:
     """A simulated game at the tests' seats."""
-    from jaslog.sim import simulate_game
+    from jaslog.play.sim import simulate_game
 
     return simulate_game(gid, ruleset, options, seed=seed, seats=seats or SEATS, **kw)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jaslog.engine.sim import Faults
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
 
 #: the club's players; game i seats four of them, turning round the club

@@ -13,7 +13,7 @@ from typing import Any
 
 from jaslog.engine.sim import Faults
 from jaslog.export import export_store
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
 
 START = datetime(2026, 2, 2, 19, 30)
@@ -51,7 +51,7 @@ def stopped_game(gid: str, at: str) -> list[dict[str, Any]]:
     deals = [k for k, e in enumerate(evs) if e["type"] == "dealt"]
     last = len(deals)
     from jaslog.events import event_from_dict
-    from jaslog.views import FULL, report, timeline
+    from jaslog.play.views import FULL, report, timeline
 
     rep = report(timeline(event_from_dict(e) for e in evs), FULL)
     revoke = next(v["seq"] for v in rep["violations"] if v["round"] == last)

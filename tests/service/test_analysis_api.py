@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from tests.cli import jaslog
 from tests.service.conftest import ROOT, SEATS, Server, record
 from tests.service.inprocess import Live, live_service

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from jaslog.audit import game_report
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
-from jaslog.oracle import answer
-from jaslog.sim import Faults
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.oracle import answer
+from jaslog.play.sim import Faults
+from jaslog.play.views import FULL, frames, timeline
 from jaslog.store import open_store
-from jaslog.views import FULL, frames, timeline
 from tests.service.conftest import as_sent, body_of, create, record, sim, timed
 
 

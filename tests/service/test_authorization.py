@@ -12,10 +12,10 @@ from typing import Any
 import httpx
 import pytest
 
+from jaslog.play.sim import simulate_game
 from jaslog.service.auth import TokenLogFilter, Tokens, redact_tokens
 from jaslog.service.db import service_engine
 from jaslog.service.deps import FailedLogins
-from jaslog.sim import simulate_game
 from jaslog.store.signing import PublicKey, head_message
 from tests.service.conftest import body_of, start_server, stop_server
 from tests.service.inprocess import HANDS, Live, live_service

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 import pytest
 
+from jaslog.play.sim import simulate_game
 from jaslog.service import create_app
-from jaslog.sim import simulate_game
 from jaslog.store import open_store
 from jaslog.store.clock import ManualClock
 from tests.service.conftest import SEATS, body_of

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
+from jaslog.play.sim import simulate_game
 from jaslog.service import create_app
-from jaslog.sim import simulate_game
 from jaslog.store import open_store
 from tests.service.conftest import body_of
 from tests.store.faults import read_only, restartable_pg, small_disk

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from jaslog.audit import game_report
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
 from jaslog.games.kloepper import view as kloepper
-from jaslog.sim import simulate_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
 from tests.service.conftest import ROOT, SEATS, Server, create, record, timed, unstamped
 from tests.service.test_roles import bodies, cards_in

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from tests.service.conftest import SEATS, create, record, timed, unstamped
 from tests.service.test_roles import bodies, cards_in
 

@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from jaslog.events import MAX_LINE
+from jaslog.play.sim import simulate_game
 from jaslog.service import create_app
 from jaslog.service.app import MAX_BODY
-from jaslog.sim import simulate_game
 from jaslog.store import open_store
 from tests.service.conftest import Server, body_of
 from tests.service.inprocess import Live, live_service

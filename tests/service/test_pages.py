@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from tests.service.conftest import Server, create, record, timed
 from tests.service.test_viewer import SAMPLE
 

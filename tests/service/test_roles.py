@@ -18,7 +18,7 @@ import pytest
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
+from jaslog.play.fold import fold
 from tests.service.conftest import SEATS, body_of, create, record, sim, timed, unstamped
 
 ROLES = ["admin", "referee", "scorer", "scorer2", "player0", "player1", "player2", "player3",

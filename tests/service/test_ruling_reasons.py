@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from tests.service.conftest import body_of
 from tests.service.inprocess import live_service
 

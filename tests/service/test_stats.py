@@ -12,11 +12,11 @@ from typing import Any
 import httpx
 import pytest
 
-from jaslog.analytics import questions
 from jaslog.events import event_from_dict
+from jaslog.play.views import FULL, PUBLIC, report, timeline
 from jaslog.service.auth import Tokens
 from jaslog.service.db import service_engine
-from jaslog.views import FULL, PUBLIC, report, timeline
+from jaslog.stats.analytics import questions
 from tests.cli import jaslog
 from tests.service.conftest import start_server, stop_server
 from tests.service.inprocess import Live, live_service
@@ -124,7 +124,7 @@ def test_the_public_sees_no_event_payload_and_no_secret_round(club):
     """Below the questions: the public's views hold no event payload (a Klaberjass stock is
     in it) and none of the rounds that ended with cards unplayed, which are exactly the
     rounds the viewer keeps secret in the finished games."""
-    from jaslog.analytics import Dataset
+    from jaslog.stats.analytics import Dataset
 
     with Dataset(club.dataset, public=True) as ds:
         assert ds.query("SELECT count(*) FROM events WHERE payload IS NOT NULL").rows == [(0,)]

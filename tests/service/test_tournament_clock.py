@@ -10,7 +10,7 @@ from typing import Any
 
 from jaslog.cards import CARD_TEXT, parse_card
 from jaslog.events import parse_event
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.service.move_clock import autoplay_event, lowest_card
 from tests.service.inprocess import HANDS, Live, live_service
 

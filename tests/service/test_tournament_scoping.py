@@ -7,8 +7,8 @@ from __future__ import annotations
 import httpx
 
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
-from jaslog.sim import simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 from tests.service.conftest import Server, record, timed
 
 ONE_DEAL = {"game_end": {"type": "deals", "count": 1}}

@@ -183,7 +183,7 @@ def test_a_bad_token_asks_to_sign_in_again(browser, server, tmp_path):
 
 @pytest.mark.parametrize("kind", ["kloepper", "klaberjass"])
 def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
-    from jaslog.sim import simulate_game
+    from jaslog.play.sim import simulate_game
 
     ruleset = {"kloepper": "kloepper", "klaberjass": "klaberjass-2p"}[kind]
     seats = ["ann", "bob", "cor", "dirk"][: 4 if kind == "kloepper" else 2]
@@ -375,7 +375,7 @@ def test_a_seat_does_not_learn_a_retracted_card_of_the_live_round():
     """Two records of the live round that differ only in the card keyed by mistake (and
     retracted) give seat 2 byte-identical frames, events and report; the referee sees it."""
     from jaslog.events import event_from_dict
-    from jaslog.views import FULL, Sight, frames, report, timeline, visible_events
+    from jaslog.play.views import FULL, Sight, frames, report, timeline, visible_events
 
     events, typo = table_record("viewer-retracted-card")
     cut = typo["seq"] + 3

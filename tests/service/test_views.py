@@ -1,12 +1,22 @@
-"""jaslog.views without a server: what each sight gets from a game's timeline."""
+"""jaslog.play.views without a server: what each sight gets from a game's timeline."""
 
 from __future__ import annotations
 
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games.klaverjas.view import seat_view
-from jaslog.sim import Faults, simulate_game
-from jaslog.views import FULL, PUBLIC, NotVisible, Sight, frames, report, state_at, timeline, visible_events
+from jaslog.play.fold import start_fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.play.views import (
+    FULL,
+    PUBLIC,
+    NotVisible,
+    Sight,
+    frames,
+    report,
+    state_at,
+    timeline,
+    visible_events,
+)
 from tests.service.conftest import SEATS
 
 

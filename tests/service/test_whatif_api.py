@@ -11,14 +11,14 @@ from typing import Any
 import orjson
 import pytest
 
-import jaslog.whatif
-from jaslog.audit import game_report
+import jaslog.play.whatif
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
+from jaslog.play.audit import game_report
+from jaslog.play.fold import fold
+from jaslog.play.sim import Faults, simulate_game
+from jaslog.play.views import timeline
+from jaslog.play.whatif import what_if
 from jaslog.service.deps import api_words
-from jaslog.sim import Faults, simulate_game
-from jaslog.views import timeline
-from jaslog.whatif import what_if
 from tests.service.conftest import SEATS
 from tests.service.inprocess import Live, live_service
 
@@ -167,7 +167,7 @@ def test_every_what_if_refusal_is_in_the_api_s_words(live: Live, finished: Any) 
     for query in ("o=bogus=1", "o=revoke=sometimes", "as=paris", "as=kloepper"):
         said = get(live, f"/api/games/{gid}/audit?{query}", status=422)["message"]
         assert not CLI.search(said) and "None" not in said, said
-    texts = _raised_texts(Path(jaslog.whatif.__file__), frozenset())
+    texts = _raised_texts(Path(jaslog.play.whatif.__file__), frozenset())
     assert len(texts) >= 5
     for line, text in texts:
         assert not CLI.search(api_words(text)), (line, text)

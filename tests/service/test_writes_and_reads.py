@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 from fastapi.testclient import TestClient
 
+from jaslog.play.sim import simulate_game
 from jaslog.service.app import create_app
-from jaslog.sim import simulate_game
 from jaslog.store import open_store
 
 #: More appends than the threads (40) that answer a service's requests.

@@ -24,7 +24,7 @@ from typing import Any
 import orjson
 import pytest
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import Store, open_store
 from jaslog.store.clock import ManualClock
 

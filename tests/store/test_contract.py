@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError
 
 from jaslog.events import VERSION, canonical_json, event_from_dict, parse_event
 from jaslog.events.fast import FastPlay
-from jaslog.sim import Faults
+from jaslog.play.sim import Faults
 from jaslog.store import (
     GENESIS,
     ConflictError,

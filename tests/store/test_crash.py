@@ -13,7 +13,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from jaslog.sim import simulate
+from jaslog.play.sim import simulate
 from jaslog.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from jaslog.events import MAX_LINE
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import NoSuchGame, RejectedError, Store, open_store
 from jaslog.store.codec import UnreadableEvent
 from tests.cli import jaslog

@@ -18,7 +18,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
 from jaslog.store.engine import DatabaseError
 from tests.cli import jaslog, process_env

@@ -18,10 +18,10 @@ import psycopg
 import pytest
 from sqlalchemy import event, select
 
-from jaslog.audit import violation_dict
 from jaslog.engine.sim import Faults
+from jaslog.play.audit import violation_dict
+from jaslog.play.sim import simulate_game
 from jaslog.service.core import Service
-from jaslog.sim import simulate_game
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, open_store
 from jaslog.store.clock import ManualClock
 from jaslog.store.engine import DatabaseError

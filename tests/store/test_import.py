@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from jaslog.events import canonical_json, event_from_dict
-from jaslog.sim import simulate
+from jaslog.play.sim import simulate
 from jaslog.store import NoSuchGame, Store
 from jaslog.store.importer import read_stream
 from tests.store.conftest import game_events, jsonl

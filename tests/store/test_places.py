@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import select, text
 
-from jaslog.sim import simulate_game
+from jaslog.play.sim import simulate_game
 from jaslog.store import Store, open_store
 from jaslog.store.schema import GAME_PLACES, GAMES, SCHEMA_VERSION
 

@@ -14,8 +14,8 @@ from typing import Any
 from sqlalchemy import select, text
 
 from jaslog.events import event_from_dict
-from jaslog.fold import fold
-from jaslog.sim import simulate_game
+from jaslog.play.fold import fold
+from jaslog.play.sim import simulate_game
 from jaslog.store import Store, open_store
 from jaslog.store.results import PLAYING, Standing, standing, stored_standing, where_stands
 from jaslog.store.schema import GAMES, SCHEMA_VERSION

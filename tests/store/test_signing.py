@@ -14,7 +14,7 @@ import orjson
 import pytest
 
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
+from jaslog.play.fold import start_fold
 from jaslog.store import Store, StoreError, open_store
 from jaslog.store.codec import link
 from jaslog.store.schema import SCHEMA_VERSION

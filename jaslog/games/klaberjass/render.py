@@ -10,7 +10,7 @@ from rich.text import Text
 from jaslog.cards import CARD_INDEX, SUIT_NAMES, SUIT_SYMBOLS
 from jaslog.engine.fold import GameFold
 from jaslog.games.klaberjass.view import seat_view
-from jaslog.render import (
+from jaslog.play.render import (
     SUIT_STYLE,
     card_markup,
     note_unjudged,

@@ -8,7 +8,7 @@ hand, the turn-up, the bottom card and the cards played. Deterministic for a see
 * ``heuristic``: values a suit by its jack, nine and length, schmeisses now and then with a
   fair hand, declares its sequences, announces bella, wins tricks cheaply and throws low.
 
-Faults (:class:`jaslog.sim.Faults`): ``revoke_rate`` (an illegal card when there is one),
+Faults (:class:`jaslog.play.sim.Faults`): ``revoke_rate`` (an illegal card when there is one),
 ``no_hands_rate`` (the scorer saw no hands), ``false_roem_rate`` (here: a sequence declared
 that is not held, or a bella that is not there).
 

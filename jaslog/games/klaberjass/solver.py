@@ -123,8 +123,8 @@ def deals(fold: GameFold) -> list[Deal | NoPar]:
     """The deals of a folded Klaberjass game as the analysis takes them (see
     :func:`~jaslog.analysis.adapt.deals_of`): one annulled by a schmeiss has no par.
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> annulled, d = deals(fold(event_from_dict(e) for e in simulate_game("d", "klaberjass-2p",
     ...                                                                      seed=2)[:28]))

@@ -11,7 +11,7 @@ from rich.text import Text
 from jaslog.cards import CARD_INDEX, SUIT_LETTERS, SUIT_NAMES, SUIT_SYMBOLS
 from jaslog.engine.fold import GameFold
 from jaslog.games.klaverjas.view import seat_view
-from jaslog.render import (
+from jaslog.play.render import (
     SUIT_STYLE,
     card_markup,
     note_unjudged,

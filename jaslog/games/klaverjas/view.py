@@ -53,8 +53,8 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     rebuilt); ``violations`` are in the order the rules found them (a round recorded without
     hands has its plays judged at its last card, after the roem claims).
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> f = fold(event_from_dict(e) for e in simulate_game("v", seed=3)[:12])
     >>> [h is None for h in seat_view(f, 2)["hands"]], seat_view(f, 2)["counts"]

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from jaslog.engine.fold import GameFold
 from jaslog.games.kloepper.view import seat_view
-from jaslog.render import (
+from jaslog.play.render import (
     note_unjudged,
     players_score,
     seat_table,

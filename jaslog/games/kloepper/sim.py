@@ -9,7 +9,7 @@ hold the called ace is against the queens). Deterministic for a seed.
 * ``heuristic``: wins a trick with points cheaply, throws its lowest card otherwise; the
   holder of both queens goes alone with a strong hand, knocks with five trumps or more.
 
-Faults (:class:`jaslog.sim.Faults`): ``revoke_rate``, ``no_hands_rate`` and
+Faults (:class:`jaslog.play.sim.Faults`): ``revoke_rate``, ``no_hands_rate`` and
 ``false_roem_rate`` (here: a knock by a player without a black queen).
 
 >>> import random

@@ -149,8 +149,8 @@ def deals(fold: GameFold) -> list[Deal | NoPar]:
     """The deals of a folded Kloepper game as the analysis takes them (see
     :func:`~jaslog.analysis.adapt.deals_of`).
 
-    >>> from jaslog.sim import simulate_game
-    >>> from jaslog.fold import fold
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
     >>> from jaslog.events import event_from_dict
     >>> d = deals(fold(event_from_dict(e) for e in simulate_game("d", "kloepper", seed=2)[:40]))[0]
     >>> d.round, len(d.plays), d.result

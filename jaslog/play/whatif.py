@@ -6,7 +6,7 @@ The log is never touched: :func:`what_if` folds the same events a second time fr
 replaced, not merged), and compares the two folds: every event whose verdict changes (legal
 as recorded and a violation as if, or the reverse, or another rule), every round whose
 result or score changes, the totals and the winner. Nothing here branches on a game's name:
-the folds, the round reports (:func:`jaslog.audit.rounds_report`) and the options
+the folds, the round reports (:func:`jaslog.play.audit.rounds_report`) and the options
 (:func:`jaslog.games.resolve`) are every game's own.
 
 When the what-if rules refuse an event outright (a bid the other trump selection does not
@@ -14,7 +14,7 @@ have, a deal after the game ended sooner), that event is the first refusal: the 
 stops before it, and both sides are judged on the events before it.
 
 >>> from jaslog.events import event_from_dict
->>> from jaslog.sim import Faults, simulate_game
+>>> from jaslog.play.sim import Faults, simulate_game
 >>> evs = [event_from_dict(e) for e in simulate_game("w1", "amsterdam", seed=2,
 ...                                                   faults=Faults(revoke_rate=0.1))]
 >>> w = what_if(evs, "amsterdam", ["revoke=ignore"])
@@ -31,15 +31,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaslog.audit import rounds_report
 from jaslog.engine.common import violation_dict
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.engine.options import OptionError
 from jaslog.errors import JaslogError
 from jaslog.events import Event, GameStarted
-from jaslog.fold import start_fold
 from jaslog.games import PRESETS, game_of, get_game, parse_option_text
-from jaslog.views import Sight, Timeline, timeline
+from jaslog.play.audit import rounds_report
+from jaslog.play.fold import start_fold
+from jaslog.play.views import Sight, Timeline, timeline
 
 #: What a round's entry compares, as recorded and as if.
 ROUND_KEYS = ("result", "score", "final")
@@ -121,7 +121,7 @@ def what_if_started(started: Event, preset: str | None = None,
     >>> what_if_started(s, "kloepper")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    jaslog.whatif.WhatIfError: kloepper is a preset of kloepper: a klaverjas game is refolded ...
+    jaslog.play.whatif.WhatIfError: kloepper is a preset of kloepper: a klaverjas game is refolded ...
     """
     if not isinstance(started, GameStarted):
         raise WhatIfError("a game's first event is game_started", "no_game_started")
@@ -152,7 +152,7 @@ def what_if(events: Sequence[Event], preset: str | None = None,
     replace the game's own options), and compare the two.
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> w = what_if([event_from_dict(e) for e in simulate_game("w5", seed=1)], "rotterdam")
     >>> w.compared_to, w.refused, w.as_if.ruleset, w.to_dict()["options_differ"]
     (573, None, 'rotterdam', [{'option': 'play', 'recorded': 'amsterdam', 'as_if': 'rotterdam'}])
@@ -229,11 +229,11 @@ def _rounds(rec: GameFold, alt: GameFold) -> list[dict[str, Any]]:
 
 
 def what_if_timeline(w: WhatIf, tl: Timeline) -> Timeline:
-    """The what-if game as the views take it (:mod:`jaslog.views`: frames, state, report),
+    """The what-if game as the views take it (:mod:`jaslog.play.views`: frames, state, report),
     up to its first refusal; a round secret in the record (``tl``) stays secret.
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> evs = [event_from_dict(e) for e in simulate_game("w2", seed=4)[:50]]
     >>> wtl = what_if_timeline(what_if(evs, "rotterdam"), timeline(evs))
     >>> wtl.fold.ruleset, wtl.live_round, len(wtl.events)
@@ -255,7 +255,7 @@ def seen(w: WhatIf, tl: Timeline, sight: Sight) -> dict[str, Any]:
     is the what-if of the events it may see (up to :meth:`Timeline.horizon`).
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> evs = [event_from_dict(e) for e in simulate_game("w3", seed=4)[:50]]
     >>> d = seen(what_if(evs, "rotterdam"), timeline(evs), Sight(seat=1))
     >>> d["as"], d["refused"]
@@ -285,7 +285,7 @@ def what_if_view(tl: Timeline, sight: Sight, preset: str | None = None,
     public's what-if is of the events it may see (finished rounds only).
 
     >>> from jaslog.events import event_from_dict
-    >>> from jaslog.sim import simulate_game
+    >>> from jaslog.play.sim import simulate_game
     >>> evs = [event_from_dict(e) for e in simulate_game("w4", seed=4)[:50]]
     >>> wtl, d = what_if_view(timeline(evs), Sight(public=True), "rotterdam")
     >>> len(wtl.events), d["compared_to"], d["as"]["ruleset"]

@@ -1,6 +1,6 @@
 """A game's log as one seat (or the public) could see it: a valid ``jaslog/1`` log to share.
 
-:func:`shared_log` turns what :func:`jaslog.views.visible_events` shows a sight (the one
+:func:`shared_log` turns what :func:`jaslog.play.views.visible_events` shows a sight (the one
 visibility rule of the service, never decided here) into events that fold like any log:
 
 * a round the sight may not see whole (the round being played, a round that ended with
@@ -12,7 +12,7 @@ visibility rule of the service, never decided here) into events that fold like a
   only, a retracted card of another seat with the correction that retracted it (and the
   other events that correction retracted);
 * a correction's reason the sight may not read, and a ruling's reason the public may not
-  read yet, say so in their place (:data:`NOT_SHOWN`, :data:`jaslog.views.REASON_LATER`); an
+  read yet, say so in their place (:data:`NOT_SHOWN`, :data:`jaslog.play.views.REASON_LATER`); an
   irregularity keeps its cards (shown at the table) without the scorer's text;
 * the public sees finished rounds only: the log ends before the round being played.
 
@@ -22,8 +22,8 @@ from which record (its certificate, when the store gave one) and how many events
 out.
 
 >>> from jaslog.events import event_from_dict
->>> from jaslog.fold import fold
->>> from jaslog.sim import simulate_game
+>>> from jaslog.play.fold import fold
+>>> from jaslog.play.sim import simulate_game
 >>> evs = [event_from_dict(e) for e in simulate_game("s1", seed=3)[:40]]
 >>> log = shared_log(evs, seat=2, certificate="c0ffee")
 >>> log[0].meta["shared"]
@@ -42,7 +42,7 @@ from typing import Any
 
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
-from jaslog.views import REASON_LATER, Sight, Timeline, timeline, visible_events
+from jaslog.play.views import REASON_LATER, Sight, Timeline, timeline, visible_events
 
 #: A correction's reason that the sight may not read (the scorer's free text of a round it
 #: may not see whole: it may name cards).
@@ -66,7 +66,7 @@ def shared_log(events: Iterable[Event], *, seat: int | None = None, public: bool
     >>> shared_log([])
     Traceback (most recent call last):
     ...
-    jaslog.share.NotShareable: name a seat or the public: a shared log is what one of them could see
+    jaslog.play.share.NotShareable: name a seat or the public: a shared log is what one of them could see
     """
     if (seat is None) == (not public):
         raise NotShareable("name a seat or the public: a shared log is what one of them "

@@ -53,7 +53,7 @@ from jaslog.errors import JaslogError
 from jaslog.export import SCHEMAS, TABLES, load_manifest
 from jaslog.export.schema import PARTITIONS, fingerprint
 
-ANALYTICS_DIR = Path(__file__).resolve().parent.parent / "analytics"
+ANALYTICS_DIR = Path(__file__).resolve().parents[2] / "analytics"
 ALL = ("all", "'all'")
 
 

@@ -26,12 +26,12 @@ from typing import Any
 
 import orjson
 
-from jaslog.audit import game_report
 from jaslog.engine.game import Simulator
 from jaslog.engine.sim import BOT_NAMES, PLAYER_POOL, Faults, SimulationError
 from jaslog.events import event_from_dict
-from jaslog.fold import start_fold
 from jaslog.games import GAMES, PRESETS, game_of, get_game, resolve
+from jaslog.play.audit import game_report
+from jaslog.play.fold import start_fold
 
 __all__ = [
     "BOT_NAMES", "PLAYER_POOL", "Faults", "ResultStats", "Simulator",

@@ -21,7 +21,7 @@ and those. What a seat may not see is each game's one visibility rule (its ``sea
 read through the game's ``frame`` and ``report_round``: Kloepper hides partnerships,
 Klaberjass the stock and declarations); this module never decides it.
 
->>> from jaslog.sim import simulate_game
+>>> from jaslog.play.sim import simulate_game
 >>> from jaslog.events import event_from_dict
 >>> evs = [event_from_dict(e) for e in simulate_game("v1", seed=3)[:12]]
 >>> tl = timeline(evs)
@@ -40,14 +40,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaslog.audit import game_report
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.view import redact
 from jaslog.errors import JaslogError
 from jaslog.events import Event
-from jaslog.fold import start_fold
 from jaslog.games import get_game
-from jaslog.render import describe_event
+from jaslog.play.audit import game_report
+from jaslog.play.fold import start_fold
+from jaslog.play.render import describe_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +217,7 @@ def without_reasons(obj: Any) -> Any:
     return obj
 
 
-#: the viewer :func:`jaslog.render.describe_event` gets for the public in a secret round
+#: the viewer :func:`jaslog.play.render.describe_event` gets for the public in a secret round
 #: (no seat: nobody's secrets are shown)
 NOBODY = -1
 
@@ -303,7 +303,7 @@ def state_at(tl: Timeline, seq: int | None, sight: Sight) -> dict[str, Any]:
 
 
 def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
-    """The audit (:func:`jaslog.audit.game_report`) as ``sight`` may see it."""
+    """The audit (:func:`jaslog.play.audit.game_report`) as ``sight`` may see it."""
     if tl.fold is None:
         return game_report(tl.game or None, None, tl.error)
     if sight.full:

@@ -2,7 +2,7 @@
 
 A :class:`GameFold` holds one game's state and takes its events in seq order. An event the
 record cannot contain raises :class:`FoldError`, which names the game, seq, seat, card and
-rule; rule violations are kept in the state and reported by :mod:`jaslog.audit`.
+rule; rule violations are kept in the state and reported by :mod:`jaslog.play.audit`.
 
 >>> from jaslog.events import parse_event as p
 >>> f = start_fold(p('{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
