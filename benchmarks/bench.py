@@ -29,7 +29,7 @@ stats query            DuckDB over the Parquet dataset    the same question in S
 
 It prints one table (rates, peak memory, ratios, targets) and ``--json FILE`` writes the
 figures for comparison between commits (``--compare OLD.json NEW.json`` prints two such files
-side by side). ``--scale`` adds issue 4's scale check: export and
+side by side). ``--scale`` adds the scale check: export and
 query time at 10,000 and 100,000 games. A stage whose module is missing prints "not
 available". Then the solver (:mod:`benchmarks.solve_perf`, ``--solve-deals``, 0 to skip):
 the par of a Klaverjas deal from its first card and a whole round annotated, median and p99
@@ -348,7 +348,7 @@ def compare(old_path: Path, new_path: Path, console: Console) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ scale (issue 4)
+# ------------------------------------------------------------------ scale
 
 
 def run_scale(work_root: Path, games: int, factor: int, seed: int,

@@ -534,7 +534,7 @@ def sqlite_sql(w: Work) -> Measure:
                      answer=rows)
 
 
-# ------------------------------------------------------------------ scale (issue 4)
+# ------------------------------------------------------------------ scale
 
 
 def games_of_log(path: Path, copies: int = 1) -> Iterator[list[Any]]:

@@ -1,4 +1,4 @@
-"""``python -m benchmarks.store_size``: the SQLite store's bytes per event, and a compact layout's.
+"""``python -m prototypes.store_size``: the SQLite store's bytes per event, and a compact layout's.
 
 It imports a fixed workload (``--games`` simulated Klaverjas games, 500 by default, made as
 ``benchmarks.bench`` makes its own) into a real store with the real :class:`jaslog.store.Store`,
@@ -768,7 +768,7 @@ def report(r: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.store_size",
+    p = argparse.ArgumentParser(prog="python -m prototypes.store_size",
                                 description=__doc__.split("\n\n")[0].strip("`"))
     p.add_argument("--games", type=int, default=500, help="games in the workload (default 500)")
     p.add_argument("--seed", type=int, default=1, help="seed of the workload (default 1)")

@@ -1,4 +1,4 @@
-"""``python -m benchmarks.export_columnar``: a column-at-a-time export of Klaverjas games, measured.
+"""``python -m prototypes.export_columnar``: a column-at-a-time export of Klaverjas games, measured.
 
 A prototype, not the export: it builds the ``plays``, ``tricks`` and ``events`` tables (98% of
 the dataset's rows) from the stored events with numpy and pyarrow, whole columns at a time,
@@ -909,7 +909,7 @@ def report(fig: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m benchmarks.export_columnar",
+    p = argparse.ArgumentParser(prog="python -m prototypes.export_columnar",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--games", type=int, default=2000, help="games in the workload (default 2000)")
     p.add_argument("--seed", type=int, default=1, help="seed of the workload")

@@ -1,4 +1,4 @@
-"""The compact store layout of ``benchmarks.store_size`` loses nothing and is smaller.
+"""The compact store layout of ``prototypes.store_size`` loses nothing and is smaller.
 
 On 20 simulated games imported into a real store: every event's canonical bytes rebuilt from
 its compact row equal the stored payload and the SHA-256 chain recomputes to the stored
@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from benchmarks.store_size import (
+from jaslog.events import parse_event
+from jaslog.store.codec import canonical
+from prototypes.store_size import (
     CODE,
     SPILLED,
     STEPS,
@@ -28,8 +30,6 @@ from benchmarks.store_size import (
     time_code,
     time_text,
 )
-from jaslog.events import parse_event
-from jaslog.store.codec import canonical
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The column-at-a-time export prototype (``benchmarks/export_columnar.py``) builds the same
+"""The column-at-a-time export prototype (``prototypes/export_columnar.py``) builds the same
 ``plays``, ``tricks`` and ``events`` tables as the real export, value for value.
 
 Simulated Klaverjas games of both rulesets, with revokes, false roem claims, rounds dealt
@@ -16,14 +16,6 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from benchmarks.export_columnar import (
-    BUILT,
-    FETCHES,
-    _payload_fields,
-    columnar_export,
-    compare,
-    fold_verdicts,
-)
 from benchmarks.export_perf import arrow_tables
 from benchmarks.store_perf import import_into_sqlite
 from jaslog.cards import CARD_TEXT
@@ -32,6 +24,14 @@ from jaslog.export import export_store
 from jaslog.export.schema import SCHEMAS
 from jaslog.play.sim import DEFAULT_START, Faults, simulate, to_jsonl
 from jaslog.store import open_store
+from prototypes.export_columnar import (
+    BUILT,
+    FETCHES,
+    _payload_fields,
+    columnar_export,
+    compare,
+    fold_verdicts,
+)
 
 FAULTS = Faults(revoke_rate=0.02, false_roem_rate=0.06, no_hands_rate=0.15, claim_rate=0.004)
 GAMES = 20
