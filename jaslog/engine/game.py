@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal, Protocol
@@ -52,6 +52,8 @@ class Simulator(Protocol):
 
 #: A round report: every round of a folded game for ``check --json`` (the referee's view).
 RoundReport = Callable[[GameFold], list[dict[str, Any]]]
+#: The fields of a round's dealing events that a deck gives: ``deal_from_deck(deck, dealer)``.
+DealFromDeck = Callable[[Sequence[str], int], dict[str, dict[str, Any]]]
 #: A rules-oracle answer: ``answer(op, query, options)``.
 Answer = Callable[[str, dict[str, Any], dict[str, Any]], dict[str, Any]]
 
@@ -91,6 +93,11 @@ class Game:
     won: frozenset[str]
     lost: frozenset[str]
     tied: frozenset[str]
+    #: the pack's cards (canonical text), and the cards a deck gives each event of a round
+    #: dealt from it in the game's documented order (rule book 9.3, decision 20):
+    #: ``deal_from_deck(deck, dealer)`` -> ``{event type: {field: value}}``
+    pack: tuple[str, ...]
+    deal_from_deck: DealFromDeck
     #: how a score query of the oracle looks, for a command that cannot score this game
     score_example: str = ""
     #: a round recorded by its score alone (rule book 9.1, decision 11) in the report: the

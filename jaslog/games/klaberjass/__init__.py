@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaberjass import options, oracle, sim, view
+from jaslog.games.klaberjass import deal, options, oracle, sim, view
 from jaslog.games.klaberjass.fold import KlaberjassFold
 
 GAME = Game(
@@ -31,6 +31,8 @@ GAME = Game(
     score_example=oracle.SCORE_EXAMPLE,
     won=frozenset({"made"}),
     lost=frozenset({"bete"}),
+    pack=deal.PACK,
+    deal_from_deck=deal.deal_from_deck,
     tied=frozenset({"tie"}),
     score_only_roem=("sequences",),
     score_only_unknown=("tricks_won", "deal_totals", "bella"),

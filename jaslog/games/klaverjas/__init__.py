@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaverjas import options, oracle, sim, view
+from jaslog.games.klaverjas import deal, options, oracle, sim, view
 from jaslog.games.klaverjas.fold import KlaverjasFold
 
 GAME = Game(
@@ -31,6 +31,8 @@ GAME = Game(
     score_example=oracle.SCORE_EXAMPLE,
     won=frozenset({"made", "pit"}),
     lost=frozenset({"nat"}),
+    pack=deal.PACK,
+    deal_from_deck=deal.deal_from_deck,
     tied=frozenset(()),
     score_only_roem=("roem",),
     score_only_unknown=("roem_on_table",),

@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.kloepper import options, oracle, sim, view
+from jaslog.games.kloepper import deal, options, oracle, sim, view
 from jaslog.games.kloepper.fold import KloepperFold
 
 GAME = Game(
@@ -31,6 +31,8 @@ GAME = Game(
     score_example=oracle.SCORE_EXAMPLE,
     won=frozenset({"queens"}),
     lost=frozenset({"others"}),
+    pack=deal.PACK,
+    deal_from_deck=deal.deal_from_deck,
     tied=frozenset({"none"}),
     score_only_roem=(),
     score_only_unknown=("tricks_won",),
