@@ -73,3 +73,13 @@ def test_no_help_line_is_broken_mid_sentence(width):
         assert r.returncode == 0, (path, r.stderr)
         assert max(len(x) for x in r.stdout.splitlines()) <= width, path
         assert broken_lines(r.stdout, width) == [], (path, r.stdout)
+
+
+def test_version_says_the_release_and_the_build_that_runs():
+    from jaslog import __version__
+
+    r = jaslog("--version", text=True)
+    assert r.returncode == 0, r.stderr
+    first_line, build = r.stdout.splitlines()
+    assert first_line == f"jaslog {__version__}"
+    assert "hot path runs" in build

@@ -33,6 +33,22 @@ app = typer.Typer(
     rich_markup_mode="rich",
 )
 
+def _print_version(value: bool) -> None:
+    if value:
+        from jaslog import __version__, native
+
+        typer.echo(f"jaslog {__version__}\n{native.describe()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version,
+        help="Print jaslog's version and which build of the hot path runs, and stop.")) -> None:
+    """Immutable event logs, replays, audits and statistics for Klaverjas, Klaberjass and
+    Kloepper."""
+
+
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
                serve_cmds, stats, tournament_cmds):
     module.register(app)
