@@ -354,3 +354,21 @@ def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings
     assert "seq 6 correction: retracts seq 5: typed 7D for 7H" in text
     assert "seq 8 referee: round 2 scores 0–162: abandoned superseded by the ruling at seq 9" in text
     assert text.endswith("seq 9 referee: round 2 scores 81–81: on appeal")
+
+
+def test_check_and_replay_take_a_bare_stored_game_id_as_show_does(tmp_path: Path) -> None:
+    db = str(tmp_path / "club.sqlite")
+    log = Path(__file__).parent.parent / "replays" / "klaberjass-faults.jsonl"
+    assert runner.invoke(app, ["import", "--db", db, str(log)]).exit_code == 0
+    by_id = runner.invoke(app, ["replay", "klok-2026-12-01-b", "--db", db])
+    by_ref = runner.invoke(app, ["replay", "store:klok-2026-12-01-b", "--db", db])
+    assert by_id.exit_code == 0, by_id.output
+    assert by_id.output == by_ref.output and "game over: umut wins" in by_id.output
+    checked = runner.invoke(app, ["check", "klok-2026-12-01-b", "--db", db, "--json"])
+    assert checked.exit_code == 1, checked.output  # the game holds violations: check says 1
+    assert '"game":"klok-2026-12-01-b"' in checked.output and '"rule":"bella_early"' in checked.output
+    missing = runner.invoke(app, ["check", "no-such-game", "--db", db])
+    assert missing.exit_code == 2 and "no-such-game" in missing.output
+    assert "Traceback" not in missing.output
+    file_like = runner.invoke(app, ["replay", str(tmp_path / "missing.jsonl")])
+    assert file_like.exit_code == 2 and "missing.jsonl" in file_like.output

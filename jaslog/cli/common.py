@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -110,6 +111,23 @@ def is_stored(p: Path | str) -> bool:
     return str(p).startswith(STORE_PREFIX)
 
 
+#: What a log file's name looks like, so that a missing file is not looked up as a game id.
+FILE_LIKE = re.compile(r"[/\\]|\.(jsonl|json|log|txt|ndjson|jaslog|gz|zst)$", re.IGNORECASE)
+
+
+def as_stored(p: Path) -> Path:
+    """A log argument as the commands read it: a bare game id (no such file, and no file's
+    look: no folder, no log extension) names the stored game, as ``store:GAME`` does.
+
+    >>> as_stored(Path("club-7-2026")), as_stored(Path("missing.jsonl")), as_stored(Path("-"))
+    (PosixPath('store:club-7-2026'), PosixPath('missing.jsonl'), PosixPath('-'))
+    """
+    text = str(p)
+    if is_stored(text) or text == "-" or p.exists() or FILE_LIKE.search(text):
+        return p
+    return Path(f"{STORE_PREFIX}{text}")
+
+
 def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
     """Stored games folded like games read from files (``store:`` alone: every game)."""
     from sqlalchemy.exc import SQLAlchemyError
@@ -181,6 +199,7 @@ def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | 
     """Every game in the files, folded (games may span lines anywhere in a file; each comes
     at its last line), then the stored games named ``store:GAME`` (``store:``: all of them)
     in the store ``db``."""
+    paths = [as_stored(p) for p in paths]
     refs = [str(p) for p in paths if is_stored(p)]
     paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)

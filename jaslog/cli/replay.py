@@ -11,6 +11,7 @@ from jaslog.cli.analyze import cost_line, round_lines, round_lines_head
 from jaslog.cli.common import (
     DB_OPTION,
     STORE_PREFIX,
+    as_stored,
     check_readable,
     console,
     fail,
@@ -45,6 +46,7 @@ def replay(
     With --as (or -o), what-if: the game replayed under that preset of its game and those
     options (the log is not touched), each change of verdict under its event, and at the end
     the rounds whose score changed; it stops at the first event those rules refuse."""
+    file = as_stored(file)
     if is_stored(file):
         named = str(file)[len(STORE_PREFIX):]
         if named and game is not None and game != named:

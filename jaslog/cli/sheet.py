@@ -8,7 +8,6 @@ input (an unreadable sheet, a log or game that cannot be read).
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from jaslog.cli.common import (
     STORE_PREFIX,
+    as_stored,
     check_readable,
     console,
     fail,
@@ -32,17 +32,12 @@ DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
                   help="the store of a stored game (path or URL); default: jaslog.sqlite in "
                        "the user data folder")
 
-#: What a log file's name looks like, so that a missing file is not looked up as a game id.
-_FILE_LIKE = re.compile(r"[/\\]|\.(jsonl|json|log|txt|ndjson)$", re.IGNORECASE)
-
-
 def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
     """The game to print: stored (an id, ``store:GAME``) or read from a log file."""
     from jaslog.events.logs import lines_of_game
     from jaslog.play.fold import fold_lines
 
-    stored = is_stored(source) or (source != "-" and not Path(source).exists()
-                                   and not _FILE_LIKE.search(source))
+    stored = is_stored(as_stored(Path(source)))
     found: list[FileGame | FoldError]
     if stored:
         named = source[len(STORE_PREFIX):] if is_stored(source) else source
