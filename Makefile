@@ -3,10 +3,14 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup demo test lint bench load schemas
+.PHONY: setup setup-tests demo test lint bench load schemas
 
 setup:
 	@./scripts/setup
+
+# What only the tests need besides: the PostgreSQL server package and Chromium.
+setup-tests:
+	@./scripts/setup --tests
 
 demo: setup
 	$(VENV)/bin/jaslog demo
@@ -26,7 +30,7 @@ lint:
 PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper tests/games \
 	tests/test_cards.py tests/test_fold.py tests/test_native.py tests/export \
 	jaslog/cards.py jaslog/engine/jacknine.py jaslog/games/klaverjas/rules
-test: setup lint
+test: setup-tests lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider
 	JASLOG_PURE=1 PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider -m "not slow" $(PURE_TESTS)
 
