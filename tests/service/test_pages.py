@@ -5,6 +5,7 @@ from its page into its games and back."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -184,6 +185,10 @@ def test_a_tournament_followed_from_its_page(browser, server, tmp_path):
     assert page.locator("#standings tbody tr.out").count() == 2
     # rounds and tables with their scores and links
     assert page.locator('.round-block[data-round="1"] h4').inner_text() == "Round 1 · in play"
+    # teams numbered as `jaslog tournament show` numbers them; times in UTC, as everywhere
+    heads = page.locator('.round-block[data-round="1"] thead th').all_inner_texts()
+    assert heads[1:3] == ["Team 1", "Team 2"]
+    assert re.fullmatch(r"updated \d\d:\d\d:\d\d UTC", page.inner_text("#updated"))
     done = page.locator(f'.tables tr[data-game="{first}"]')
     live = page.locator(f'.tables tr[data-game="{second}"]')
     assert "finished" in done.inner_text() and "✓" in done.inner_text()

@@ -41,7 +41,7 @@
         P.showError(null);
         renderList(ts);
       }
-      $("updated").textContent = "updated " + new Date().toLocaleTimeString();
+      $("updated").textContent = "updated " + new Date().toISOString().slice(11, 19) + " UTC";
     } catch (e) {
       P.showError((id ? id + ": " : "") + e.message);
       if (e.status === 401) { $("login").hidden = false; return; }
@@ -169,7 +169,7 @@
       div.appendChild(el("h4", null, "Round " + rnd.round + (rnd.over ? " · over" : " · in play")));
       const tb = el("table", "tables");
       const head = el("tr");
-      ["Table", "Team 0", "Team 1", "Score", "Deals", "State", "Game"].forEach((x) => head.appendChild(el("th", null, x)));
+      ["Table", "Team 1", "Team 2", "Score", "Deals", "State", "Game"].forEach((x) => head.appendChild(el("th", null, x)));
       tb.appendChild(el("thead")).appendChild(head);
       const body = el("tbody");
       for (const g of rnd.tables) {
