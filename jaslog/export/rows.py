@@ -137,6 +137,23 @@ def add_trick(tricks: Columns, number: int, t: Any, texts: list[str], seats: Seq
                 t.points if done else None, None, None, [], playing, t.seqs[0], t.seqs[-1]))
 
 
+#: The category of a rule every game shares, decided here once (a game's own
+#: ``violation_category`` names only its own rules' categories).
+SHARED_CATEGORIES: dict[str, str] = {"claim_not_guaranteed": "claim"}
+
+
+def category_of(game_category: Callable[[str, int | None], str], rule: str,
+                card: int | None) -> str:
+    """A violation's ``category``: the shared rules' own, else the game's.
+
+    >>> category_of(lambda rule, card: "bid", "claim_not_guaranteed", None)
+    'claim'
+    >>> category_of(lambda rule, card: "bid", "bid_out_of_turn", None)
+    'bid'
+    """
+    return SHARED_CATEGORIES.get(rule) or game_category(rule, card)
+
+
 def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
                     tot_played: list[int], category: Callable[[str, int | None], str],
                     revoke: Callable[[str], bool]) -> Summary:
@@ -152,8 +169,8 @@ def individual_tail(ctx: GameContext, per_seat: list[list[int]], tot: list[int],
                 per_seat[v.seat][8] += 1
         card = CARD_TEXT[v.card] if v.card is not None else None
         viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
-                  card, [card] if card is not None else None, v.rule, category(v.rule, v.card),
-                  v.message))
+                  card, [card] if card is not None else None, v.rule,
+                  category_of(category, v.rule, v.card), v.message))
     irregularity_rows(ctx)
     game_winner = g.winner
     finished = game_winner is not None

@@ -329,7 +329,8 @@ COLUMNS: dict[str, list[Col]] = {
             "an irregularity's kind (lead_out_of_turn, play_out_of_turn, exposed_card, misdeal, "
             "wrong_card_count, other)", null=False, dictionary=True),
         Col("category", pa.string(), "play (a revoke), roem or bid; Klaberjass also meld (a "
-            "sequence or bella) and dix; Kloepper call and knock; every game irregularity (a fact "
+            "sequence or bella) and dix; Kloepper call and knock; every game claim (a claim of the "
+            "rest its side could not make) and irregularity (a fact "
             "of the table the rules do not turn into play, recorded as such: no rule of play "
             "was judged broken)", null=False, dictionary=True),
         Col("message", pa.string(), "The sentence jaslog check prints", null=False),

@@ -75,10 +75,11 @@ CASES = [(name, by) for name, q in sorted(questions().items()) if name in KEYS
 def test_every_question_is_checked() -> None:
     qs = questions()
     # the Klaberjass and Kloepper questions are checked in tests/rules_kloepper/test_export.py,
-    # those over the rounds with a par in tests/export/test_par.py
+    # those over the rounds with a par in tests/export/test_par.py, the irregularities (which
+    # only a real table's record holds) in tests/export/test_real_table.py
     assert set(qs) == set(KEYS) | {"kloepper_queens", "klaberjass_makers", "klaberjass_melds",
                                    "kloepper_knocks", "misplay_loss", "par_upsets",
-                                   "nat_by_play"}
+                                   "nat_by_play", "irregularities"}
     for q in qs.values():
         assert q.path is not None and q.path.read_text().startswith("-- question: ")
 

@@ -251,3 +251,31 @@ def test_a_score_only_round_counts_in_the_roles_when_its_sheet_names_the_chooser
         assert p["rounds_declarer"] == sum(r["declarer"] == seat for r in counted)
         assert p["made_declarer"] == sum(r["declarer"] == seat and r["made"] is True
                                          for r in counted)
+
+
+def test_the_statistics_count_irregularities_apart_from_the_rules_broken(
+        dataset: Path, tables: dict[str, RealTable]) -> None:
+    """An irregularity breaks no rule of play: the violations question leaves it out and the
+    irregularities question counts it, one per game of every kind."""
+    from jaslog.stats.analytics import Dataset, questions
+
+    with Dataset(dataset) as ds:
+        broken = ds.ask(questions()["violations"], "all").records()
+        irregular = ds.ask(questions()["irregularities"], "all").records()
+    assert all(r["category"] != "irregularity" for r in broken)
+    assert "exposed_card" not in {r["rule"] for r in broken}
+    assert {(r["kind"], r["irregularity"], r["irregularities"], r["games"]) for r in irregular} == {
+        ("klaverjas", "exposed_card", 2, 2), ("klaberjass", "exposed_card", 1, 1),
+        ("kloepper", "exposed_card", 1, 1)}
+
+
+def test_a_claim_not_guaranteed_is_a_claim_in_every_game() -> None:
+    """The claim's rule is shared: its category is the same in every game, never the game's
+    bidding or call."""
+    from jaslog.export.rows import category_of
+    from jaslog.games import GAMES
+
+    for game in GAMES.values():
+        own = game.adapter("export").violation_category
+        assert category_of(own, "claim_not_guaranteed", None) == "claim", game.name
+        assert own("must_follow_suit", 7) == "play"

@@ -15,6 +15,7 @@ from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
     Summary,
+    category_of,
     claim_columns,
     irregularity_rows,
     known,
@@ -221,7 +222,7 @@ def build(ctx: GameContext) -> Summary:
         card = CARD_TEXT[v.card] if v.card is not None else None
         viol.add((v.seq, v.round, v.trick, v.seat, seats[v.seat] if v.seat is not None else None,
                   card, [card] if card is not None else None, v.rule,
-                  violation_category(v.rule, v.card), v.message))
+                  category_of(violation_category, v.rule, v.card), v.message))
     irregularity_rows(ctx)
 
     outcome: Any = g.winner
