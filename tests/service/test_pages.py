@@ -118,6 +118,19 @@ def test_a_referee_reads_a_disputed_round_and_prints_it(browser, server, dispute
     assert not page.locator("#print").is_visible()
     for box in ("deal", "tricks", "rulings", "score", "violations", "irregularities", "analysis"):
         assert page.locator(f"#{box}-box").is_visible(), box
+    # every numbered list has room for "12." on paper, and an empty one is not numbered
+    for ol in ("rulings", "violations", "irregularities", "costly"):
+        room = page.evaluate(f"""() => {{ const ol = document.getElementById("{ol}");
+            const li = ol.appendChild(document.createElement("li"));
+            li.textContent = "x"; const probe = document.createElement("span");
+            probe.textContent = "12. "; probe.style.position = "absolute";
+            document.body.appendChild(probe);
+            const r = [parseFloat(getComputedStyle(ol).paddingLeft),
+                       probe.getBoundingClientRect().width * parseFloat(getComputedStyle(li).fontSize)
+                         / parseFloat(getComputedStyle(probe).fontSize)];
+            li.className = "empty"; r.push(getComputedStyle(li).listStyleType);
+            li.remove(); probe.remove(); return r; }}""")
+        assert room[0] >= room[1] and room[2] == "none", (ol, room)
     page.pdf(path=str(tmp_path / "round.pdf"))
     assert not errors, errors
 
