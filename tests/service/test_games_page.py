@@ -62,6 +62,11 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     assert page.get_attribute("th[data-key=events]", "aria-sort") == "ascending"
     row = page.locator(f"tr[data-game='{made[7]}']")
     assert row.locator("td").nth(4).inner_text() == "live"
+    # a live row is drawn as every other row (no style of the viewer's leaks into it)
+    other = page.locator(f"tr[data-game='{made[6]}']")
+    for prop in ("font-size", "white-space"):
+        assert row.locator("td").first.evaluate(f"td => getComputedStyle(td)['{prop}']") == \
+            other.locator("td").first.evaluate(f"td => getComputedStyle(td)['{prop}']"), prop
 
     # the live game opens at its newest event
     href = row.locator("a").get_attribute("href")

@@ -214,7 +214,9 @@ def test_kloepper_and_klaberjass_in_the_viewer(browser, server, tmp_path, kind):
     assert not errors and not errors2, errors + errors2
 
 
-def test_follow_live_shows_new_events_as_they_come(browser, server, tmp_path):
+def test_a_game_in_play_is_followed_live_with_nothing_to_tick(browser, server, tmp_path):
+    """A game in play is followed as it is recorded; a reader who stepped back stays where
+    they are and is told how many events came ("N new events"), which takes them there."""
     gid = "viewer-follow-live"
     events = timed(sim(gid, seed=43))
     with server.client("scorer") as c:
@@ -222,13 +224,28 @@ def test_follow_live_shows_new_events_as_they_come(browser, server, tmp_path):
             record(c, gid, events[1:6])
     page, errors = open_page(browser, server, "player0", gid)
     page.wait_for_selector("#main:not([hidden])")
-    page.check("#live")
+    page.wait_for_selector("#live-state:not([hidden])")
+    assert page.locator("#new-events").is_hidden()
     page.wait_for_timeout(500)  # the stream is open
     with server.client("scorer") as c:
         record(c, gid, events[6:9], start=6)
     page.wait_for_function("document.getElementById('position').textContent === 'seq 8 / 8'",
                            timeout=10000)
     assert page.inner_text("#event-text").startswith("seq 8 ")
+    assert page.locator("#new-events").is_hidden()
+    # stepped back: the reader stays at seq 6, and is told of the events that came
+    page.click("#prev")
+    page.click("#prev")
+    assert page.inner_text("#position") == "seq 6 / 8"
+    with server.client("scorer") as c:
+        record(c, gid, events[9:12], start=9)
+    page.wait_for_selector("#new-events:not([hidden])", timeout=10000)
+    page.wait_for_function(
+        "document.getElementById('new-events').textContent.startsWith('3 new events')")
+    assert page.inner_text("#position") == "seq 6 / 11"
+    page.click("#new-events")
+    assert page.inner_text("#position") == "seq 11 / 11"
+    assert page.locator("#new-events").is_hidden()
     assert not errors, errors
 
 
@@ -408,7 +425,7 @@ def test_a_live_game_opens_at_its_newest_event_and_links_are_followed(browser, s
     page.wait_for_selector("#main:not([hidden])")
     assert page.inner_text("#position") == f"seq {cut - 1} / {cut - 1}", page.inner_text("#position")
     assert page.inner_text("#event-text").startswith(f"seq {cut - 1} ")
-    page.check("#live")
+    page.wait_for_selector("#live-state:not([hidden])")  # followed, with nothing to tick
     page.wait_for_timeout(500)  # the stream is open
     with server.client("scorer") as c:
         record(c, gid, events[cut:cut + 2], start=cut)
@@ -419,7 +436,6 @@ def test_a_live_game_opens_at_its_newest_event_and_links_are_followed(browser, s
         == ["1", "2"]
     label = page.eval_on_selector(f"#game-picker option[value='{gid}']", "e => e.textContent")
     assert f"{cut + 2} events" in label, label
-    page.uncheck("#live")
     # a link to a game that is not there, pasted into the open tab
     page.evaluate("location.hash = '#game=no-such-game'")
     page.wait_for_selector("#error:not([hidden])")
@@ -468,6 +484,7 @@ def test_klaberjass_points_held_on_a_tie_and_received_after_it(browser, server, 
     assert seven["totals"] == audit["totals"] == [424, 503]
     page, errors = open_page(browser, server, "referee", gid)
     page.wait_for_selector("#main:not([hidden])")
+    assert page.locator("#live-state").is_hidden()  # a finished game is not followed
     row6, row7 = sheet_row(page, 6), sheet_row(page, 7)
     assert "87 held for the next deal's winner" in row6["Score"]
     assert row6["Total"] == "244–461"

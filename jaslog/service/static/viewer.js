@@ -178,7 +178,8 @@
       idx = j >= 0 ? j : frames.length - 1;
     }
     go(idx);
-    if ($("live").checked) startLive();
+    // a game in play is followed as it is recorded, with nothing to tick; a finished one is not
+    if (frames.length && !frames[frames.length - 1].finished) startLive(); else stopLive();
   }
 
   // the slider's range, the round menu and the game menu's event count for st.replay
@@ -205,8 +206,17 @@
     const n = st.replay ? st.replay.frames.length : 0;
     if (!n) return;
     st.idx = Math.max(0, Math.min(n - 1, i));
+    if (st.idx === n - 1) showUnseen(0);  // at the newest event: nothing is left unseen
     render();
     writeHash();
+  }
+
+  // "N new events": the events recorded while the reader looks at an earlier one
+  function showUnseen(n) {
+    st.unseen = n;
+    const b = $("new-events");
+    b.hidden = !n;
+    b.textContent = n === 1 ? "1 new event ▶|" : n + " new events ▶|";
   }
 
   function isTrickEnd(f) { return f.type === "play" && f.trick_complete; }
@@ -691,6 +701,8 @@
 
   function stopLive() {
     if (st.es) { st.es.abort(); st.es = null; }
+    $("live-state").hidden = true;
+    showUnseen(0);
   }
 
   // The stream is read with fetch, so that the token travels in the Authorization header
@@ -733,15 +745,22 @@
       clearTimeout(st.refetch);
       st.refetch = setTimeout(async () => {
         try {
-          st.replay = await api("/api/games/" + encodeURIComponent(st.game) + "/replay");
+          const before = st.replay ? st.replay.frames.length : 0;
+          const atEnd = !st.replay || st.idx >= before - 1;
+          const replay = await api("/api/games/" + encodeURIComponent(st.game) + "/replay");
+          if (st.es !== ctrl) return;  // another game was opened meanwhile
+          st.replay = replay;
           st.analysis = {};  // the head moved: a round's analysis may have changed, or be shown now
           fillRounds();
-          go(st.replay.frames.length - 1);
+          const n = st.replay.frames.length;
+          if (atEnd) go(n - 1);  // the reader follows the game
+          else { showUnseen((st.unseen || 0) + Math.max(0, n - before)); go(st.idx); }
         } catch (e) { showError(e.message); }
       }, 150);
     };
     st.es = ctrl;
-    again();  // following starts at the newest event, not at the next one to come
+    $("live-state").hidden = false;
+    again();  // following starts from the newest event, not from the next one to come
     readStream(url, ctrl, (m) => {
       if (m.event === "event" || m.event === "round_over") again();
       else if (m.event === "revoked") signOut(JSON.parse(m.data).message);
@@ -767,7 +786,7 @@
     $("next-trick").addEventListener("click", nextTrick);
     $("slider").addEventListener("input", (e) => go(Number(e.target.value)));
     $("round-picker").addEventListener("change", (e) => jumpRound(Number(e.target.value)));
-    $("live").addEventListener("change", (e) => { if (e.target.checked) startLive(); else stopLive(); });
+    $("new-events").addEventListener("click", () => go(st.replay.frames.length - 1));
     // a link pasted into an open tab: its token signs in, its game (and seq) is opened
     window.addEventListener("hashchange", () => {
       const h = hashParams();
