@@ -318,3 +318,27 @@ def test_a_claimed_round_says_who_claimed_what_and_the_verdict(browser, server):
     assert ("sound" in text) is claim["guaranteed"]
     assert ("claim_not_guaranteed" in text) is (not claim["guaranteed"])
     assert not errors, errors
+
+
+def test_every_page_fits_a_phone(browser, server, dispute):
+    """At 390 px no page scrolls sideways: the games list, a disputed round (its violations'
+    sentences wrap), the tournaments and one tournament with its tables."""
+    players = [f"ph{i}" for i in range(8)]
+    with server.client("admin") as c:
+        r = c.post("/api/tournaments", json={"id": "phonecup", "name": "Telefoon beker",
+                                             "players": players, "seed": 5})
+        assert r.status_code in (201, 409), r.text
+    pages = ["/static/games.html", f"/static/round.html#game={dispute}&round=2",
+             "/static/tournament.html", "/static/tournament.html#id=phonecup"]
+    for path in pages:
+        page, errors = open_url(browser, server, "referee", path)
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_load_state("networkidle")
+        page.wait_for_timeout(300)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        wide = page.evaluate("""() => [...document.querySelectorAll('body *')]
+            .filter(e => e.getBoundingClientRect().right > 391 && e.offsetParent !== null)
+            .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)""")
+        assert width <= 390, (path, width, wide)
+        assert not errors, (path, errors)
+        page.close()

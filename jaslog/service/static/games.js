@@ -90,6 +90,12 @@
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (c instanceof Node) td.appendChild(c); else td.textContent = String(c);
+        if (i === 0) {  // what a phone folds under the game: its ruleset, players and start
+          const fold = document.createElement("span");
+          fold.className = "fold";
+          fold.textContent = [g.ruleset, g.seats.join(", "), cells[3]].filter(Boolean).join(" · ");
+          td.appendChild(fold);
+        }
         if (i === 6 || i === 8) td.className = "num";
         tr.appendChild(td);
       });

@@ -311,9 +311,10 @@
         cards.appendChild(cell);
       }
       tr.appendChild(td);
-      tr.appendChild(el("td", "won", done ? seatName(done.winner) : ""));
-      tr.appendChild(el("td", "num", done ? done.points : ""));
-      tr.appendChild(el("td", "num", done && done.roem ? done.roem + (done.roem_on_table !== undefined && done.roem_on_table !== done.roem ? " (on the table " + done.roem_on_table + ")" : "") : ""));
+      const labelled = (cls, label, text) => { const x = el("td", cls, text); x.dataset.label = label; return x; };
+      tr.appendChild(labelled("won", "won by", done ? seatName(done.winner) : ""));
+      tr.appendChild(labelled("num", "points", done ? done.points : ""));
+      tr.appendChild(labelled("num", "roem", done && done.roem ? done.roem + (done.roem_on_table !== undefined && done.roem_on_table !== done.roem ? " (on the table " + done.roem_on_table + ")" : "") : ""));
       const notes = el("td", "notes");
       for (const n of g.notes.sort((a, b) => a.seq - b.seq)) {
         const d = el("div", "note " + n.cls, "seq " + n.seq + " · " + n.text);
