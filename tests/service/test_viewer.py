@@ -314,7 +314,8 @@ def table_record(gid: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     hands = deal[0]["hands"]
     k = [i for i, e in enumerate(deal) if e["type"] == "play"][1]
     typo = dict(deal[k], card=next(c for c in hands[deal[k]["seat"]] if c != deal[k]["card"]))
-    body: list[Any] = [{"type": "round_score", "round": 1, "score": [102, 60]}]
+    body: list[Any] = [{"type": "round_score", "round": 1, "score": [102, 60], "chooser": 1,
+                        "trump": "S"}]
     exposed = {"type": "irregularity", "kind": "exposed_card", "seat": 2, "cards": [hands[2][0]],
                "text": "dropped face up"}
     body += [*deal[:k], typo, "correction", exposed, *deal[k:]]
@@ -367,6 +368,14 @@ def test_the_record_of_a_real_table(browser, server, tmp_path):
     assert "exposed card by cor (2)" in page.inner_text("#round-record")
     assert "Timed on the store's own clock (recorded_at)" in page.inner_text("#timing")
     page.screenshot(path=str(tmp_path / "viewer-table-record.png"), full_page=True)
+    # the round recorded by its score alone: no empty table, its sheet's facts in words
+    assert page.locator("#felt").is_visible()
+    rows.nth(0).click()
+    page.wait_for_function("document.getElementById('felt').classList.contains('no-table')")
+    assert page.locator("#felt").is_hidden()
+    said = page.inner_text("#round-record")
+    assert "Recorded by its score alone: 102–60" in said and "chosen by bob (1)" in said, said
+    assert "no table to show" in said and "chooser 1" not in said
 
     # a player in the round being played: neither the retracted card nor the correction's
     # reason (free text, which may name cards, as a note's) is shown until the round is over

@@ -278,7 +278,9 @@
       R.view === "seat" ? "Seat view of " + seatName(R.seat) + ": your hand, the cards played and the record; other hands once the round is over." :
       "Public view: finished rounds only.";
 
-    // seats and hands
+    // seats and hands (a round recorded by its score alone has none: its table is not drawn)
+    const shownRound = f.round ? reportRound(f.round) : null;
+    $("felt").classList.toggle("no-table", !!shownRound && shownRound.recorded === "score_only");
     const byPos = {};
     document.querySelectorAll("#felt .seat").forEach((d) => { byPos[d.dataset.pos] = d; d.innerHTML = ""; d.className = "seat"; });
     for (let s = 0; s < R.seats.length; s++) {
@@ -288,7 +290,7 @@
       if (R.seat === s) box.classList.add("me");
       const name = el("div", "name", seatName(s));
       const sides = f.extra && f.extra.sides;
-      const side = isTeams() ? " · team " + (s % 2) :
+      const side = isTeams() ? " · team " + (s % 2 + 1) :
         sides ? " · " + (sides[s] === "queens" ? "queens' side" : sides[s] === "others" ? "other side" : "side unknown") : "";
       const rebuilt = f.round && f.hands && f.hands[s] && handsRebuilt(f);
       const tag = el("span", "tag", side + (f.dealer === s ? " · dealer" : "") +
@@ -408,7 +410,7 @@
     }
     if (f.finished) {
       line += " · game over" + (f.winner === "draw" ? ": a draw" :
-        isTeams() ? ": team " + f.winner + " wins" : ": " + seatName(f.winner) + " wins");
+        isTeams() ? ": team " + (f.winner + 1) + " wins" : ": " + seatName(f.winner) + " wins");
     }
     sc.textContent = line;
 
@@ -650,13 +652,31 @@
     }
   }
 
+  // a round recorded by its score alone, in words: its score and what else the sheet says
+  function scoreOnlyText(r) {
+    const d = el("div", "score-only", "Recorded by its score alone: " + pair(r.score));
+    const who = r.chooser !== undefined && r.chooser !== null ? r.chooser : r.maker;
+    if (r.trump) {
+      d.appendChild(el("span", null, " · trumps "));
+      d.appendChild(suitSpan(r.trump, true));
+      if (who !== undefined && who !== null) d.appendChild(el("span", null, " chosen by " + seatName(who)));
+    } else if (who !== undefined && who !== null) {
+      d.appendChild(el("span", null, " · played by " + seatName(who)));
+    }
+    if (Array.isArray(r.points)) d.appendChild(el("span", null, " · card points " + pair(r.points)));
+    if (Array.isArray(r.roem) && r.roem.some((x) => x)) d.appendChild(el("span", null, " · roem " + pair(r.roem)));
+    if (r.result && r.result !== "score_only") d.appendChild(el("span", null, " · " + r.result));
+    d.appendChild(el("div", "note", "No deal and no tricks were recorded: there is no table to show."));
+    return d;
+  }
+
   function renderRecord(f) {
     const box = $("round-record");
     box.innerHTML = "";
     if (!f.round) return;
     const r = (st.replay.report.rounds || []).find((x) => x.round === f.round);
     if (!r) return;
-    if (r.recorded === "score_only") box.appendChild(el("div", "score-only", "Recorded by its score alone: " + pair(r.score)));
+    if (r.recorded === "score_only") box.appendChild(scoreOnlyText(r));
     if (r.recorded === "played" && r.hands_recorded === false) {
       const ruledEarly = r.ruling && r.result === "unfinished";
       box.appendChild(el("div", "no-hands", "Hands not recorded: " + (f.hands_known
