@@ -28,6 +28,7 @@ from jaslog.cards import (
     cards_of,
 )
 from jaslog.engine.fold import GameFold
+from jaslog.engine.view import played_out, sequence_shown
 from jaslog.events import Event
 from jaslog.games import get_game
 
@@ -145,7 +146,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     elif e.type == "roem":
         t.append(f"{who(fold, d.seat)} claims {d.points} roem")
     elif e.type == "claim":
-        t.append_text(_claim_text(fold, d))
+        t.append_text(_claim_text(fold, d, viewer))
     elif e.type == "ruling":
         t.append(f"referee: round {d.round} scores {'–'.join(map(str, d.score))}: {d.reason}",
                  style="bold magenta")
@@ -189,8 +190,9 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     return t
 
 
-def _claim_text(fold: GameFold, d: Any) -> Text:
-    """A claim of the rest (or a concession): what it gave, and the solver's verdict."""
+def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
+    """A claim of the rest (or a concession): what it gave, and the solver's verdict (which
+    weighs every hand: the referee's only)."""
     verb = "claims" if d.gives == "rest_to_claimer" else "concedes"
     t = Text(f"{who(fold, d.seat)} {verb} the rest", style="bold")
     rounds = fold.state.rounds
@@ -201,7 +203,7 @@ def _claim_text(fold: GameFold, d: Any) -> Text:
     side = who(fold, c.taker) if fold.players == 2 else f"{who(fold, c.taker)}'s side"
     t.append(f": {c.tricks} trick{'' if c.tricks == 1 else 's'} from trick {c.trick}, "
              f"{c.points} card points to {side}")
-    if c.guaranteed is False:
+    if c.guaranteed is False and viewer is None:
         t.append(" (not guaranteed against every defence)", style="bold red")
     return t
 
@@ -211,14 +213,11 @@ def _secret(fold: GameFold, viewer: int | None) -> bool:
     seat reads it once the round is played out (a round ruled with cards unplayed keeps its
     secrets)."""
     rounds = fold.state.rounds
-    return viewer is not None and bool(rounds) and not rounds[-1].over
+    return viewer is not None and bool(rounds) and not played_out(rounds[-1])
 
 
 def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
-    r = fold.state.rounds[-1]
-    shown = viewer is None or viewer == d.seat or r.closed or len(r.tricks) >= 2 or (
-        bool(r.tricks) and r.tricks[0].complete)
-    # at the table the cards of a sequence are shown after the first trick
+    shown = viewer is None or viewer == d.seat or sequence_shown(fold.state.rounds[-1])
     return (f"declares the sequence {cards_text(d.cards)}" if shown
             else f"declares a sequence of {len(d.cards)} cards")
 

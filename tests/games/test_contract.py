@@ -340,9 +340,9 @@ def round_end(events: list[Dict] | tuple[Dict, ...], start: int) -> int:
 @cache
 def cuts(name: str) -> tuple[Cut, ...]:
     """The game cut in a live round (just dealt, before its first card, half played), the
-    same round ended there by a ruling (cards unplayed), and a round that ended with cards
-    unplayed without one when the simulated games have such a round (a Klaberjass deal
-    annulled in the bidding).
+    same round ended there by a ruling, a claim or a concession (cards unplayed), and a
+    round that ended with cards unplayed without one when the simulated games have such a
+    round (a Klaberjass deal annulled in the bidding).
 
     The live round is round 2 or 3 of a game of the corpus, with hands recorded: the one
     with the most events before its first card (bids, calls, knocks, declarations).
@@ -370,6 +370,14 @@ def cuts(name: str) -> tuple[Cut, ...]:
     ruling = {"game": evs[0]["game"], "seq": mid, "type": "ruling", "round": k,
               "score": [0] * totals, "reason": "abandoned with cards unplayed"}
     out.append(Cut("ended by a ruling with cards unplayed", [*evs[:mid], ruling], start, k))
+    # a claim (or a concession) ends the play before the last card: its unplayed cards stay
+    # as secret as a ruled round's
+    f = folded(evs[:mid])
+    _, turn = f.state.expected()
+    for what, gives in (("claimed", "rest_to_claimer"), ("conceded", "rest_to_opponents")):
+        claim = {"game": evs[0]["game"], "seq": mid, "type": "claim", "seat": turn,
+                 "gives": gives}
+        out.append(Cut(f"{what} with cards unplayed", [*evs[:mid], claim], start, k))
     for sim2, f, _ in audited(name):
         found = [(k2, s2) for k2, s2 in enumerate(deal_starts(sim2.events), 1)
                  if f.state.rounds[k2 - 1].closed and not f.state.rounds[k2 - 1].over
@@ -414,10 +422,15 @@ def swap_cards(e: Dict, a: str, b: str) -> Dict:
     return out
 
 
-def secrets(f: GameFold) -> tuple[int, list[bool], list[bool]]:
-    """The rounds dealt, and which are closed and which over: what the views judge by."""
+def secrets(f: GameFold) -> tuple[int, list[bool], list[bool], list[list[int] | None]]:
+    """The rounds dealt, which are closed and which over (what the views judge by), and the
+    score sheet: what counts of each closed round. The sheet is public, so a swap that
+    changes it (a claimed round scored with a revoke's penalty) is told apart by the sheet,
+    as at the table, and is not one of the swaps a sight must not tell apart."""
     rounds = f.state.rounds
-    return len(rounds), [r.closed for r in rounds], [r.over for r in rounds]
+    return (len(rounds), [r.closed for r in rounds], [r.over for r in rounds],
+            [list(o.final) if r.closed else None
+             for r, o in zip(rounds, f.state.outcomes(), strict=True)])
 
 
 @dataclass

@@ -24,6 +24,7 @@ GAME = Game(
     seat_view=view.seat_view,
     frame=view.frame,
     report_round=view.report_round,
+    redact_event=view.redact_event,
     roem_of=view.roem_of,
     simulate=sim.simulate_klaverjas,
     oracle_ops=oracle.OPS,

@@ -24,6 +24,7 @@ GAME = Game(
     seat_view=view.seat_view,
     frame=view.frame,
     report_round=view.report_round,
+    redact_event=view.redact_event,
     roem_of=None,
     simulate=sim.simulate_kloepper,
     oracle_ops=oracle.OPS,
