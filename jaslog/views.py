@@ -242,11 +242,8 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         by = retracted.get(e.seq)
         if by is not None:
             fr["retracted"] = {"by": by.seq, "reason": None if hidden else by.reason}
-            if hidden and _card_hidden(_dump(e), game.redact_event(_dump(e), sight,
-                                                                      seen_of(tl, sight, i))):
-                seat = getattr(e, "seat", None)
-                fr["text"] = e.type + (f" by {f.seats[seat]} ({seat})" if seat is not None
-                                       else "") + " (its card is shown when the round is over)"
+            if card_kept(tl, i, sight):
+                fr["text"] = kept_card_text(f, e)
         if e.at is not None:
             fr["at"] = e.at
         if hidden and e.type == "note":
@@ -262,9 +259,22 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
     return out
 
 
-def _card_hidden(event: dict[str, Any], shown: dict[str, Any]) -> bool:
-    """Whether the event as shown (``shown``) lost a card the event names."""
-    return any(k in event and k not in shown for k in ("card", "cards"))
+def card_kept(tl: Timeline, i: int, sight: Sight) -> bool:
+    """Whether ``sight`` is kept from a card the timeline's ``i``-th event names (a retracted
+    card of a secret round that another seat may still hold), as the game's
+    ``redact_event`` says."""
+    if sight.full or tl.fold is None or i >= tl.applied():
+        return False
+    d = _dump(tl.events[i])
+    shown = get_game(tl.fold.game).redact_event(d, sight, seen_of(tl, sight, i))
+    return any(k in d and k not in shown for k in ("card", "cards"))
+
+
+def kept_card_text(fold: GameFold, e: Event) -> str:
+    """What an event whose card the sight is kept from (:func:`card_kept`) says."""
+    seat = getattr(e, "seat", None)
+    return e.type + (f" by {fold.seats[seat]} ({seat})" if seat is not None else "") + \
+        " (its card is shown when the round is over)"
 
 
 def state_at(tl: Timeline, seq: int | None, sight: Sight) -> dict[str, Any]:

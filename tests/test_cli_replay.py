@@ -354,3 +354,28 @@ def test_replay_strikes_what_a_correction_retracted_and_marks_superseded_rulings
     assert "seq 6 correction: retracts seq 5: typed 7D for 7H" in text
     assert "seq 8 referee: round 2 scores 0–162: abandoned superseded by the ruling at seq 9" in text
     assert text.endswith("seq 9 referee: round 2 scores 81–81: on appeal")
+
+
+@pytest.mark.parametrize("name", ["klaverjas", "klaberjass", "kloepper"])
+def test_a_seat_never_sees_another_seat_s_retracted_card_in_a_live_round(
+        tmp_path: Path, name: str) -> None:
+    """The scorer recorded a seat's card before the one it played and retracted it: that
+    card is still in its holder's hand, so ``replay --seat`` shows another seat neither the
+    card (in the play's line, on the table) nor the correction's reason, note or text that
+    name it; the holder sees it."""
+    from jaslog.events import canonical_json
+    from jaslog.render import card_text
+    from tests.test_share import typo_live
+
+    events, holder, typo = typo_live(name)
+    p = tmp_path / "typo.jsonl"
+    p.write_bytes(b"".join(canonical_json(e) + b"\n" for e in events))
+    players = get_game(name).players
+    for seat in range(players):
+        r = runner.invoke(app, ["replay", str(p), "--seat", str(seat)])
+        assert r.exit_code == 0, r.output
+        live = r.output[r.output.rindex(" dealt by "):]  # the round being played
+        shown = card_text(typo) in live or re.search(rf"\b{typo}\b", live) is not None
+        assert shown is (seat == holder), (seat, holder, typo)
+        if seat != holder:
+            assert "its card is shown when the round is over" in live
