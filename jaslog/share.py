@@ -11,6 +11,8 @@ visibility rule of the service, never decided here) into events that fold like a
   round (its text may name cards), another's Klaberjass sequence still known by its length
   only, a retracted card of another seat with the correction that retracted it (and the
   other events that correction retracted);
+* a claim (or a concession) of such a round becomes the score it came to, as a ruling that
+  says who claimed (without the hands, a game may not score a claim);
 * a correction's reason the sight may not read, and a ruling's reason the public may not
   read yet, say so in their place (:data:`NOT_SHOWN`, :data:`jaslog.views.REASON_LATER`); an
   irregularity keeps its cards (shown at the table) without the scorer's text;
@@ -44,7 +46,7 @@ from typing import Any
 
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
-from jaslog.views import REASON_LATER, Sight, Timeline, timeline, visible_events
+from jaslog.views import REASON_LATER, Sight, Timeline, claim_as_ruling, timeline, visible_events
 
 #: A correction's reason that the sight may not read (the scorer's free text of a round it
 #: may not see whole: it may name cards).
@@ -119,6 +121,8 @@ def _kept(tl: Timeline, sight: Sight, seen: list[dict[str, Any]]) -> list[dict[s
     for d in seen:
         seq = d["seq"]
         secret = tl.round_of[seq] in hidden
+        if secret and d["type"] == "claim":
+            d = claim_as_ruling(tl, seq)
         e = _valid(d, secret)
         if e is None:
             dropped.add(seq)

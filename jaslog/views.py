@@ -259,6 +259,21 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
     return out
 
 
+def claim_as_ruling(tl: Timeline, i: int) -> dict[str, Any]:
+    """The timeline's ``i``-th event, a claim (or a concession) of a round secret to a sight,
+    as a log without that round's hands holds it: the score it came to, as a ruling that
+    says what it was (a game may not score a claim without the hands: the cards left, the
+    sides are not known). A shared log and a sight's what-if fold it so."""
+    assert tl.fold is not None
+    e: Any = tl.events[i]
+    n = tl.round_of[i]
+    verb = "claimed" if e.gives == "rest_to_claimer" else "conceded"
+    return {"game": e.game, "seq": e.seq, "type": "ruling", "round": n,
+            "score": list(tl.fold.state.outcomes()[n - 1].final),
+            "reason": f"seat {e.seat} {verb} the rest; the cards left are not shown"} | (
+        {"at": e.at} if e.at is not None else {})
+
+
 def card_kept(tl: Timeline, i: int, sight: Sight) -> bool:
     """Whether ``sight`` is kept from a card the timeline's ``i``-th event names (a retracted
     card of a secret round that another seat may still hold), as the game's

@@ -39,7 +39,7 @@ from jaslog.errors import JaslogError
 from jaslog.events import Event, GameStarted, event_from_dict
 from jaslog.fold import start_fold
 from jaslog.games import PRESETS, game_of, get_game, parse_option_text
-from jaslog.views import Sight, Timeline, seen_of, timeline
+from jaslog.views import Sight, Timeline, claim_as_ruling, seen_of, timeline
 
 #: What a round's entry compares, as recorded and as if.
 ROUND_KEYS = ("result", "score", "final")
@@ -303,8 +303,9 @@ def seen_events(tl: Timeline, sight: Sight, n: int) -> list[Event]:
     verdict they give, never depends on a card it has not seen. A round secret to the sight
     is dealt without hands (and a Klaberjass deal without its stock), as the game's
     ``redact_event`` leaves them (a log holds every hand or none, so its own too): its plays
-    are then judged only as far as a round recorded without hands is. The other events are
-    the record's (the views redact what they show of them).
+    are then judged only as far as a round recorded without hands is, and a claim there
+    counts as the score it came to (:func:`jaslog.views.claim_as_ruling`). The other events
+    are the record's (the views redact what they show of them).
 
     >>> from jaslog.events import event_from_dict
     >>> from jaslog.sim import simulate_game
@@ -320,7 +321,9 @@ def seen_events(tl: Timeline, sight: Sight, n: int) -> list[Event]:
     hidden = tl.hidden_rounds(sight)
     out = []
     for i, e in enumerate(events):
-        if tl.round_of[i] in hidden and e.type in ("dealt", "second_deal"):
+        if tl.round_of[i] in hidden and e.type == "claim":
+            e = event_from_dict(claim_as_ruling(tl, i))
+        elif tl.round_of[i] in hidden and e.type in ("dealt", "second_deal"):
             d = e.model_dump(exclude_none=True)
             shown = redact(d, sight, seen_of(tl, sight, i))
             drop = {k for k in ("hands", "stock") if k in d and (

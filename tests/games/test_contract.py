@@ -728,6 +728,17 @@ class TestGameContract:
                 else:
                     assert len(frames(tl, sight)) == len(cut.events) == len(shown), (cut.what, sight)
                     assert state_at(tl, None, sight)["seq"] == cut.events[-1]["seq"]
+                if not sight.full:
+                    # the sight's shared log folds, with the record's totals of what it shows
+                    log = shared_log(tl.events, seat=sight.seat, public=sight.public)
+                    shared = fold(log)
+                    assert shared.state.totals() == folded(
+                        [e.model_dump(exclude_none=True) for e in tl.events[:len(
+                            tl.events) if not sight.public else tl.horizon() + 1]]
+                    ).state.totals(), (cut.what, sight)
+                    # its what-if is of what it may see, and never stumbles on hidden cards
+                    _, comparison = what_if_view(tl, sight, None, ("revoke=ignore",))
+                    assert comparison["refused"] is None, (cut.what, sight, comparison["refused"])
                 entry = [r for r in rep["rounds"] if r["round"] == cut.round]
                 if sight.full:
                     assert entry and "hidden" not in entry[0], cut.what
