@@ -28,7 +28,7 @@ from jaslog.cards import (
     cards_of,
 )
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import played_out, sequence_shown
+from jaslog.engine.view import Seen, Sight, played_out
 from jaslog.events import Event
 from jaslog.games import get_game
 
@@ -162,21 +162,21 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if known:
             t.append(" (" + ", ".join(known) + ")")
     elif e.type == "correction":
-        reason = "(its reason is shown when the round is over)" if _secret(fold, viewer) \
-            else d.reason
+        reason = d.reason if "reason" in _seen(fold, e, viewer) \
+            else "(its reason is shown when the round is over)"
         t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {reason}",
                  style="bold red")
     elif e.type == "irregularity":
         cards = f" {cards_text(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
-        if d.text and not _secret(fold, viewer):
+        if d.text and "text" in _seen(fold, e, viewer):
             t.append(f": {d.text}", style="yellow")
     elif e.type == "timeout":
         t.append(f"timeout: {who(fold, d.seat)} had not acted after {d.seconds} s",
                  style="yellow")
     elif e.type == "note":
-        if _secret(fold, viewer):
+        if "text" not in _seen(fold, e, viewer):
             # the scorer's free text may name cards: a seat reads it once the round is played
             # out (a round ruled with cards unplayed keeps its secrets)
             t.append("note (shown when the round is over)", style="italic")
@@ -208,16 +208,22 @@ def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
     return t
 
 
-def _secret(fold: GameFold, viewer: int | None) -> bool:
-    """Whether the scorer's free text is kept from ``viewer`` now (None: the referee): a
-    seat reads it once the round is played out (a round ruled with cards unplayed keeps its
-    secrets)."""
+def _seen(fold: GameFold, e: Event, viewer: int | None) -> dict[str, Any]:
+    """Event ``e`` (of the last round of ``fold``) as ``viewer`` may know it now (None: the
+    referee; a negative seat: the public), as the game's ``redact_event`` gives it: a line
+    leaves out what it leaves out (the scorer's free text until the round is played out,
+    another's sequence until the first trick is over)."""
+    d = e.model_dump(exclude_none=True)
+    if viewer is None:
+        return d
     rounds = fold.state.rounds
-    return viewer is not None and bool(rounds) and not played_out(rounds[-1])
+    sight = Sight(public=True) if viewer < 0 else Sight(seat=viewer)
+    seen = Seen(fold, len(rounds), bool(rounds) and not played_out(rounds[-1]))
+    return get_game(fold.game).redact_event(d, sight, seen)
 
 
 def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
-    shown = viewer is None or viewer == d.seat or sequence_shown(fold.state.rounds[-1])
+    shown = "cards" in _seen(fold, d, viewer)
     return (f"declares the sequence {cards_text(d.cards)}" if shown
             else f"declares a sequence of {len(d.cards)} cards")
 
