@@ -4,8 +4,8 @@ Each game's table (its ``render`` adapter, through :func:`render_table`) is draw
 game's ``seat_view``, its one visibility rule, which the viewer's frames read too: a seat
 sees its own hand, the cards on the table and the public record; never another hand during
 a live round. Nothing here computes a rule. An event's line (:func:`describe_event`) leaves
-out, for a seat, a note's text until the round is played out and another's sequence until
-the first trick is over.
+out, for a seat, what the game's ``redact_event`` leaves out (a note's text until the round
+is played out, another's sequence until the first trick is over).
 """
 
 from __future__ import annotations

@@ -15,11 +15,13 @@ everything. A :class:`Sight` says who is looking:
 Both are judged at the game's head. The round being played is *live*. A round whose every
 card was played is public knowledge (its hands are shown), even when viewed at a seq from
 the middle of it. A round that ended with cards still unplayed (abandoned by a referee's
-ruling, a Klaberjass deal annulled in the bidding) stays *secret* for good, as at the table
-where such hands are thrown in unseen: :attr:`Timeline.secret_rounds` holds the live round
-and those. What a seat may not see is each game's one visibility rule (its ``seat_view``,
-read through the game's ``frame`` and ``report_round``: Kloepper hides partnerships,
-Klaberjass the stock and declarations); this module never decides it.
+ruling, a Klaberjass deal annulled in the bidding, a claim or a concession of the rest)
+stays *secret* for good, as at the table where such hands are thrown in unseen
+(:func:`jaslog.engine.view.played_out`): :attr:`Timeline.secret_rounds` holds the live round
+and those. What a sight may not see is each game's one visibility rule, in its ``view``
+module: ``redact_event`` for each event, ``seat_view`` for the table (read through the
+game's ``frame`` and ``report_round``: Kloepper hides partnerships, Klaberjass the stock and
+declarations); this module never decides it.
 
 >>> from jaslog.sim import simulate_game
 >>> from jaslog.events import event_from_dict
