@@ -372,3 +372,26 @@ def test_check_and_replay_take_a_bare_stored_game_id_as_show_does(tmp_path: Path
     assert "Traceback" not in missing.output
     file_like = runner.invoke(app, ["replay", str(tmp_path / "missing.jsonl")])
     assert file_like.exit_code == 2 and "missing.jsonl" in file_like.output
+@pytest.mark.parametrize("name", ["klaverjas", "klaberjass", "kloepper"])
+def test_a_seat_never_sees_another_seat_s_retracted_card_in_a_live_round(
+        tmp_path: Path, name: str) -> None:
+    """The scorer recorded a seat's card before the one it played and retracted it: that
+    card is still in its holder's hand, so ``replay --seat`` shows another seat neither the
+    card (in the play's line, on the table) nor the correction's reason, note or text that
+    name it; the holder sees it."""
+    from jaslog.events import canonical_json
+    from jaslog.play.render import card_text
+    from tests.test_share import typo_live
+
+    events, holder, typo = typo_live(name)
+    p = tmp_path / "typo.jsonl"
+    p.write_bytes(b"".join(canonical_json(e) + b"\n" for e in events))
+    players = get_game(name).players
+    for seat in range(players):
+        r = runner.invoke(app, ["replay", str(p), "--seat", str(seat)])
+        assert r.exit_code == 0, r.output
+        live = r.output[r.output.rindex(" dealt by "):]  # the round being played
+        shown = card_text(typo) in live or re.search(rf"\b{typo}\b", live) is not None
+        assert shown is (seat == holder), (seat, holder, typo)
+        if seat != holder:
+            assert "its card is shown when the round is over" in live

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.text import Text
 
 from jaslog.cli.analyze import cost_line, round_lines, round_lines_head
 from jaslog.cli.common import (
@@ -24,6 +25,7 @@ from jaslog.events import Line
 from jaslog.events.logs import lines_of_game
 from jaslog.play.fold import start_fold
 from jaslog.play.render import describe_event, render_table
+from jaslog.play.views import Sight, Timeline, card_kept, kept_card_text, timeline
 
 
 def replay(
@@ -84,6 +86,9 @@ def replay(
         fail(str(e.located(events[0].source, events[0].number)))
     if seat is not None and seat >= fold.players:
         fail(f"--seat {seat}: a {fold.game} game has seats 0 to {fold.players - 1}")
+    # what a seat may see is judged at the game's head, as the viewer does (jaslog.play.views)
+    tl = timeline([ln.event for ln in events if ln.event is not None]) if seat is not None else None
+    sight = Sight(seat=seat)
     whatif = ReplayWhatIf(events, as_, option, seat) if as_ is not None or option else None
     if whatif is not None:  # the game replayed under the what-if rules from its start
         events[0] = Line(events[0].source, events[0].number, whatif.started)
@@ -104,6 +109,10 @@ def replay(
                 superseded[last_ruling[c.round]] = c.seq
             last_ruling[c.round] = c.seq
     notes = Notes(events, seat, round) if analyze else None
+    #: retracted events whose card the seat is kept from, applied and not yet taken back,
+    #: and the table before the first of them (what the seat sees meanwhile)
+    pending: set[int] = set()
+    clean: Any = None
     shown = 0
     stopped = False  # by --to or --round, before the end of the game's lines
     past = False  # --round: the game has gone on to later rounds
@@ -134,13 +143,21 @@ def replay(
             continue
         if notes is not None:
             notes.before(fold, ev, rounds)
-        console.print(describe_event(fold, ev, seat, struck.get(ev.seq),
-                                             superseded.get(ev.seq)))
+        kept = tl is not None and card_kept(tl, i, sight)
+        if kept:
+            pending.add(ev.seq)
+        elif ev.type == "correction":
+            pending -= set(getattr(ev, "retracts", ()))
+        console.print(_line(fold, ev, seat, tl, i, kept, struck.get(ev.seq),
+                            superseded.get(ev.seq)))
         if whatif is not None:
             whatif.after(ev.seq)
         if notes is not None:
             notes.after(fold, ev, rounds)
-        console.print(render_table(fold, seat))
+        table = clean if pending and clean is not None else render_table(fold, seat)
+        if not pending:
+            clean = table
+        console.print(table)
         shown += 1
     if whatif is not None:
         whatif.summary(round)
@@ -152,6 +169,23 @@ def replay(
         fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not shown:
         fail("nothing to show for that round / seq")
+
+
+def _line(fold: GameFold, ev: Any, seat: int | None, tl: Timeline | None, i: int, kept: bool,
+          struck: tuple[int, str] | None, superseded: int | None) -> Text:
+    """The event's line as ``seat`` may know it: a card it is kept from (``kept``) and the
+    reason of a correction of a round secret to it are left out."""
+    if tl is not None and struck is not None and i < tl.applied() \
+            and tl.round_of[i] in tl.hidden_rounds(Sight(seat=seat)):
+        struck = (struck[0], "its reason is shown when the round is over")
+    if not kept:
+        return describe_event(fold, ev, seat, struck, superseded)
+    t = Text(f"seq {ev.seq:>4} ", style="dim")
+    t.append(kept_card_text(fold, ev))
+    if struck is not None:
+        t.stylize("strike")
+        t.append(f"  retracted at seq {struck[0]}: {struck[1]}", style="bold red")
+    return t
 
 
 class Notes:

@@ -99,7 +99,14 @@ def violation_dict(v: Violation) -> dict[str, Any]:
             "message": v.message}
 
 
+#: the violations no seat sees of a round it may not see whole, its own neither: verdicts
+#: that weigh every hand (a claim the other hands could have beaten)
+VERDICTS_ON_ALL_HANDS = frozenset({"claim_not_guaranteed"})
+
+
 def violations_seen(violations: Iterable[Violation], full: bool, seat: int | None) -> list[dict[str, Any]]:
-    """A round's violations in seq order: all of them (``full``), else only ``seat``'s own."""
+    """A round's violations in seq order: all of them (``full``), else only ``seat``'s own
+    (but a verdict that weighs every hand, :data:`VERDICTS_ON_ALL_HANDS`)."""
     vs = [violation_dict(v) for v in sorted(violations, key=lambda v: v.seq)]
-    return vs if full else [v for v in vs if v["seat"] == seat]
+    return vs if full else [v for v in vs if v["seat"] == seat
+                            and v["rule"] not in VERDICTS_ON_ALL_HANDS]

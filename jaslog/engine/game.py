@@ -4,7 +4,8 @@ Each game's package (``jaslog.games.<name>``) declares one :class:`Game`; the re
 ``jaslog.games.GAMES`` lists them. A layer never branches on a game's name: it reads what
 the game declares here (how many players, team or player scoring, which results count as
 won, which rules-oracle questions it answers), calls the game's pure parts (its fold, its
-round report, its one visibility rule ``seat_view``, its simulator, its oracle), or loads
+round report, its visibility rule (``seat_view`` for the table, ``redact_event`` for
+an event), its simulator, its oracle), or loads
 the game's adapter for that layer by name (:meth:`Game.adapter`: ``export``, ``render``,
 ``record``, ``solver``), which keeps the games below the layers that adapt them.
 
@@ -28,7 +29,7 @@ from typing import Any, Literal, Protocol
 from jaslog.engine.fold import GameFold
 from jaslog.engine.options import Option
 from jaslog.engine.sim import Faults
-from jaslog.engine.view import SeatView
+from jaslog.engine.view import RedactEvent, SeatView
 from jaslog.errors import JaslogError
 
 #: The layers that load a game's adapter by name (a module of the game's package each);
@@ -83,6 +84,10 @@ class Game:
     #: the report's entry of a secret round as a seat (None: the public) may see it:
     #: ``report_round(entry, head, seat, live)``
     report_round: Callable[[dict[str, Any], GameFold, int | None, bool], dict[str, Any]]
+    #: the game's one rule of what a sight sees of an event: ``redact_event(event, sight,
+    #: seen)`` (:class:`jaslog.engine.view.Seen`); every route that shows events (the views,
+    #: the API, ``replay --seat``, a shared log) composes what it returns
+    redact_event: RedactEvent
     #: a reported round's roem: (scored, held on the table or None); None: the game has none
     roem_of: Callable[[dict[str, Any]], tuple[int, int | None]] | None
     simulate: Simulator

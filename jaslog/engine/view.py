@@ -1,23 +1,84 @@
 """What a viewer of a game may see, shared by every game's ``view`` module.
 
-A game's one visibility rule is its ``seat_view(fold, seat)``; the viewer's frames, the
-redacted events and the report's secret rounds are built from it here, so these never
-decide what a game hides.
+A game decides what a seat (or the public) sees in one place, its ``view`` module: the table
+now (``seat_view(fold, seat)``) and each event (``redact_event(event, sight, seen)``, built on
+:func:`redact_common` here). The viewer's frames, the events every route shows (the
+service's API, ``replay --seat``, a shared log, the notation) and the report's secret rounds
+are composed from those two here and in :mod:`jaslog.play.views`, which never decide what a game
+hides.
+
+Which rounds are secret is one rule for every game (:func:`played_out`): the round being
+played, and a round that ended before its last card (abandoned by a ruling, annulled in the
+bidding, claimed or conceded), whose unplayed cards are thrown in unseen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from jaslog.engine.common import VERDICTS_ON_ALL_HANDS
 from jaslog.engine.fold import GameFold
 
 #: The table as ``seat`` may see it now (None: the referee, who sees everything).
 SeatView = Callable[[GameFold, "int | None"], dict[str, Any]]
 
+
+@dataclass(frozen=True, slots=True)
+class Sight:
+    """Who is looking: ``seat`` (a player; None: every hand) and ``public`` (finished rounds only)."""
+
+    seat: int | None = None
+    public: bool = False
+
+    @property
+    def full(self) -> bool:
+        return self.seat is None and not self.public
+
+
+FULL = Sight()
+PUBLIC = Sight(public=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """What :func:`redact_common` (a game's ``redact_event``) is told of an event beside it:
+    ``head`` the game now (a sight is judged at the head), ``round`` the round the event
+    belongs to (0: before the first deal), ``secret`` whether that round is secret to the
+    sight (live, or ended with cards unplayed), ``retracted`` whether a correction retracts
+    the event, ``reasons_hidden`` whether a ruling's reason is kept from the sight (the
+    public's, until the game is over)."""
+
+    head: GameFold
+    round: int
+    secret: bool
+    retracted: bool = False
+    reasons_hidden: bool = False
+
+
+#: A game's one rule of what a sight sees of an event: ``redact_event(event, sight, seen)``
+#: (the event as a dict, as logged); the copy it returns says ``redacted`` when something
+#: was left out.
+RedactEvent = Callable[[dict[str, Any], Sight, Seen], dict[str, Any]]
+
+
+def played_out(r: Any) -> bool:
+    """Whether every card of round ``r`` was played: its hands are then public knowledge. A
+    claim (or a concession) ends the play before the last card, so a claimed round keeps
+    its unplayed cards secret, as a round abandoned by a ruling does."""
+    return bool(r.over) and getattr(r, "claim", None) is None
+
+
 #: seat_view keys shown by the viewer as they are
 EXTRA = ("sides", "revealed", "side_points", "call", "knocks", "turn_up", "bottom", "dix",
          "declarations", "bella_calls", "elder", "annulled", "maker")
+
+def violation_seen(v: dict[str, Any], seat: int | None) -> bool:
+    """Whether ``seat`` (None: the public) sees violation ``v`` of a secret round: its own,
+    but for a verdict that weighs every hand."""
+    return seat is not None and v["seat"] == seat and v["rule"] not in VERDICTS_ON_ALL_HANDS
+
 
 #: what the audit's entry of a secret round keeps: what the table saw
 PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser", "annulled",
@@ -35,33 +96,79 @@ RECORD = ("recorded", "hands_recorded", "rulings", "irregularities", "final", "t
 FREE_TEXT = {"note": "text", "correction": "reason", "irregularity": "text"}
 
 
-def _redact_common(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """A deal's other hands and the scorer's free text (a note's, a correction's reason, an
-    irregularity's text: it may name cards) are left out."""
+def hide_retracted(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """A retracted event of a secret round as ``seat`` may see it (None: the public): the
+    scorer's typo without its card (a card played by mistake in the record may still be in
+    its holder's hand), but to the seat that holds it; an irregularity's cards were shown at
+    the table and stay.
+
+    >>> hide_retracted({"seq": 9, "type": "play", "seat": 1, "card": "AH"}, 2)
+    {'seq': 9, 'type': 'play', 'seat': 1, 'redacted': True}
+    """
+    if event["type"] == "irregularity" or (seat is not None and event.get("seat") == seat):
+        return event
+    if "card" not in event and "cards" not in event:
+        return event
+    return {k: v for k, v in event.items() if k not in ("card", "cards")} | {"redacted": True}
+
+
+def redact_common(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:
+    """What every game hides of an event (a game's ``redact_event`` adds its own rules):
+    nothing from the referee; of a secret round, another's hands in a deal, the scorer's
+    free text (a note's, a correction's reason, an irregularity's text: it may name cards)
+    and a retracted card but to its holder; a ruling's reason while ``seen.reasons_hidden``."""
+    if sight.full:
+        return event
     t = event["type"]
-    if t in ("dealt", "second_deal") and (event.get("hands") is not None or "stock" in event):
-        out = {k: v for k, v in event.items() if k != "stock"}
-        if event.get("hands") is not None:
-            out["hands"] = [h if s == seat else None for s, h in enumerate(event["hands"])]
-        return out | {"redacted": True}
-    free = FREE_TEXT.get(t)
-    if free is not None and free in event:
-        return {k: v for k, v in event.items() if k != free} | {"redacted": True}
+    if seen.secret:
+        if t in ("dealt", "second_deal") and event.get("hands") is not None:
+            event = event | {"hands": [h if s == sight.seat else None
+                                       for s, h in enumerate(event["hands"])], "redacted": True}
+        free = FREE_TEXT.get(t)
+        if free is not None and free in event:
+            event = {k: v for k, v in event.items() if k != free} | {"redacted": True}
+        if seen.retracted:
+            event = hide_retracted(event, sight.seat)
+    if t == "ruling" and seen.reasons_hidden:
+        event = event | {"reason": None}
     return event
 
 
-def redact(event: dict[str, Any], seat: int | None, head: GameFold, number: int) -> dict[str, Any]:
-    """An event of secret round ``number`` as ``seat`` may see it (None: nobody's secrets,
-    the public): another's hands, a stock and a note's text left out; another's sequence
-    by its length only until the first trick is over; ``head`` is the game now."""
-    if event["type"] == "sequence" and event.get("seat") != seat:
-        r = head.state.rounds[number - 1]
-        # at the table the cards of a sequence are shown once the first trick is over
-        shown = len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
-        if not shown:  # its length only
-            return {k: v for k, v in event.items() if k != "cards"} | {
-                "length": len(event["cards"]), "redacted": True}
-    return _redact_common(event, seat)
+def sequence_shown(r: Any) -> bool:
+    """Whether the cards of a declared sequence are shown at the table in round ``r`` (a
+    round of the game now): once its first trick is over. A round abandoned before that
+    never showed them; a round played out shows everything."""
+    return played_out(r) or len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
+
+
+def claim_seen(claim: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A report's claim of the rest in a secret round: who claimed what, from which trick and
+    the points it gave (the score sheet shows them), never the cards it gave nor the solver's
+    verdict (both tell the unplayed hands).
+
+    >>> c = claim_seen({"seq": 9, "seat": 1, "gives": "rest_to_claimer", "trick": 7, "tricks": 2,
+    ...                 "cards": ["7C"], "points": 21, "taker": 1, "guaranteed": False})
+    >>> c["cards"], c["guaranteed"], c["points"]
+    (None, None, 21)
+    """
+    if claim is None:
+        return None
+    return claim | {"cards": None, "guaranteed": None}
+
+
+#: the result a sight that may not see a claimed round whole reads for it (the one its hands
+#: would tell, a revoke's, stays unsaid; the score sheet shows what counts)
+CLAIMED = "claimed"
+
+
+def claimed_round(entry: dict[str, Any]) -> dict[str, Any]:
+    """What a report's entry of a secret round says of its claim: the claim without what
+    tells the unplayed hands (:func:`claim_seen`) and, when a claim ended it, the result
+    :data:`CLAIMED`."""
+    claim = entry.get("claim")
+    if claim is None:
+        return {"claim": None} if "claim" in entry else {}
+    return {"claim": claim_seen(claim), "result": CLAIMED}
 
 
 def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, seat: int | None,
@@ -78,12 +185,12 @@ def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, sea
         for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
             if k in v:
                 out[k] = v[k]
-        return out
+        return out | claimed_round(out)
     # a round that ended with cards unplayed: its public record, and the seat's own
     # declarations; never a hand, a verdict on a call or a knock, or the sides
     out = {k: val for k, val in entry.items() if k in PUBLIC_ROUND or k in RECORD}
-    tricks = entry.get("tricks") or []
-    shown = len(tricks) >= 2 or bool(tricks and tricks[0].get("winner") is not None)
+    r = head.state.rounds[entry["round"] - 1]
+    shown = sequence_shown(r)
     if "call" in out and out["call"] is not None:
         out["call"] = {"seat": out["call"]["seat"], "call": out["call"]["call"]}
     if "knocks" in out:
@@ -97,7 +204,7 @@ def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, sea
                 {"sequence": d["sequence"], "cards": d["cards"]} if shown else {})
             for d in out["declarations"]]
     out.update(result=entry.get("result"), score=entry.get("score"), hidden=True)
-    return out
+    return out | claimed_round(out)
 
 
 def secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: bool) -> dict[str, Any]:
@@ -122,7 +229,7 @@ def secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: b
             v["legal"] = v["hands"][keep]
     if v.get("turn") != keep or keep is None:
         v["legal"] = None
-    v["violations"] = [x for x in v.get("violations") or [] if keep is not None and x["seat"] == keep]
+    v["violations"] = [x for x in v.get("violations") or [] if violation_seen(x, keep)]
     if keep is None:
         # the declarations of seat 0 as the other player sees them; no sides
         other = seat_view(fold, 1)["declarations"] if v.get("declarations") else []

@@ -4,8 +4,8 @@ Each game's table (its ``render`` adapter, through :func:`render_table`) is draw
 game's ``seat_view``, its one visibility rule, which the viewer's frames read too: a seat
 sees its own hand, the cards on the table and the public record; never another hand during
 a live round. Nothing here computes a rule. An event's line (:func:`describe_event`) leaves
-out, for a seat, a note's text until the round is played out and another's sequence until
-the first trick is over.
+out, for a seat, what the game's ``redact_event`` leaves out (a note's text until the round
+is played out, another's sequence until the first trick is over).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from jaslog.cards import (
     cards_of,
 )
 from jaslog.engine.fold import GameFold
+from jaslog.engine.view import Seen, Sight, played_out
 from jaslog.events import Event
 from jaslog.games import get_game
 
@@ -145,7 +146,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     elif e.type == "roem":
         t.append(f"{who(fold, d.seat)} claims {d.points} roem")
     elif e.type == "claim":
-        t.append_text(_claim_text(fold, d))
+        t.append_text(_claim_text(fold, d, viewer))
     elif e.type == "ruling":
         t.append(f"referee: round {d.round} scores {'–'.join(map(str, d.score))}: {d.reason}",
                  style="bold magenta")
@@ -161,21 +162,21 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if known:
             t.append(" (" + ", ".join(known) + ")")
     elif e.type == "correction":
-        reason = "(its reason is shown when the round is over)" if _secret(fold, viewer) \
-            else d.reason
+        reason = d.reason if "reason" in _seen(fold, e, viewer) \
+            else "(its reason is shown when the round is over)"
         t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {reason}",
                  style="bold red")
     elif e.type == "irregularity":
         cards = f" {cards_text(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
-        if d.text and not _secret(fold, viewer):
+        if d.text and "text" in _seen(fold, e, viewer):
             t.append(f": {d.text}", style="yellow")
     elif e.type == "timeout":
         t.append(f"timeout: {who(fold, d.seat)} had not acted after {d.seconds} s",
                  style="yellow")
     elif e.type == "note":
-        if _secret(fold, viewer):
+        if "text" not in _seen(fold, e, viewer):
             # the scorer's free text may name cards: a seat reads it once the round is played
             # out (a round ruled with cards unplayed keeps its secrets)
             t.append("note (shown when the round is over)", style="italic")
@@ -189,8 +190,9 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     return t
 
 
-def _claim_text(fold: GameFold, d: Any) -> Text:
-    """A claim of the rest (or a concession): what it gave, and the solver's verdict."""
+def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
+    """A claim of the rest (or a concession): what it gave, and the solver's verdict (which
+    weighs every hand: the referee's only)."""
     verb = "claims" if d.gives == "rest_to_claimer" else "concedes"
     t = Text(f"{who(fold, d.seat)} {verb} the rest", style="bold")
     rounds = fold.state.rounds
@@ -201,24 +203,27 @@ def _claim_text(fold: GameFold, d: Any) -> Text:
     side = who(fold, c.taker) if fold.players == 2 else f"{who(fold, c.taker)}'s side"
     t.append(f": {c.tricks} trick{'' if c.tricks == 1 else 's'} from trick {c.trick}, "
              f"{c.points} card points to {side}")
-    if c.guaranteed is False:
+    if c.guaranteed is False and viewer is None:
         t.append(" (not guaranteed against every defence)", style="bold red")
     return t
 
 
-def _secret(fold: GameFold, viewer: int | None) -> bool:
-    """Whether the scorer's free text is kept from ``viewer`` now (None: the referee): a
-    seat reads it once the round is played out (a round ruled with cards unplayed keeps its
-    secrets)."""
+def _seen(fold: GameFold, e: Event, viewer: int | None) -> dict[str, Any]:
+    """Event ``e`` (of the last round of ``fold``) as ``viewer`` may know it now (None: the
+    referee; a negative seat: the public), as the game's ``redact_event`` gives it: a line
+    leaves out what it leaves out (the scorer's free text until the round is played out,
+    another's sequence until the first trick is over)."""
+    d = e.model_dump(exclude_none=True)
+    if viewer is None:
+        return d
     rounds = fold.state.rounds
-    return viewer is not None and bool(rounds) and not rounds[-1].over
+    sight = Sight(public=True) if viewer < 0 else Sight(seat=viewer)
+    seen = Seen(fold, len(rounds), bool(rounds) and not played_out(rounds[-1]))
+    return get_game(fold.game).redact_event(d, sight, seen)
 
 
 def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
-    r = fold.state.rounds[-1]
-    shown = viewer is None or viewer == d.seat or r.closed or len(r.tricks) >= 2 or (
-        bool(r.tricks) and r.tricks[0].complete)
-    # at the table the cards of a sequence are shown after the first trick
+    shown = "cards" in _seen(fold, d, viewer)
     return (f"declares the sequence {cards_text(d.cards)}" if shown
             else f"declares a sequence of {len(d.cards)} cards")
 

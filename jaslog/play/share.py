@@ -11,6 +11,8 @@ visibility rule of the service, never decided here) into events that fold like a
   round (its text may name cards), another's Klaberjass sequence still known by its length
   only, a retracted card of another seat with the correction that retracted it (and the
   other events that correction retracted);
+* a claim (or a concession) of such a round becomes the score it came to, as a ruling that
+  says who claimed (without the hands, a game may not score a claim);
 * a correction's reason the sight may not read, and a ruling's reason the public may not
   read yet, say so in their place (:data:`NOT_SHOWN`, :data:`jaslog.play.views.REASON_LATER`); an
   irregularity keeps its cards (shown at the table) without the scorer's text;
@@ -18,8 +20,10 @@ visibility rule of the service, never decided here) into events that fold like a
 
 Where events are left out the seqs are renumbered consecutively (a correction's
 ``retracts`` follow), and ``game_started``'s ``meta.shared`` says whose sight the log is,
-from which record (its certificate, when the store gave one) and how many events it left
-out.
+how many events the record held and how many it left out, and, only when the log is the
+whole record unchanged, the record's certificate (``from_certificate``, when the store gave
+one): a digest of a record that holds what the sight may not see would let a search over
+the unplayed cards find the hidden hands.
 
 >>> from jaslog.events import event_from_dict
 >>> from jaslog.play.fold import fold
@@ -27,7 +31,7 @@ out.
 >>> evs = [event_from_dict(e) for e in simulate_game("s1", seed=3)[:40]]
 >>> log = shared_log(evs, seat=2, certificate="c0ffee")
 >>> log[0].meta["shared"]
-{'seat': 2, 'from_certificate': 'c0ffee', 'from_events': 40, 'left_out': 0}
+{'seat': 2, 'from_events': 40, 'left_out': 0}
 >>> [e.hands is not None for e in log if e.type == "dealt"], len(fold(log).state.rounds)
 ([True, False], 2)
 >>> pub = shared_log(evs, public=True)
@@ -42,7 +46,7 @@ from typing import Any
 
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
-from jaslog.play.views import REASON_LATER, Sight, Timeline, timeline, visible_events
+from jaslog.play.views import REASON_LATER, Sight, Timeline, claim_as_ruling, timeline, visible_events
 
 #: A correction's reason that the sight may not read (the scorer's free text of a round it
 #: may not see whole: it may name cards).
@@ -61,7 +65,8 @@ def shared_log(events: Iterable[Event], *, seat: int | None = None, public: bool
     """The game's log as seat ``seat`` (or the public) could see it, as valid events.
 
     ``events`` are one game's events in seq order (its whole record); ``certificate`` is the
-    record's certificate, written in ``meta.shared.from_certificate``.
+    record's certificate, written in ``meta.shared.from_certificate`` only when the shared
+    log is the whole record unchanged.
 
     >>> shared_log([])
     Traceback (most recent call last):
@@ -88,14 +93,24 @@ def shared_log(events: Iterable[Event], *, seat: int | None = None, public: bool
         d = dict(d, seq=renumber[d["seq"]])
         if d["type"] == "correction":
             d["retracts"] = [renumber[s] for s in d["retracts"]]
-        elif d["type"] == "game_started":
-            shared: dict[str, Any] = {"seat": seat} if seat is not None else {"public": True}
-            if certificate is not None:
-                shared["from_certificate"] = certificate
-            shared.update(from_events=len(tl.events), left_out=len(seen) - len(kept))
-            d["meta"] = {**(d.get("meta") or {}), "shared": shared}
         out.append(event_from_dict(d))
+    shared: dict[str, Any] = {"seat": seat} if seat is not None else {"public": True}
+    if certificate is not None and _whole(out, tl.events):
+        # a digest of the record is given only with the whole record: of a record that
+        # holds anything the sight may not see, even a few bits of it let a search over the
+        # unplayed cards find the hidden hands
+        shared["from_certificate"] = certificate
+    shared.update(from_events=len(tl.events), left_out=len(seen) - len(kept))
+    first = out[0].model_dump(exclude_none=True)
+    out[0] = event_from_dict(first | {"meta": {**(first.get("meta") or {}), "shared": shared}})
     return out
+
+
+def _whole(shared: list[Event], record: list[Event]) -> bool:
+    """Whether the shared log is the whole record as it is (after its ``game_started``)."""
+    return len(shared) == len(record) and all(
+        a.model_dump(exclude_none=True) == b.model_dump(exclude_none=True)
+        for a, b in zip(shared[1:], record[1:], strict=True))
 
 
 def _kept(tl: Timeline, sight: Sight, seen: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -106,6 +121,8 @@ def _kept(tl: Timeline, sight: Sight, seen: list[dict[str, Any]]) -> list[dict[s
     for d in seen:
         seq = d["seq"]
         secret = tl.round_of[seq] in hidden
+        if secret and d["type"] == "claim":
+            d = claim_as_ruling(tl, seq)
         e = _valid(d, secret)
         if e is None:
             dropped.add(seq)

@@ -15,11 +15,13 @@ everything. A :class:`Sight` says who is looking:
 Both are judged at the game's head. The round being played is *live*. A round whose every
 card was played is public knowledge (its hands are shown), even when viewed at a seq from
 the middle of it. A round that ended with cards still unplayed (abandoned by a referee's
-ruling, a Klaberjass deal annulled in the bidding) stays *secret* for good, as at the table
-where such hands are thrown in unseen: :attr:`Timeline.secret_rounds` holds the live round
-and those. What a seat may not see is each game's one visibility rule (its ``seat_view``,
-read through the game's ``frame`` and ``report_round``: Kloepper hides partnerships,
-Klaberjass the stock and declarations); this module never decides it.
+ruling, a Klaberjass deal annulled in the bidding, a claim or a concession of the rest)
+stays *secret* for good, as at the table where such hands are thrown in unseen
+(:func:`jaslog.engine.view.played_out`): :attr:`Timeline.secret_rounds` holds the live round
+and those. What a sight may not see is each game's one visibility rule, in its ``view``
+module: ``redact_event`` for each event, ``seat_view`` for the table (read through the
+game's ``frame`` and ``report_round``: Kloepper hides partnerships, Klaberjass the stock and
+declarations); this module never decides it.
 
 >>> from jaslog.play.sim import simulate_game
 >>> from jaslog.events import event_from_dict
@@ -41,29 +43,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.engine.view import redact
+from jaslog.engine.view import (
+    FULL as FULL,
+)
+from jaslog.engine.view import (
+    PUBLIC as PUBLIC,
+)
+from jaslog.engine.view import (
+    Seen,
+    played_out,
+    violation_seen,
+)
+from jaslog.engine.view import (
+    Sight as Sight,
+)
 from jaslog.errors import JaslogError
 from jaslog.events import Event
 from jaslog.games import get_game
 from jaslog.play.audit import game_report
 from jaslog.play.fold import start_fold
 from jaslog.play.render import describe_event
-
-
-@dataclass(frozen=True, slots=True)
-class Sight:
-    """Who is looking: ``seat`` (a player; None: every hand) and ``public`` (finished rounds only)."""
-
-    seat: int | None = None
-    public: bool = False
-
-    @property
-    def full(self) -> bool:
-        return self.seat is None and not self.public
-
-
-FULL = Sight()
-PUBLIC = Sight(public=True)
 
 
 class NotVisible(JaslogError, PermissionError):
@@ -144,7 +143,7 @@ def timeline(events: Iterable[Event]) -> Timeline:
     rounds = f.state.rounds
     if n and not rounds[n - 1].closed:
         tl.live_round = n
-    tl.secret_rounds = frozenset(k for k in range(1, n + 1) if not rounds[k - 1].over)
+    tl.secret_rounds = frozenset(k for k in range(1, n + 1) if not played_out(rounds[k - 1]))
     return tl
 
 
@@ -155,45 +154,24 @@ def _dump(e: Event) -> dict[str, Any]:
     return e.model_dump(exclude_none=True)
 
 
-def hide_retracted(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """A retracted event of a secret round as ``seat`` may see it (None: the public): the
-    scorer's typo without its card (a card played by mistake in the record may still be in
-    its holder's hand), but to the seat that holds it; an irregularity's cards were shown at
-    the table and stay.
-
-    >>> hide_retracted({"seq": 9, "type": "play", "seat": 1, "card": "AH"}, 2)
-    {'seq': 9, 'type': 'play', 'seat': 1, 'redacted': True}
-    """
-    if event["type"] == "irregularity" or (seat is not None and event.get("seat") == seat):
-        return event
-    if "card" not in event and "cards" not in event:
-        return event
-    return {k: v for k, v in event.items() if k not in ("card", "cards")} | {"redacted": True}
+def seen_of(tl: Timeline, sight: Sight, i: int) -> Seen:
+    """What a game's ``redact_event`` is told of the timeline's ``i``-th event for ``sight``."""
+    assert tl.fold is not None
+    n = tl.round_of[i]
+    return Seen(tl.fold, n, n in tl.hidden_rounds(sight), tl.events[i].seq in tl.fold.retracted,
+                tl.reasons_hidden(sight))
 
 
 def visible_events(tl: Timeline, sight: Sight, since: int = 0) -> list[dict[str, Any]]:
-    """The game's events as ``sight`` may see them, from seq ``since``."""
+    """The game's events as ``sight`` may see them, from seq ``since``: each as the game's
+    ``redact_event`` gives it."""
     if sight.full:
         return [_dump(e) for e in tl.events[since:]]
     if tl.fold is None:
         return []
-    hidden = tl.hidden_rounds(sight)
+    redact = get_game(tl.fold.game).redact_event
     end = tl.horizon() + 1 if sight.public else tl.applied()
-    out = []
-    for i, e in enumerate(tl.events[since:end], since):
-        d = _dump(e)
-        if tl.round_of[i] in hidden:
-            d = redact(d, sight.seat, tl.fold, tl.round_of[i])
-            if e.seq in tl.fold.retracted:
-                d = hide_retracted(d, sight.seat)
-        elif "stock" in d:
-            # a Klaberjass stock is never shown but to the referee: also once its deal is
-            # played out, most of it was never dealt and nobody at the table saw it
-            d = {k: v for k, v in d.items() if k != "stock"} | {"redacted": True}
-        if d["type"] == "ruling" and tl.reasons_hidden(sight):
-            d = d | {"reason": None}
-        out.append(d)
-    return out
+    return [redact(_dump(tl.events[i]), sight, seen_of(tl, sight, i)) for i in range(since, end)]
 
 
 #: What the public reads for a ruling's reason while the game is being played.
@@ -266,10 +244,8 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         by = retracted.get(e.seq)
         if by is not None:
             fr["retracted"] = {"by": by.seq, "reason": None if hidden else by.reason}
-            if hidden and hide_retracted(_dump(e), sight.seat).get("redacted"):
-                seat = getattr(e, "seat", None)
-                fr["text"] = e.type + (f" by {f.seats[seat]} ({seat})" if seat is not None
-                                       else "") + " (its card is shown when the round is over)"
+            if card_kept(tl, i, sight):
+                fr["text"] = kept_card_text(f, e)
         if e.at is not None:
             fr["at"] = e.at
         if hidden and e.type == "note":
@@ -283,6 +259,39 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
                               f"({REASON_LATER})")
         out.append(fr)
     return out
+
+
+def claim_as_ruling(tl: Timeline, i: int) -> dict[str, Any]:
+    """The timeline's ``i``-th event, a claim (or a concession) of a round secret to a sight,
+    as a log without that round's hands holds it: the score it came to, as a ruling that
+    says what it was (a game may not score a claim without the hands: the cards left, the
+    sides are not known). A shared log and a sight's what-if fold it so."""
+    assert tl.fold is not None
+    e: Any = tl.events[i]
+    n = tl.round_of[i]
+    verb = "claimed" if e.gives == "rest_to_claimer" else "conceded"
+    return {"game": e.game, "seq": e.seq, "type": "ruling", "round": n,
+            "score": list(tl.fold.state.outcomes()[n - 1].final),
+            "reason": f"seat {e.seat} {verb} the rest; the cards left are not shown"} | (
+        {"at": e.at} if e.at is not None else {})
+
+
+def card_kept(tl: Timeline, i: int, sight: Sight) -> bool:
+    """Whether ``sight`` is kept from a card the timeline's ``i``-th event names (a retracted
+    card of a secret round that another seat may still hold), as the game's
+    ``redact_event`` says."""
+    if sight.full or tl.fold is None or i >= tl.applied():
+        return False
+    d = _dump(tl.events[i])
+    shown = get_game(tl.fold.game).redact_event(d, sight, seen_of(tl, sight, i))
+    return any(k in d and k not in shown for k in ("card", "cards"))
+
+
+def kept_card_text(fold: GameFold, e: Event) -> str:
+    """What an event whose card the sight is kept from (:func:`card_kept`) says."""
+    seat = getattr(e, "seat", None)
+    return e.type + (f" by {fold.seats[seat]} ({seat})" if seat is not None else "") + \
+        " (its card is shown when the round is over)"
 
 
 def state_at(tl: Timeline, seq: int | None, sight: Sight) -> dict[str, Any]:
@@ -321,12 +330,11 @@ def report(tl: Timeline, sight: Sight) -> dict[str, Any]:
     hidden = tl.hidden_rounds(sight)
     if hidden:
         rep["violations"] = [v for v in rep["violations"]
-                             if v["round"] not in hidden
-                             or (sight.seat is not None and v["seat"] == sight.seat)]
+                             if v["round"] not in hidden or violation_seen(v, sight.seat)]
         rep["ok"] = not rep["violations"] and rep["error"] is None
         rep["rounds"] = [game.report_round(r, tl.fold, sight.seat, r["round"] == tl.live_round)
                          if r["round"] in hidden else r for r in rep["rounds"]]
-        rep["retracted"] = [_retracted_seen(x, sight.seat, tl.fold) if x["round"] in hidden
+        rep["retracted"] = [_retracted_seen(x, sight, tl) if x["round"] in hidden
                             else x for x in rep["retracted"]]
         # the scorer's free text of a secret round may name cards, as a note's may
         rep["irregularities"] = [_untold(x, hidden) for x in rep["irregularities"]]
@@ -343,9 +351,11 @@ def _untold(x: dict[str, Any], hidden: frozenset[int]) -> dict[str, Any]:
     return x | {"text": None} if x["round"] in hidden and x["text"] is not None else x
 
 
-def _retracted_seen(x: dict[str, Any], seat: int | None, head: GameFold) -> dict[str, Any]:
-    """A report's retracted event of a secret round as ``seat`` may see it."""
-    ev = hide_retracted(redact(x["event"], seat, head, x["round"]), seat)
+def _retracted_seen(x: dict[str, Any], sight: Sight, tl: Timeline) -> dict[str, Any]:
+    """A report's retracted event of a secret round as ``sight`` may see it."""
+    assert tl.fold is not None
+    seen = Seen(tl.fold, x["round"], True, True, tl.reasons_hidden(sight))
+    ev = get_game(tl.fold.game).redact_event(x["event"], sight, seen)
     x = x | {"reason": None}  # the correction's free text, as a note's
     if not ev.get("redacted"):
         return x

@@ -35,11 +35,11 @@ from jaslog.engine.common import violation_dict
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.engine.options import OptionError
 from jaslog.errors import JaslogError
-from jaslog.events import Event, GameStarted
+from jaslog.events import Event, GameStarted, event_from_dict
 from jaslog.games import PRESETS, game_of, get_game, parse_option_text
 from jaslog.play.audit import rounds_report
 from jaslog.play.fold import start_fold
-from jaslog.play.views import Sight, Timeline, timeline
+from jaslog.play.views import Sight, Timeline, claim_as_ruling, seen_of, timeline
 
 #: What a round's entry compares, as recorded and as if.
 ROUND_KEYS = ("result", "score", "final")
@@ -281,8 +281,9 @@ def seen(w: WhatIf, tl: Timeline, sight: Sight) -> dict[str, Any]:
 def what_if_view(tl: Timeline, sight: Sight, preset: str | None = None,
                  options: Iterable[str] = ()) -> tuple[Timeline, dict[str, Any]]:
     """A game's what-if for a viewer (``?as=`` on the service's game endpoints): the timeline
-    the views read under the what-if rules, and the comparison as ``sight`` may see it. The
-    public's what-if is of the events it may see (finished rounds only).
+    the views read under the what-if rules, and the comparison as ``sight`` may see it,
+    both computed on what the sight may see (:func:`seen_events`). The public's what-if is
+    of the events it may see (finished rounds only).
 
     >>> from jaslog.events import event_from_dict
     >>> from jaslog.play.sim import simulate_game
@@ -292,8 +293,45 @@ def what_if_view(tl: Timeline, sight: Sight, preset: str | None = None,
     (35, 34, 'rotterdam')
     """
     n = tl.horizon() + 1 if sight.public else tl.applied()
-    w = what_if(tl.events[:n], preset, options)
+    w = what_if(seen_events(tl, sight, n), preset, options)
     return what_if_timeline(w, tl), seen(w, tl, sight)
+
+
+def seen_events(tl: Timeline, sight: Sight, n: int) -> list[Event]:
+    """The record's first ``n`` events as a what-if for ``sight`` folds them: computed on
+    what the sight may see, so that whether the what-if rules refuse an event, and every
+    verdict they give, never depends on a card it has not seen. A round secret to the sight
+    is dealt without hands (and a Klaberjass deal without its stock), as the game's
+    ``redact_event`` leaves them (a log holds every hand or none, so its own too): its plays
+    are then judged only as far as a round recorded without hands is, and a claim there
+    counts as the score it came to (:func:`jaslog.play.views.claim_as_ruling`). The other events
+    are the record's (the views redact what they show of them).
+
+    >>> from jaslog.events import event_from_dict
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.views import timeline
+    >>> evs = [event_from_dict(e) for e in simulate_game("w6", seed=4)[:50]]
+    >>> [e.hands is None for e in seen_events(timeline(evs), Sight(seat=1), 50) if e.type == "dealt"]
+    [False, True]
+    """
+    events = tl.events[:n]
+    if sight.full or tl.fold is None:
+        return list(events)
+    redact = get_game(tl.fold.game).redact_event
+    hidden = tl.hidden_rounds(sight)
+    out = []
+    for i, e in enumerate(events):
+        if tl.round_of[i] in hidden and e.type == "claim":
+            e = event_from_dict(claim_as_ruling(tl, i))
+        elif tl.round_of[i] in hidden and e.type in ("dealt", "second_deal"):
+            d = e.model_dump(exclude_none=True)
+            shown = redact(d, sight, seen_of(tl, sight, i))
+            drop = {k for k in ("hands", "stock") if k in d and (
+                k not in shown or any(h is None for h in shown.get(k) or []))}
+            if drop:
+                e = event_from_dict({k: v for k, v in d.items() if k not in drop})
+        out.append(e)
+    return out
 
 
 __all__ = ["ROUND_KEYS", "WhatIf", "WhatIfError", "seen", "what_if", "what_if_started",

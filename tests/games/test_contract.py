@@ -10,8 +10,12 @@ revokes, deals recorded without hands and false claims injected, by both bots):
 2. simulated games parse, fold without an integrity error, finish, and audit with the
    report's keys, one entry per deal and results the game declares;
 3. what a seat and the public see: every sight of a game cut in a live round (and of a round
-   ended with cards unplayed) runs, and two deals that differ only in cards a sight may not
-   see give it byte-identical frames, state, events and report (while the referee's differ);
+   ended with cards unplayed: by a ruling, a claim, a concession) runs, and two deals that
+   differ only in cards a sight may not see (or a retracted play that named another card)
+   give it byte-identical output through every route that shows a game: frames, state,
+   events and report (the API's and the viewer's), the what-if on them (``o=``), the
+   shared log (JSON Lines and the notation, with the record's certificate) and ``replay
+   --seat`` (while the referee's differ);
 4. the export's rows in every table, the games row agreeing with the audit;
 5. the terminal table for every viewer, a seat never shown another's unplayed hand;
 6. the recorder: the words a scorer types reproduce the simulated events in a real SQLite
@@ -33,6 +37,7 @@ import importlib
 import io
 import json
 import random
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -41,23 +46,30 @@ from typing import Any
 
 import pytest
 from rich.console import Console
+from typer.testing import CliRunner
 
 from jaslog.cards import CARD_INDEX
+from jaslog.cli import app as cli_app
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.game import ADAPTERS, Game, NoAdapter
-from jaslog.events import Event, event_from_dict
+from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import TABLES
 from jaslog.games import GAMES, PRESETS, game_of, get_game
+from jaslog.notation import write_game
 from jaslog.play.audit import REPORT_KEYS, game_report
 from jaslog.play.fold import fold, start_fold
 from jaslog.play.oracle import GAME_OPS, OPS, SOLVE, QueryError, answer
 from jaslog.play.render import card_markup, hand_markup, render_table
+from jaslog.play.share import shared_log
 from jaslog.play.sim import BOT_NAMES, Faults, simulate_game
 from jaslog.play.views import Sight, Timeline, frames, report, state_at, timeline, visible_events
+from jaslog.play.whatif import what_if_view
 from jaslog.record import Recorder, open_recorder, run
 from jaslog.store import open_store
+from jaslog.store.codec import link
+from jaslog.store.types import certificate
 
 GAME_LIST = list(GAMES.values())
 #: the faults every simulated game of the contract carries
@@ -340,9 +352,9 @@ def round_end(events: list[Dict] | tuple[Dict, ...], start: int) -> int:
 @cache
 def cuts(name: str) -> tuple[Cut, ...]:
     """The game cut in a live round (just dealt, before its first card, half played), the
-    same round ended there by a ruling (cards unplayed), and a round that ended with cards
-    unplayed without one when the simulated games have such a round (a Klaberjass deal
-    annulled in the bidding).
+    same round ended there by a ruling, a claim or a concession (cards unplayed), and a
+    round that ended with cards unplayed without one when the simulated games have such a
+    round (a Klaberjass deal annulled in the bidding).
 
     The live round is round 2 or 3 of a game of the corpus, with hands recorded: the one
     with the most events before its first card (bids, calls, knocks, declarations).
@@ -370,6 +382,14 @@ def cuts(name: str) -> tuple[Cut, ...]:
     ruling = {"game": evs[0]["game"], "seq": mid, "type": "ruling", "round": k,
               "score": [0] * totals, "reason": "abandoned with cards unplayed"}
     out.append(Cut("ended by a ruling with cards unplayed", [*evs[:mid], ruling], start, k))
+    # a claim (or a concession) ends the play before the last card: its unplayed cards stay
+    # as secret as a ruled round's
+    f = folded(evs[:mid])
+    _, turn = f.state.expected()
+    for what, gives in (("claimed", "rest_to_claimer"), ("conceded", "rest_to_opponents")):
+        claim = {"game": evs[0]["game"], "seq": mid, "type": "claim", "seat": turn,
+                 "gives": gives}
+        out.append(Cut(f"{what} with cards unplayed", [*evs[:mid], claim], start, k))
     for sim2, f, _ in audited(name):
         found = [(k2, s2) for k2, s2 in enumerate(deal_starts(sim2.events), 1)
                  if f.state.rounds[k2 - 1].closed and not f.state.rounds[k2 - 1].over
@@ -380,6 +400,32 @@ def cuts(name: str) -> tuple[Cut, ...]:
             out.append(Cut("ended with cards unplayed", evs2[:round_end(evs2, s2)], s2, k2))
             break
     return tuple(out)
+
+
+@cache
+def typo_variants(name: str) -> list[tuple[int, list[Event]]]:
+    """The half-played live cut of the game with a retracted play inserted before the next
+    card: the seat due, then a correction retracting it, then the card it played. One
+    variant per other card that seat still holds and plays later in the round (the holder,
+    and the events)."""
+    cut = next(c for c in cuts(name) if c.what == "live, half played")
+    sim = next(s for s in corpus(name) if list(s.events[:len(cut.events)]) == cut.events)
+    evs = sim.dicts
+    mid = len(cut.events)
+    nxt = evs[mid]
+    assert nxt["type"] == "play", nxt
+    seat = nxt["seat"]
+    later = [e["card"] for e in evs[mid + 1:round_end(evs, cut.start)]
+             if e["type"] == "play" and e["seat"] == seat]
+    out = []
+    for typo in later[:2]:
+        gid = evs[0]["game"]
+        extra = [{"game": gid, "seq": mid, "type": "play", "seat": seat, "card": typo},
+                 {"game": gid, "seq": mid + 1, "type": "correction", "retracts": [mid],
+                  "reason": f"typo: {typo}"},
+                 {**nxt, "seq": mid + 2}]
+        out.append((seat, parsed([*evs[:mid], *extra])))
+    return out
 
 
 def round_cards(cut: Cut) -> tuple[dict[str, int | str], set[str]]:
@@ -414,10 +460,15 @@ def swap_cards(e: Dict, a: str, b: str) -> Dict:
     return out
 
 
-def secrets(f: GameFold) -> tuple[int, list[bool], list[bool]]:
-    """The rounds dealt, and which are closed and which over: what the views judge by."""
+def secrets(f: GameFold) -> tuple[int, list[bool], list[bool], list[list[int] | None]]:
+    """The rounds dealt, which are closed and which over (what the views judge by), and the
+    score sheet: what counts of each closed round. The sheet is public, so a swap that
+    changes it (a claimed round scored with a revoke's penalty) is told apart by the sheet,
+    as at the table, and is not one of the swaps a sight must not tell apart."""
     rounds = f.state.rounds
-    return len(rounds), [r.closed for r in rounds], [r.over for r in rounds]
+    return (len(rounds), [r.closed for r in rounds], [r.over for r in rounds],
+            [list(o.final) if r.closed else None
+             for r, o in zip(rounds, f.state.outcomes(), strict=True)])
 
 
 @dataclass
@@ -491,14 +542,47 @@ def swaps_hidden_from(name: str, n: int, seat: int | None, most: int) -> list[Sw
     return mine[:most]
 
 
-def seen(tl: Timeline, sight: Sight) -> dict[str, str]:
-    """Everything ``sight`` is given of the game (:mod:`jaslog.play.views`), as sorted JSON."""
-    return {
+#: the what-if asked of every sight (``?o=`` and ``--option``): a revoke refused outright, and
+#: a revoke not punished (what either gives must never tell whose hand held what)
+WHAT_IFS = (("revoke=reject",), ("revoke=ignore",))
+
+
+def record_certificate(events: list[Event]) -> str:
+    """A certificate of the record as the store gives one: its head hash, shortened."""
+    h = bytes(32)
+    for e in events:
+        h = link(h, canonical_json(e))
+    return certificate(h.hex())
+
+
+def seen(tl: Timeline, sight: Sight, *, replayed: bool = False) -> dict[str, str]:
+    """Everything ``sight`` is given of the game through every route that shows it: the
+    views (:mod:`jaslog.play.views`: the API's state, events and audit, the viewer's frames),
+    the what-if on them (``o=``), the shared log (``dump --seat/--public``, JSON Lines and
+    the notation) and, with ``replayed``, ``replay --seat`` (slow: a sample only)."""
+    out = {
         "frames": json.dumps(frames(tl, sight), sort_keys=True),
         "state_at": json.dumps(state_at(tl, None, sight), sort_keys=True),
         "visible_events": json.dumps(visible_events(tl, sight), sort_keys=True),
         "report": json.dumps(report(tl, sight), sort_keys=True),
     }
+    for options in WHAT_IFS:
+        wtl, comparison = what_if_view(tl, sight, None, options)
+        out[f"what-if {' '.join(options)}"] = json.dumps(
+            [comparison, frames(wtl, sight), report(wtl, sight)], sort_keys=True)
+    if not sight.full:  # the referee shares the record itself
+        log = shared_log(tl.events, seat=sight.seat, public=sight.public,
+                         certificate=record_certificate(tl.events))
+        out["shared log"] = b"".join(canonical_json(e) + b"\n" for e in log).decode()
+        out["shared log as text"] = write_game(log)
+    if replayed and sight.seat is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "game.jsonl"
+            path.write_bytes(b"".join(canonical_json(e) + b"\n" for e in tl.events))
+            r = CliRunner().invoke(cli_app, ["replay", str(path), "--seat", str(sight.seat)])
+        assert r.exit_code == 0, r.output
+        out["replay --seat"] = r.output
+    return out
 
 
 def first_difference(a: str, b: str) -> str:
@@ -644,6 +728,17 @@ class TestGameContract:
                 else:
                     assert len(frames(tl, sight)) == len(cut.events) == len(shown), (cut.what, sight)
                     assert state_at(tl, None, sight)["seq"] == cut.events[-1]["seq"]
+                if not sight.full:
+                    # the sight's shared log folds, with the record's totals of what it shows
+                    log = shared_log(tl.events, seat=sight.seat, public=sight.public)
+                    shared = fold(log)
+                    assert shared.state.totals() == folded(
+                        [e.model_dump(exclude_none=True) for e in tl.events[:len(
+                            tl.events) if not sight.public else tl.horizon() + 1]]
+                    ).state.totals(), (cut.what, sight)
+                    # its what-if is of what it may see, and never stumbles on hidden cards
+                    _, comparison = what_if_view(tl, sight, None, ("revoke=ignore",))
+                    assert comparison["refused"] is None, (cut.what, sight, comparison["refused"])
                 entry = [r for r in rep["rounds"] if r["round"] == cut.round]
                 if sight.full:
                     assert entry and "hidden" not in entry[0], cut.what
@@ -668,9 +763,11 @@ class TestGameContract:
             tl, found = swaps(game.name, n)
             assert found, f"{cut.what}: no two hidden cards could trade places"
             for sight in sights(game):
-                mine = seen(tl, sight)
-                for sw in swaps_hidden_from(game.name, n, sight.seat, 3):
-                    theirs = seen(sw.tl, sight)
+                mine = seen(tl, sight, replayed=True)
+                for k, sw in enumerate(swaps_hidden_from(game.name, n, sight.seat, 3)):
+                    theirs = seen(sw.tl, sight, replayed=not k)
+                    if k:
+                        mine.pop("replay --seat", None)
                     for key in mine:
                         assert mine[key] == theirs[key], (
                             f"{cut.what}: {sight} tells apart the deals where {sw} trade places, "
@@ -681,6 +778,27 @@ class TestGameContract:
                 holder = next(o for o in sw.owners if isinstance(o, int))
                 assert seen(tl, Sight(seat=holder))["frames"] != seen(sw.tl, Sight(seat=holder))["frames"]
         assert checked
+
+    def test_a_sight_cannot_tell_which_card_a_retracted_play_named(self, game: Game) -> None:
+        """The scorer recorded a seat's card before the one it played and retracted it: that
+        card is still in its holder's hand. Two records that differ only in which of its
+        unplayed cards the retracted play named are told apart by the holder and the referee
+        only, through every route (the views, the what-if, the shared log, ``replay --seat``)."""
+        variants = typo_variants(game.name)
+        assert len(variants) >= 2, f"{game.name}: no seat with two cards still to play"
+        holder, (a, b) = variants[0][0], (timeline(v[1]) for v in variants[:2])
+        assert a.error is None and b.error is None and a.fold is not None
+        assert a.live_round is not None and a.fold.retracted
+        for sight in sights(game):
+            mine, theirs = seen(a, sight, replayed=True), seen(b, sight, replayed=True)
+            for key in mine:
+                if sight.seat == holder:
+                    continue
+                assert mine[key] == theirs[key], (
+                    f"{sight} tells which card seat {holder}'s retracted play named, in {key}: "
+                    + first_difference(mine[key], theirs[key]))
+        assert seen(a, Sight(seat=holder))["frames"] != seen(b, Sight(seat=holder))["frames"]
+        assert seen(a, Sight())["visible_events"] != seen(b, Sight())["visible_events"]
 
     def test_seat_view_cannot_tell_deals_apart_that_differ_in_cards_the_seat_may_not_see(
             self, game: Game) -> None:

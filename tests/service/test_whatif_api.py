@@ -120,14 +120,14 @@ def test_a_what_if_that_cannot_be_asked_is_422_with_a_code(live: Live, finished:
         assert get(live, f"/api/games/{gid}/{what}?{query}", status=422)["code"] == code
 
 
-def live_game(live: Live) -> tuple[str, list[Any]]:
+def live_game(live: Live, gid: str = "wl") -> tuple[str, list[Any]]:
     """A game cut in its third round just after its first revoke (every revoke is there)."""
-    events = simulate_game("wl", "amsterdam", seed=7, seats=SEATS,
+    events = simulate_game(gid, "amsterdam", seed=7, seats=SEATS,
                            faults=Faults(revoke_rate=0.5, revoke_rounds=(3,)))
     evs = [event_from_dict(e) for e in events]
     first = min(v.seq for v in fold(evs).state.violations)
-    store(live, "wl", events[:first + 2])
-    return "wl", evs[:first + 2]
+    store(live, gid, events[:first + 2])
+    return gid, evs[:first + 2]
 
 
 def test_each_token_sees_the_what_if_of_what_it_may_see(live: Live) -> None:
@@ -142,16 +142,36 @@ def test_each_token_sees_the_what_if_of_what_it_may_see(live: Live) -> None:
     pub_rp = get(live, f"/api/games/{gid}/replay?as=rotterdam", "public")
     assert all(v["seq"] <= tl.horizon() for v in pub_rp["what_if"]["verdicts"])
     assert len(pub_rp["frames"]) == tl.horizon() + 1
-    # a seat: of the round being played, only its own verdicts, and a refusal without what
+    # a seat: the what-if of what it may see, the round being played without its hands (a
+    # log holds every hand or none): no verdict or refusal there that a hand would decide
     rotterdam = get(live, f"/api/games/{gid}/audit?as=rotterdam")["what_if"]["verdicts"]
-    for seat, player in enumerate(SEATS):
+    for player in SEATS:
         d = get(live, f"/api/games/{gid}/audit?o=revoke=reject", player)["what_if"]
-        assert d["refused"]["code"] is None and d["refused"]["seat"] is None
-        assert "round 3" in d["refused"]["message"]
+        assert d["refused"] is None and d["compared_to"] == evs[-1].seq
         mine = get(live, f"/api/games/{gid}/audit?as=rotterdam", player)["what_if"]["verdicts"]
-        assert mine == [v for v in rotterdam if v["round"] != 3 or v["seat"] == seat]
+        assert mine == [v for v in rotterdam if v["round"] != 3]
         st = get(live, f"/api/games/{gid}/state?as=rotterdam", player)
-        assert [h is not None for h in st["hands"]] == [s == seat for s in range(4)]
+        assert st["hands"] == [None] * 4 and st["seq"] == evs[-1].seq
+
+
+def test_a_what_if_never_tells_a_sight_of_a_revoke_it_could_not_see(live: Live) -> None:
+    """``o=revoke=reject`` refuses a revoke; asked by a seat in the round being played, or by
+    the public of a round a ruling ended with cards unplayed, whether it refuses (and where)
+    would tell which seat held what: the what-if is computed on what the sight may see."""
+    gid, evs = live_game(live, "wl2")
+    revoke = min(v.seq for v in fold(evs).state.violations)
+    full = get(live, f"/api/games/{gid}/state?o=revoke=reject&seq={revoke}", status=422)
+    assert full["code"] == "what_if_refused"
+    for player in SEATS:
+        st = get(live, f"/api/games/{gid}/state?o=revoke=reject&seq={revoke}", player)
+        assert st["seq"] == revoke and st["what_if"]["refused"] is None
+    # a referee rules the round with cards unplayed: the public sees it, never the revoke
+    r = live.post(f"/api/games/{gid}/events", {"expected_seq": len(evs), "events": [
+        {"type": "ruling", "round": 3, "score": [0, 162], "reason": "abandoned"}]})
+    assert r.status_code == 200, r.text
+    assert get(live, f"/api/games/{gid}/audit?o=revoke=reject")["what_if"]["refused"] is not None
+    pub = get(live, f"/api/games/{gid}/audit?o=revoke=reject", "public")["what_if"]
+    assert pub["refused"] is None and pub["compared_to"] == len(evs)
 
 
 def test_the_openapi_names_the_what_if_parameters(live: Live) -> None:

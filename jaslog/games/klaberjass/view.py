@@ -15,7 +15,16 @@ from jaslog.engine.common import (
     violations_seen,
 )
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import seat_view_frame, secret_round
+from jaslog.engine.view import (
+    CLAIMED,
+    Seen,
+    Sight,
+    played_out,
+    redact_common,
+    seat_view_frame,
+    secret_round,
+    sequence_shown,
+)
 from jaslog.games.klaberjass.rules import KlaberjassGame, run_text
 
 
@@ -85,7 +94,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcomes()[-1]
-    full = seat is None or r.over
+    full = seat is None or played_out(r)
     trump = r.trump
     view.update(
         round=r.number, dealer=r.dealer, elder=r.elder, live=not r.closed,
@@ -102,7 +111,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         view["hands"] = [card_list(h) if full or s == seat else None for s, h in enumerate(r.hands)]
         if kind == "play" and turn is not None and (full or turn == seat):
             view["legal"] = card_list(g.legal_plays())
-    shown = len(r.tricks) >= 2 or r.over or (bool(r.tricks) and r.tricks[0].complete)
+    shown = sequence_shown(r)
     for d in r.declarations:
         mine = full or d.seat == seat
         entry: dict[str, Any] = {"seat": d.seat, "length": d.run[2]}
@@ -114,7 +123,9 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     view["bella_calls"] = [{"seat": b.seat} | ({"valid": b.fault is None} if full else {})
                            for b in r.bellas]
     view["tricks"] = tricks_view(r.tricks, r.winner_of)
-    if r.over or (seat is None and r.closed):
+    if r.over and not full:  # claimed: the sheet's score, and nothing that tells the hands
+        view.update(result=CLAIMED, score=o.score)
+    elif r.over or (seat is None and r.closed):
         view.update(sequences=o.sequences, bella=o.bella, deal_totals=o.totals, result=o.result,
                     score=o.score)
     view["ruling"] = ruling_dict(r.ruling)
@@ -140,3 +151,20 @@ def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dic
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
     """The report's entry of a secret deal as ``seat`` may see it (None: the public)."""
     return secret_round(seat_view, entry, head, seat, live)
+
+
+def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:
+    """A Klaberjass event as ``sight`` may see it (the game's one rule for events, beside
+    :func:`seat_view` for the table): every game's (:func:`jaslog.engine.view.redact_common`),
+    the stock never but to the referee (most of it is never dealt, nobody at the table saw
+    it), and in a secret deal the other's sequence by its length only until the first trick
+    is over (then its cards, as they are shown at the table)."""
+    if sight.full:
+        return event
+    if "stock" in event:
+        event = {k: v for k, v in event.items() if k != "stock"} | {"redacted": True}
+    if (event["type"] == "sequence" and seen.secret and event.get("seat") != sight.seat
+            and not sequence_shown(seen.head.state.rounds[seen.round - 1])):
+        event = {k: v for k, v in event.items() if k != "cards"} | {
+            "length": len(event["cards"]), "redacted": True}
+    return redact_common(event, sight, seen)

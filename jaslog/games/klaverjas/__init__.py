@@ -2,8 +2,9 @@
 
 Everything about the game is in this package, with the same module names in each game's:
 ``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
-rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
-load by name: ``export``, ``render``, ``record``.
+rule: ``seat_view`` for the table, ``redact_event`` for an event), ``sim`` (simulator and
+bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
+``record``.
 """
 
 from jaslog.engine.game import Game
@@ -24,6 +25,7 @@ GAME = Game(
     seat_view=view.seat_view,
     frame=view.frame,
     report_round=view.report_round,
+    redact_event=view.redact_event,
     roem_of=view.roem_of,
     simulate=sim.simulate_klaverjas,
     oracle_ops=oracle.OPS,

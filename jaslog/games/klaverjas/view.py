@@ -10,9 +10,9 @@ from functools import partial
 from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, card_text
-from jaslog.engine.common import card_list, ruling_dict, violation_dict
+from jaslog.engine.common import VERDICTS_ON_ALL_HANDS, card_list, ruling_dict, violation_dict
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import secret_view
+from jaslog.engine.view import CLAIMED, Seen, Sight, claimed_round, played_out, redact_common, secret_view
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -67,7 +67,7 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     rounds = g.rounds
     # a seat sees only its own during a round not played out (live, or ruled with cards
     # unplayed); the referee everything
-    full = seat is None or not rounds or rounds[-1].over
+    full = seat is None or not rounds or played_out(rounds[-1])
     kind, turn = g.expected()
     view: dict[str, Any] = {
         "round": 0, "trick": 0, "dealer": None, "trump": None, "chooser": None,
@@ -122,10 +122,11 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     view["points"] = o.points
     view["roem"] = o.roem
     view["roem_on_table"] = o.roem_on_table
-    if r.over:
-        view["result"], view["score"] = o.result, o.score
+    if r.over:  # claimed (not ``full``): the sheet's score, and no result that tells a revoke
+        view["result"], view["score"] = o.result if full else CLAIMED, o.score
     view["ruling"] = ruling_dict(r.ruling)
-    view["violations"] = [violation_dict(v) for v in r.violations if full or v.seat == seat]
+    view["violations"] = [violation_dict(v) for v in r.violations if full or (
+        v.seat == seat and v.rule not in VERDICTS_ON_ALL_HANDS)]
     return view
 
 
@@ -154,5 +155,13 @@ def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dic
 
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
     """The report's entry of a secret round as ``seat`` may see it: as it is (its tricks,
-    points and claimed roem are what the table saw)."""
-    return entry
+    points and claimed roem are what the table saw), its claim without what tells the
+    unplayed hands."""
+    return entry | claimed_round(entry)
+
+
+def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:
+    """A Klaverjas event as ``sight`` may see it (the game's one rule for events, beside
+    :func:`seat_view` for the table): what every game hides
+    (:func:`jaslog.engine.view.redact_common`), nothing more."""
+    return redact_common(event, sight, seen)

@@ -14,7 +14,7 @@ from jaslog.engine.common import (
     violations_seen,
 )
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import seat_view_frame, secret_round
+from jaslog.engine.view import CLAIMED, Seen, Sight, played_out, redact_common, seat_view_frame, secret_round
 from jaslog.games.kloepper.rules import ACES, KloepperGame, known_sides
 from jaslog.games.kloepper.rules.game import Trick
 
@@ -79,7 +79,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcome(r)
-    full = seat is None or r.over
+    full = seat is None or played_out(r)
     view.update(round=r.number, dealer=r.dealer, forehand=r.forehand, live=not r.closed,
                 points=o.points, tricks_won=o.tricks)
     left = [6 - popcount_(r.by_seat[s]) for s in range(4)]
@@ -115,8 +115,9 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     if view["revealed"]:
         q = sum(p for s, p in enumerate(o.points) if view["sides"][s] == "queens")
         view["side_points"] = {"queens": q, "others": sum(o.points) - q}
-    if r.over:
-        view.update(result=o.result, row=o.row, score=o.score)
+    if r.over:  # claimed (not ``full``): the sheet's score, and no result that tells a revoke
+        view.update(result=o.result if full else CLAIMED, row=o.row if full else None,
+                    score=o.score)
     view["ruling"] = ruling_dict(r.ruling)
     view["violations"] = violations_seen(r.violations, full, seat)
     return view
@@ -139,3 +140,10 @@ def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dic
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
     """The report's entry of a secret deal as ``seat`` may see it (None: the public)."""
     return secret_round(seat_view, entry, head, seat, live)
+
+
+def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:
+    """A Kloepper event as ``sight`` may see it (the game's one rule for events, beside
+    :func:`seat_view` for the table): what every game hides
+    (:func:`jaslog.engine.view.redact_common`), nothing more."""
+    return redact_common(event, sight, seen)
