@@ -68,6 +68,7 @@ def _public_keys(texts: list[str]) -> list[Any]:
 def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
     from jaslog.events import read_lines
+    from jaslog.store.signing import V2
     from jaslog.store.verify import Trust
     from jaslog.store.verify_log import Signed, verify_log
 
@@ -89,8 +90,11 @@ def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
             continue
         try:
             d = orjson.loads(raw)
+            v2 = d.get("version") == 2
             sigs.append(Signed(str(d["game"]), int(d["seq"]), str(d["hash"]), str(d["key"]),
-                               str(d["signature"])))
+                               (V2 if v2 else "") + str(d["signature"]),
+                               int(d["pos"]) if v2 else None,
+                               int(d["event_pos"]) if v2 else None))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             fail(f"{sig_file}:{n}: not a signature as `jaslog dump --signatures` writes it")
     return verify_log(events, sigs, Trust.given(keys))

@@ -41,8 +41,9 @@ from jaslog.store.signing import (
     PublicKey,
     due,
     has_tables,
-    head_message,
+    holds,
     marks,
+    message_version,
     signatures_of,
     stored_keys,
 )
@@ -205,10 +206,18 @@ def check_signatures(rep: VerifyReport, game: str, hashes: list[str], sigs: list
                                         f"signed by key {s.key_id}, which is not one of "
                                         f"{words}"))
             return found
-        if not key.verify(s.signature, head_message(game, s.seq, s.hash)):
-            rep.problems.append(Problem(game, s.seq, "signature", f"the signature of seq {s.seq} "
-                                        f"was not made by key {s.key_id}: it was forged or "
-                                        "altered"))
+        if not holds(key, s):
+            if message_version(s.signature) == 2:
+                rep.problems.append(Problem(
+                    game, s.seq, "signature", f"the signature of seq {s.seq} does not hold for "
+                    f"signature position {s.pos} and event position "
+                    f"{'(none)' if s.event_pos is None else s.event_pos}: it was forged or "
+                    "altered, or rows stored before it (events or signatures) were removed and "
+                    "the positions renumbered to hide it"))
+            else:
+                rep.problems.append(Problem(game, s.seq, "signature", f"the signature of seq "
+                                            f"{s.seq} was not made by key {s.key_id}: it was "
+                                            "forged or altered"))
             return found
         found.keys.add(s.key_id)
         found.at[s.seq] = s.key_id
@@ -416,9 +425,11 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
             firsts[r.game] = r
         if run.signing:
             page_sigs.update({i: [] for i in start})
-            for r in conn.execute(select(SIGNATURES).select_from(vh.join(
-                    SIGNATURES, and_(SIGNATURES.c.game == vh.c.game,
-                                     SIGNATURES.c.seq >= vh.c.seq)))
+            for r in conn.execute(select(SIGNATURES, EVENTS.c.pos.label("event_pos")).select_from(
+                    vh.join(SIGNATURES, and_(SIGNATURES.c.game == vh.c.game,
+                                             SIGNATURES.c.seq >= vh.c.seq))
+                    .outerjoin(EVENTS, and_(EVENTS.c.game == SIGNATURES.c.game,
+                                            EVENTS.c.seq == SIGNATURES.c.seq)))
                     .order_by(SIGNATURES.c.game, SIGNATURES.c.seq, SIGNATURES.c.pos),
                     {"ids": list(start)}):
                 page_sigs[r.game].append(r)
@@ -484,8 +495,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
         ok = (re.fullmatch(r"[0-9a-f]{64}", rows[0].prev_hash or "") is not None
               and _own_link(rows[0], rows[0].prev_hash) and _own_link(first, GENESIS)
               and any(s.seq == seq and s.hash == hash_ and s.key_id in trust.keys
-                      and trust.keys[s.key_id].verify(s.signature, head_message(game, seq, hash_))
-                      for s in sigs))
+                      and holds(trust.keys[s.key_id], s) for s in sigs))
     raw0: Any = None
     if ok:
         try:

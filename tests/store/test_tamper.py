@@ -158,3 +158,91 @@ def test_column_edit_outside_the_payload(two_games: Store, raw_sql: Callable[...
     raw_sql("UPDATE events SET at = '1999-01-01T00:00:00Z' WHERE game = 't-2' AND seq = 12")
     p = only_problem(two_games)
     assert (p.game, p.seq, p.kind) == ("t-2", 12, "changed")
+
+
+# ---------------------------------------------------------------------- a game cut back
+
+
+#: Every table of the store that is append-only and holds a game's rows.
+GAME_TABLES = ("events", "games", "game_players", "signatures", "game_results", "game_winners",
+               "game_places", "verified_heads")
+
+
+def disable_every_trigger(store: Store, raw_sql: Callable[..., Any]) -> None:
+    for t in GAME_TABLES:
+        if store.dialect == "postgresql":
+            raw_sql(f"ALTER TABLE {t} DISABLE TRIGGER USER")
+        else:
+            for op in ("update", "delete"):
+                raw_sql(f"DROP TRIGGER {t}_no_{op}")
+
+
+def renumber(raw_sql: Callable[..., Any], table: str, key: str) -> None:
+    """Close the holes in ``table``'s positions, as a careful forger would (the rows keep
+    their order)."""
+    rows = raw_sql(f"SELECT {key}, pos FROM {table} ORDER BY pos")
+    raw_sql(f"UPDATE {table} SET pos = -pos")
+    cols = key.split(", ")
+    where = " AND ".join(f"{c} = :k{i}" for i, c in enumerate(cols))
+    for n, r in enumerate(rows, 1):
+        raw_sql(f"UPDATE {table} SET pos = :n WHERE {where}", n=n,
+                **{f"k{i}": v for i, v in enumerate(r[:-1])})
+
+
+def cut_back(raw_sql: Callable[..., Any], game: str, after: int) -> None:
+    """Cut ``game`` back to seq ``after`` with plain SQL: its later events and signatures,
+    its results and winners and its verified heads go, and the positions are renumbered."""
+    raw_sql("DELETE FROM events WHERE game = :g AND seq > :s", g=game, s=after)
+    raw_sql("DELETE FROM signatures WHERE game = :g AND seq > :s", g=game, s=after)
+    for t in ("game_winners", "game_results", "verified_heads"):
+        raw_sql(f"DELETE FROM {t} WHERE game = :g", g=game)
+    renumber(raw_sql, "events", "game, seq")
+    renumber(raw_sql, "signatures", "game, seq, key_id")
+
+
+def played_side_by_side(store: Store) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Two games recorded at the same time, a batch of each in turn: the first one finished,
+    the second one a few rounds on."""
+    a, b = game_events("cut-a", seed=31), game_events("cut-b", seed=32)
+    b = b[:len(b) // 2]
+    for i in range(0, max(len(a), len(b)), 9):
+        for gid, evs in (("cut-a", a), ("cut-b", b)):
+            if evs[i:i + 9]:
+                store.append(gid, evs[i:i + 9])
+    return a, b
+
+
+def test_a_finished_game_cut_back_fails_every_verify(store: Store,
+                                                     raw_sql: Callable[..., Any]) -> None:
+    from jaslog.store.verify import verify_store
+
+    played_side_by_side(store)
+    club = store.signing_key()
+    assert store.fold("cut-a").state.finished
+    assert verify_store(store).ok  # a clean run: every game's head is recorded as verified
+    # cut back to a signed round end, removing a signature that one of the other game follows
+    last_b = max(s["pos"] for s in store.signatures("cut-b"))
+    before = [s["seq"] for s in store.signatures("cut-a") if s["pos"] < last_b]
+    keep = before[-2]
+    disable_every_trigger(store, raw_sql)
+    cut_back(raw_sql, "cut-a", keep)
+    assert not store.fold("cut-a").state.finished
+    for rep in (store.verify(), store.verify(keys=[club]), verify_store(store),
+                verify_store(store, full=True)):
+        assert not rep.ok
+        kinds = {(p.game, p.kind) for p in rep.problems}
+        assert ("cut-b", "signature") in kinds, rep.problems
+        assert any("rows stored before it (events or signatures) were removed and the "
+                   "positions renumbered" in p.message for p in rep.problems)
+
+
+def test_a_cut_left_unrenumbered_leaves_holes(store: Store, raw_sql: Callable[..., Any]) -> None:
+    played_side_by_side(store)
+    signed = [s["seq"] for s in store.signatures("cut-a")]
+    disable_every_trigger(store, raw_sql)
+    raw_sql("DELETE FROM events WHERE game = 'cut-a' AND seq > :s", s=signed[1])
+    raw_sql("DELETE FROM signatures WHERE game = 'cut-a' AND seq > :s", s=signed[1])
+    rep = store.verify()
+    store_wide = " ".join(p.message for p in rep.problems if p.game == "(store)")
+    assert "events were deleted from the store" in store_wide
+    assert "signatures were deleted from the store" in store_wide
