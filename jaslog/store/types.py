@@ -139,7 +139,11 @@ class Problem:
     link points elsewhere), ``header`` (the games table disagrees with seq 0),
     ``certificate`` (the head is not the one certified), ``signature`` (a signature does not
     hold: the events it covers changed since, or a key that is not trusted made it, or it was
-    forged) or ``unsigned`` (a round or the game ended and no signature covers it).
+    forged, or rows before it were removed and the positions renumbered), ``unsigned`` (a
+    round or the game ended and no signature covers it), ``derived`` (a row kept beside the
+    events, a game's result, winners, place or start, or the schema version, disagrees with
+    them: :mod:`jaslog.store.verify_derived`) or ``version`` (an event's format version column
+    says a version in which its bytes do not read).
     """
 
     game: str

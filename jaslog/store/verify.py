@@ -48,6 +48,15 @@ from jaslog.store.signing import (
     stored_keys,
 )
 from jaslog.store.types import GENESIS, NoSuchGame, Problem, StoreError, VerifyReport, certificate
+from jaslog.store.verify_derived import (
+    Derived,
+    check_from_head,
+    check_game,
+    check_schema_version,
+    derived_of,
+    derived_orphans,
+    derived_tables,
+)
 
 _COLS = (EVENTS.c.game, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.version, EVENTS.c.event_id,
          EVENTS.c.at, EVENTS.c.payload, EVENTS.c.prev_hash, EVENTS.c.hash)
@@ -308,7 +317,9 @@ def verify(conn: Connection, game: str | None, cert: str | None,
             select(GAME_PLAYERS.c.player).where(GAME_PLAYERS.c.game == game)
             .order_by(GAME_PLAYERS.c.seat))]
         sigs = signatures_of(conn, [game])[game] if signing else []
-        signed = _one(rep, game, rows, header, players, sigs, trust)
+        tables = derived_tables(conn)
+        signed = _one(rep, game, rows, header, players, sigs, trust,
+                      derived_of(conn, [game], tables)[game], tables)
         if cert is not None:
             _check_certificate(rep, game, [r.hash for r in rows], cert, signed)
         if progress:
@@ -321,7 +332,7 @@ def verify(conn: Connection, game: str | None, cert: str | None,
 
 def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
     """What no one game shows: events of a deleted header, signatures of a deleted game,
-    holes in the store's positions."""
+    derived rows of no game, holes in the store's positions."""
     orphans = conn.execute(select(EVENTS.c.game).distinct().where(
         EVENTS.c.game.not_in(select(GAMES.c.id)))).scalars().all()
     for g in orphans:
@@ -335,6 +346,8 @@ def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
         for g in gone:
             rep.problems.append(Problem(g, None, "removed", "the game was signed but its events "
                                         "are gone: the game was deleted from the store"))
+    derived_orphans(conn, rep, derived_tables(conn))
+    check_schema_version(conn, rep)
     _positions(conn, rep, signing)
 
 
@@ -378,6 +391,8 @@ class _Run:
     incremental: bool = False
     checked: Checked = field(default_factory=Checked)
     new_heads: list[tuple[str, int, str]] = field(default_factory=list)
+    #: the derived tables the store has (read with the first page)
+    tables: frozenset[str] | None = None
 
 
 def _range(conn: Connection, rep: VerifyReport, run: _Run, after: str | None,
@@ -403,6 +418,9 @@ _IDS: Any = bindparam("ids", expanding=True)
 
 def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) -> None:
     ids = [h.id for h in headers]
+    if run.tables is None:
+        run.tables = derived_tables(conn)
+    derived = derived_of(conn, ids, run.tables)
     heads = _verified(conn, ids) if run.tracked else {}
     start = heads if run.incremental else {}
     whole = [i for i in ids if i not in start]
@@ -440,10 +458,11 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
     for h in headers:
         if h.id in start:
             _from_head(conn, rep, run, h, start[h.id], by_game[h.id], firsts.get(h.id),
-                       seats[h.id], page_sigs[h.id])
+                       seats[h.id], page_sigs[h.id], derived[h.id])
         else:
             before = len(rep.problems)
-            found = _one(rep, h.id, by_game[h.id], h, seats[h.id], page_sigs[h.id], run.trust)
+            found = _one(rep, h.id, by_game[h.id], h, seats[h.id], page_sigs[h.id], run.trust,
+                         derived[h.id], run.tables)
             run.checked.full_games += 1
             run.checked.full_events += len(by_game[h.id])
             run.checked.read += len(by_game[h.id])
@@ -480,7 +499,7 @@ def _own_link(r: Any, prev: str) -> bool:
 
 def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
                head: tuple[int, str], rows: list[Any], first: Any, seats: list[str],
-               sigs: list[Any]) -> None:
+               sigs: list[Any], derived: Derived) -> None:
     """Check a game from its verified head (``rows``: the events from the head's seq on;
     ``sigs``: the signatures from there on): the row at that seq must still hold the recorded
     hash (its own bytes hashing to it) and be signed there by a trusted key; then the chain
@@ -508,7 +527,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
         all_rows = list(conn.execute(select(*_COLS).where(EVENTS.c.game == game)
                                      .order_by(EVENTS.c.seq)))
         all_sigs = signatures_of(conn, [game])[game] if run.signing else []
-        _one(rep, game, all_rows, header, seats, all_sigs, trust)
+        _one(rep, game, all_rows, header, seats, all_sigs, trust, derived, run.tables or frozenset())
         run.checked.full_games += 1
         run.checked.full_events += len(all_rows)
         run.checked.read += len(all_rows)
@@ -542,6 +561,9 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
     signed = check_signatures(rep, game, hashes, sigs, trust, events)
     rep.signatures += signed.checked
     rep.keys.update(signed.keys)
+    if len(rep.problems) == before:
+        check_from_head(rep, game, header, list(header.seats), first, rows, derived,
+                        run.tables or frozenset())
     _note_head(rep, run, game, signed.at, hashes, head, before)
 
 
@@ -664,9 +686,12 @@ def _range_in_worker(task: tuple[Any, ...]) -> tuple[VerifyReport, Checked,
 
 
 def _one(rep: VerifyReport, game: str, rows: list[Any], header: Any, seats: list[str],
-         sigs: list[Any], trust: Trust) -> dict[int, str]:
-    """Check one game: its chain, then (when the chain holds) its signatures. Returns the
-    seqs signed validly, with the key of each."""
+         sigs: list[Any], trust: Trust, derived: Derived | None = None,
+         tables: frozenset[str] = frozenset()) -> dict[int, str]:
+    """Check one game: its chain, then (when the chain holds) its signatures and (``derived``:
+    its rows in the derived tables ``tables``) what the store keeps beside its events
+    (:mod:`jaslog.store.verify_derived`). Returns the seqs signed validly, with the key of
+    each."""
     problem, head = check_chain(game, rows, header, seats)
     rep.games += 1
     rep.events += len(rows)
@@ -678,9 +703,13 @@ def _one(rep: VerifyReport, game: str, rows: list[Any], header: Any, seats: list
     def events() -> list[Event]:
         return [decode(r.payload, r.version, game, r.seq) for r in rows]
 
+    before = len(rep.problems)
     found = check_signatures(rep, game, [r.hash for r in rows], sigs, trust, events)
     rep.signatures += found.checked
     rep.keys.update(found.keys)
+    if derived is not None and len(rep.problems) == before:  # (else what it says comes first)
+        check_game(rep, game, header, list(header.seats) if header is not None else seats, rows,
+                   derived, tables)
     return found.at
 
 

@@ -228,9 +228,11 @@ def test_a_store_written_before_signing_is_upgraded_and_signed(tmp_path: Path) -
     db = tmp_path / "old.sqlite"
     with open_store(str(db)) as store:
         store.append("o-1", game_events("o-1", seed=4))
-    # the store as a version without signatures left it
+    # the store as a version without signatures left it (nor any table of a later version)
     con = sqlite3.connect(db)
-    con.executescript("DROP TABLE signatures; DROP TABLE signing_keys; "
+    con.executescript("DROP TABLE signatures; DROP TABLE signing_keys; DROP TABLE game_winners; "
+                      "DROP TABLE game_results; DROP TABLE game_places; "
+                      "DROP TABLE verified_heads; "
                       "UPDATE jaslog_meta SET value = '1' WHERE key = 'schema_version';")
     con.commit()
     con.close()

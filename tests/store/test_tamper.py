@@ -246,3 +246,103 @@ def test_a_cut_left_unrenumbered_leaves_holes(store: Store, raw_sql: Callable[..
     store_wide = " ".join(p.message for p in rep.problems if p.game == "(store)")
     assert "events were deleted from the store" in store_wide
     assert "signatures were deleted from the store" in store_wide
+
+
+# ---------------------------------------------------------------------- the derived tables
+
+
+@pytest.fixture
+def won_and_live(store: Store, raw_sql: Callable[..., Any]) -> Store:
+    """A finished game (``w-1``, won by team 1) and one being played (``w-2``), verified
+    clean, with every trigger off."""
+    store.append("w-1", game_events("w-1", seed=0))
+    live = game_events("w-2", seed=1)
+    store.append("w-2", live[:len(live) // 2])
+    assert store.verify().ok
+    disable_every_trigger(store, raw_sql)
+    return store
+
+
+def derived_problems(store: Store, full: bool = True) -> list[tuple[str, int | None, str]]:
+    from jaslog.store.verify import verify_store
+
+    rep = verify_store(store, full=full, record=False) if not full else store.verify()
+    assert not rep.ok
+    return [(p.game, p.seq, p.kind) for p in rep.problems]
+
+
+def test_a_forged_winner_row_fails_verify(won_and_live: Store,
+                                          raw_sql: Callable[..., Any]) -> None:
+    from jaslog.store.verify import verify_store
+
+    ((seq, winner),) = raw_sql("SELECT seq, winner FROM game_results WHERE game = 'w-1'")
+    assert winner == "1"
+    raw_sql("INSERT INTO game_winners (game, seq, player) VALUES ('w-1', :s, 'mallory')", s=seq)
+    assert [i.game for _, i in won_and_live.game_page(limit=10, winner="mallory")] == ["w-1"]
+    for rep in (won_and_live.verify(), won_and_live.verify("w-1"), verify_store(won_and_live),
+                verify_store(won_and_live, full=True)):
+        assert [(p.game, p.seq, p.kind) for p in rep.problems] == [("w-1", seq, "derived")]
+        assert "game_winners names" in rep.problems[0].message
+        assert "mallory" in rep.problems[0].message
+
+
+def test_a_game_being_played_forged_as_won_fails_verify(won_and_live: Store,
+                                                       raw_sql: Callable[..., Any]) -> None:
+    head = won_and_live.head("w-2").seq
+    raw_sql("INSERT INTO game_results (game, seq, finished, winner) VALUES "
+            "('w-2', :s, :f, '0')", s=head, f=True)
+    p = only_problem(won_and_live)
+    assert (p.game, p.seq, p.kind) == ("w-2", head, "derived")
+    assert f"game_results says that at seq {head} the game was won by 0, but its events say it " \
+           "is not over" in p.message
+
+
+def test_a_removed_result_fails_verify(won_and_live: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("DELETE FROM game_winners WHERE game = 'w-1'")
+    raw_sql("DELETE FROM game_results WHERE game = 'w-1'")
+    p = only_problem(won_and_live)
+    assert (p.game, p.kind) == ("w-1", "derived")
+    assert "the game was won by 1 by its events, but game_results has no row" in p.message
+
+
+def test_an_edited_place_fails_verify(won_and_live: Store, raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE game_places SET tournament = 'cup' WHERE game = 'w-2'")
+    for full in (True, False):
+        assert derived_problems(won_and_live, full) == [("w-2", 0, "derived")]
+    assert "game_places says table None, tournament 'cup', but its game_started says table " \
+           "None, tournament None" in only_problem(won_and_live).message
+
+
+def test_an_unreadable_format_version_fails_verify(won_and_live: Store,
+                                                   raw_sql: Callable[..., Any]) -> None:
+    raw_sql("UPDATE events SET version = 7 WHERE game = 'w-1' AND seq = 12")
+    p = only_problem(won_and_live)
+    assert (p.game, p.seq, p.kind) == ("w-1", 12, "version")
+    assert "its format version column says 7, in which its hashed bytes do not read" in p.message
+
+
+def test_derived_rows_of_no_game_fail_verify(won_and_live: Store,
+                                             raw_sql: Callable[..., Any]) -> None:
+    raw_sql("INSERT INTO game_places (game, table_id, tournament) VALUES ('ghost', '3', NULL)")
+    rep = won_and_live.verify()
+    assert [(p.game, p.kind) for p in rep.problems] == [("ghost", "derived")]
+    assert "game_places has rows of a game the store does not have" in rep.problems[0].message
+
+
+def test_an_unreadable_schema_version_fails_verify_and_refuses_writes(
+        won_and_live: Store, raw_sql: Callable[..., Any]) -> None:
+    from jaslog.store import StoreError, open_store
+    from jaslog.store.verify import verify_store
+
+    raw_sql("UPDATE jaslog_meta SET value = 'five' WHERE key = 'schema_version'")
+    with open_store(won_and_live.url, create=False) as reader:
+        rep = verify_store(reader)
+    assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "derived")]
+    assert "jaslog_meta records the schema version 'five', which is not a version (the " \
+           "store's tables are those of version 5)" in rep.problems[0].message
+    with pytest.raises(StoreError) as err:
+        open_store(won_and_live.url)
+    assert err.value.code == "unreadable_schema_version"
+    raw_sql("UPDATE jaslog_meta SET value = '3' WHERE key = 'schema_version'")
+    assert "jaslog_meta records schema version 3, but the store's tables are those of " \
+           "version 5" in won_and_live.verify().problems[0].message
