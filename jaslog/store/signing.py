@@ -65,7 +65,7 @@ from jaslog.store import engine as eng
 from jaslog.store.codec import now_text
 from jaslog.store.queries import Queries
 from jaslog.store.schema import EVENTS, SIGNATURES, SIGNING_KEYS
-from jaslog.store.types import StoreError
+from jaslog.store.types import StoreError, certificate
 
 ALGORITHM = "ed25519"
 #: The environment variable naming the directory of a store's signing keys.
@@ -115,6 +115,30 @@ def holds(key: PublicKey, s: Any) -> bool:
     """Whether the stored signature ``s`` (see :func:`signed_message`) is ``key``'s."""
     message, bare = signed_message(s)
     return key.verify(bare, message)
+
+
+def anchor_of(pos: int, signature: str) -> str:
+    """The anchor of the store's signature at ``pos``: ``POS:CERTIFICATE``, the certificate
+    of the SHA-256 of the stored signature (which signs its own position). Kept outside the
+    store, it shows a store cut back at its end (no signature at ``pos`` any more), and one
+    cut back and written again (another signature at ``pos``).
+
+    >>> anchor_of(812, "2.abc")
+    '812:76ab-cf85-7939-2316'
+    """
+    return f"{pos}:{certificate(hashlib.sha256(signature.encode()).hexdigest())}"
+
+
+def parse_anchor(text: str) -> tuple[int, str]:
+    """An anchor as ``verify`` prints it (``812:76ab-cf85-7939-2316``): the position and the
+    certificate (16 hex digits); ValueError otherwise."""
+    m = re.fullmatch(r"\s*(\d+)\s*:\s*([0-9a-fA-F-]+)\s*", text)
+    digits = m.group(2).replace("-", "").lower() if m else ""
+    if m is None or len(digits) != 16 or int(m.group(1)) < 1:
+        raise ValueError(f"{text!r} is not an anchor: give it as `jaslog verify` prints it, "
+                         "the position of a signature and its certificate "
+                         "(812:76ab-cf85-7939-2316)")
+    return int(m.group(1)), certificate(digits)
 
 
 def _b64(raw: bytes) -> str:

@@ -176,6 +176,9 @@ class VerifyReport:
     #: A whole-store ``jaslog verify`` run's account of how it checked the games (in full or
     #: from their verified heads: :class:`jaslog.store.verify.Checked`); None otherwise.
     checked: Any = None
+    #: A whole-store run's anchor: the store's newest signature, as ``POS:CERTIFICATE``
+    #: (:func:`jaslog.store.signing.anchor_of`), to keep outside the store; None: no signature
+    anchor: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -188,7 +191,8 @@ class VerifyReport:
                           for g, h in self.heads.items()},
                 "certified": self.certified,
                 "signatures": {"checked": self.signatures, "keys": sorted(self.keys),
-                               "trusted": self.trust}} | (
+                               "trusted": self.trust} | (
+                    {"anchor": self.anchor} if self.anchor is not None else {})} | (
             {"checked": self.checked.to_json()} if self.checked is not None else {})
 
 

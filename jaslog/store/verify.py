@@ -39,11 +39,13 @@ from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES, VERIFIE
 from jaslog.store.signing import (
     KeyDir,
     PublicKey,
+    anchor_of,
     due,
     has_tables,
     holds,
     marks,
     message_version,
+    parse_anchor,
     signatures_of,
     stored_keys,
 )
@@ -349,6 +351,32 @@ def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
     derived_orphans(conn, rep, derived_tables(conn))
     check_schema_version(conn, rep)
     _positions(conn, rep, signing)
+    if signing:
+        newest = conn.execute(select(SIGNATURES.c.pos, SIGNATURES.c.signature)
+                              .order_by(SIGNATURES.c.pos.desc()).limit(1)).first()
+        rep.anchor = anchor_of(newest.pos, newest.signature) if newest is not None else None
+
+
+def check_anchor(conn: Connection, rep: VerifyReport, anchor: str) -> None:
+    """The store against an anchor kept outside it (:func:`jaslog.store.signing.anchor_of`):
+    the signature the anchor names must still be the store's signature at that position.
+    ValueError when ``anchor`` is not one."""
+    pos, cert = parse_anchor(anchor)
+    row = conn.execute(select(SIGNATURES.c.pos, SIGNATURES.c.signature)
+                       .where(SIGNATURES.c.pos == pos)).first() if has_tables(conn) else None
+    if row is None:
+        top = conn.execute(select(func.coalesce(func.max(SIGNATURES.c.pos), 0))).scalar_one() \
+            if has_tables(conn) else 0
+        rep.problems.append(Problem("(store)", None, "anchor", f"the anchor {anchor.strip()} "
+                                    f"names the store's signature {pos}, but its newest is "
+                                    f"signature {top}: the store was cut back at its end (its "
+                                    "newest signatures and the events they covered removed), "
+                                    "or the anchor is of another store"))
+    elif anchor_of(row.pos, row.signature) != f"{pos}:{cert}":
+        rep.problems.append(Problem("(store)", None, "anchor", f"the store's signature {pos} is "
+                                    f"not the one the anchor {anchor.strip()} names: the store "
+                                    "was cut back and written again after it, or the anchor "
+                                    "is of another store"))
 
 
 @dataclass
@@ -569,7 +597,8 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
 
 def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool = False,
                  workers: int = 0, record: bool = True,
-                 progress: Callable[[int], None] | None = None) -> VerifyReport:
+                 progress: Callable[[int], None] | None = None,
+                 anchor: str | None = None) -> VerifyReport:
     """Recheck every game of ``store`` (a :class:`jaslog.store.Store`), as ``jaslog verify``
     does: each game from its last verified head when the store records one (``full``: every
     game from seq 0), in ``workers`` processes (0: in this one), each with its own
@@ -577,7 +606,9 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
     records (``record``), in one transaction, each game's last signed head past its record;
     a store that cannot be written (or has no table of verified heads: opened to read before
     it was upgraded) is checked all the same, and records nothing. ``keys``: as
-    :meth:`jaslog.store.Store.verify`'s.
+    :meth:`jaslog.store.Store.verify`'s. ``anchor``: the store's newest signature as a former
+    run gave it (:attr:`VerifyReport.anchor`), kept outside the store: that signature must
+    still be there (:func:`check_anchor`; ValueError when it is not an anchor).
 
     >>> from jaslog.store import open_store
     >>> with open_store("sqlite://") as s:
@@ -588,6 +619,8 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
 
     from jaslog.store import engine as eng
 
+    if anchor is not None:
+        parse_anchor(anchor)  # (refused before the run)
     trust = Trust.given(keys) if keys is not None else Trust.of_directory(store.keys)
     rep = VerifyReport()
     with eng.read_tx(store.engine) as conn:
@@ -605,6 +638,8 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
         else:
             _range(conn, rep, run, None, None, progress)
         _store_wide(conn, rep, run.signing)
+        if anchor is not None:
+            check_anchor(conn, rep, anchor)
     if rep.ok and tracked and record and run.new_heads:
         run.checked.recorded = _record(store, run.new_heads, reached)
     return rep

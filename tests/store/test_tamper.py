@@ -6,6 +6,7 @@ The attacker first disables the append-only triggers, as anyone owning the datab
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -346,3 +347,69 @@ def test_an_unreadable_schema_version_fails_verify_and_refuses_writes(
     raw_sql("UPDATE jaslog_meta SET value = '3' WHERE key = 'schema_version'")
     assert "jaslog_meta records schema version 3, but the store's tables are those of " \
            "version 5" in won_and_live.verify().problems[0].message
+
+
+# ---------------------------------------------------------------------- the store's end
+
+
+def test_a_cut_at_the_stores_end_needs_the_anchor(store: Store,
+                                                  raw_sql: Callable[..., Any]) -> None:
+    """Cut back after its newest signature, a store looks like itself a little earlier: the
+    key alone cannot tell. The anchor a clean run gave (kept outside the store) does, and
+    so it does when the store was written again after the cut."""
+    from jaslog.store.verify import verify_store
+
+    _, b = played_side_by_side(store)
+    rest = game_events("cut-b", seed=32)[len(b):]
+    for i in range(0, len(rest), 9):  # b ends last, a round at a time
+        store.append("cut-b", rest[i:i + 9])
+    clean = verify_store(store)
+    assert clean.ok and clean.anchor is not None
+    anchor = clean.anchor
+    assert verify_store(store, anchor=anchor).ok
+    # back to a round end of the events appended last, after every row of the other game
+    keep = min(s["seq"] for s in store.signatures("cut-b") if s["seq"] >= len(b))
+    assert keep < store.head("cut-b").seq
+    disable_every_trigger(store, raw_sql)
+    cut_back(raw_sql, "cut-b", keep)
+    assert verify_store(store).ok  # what the key alone cannot show
+    rep = verify_store(store, anchor=anchor)
+    assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "anchor")]
+    assert "the store was cut back at its end" in rep.problems[0].message
+    # written again after the cut (a note first, then the same cards): the anchor's position
+    # holds another signature
+    store.append("cut-b", [{"type": "note", "text": "resumed"}], expected_seq=keep + 1)
+    again = [dict(e, seq=e["seq"] + 1) for e in game_events("cut-b", seed=32)[keep + 1:]]
+    for i in range(0, len(again), 9):
+        store.append("cut-b", again[i:i + 9])
+    assert verify_store(store).ok
+    rep = verify_store(store, anchor=anchor)
+    assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "anchor")]
+    assert "was cut back and written again after it" in rep.problems[0].message
+    with pytest.raises(ValueError, match="not an anchor"):
+        verify_store(store, anchor="12:abc")
+
+
+def test_verify_prints_the_anchor_and_checks_it(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from jaslog.cli import app
+    from jaslog.store import open_store
+
+    db = tmp_path / "anchor.sqlite"
+    with open_store(str(db)) as s:
+        s.append("a-1", game_events("a-1", seed=5))
+    monkeypatch.setenv("JASLOG_DB", str(db))
+    out = CliRunner().invoke(app, ["verify"])
+    assert out.exit_code == 0, out.output
+    line = next(ln for ln in out.stdout.splitlines() if ln.strip().startswith("anchor "))
+    anchor = line.split()[1]
+    js = orjson.loads(CliRunner().invoke(app, ["verify", "--json"]).stdout)
+    assert js["signatures"]["anchor"] == anchor
+    assert CliRunner().invoke(app, ["verify", "--anchor", anchor]).exit_code == 0
+    pos, cert = anchor.split(":")
+    gone = CliRunner().invoke(app, ["verify", "--anchor", f"{int(pos) + 5}:{cert}"])
+    assert gone.exit_code == 1 and "the store was cut back at its end" in gone.stdout
+    bad = CliRunner().invoke(app, ["verify", "--anchor", "soon"])
+    assert bad.exit_code == 2 and "is not an anchor" in bad.output
