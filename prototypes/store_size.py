@@ -19,8 +19,9 @@ and per column of ``events``. The steps, each on top of the one before unless it
 6. ``game_int``, on top of 4: the events' ``game`` is the game's ``games.pos`` (the primary
    key ``(game, seq)`` on that integer), the game's id text kept once, in ``games``;
 7. ``signatures``: the signed heads' ``hash`` and ``signature`` (hex, base64url) as raw bytes
-   (32 and 64), their ``game`` as ``games.pos`` too (the one other table whose size grows
-   with the events: a live game signs its head at the end of every round).
+   (32 and 64, or 65 for a signature of message version 2: a version byte first), their
+   ``game`` as ``games.pos`` too (the one other table whose size grows with the events: a
+   live game signs its head at the end of every round).
 
 ``--live`` records the games round by round through :meth:`jaslog.store.Store.append`
 (:func:`record_live`) instead of importing them: every event then carries ``recorded_at``
@@ -329,12 +330,24 @@ STEPS: tuple[Step, ...] = (
 COMPACT_STEPS = ("typed", "rowid_pos", "game_int", "signatures")
 
 
+#: A stored signature of message version 2 is ``2.<base64url>`` (jaslog.store.signing.V2): its
+#: raw bytes are kept behind one version byte (65 bytes; a version 1 signature is 64).
+_V2, _V2_BYTE = "2.", b"\x02"
+
+
 def _unb64(text: str | None) -> bytes | None:
-    return None if text is None else base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if text is None:
+        return None
+    tag = _V2_BYTE if text.startswith(_V2) else b""
+    text = text[len(_V2):] if tag else text
+    return tag + base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def _b64(raw: bytes | None) -> str | None:
-    return None if raw is None else base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+    if raw is None:
+        return None
+    tag = _V2 if len(raw) == 65 and raw[:1] == _V2_BYTE else ""
+    return tag + base64.urlsafe_b64encode(raw[1:] if tag else raw).rstrip(b"=").decode()
 
 
 def _connect(path: Path) -> sqlite3.Connection:

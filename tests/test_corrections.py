@@ -143,3 +143,27 @@ def test_a_copy_of_a_fold_moves_on_alone() -> None:
     assert len(g.log) == len(f.log) + 1
     assert game_report("c1", f) != game_report("c1", g)
     assert game_report("c1", f) == game_report("c1", fold(events[:i + 1]))
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_a_finished_game_takes_no_correction(ruleset: str) -> None:
+    """Decision 9: a correction reaches no further back than the round in play, and a finished
+    game has none; once it is over only a referee's ruling changes it."""
+    events = game(ruleset)
+    f = fold(events)
+    assert f.state.finished
+    n = len(events)
+    assert codes(events, [n - 1]) == "retract_game_over"
+    with pytest.raises(FoldError, match="only a referee's ruling changes it"):
+        f.apply(correction("c1", n, [n - 1]))
+    assert f.state.finished and f.next_seq == n
+
+
+def test_a_finished_game_is_changed_by_a_ruling_and_then_takes_no_correction() -> None:
+    events = game("amsterdam")
+    n = len(events)
+    ruled = [*events, event_from_dict({"game": "c1", "seq": n, "type": "ruling", "round": 1,
+                                       "score": [0, 0], "reason": "appeal"})]
+    f = fold(ruled)
+    assert f.state.finished
+    assert codes(ruled, [n]) == "retract_game_over"

@@ -385,3 +385,13 @@ def test_the_game_over_after_its_last_round(db: str) -> None:
     assert "round 16 on the score sheet: written 102–60 · totals 1632–960" in out
     assert "the game is over: ann & cor win" in out
     assert "[seq 17] round 16: game over: note, ruling or quit>" in out
+
+
+def test_a_finished_game_takes_no_fix(db: str) -> None:
+    """Decision 9: once the game is over, only a referee's ruling changes it."""
+    new("gf")
+    out = record("gf", *["score 102 60"] * 16, "fix", "fix 2 typo", "quit")
+    assert ("✗ refused: the game is over: a correction reaches no further back than the round in "
+            "play, and a finished game has none; once a game is over, only a referee's ruling "
+            "changes it [retract_game_over]") in out
+    assert len(stored(db, "gf")) == 17 and fold_of(db, "gf").state.finished

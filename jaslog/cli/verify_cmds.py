@@ -68,6 +68,7 @@ def _public_keys(texts: list[str]) -> list[Any]:
 def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
     from jaslog.events import read_lines
+    from jaslog.store.signing import V2
     from jaslog.store.verify import Trust
     from jaslog.store.verify_log import Signed, verify_log
 
@@ -89,8 +90,11 @@ def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
             continue
         try:
             d = orjson.loads(raw)
+            v2 = d.get("version") == 2
             sigs.append(Signed(str(d["game"]), int(d["seq"]), str(d["hash"]), str(d["key"]),
-                               str(d["signature"])))
+                               (V2 if v2 else "") + str(d["signature"]),
+                               int(d["pos"]) if v2 else None,
+                               int(d["event_pos"]) if v2 else None))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             fail(f"{sig_file}:{n}: not a signature as `jaslog dump --signatures` writes it")
     return verify_log(events, sigs, Trust.given(keys))
@@ -120,11 +124,16 @@ def verify(
                                             f"{MAX_VERIFY_WORKERS} (default: for more than "
                                             f"{AUTO_WORKERS_EVENTS:,} events to read on 2+ CPUs, "
                                             "one per CPU, at most 8; else 0: in this process)"),
+    anchor: str | None = typer.Option(None, "--anchor",
+                                      help="the store's newest signature as an earlier run "
+                                           "printed it (POS:CERTIFICATE), kept outside the "
+                                           "store: it must still be there (a store cut back at "
+                                           "its end fails)"),
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
-    """Recheck the hash chains and the signatures: exit 0 intact, 1 when something was changed
-    behind jaslog's back."""
+    """Recheck the hash chains, the signatures and the tables kept beside them: exit 0 intact,
+    1 when something was changed behind jaslog's back."""
     if cert is not None and game is None:
         fail("--certificate needs a GAME")
     if cert is not None and (re.search(r"[^0-9a-fA-F\s-]", cert)
@@ -132,15 +141,24 @@ def verify(
         fail(f"--certificate {cert!r} is not a certificate: hex digits as `show` prints them "
              "(3f2a-9c41-0b7e-d815; at least the first 8)")  # bad input: 2, not a change (1)
     keys = _public_keys(key)
+    if anchor is not None:
+        from jaslog.store.signing import parse_anchor
+
+        try:
+            parse_anchor(anchor)
+        except ValueError as e:
+            fail(f"--anchor: {e}")
     if log is not None:
-        if game is not None or cert is not None:
-            fail("--log checks the games of a log: leave out GAME and --certificate")
+        if game is not None or cert is not None or anchor is not None:
+            fail("--log checks the games of a log: leave out GAME, --certificate and --anchor")
         if not keys:
             fail("--log needs the key the games were signed with: --key (as the club "
                  "publishes it, `jaslog key` on its store)")
         rep = _log_report(log, sig_file, keys)
     elif sig_file is not None:
         fail("--signatures goes with --log")
+    elif anchor is not None and game is not None:
+        fail("--anchor checks the whole store: leave out GAME")
     elif game is None:
         from jaslog.store.verify import verify_store
 
@@ -152,7 +170,8 @@ def verify(
             with progress:
                 task = progress.add_task("verify", total=None)
                 rep = verify_store(store, keys=keys or None, full=full, workers=n,
-                                   progress=lambda n: progress.update(task, completed=n))
+                                   progress=lambda n: progress.update(task, completed=n),
+                                   anchor=anchor)
     else:
         with opened(db, create=False) as store:
             progress = Progress(TextColumn("verifying"), BarColumn(), TextColumn("{task.completed} events"),
@@ -192,6 +211,10 @@ def verify(
                 console.print("  (no key directory here: the signatures were checked against "
                               "the keys the store records; check them against the club's "
                               "published key with --key)", highlight=False)
+            if rep.anchor is not None:
+                console.print(f"  anchor {rep.anchor} (the store's newest signature: keep it "
+                              "outside the store, and `verify --anchor` shows a store cut back "
+                              "at its end)", highlight=False)
         c = rep.certified
         if c is not None:
             since = (f"; {c['appended_since']} event{'s' * (c['appended_since'] != 1)} appended "

@@ -264,6 +264,11 @@ class GameFold:
         """Retract the most recent events (rule book 9.1, decision 9): check which, then fold
         the log again without them. Nothing changes when the correction is refused."""
         asked = list(e.retracts)
+        if self.state.finished:
+            raise IntegrityError("retract_game_over", "the game is over: a correction reaches "
+                                 f"no further back than the {self.state.round_word} in play, "
+                                 "and a finished game has none; once a game is over, only a "
+                                 "referee's ruling changes it")
         for s in asked:
             if not 1 <= s < e.seq:
                 raise IntegrityError("retract_unknown_seq", f"seq {s} is not in the log (it holds "

@@ -317,7 +317,8 @@ class Appending(Signing):
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
         self.insert_rows(conn, rows)
         if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
-            self._sign_heads(conn, [(game, new_head.seq, new_head.hash)], utc_text(now))
+            self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
+                             utc_text(now))
         stands = standing(f)
         if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
             note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])

@@ -281,7 +281,8 @@ class Writer:
                 rows += p.rows
             self.store.insert_rows(conn, rows)
             # every game written is signed at its new head, with the rows (signing.py)
-            self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head) for p in ok])
+            self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head, p.rows[-1][2])
+                                          for p in ok])
             # and where it stands, when it ended (or had, before these events: results.py)
             note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
                                 if p.standing is not None and (p.standing != PLAYING or p.base_seq)])

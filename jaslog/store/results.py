@@ -1,12 +1,12 @@
 """Where each stored game stands, kept beside its events for the listings' filters.
 
 ``game_results`` holds a row (game, seq, finished, winner) whenever what a game's fold says
-of it changes: when it ends, and when a later ruling or correction changes who won or
-reopens it; ``game_winners`` the winning players of each such row. Nothing is updated: a
-game's row of the highest seq is where it stands now, and a game without a row is still
-being played. Both are written in the transaction that stores the events (an append, an
-import's batch), from the fold that checked them; a store of an older schema gets them when
-it is upgraded (:func:`note_every_result`).
+of it changes: when it ends, and when a later ruling changes who won (a correction never
+reaches a finished game: rule book 9.1, decision 9); ``game_winners`` the winning players of
+each such row. Nothing is updated: a game's row of the highest seq is where it stands now,
+and a game without a row is still being played. Both are written in the transaction that
+stores the events (an append, an import's batch), from the fold that checked them; a store
+of an older schema gets them when it is upgraded (:func:`note_every_result`).
 
 The listings (``GET /api/games``, ``jaslog games``) filter by ``status`` and ``winner``
 through them in SQL (:func:`where_stands`), with an index each, instead of folding every

@@ -41,6 +41,8 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import registry
 from sqlmodel import Field, SQLModel
 
+from jaslog.store.types import StoreError
+
 SCHEMA_VERSION = 5
 #: the first schema version with ``game_results`` and ``game_winners``
 RESULTS_SINCE = 3
@@ -240,14 +242,52 @@ def _pg_triggers() -> list[str]:
     return out
 
 
-def schema_version(conn: Connection) -> int | None:
-    """The schema version recorded in the database, or None for an empty database."""
+class UnreadableSchemaVersion(StoreError):
+    """``jaslog_meta`` holds a schema version that is not a number (edited behind the store's
+    back): ``text`` is what it holds, ``tables`` the version the store's tables are of."""
+
+    code = "unreadable_schema_version"
+
+    def __init__(self, text: str, tables: int) -> None:
+        self.text, self.tables = text, tables
+        super().__init__(f"the store's schema version (jaslog_meta) is {text!r}, which is not a "
+                         f"version: it was edited behind the store's back (the store's tables "
+                         f"are those of version {tables}); `jaslog verify` checks the store "
+                         "all the same, nothing can be written to it")
+
+
+def recorded_version(conn: Connection) -> str | None:
+    """The schema version as ``jaslog_meta`` holds it (text), None when it holds none."""
     from sqlalchemy import inspect, select
 
     if not inspect(conn).has_table("jaslog_meta"):
         return None
     v = conn.execute(select(META.c.value).where(META.c.key == "schema_version")).scalar()
-    return int(v) if v is not None else None
+    return None if v is None else str(v)
+
+
+def tables_version(conn: Connection) -> int:
+    """The schema version the store's tables are of: the newest whose tables it has."""
+    from sqlalchemy import inspect
+
+    have = inspect(conn)
+    for version, table in ((VERIFIED_SINCE, "verified_heads"), (PLACES_SINCE, "game_places"),
+                           (RESULTS_SINCE, "game_results"), (2, "signatures")):
+        if have.has_table(table):
+            return version
+    return 1
+
+
+def schema_version(conn: Connection) -> int | None:
+    """The schema version recorded in the database, or None for an empty database (an
+    :class:`UnreadableSchemaVersion` when what it records is not a number)."""
+    v = recorded_version(conn)
+    if v is None:
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        raise UnreadableSchemaVersion(v, tables_version(conn)) from None
 
 
 def _tables_and_triggers(conn: Connection) -> None:

@@ -7,8 +7,18 @@ whenever the game has ended, and for every game an import stores. The signatures
 (table ``signatures``) and :mod:`jaslog.store.verify` checks them: rewriting a signed game
 now needs the private key.
 
-What is signed is the UTF-8 text ``jaslog head {game} {seq} {hash}`` (:func:`head_message`):
-the hash covers every event up to ``seq``, so one signature vouches for all of them.
+What is signed (message version 2, :func:`head_message_v2`) is the UTF-8 text
+``jaslog head/2 {game} {seq} {hash} event {event_pos} signature {pos}``: the hash covers every
+event up to ``seq``, so one signature vouches for all of them; ``event_pos`` is the store-wide
+position of the event at ``seq`` and ``pos`` the signature's own store-wide position. With the
+positions pinned (verify checks that they run 1..n without a hole), rows cannot be removed
+from the middle of the store, neither events nor signatures: a hole shows, and positions
+renumbered to close it break every signature made after it. A stored signature of version 2
+is written ``2.<base64url>`` (:data:`V2`). Signatures made before (version 1, the text
+``jaslog head {game} {seq} {hash}``, :func:`head_message`) keep verifying as they were made;
+they pin no position. What no signature can show is the store cut back at its end, after its
+newest signature: that needs an anchor kept outside (docs/recording-and-store.md, "What
+verify proves").
 
 **Where the private key lives** (:func:`key_dir`): the directory ``$JASLOG_KEYS`` when it is
 set (for any store); else, for an SQLite store, ``<file>.keys`` beside the file
@@ -47,15 +57,15 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from sqlalchemy import bindparam, func, inspect, select
+from sqlalchemy import and_, bindparam, func, inspect, select, tuple_
 from sqlalchemy.engine import Connection
 
 from jaslog.engine.fold import GameFold
 from jaslog.store import engine as eng
 from jaslog.store.codec import now_text
 from jaslog.store.queries import Queries
-from jaslog.store.schema import SIGNATURES, SIGNING_KEYS
-from jaslog.store.types import StoreError
+from jaslog.store.schema import EVENTS, SIGNATURES, SIGNING_KEYS
+from jaslog.store.types import StoreError, certificate
 
 ALGORITHM = "ed25519"
 #: The environment variable naming the directory of a store's signing keys.
@@ -70,6 +80,65 @@ def head_message(game: str, seq: int, hash_: str) -> bytes:
     b'jaslog head club-1 120 a'
     """
     return f"jaslog head {game} {seq} {hash_}".encode()
+
+
+#: The prefix of a stored signature of message version 2 (:func:`head_message_v2`).
+V2 = "2."
+
+
+def head_message_v2(game: str, seq: int, hash_: str, event_pos: int, pos: int) -> bytes:
+    """What a signature of message version 2 signs: a game's head, the store-wide position of
+    its event (``event_pos``) and the signature's own position (``pos``).
+
+    >>> head_message_v2("club-1", 120, "ab" * 32, 4410, 77)[-29:]
+    b'ab event 4410 signature 77'
+    """
+    return f"jaslog head/2 {game} {seq} {hash_} event {event_pos} signature {pos}".encode()
+
+
+def message_version(signature: str) -> int:
+    """The message version of a stored signature: 2 (``2.<base64url>``), else 1."""
+    return 2 if signature.startswith(V2) else 1
+
+
+def signed_message(s: Any) -> tuple[bytes, str]:
+    """What the stored signature ``s`` signs and its bare signature (base64url): ``s`` has
+    ``game``, ``seq``, ``hash``, ``signature`` and, for version 2, ``pos`` and ``event_pos``
+    (the stored position of the event at ``seq``; None when that event is gone)."""
+    if s.signature.startswith(V2):
+        return (head_message_v2(s.game, s.seq, s.hash, -1 if s.event_pos is None else s.event_pos,
+                                s.pos), s.signature[len(V2):])
+    return head_message(s.game, s.seq, s.hash), s.signature
+
+
+def holds(key: PublicKey, s: Any) -> bool:
+    """Whether the stored signature ``s`` (see :func:`signed_message`) is ``key``'s."""
+    message, bare = signed_message(s)
+    return key.verify(bare, message)
+
+
+def anchor_of(pos: int, signature: str) -> str:
+    """The anchor of the store's signature at ``pos``: ``POS:CERTIFICATE``, the certificate
+    of the SHA-256 of the stored signature (which signs its own position). Kept outside the
+    store, it shows a store cut back at its end (no signature at ``pos`` any more), and one
+    cut back and written again (another signature at ``pos``).
+
+    >>> anchor_of(812, "2.abc")
+    '812:76ab-cf85-7939-2316'
+    """
+    return f"{pos}:{certificate(hashlib.sha256(signature.encode()).hexdigest())}"
+
+
+def parse_anchor(text: str) -> tuple[int, str]:
+    """An anchor as ``verify`` prints it (``812:76ab-cf85-7939-2316``): the position and the
+    certificate (16 hex digits); ValueError otherwise."""
+    m = re.fullmatch(r"\s*(\d+)\s*:\s*([0-9a-fA-F-]+)\s*", text)
+    digits = m.group(2).replace("-", "").lower() if m else ""
+    if m is None or len(digits) != 16 or int(m.group(1)) < 1:
+        raise ValueError(f"{text!r} is not an anchor: give it as `jaslog verify` prints it, "
+                         "the position of a signature and its certificate "
+                         "(812:76ab-cf85-7939-2316)")
+    return int(m.group(1)), certificate(digits)
 
 
 def _b64(raw: bytes) -> str:
@@ -171,9 +240,13 @@ class Signer:
     def id(self) -> str:
         return self.public.id
 
-    def sign_head(self, game: str, seq: int, hash_: str) -> str:
-        """The signature (base64url) of a game's head."""
-        return _b64(self._private.sign(head_message(game, seq, hash_)))
+    def sign(self, message: bytes) -> str:
+        """The signature (base64url) of ``message``."""
+        return _b64(self._private.sign(message))
+
+    def sign_head(self, game: str, seq: int, hash_: str, event_pos: int, pos: int) -> str:
+        """The stored signature of a game's head (message version 2: ``2.<base64url>``)."""
+        return V2 + self.sign(head_message_v2(game, seq, hash_, event_pos, pos))
 
     def usable(self) -> bool:
         """Whether the key is still the one in use (its file was not rotated away)."""
@@ -417,10 +490,15 @@ def record_key(conn: Connection, key: PublicKey) -> None:
                                                   created_at=key.created_at or now_text()))
 
 
-def insert_signatures(conn: Connection, signer: Signer, heads: Sequence[tuple[str, int, str]],
+#: A head to sign: game, seq, hash, and the store-wide position of the event at seq.
+HeadToSign = tuple[str, int, str, int]
+
+
+def insert_signatures(conn: Connection, signer: Signer, heads: Sequence[HeadToSign],
                       at: str) -> int:
-    """Sign ``heads`` (game, seq, hash) and store the signatures, in the caller's write
-    transaction; a head this key signed already is left as it is. Returns how many."""
+    """Sign ``heads`` (game, seq, hash, event position) and store the signatures, in the
+    caller's write transaction (which holds the writers' lock: positions follow one another);
+    a head this key signed already is left as it is. Returns how many."""
     if not heads:
         return 0
     record_key(conn, signer.public)
@@ -433,24 +511,36 @@ def insert_signatures(conn: Connection, signer: Signer, heads: Sequence[tuple[st
             {"g": sorted({h[0] for h in heads})})}
     pos = int(conn.execute(select(func.coalesce(func.max(SIGNATURES.c.pos), 0))).scalar_one())
     rows = []
-    for game, seq, hash_ in heads:
+    for game, seq, hash_, event_pos in heads:
         if have is not None and (game, seq) in have:
             continue
         pos += 1
         rows.append({"game": game, "seq": seq, "key_id": signer.id, "pos": pos, "hash": hash_,
-                     "signature": signer.sign_head(game, seq, hash_), "signed_at": at})
+                     "signature": signer.sign_head(game, seq, hash_, event_pos, pos),
+                     "signed_at": at})
     if rows:
         conn.execute(SIGNATURES.insert(), rows)
     return len(rows)
 
 
+def with_event_pos(q: Any) -> Any:
+    """A select from ``signatures`` with the stored position of each signed head's event
+    added (``event_pos``, None when that event is gone): what a signature of message version
+    2 signs besides the head."""
+    return q.add_columns(EVENTS.c.pos.label("event_pos")).join_from(
+        SIGNATURES, EVENTS, and_(EVENTS.c.game == SIGNATURES.c.game,
+                                 EVENTS.c.seq == SIGNATURES.c.seq), isouter=True)
+
+
 def signatures_of(conn: Connection, games: Sequence[str]) -> dict[str, list[Any]]:
-    """The stored signatures of ``games``, by game, each list in seq order."""
+    """The stored signatures of ``games``, by game, each list in seq order (with the
+    ``event_pos`` of :func:`with_event_pos`)."""
     out: dict[str, list[Any]] = {g: [] for g in games}
     if not games or not has_tables(conn):
         return out
     for i in range(0, len(games), 500):
-        q = (select(SIGNATURES).where(SIGNATURES.c.game.in_(bindparam("g", expanding=True)))
+        q = (with_event_pos(select(SIGNATURES))
+             .where(SIGNATURES.c.game.in_(bindparam("g", expanding=True)))
              .order_by(SIGNATURES.c.game, SIGNATURES.c.seq, SIGNATURES.c.pos))
         for r in conn.execute(q, {"g": list(games[i:i + 500])}):
             out[r.game].append(r)
@@ -458,9 +548,16 @@ def signatures_of(conn: Connection, games: Sequence[str]) -> dict[str, list[Any]
 
 
 def signature_json(row: Any) -> dict[str, Any]:
-    """A stored signature as the API, ``show --json`` and ``dump --signatures`` give it."""
-    return {"game": row.game, "seq": row.seq, "hash": row.hash, "key": row.key_id,
-            "algorithm": ALGORITHM, "signature": row.signature, "signed_at": row.signed_at}
+    """A stored signature as the API, ``show --json`` and ``dump --signatures`` give it:
+    ``signature`` is the bare signature (base64url) of the UTF-8 text ``signed``; a signature
+    of message version 2 also gives the positions it pins (``pos``, ``event_pos``)."""
+    message, bare = signed_message(row)
+    out = {"game": row.game, "seq": row.seq, "hash": row.hash, "key": row.key_id,
+           "algorithm": ALGORITHM, "signature": bare, "signed_at": row.signed_at,
+           "version": message_version(row.signature), "signed": message.decode()}
+    if out["version"] == 2:
+        out |= {"pos": row.pos, "event_pos": row.event_pos}
+    return out
 
 
 # ---------------------------------------------------------------------- the store's part
@@ -487,7 +584,7 @@ class Signing(Queries):
             s = self._signer = self.keys.create()
         return s
 
-    def _sign_heads(self, conn: Connection, heads: Sequence[tuple[str, int, str]],
+    def _sign_heads(self, conn: Connection, heads: Sequence[HeadToSign],
                     at: str | None = None) -> int:
         """Sign ``heads`` in the caller's write transaction (the key is made on first use)."""
         if not heads:
@@ -555,4 +652,8 @@ class Signing(Queries):
                     .where(SIGNATURES.c.game.in_(bindparam("g", expanding=True)))
                     .group_by(SIGNATURES.c.game), {"g": ids})}
                 todo = [(g, h.seq, h.hash) for g, h in heads.items() if (g, h.seq) not in signed]
-                done += self._sign_heads(conn, todo)
+                at_pos = {(r.game, r.seq): r.pos for r in conn.execute(
+                    select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.pos)
+                    .where(tuple_(EVENTS.c.game, EVENTS.c.seq).in_(
+                        [(g, q) for g, q, _ in todo])))} if todo else {}
+                done += self._sign_heads(conn, [(g, q, h, at_pos[(g, q)]) for g, q, h in todo])

@@ -31,6 +31,7 @@ from jaslog.store.schema import (
     PLAYERS,
     RESULTS_SINCE,
     SCHEMA_VERSION,
+    UnreadableSchemaVersion,
     create,
     schema_version,
     upgrade,
@@ -84,7 +85,12 @@ class Store(Appending):
 
     def _ensure_schema(self, may_create: bool) -> None:
         with self.engine.connect() as conn:
-            v = schema_version(conn)
+            try:
+                v = schema_version(conn)
+            except UnreadableSchemaVersion as e:
+                if may_create:
+                    raise
+                v = e.tables  # opened to read: verify reports it
             conn.rollback()
         if v is None:
             if not may_create:

@@ -139,7 +139,11 @@ class Problem:
     link points elsewhere), ``header`` (the games table disagrees with seq 0),
     ``certificate`` (the head is not the one certified), ``signature`` (a signature does not
     hold: the events it covers changed since, or a key that is not trusted made it, or it was
-    forged) or ``unsigned`` (a round or the game ended and no signature covers it).
+    forged, or rows before it were removed and the positions renumbered), ``unsigned`` (a
+    round or the game ended and no signature covers it), ``derived`` (a row kept beside the
+    events, a game's result, winners, place or start, or the schema version, disagrees with
+    them: :mod:`jaslog.store.verify_derived`) or ``version`` (an event's format version column
+    says a version in which its bytes do not read).
     """
 
     game: str
@@ -172,6 +176,9 @@ class VerifyReport:
     #: A whole-store ``jaslog verify`` run's account of how it checked the games (in full or
     #: from their verified heads: :class:`jaslog.store.verify.Checked`); None otherwise.
     checked: Any = None
+    #: A whole-store run's anchor: the store's newest signature, as ``POS:CERTIFICATE``
+    #: (:func:`jaslog.store.signing.anchor_of`), to keep outside the store; None: no signature
+    anchor: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -184,7 +191,8 @@ class VerifyReport:
                           for g, h in self.heads.items()},
                 "certified": self.certified,
                 "signatures": {"checked": self.signatures, "keys": sorted(self.keys),
-                               "trusted": self.trust}} | (
+                               "trusted": self.trust} | (
+                    {"anchor": self.anchor} if self.anchor is not None else {})} | (
             {"checked": self.checked.to_json()} if self.checked is not None else {})
 
 

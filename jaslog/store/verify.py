@@ -39,14 +39,26 @@ from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES, VERIFIE
 from jaslog.store.signing import (
     KeyDir,
     PublicKey,
+    anchor_of,
     due,
     has_tables,
-    head_message,
+    holds,
     marks,
+    message_version,
+    parse_anchor,
     signatures_of,
     stored_keys,
 )
 from jaslog.store.types import GENESIS, NoSuchGame, Problem, StoreError, VerifyReport, certificate
+from jaslog.store.verify_derived import (
+    Derived,
+    check_from_head,
+    check_game,
+    check_schema_version,
+    derived_of,
+    derived_orphans,
+    derived_tables,
+)
 
 _COLS = (EVENTS.c.game, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.version, EVENTS.c.event_id,
          EVENTS.c.at, EVENTS.c.payload, EVENTS.c.prev_hash, EVENTS.c.hash)
@@ -205,10 +217,18 @@ def check_signatures(rep: VerifyReport, game: str, hashes: list[str], sigs: list
                                         f"signed by key {s.key_id}, which is not one of "
                                         f"{words}"))
             return found
-        if not key.verify(s.signature, head_message(game, s.seq, s.hash)):
-            rep.problems.append(Problem(game, s.seq, "signature", f"the signature of seq {s.seq} "
-                                        f"was not made by key {s.key_id}: it was forged or "
-                                        "altered"))
+        if not holds(key, s):
+            if message_version(s.signature) == 2:
+                rep.problems.append(Problem(
+                    game, s.seq, "signature", f"the signature of seq {s.seq} does not hold for "
+                    f"signature position {s.pos} and event position "
+                    f"{'(none)' if s.event_pos is None else s.event_pos}: it was forged or "
+                    "altered, or rows stored before it (events or signatures) were removed and "
+                    "the positions renumbered to hide it"))
+            else:
+                rep.problems.append(Problem(game, s.seq, "signature", f"the signature of seq "
+                                            f"{s.seq} was not made by key {s.key_id}: it was "
+                                            "forged or altered"))
             return found
         found.keys.add(s.key_id)
         found.at[s.seq] = s.key_id
@@ -299,7 +319,9 @@ def verify(conn: Connection, game: str | None, cert: str | None,
             select(GAME_PLAYERS.c.player).where(GAME_PLAYERS.c.game == game)
             .order_by(GAME_PLAYERS.c.seat))]
         sigs = signatures_of(conn, [game])[game] if signing else []
-        signed = _one(rep, game, rows, header, players, sigs, trust)
+        tables = derived_tables(conn)
+        signed = _one(rep, game, rows, header, players, sigs, trust,
+                      derived_of(conn, [game], tables)[game], tables)
         if cert is not None:
             _check_certificate(rep, game, [r.hash for r in rows], cert, signed)
         if progress:
@@ -312,7 +334,7 @@ def verify(conn: Connection, game: str | None, cert: str | None,
 
 def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
     """What no one game shows: events of a deleted header, signatures of a deleted game,
-    holes in the store's positions."""
+    derived rows of no game, holes in the store's positions."""
     orphans = conn.execute(select(EVENTS.c.game).distinct().where(
         EVENTS.c.game.not_in(select(GAMES.c.id)))).scalars().all()
     for g in orphans:
@@ -326,7 +348,35 @@ def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
         for g in gone:
             rep.problems.append(Problem(g, None, "removed", "the game was signed but its events "
                                         "are gone: the game was deleted from the store"))
+    derived_orphans(conn, rep, derived_tables(conn))
+    check_schema_version(conn, rep)
     _positions(conn, rep, signing)
+    if signing:
+        newest = conn.execute(select(SIGNATURES.c.pos, SIGNATURES.c.signature)
+                              .order_by(SIGNATURES.c.pos.desc()).limit(1)).first()
+        rep.anchor = anchor_of(newest.pos, newest.signature) if newest is not None else None
+
+
+def check_anchor(conn: Connection, rep: VerifyReport, anchor: str) -> None:
+    """The store against an anchor kept outside it (:func:`jaslog.store.signing.anchor_of`):
+    the signature the anchor names must still be the store's signature at that position.
+    ValueError when ``anchor`` is not one."""
+    pos, cert = parse_anchor(anchor)
+    row = conn.execute(select(SIGNATURES.c.pos, SIGNATURES.c.signature)
+                       .where(SIGNATURES.c.pos == pos)).first() if has_tables(conn) else None
+    if row is None:
+        top = conn.execute(select(func.coalesce(func.max(SIGNATURES.c.pos), 0))).scalar_one() \
+            if has_tables(conn) else 0
+        rep.problems.append(Problem("(store)", None, "anchor", f"the anchor {anchor.strip()} "
+                                    f"names the store's signature {pos}, but its newest is "
+                                    f"signature {top}: the store was cut back at its end (its "
+                                    "newest signatures and the events they covered removed), "
+                                    "or the anchor is of another store"))
+    elif anchor_of(row.pos, row.signature) != f"{pos}:{cert}":
+        rep.problems.append(Problem("(store)", None, "anchor", f"the store's signature {pos} is "
+                                    f"not the one the anchor {anchor.strip()} names: the store "
+                                    "was cut back and written again after it, or the anchor "
+                                    "is of another store"))
 
 
 @dataclass
@@ -369,6 +419,8 @@ class _Run:
     incremental: bool = False
     checked: Checked = field(default_factory=Checked)
     new_heads: list[tuple[str, int, str]] = field(default_factory=list)
+    #: the derived tables the store has (read with the first page)
+    tables: frozenset[str] | None = None
 
 
 def _range(conn: Connection, rep: VerifyReport, run: _Run, after: str | None,
@@ -394,6 +446,9 @@ _IDS: Any = bindparam("ids", expanding=True)
 
 def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) -> None:
     ids = [h.id for h in headers]
+    if run.tables is None:
+        run.tables = derived_tables(conn)
+    derived = derived_of(conn, ids, run.tables)
     heads = _verified(conn, ids) if run.tracked else {}
     start = heads if run.incremental else {}
     whole = [i for i in ids if i not in start]
@@ -416,9 +471,11 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
             firsts[r.game] = r
         if run.signing:
             page_sigs.update({i: [] for i in start})
-            for r in conn.execute(select(SIGNATURES).select_from(vh.join(
-                    SIGNATURES, and_(SIGNATURES.c.game == vh.c.game,
-                                     SIGNATURES.c.seq >= vh.c.seq)))
+            for r in conn.execute(select(SIGNATURES, EVENTS.c.pos.label("event_pos")).select_from(
+                    vh.join(SIGNATURES, and_(SIGNATURES.c.game == vh.c.game,
+                                             SIGNATURES.c.seq >= vh.c.seq))
+                    .outerjoin(EVENTS, and_(EVENTS.c.game == SIGNATURES.c.game,
+                                            EVENTS.c.seq == SIGNATURES.c.seq)))
                     .order_by(SIGNATURES.c.game, SIGNATURES.c.seq, SIGNATURES.c.pos),
                     {"ids": list(start)}):
                 page_sigs[r.game].append(r)
@@ -429,10 +486,11 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
     for h in headers:
         if h.id in start:
             _from_head(conn, rep, run, h, start[h.id], by_game[h.id], firsts.get(h.id),
-                       seats[h.id], page_sigs[h.id])
+                       seats[h.id], page_sigs[h.id], derived[h.id])
         else:
             before = len(rep.problems)
-            found = _one(rep, h.id, by_game[h.id], h, seats[h.id], page_sigs[h.id], run.trust)
+            found = _one(rep, h.id, by_game[h.id], h, seats[h.id], page_sigs[h.id], run.trust,
+                         derived[h.id], run.tables)
             run.checked.full_games += 1
             run.checked.full_events += len(by_game[h.id])
             run.checked.read += len(by_game[h.id])
@@ -469,7 +527,7 @@ def _own_link(r: Any, prev: str) -> bool:
 
 def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
                head: tuple[int, str], rows: list[Any], first: Any, seats: list[str],
-               sigs: list[Any]) -> None:
+               sigs: list[Any], derived: Derived) -> None:
     """Check a game from its verified head (``rows``: the events from the head's seq on;
     ``sigs``: the signatures from there on): the row at that seq must still hold the recorded
     hash (its own bytes hashing to it) and be signed there by a trusted key; then the chain
@@ -484,8 +542,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
         ok = (re.fullmatch(r"[0-9a-f]{64}", rows[0].prev_hash or "") is not None
               and _own_link(rows[0], rows[0].prev_hash) and _own_link(first, GENESIS)
               and any(s.seq == seq and s.hash == hash_ and s.key_id in trust.keys
-                      and trust.keys[s.key_id].verify(s.signature, head_message(game, seq, hash_))
-                      for s in sigs))
+                      and holds(trust.keys[s.key_id], s) for s in sigs))
     raw0: Any = None
     if ok:
         try:
@@ -498,7 +555,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
         all_rows = list(conn.execute(select(*_COLS).where(EVENTS.c.game == game)
                                      .order_by(EVENTS.c.seq)))
         all_sigs = signatures_of(conn, [game])[game] if run.signing else []
-        _one(rep, game, all_rows, header, seats, all_sigs, trust)
+        _one(rep, game, all_rows, header, seats, all_sigs, trust, derived, run.tables or frozenset())
         run.checked.full_games += 1
         run.checked.full_events += len(all_rows)
         run.checked.read += len(all_rows)
@@ -532,12 +589,16 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
     signed = check_signatures(rep, game, hashes, sigs, trust, events)
     rep.signatures += signed.checked
     rep.keys.update(signed.keys)
+    if len(rep.problems) == before:
+        check_from_head(rep, game, header, list(header.seats), first, rows, derived,
+                        run.tables or frozenset())
     _note_head(rep, run, game, signed.at, hashes, head, before)
 
 
 def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool = False,
                  workers: int = 0, record: bool = True,
-                 progress: Callable[[int], None] | None = None) -> VerifyReport:
+                 progress: Callable[[int], None] | None = None,
+                 anchor: str | None = None) -> VerifyReport:
     """Recheck every game of ``store`` (a :class:`jaslog.store.Store`), as ``jaslog verify``
     does: each game from its last verified head when the store records one (``full``: every
     game from seq 0), in ``workers`` processes (0: in this one), each with its own
@@ -545,7 +606,9 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
     records (``record``), in one transaction, each game's last signed head past its record;
     a store that cannot be written (or has no table of verified heads: opened to read before
     it was upgraded) is checked all the same, and records nothing. ``keys``: as
-    :meth:`jaslog.store.Store.verify`'s.
+    :meth:`jaslog.store.Store.verify`'s. ``anchor``: the store's newest signature as a former
+    run gave it (:attr:`VerifyReport.anchor`), kept outside the store: that signature must
+    still be there (:func:`check_anchor`; ValueError when it is not an anchor).
 
     >>> from jaslog.store import open_store
     >>> with open_store("sqlite://") as s:
@@ -556,6 +619,8 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
 
     from jaslog.store import engine as eng
 
+    if anchor is not None:
+        parse_anchor(anchor)  # (refused before the run)
     trust = Trust.given(keys) if keys is not None else Trust.of_directory(store.keys)
     rep = VerifyReport()
     with eng.read_tx(store.engine) as conn:
@@ -573,6 +638,8 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
         else:
             _range(conn, rep, run, None, None, progress)
         _store_wide(conn, rep, run.signing)
+        if anchor is not None:
+            check_anchor(conn, rep, anchor)
     if rep.ok and tracked and record and run.new_heads:
         run.checked.recorded = _record(store, run.new_heads, reached)
     return rep
@@ -654,9 +721,12 @@ def _range_in_worker(task: tuple[Any, ...]) -> tuple[VerifyReport, Checked,
 
 
 def _one(rep: VerifyReport, game: str, rows: list[Any], header: Any, seats: list[str],
-         sigs: list[Any], trust: Trust) -> dict[int, str]:
-    """Check one game: its chain, then (when the chain holds) its signatures. Returns the
-    seqs signed validly, with the key of each."""
+         sigs: list[Any], trust: Trust, derived: Derived | None = None,
+         tables: frozenset[str] = frozenset()) -> dict[int, str]:
+    """Check one game: its chain, then (when the chain holds) its signatures and (``derived``:
+    its rows in the derived tables ``tables``) what the store keeps beside its events
+    (:mod:`jaslog.store.verify_derived`). Returns the seqs signed validly, with the key of
+    each."""
     problem, head = check_chain(game, rows, header, seats)
     rep.games += 1
     rep.events += len(rows)
@@ -668,9 +738,13 @@ def _one(rep: VerifyReport, game: str, rows: list[Any], header: Any, seats: list
     def events() -> list[Event]:
         return [decode(r.payload, r.version, game, r.seq) for r in rows]
 
+    before = len(rep.problems)
     found = check_signatures(rep, game, [r.hash for r in rows], sigs, trust, events)
     rep.signatures += found.checked
     rep.keys.update(found.keys)
+    if derived is not None and len(rep.problems) == before:  # (else what it says comes first)
+        check_game(rep, game, header, list(header.seats) if header is not None else seats, rows,
+                   derived, tables)
     return found.at
 
 

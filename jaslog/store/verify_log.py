@@ -17,13 +17,17 @@ from jaslog.store.verify import Trust, check_signatures
 
 @dataclass(frozen=True, slots=True)
 class Signed:
-    """A signature to check: a game's head at ``seq`` with ``hash``, by key ``key_id``."""
+    """A signature to check: a game's head at ``seq`` with ``hash``, by key ``key_id``;
+    ``signature`` as the store keeps it (``2.<base64url>`` for message version 2)."""
 
     game: str
     seq: int
     hash: str
     key_id: str
     signature: str
+    #: the positions a signature of message version 2 pins (None: version 1)
+    pos: int | None = None
+    event_pos: int | None = None
 
 
 def verify_log(events: list[Event], sigs: list[Signed], trust: Trust) -> VerifyReport:

@@ -16,7 +16,7 @@ from jaslog.play.sim import simulate_game
 from jaslog.service.auth import TokenLogFilter, Tokens, redact_tokens
 from jaslog.service.db import service_engine
 from jaslog.service.deps import FailedLogins
-from jaslog.store.signing import PublicKey, head_message
+from jaslog.store.signing import PublicKey, head_message_v2
 from tests.service.conftest import body_of, start_server, stop_server
 from tests.service.inprocess import HANDS, Live, live_service
 
@@ -272,8 +272,12 @@ def test_the_keys_are_served_to_anyone_and_check_a_heads_signature(tmp_path: Pat
         sig = head["signature"]
         assert sig["seq"] == head["seq"] and sig["hash"] == head["hash"] and sig["key"] == key["id"]
         public = PublicKey.parse(key["public_key"])
-        assert public.verify(sig["signature"], head_message("k-1", sig["seq"], sig["hash"]))
-        assert not public.verify(sig["signature"], head_message("k-1", sig["seq"] - 1, sig["hash"]))
+        signed = sig["signed"].encode()  # the text signed: the head and the positions it pins
+        assert signed == head_message_v2("k-1", sig["seq"], sig["hash"], sig["event_pos"],
+                                         sig["pos"]) and sig["version"] == 2
+        assert public.verify(sig["signature"], signed)
+        assert not public.verify(sig["signature"], head_message_v2(
+            "k-1", sig["seq"] - 1, sig["hash"], sig["event_pos"], sig["pos"]))
 
 
 @pytest.mark.parametrize("role,kw,words", [

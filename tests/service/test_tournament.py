@@ -88,6 +88,21 @@ def test_an_eight_player_tournament_from_draw_to_final(server):
         r = c.post("/api/tournaments/cup8/rounds")
         assert r.status_code == 409 and r.json()["code"] == "round_not_over"
 
+    # a round-1 game, over and drawn from, is not reopened by its scorer's correction
+    done = r1[0]["game"]
+    with server.client("admin") as c:
+        seq = c.get(f"/api/games/{done}").json()["events"]
+    t1 = server.token("scorer", table="1", tournament="cup8")
+    with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {t1}"}) as c:
+        r = c.post(f"/api/games/{done}/events", json={"expected_seq": seq, "events": [
+            {"type": "correction", "retracts": [seq - 1], "reason": "the last card keyed wrong"}]})
+        assert r.status_code == 422 and r.json()["code"] == "retract_game_over", r.text
+        assert "only a referee's ruling changes it" in r.json()["message"]
+    with server.client("admin") as c:
+        assert c.get(f"/api/games/{done}").json()["events"] == seq  # nothing stored
+        st = c.get("/api/tournaments/cup8").json()
+    assert sorted(p for g in st["rounds"][0]["tables"] for p in g["winners"]) == sorted(winners)
+
     # the final
     _play(server, final[0])
     with server.client("public") as c:

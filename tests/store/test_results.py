@@ -1,7 +1,7 @@
 """Where each stored game stands (``game_results``, ``game_winners``), on SQLite and on
 PostgreSQL alike: written with the events that change it (the end of the game, a ruling
-after it that turns the winner, a correction that reopens it), by an append and by an
-import; added to a store an older jaslog wrote; and what the listings filter by, through
+after it that turns the winner; a scorer's correction never reopens it), by an append and
+by an import; added to a store an older jaslog wrote; and what the listings filter by, through
 the indexes."""
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select, text
 
 from jaslog.events import event_from_dict
 from jaslog.play.fold import fold
 from jaslog.play.sim import simulate_game
-from jaslog.store import Store, open_store
+from jaslog.store import RejectedError, Store, open_store
 from jaslog.store.results import PLAYING, Standing, standing, stored_standing, where_stands
 from jaslog.store.schema import GAMES, SCHEMA_VERSION
 from tests.store.conftest import game_events
@@ -38,7 +39,7 @@ def listed(store: Store, **filters: Any) -> list[str]:
 def test_an_append_writes_where_the_game_stands_when_that_changes(store: Store) -> None:
     """Seed 0's Amsterdam game: live until its last card, then won by team 1; a ruling
     after the end gives round 1 to team 0, who then win; a correction retracting the last
-    card (and the ruling after it) reopens the game."""
+    card (and the ruling after it) is refused: the game is over."""
     events = game_events("r-1", seed=0)
     for i in range(0, len(events) - 1, 60):
         store.append("r-1", events[i:min(i + 60, len(events) - 1)])
@@ -60,17 +61,19 @@ def test_an_append_writes_where_the_game_stands_when_that_changes(store: Store) 
     assert stands(store, "r-1") == folded(ruled) and folded(ruled).winner == "0"
     assert listed(store, winner=seats[0]) == ["r-1"] and listed(store, winner=seats[1]) == []
 
-    reopened = [*ruled, {"game": "r-1", "seq": len(ruled), "type": "correction",
-                         "retracts": [len(events) - 1, len(events)],
-                         "reason": "the last card keyed twice, so no ruling yet"}]
-    store.append("r-1", reopened[-1:])
-    assert stands(store, "r-1") == PLAYING == folded(reopened)
-    assert listed(store, status="live") == ["r-1"] and listed(store, winner=seats[0]) == []
+    # a scorer's correction does not reopen a finished game (decision 9): nothing is stored
+    reopen = {"game": "r-1", "seq": len(ruled), "type": "correction",
+              "retracts": [len(events) - 1, len(events)],
+              "reason": "the last card keyed twice, so no ruling yet"}
+    with pytest.raises(RejectedError) as err:
+        store.append("r-1", [reopen])
+    assert err.value.code == "retract_game_over" and "nothing was written" in str(err.value)
+    assert store.head("r-1").next_seq == len(ruled)
+    assert stands(store, "r-1") == folded(ruled) and listed(store, status="finished") == ["r-1"]
     with store.engine.connect() as conn:  # one row per change, none updated
         rows = conn.execute(text("SELECT seq, finished, winner FROM game_results "
                                  "WHERE game = 'r-1' ORDER BY seq")).all()
-    assert [tuple(r) for r in rows] == [(len(events) - 1, True, "1"), (len(events), True, "0"),
-                                        (len(events) + 1, False, None)]
+    assert [tuple(r) for r in rows] == [(len(events) - 1, True, "1"), (len(events), True, "0")]
 
 
 def club(n: int = 8) -> dict[str, list[dict[str, Any]]]:
@@ -145,3 +148,14 @@ def test_the_listing_filters_through_the_indexes(tmp_path: Path) -> None:
             steps = [p for p in plan if f" {table} " in p or " latest " in p]
             assert any(f"SEARCH {table} USING" in p for p in steps), (filters, plan)
             assert all(p.startswith("SEARCH") and "INDEX" in p for p in steps), (filters, plan)
+
+
+def test_an_import_refuses_a_correction_that_reopens_a_finished_game(store: Store) -> None:
+    events = game_events("r-2", seed=0)
+    store.append("r-2", events)
+    fix = {"game": "r-2", "seq": len(events), "type": "correction",
+           "retracts": [len(events) - 1], "reason": "the last card keyed wrong"}
+    summary = store.import_lines([json.dumps(fix)])
+    assert summary.events == 0 and "r-2" in {r.game for r in summary.rejected}
+    assert "[retract_game_over]" in " ".join(r.reason for r in summary.rejected)
+    assert store.head("r-2").next_seq == len(events) and stands(store, "r-2").finished

@@ -18,7 +18,7 @@ from jaslog.play.fold import start_fold
 from jaslog.store import Store, StoreError, open_store
 from jaslog.store.codec import link
 from jaslog.store.schema import SCHEMA_VERSION
-from jaslog.store.signing import KeyDir, PublicKey, head_message, marks
+from jaslog.store.signing import KeyDir, PublicKey, head_message, head_message_v2, marks
 from jaslog.store.types import GENESIS
 from tests.cli import jaslog
 from tests.store.conftest import game_events, jsonl
@@ -66,7 +66,10 @@ def test_every_round_end_and_the_game_end_are_signed(store: Store) -> None:
     key = store.current_key()
     assert key is not None
     for s in store.signatures("s-1"):
-        assert s["key"] == key.id and key.verify(s["signature"], head_message("s-1", s["seq"], s["hash"]))
+        assert s["key"] == key.id and s["version"] == 2
+        assert s["signed"] == head_message_v2("s-1", s["seq"], s["hash"], s["event_pos"],
+                                              s["pos"]).decode()
+        assert key.verify(s["signature"], s["signed"].encode())
     rep = store.verify()
     assert rep.ok and rep.signatures == len(round_ends(events)) and rep.keys == {key.id}
     assert rep.trust == "directory"
@@ -149,7 +152,7 @@ def test_a_forger_signing_with_a_key_of_their_own_is_found(store: Store,
             "(:i, 'ed25519', :k, '2026-01-01T00:00:00Z')", i=forger.id, k=forger.public.text)
     raw_sql("INSERT INTO signatures (game, seq, key_id, pos, hash, signature, signed_at) VALUES "
             "('s-7', :s, :k, 1, :h, :sig, '2026-01-01T00:00:00Z')", s=head.seq, k=forger.id,
-            h=head.hash, sig=forger.sign_head("s-7", head.seq, head.hash))
+            h=head.hash, sig=forger.sign_head("s-7", head.seq, head.hash, head.seq + 1, 1))
     rep = store.verify()
     assert [(p.game, p.kind) for p in rep.problems] == [("s-7", "signature")]
     assert f"signed by key {forger.id}, which is not one of this store's keys" in rep.problems[0].message
@@ -225,9 +228,11 @@ def test_a_store_written_before_signing_is_upgraded_and_signed(tmp_path: Path) -
     db = tmp_path / "old.sqlite"
     with open_store(str(db)) as store:
         store.append("o-1", game_events("o-1", seed=4))
-    # the store as a version without signatures left it
+    # the store as a version without signatures left it (nor any table of a later version)
     con = sqlite3.connect(db)
-    con.executescript("DROP TABLE signatures; DROP TABLE signing_keys; "
+    con.executescript("DROP TABLE signatures; DROP TABLE signing_keys; DROP TABLE game_winners; "
+                      "DROP TABLE game_results; DROP TABLE game_places; "
+                      "DROP TABLE verified_heads; "
                       "UPDATE jaslog_meta SET value = '1' WHERE key = 'schema_version';")
     con.commit()
     con.close()
@@ -291,3 +296,28 @@ def test_verify_on_the_command_line_fails_a_rewritten_store(tmp_path: Path) -> N
     con.close()
     out = jaslog("verify", "--db", str(db), text=True)
     assert out.returncode == 1 and "c-1" in out.stdout and "signature" in out.stdout
+
+
+def test_signatures_of_the_first_message_version_keep_verifying(store: Store,
+                                                                raw_sql: Callable[..., Any]) -> None:
+    """A store signed before signatures pinned their positions (message version 1, ``jaslog
+    head GAME SEQ HASH``) verifies as before; the signatures made after it are of version 2."""
+    store.append("v-1", game_events("v-1", seed=3))
+    signer = store._signer_now()
+    if store.dialect == "postgresql":
+        raw_sql("ALTER TABLE signatures DISABLE TRIGGER USER")
+    else:
+        raw_sql("DROP TRIGGER signatures_no_update")
+    for pos, seq, hash_ in raw_sql("SELECT pos, seq, hash FROM signatures WHERE game = 'v-1'"):
+        raw_sql("UPDATE signatures SET signature = :s WHERE pos = :p", p=pos,
+                s=signer.sign(head_message("v-1", seq, hash_)))
+    assert {s["version"] for s in store.signatures("v-1")} == {1}
+    assert store.verify().ok
+    store.append("v-2", game_events("v-2", seed=4))
+    assert {s["version"] for s in store.signatures("v-2")} == {2}
+    rep = store.verify()
+    assert rep.ok and rep.signatures == len(store.signatures("v-1")) + len(store.signatures("v-2"))
+    # a version 1 signature altered is found as before
+    raw_sql("UPDATE signatures SET signature = :s WHERE pos = 1",
+            s=signer.sign(head_message("v-1", 0, "0" * 64)))
+    assert [p.kind for p in store.verify().problems] == ["signature"]
