@@ -9,10 +9,19 @@ answers the rules oracle's ``solve`` op; :mod:`jaslog.analysis.claims` judges a 
 rest (rule book decision 13).
 """
 
-from jaslog.analysis.core import Solution, Solver, compiled_core, core_name, solve
+from jaslog.analysis.core import (
+    Budget,
+    Solution,
+    Solver,
+    TooHard,
+    compiled_core,
+    core_name,
+    solve,
+)
 from jaslog.analysis.model import Deal, NoPar, Position, Problem, SolveRules
 
 __all__ = [
+           "Budget",
            "Deal",
            "NoPar",
            "Position",
@@ -20,6 +29,7 @@ __all__ = [
            "Solution",
            "SolveRules",
            "Solver",
+           "TooHard",
            "compiled_core",
            "core_name",
            "solve",

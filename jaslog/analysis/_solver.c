@@ -13,14 +13,39 @@
  *      trick yet, not on the score so far; when side 0 makes it, that is the par;
  *   2. otherwise the minimax of the whole value, whose table also holds the score so far,
  *      knowing that every position side 0 can still make is worth at least the threshold.
- * Both use null-window searches (fail-soft alpha-beta) and tables of bounds. */
+ * Both use null-window searches (fail-soft alpha-beta) and tables of bounds.
+ *
+ * A search may be given a budget (Solver.limit): the most positions it may search, the most
+ * seconds it may take; beyond either it stops, par and after raise OutOfBudget, and the
+ * tables keep only what was found whole (a position cut short is never stored). The search
+ * runs without the GIL: it touches nothing but the Solver's own fields and tables (their
+ * memory from PyMem_Raw*, which needs no GIL), and one Solver searches in one thread at a
+ * time (another thread's call meanwhile is a RuntimeError). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #define INF (1 << 28)
 #define MAXMOVES 16
+/* no limit on the positions searched */
+#define NO_LIMIT (1LL << 62)
+/* how many positions a search with a time budget searches between two looks at the clock */
+#define CHECK_EVERY 65536
+
+static PyObject *OutOfBudget;
+
+/* seconds on a clock that only goes forward */
+static double clock_seconds(void) {
+    struct timespec ts;
+#ifdef CLOCK_MONOTONIC
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+#else
+    timespec_get(&ts, TIME_UTC);
+#endif
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 enum { VOID_ANY, VOID_TRUMP, VOID_OVERTRUMP, VOID_AMSTERDAM };
 enum { PARTNER_NO_UNDERTRUMP, PARTNER_DISCARD_ONLY, PARTNER_FREE };
@@ -80,7 +105,7 @@ static inline size_t slot_of(uint64_t a, uint64_t b) {
 }
 
 static int table_init(Table *t, size_t slots, size_t most) {
-    t->slots = PyMem_Calloc(slots, sizeof(Entry));
+    t->slots = PyMem_RawCalloc(slots, sizeof(Entry));
     if (!t->slots) return -1;
     t->mask = slots - 1;
     t->count = 0;
@@ -89,7 +114,7 @@ static int table_init(Table *t, size_t slots, size_t most) {
 }
 
 static void table_free(Table *t) {
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     t->slots = NULL;
     t->count = 0;
 }
@@ -109,7 +134,7 @@ static void table_put(Table *t, uint64_t k1, uint64_t k2, int lo, int hi, int mo
 static void table_grow(Table *t) {
     Table bigger;
     if (table_init(&bigger, (t->mask + 1) * 2, t->most) < 0) {
-        PyErr_Clear();  /* no memory to grow: keep replacing entries in the table we have */
+        /* no memory to grow: keep replacing entries in the table we have */
         t->most = t->mask + 1;
         return;
     }
@@ -117,7 +142,7 @@ static void table_grow(Table *t) {
         Entry *e = &t->slots[i];
         if (e->used) table_put(&bigger, e->k1, e->k2, e->lo, e->hi, e->move, e->left);
     }
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     *t = bigger;
 }
 
@@ -167,7 +192,7 @@ typedef struct {
 #define SMALL_INF 32767
 
 static int small_init(SmallTable *t, size_t buckets, size_t most) {
-    t->slots = PyMem_Calloc(buckets * BUCKET, sizeof(Small));
+    t->slots = PyMem_RawCalloc(buckets * BUCKET, sizeof(Small));
     if (!t->slots) return -1;
     t->buckets = buckets;
     t->count = 0;
@@ -176,7 +201,7 @@ static int small_init(SmallTable *t, size_t buckets, size_t most) {
 }
 
 static void small_free(SmallTable *t) {
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     t->slots = NULL;
     t->count = 0;
 }
@@ -201,7 +226,7 @@ static void small_put(SmallTable *t, uint64_t key, int lo, int hi, int move, int
 static void small_grow(SmallTable *t) {
     SmallTable bigger;
     if (small_init(&bigger, t->buckets * 2, t->most) < 0) {
-        PyErr_Clear();  /* no memory to grow: keep replacing entries in the table we have */
+        /* no memory to grow: keep replacing entries in the table we have */
         t->most = t->buckets;
         return;
     }
@@ -210,7 +235,7 @@ static void small_grow(SmallTable *t) {
         if (e->used)
             small_put(&bigger, e->key, from_small(e->lo), from_small(e->hi), e->move, e->left);
     }
-    PyMem_Free(t->slots);
+    PyMem_RawFree(t->slots);
     *t = bigger;
 }
 
@@ -256,9 +281,33 @@ typedef struct {
     uint32_t hands[4];
     int trick[4], n, leader, win, won[2], pts[2], roem[2];
     long long nodes;
+    /* the budget: the node count to stop at, the clock's time to stop at (0: none), the
+     * node count at which to look at both next; stopped: the budget is spent */
+    long long node_limit, next_check;
+    double deadline;
+    int stopped;
+    int busy;   /* a thread is searching (without the GIL) */
     SmallTable dtt;
     Table gtt;
 } Solver;
+
+/* Whether the budget is spent (at the node count next_check); else when to look again. */
+static int over_budget(Solver *S) {
+    if (S->nodes >= S->node_limit) return 1;
+    if (S->deadline > 0 && clock_seconds() >= S->deadline) return 1;
+    S->next_check = S->node_limit;
+    if (S->deadline > 0 && S->nodes + CHECK_EVERY < S->next_check)
+        S->next_check = S->nodes + CHECK_EVERY;
+    return 0;
+}
+
+/* Count a position searched: 1 when the search must stop (the budget is spent). */
+static inline int spent(Solver *S) {
+    S->nodes++;
+    if (S->stopped) return 1;
+    if (S->nodes >= S->next_check && over_budget(S)) S->stopped = 1;
+    return S->stopped;
+}
 
 static inline int beats(Solver *S, int c, int best) {
     int sc = S->suit[c], sb = S->suit[best];
@@ -525,7 +574,7 @@ static inline int to_move(Solver *S) { return (S->leader + S->n) % S->players; }
 /* The minimax of side 0's total minus side 1's still to come (fail-soft, within the window
  * alpha-beta): what the tricks to come add, and the bonuses of taking a trick. */
 static int dab(Solver *S, int alpha, int beta) {
-    S->nodes++;
+    if (spent(S)) return 0;
     uint32_t rem = remaining(S);
     if (!S->n && !rem) return flag_terms(S);
     if (pc32(rem) == S->players - S->n) {
@@ -567,6 +616,7 @@ static int dab(Solver *S, int alpha, int beta) {
             v = dab(S, alpha, beta);
         }
         unplay(S, mover, c, &u);
+        if (S->stopped) return 0;  /* cut short: nothing of it is stored */
         if (maxing ? v > best : v < best) {
             best = v;
             bm = c;
@@ -613,7 +663,7 @@ static int not_made_bound(Solver *S) {
  * still make answers the threshold, a bound below its true value; a position whose failure
  * is worth alpha or less needs only to know whether side 0 can still make it. */
 static int gab(Solver *S, int alpha, int beta) {
-    S->nodes++;
+    if (spent(S)) return 0;
     uint32_t rem = remaining(S);
     if (!S->n && !rem) return final_value(S);
     if (pc32(rem) == S->players - S->n) {
@@ -664,6 +714,7 @@ static int gab(Solver *S, int alpha, int beta) {
         play(S, mover, c, &u);
         int v = gab(S, alpha, beta);
         unplay(S, mover, c, &u);
+        if (S->stopped) return 0;  /* cut short: nothing of it is stored */
         if (maxing ? v > best : v < best) {
             best = v;
             bm = c;
@@ -690,6 +741,7 @@ static int exact(Solver *S, Search search, int guess, int lo, int hi) {
     if (beta > hi) beta = hi;
     while (lo < hi) {
         int v = search(S, beta - 1, beta);
+        if (S->stopped) return 0;
         if (v >= beta) lo = v; else hi = v;
         if (lo >= hi) break;
         if (hi >= INF) { beta = lo + step; step *= 2; }
@@ -705,6 +757,7 @@ static int exact(Solver *S, Search search, int guess, int lo, int hi) {
 static int par_here(Solver *S, int guess) {
     if (S->scoring == SCORE_MAJORITY) {
         int acc = acc_diff(S), need = made_threshold(S) - acc, v = dab(S, need - 1, need);
+        if (S->stopped) return 0;
         if (v >= need) return acc + exact(S, dab, guess - acc, v, INF);  /* made */
         int ub = not_made_bound(S);
         return exact(S, gab, ub, -INF, ub);
@@ -753,6 +806,10 @@ static int Solver_init(Solver *S, PyObject *args, PyObject *kw) {
     PyObject *rules, *side, *pending, *f = NULL, *tf = NULL;
     (void)kw;
     if (!PyArg_ParseTuple(args, "OOO", &rules, &side, &pending)) return -1;
+    if (S->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this solver is searching in another thread");
+        return -1;
+    }
     f = PySequence_Fast(rules, "rules must be a tuple");
     if (!f) return -1;
     if (PySequence_Fast_GET_SIZE(f) != 22) {
@@ -826,6 +883,9 @@ static int Solver_init(Solver *S, PyObject *args, PyObject *kw) {
         goto fail;
     }
     S->nodes = 0;
+    S->node_limit = S->next_check = NO_LIMIT;
+    S->deadline = 0;
+    S->stopped = 0;
     Py_DECREF(tf);
     Py_DECREF(f);
     return 0;
@@ -883,36 +943,96 @@ static int set_state(Solver *S, PyObject *state) {
     return 0;
 }
 
+/* Take the Solver for a search in this thread (0), or say that another thread has it. */
+static int take(Solver *S) {
+    if (S->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "this solver is searching in another thread");
+        return -1;
+    }
+    S->busy = 1;
+    return 0;
+}
+
+/* The par of the position set (after ``card``, unless it is -1), searched without the GIL;
+ * NULL with OutOfBudget when the budget is spent. The Solver is taken (take) by the caller
+ * and given back here. */
+static PyObject *search_released(Solver *S, int card, int guess) {
+    int v, stopped;
+    Py_BEGIN_ALLOW_THREADS
+    if (card >= 0) {
+        Undo u;
+        int mover = to_move(S);
+        play(S, mover, card, &u);
+        v = par_here(S, guess);
+        unplay(S, mover, card, &u);
+    } else {
+        v = par_here(S, guess);
+    }
+    stopped = S->stopped;
+    Py_END_ALLOW_THREADS
+    S->busy = 0;
+    if (stopped) {
+        PyErr_Format(OutOfBudget, "the search went past its budget (%lld positions searched)",
+                     S->nodes);
+        return NULL;
+    }
+    return PyLong_FromLong(v);
+}
+
 static PyObject *Solver_par(Solver *S, PyObject *args) {
     PyObject *state;
     int guess = 0;
     if (!PyArg_ParseTuple(args, "O|i", &state, &guess)) return NULL;
-    if (set_state(S, state) < 0) return NULL;
-    return PyLong_FromLong(par_here(S, guess));
+    if (take(S) < 0) return NULL;
+    if (set_state(S, state) < 0) {
+        S->busy = 0;
+        return NULL;
+    }
+    return search_released(S, -1, guess);
 }
 
 static PyObject *Solver_after(Solver *S, PyObject *args) {
     PyObject *state;
     int card, guess = 0;
     if (!PyArg_ParseTuple(args, "Oi|i", &state, &card, &guess)) return NULL;
-    if (set_state(S, state) < 0) return NULL;
-    int mover = to_move(S);
-    if (card < 0 || card > 31 || !(legal(S, S->hands[mover]) >> card & 1)) {
+    if (take(S) < 0) return NULL;
+    if (set_state(S, state) < 0) {
+        S->busy = 0;
+        return NULL;
+    }
+    if (card < 0 || card > 31 || !(legal(S, S->hands[to_move(S)]) >> card & 1)) {
+        S->busy = 0;
         PyErr_SetString(PyExc_ValueError, "not a legal card of the seat to play");
         return NULL;
     }
-    Undo u;
-    play(S, mover, card, &u);
-    int v = par_here(S, guess);
-    unplay(S, mover, card, &u);
-    return PyLong_FromLong(v);
+    return search_released(S, card, guess);
+}
+
+/* limit(nodes=0, seconds=0.0): from now on, search at most nodes more positions and for at
+ * most seconds (0: no such limit) */
+static PyObject *Solver_limit(Solver *S, PyObject *args) {
+    long long nodes = 0;
+    double seconds = 0;
+    if (!PyArg_ParseTuple(args, "|Ld", &nodes, &seconds)) return NULL;
+    if (take(S) < 0) return NULL;
+    S->node_limit = nodes > 0 ? S->nodes + nodes : NO_LIMIT;
+    S->deadline = seconds > 0 ? clock_seconds() + seconds : 0;
+    S->stopped = 0;
+    S->next_check = S->node_limit;
+    if (S->deadline > 0 && S->nodes + CHECK_EVERY < S->next_check)
+        S->next_check = S->nodes + CHECK_EVERY;
+    S->busy = 0;
+    Py_RETURN_NONE;
 }
 
 static PyObject *Solver_legal(Solver *S, PyObject *args) {
     PyObject *state;
     if (!PyArg_ParseTuple(args, "O", &state)) return NULL;
-    if (set_state(S, state) < 0) return NULL;
-    return PyLong_FromUnsignedLong(legal(S, S->hands[to_move(S)]));
+    if (take(S) < 0) return NULL;
+    PyObject *out = set_state(S, state) < 0 ? NULL
+        : PyLong_FromUnsignedLong(legal(S, S->hands[to_move(S)]));
+    S->busy = 0;
+    return out;
 }
 
 static PyObject *Solver_get_nodes(Solver *S, void *closure) {
@@ -930,6 +1050,9 @@ static PyMethodDef Solver_methods[] = {
     {"after", (PyCFunction)Solver_after, METH_VARARGS,
      "after(state, card, guess=0): the par once the seat to play has played card"},
     {"legal", (PyCFunction)Solver_legal, METH_VARARGS, "legal(state): the legal cards, a mask"},
+    {"limit", (PyCFunction)Solver_limit, METH_VARARGS,
+     "limit(nodes=0, seconds=0.0): from now on, search at most nodes more positions and for "
+     "at most seconds (0: no such limit); past either, par and after raise OutOfBudget"},
     {NULL, NULL, 0, NULL}};
 
 static PyGetSetDef Solver_getset[] = {
@@ -961,6 +1084,13 @@ PyMODINIT_FUNC PyInit__solver(void) {
     Py_INCREF(&SolverType);
     if (PyModule_AddObject(m, "Solver", (PyObject *)&SolverType) < 0) {
         Py_DECREF(&SolverType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    OutOfBudget = PyErr_NewExceptionWithDoc(
+        "jaslog.analysis._solver.OutOfBudget",
+        "The search went past its budget (Solver.limit) and stopped.", NULL, NULL);
+    if (!OutOfBudget || PyModule_AddObjectRef(m, "OutOfBudget", OutOfBudget) < 0) {
         Py_DECREF(m);
         return NULL;
     }

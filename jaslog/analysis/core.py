@@ -6,6 +6,10 @@ by ``pip install`` when a C compiler is there) or, without it, on the pure-Pytho
 :mod:`jaslog.analysis.search`; both give the same answers. ``JASLOG_SOLVER=python`` in the
 environment picks the Python core.
 
+A solve may be given a :class:`Budget`, the most positions it may search and the most
+seconds it may take: past either, :class:`TooHard` (``too_hard``) says so, on either core.
+The compiled core searches without the GIL, so other threads run meanwhile.
+
 >>> from jaslog.analysis.model import Position, SolveRules
 >>> rules = SolveRules(players=2, suit=tuple(c >> 3 for c in range(32)), trump=-1,
 ...                    strength=tuple(c & 7 for c in range(32)), points=tuple(c & 7 for c in range(32)))
@@ -18,12 +22,13 @@ environment picks the Python core.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from jaslog.analysis.model import Position, Problem, SolveRules
-from jaslog.analysis.search import Search
+from jaslog.analysis.search import OutOfBudget, Search
+from jaslog.errors import JaslogError
 
 _compiled: Any
 try:
@@ -37,6 +42,43 @@ MOST_POINTS = 4095
 MOST_ROEM = 262143
 #: The most a round's value may reach (the compiled core keeps bounds in 16 bits).
 MOST_VALUE = 30000
+#: What either core raises when its budget is spent.
+_SPENT: tuple[type[Exception], ...] = (OutOfBudget,) + (
+    (_compiled.OutOfBudget,) if _compiled is not None else ())
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """The most a :class:`Solver` may search, from when it is made: ``nodes`` positions,
+    ``seconds`` of time (0: no such limit). The positions are the same on both cores and
+    on any machine; the seconds bound the time on a slow core or a busy machine.
+
+    >>> Budget(nodes=10_000_000, seconds=1).said()
+    '10,000,000 positions or 1 s'
+    """
+
+    nodes: int = 0
+    seconds: float = 0.0
+
+    def said(self) -> str:
+        """The budget in words."""
+        parts = ([f"{self.nodes:,} positions"] if self.nodes > 0 else []) + \
+            ([f"{self.seconds:g} s"] if self.seconds > 0 else [])
+        return " or ".join(parts) or "no limit"
+
+
+class TooHard(JaslogError):
+    """A solve that went past its :class:`Budget`: the position is too hard to solve within
+    it (``nodes``: the positions searched)."""
+
+    code = "too_hard"
+
+    def __init__(self, budget: Budget, nodes: int) -> None:
+        self.budget, self.nodes = budget, nodes
+        super().__init__(f"this position is too hard to solve within the budget of "
+                         f"{budget.said()} ({nodes:,} positions searched): ask about a "
+                         "position later in the round, with fewer cards in hand")
 
 
 def value_bound(rules: SolveRules, pending: Sequence[int] = (0, 0)) -> int:
@@ -86,10 +128,11 @@ class Solution:
 class Solver:
     """The search of one deal: its rules, each seat's side, and tables that live as long as
     it does (so the positions of one round are solved with what the earlier ones found).
-    ``compiled``: which core (None: the compiled one when it is there)."""
+    ``compiled``: which core (None: the compiled one when it is there). ``budget``: the
+    most it may search, from now on (past it, :class:`TooHard`; None: no limit)."""
 
     def __init__(self, rules: SolveRules, side: Sequence[int], pending: Sequence[int] = (0, 0),
-                 *, compiled: bool | None = None) -> None:
+                 *, compiled: bool | None = None, budget: Budget | None = None) -> None:
         if len(side) != rules.players or any(s not in (0, 1) for s in side):
             raise ValueError(f"side: 0 or 1 for each of the {rules.players} seats")
         if value_bound(rules, pending) > MOST_VALUE:
@@ -105,6 +148,16 @@ class Solver:
         self._core: Any = (_compiled.Solver(rules.as_tuple(), self.side, self.pending)
                            if use else self._py)
         self.compiled = bool(use)
+        self.budget = budget
+        if budget is not None:
+            self._core.limit(max(0, int(budget.nodes)), max(0.0, float(budget.seconds)))
+
+    def _search(self, run: Callable[[], _T]) -> _T:
+        """``run()``, a search of the core: past the budget, :class:`TooHard`."""
+        try:
+            return run()
+        except _SPENT:
+            raise TooHard(self.budget or Budget(), self.nodes) from None
 
     @property
     def nodes(self) -> int:
@@ -139,11 +192,13 @@ class Solver:
     def par(self, pos: Position, guess: int = 0) -> int:
         """The par of ``pos``: side 0's final score minus side 1's under perfect play. A
         ``guess`` near it (the par of the position before) makes it faster, never different."""
-        return int(self._core.par(self._state(pos), guess))
+        state = self._state(pos)
+        return int(self._search(lambda: self._core.par(state, guess)))
 
     def after(self, pos: Position, card: int, guess: int = 0) -> int:
         """The par once the seat to play has played ``card`` (a legal card)."""
-        return int(self._core.after(self._state(pos), card, guess))
+        state = self._state(pos)
+        return int(self._search(lambda: self._core.after(state, card, guess)))
 
     def legal(self, pos: Position) -> int:
         """The legal cards (a mask) of the seat to play."""
@@ -190,8 +245,10 @@ class Solver:
         return s.final_value()
 
 
-def solve(problem: Problem, *, compiled: bool | None = None) -> Solution:
-    """A :class:`~jaslog.analysis.model.Problem` solved (see :meth:`Solver.solve`).
+def solve(problem: Problem, *, compiled: bool | None = None,
+          budget: Budget | None = None) -> Solution:
+    """A :class:`~jaslog.analysis.model.Problem` solved (see :meth:`Solver.solve`), within
+    ``budget`` (past it, :class:`TooHard`; None: no limit).
 
     >>> from jaslog.games.klaverjas.options import resolve
     >>> from jaslog.games.klaverjas.solver import problem
@@ -199,5 +256,6 @@ def solve(problem: Problem, *, compiled: bool | None = None) -> Solution:
     ...                ["7S"]], "tricks": [7, 0], "points": [130, 0]}, resolve("amsterdam")))
     Solution(par=-262, values={23: -262}, best=[23])
     """
-    solver = Solver(problem.rules, problem.side, problem.pending, compiled=compiled)
+    solver = Solver(problem.rules, problem.side, problem.pending, compiled=compiled,
+                    budget=budget)
     return solver.solve(problem.position, problem.order)

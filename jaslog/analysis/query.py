@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.analysis.core import solve
+from jaslog.analysis.core import Budget, solve
 from jaslog.analysis.model import Problem
 from jaslog.cards import card_text
 from jaslog.engine.game import Game
@@ -42,11 +42,13 @@ def problem_of(game: Game, q: dict[str, Any], opts: dict[str, Any]) -> Problem:
         raise QueryError(str(e)) from None
 
 
-def answer_solve(game: Game, q: dict[str, Any], opts: dict[str, Any]) -> dict[str, Any]:
-    """``{"par": ..., "best": [...], "values": {...}}`` for a ``solve`` query."""
+def answer_solve(game: Game, q: dict[str, Any], opts: dict[str, Any], *,
+                 budget: Budget | None = None) -> dict[str, Any]:
+    """``{"par": ..., "best": [...], "values": {...}}`` for a ``solve`` query, within
+    ``budget`` (past it, :class:`~jaslog.analysis.core.TooHard`; None: no limit)."""
     prob = problem_of(game, q, opts)
     try:
-        sol = solve(prob)
+        sol = solve(prob, budget=budget)
     except ValueError as e:
         raise QueryError(str(e)) from None
     return {"par": sol.par, "best": [card_text(c) for c in sol.best],

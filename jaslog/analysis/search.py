@@ -19,6 +19,10 @@ The par is found in two steps with the majority scoring (Klaverjas, Klaberjass):
 Both steps are null-window searches (fail-soft alpha-beta) on tables of bounds, with the
 legal cards merged where they cannot be told apart and the likely best card first.
 
+A search may be given a budget (:meth:`Search.limit`): the most positions it may search,
+the most seconds it may take; beyond either it stops with :class:`OutOfBudget`, and its
+tables keep only what it had found whole (a position cut short is never stored).
+
 >>> from jaslog.analysis.model import SolveRules
 >>> rules = SolveRules(players=2, suit=tuple(c >> 3 for c in range(32)), trump=2,
 ...                    strength=tuple(c & 7 for c in range(32)), points=(1,) * 32)
@@ -29,6 +33,7 @@ legal cards merged where they cannot be told apart and the likely best card firs
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from jaslog.analysis.model import (
@@ -45,10 +50,18 @@ from jaslog.analysis.model import (
 )
 
 INF = 1 << 28
+#: how many positions a search with a time budget searches between two looks at the clock
+CHECK_EVERY = 4096
+#: no limit on the positions searched
+NO_LIMIT = 1 << 62
 #: the tables keep at most this many positions each (then the cheapest to find again go)
 MOST_ENTRIES = 1 << 21
 
 _Entry = list[int]   # [lo, hi, move]
+
+
+class OutOfBudget(Exception):
+    """The search went past its budget (:meth:`Search.limit`) and stopped."""
 
 
 def _run_roem(run3: int, run4: int) -> tuple[int, ...]:
@@ -88,6 +101,11 @@ class Search:
         self.dtt: dict[tuple[int, int, int, int], _Entry] = {}
         self.gtt: dict[tuple[int, ...], _Entry] = {}
         self.nodes = 0
+        # the budget: the node count to stop at, the clock's time to stop at (0: none), and
+        # the node count at which to look at both next
+        self.node_limit = NO_LIMIT
+        self.deadline = 0.0
+        self.next_check = NO_LIMIT
         # the position searched
         self.hands = [0] * 4
         self.trick: list[int] = []
@@ -101,6 +119,24 @@ class Search:
     def entries(self) -> int:
         """Positions kept in the tables."""
         return len(self.dtt) + len(self.gtt)
+
+    def limit(self, nodes: int = 0, seconds: float = 0.0) -> None:
+        """From now on, search at most ``nodes`` more positions and for at most ``seconds``
+        (0: no such limit); past either, :meth:`par` and :meth:`after` raise
+        :class:`OutOfBudget`."""
+        self.node_limit = self.nodes + nodes if nodes > 0 else NO_LIMIT
+        self.deadline = time.monotonic() + seconds if seconds > 0 else 0.0
+        self.next_check = min(self.node_limit, self.nodes + CHECK_EVERY) if self.deadline \
+            else self.node_limit
+
+    def _over_budget(self) -> None:
+        """Raise :class:`OutOfBudget` if the budget is spent; else when to look again."""
+        if self.nodes >= self.node_limit:
+            raise OutOfBudget(f"more than {self.node_limit} positions searched")
+        if self.deadline and time.monotonic() >= self.deadline:
+            raise OutOfBudget("out of time")
+        self.next_check = min(self.node_limit, self.nodes + CHECK_EVERY) if self.deadline \
+            else self.node_limit
 
     # ------------------------------------------------------------------ the rules
 
@@ -386,6 +422,8 @@ class Search:
     def dab(self, alpha: int, beta: int) -> int:
         """The minimax of side 0's total minus side 1's still to come (fail-soft)."""
         self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._over_budget()
         hands = self.hands
         rem = hands[0] | hands[1] | hands[2] | hands[3]
         n = len(self.trick)
@@ -440,6 +478,8 @@ class Search:
         can still make answers the threshold, a bound below its true value; a position whose
         failure is worth alpha or less needs only to know whether side 0 can still make it."""
         self.nodes += 1
+        if self.nodes >= self.next_check:
+            self._over_budget()
         hands = self.hands
         rem = hands[0] | hands[1] | hands[2] | hands[3]
         n = len(self.trick)

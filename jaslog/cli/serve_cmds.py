@@ -45,6 +45,15 @@ def serve(
         help="the Parquet export the statistics (GET /api/stats, /static/stats.html) are "
              "answered from, as it stands (refresh it with jaslog export DIR); default: "
              "'parquet' beside the SQLite store, as for jaslog stats"),
+    solve_nodes: int = typer.Option(12_000_000, "--solve-nodes", min=0,
+                                    help="the most positions one solve of POST /api/oracle "
+                                         "may search (0: no limit); past it, 422 too_hard"),
+    solve_seconds: float = typer.Option(1.0, "--solve-seconds", min=0,
+                                        help="the most seconds one solve may take (0: no "
+                                             "limit); past it, 422 too_hard"),
+    solves_per_minute: int = typer.Option(30, "--solves-per-minute", min=1,
+                                          help="the solves a token may ask for in a minute; "
+                                               "past them, 429 too_many_solves"),
 ) -> None:
     """Run the HTTP API and the web replay viewer (OpenAPI at /openapi.json, docs at /docs).
 
@@ -52,10 +61,12 @@ def serve(
     """
     import uvicorn
 
+    from jaslog.analysis import Budget
     from jaslog.cli.stats import default_dataset
     from jaslog.service import Service, create_app
     from jaslog.service.auth import guard_logs
     from jaslog.service.deps import FailedLogins
+    from jaslog.service.solves import SolveLimits, SolveRate
     from jaslog.store import StoreError
 
     try:
@@ -71,6 +82,8 @@ def serve(
     app = create_app(service=svc)
     app.state.dataset = dataset or default_dataset(db)
     app.state.failed_logins = FailedLogins(limit=auth_failures)
+    app.state.solve_limits = SolveLimits(Budget(nodes=solve_nodes, seconds=solve_seconds),
+                                         SolveRate(limit=solves_per_minute))
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
     guard_logs()  # after uvicorn's logging is set up: no token in a log line
     server = uvicorn.Server(config)

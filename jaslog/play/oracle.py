@@ -4,7 +4,8 @@ Used by ``jaslog rules`` (one question, or JSON Lines in batch) and by the servi
 is a dict with ``op`` and a ``ruleset`` (optionally ``options``); the ops of each game are
 declared by the game (``Game.oracle_ops``) and answered by its oracle (``Game.answer``),
 and every game answers ``solve`` (the analysis's solver); the answer is a dict, or
-:class:`QueryError`.
+:class:`QueryError`. A ``solve`` may be given a budget (:class:`jaslog.analysis.Budget`);
+past it, :class:`jaslog.analysis.TooHard` (``too_hard``).
 
 >>> answer({"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
 ...         "hand": ["7H", "AD", "KC"]})["legal"]
@@ -18,11 +19,14 @@ and every game answers ``solve`` (the analysis's solver); the answer is a dict, 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jaslog.engine.options import OptionError
 from jaslog.engine.oracle import QueryError, query_cards, query_trump
 from jaslog.games import GAMES, game_of, get_game, resolve
+
+if TYPE_CHECKING:
+    from jaslog.analysis.core import Budget
 
 #: The questions of each game, by game name (each game's ``oracle_ops``).
 GAME_OPS = {name: g.oracle_ops for name, g in GAMES.items()}
@@ -32,11 +36,20 @@ SOLVE = "solve"
 #: Every question some game answers.
 OPS = tuple(dict.fromkeys([op for ops in GAME_OPS.values() for op in ops] + [SOLVE]))
 
-__all__ = ["GAME_OPS", "OPS", "QueryError", "answer", "query_cards", "query_trump"]
+__all__ = ["GAME_OPS", "OPS", "QueryError", "answer", "is_solve", "query_cards", "query_trump"]
 
 
-def answer(q: Any) -> dict[str, Any]:
-    """The answer to one query."""
+def is_solve(q: Any) -> bool:
+    """Whether ``q`` asks the solver (the one question that may take long).
+
+    >>> is_solve({"op": "solve"}), is_solve({"op": "legal"}), is_solve([])
+    (True, False, False)
+    """
+    return isinstance(q, dict) and q.get("op") == SOLVE
+
+
+def answer(q: Any, *, budget: Budget | None = None) -> dict[str, Any]:
+    """The answer to one query; a ``solve`` within ``budget`` (None: no limit)."""
     if not isinstance(q, dict):
         raise QueryError("a query is a JSON object")
     op = q.get("op")
@@ -59,7 +72,7 @@ def answer(q: Any) -> dict[str, Any]:
     if op == SOLVE:
         from jaslog.analysis.query import answer_solve
 
-        return answer_solve(game, q, opts)
+        return answer_solve(game, q, opts, budget=budget)
     try:
         return game.answer(op, q, opts)
     except ValueError as e:  # QueryError, or a bad value the rules refused

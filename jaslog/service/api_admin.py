@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Path, Query
+from fastapi import APIRouter, Body, Depends, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
 
 from jaslog.engine.options import OptionError
 from jaslog.games import CATALOGUES, PRESETS, game_of, resolve
-from jaslog.play.oracle import QueryError, answer
+from jaslog.play.oracle import QueryError, answer, is_solve
 from jaslog.service.auth import ROLES, Principal, TokenError
 from jaslog.service.core import Service
 from jaslog.service.deps import (
@@ -22,6 +23,7 @@ from jaslog.service.deps import (
     responses,
     service,
 )
+from jaslog.service.solves import solve_query
 
 router = APIRouter(prefix="/api")
 
@@ -139,14 +141,18 @@ def revoke_token(token_id: Annotated[str, Path(pattern=named(r"^[0-9a-f]{8}$", "
     return next(t.to_json() for t in svc.tokens.list() if t.id == token_id)
 
 
-@router.post("/oracle", tags=["rules"], responses=responses(400, 401, 422))
-def oracle(query: Annotated[dict[str, Any], Body(
+@router.post("/oracle", tags=["rules"], responses=responses(400, 401, 422, 429))
+async def oracle(request: Request, query: Annotated[dict[str, Any], Body(
         examples=[{"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
                    "hand": ["7H", "AD", "KC"]}])],
-           who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The rules oracle of ``jaslog rules``: ``op`` is legal, winner, points, roem or score."""
+                 who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The rules oracle of ``jaslog rules``: ``op`` is legal, winner, points, roem, score or
+    solve. A ``solve`` runs within a budget (422 ``too_hard`` past it) and so many a minute
+    per token (429 ``too_many_solves``, with ``Retry-After``), never on the event loop."""
     try:
-        return answer(query)
+        if is_solve(query):
+            return await solve_query(request, who, query)
+        return await run_in_threadpool(answer, query)
     except (QueryError, OptionError) as e:
         raise ApiError(422, "bad_query", str(e)) from None
 

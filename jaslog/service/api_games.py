@@ -283,6 +283,10 @@ def create_game(body: GameIn, svc: Service = Depends(service),
                 raise ApiError(403, "other_event", f"a scorer of event {who.event!r} may not "
                                f"create a game of event {meta['event']!r}")
             meta["event"] = who.event
+        elif "event" in meta:
+            raise ApiError(403, "other_event", f"a scorer of the club's table {who.table} (of no "
+                           f"event) may not create a game of event {meta['event']!r}: an "
+                           "event's tables are scored with tokens of that event")
     fields = body.model_dump(exclude_none=True)
     fields["meta"] = meta or None
     try:

@@ -4,9 +4,11 @@ The service reads a Parquet export (``jaslog serve --dataset DIR``, by default t
 ``parquet`` folder beside the SQLite store, as ``jaslog stats`` does) as it stands: it does
 not export new games itself (``jaslog export DIR`` does, by hand or from a timer). An admin's
 or a referee's answers count every game of the export, as ``jaslog stats QUESTION --json``
-does; any other token's count what the public may see, as ``jaslog stats QUESTION --public
---json`` does: finished games, without the rounds that ended with cards unplayed (their hands
-stay secret) (:class:`jaslog.stats.analytics.Dataset`).
+does; a tournament director's (a referee token of a tournament) count that tournament's
+games only (those whose ``meta.tournament`` names it), as it sees them: whole; any other
+token's count what the public may see, as ``jaslog stats QUESTION --public --json`` does:
+finished games, without the rounds that ended with cards unplayed (their hands stay secret)
+(:class:`jaslog.stats.analytics.Dataset`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from jaslog.stats.analytics import AnalyticsError, Dataset, Question, questions
 
 router = APIRouter(prefix="/api", tags=["statistics"])
 
-#: the roles whose answers count every game of the export (the others': what the public sees)
+#: the roles whose answers count every game of the export (a director: its tournament's;
+#: the others': what the public sees)
 FULL_ROLES = ("admin", "referee")
 #: what a question's name is made of (the name of its analytics/*.sql file)
 QUESTION_PATTERN = named(r"^[a-z0-9_]{1,64}$", "a question's name")
@@ -46,8 +49,12 @@ class DatasetOut(BaseModel):
 
 
 class StatsOut(BaseModel):
-    view: Literal["full", "public"] = Field(description="full: every game of the export; "
-                                            "public: what the public may see of it")
+    view: Literal["full", "tournament", "public"] = Field(
+        description="full: every game of the export; tournament: every game of the "
+                    "director's tournament (``tournament``), and no other; public: what the "
+                    "public may see of the export")
+    tournament: str | None = Field(None, description="the tournament a director's answers "
+                                   "count (view tournament)")
     dataset: DatasetOut | None = Field(description="the export the answers come from (None: "
                                        "there is none yet)")
     questions: list[QuestionOut]
@@ -78,6 +85,33 @@ def is_public(who: Principal) -> bool:
     return who.role not in FULL_ROLES
 
 
+def directed(who: Principal) -> str | None:
+    """The tournament whose games alone ``who``'s answers count: a director's (None: not
+    a director)."""
+    return who.tournament if who.role == "referee" else None
+
+
+def games_of(who: Principal) -> str | None:
+    """The games ``who``'s answers count, as a condition on the export's ``games`` (None:
+    every game its view holds).
+
+    >>> from jaslog.service.auth import Principal
+    >>> games_of(Principal("d", "referee", tournament="o'cup"))
+    "json_extract_string(meta, '$.tournament') = 'o''cup'"
+    >>> games_of(Principal("r", "referee")) is None
+    True
+    """
+    tid = directed(who)
+    if tid is None:
+        return None
+    return "json_extract_string(meta, '$.tournament') = '" + tid.replace("'", "''") + "'"
+
+
+def view_of(who: Principal) -> str:
+    """``full``, ``tournament`` (a director's) or ``public``."""
+    return "public" if is_public(who) else "tournament" if directed(who) else "full"
+
+
 def _questions() -> dict[str, Question]:
     try:
         return questions()
@@ -103,9 +137,10 @@ NO_DATASET = ("this service has no statistics yet: it answers from a Parquet exp
 @router.get("/stats", response_model=StatsOut, responses=responses(401))
 def list_questions(request: Request, who: Principal = Depends(principal)) -> dict[str, Any]:
     """The questions ``jaslog stats --list`` lists, the export they are answered from, and
-    whether this token's answers count every game (``full``) or what the public may see."""
+    whether this token's answers count every game (``full``), every game of its tournament
+    (``tournament``, a director's) or what the public may see."""
     m = _manifest(dataset_dir(request))
-    return {"view": "public" if is_public(who) else "full",
+    return {"view": view_of(who), "tournament": directed(who),
             "dataset": {"version": int(m["version"]), "created_at": m.get("created_at")}
             if m is not None else None,
             "questions": [{"name": q.name, "question": q.question, "by": q.dimensions,
@@ -123,8 +158,9 @@ def answer_question(
     who: Principal = Depends(principal),
 ) -> Response:
     """The answer ``jaslog stats QUESTION --by BY --json`` prints, over the service's export;
-    for a token that is not an admin's or a referee's, over what the public may see
-    (``jaslog stats QUESTION --public --json``)."""
+    for a tournament's director, over that tournament's games only; for a token that is not
+    an admin's or a referee's, over what the public may see (``jaslog stats QUESTION
+    --public --json``)."""
     qs = _questions()
     q = qs.get(question)
     if q is None:
@@ -140,7 +176,7 @@ def answer_question(
         raise ApiError(404, "no_dataset", NO_DATASET.format(where=folder or "DIR"))
     assert folder is not None
     try:
-        with Dataset(folder, public=is_public(who)) as ds:
+        with Dataset(folder, where=games_of(who), public=is_public(who)) as ds:
             res = ds.ask(q, by)
     except (AnalyticsError, ExportError) as e:
         raise ApiError(422, "bad_question", str(e), question=q.name) from None

@@ -17,7 +17,8 @@ public    finished rounds only
 Tables are numbered anew by every tournament and every club evening, so a scorer token is
 for a table *of* something (:meth:`Principal.covers`): of a tournament (the games it
 draws), of an event (the games whose ``meta.event`` names it), or, with neither, of the
-club's own games (those of no tournament).
+club's own games (those of no tournament and no event). The scope must match the game's
+exactly: a club token's table 1 is not an event's table 1.
 
 Every token but an admin's expires (by default :data:`DEFAULT_LIFETIME` after it was made;
 an admin's only when asked), and a token a tournament issues also ends with the tournament.
@@ -151,6 +152,10 @@ class Principal:
         (True, False)
         >>> Principal("a", "scorer", "1", tournament="cup").covers(cup)
         True
+        >>> night = {"table": "1", "event": "club night"}
+        >>> club, of_night = Principal("a", "scorer", "1"), Principal("a", "scorer", "1", event="club night")
+        >>> club.covers(night), of_night.covers(night), of_night.covers({"table": "1"})
+        (False, True, False)
         """
         meta = meta or {}
         tournament = _text(meta.get("tournament"))
@@ -162,7 +167,7 @@ class Principal:
             return False
         if self.tournament is not None or tournament is not None:
             return tournament == self.tournament
-        return self.event is None or _text(meta.get("event")) == self.event
+        return _text(meta.get("event")) == self.event
 
     def scope_problem(self, game: str, meta: Mapping[str, Any] | None) -> str | None:
         """Why this scorer token, at the game's table, may not record ``game`` (None: it may)."""
@@ -176,7 +181,7 @@ class Principal:
             return (f"game {game} is a game of tournament {tournament}; {mine}: a tournament's "
                     f"tables are scored with the tokens it issues (POST /api/tournaments/"
                     f"{tournament}/tokens)")
-        if self.event is not None and event != self.event:
+        if self.tournament is None and event != self.event:  # another event, or none
             return (f"game {game} is " + (f"of event {event!r}" if event else "of no event")
                     + f"; {mine}")
         return None
@@ -187,7 +192,7 @@ class Principal:
             return f"tournament {self.tournament}"
         if self.event is not None:
             return f"event {self.event!r}"
-        return "the club's games (of no tournament)"
+        return "the club's games (of no tournament and no event)"
 
     def directs(self, tournament: str) -> bool:
         """Whether this token is the director of ``tournament`` (a referee token it issued)."""

@@ -142,7 +142,8 @@ def responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     what = {400: "The body is not JSON in UTF-8",
             413: "The body is larger than the service reads (body_too_large)",
             401: "No token, or an unknown, revoked or expired (token_expired) token",
-            429: "Too many failed authentications from this address: wait Retry-After seconds",
+            429: "Too many failed authentications from this address, or (the oracle) too many "
+                 "solves from this token: wait Retry-After seconds",
             403: "The token's role may not do this", 404: "No such game or tournament",
             409: "Conflict: the game moved on (expected vs actual seq), or it exists",
             422: "Refused: a bad request, or a rule refusal (rule code and sentence)",

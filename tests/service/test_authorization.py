@@ -100,6 +100,28 @@ def test_a_table_token_of_an_event_writes_to_that_events_games(tmp_path: Path) -
         assert r.status_code == 403 and r.json()["code"] == "other_event"
 
 
+def test_a_club_table_token_writes_to_no_events_table(tmp_path: Path) -> None:
+    """Table 1 of the club's own games is not table 1 of an event: the club's token neither
+    appends to the event's game nor sees it whole, nor starts a game of an event."""
+    with live_service(tmp_path) as live:
+        club_game(live, "night-1", table="1", event="club night")
+        club_game(live, "own-1", table="1")
+        club = token(live, "scorer", table="1")
+        r = note(live, "night-1", club)
+        assert r.status_code == 403 and r.json()["code"] == "other_scope", r.text
+        assert "of event 'club night'" in r.json()["message"]
+        assert "of no tournament and no event" in r.json()["message"]
+        assert call(live, "GET", "/api/games/night-1", club).json()["view"] == "public"
+        assert note(live, "own-1", club).status_code == 200
+        assert call(live, "GET", "/api/games/own-1", club).json()["view"] == "full"
+        r = call(live, "POST", "/api/games", club, {"game": "night-2", "ruleset": "amsterdam",
+                                                    "seats": SEATS, "dealer": 0,
+                                                    "meta": {"event": "club night"}})
+        assert r.status_code == 403 and r.json()["code"] == "other_event", r.text
+        night = token(live, "scorer", table="1", event="club night")
+        assert note(live, "night-1", night).status_code == 200
+
+
 def test_a_director_rules_on_its_own_tournament_only(tmp_path: Path) -> None:
     with live_service(tmp_path) as live:
         g1 = cup(live, "cup-d")["rounds"][0]["tables"][0]["game"]

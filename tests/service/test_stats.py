@@ -16,10 +16,11 @@ from jaslog.events import event_from_dict
 from jaslog.play.views import FULL, PUBLIC, report, timeline
 from jaslog.service.auth import Tokens
 from jaslog.service.db import service_engine
-from jaslog.stats.analytics import questions
+from jaslog.stats.analytics import Dataset, questions
 from tests.cli import jaslog
 from tests.service.conftest import start_server, stop_server
 from tests.service.inprocess import Live, live_service
+from tests.service.stats_club import SEATS as SEATS_OF_FOUR
 from tests.service.stats_club import Club, make_club
 
 
@@ -124,8 +125,6 @@ def test_the_public_sees_no_event_payload_and_no_secret_round(club):
     """Below the questions: the public's views hold no event payload (a Klaberjass stock is
     in it) and none of the rounds that ended with cards unplayed, which are exactly the
     rounds the viewer keeps secret in the finished games."""
-    from jaslog.stats.analytics import Dataset
-
     with Dataset(club.dataset, public=True) as ds:
         assert ds.query("SELECT count(*) FROM events WHERE payload IS NOT NULL").rows == [(0,)]
         assert ds.query("SELECT count(*) FROM events").rows[0][0] > 1000
@@ -202,3 +201,39 @@ def test_serve_answers_from_the_export_beside_the_store(club, tmp_path):
 
     h = jaslog("serve", "--help", env={"COLUMNS": "200"}, text=True)
     assert "--dataset" in h.stdout and "JASLOG_EXPORT" in h.stdout
+
+
+def test_a_director_counts_its_own_tournaments_games_only(tmp_path):
+    """A tournament director's token (a referee token of a tournament) is answered over its
+    tournament's games only, whole: not another tournament's, not the club's."""
+    from jaslog.export import export_store
+    from jaslog.play.sim import simulate_game
+    from jaslog.store import open_store
+
+    games = {}
+    for i, (gid, tournament) in enumerate((("cup-r1-t1", "cup"), ("cup-r1-t2", "cup"),
+                                           ("open-r1-t1", "open"), ("club-1", None))):
+        evs = simulate_game(gid, "amsterdam", seed=300 + i, seats=SEATS_OF_FOUR)
+        if tournament is not None:
+            evs[0]["meta"] = {"table": "1", "tournament": tournament}
+        games[gid] = evs
+    dataset = tmp_path / "parquet"
+    with open_store(str(tmp_path / "club.sqlite")) as store:
+        assert not store.import_lines(json.dumps(e) for g in games.values() for e in g).rejected
+        export_store(store, dataset)
+    with live_service(tmp_path / "service") as lv:
+        lv.app.state.dataset = dataset
+        tokens = Tokens(lv.app.state.service.engine)
+        lv.tokens["director"] = tokens.create("referee", tournament="cup")[0]
+        every = {r["ruleset"]: r for r in api_answer(lv, "overview", "admin")["rows"]}
+        assert every["amsterdam"]["games"] == 4
+        assert api_answer(lv, "overview", "referee")["rows"] == \
+            api_answer(lv, "overview", "admin")["rows"]
+        mine = {r["ruleset"]: r for r in api_answer(lv, "overview", "director")["rows"]}
+        assert mine["amsterdam"]["games"] == 2, mine
+        with Dataset(dataset, where="game LIKE 'cup-%'") as ds:
+            only_cup = ds.ask(questions()["overview"]).to_json()["rows"]
+        assert api_answer(lv, "overview", "director")["rows"] == only_cup
+        listed = lv.get("/api/stats", "director")
+        assert (listed["view"], listed["tournament"]) == ("tournament", "cup")
+        assert lv.get("/api/stats", "referee")["view"] == "full"

@@ -224,6 +224,7 @@
     const ds = L.dataset;
     $("view-note").textContent = (L.view === "public"
       ? "As the public sees the games: finished games only, without the rounds that ended with cards unplayed."
+      : L.view === "tournament" ? "Every game of tournament " + L.tournament + ", and no other."
       : "Every game of the export.") +
       (ds ? " Export version " + ds.version + (ds.created_at ? ", made " + ds.created_at.replace("T", " ").replace("Z", " UTC") : "") + "." : "");
     const sel = $("question");
