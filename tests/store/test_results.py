@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import select, text
 
 from jaslog.events import event_from_dict
 from jaslog.fold import fold
+from jaslog.games import GAMES as GAME_REGISTRY
+from jaslog.games import PRESETS
+from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.sim import simulate_game
 from jaslog.store import Store, open_store
 from jaslog.store.results import PLAYING, Standing, standing, stored_standing, where_stands
@@ -145,3 +150,25 @@ def test_the_listing_filters_through_the_indexes(tmp_path: Path) -> None:
             steps = [p for p in plan if f" {table} " in p or " latest " in p]
             assert any(f"SEARCH {table} USING" in p for p in steps), (filters, plan)
             assert all(p.startswith("SEARCH") and "INDEX" in p for p in steps), (filters, plan)
+
+
+def test_a_team_game_registered_under_any_name_is_won_by_its_team(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Who won is read from the game's declared ``scoring``, never from its name: a team
+    game registered as ``vierjas`` (Klaverjas's rules under a new name, its Amsterdam preset
+    moved over to it) stores both partners of the winning team as winners."""
+    class VierjasFold(KLAVERJAS.fold):  # type: ignore[name-defined,misc]
+        game = "vierjas"
+
+    vierjas = replace(KLAVERJAS, name="vierjas", title="Vierjas", fold=VierjasFold)
+    monkeypatch.setitem(GAME_REGISTRY, "vierjas", vierjas)
+    monkeypatch.setitem(PRESETS, "amsterdam", {**PRESETS["amsterdam"], "game": "vierjas"})
+    events = game_events("v-1", seed=0)
+    won = folded(events)
+    assert won.finished and won.winner == "1"
+    seats = events[0]["seats"]
+    assert won.winners == tuple(sorted({seats[1], seats[3]}))
+    with open_store(str(tmp_path / "vierjas.sqlite")) as store:
+        store.append("v-1", events)
+        assert stands(store, "v-1") == won
+        assert listed(store, winner=seats[3]) == ["v-1"] and listed(store, winner=seats[0]) == []
