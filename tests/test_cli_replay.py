@@ -232,6 +232,8 @@ def test_a_later_ruling_on_the_round_in_each_game() -> None:
      b'"seats":["a","b","c","d"],"dealer":0}\n', ":1: game g1 seq 0: option 'play' must be one of"),
     (b'{"game":"g1","seq":0,"type":"play","seat":0,"card":"JH"}\n', "[no_game_started]"),
 ])
+
+
 def test_replay_errors_before_anything_is_shown(tmp_path: Path, data: bytes, message: str) -> None:
     p = tmp_path / "x.jsonl"
     p.write_bytes(data)
@@ -372,6 +374,8 @@ def test_check_and_replay_take_a_bare_stored_game_id_as_show_does(tmp_path: Path
     assert "Traceback" not in missing.output
     file_like = runner.invoke(app, ["replay", str(tmp_path / "missing.jsonl")])
     assert file_like.exit_code == 2 and "missing.jsonl" in file_like.output
+
+
 @pytest.mark.parametrize("name", ["klaverjas", "klaberjass", "kloepper"])
 def test_a_seat_never_sees_another_seat_s_retracted_card_in_a_live_round(
         tmp_path: Path, name: str) -> None:

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from jaslog.sheet import SheetLine, compare, read_sheet
+from jaslog.sheet.paper import MAX_SHEET
 from tests.cli import jaslog
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -437,3 +438,66 @@ def test_a_sheet_from_standard_input(tmp_path: Path) -> None:
         "  line 2 (round 1): teams swapped: the sheet has 37–165, the log 165–37"]
     r = jaslog("sheet", "-", "--compare", "-", input=text, text=True)
     assert r.returncode == 2 and "cannot both come from standard input" in r.stderr
+
+
+# ------------------------------------------------------------------ hostile sheets
+
+
+@pytest.mark.parametrize("text, message", [
+    ("round,us,them\n1,123456789012345678901234567890,60\n",
+     "s.csv:2: team 0's score (column 2, us) is a number of 30 digits, more than a round can "
+     "score (at most 10000)"),
+    ("round;us;them;total us;total them\n1;102;60;102;600000000000\n",
+     "s.csv:2: team 1's running total (column 5, total them) is '600000000000', more than a "
+     "game can total (at most 99990000)"),
+    ("round,us,them\n99999999999999999999999999999,102,60\n",
+     "s.csv:2: the round (column 1) is a number of 29 digits, past the last round a game may "
+     "have (9999)"),
+    ("round,us,them\n1," + "9" * 5000 + ",60\n",
+     "s.csv:2: team 0's score (column 2, us) is a number of 5000 digits, more than a round "
+     "can score (at most 10000)"),
+])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_numbers_no_sheet_can_hold_are_refused(tmp_path: Path, text: str, message: str,
+                                               as_json: bool) -> None:
+    path = tmp_path / "s.csv"
+    path.write_text(text)
+    r = jaslog("sheet", str(ROTTERDAM), "--compare", str(path), *(["--json"] * as_json),
+               text=True)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert " ".join(r.stderr.split()) == "jaslog: " + message.replace("s.csv", str(path))
+
+
+def test_a_sheet_past_the_size_a_sheet_can_have_is_refused(tmp_path: Path) -> None:
+    """Reading stops at 1 MiB: a longer file, or standard input, is refused in a sentence."""
+    rows = rows_of(ROTTERDAM, totals=False)
+    text = "round,us,them\n" + "".join(",".join(map(str, r)) + "\n" for r in rows)
+    text += "\n" * (MAX_SHEET - len(text) + 1)  # blank lines: one byte past the limit
+    path = tmp_path / "long.csv"
+    path.write_text(text)
+    for source, args, given in ((str(path), [str(path)], None), ("<stdin>", ["-"], text)):
+        r = jaslog("sheet", str(ROTTERDAM), "--json", "--compare", *args, input=given,
+                   text=True)
+        assert (r.returncode, r.stdout) == (2, ""), source
+        assert " ".join(r.stderr.split()) == (f"jaslog: {source}: more than 1 MiB; a typed "
+                                              "sheet is a header and a line per round")
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_a_sheet_that_never_ends_is_refused_at_once() -> None:
+    """``/dev/zero`` as the sheet, as a path and on standard input: the command returns (a
+    real process, held to 512 MiB of memory and a minute, since the point is that it ends)."""
+    import resource
+    import subprocess
+    import sys
+
+    def held() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+
+    for args in (["/dev/zero"], ["-"]):
+        with open("/dev/zero", "rb") as zero:
+            r = subprocess.run([sys.executable, "-m", "jaslog", "sheet", str(ROTTERDAM), "--json",
+                                "--compare", *args], stdin=zero, capture_output=True, text=True,
+                               timeout=60, preexec_fn=held, check=False)
+        assert (r.returncode, r.stdout) == (2, ""), r.stderr
+        assert "more than 1 MiB" in r.stderr and "Traceback" not in r.stderr

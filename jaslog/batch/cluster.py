@@ -42,21 +42,47 @@ class ClusterError(JaslogError):
     code = "cluster_unreachable"
 
 
+def _handshake(address: str) -> None:
+    """Open a connection to ``address`` and exchange Dask's handshake, then close it, all
+    within :data:`CONNECT_SECONDS`: Dask's own client waits for a handshake without a time
+    limit (a server that accepts and never answers holds it for ever), and reads whatever
+    answers as Dask's frames (an HTTP server's answer is read as a frame of exabytes)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def hello() -> None:
+        comm = await connect(address, timeout=CONNECT_SECONDS)
+        await comm.close()
+
+    asyncio.run(asyncio.wait_for(hello(), CONNECT_SECONDS))
+
+
 @contextmanager
 def cluster_client(address: str, error: type[JaslogError] = ClusterError) -> Iterator[Any]:
     """A client of the Dask scheduler at ``address`` (``tcp://host:8786``), closed after use;
-    ``error`` (a :class:`ClusterError` by default) when Dask is not installed or the
-    scheduler does not answer within :data:`CONNECT_SECONDS`."""
+    ``error`` (a :class:`ClusterError` by default) when Dask is not installed, nothing
+    answers within :data:`CONNECT_SECONDS`, or what answers is not a Dask scheduler."""
     try:
         from distributed import Client
     except ImportError:
         raise error("--cluster needs Dask: pip install 'jaslog[cluster]' (or "
                     "'dask[distributed]')") from None
+    unreachable = f"no Dask scheduler answers at {address} within {CONNECT_SECONDS} s"
+    try:
+        _handshake(address)
+    except TimeoutError as e:
+        raise error(f"{unreachable} ({str(e) or 'it took the connection and said nothing'})"
+                    ) from None
+    except (OSError, ValueError) as e:
+        raise error(f"{unreachable} ({e})") from None
+    except Exception as e:  # what answered does not speak Dask's protocol
+        raise error(f"what answers at {address} is not a Dask scheduler: its answer is not "
+                    f"Dask's handshake ({type(e).__name__})") from None
     try:
         client = Client(address, timeout=CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as e:
-        raise error(f"no Dask scheduler answers at {address} within {CONNECT_SECONDS} s "
-                    f"({e})") from None
+        raise error(f"{unreachable} ({e})") from None
     try:
         yield client
     finally:

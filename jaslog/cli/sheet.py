@@ -180,6 +180,7 @@ def sheet(
     from jaslog.play.audit import game_report
     from jaslog.sheet import SheetError, read_sheet, score_sheet
     from jaslog.sheet import compare as compare_sheet
+    from jaslog.sheet.paper import MAX_SHEET
 
     if compare is not None and str(compare) == "-" and game == "-":
         fail("the log and the sheet cannot both come from standard input: give one as a file")
@@ -195,9 +196,16 @@ def sheet(
     g = get_game(fold.game)
     source = "<stdin>" if str(compare) == "-" else str(compare)
     try:
-        raw = sys.stdin.buffer.read() if str(compare) == "-" else compare.read_bytes()
+        if str(compare) == "-":
+            raw = sys.stdin.buffer.read(MAX_SHEET + 1)
+        else:
+            with compare.open("rb") as f:
+                raw = f.read(MAX_SHEET + 1)
     except OSError as e:
         fail(f"{compare}: {e.strerror or e}")
+    if len(raw) > MAX_SHEET:
+        fail(f"{source}: more than {MAX_SHEET >> 20} MiB; a typed sheet is a header and a line "
+             "per round")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -19,6 +19,11 @@ from jaslog.notation.syntax import norm
 #: A whole number as the notation writes it (a seat, a score, a relative seq).
 INT = re.compile(r"[+-]?\d{1,15}")
 _TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+#: How deep an annotation or a tag's value may nest (levels of ``{`` and ``[``, its own
+#: included): room for an event's fields and their free JSON (which ``jaslog.events`` holds to
+#: 32 levels below the field), and no more, so nothing read from a text nests deep enough to
+#: exhaust a recursive reader or writer of JSON (orjson writes at most 254 levels).
+MAX_NESTING = 64
 #: What separates tokens besides the end of the line (a comma is a space).
 SPACE = " \t\r\f\v\ufeff,"
 
@@ -49,8 +54,10 @@ def _string_end(text: str, i: int) -> int:
     return -1
 
 
-def _object_end(text: str, i: int) -> int:
-    """The index after the JSON object or array that starts at ``i``, or -1."""
+def _object_end(text: str, i: int, what: str) -> int:
+    """The index after the JSON object or array that starts at ``i``, or -1 when it is not
+    closed; :class:`ItemStop` at the bracket that opens a level past :data:`MAX_NESTING`
+    (``what`` names the value in the message)."""
     depth = 0
     j = i
     n = len(text)
@@ -63,6 +70,10 @@ def _object_end(text: str, i: int) -> int:
             continue
         if c in "{[":
             depth += 1
+            if depth > MAX_NESTING:
+                raise ItemStop(j + 1, f"{what} nests deeper than {MAX_NESTING} levels of {{ and "
+                                      "[ (the free JSON of an event, meta and options, nests at "
+                                      "most 32)")
         elif c in "}]":
             depth -= 1
             if depth == 0:
@@ -128,7 +139,7 @@ def tokens(text: str) -> list[Token]:
             out.append(("s", _json(text, col - 1, j, "the text in quotes"), col))
             i = j
         else:
-            j = _object_end(text, col - 1)
+            j = _object_end(text, col - 1, "the annotation")
             if j < 0:
                 raise ItemStop(col, "an annotation {...} has no closing }")
             value = _json(text, col - 1, j, "the annotation")
@@ -147,7 +158,7 @@ def _tag_value(text: str, i: int) -> tuple[Any, int]:
             raise ItemStop(i + 1, 'the tag\'s value has no closing "')
         return _json(text, i, j, "the tag's value"), j
     if c in "{[":
-        j = _object_end(text, i)
+        j = _object_end(text, i, "the tag's value")
         if j < 0:
             raise ItemStop(i + 1, "the tag's value has no closing " + ("}" if c == "{" else "]"))
         return _json(text, i, j, "the tag's value"), j

@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
+from jaslog.engine.options import OptionError
 from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
+from jaslog.games import GAMES, game_of
 from jaslog.play.views import (
     NotVisible,
     Sight,
@@ -107,9 +109,18 @@ class AppendOut(BaseModel):
     violations: list[ViolationOut] = Field(description="rule violations the new events brought")
 
 
+#: what a page reads of a game's kind (never its name): ``Game.scoring`` and ``Game.players``
+SCORING_FIELD = Field(None, description="teams (two partnerships, seats s and s+2, the team "
+                      "of seat s is s % 2) or players (each seat for itself); None for a game "
+                      "whose ruleset this jaslog does not know")
+PLAYERS_FIELD = Field(None, description="how many seats the game has")
+
+
 class GameOut(BaseModel):
     game: str
     ruleset: str
+    scoring: Literal["teams", "players"] | None = SCORING_FIELD
+    players: int | None = PLAYERS_FIELD
     seats: list[str]
     dealer: int
     table: str | None
@@ -167,6 +178,8 @@ class ReplayOut(BaseModel):
     game: str
     kind: str | None = Field(description="klaverjas, klaberjass or kloepper")
     ruleset: str
+    scoring: Literal["teams", "players"] | None = SCORING_FIELD
+    players: int | None = PLAYERS_FIELD
     seats: list[str]
     view: str
     seat: int | None
@@ -177,6 +190,20 @@ class ReplayOut(BaseModel):
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def kind_of(ruleset: str) -> dict[str, Any]:
+    """What the pages need to know of the game a ruleset belongs to: its ``scoring`` and how
+    many ``players`` (both None for a ruleset this jaslog does not know).
+
+    >>> kind_of("amsterdam"), kind_of("klaberjass-2p"), kind_of("skat")["scoring"]
+    ({'scoring': 'teams', 'players': 4}, {'scoring': 'players', 'players': 2}, None)
+    """
+    try:
+        g = GAMES[game_of(ruleset)]
+    except (OptionError, KeyError):
+        return {"scoring": None, "players": None}
+    return {"scoring": g.scoring, "players": g.players}
 
 
 def view_name(s: Sight) -> str:
@@ -239,7 +266,8 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
     if s.public:  # finished rounds only: a live round's events, and its last move, are not told
         _, tl = svc.timeline(info.game)
         events, last_at = tl.horizon() + 1, _last_at(tl, s)
-    return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
+    return {"game": info.game, "ruleset": info.ruleset, **kind_of(info.ruleset),
+            "seats": info.seats, "dealer": info.dealer,
             "table": table_of(h), "tournament": meta.get("tournament"),
             "created_at": info.created_at, "events": events, "last_at": last_at,
             "view": view_name(s), "seat": s.seat}
@@ -310,8 +338,9 @@ def get_game(game: GamePath, svc: Service = Depends(service),
     rep = _guard(report, tl, s)
     h = svc.header(game)
     meta = h.meta or {}
-    return {"game": game, "ruleset": h.ruleset, "seats": list(h.seats), "dealer": h.dealer,
-            "table": table_of(h), "tournament": meta.get("tournament"), "created_at": h.at,
+    return {"game": game, "ruleset": h.ruleset, **kind_of(h.ruleset), "seats": list(h.seats),
+            "dealer": h.dealer, "table": table_of(h), "tournament": meta.get("tournament"),
+            "created_at": h.at,
             "events": head.next_seq if not s.public else tl.horizon() + 1,
             "last_at": _last_at(tl, s), "view": view_name(s), "seat": s.seat,
             "rounds": len(rep["rounds"]), "live_round": tl.live_round, "totals": rep["totals"],
@@ -501,6 +530,7 @@ def get_replay(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
     evs = _guard(visible_events, tl, s)
     h = svc.header(game)
     out = {"game": game, "kind": tl.fold.game if tl.fold else None, "ruleset": h.ruleset,
+           **kind_of(h.ruleset),
            "seats": list(h.seats), "view": view_name(s),
            "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
            "timing": _timing(tl, evs, None)}

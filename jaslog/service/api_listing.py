@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from jaslog.play.views import NotVisible, report
-from jaslog.service.api_games import GameOut, game_out, view_name
+from jaslog.service.api_games import GameOut, game_out, kind_of, view_name
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, api_words, principal, responses, service
@@ -30,8 +30,9 @@ def unreadable_out(who: Principal, info: Any, e: UnreadableEvent) -> dict[str, A
     """A listed game that cannot be read (stored by an older jaslog): named, with why, and
     what its header row says; the rest of the listing goes on."""
     s = who.sight(list(info.seats), None)
-    return {"game": info.game, "ruleset": info.ruleset, "seats": info.seats, "dealer": info.dealer,
-            "table": None, "tournament": None, "created_at": info.created_at,
+    return {"game": info.game, "ruleset": info.ruleset, **kind_of(info.ruleset),
+            "seats": info.seats, "dealer": info.dealer, "table": None, "tournament": None,
+            "created_at": info.created_at,
             "events": info.events if s.full else 0, "last_at": info.last_at if s.full else None,
             "view": view_name(s), "seat": s.seat, "unreadable": api_words(str(e))}
 

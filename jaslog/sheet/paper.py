@@ -8,6 +8,7 @@ import io
 from dataclasses import dataclass
 
 from jaslog.errors import JaslogError
+from jaslog.events import MOST_POINTS, MOST_ROUNDS
 
 
 class SheetError(JaslogError, ValueError):
@@ -30,6 +31,12 @@ class SheetLine:
 
 #: First words of a header cell that names the running totals (English and Dutch).
 TOTAL_WORDS = ("total", "totaal", "tot.", "stand", "running", "cum", "som", "sum")
+#: The most a typed sheet may hold, in bytes: a line per round is a few kilobytes; reading
+#: stops here, so a file that never ends (``/dev/zero``) is refused, not read for ever.
+MAX_SHEET = 1 << 20
+#: The largest running total a sheet may write: every round of the longest game a log may hold
+#: at the most a round may score (the event format's bounds, ``jaslog.events``).
+MOST_TOTAL = MOST_POINTS * MOST_ROUNDS
 #: What a score cell may say for a side that scores nothing (a nat side).
 ZERO_WORDS = ("-", "–", "nat", "0")
 
@@ -38,6 +45,8 @@ def _number(cell: str) -> int | None:
     text = cell.strip().replace(" ", "")
     if text.lower() in ZERO_WORDS:
         return 0
+    if text.isascii() and text.isdigit() and len(text) > 18:  # past every bound; not parsed
+        return 10**18
     try:
         value = int(text)
     except ValueError:
@@ -111,6 +120,19 @@ def _columns(header: list[str], source: str, n: int, sides: int,
     return scores, totals
 
 
+def _shown(cell: str) -> str:
+    """A cell as a message quotes it: the cell, or what a long one is.
+
+    >>> _shown("12"), _shown("9" * 30), _shown("x" * 30)
+    ("'12'", 'a number of 30 digits', "'xxxxxxxxxxxxxxxxxxxx...' (30 characters)")
+    """
+    if len(cell) <= 24:
+        return repr(cell)
+    if cell.lstrip("+-").isdigit():
+        return f"a number of {len(cell.lstrip('+-'))} digits"
+    return f"{cell[:20]!r}"[:-1] + f"...' ({len(cell)} characters)"
+
+
 def _row(cells: list[str], header: list[str], score_cols: list[int], total_cols: list[int],
          source: str, n: int, side_word: str) -> SheetLine:
     if len(cells) > len(header):
@@ -120,16 +142,23 @@ def _row(cells: list[str], header: list[str], score_cols: list[int], total_cols:
     try:
         number = int(cells[0])
     except ValueError:
-        raise SheetError(f"{source}:{n}: the round (column 1) is {cells[0]!r}, not a round "
-                         "number") from None
+        raise SheetError(f"{source}:{n}: the round (column 1) is {_shown(cells[0])}, not a "
+                         "round number") from None
+    if abs(number) > MOST_ROUNDS:
+        raise SheetError(f"{source}:{n}: the round (column 1) is {_shown(cells[0])}, past the "
+                         f"last round a game may have ({MOST_ROUNDS})")
     scores = []
     for side, col in enumerate(score_cols):
         value = _number(cells[col])
         if value is None:
-            what = f"{cells[col]!r}, not a score (a whole number, or - for none)" \
+            what = f"{_shown(cells[col])}, not a score (a whole number, or - for none)" \
                 if cells[col] else "empty: expected a score (a whole number, or - for none)"
             raise SheetError(f"{source}:{n}: {side_word} {side}'s score (column {col + 1}, "
                              f"{header[col]}) is {what}")
+        if value > MOST_POINTS:
+            raise SheetError(f"{source}:{n}: {side_word} {side}'s score (column {col + 1}, "
+                             f"{header[col]}) is {_shown(cells[col])}, more than a round can "
+                             f"score (at most {MOST_POINTS})")
         scores.append(value)
     totals: list[int] | None = None
     if total_cols and any(cells[c] for c in total_cols):
@@ -137,9 +166,13 @@ def _row(cells: list[str], header: list[str], score_cols: list[int], total_cols:
         for side, col in enumerate(total_cols):
             value = _number(cells[col]) if cells[col] else None
             if value is None:
-                what = f"{cells[col]!r}, not a whole number" if cells[col] else \
+                what = f"{_shown(cells[col])}, not a whole number" if cells[col] else \
                     "empty: write every running total of a line, or none"
                 raise SheetError(f"{source}:{n}: {side_word} {side}'s running total (column "
                                  f"{col + 1}, {header[col]}) is {what}")
+            if value > MOST_TOTAL:
+                raise SheetError(f"{source}:{n}: {side_word} {side}'s running total (column "
+                                 f"{col + 1}, {header[col]}) is {_shown(cells[col])}, more than "
+                                 f"a game can total (at most {MOST_TOTAL})")
             totals.append(value)
     return SheetLine(n, number, scores, totals)

@@ -392,19 +392,23 @@ def cursor_pos(cursor: str, order: str) -> int | None:
     return None
 
 
-def winning_players(kind: str | None, seats: list[str], winner: Any) -> list[str]:
-    """The players who won: a Klaverjas winner is a team (seats t and t+2), a Klaberjass or
-    Kloepper winner a seat; none for a draw or a game going on.
+def winning_players(scoring: str | None, seats: list[str], winner: Any) -> list[str]:
+    """The players who won, by the game's ``scoring`` (:attr:`jaslog.engine.game.Game.scoring`):
+    with ``teams`` the winner is a partnership (the seats ``s`` with ``s % 2`` the winner:
+    seats t and t+2 at a table of four), with ``players`` a seat; none for a draw or a game
+    going on.
 
-    >>> winning_players("klaverjas", ["a", "b", "c", "d"], 1)
+    >>> winning_players("teams", ["a", "b", "c", "d"], 1)
     ['b', 'd']
-    >>> winning_players("kloepper", ["a", "b", "c", "d"], 2)
+    >>> winning_players("players", ["a", "b", "c", "d"], 2)
     ['c']
+    >>> winning_players("teams", ["a", "b", "c", "d"], "draw")
+    []
     """
     if not isinstance(winner, int) or isinstance(winner, bool):
         return []
-    if kind == "klaverjas" and len(seats) == 4:
-        return [seats[winner], seats[winner + 2]]
+    if scoring == "teams":
+        return [s for i, s in enumerate(seats) if i % 2 == winner] if winner in (0, 1) else []
     return [seats[winner]] if 0 <= winner < len(seats) else []
 
 

@@ -23,6 +23,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.sql import Select
 
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.games import get_game
 from jaslog.play.fold import start_fold
 from jaslog.store.queries import winning_players
 from jaslog.store.schema import GAME_RESULTS, GAME_WINNERS, GAMES, PLAYERS
@@ -56,7 +57,8 @@ def standing(fold: GameFold) -> Standing:
         return PLAYING
     w = state.winner
     return Standing(True, None if w is None else str(w),
-                    tuple(sorted(set(winning_players(fold.game, list(fold.seats), w)))))
+                    tuple(sorted(set(winning_players(get_game(fold.game).scoring,
+                                                    list(fold.seats), w)))))
 
 
 def stored_standing(conn: Connection, game: str) -> Standing:

@@ -5,8 +5,12 @@ opening it by its URL)."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import subprocess
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +126,69 @@ def test_no_scheduler_at_the_address_is_said_in_a_sentence(
         assert r.returncode == 2 and r.stdout == ""
         assert r.stderr.startswith(f"jaslog: no Dask scheduler answers at {address} within 1 s")
         assert r.stderr.count("\n") == 1
+
+
+@contextlib.contextmanager
+def _not_a_scheduler(answer: bytes | None, hold: float = 20.0) -> Iterator[str]:
+    """A TCP server on a free port that is not a Dask scheduler: it answers each connection
+    with ``answer`` (None: it says nothing) and closes it after ``hold`` seconds (so that a
+    client that waits for ever waits that long, not for ever). Yields its address."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    done = threading.Event()
+
+    def serve() -> None:
+        held: list[tuple[float, socket.socket]] = []
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                conn, _ = server.accept()
+                if answer is not None:
+                    with contextlib.suppress(OSError):
+                        conn.sendall(answer)
+                held.append((time.monotonic() + hold, conn))
+            for c in [c for t, c in held if t < time.monotonic()]:
+                c.close()
+            held = [(t, c) for t, c in held if t >= time.monotonic()]
+        for _, c in held:
+            c.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join()
+        server.close()
+
+
+@pytest.mark.parametrize(("answer", "said"), [
+    (None, "no Dask scheduler answers at {address} within 1 s (it took the connection and "
+           "said nothing)"),
+    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n" * 2,
+     "what answers at {address} is not a Dask scheduler: its answer is not Dask's handshake"),
+], ids=["silent", "http"])
+def test_a_port_that_is_not_a_scheduler_is_said_in_a_sentence_in_time(
+        tmp_path: Path, games: list[list[dict[str, Any]]], monkeypatch: pytest.MonkeyPatch,
+        answer: bytes | None, said: str) -> None:
+    """A server that takes the connection and says nothing, or answers in another protocol:
+    within the connect timeout, one sentence, exit 2 (for export as for check)."""
+    from jaslog.batch import cluster as on_cluster
+
+    monkeypatch.setattr(on_cluster, "CONNECT_SECONDS", 1)
+    log = tmp_path / "games.jsonl"
+    log.write_bytes(b"".join(_line(d) for d in games[0]))
+    with _not_a_scheduler(answer) as address:
+        for args in (["check", str(log)],
+                     ["export", str(tmp_path / "ds"), "--from", str(log)]):
+            start = time.monotonic()
+            r = jaslog(*args, "--cluster", address, text=True)
+            assert time.monotonic() - start < 10, args
+            assert r.returncode == 2 and r.stdout == "", (args, r.stdout)
+            assert r.stderr.startswith("jaslog: " + said.format(address=address)), r.stderr
+            assert r.stderr.count("\n") == 1, r.stderr
 
 
 def test_a_what_if_check_is_not_sent_to_a_cluster(tmp_path: Path) -> None:

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from jaslog.events import read_lines
 from jaslog.notation import is_notation, read_games, write_game
+from jaslog.notation.lexer import MAX_NESTING
+from tests.cli import jaslog
 from tests.examples import examples
 from tests.notation.helpers import simulated, text_lines
 
@@ -107,6 +109,51 @@ def test_reading_goes_on_with_the_next_line_and_the_next_game() -> None:
     assert len(first.events) > 100  # the rest of the game is read
     assert second.errors == [] and second.events == \
         [{**e, "game": "kloepper-4b"} for e in simulated("kloepper", 4)]
+
+
+DEEP = 1000
+NESTED = [  # (where, text, line, column of the bracket past the limit, what)
+    ("annotation", HEAD + 'Deal\n1. 0: JH {"x":' + "[" * DEEP + "]" * DEEP + "}", 7, 78,
+     "the annotation"),
+    ("event", HEAD + "Event " + '{"a":' * DEEP + "1" + "}" * DEEP, 6, 327, "the annotation"),
+    ("meta tag", '[Game "g"]\n[Meta ' + '{"a":' * DEEP + "1" + "}" * DEEP + "]\n" + HEAD[11:]
+     + "Deal", 2, 327, "the tag's value"),
+    ("game tag", "[Game " + "[" * DEEP + "]" * DEEP + "]\n" + HEAD[11:] + "Deal", 1, 71,
+     "the tag's value"),
+    ("unclosed", HEAD + 'Note "x" ' + "{" * DEEP, 6, 74, "the annotation"),
+]
+
+
+@pytest.mark.parametrize(("text", "line", "column", "what"), [n[1:] for n in NESTED],
+                         ids=[n[0] for n in NESTED])
+def test_json_nested_past_the_limit_is_one_located_error(tmp_path, text: str, line: int,
+                                                         column: int, what: str) -> None:
+    """An annotation or a tag's value nested a thousand deep is refused where it passes the
+    limit, in a sentence; ``jaslog check`` says so with the code, and never traces back."""
+    message = (f"{what} nests deeper than {MAX_NESTING} levels of {{ and [ (the free JSON of "
+               "an event, meta and options, nests at most 32)")
+    [game] = read_games(text + "\n", "deep.txt")
+    assert [str(e) for e in game.errors] == [f"deep.txt:{line}:{column}: {message}"]
+    [bad] = [ln for ln in read_lines(text_lines(text + "\n"), "deep.txt") if ln.error]
+    assert (bad.number, bad.error) == (line, f"column {column}: {message}")
+    path = tmp_path / "deep.txt"
+    path.write_text(text + "\n")
+    r = jaslog("check", str(path), text=True)
+    assert r.returncode == 2, r.stderr
+    assert f"deep.txt:{line}:" in r.stdout and f"column {column}: {message} [bad_event]" in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_json_nested_to_the_limit_is_read() -> None:
+    """The limit leaves room for what a log may hold: meta nested 32 levels below the field
+    comes back as written."""
+    meta = {"a": 1}
+    for _ in range(31):
+        meta = {"a": meta}
+    events = [{**e, "meta": {"deep": meta}} if e["type"] == "game_started" else e
+              for e in simulated("klaberjass-2p", 7)[:20]]
+    [game] = read_games(write_game(events), "deep.txt")
+    assert game.errors == [] and game.events == events
 
 
 # --------------------------------------------------------------------------- fuzz

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from jaslog.games import game_of, get_game
 from jaslog.service import create_app
 from jaslog.store import open_store
 from jaslog.store.queries import winning_players
@@ -116,8 +117,9 @@ def test_pages_of_fifty_by_default_with_the_next_cursor_in_a_header(api, games):
     assert r.headers["link"].endswith(f'cursor={nxt}>; rel="next"')
     assert api.ids(cursor=nxt) == [g.game for g in games[50:100]]
     # the body stays a list of games in the shape it had before paging
-    assert set(r.json()[0]) == {"game", "ruleset", "seats", "dealer", "table", "tournament",
-                                "created_at", "events", "last_at", "view", "seat"}
+    assert set(r.json()[0]) == {"game", "ruleset", "scoring", "players", "seats", "dealer",
+                                "table", "tournament", "created_at", "events", "last_at",
+                                "view", "seat"}
 
 
 def test_following_the_cursor_lists_every_game_once_in_either_order(api, games):
@@ -192,8 +194,7 @@ def test_winner_by_player_or_draw(api, games):
     rows = api.all_ids(limit=500, summary="true")
     assert rows == [g.game for g in games]
     summary = {g["game"]: g for g in api.get(limit=500, summary="true").json()}
-    kinds = {g.game: ("klaberjass" if g.ruleset.startswith("klaberjass") else "klaverjas")
-             for g in games}
+    kinds = {g.game: get_game(game_of(g.ruleset)).scoring for g in games}
     won_by_cor = [g.game for g in games
                   if "cor" in winning_players(kinds[g.game], g.seats, summary[g.game]["winner"])]
     assert won_by_cor and api.all_ids(winner="cor") == won_by_cor

@@ -11,6 +11,7 @@ import pytest
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.events import event_from_dict
+from jaslog.games import GAMES, PRESETS
 from jaslog.games.kloepper import view as kloepper
 from jaslog.play.audit import game_report
 from jaslog.play.fold import fold
@@ -55,6 +56,29 @@ def test_the_samples_replay_for_every_role(server, sample):
         with server.client(role) as c:
             for p in ("/replay", "/audit", "/events", "/state", "/head", "/timing"):
                 assert c.get(f"/api/games/{gid}{p}").status_code == 200, (role, p)
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_every_game_says_its_scoring_and_seats_to_the_pages(server, name):
+    """The pages read a game's kind from its ``scoring`` and ``players`` (never its name):
+    the header, the listing and the replay send both, as the game declares them."""
+    game = GAMES[name]
+    ruleset = next(r for r, p in PRESETS.items() if p["game"] == name)
+    gid = f"kind-{name}"
+    events = simulate_game(gid, ruleset, seed=7, seats=SEATS[:game.players])
+    want = {"scoring": game.scoring, "players": game.players}
+    with server.client("scorer") as c:
+        made = create(c, gid, events[0])
+        assert made.status_code == 201, made.text
+        assert {k: made.json()[k] for k in want} == want
+        record(c, gid, events[1:9])
+    with server.client("referee") as c:
+        head = c.get(f"/api/games/{gid}").json()
+        listed = next(g for g in c.get("/api/games", params={"limit": 500, "summary": "true"}
+                                       ).json() if g["game"] == gid)
+        replay = c.get(f"/api/games/{gid}/replay").json()
+    for got in (head, listed, replay):
+        assert {k: got[k] for k in want} == want
 
 
 def _kloepper_cut(seed: int, plays: int) -> tuple[list[dict[str, Any]], int]:

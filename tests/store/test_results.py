@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ import pytest
 from sqlalchemy import select, text
 
 from jaslog.events import event_from_dict
+from jaslog.games import GAMES as GAME_REGISTRY
+from jaslog.games import PRESETS
+from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.play.fold import fold
 from jaslog.play.sim import simulate_game
 from jaslog.store import RejectedError, Store, open_store
@@ -159,3 +163,25 @@ def test_an_import_refuses_a_correction_that_reopens_a_finished_game(store: Stor
     assert summary.events == 0 and "r-2" in {r.game for r in summary.rejected}
     assert "[retract_game_over]" in " ".join(r.reason for r in summary.rejected)
     assert store.head("r-2").next_seq == len(events) and stands(store, "r-2").finished
+
+
+def test_a_team_game_registered_under_any_name_is_won_by_its_team(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Who won is read from the game's declared ``scoring``, never from its name: a team
+    game registered as ``vierjas`` (Klaverjas's rules under a new name, its Amsterdam preset
+    moved over to it) stores both partners of the winning team as winners."""
+    class VierjasFold(KLAVERJAS.fold):  # type: ignore[name-defined,misc]
+        game = "vierjas"
+
+    vierjas = replace(KLAVERJAS, name="vierjas", title="Vierjas", fold=VierjasFold)
+    monkeypatch.setitem(GAME_REGISTRY, "vierjas", vierjas)
+    monkeypatch.setitem(PRESETS, "amsterdam", {**PRESETS["amsterdam"], "game": "vierjas"})
+    events = game_events("v-1", seed=0)
+    won = folded(events)
+    assert won.finished and won.winner == "1"
+    seats = events[0]["seats"]
+    assert won.winners == tuple(sorted({seats[1], seats[3]}))
+    with open_store(str(tmp_path / "vierjas.sqlite")) as store:
+        store.append("v-1", events)
+        assert stands(store, "v-1") == won
+        assert listed(store, winner=seats[3]) == ["v-1"] and listed(store, winner=seats[0]) == []

@@ -47,7 +47,7 @@
   function winnerText(g) {
     if (g.winner === null || g.winner === undefined) return "";
     if (g.winner === "draw") return "draw";
-    if (g.seats.length === 4 && g.ruleset !== "kloepper") return g.seats[g.winner] + ", " + g.seats[g.winner + 2];
+    if (g.scoring === "teams") return g.seats.filter((_, i) => i % 2 === g.winner).join(", ");
     return g.seats[g.winner] || String(g.winner);
   }
 

@@ -25,7 +25,7 @@
   }
 
   function sideName(k) {
-    if (R.kind === "klaverjas") {
+    if (R.scoring === "teams") {
       return R.seats.filter((_, i) => i % 2 === k).join(" & ");
     }
     return R.seats[k] || String(k);
@@ -236,7 +236,7 @@
     for (let s = 0; s < R.seats.length; s++) {
       const row = el("div", "deal-seat");
       row.dataset.seat = String(s);
-      row.appendChild(el("span", "who", seatName(s) + (R.kind === "klaverjas" ? " · team " + (s % 2) : "")));
+      row.appendChild(el("span", "who", seatName(s) + (R.scoring === "teams" ? " · team " + (s % 2) : "")));
       const hand = el("span", "hand");
       const cards = dealt.hands ? dealt.hands[s] : null;
       if (cards) {

@@ -57,7 +57,7 @@
   }
 
   function isTeams() {
-    return st.replay.kind === "klaverjas";
+    return st.replay.scoring === "teams";
   }
 
   function showError(msg) {
