@@ -90,7 +90,7 @@ def head_message_v2(game: str, seq: int, hash_: str, event_pos: int, pos: int) -
     """What a signature of message version 2 signs: a game's head, the store-wide position of
     its event (``event_pos``) and the signature's own position (``pos``).
 
-    >>> head_message_v2("club-1", 120, "ab" * 32, 4410, 77)[-29:]
+    >>> head_message_v2("club-1", 120, "ab" * 32, 4410, 77)[-26:]
     b'ab event 4410 signature 77'
     """
     return f"jaslog head/2 {game} {seq} {hash_} event {event_pos} signature {pos}".encode()
