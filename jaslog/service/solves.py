@@ -23,7 +23,7 @@ from fastapi import Request
 from jaslog.analysis.core import Budget, TooHard
 from jaslog.oracle import answer
 from jaslog.service.auth import Principal
-from jaslog.service.deps import ApiError
+from jaslog.service.deps import ApiError, LoopLimiter
 
 #: The budget of one solve: a random deal's par and the par after each first card take the
 #: compiled core about 1.6 million positions (0.1 s), the slowest of many some 11 million
@@ -85,14 +85,12 @@ class SolveLimits:
         self.budget = budget or Budget(nodes=SOLVE_NODES, seconds=SOLVE_SECONDS)
         self.rate = rate or SolveRate()
         self.at_once = at_once
-        self._limiter: anyio.CapacityLimiter | None = None
+        self._limiter = LoopLimiter(at_once)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
-        """The worker threads' limiter (made in the event loop, on first use)."""
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(self.at_once)
-        return self._limiter
+        """The worker threads' limiter (of the running event loop)."""
+        return self._limiter.get()
 
 
 _LOCK = threading.Lock()
