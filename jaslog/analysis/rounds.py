@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaslog.analysis.core import Solver
+from jaslog.analysis.core import Budget, Solver
 from jaslog.analysis.model import Deal, NoPar, Position
 from jaslog.cards import card_text
 from jaslog.engine.facts import claim_dict
@@ -140,10 +140,11 @@ def principal_end(solver: Solver, pos: Position, par: int) -> Position:
 
 
 def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool = True,
-                 results: bool = True) -> RoundAnalysis:
+                 results: bool = True, budget: Budget | None = None) -> RoundAnalysis:
     """A recorded round with its hands known, analysed (see the module). ``best_cards`` and
     ``results``: find the best cards and the par results of the costly plays (and the
-    round's par result), which take a little longer.
+    round's par result), which take a little longer. ``budget``: the most the whole
+    analysis may search (past it, :class:`~jaslog.analysis.core.TooHard`; None: no limit).
 
     >>> from jaslog.play.sim import simulate_game
     >>> from jaslog.play.fold import fold
@@ -153,7 +154,7 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
     >>> a.pars[0] == a.par and a.par_result is None, len(a.pars) == len(a.plays) + 1
     (True, True)
     """
-    solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled)
+    solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled, budget=budget)
     pos = deal.start
     par = solver.par(pos)
     out = RoundAnalysis(deal.round, deal.result, deal.score, deal.difference, par=par,
@@ -199,8 +200,10 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
 
 
 def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | None = None,
-                 best_cards: bool = True, results: bool = True) -> list[RoundAnalysis]:
-    """Every round of a folded game analysed (or only round ``round``), in order."""
+                 best_cards: bool = True, results: bool = True,
+                 budget: Budget | None = None) -> list[RoundAnalysis]:
+    """Every round of a folded game analysed (or only round ``round``), in order; each
+    round within ``budget`` (None: no limit)."""
     adapter = get_game(fold.game).adapter("solver")
     out = []
     for d in adapter.deals(fold):
@@ -209,7 +212,8 @@ def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | N
         if isinstance(d, NoPar):
             a = RoundAnalysis(d.round, d.result, d.score, None, reason=d.reason)
         else:
-            a = analyze_deal(d, compiled=compiled, best_cards=best_cards, results=results)
+            a = analyze_deal(d, compiled=compiled, best_cards=best_cards, results=results,
+                             budget=budget)
         claim = claim_dict(fold.state.rounds[d.round - 1].claim)
         if claim is not None:
             a.claim = claim | {"par": a.end}

@@ -17,15 +17,18 @@ from jaslog.service.core import Service
 from jaslog.service.deps import (
     AUTH,
     ApiError,
+    OffLoopRoute,
+    Roles,
     named,
     principal,
     require,
     responses,
     service,
+    small_body,
 )
 from jaslog.service.solves import solve_query
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", route_class=OffLoopRoute)
 
 class WhoAmI(BaseModel):
     token_id: str
@@ -112,11 +115,11 @@ def list_tokens(svc: Service = Depends(service),
 
 
 @router.post("/tokens", status_code=201, response_model=NewTokenOut, tags=["tokens"],
-             responses=responses(400, 401, 403, 422))
+             responses=responses(400, 401, 403, 422),
+             dependencies=[Depends(Roles("admin", what="create tokens"))])
 def create_token(body: TokenIn, svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
     """A new token; the answer holds the token text, which is not stored and not shown again."""
-    require(who, "admin", what="create tokens")
     try:
         text, info = svc.tokens.create(body.role, table=body.table, player=body.player,
                                        label=body.label, tournament=body.tournament,
@@ -127,12 +130,12 @@ def create_token(body: TokenIn, svc: Service = Depends(service),
 
 
 @router.delete("/tokens/{token_id}", response_model=TokenOut, tags=["tokens"],
-               responses=responses(401, 403, 404, 409, 422))
+               responses=responses(401, 403, 404, 409, 422),
+               dependencies=[Depends(Roles("admin", what="revoke tokens"))])
 def revoke_token(token_id: Annotated[str, Path(pattern=named(r"^[0-9a-f]{8}$", "a token id"))],
                  svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
     """Revoke a token: a revocation row is added (tokens are never deleted)."""
-    require(who, "admin", what="revoke tokens")
     if token_id == who.token_id:
         raise ApiError(409, "own_token", "a token cannot revoke itself: send this DELETE with "
                        "another admin token")
@@ -141,7 +144,8 @@ def revoke_token(token_id: Annotated[str, Path(pattern=named(r"^[0-9a-f]{8}$", "
     return next(t.to_json() for t in svc.tokens.list() if t.id == token_id)
 
 
-@router.post("/oracle", tags=["rules"], responses=responses(400, 401, 422, 429))
+@router.post("/oracle", tags=["rules"], responses=responses(400, 401, 422, 429),
+             openapi_extra=small_body())
 async def oracle(request: Request, query: Annotated[dict[str, Any], Body(
         examples=[{"op": "legal", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7S"],
                    "hand": ["7H", "AD", "KC"]}])],

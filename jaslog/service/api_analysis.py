@@ -12,15 +12,16 @@ import threading
 from collections import OrderedDict
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request
 
-from jaslog.analysis import core_name
+from jaslog.analysis import Budget, TooHard, core_name
 from jaslog.analysis.rounds import analyze_fold
 from jaslog.play.views import Sight, Timeline
 from jaslog.service.api_games import GamePath, _read, view_name
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, principal, responses, service
+from jaslog.service.solves import solve_limits, too_hard
 
 router = APIRouter(prefix="/api", tags=["games"])
 
@@ -56,8 +57,10 @@ def hidden_why(tl: Timeline, s: Sight, n: int) -> str | None:
     return None
 
 
-def round_analysis(game: str, head: Any, tl: Timeline, n: int) -> dict[str, Any]:
-    """Round ``n`` of the game at ``head`` analysed (cached per head and round)."""
+def round_analysis(game: str, head: Any, tl: Timeline, n: int,
+                   budget: Budget | None = None) -> dict[str, Any]:
+    """Round ``n`` of the game at ``head`` analysed (cached per head and round), within
+    ``budget`` (past it, :class:`~jaslog.analysis.TooHard`; None: no limit)."""
     key = (game, head.seq, head.hash, n)
     with _lock:
         hit = _cache.get(key)
@@ -65,7 +68,7 @@ def round_analysis(game: str, head: Any, tl: Timeline, n: int) -> dict[str, Any]
             _cache.move_to_end(key)
             return hit
     assert tl.fold is not None
-    out = analyze_fold(tl.fold, round=n)[0].to_json()
+    out = analyze_fold(tl.fold, round=n, budget=budget)[0].to_json()
     with _lock:
         _cache[key] = out
         while len(_cache) > CACHE_ROUNDS:
@@ -74,7 +77,7 @@ def round_analysis(game: str, head: Any, tl: Timeline, n: int) -> dict[str, Any]
 
 
 @router.get("/games/{game}/analysis", responses=responses(401, 403, 404, 422))
-def get_analysis(game: GamePath,
+def get_analysis(request: Request, game: GamePath,
                  round: Annotated[int, Query(ge=1, le=10_000, description="the round")],
                  svc: Service = Depends(service),
                  who: Principal = Depends(principal)) -> dict[str, Any]:
@@ -83,7 +86,8 @@ def get_analysis(game: GamePath,
     score alone), the par before each play (``pars``) and every play that cost its side
     points (``costly``: the loss, the best cards, mistake and blunder). It names every
     hand, so a seat sees it once the round's last card is played, the public once the round
-    is over (403 ``not_visible`` before); the referee at any time."""
+    is over (403 ``not_visible`` before); the referee at any time. A round too hard to
+    analyse within the service's budget is 422 ``too_hard``."""
     head, tl, s = _read(svc, who, game)
     if tl.fold is None:
         raise ApiError(422, "not_folded", f"game {game} does not fold (GET "
@@ -95,5 +99,9 @@ def get_analysis(game: GamePath,
     why = hidden_why(tl, s, round)
     if why is not None:
         raise ApiError(403, "not_visible", f"game {game}: {why}", game=game, round=round)
-    return {"game": game, "view": view_name(s), "seat": s.seat, "solver": core_name(),
-            **round_analysis(game, head, tl, round)}
+    budget = solve_limits(request).analysis
+    try:
+        analysis = round_analysis(game, head, tl, round, budget)
+    except TooHard as e:
+        raise too_hard(e, budget, game=game, round=round) from None
+    return {"game": game, "view": view_name(s), "seat": s.seat, "solver": core_name(), **analysis}

@@ -34,6 +34,8 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
     ApiError,
+    OffLoopRoute,
+    Roles,
     json_safe,
     principal,
     require,
@@ -45,7 +47,7 @@ from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
 
-router = APIRouter(prefix="/api", tags=["games"])
+router = APIRouter(prefix="/api", tags=["games"], route_class=OffLoopRoute)
 
 GamePath = Annotated[str, Path(pattern=GAME_ID_PATTERN, description="the game id")]
 SeqQuery = Annotated[int | None, Query(ge=0, le=1_000_000_000)]
@@ -277,11 +279,11 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
 
 
 @router.post("/games", status_code=201, response_model=GameOut,
-             responses=responses(400, 401, 403, 409, 422))
+             responses=responses(400, 401, 403, 409, 422),
+             dependencies=[Depends(Roles("admin", "scorer", what="create games"))])
 def create_game(body: GameIn, svc: Service = Depends(service),
                 who: Principal = Depends(principal)) -> dict[str, Any]:
     """Start a game. A scorer's games are played at its table (``meta.table``)."""
-    require(who, "admin", "scorer", what="create games")
     if body.recorded_at is not None:
         raise ApiError(422, "recorded_at_given", "recorded_at is set by the store's own clock; "
                        "leave it out", game=body.game)
@@ -418,7 +420,8 @@ def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any
 
 
 @router.post("/games/{game}/events", response_model=AppendOut,
-             responses=responses(400, 401, 403, 404, 409, 422))
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "scorer", "referee", what="append events"))])
 async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(service),
                         who: Principal = Depends(principal)) -> dict[str, Any]:
     """Append events in one batch with an expected seq.

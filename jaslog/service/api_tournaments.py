@@ -24,12 +24,14 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import (
     ApiError,
+    OffLoopRoute,
+    Roles,
     json_safe,
     named,
     principal,
-    require,
     responses,
     service,
+    small_body,
 )
 from jaslog.service.move_clock import MoveClock
 from jaslog.service.tournaments import TournamentError, Tournaments
@@ -89,7 +91,7 @@ async def move_clocks(app: FastAPI) -> AsyncIterator[None]:
             await task  # its sweep in progress ends before the service closes its stores
 
 
-router = APIRouter(prefix="/api", lifespan=move_clocks)
+router = APIRouter(prefix="/api", lifespan=move_clocks, route_class=OffLoopRoute)
 
 TID = Annotated[str, Path(pattern=named(r"^[A-Za-z0-9._:-]{1,64}$", "a tournament id"),
                           description="tournament id")]
@@ -159,11 +161,11 @@ async def list_tournaments(svc: Service = Depends(service), who: Principal = Dep
 
 
 @router.post("/tournaments", status_code=201, tags=["tournaments"],
-             responses=responses(400, 401, 403, 409, 422))
+             responses=responses(400, 401, 403, 409, 422),
+             dependencies=[Depends(Roles("admin", what="create tournaments"))])
 def create_tournament(body: TournamentIn, svc: Service = Depends(service),
                       who: Principal = Depends(principal)) -> dict[str, Any]:
     """A tournament: its players drawn into tables for round 1, one game per table."""
-    require(who, "admin", what="create tournaments")
     ts = Tournaments(svc)
     try:
         t = ts.create(name=body.name, players=list(body.players), ruleset=body.ruleset,
@@ -207,7 +209,9 @@ def _director(who: Principal, tid: str, what: str, *also: str) -> None:
 
 
 @router.post("/tournaments/{tid}/tokens", status_code=201, tags=["tournaments"],
-             responses=responses(400, 401, 403, 404, 409, 422))
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee",
+                                         what="issue the tournament's tokens"))])
 def issue_token(tid: TID, body: TournamentTokenIn, svc: Service = Depends(service),
                 who: Principal = Depends(principal)) -> dict[str, Any]:
     """A token of the tournament: a scorer's for one of its tables (it records that table's
@@ -227,7 +231,8 @@ def issue_token(tid: TID, body: TournamentTokenIn, svc: Service = Depends(servic
 
 
 @router.post("/tournaments/{tid}/rounds", status_code=201, tags=["tournaments"],
-             responses=responses(401, 403, 404, 409, 422))
+             responses=responses(401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee", what="start tournament rounds"))])
 def next_round(tid: TID, svc: Service = Depends(service),
                who: Principal = Depends(principal)) -> dict[str, Any]:
     """Start the next round: the winners of the last, shuffled into new teams and tables
@@ -241,7 +246,10 @@ def next_round(tid: TID, svc: Service = Depends(service),
 
 
 @router.post("/tournaments/{tid}/withdrawals", status_code=201, tags=["tournaments"],
-             responses=responses(400, 401, 403, 404, 409, 422))
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee", "player",
+                                         what="withdraw players from tournaments"))],
+             openapi_extra=small_body())
 def withdraw(tid: TID, body: WithdrawalIn, svc: Service = Depends(service),
              who: Principal = Depends(principal)) -> dict[str, Any]:
     """A player leaves the tournament, for good: a player token withdraws its own player,
@@ -262,14 +270,14 @@ def withdraw(tid: TID, body: WithdrawalIn, svc: Service = Depends(service),
 
 
 @router.post("/tournaments/{tid}/clock", tags=["tournaments"],
-             responses=responses(401, 403, 404, 422))
+             responses=responses(401, 403, 404, 422),
+             dependencies=[Depends(Roles("admin", "referee", what="run the move clock"))])
 async def check_clock(tid: TID, svc: Service = Depends(service),
                       who: Principal = Depends(principal),
                       mc: MoveClock = Depends(move_clock)) -> dict[str, Any]:
     """Run the move clock over the tournament's games in play now: the events it appended
     (a ``timeout`` for each seat due that has not acted in time, and with ``on_timeout:
     autoplay`` the move the service made for it). The service also runs it by itself."""
-    require(who, "admin", "referee", what="run the move clock")
     if who.role == "referee" and who.tournament is not None:
         _director(who, tid, "run the move clock")
     try:

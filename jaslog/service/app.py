@@ -18,7 +18,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from jaslog import __version__
 from jaslog.errors import JaslogError
@@ -31,9 +31,17 @@ from jaslog.service import (
     api_stats,
     api_tournaments,
 )
-from jaslog.service.auth import guard_logs
+from jaslog.service.auth import Principal, guard_logs
 from jaslog.service.core import Service
-from jaslog.service.deps import ApiError, api_words, pattern_sentence
+from jaslog.service.deps import (
+    BODY_METHODS,
+    MAX_BODY,
+    PRINCIPAL,
+    ApiError,
+    api_words,
+    pattern_sentence,
+    too_large,
+)
 from jaslog.store.clock import Clock
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
@@ -53,14 +61,7 @@ seq), **422** a refusal (the rule `code`, and `seq`, `seat`, `card` when the rul
 """
 
 
-#: The largest request body the service reads (4 MiB). The largest real batch, a whole game
-#: sent at once, is under 100 KB even pretty-printed; the largest a batch may be, 5000 deals
-#: (the longest events of a game), about 1.3 MB; the longest event a log may hold is 1 MiB
-#: (:data:`jaslog.events.limits.MAX_LINE`). A larger body is 413 ``body_too_large``, read no
-#: further.
-MAX_BODY = 4 << 20
-#: The methods whose requests carry a body.
-BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+__all__ = ["BODY_METHODS", "MAX_BODY", "RequestGate", "create_app"]
 
 
 def error_response(status: int, code: str, message: str,
@@ -83,8 +84,13 @@ def database_response(e: DatabaseError) -> JSONResponse:
 class RequestGate:
     """What is checked of a request before a byte of its body is read: the token (of any
     ``/api/`` request with a body: 401 or 429 as the route itself would answer), then the
-    body's size (413 over :data:`MAX_BODY`, by its ``Content-Length`` or as it streams in).
-    An unauthenticated client cannot make the service read, hold or parse a body."""
+    body's declared size (413 over :data:`MAX_BODY`, by its ``Content-Length``). The token's
+    holder is left in the request's scope (:data:`~jaslog.service.deps.PRINCIPAL`) for the
+    route, which checks the roles it declares before it reads the body, reads it up to
+    :data:`MAX_BODY` and parses a large one in a worker thread
+    (:class:`~jaslog.service.deps.OffLoopRoute`); no route, or a route that reads no body,
+    reads nothing (404, 405). A client whose token may not call a route cannot make the
+    service read, hold or parse a body."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -95,43 +101,21 @@ class RequestGate:
             return
         headers = Headers(scope=scope)
         if scope["path"].startswith("/api/"):
-            refused = await self._token_refused(scope, headers)
+            who, refused = await self._token_refused(scope, headers)
             if refused is not None:
                 await refused(scope, receive, send)
                 return
+            scope[PRINCIPAL] = who
         length = headers.get("content-length", "")
         if length.isdigit() and int(length) > MAX_BODY:
-            await _too_large(int(length))(scope, receive, send)
+            await too_large(int(length))(scope, receive, send)
             return
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":  # the client left
-                return
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > MAX_BODY:
-                await _too_large(None)(scope, receive, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        given = False
-
-        async def replay() -> Message:
-            nonlocal given
-            if not given:
-                given = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, receive, send)
 
     @staticmethod
-    async def _token_refused(scope: Scope, headers: Headers) -> JSONResponse | None:
-        """The answer to a request whose token does not pass (None: it passes)."""
+    async def _token_refused(scope: Scope, headers: Headers
+                             ) -> tuple[Principal | None, JSONResponse | None]:
+        """The token's holder, or the answer to a request whose token does not pass."""
         from fastapi.security import HTTPAuthorizationCredentials
         from fastapi.security.utils import get_authorization_scheme_param
 
@@ -141,28 +125,20 @@ class RequestGate:
         creds = HTTPAuthorizationCredentials(scheme=scheme, credentials=token) \
             if scheme.lower() == "bearer" and token else None
         try:
-            await run_in_threadpool(principal, Request(scope), creds)
+            who = await run_in_threadpool(principal, Request(scope), creds)
         except ApiError as e:
             extra = dict(getattr(e, "headers", None) or {})
             if e.status == 401:
                 extra["WWW-Authenticate"] = "Bearer"
-            return JSONResponse(e.body(), status_code=e.status, headers=extra or None)
+            return None, JSONResponse(e.body(), status_code=e.status, headers=extra or None)
         except DatabaseError as e:
-            return database_response(e)
+            return None, database_response(e)
         except Exception as e:
             mapped = database_error(e) if is_driver_error(e) else None
             if mapped is None:
                 raise
-            return database_response(mapped)
-        return None
-
-
-def _too_large(size: int | None) -> JSONResponse:
-    said = f"is {size} bytes" if size is not None else "is larger than that"
-    return error_response(413, "body_too_large", f"the request body {said}; the service reads "
-                          f"at most {MAX_BODY} bytes (4 MiB) a request: send the events of a "
-                          "game in batches (a batch holds at most 5000 events)",
-                          limit=MAX_BODY)
+            return None, database_response(mapped)
+        return who, None
 
 
 def _loc(err: dict[str, Any]) -> str:

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
-from fastapi import Depends, Query, Request
+import anyio
+from fastapi import Depends, Query, Request, Response
+from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict
+from starlette.requests import ClientDisconnect
 
 from jaslog.errors import JaslogError
 from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN
@@ -287,3 +294,169 @@ def require(who: Principal, *roles: str, what: str) -> None:
     if who.role not in roles:
         raise ApiError(403, "forbidden", f"a {who.role} token may not {what} "
                        f"(allowed: {', '.join(roles)})", role=who.role)
+
+
+class Roles:
+    """The roles that may call a route at all, declared on it as a dependency:
+    ``dependencies=[Depends(Roles("admin", "scorer", what="create games"))]``. The request
+    gate (:class:`jaslog.service.app.RequestGate`) checks it before a byte of the body is
+    read, so a token that may not call the route never makes the service read or parse a
+    body; as a dependency it is checked again, as :func:`require` would. What a role may
+    do within a route (its own table, its own tournament) the route checks itself.
+
+    >>> from jaslog.service.auth import Principal
+    >>> r = Roles("admin", "scorer", what="create games")
+    >>> r.refusal(Principal("p", "public")).body()["message"]
+    'a public token may not create games (allowed: admin, scorer)'
+    >>> r.refusal(Principal("s", "scorer", "1")) is None
+    True
+    """
+
+    def __init__(self, *roles: str, what: str) -> None:
+        self.roles, self.what = roles, what
+
+    def refusal(self, who: Principal) -> ApiError | None:
+        """The 403 of ``who`` (None: its role may call the route)."""
+        try:
+            require(who, *self.roles, what=self.what)
+        except ApiError as e:
+            return e
+        return None
+
+    def __call__(self, who: Principal = Depends(principal)) -> None:
+        refused = self.refusal(who)
+        if refused is not None:
+            raise refused
+
+
+class LoopLimiter:
+    """An :class:`anyio.CapacityLimiter` of ``tokens`` for each event loop that asks for one
+    (a limiter belongs to the loop it was made in)."""
+
+    def __init__(self, tokens: int) -> None:
+        self.tokens = tokens
+        self._made: tuple[asyncio.AbstractEventLoop, anyio.CapacityLimiter] | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> anyio.CapacityLimiter:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._made is None or self._made[0] is not loop:
+                self._made = (loop, anyio.CapacityLimiter(self.tokens))
+            return self._made[1]
+
+
+#: A body from this size up is parsed in a worker thread, not on the event loop (a batch of
+#: a whole game is under 100 KB; the parse of a few KB takes microseconds).
+LARGE_BODY = 64 << 10
+#: How many large bodies are parsed at once (the others wait their turn: a few MiB of
+#: small JSON objects parse into hundreds of MB).
+LARGE_PARSES = LoopLimiter(2)
+
+
+#: The largest request body the service reads (4 MiB). The largest real batch, a whole game
+#: sent at once, is under 100 KB even pretty-printed; the largest a batch may be, 5000 deals
+#: (the longest events of a game), about 1.3 MB; the longest event a log may hold is 1 MiB
+#: (:data:`jaslog.events.limits.MAX_LINE`). A larger body is 413 ``body_too_large``, read no
+#: further.
+MAX_BODY = 4 << 20
+#: The methods whose requests carry a body.
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+#: The key of a request's scope under which the request gate leaves the token's holder.
+PRINCIPAL = "jaslog.principal"
+#: A route's own, smaller, body limit, in its OpenAPI operation (``openapi_extra``): a
+#: route that every token may call and whose bodies are small (an oracle query) reads no
+#: more than that, so no token makes the service parse megabytes of JSON it never needs.
+MAX_BODY_KEY = "x-max-body"
+#: The body limit of the routes whose bodies are a few fields (an oracle query: under 2 KB).
+SMALL_BODY = 64 << 10
+
+
+def small_body() -> dict[str, Any]:
+    """The ``openapi_extra`` of a route whose body is small (:data:`SMALL_BODY`)."""
+    return {MAX_BODY_KEY: SMALL_BODY}
+
+
+def too_large(size: int | None, limit: int = MAX_BODY) -> JSONResponse:
+    """The 413 of a body of ``size`` bytes (None: found larger as it streamed in) where the
+    route reads at most ``limit``."""
+    said = f"is {size} bytes" if size is not None else "is larger than that"
+    what = ("(4 MiB) a request: send the events of a game in batches (a batch holds at most "
+            "5000 events)") if limit == MAX_BODY else "at this route"
+    return JSONResponse({"code": "body_too_large", "message": (
+        f"the request body {said}; the service reads at most {limit} bytes {what}"),
+        "limit": limit}, status_code=413)
+
+
+async def read_body(request: Request, limit: int = MAX_BODY) -> bytes | None:
+    """The request's body, read up to ``limit`` bytes (None: it is larger, read no
+    further)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def route_refusal(route: APIRoute, who: Principal) -> ApiError | None:
+    """The 403 of the roles ``route`` declares (:class:`Roles`) for ``who`` (None: its
+    role may call it)."""
+    for dep in route.dependant.dependencies:
+        if isinstance(dep.call, Roles):
+            refused = dep.call.refusal(who)
+            if refused is not None:
+                return refused
+    return None
+
+
+class OffLoopJson(Request):
+    """A request whose JSON body, when large (:data:`LARGE_BODY`), is parsed in a worker
+    thread, a few at a time (:data:`LARGE_PARSES`), so the event loop goes on answering."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            body = await self.body()
+            if len(body) < LARGE_BODY:
+                self._json = json.loads(body)
+            else:
+                self._json = await anyio.to_thread.run_sync(partial(json.loads, body),
+                                                            limiter=LARGE_PARSES.get())
+        return self._json
+
+
+class OffLoopRoute(APIRoute):
+    """The routes of the routers that read a body. Before a byte of it is read, the roles
+    the route declares (:class:`Roles`) are checked against the token the request gate let
+    through (403); then the body is read up to the route's limit (:data:`MAX_BODY`, or its
+    own :data:`MAX_BODY_KEY`; 413 past it, read no further), and its JSON parsed as
+    :class:`OffLoopJson` parses it: a large one in a worker thread."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def route(request: Request) -> Response:
+            who = request.scope.get(PRINCIPAL)
+            if isinstance(who, Principal):
+                refused = route_refusal(self, who)
+                if refused is not None:
+                    return JSONResponse(refused.body(), status_code=refused.status)
+            inner = OffLoopJson(request.scope, request.receive)
+            if request.method in BODY_METHODS:
+                limit = int((self.openapi_extra or {}).get(MAX_BODY_KEY, MAX_BODY))
+                length = request.headers.get("content-length", "")
+                if length.isdigit() and int(length) > limit:
+                    return too_large(int(length), limit)
+                try:
+                    body = await read_body(request, limit)
+                except ClientDisconnect:
+                    body = b""
+                if body is None:
+                    return too_large(None, limit)
+                # kept where a reader of this request finds it (the error handlers too)
+                request._body = inner._body = body
+            return await handler(inner)
+
+        return route

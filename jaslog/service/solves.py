@@ -23,7 +23,7 @@ from fastapi import Request
 from jaslog.analysis.core import Budget, TooHard
 from jaslog.play.oracle import answer
 from jaslog.service.auth import Principal
-from jaslog.service.deps import ApiError
+from jaslog.service.deps import ApiError, LoopLimiter
 
 #: The budget of one solve: a random deal's par and the par after each first card take the
 #: compiled core about 1.6 million positions (0.1 s), the slowest of many some 11 million
@@ -31,6 +31,11 @@ from jaslog.service.deps import ApiError
 #: pure-Python core (some 50 times slower) and on a busy machine.
 SOLVE_NODES = 12_000_000
 SOLVE_SECONDS = 1.0
+#: The budget of one round's analysis (GET /api/games/{id}/analysis): its par, the par after
+#: each of its 32 plays, the best cards and par results of the costly ones, on one solver
+#: whose tables serve them all (a random round: a few million positions).
+ANALYSIS_NODES = 40_000_000
+ANALYSIS_SECONDS = 4.0
 #: How many solves a token may ask for in a minute.
 SOLVES_PER_MINUTE = 30
 #: How many solves run at once (the others wait their turn).
@@ -78,21 +83,21 @@ class SolveRate:
 
 class SolveLimits:
     """What the service allows the solver: each solve's ``budget``, each token's ``rate``,
-    and how many solves run ``at_once``."""
+    how many solves run ``at_once``, and the budget of a round's ``analysis``."""
 
     def __init__(self, budget: Budget | None = None, rate: SolveRate | None = None,
-                 at_once: int = SOLVES_AT_ONCE) -> None:
+                 at_once: int = SOLVES_AT_ONCE, analysis: Budget | None = None) -> None:
         self.budget = budget or Budget(nodes=SOLVE_NODES, seconds=SOLVE_SECONDS)
+        #: the budget of one round's analysis
+        self.analysis = analysis or Budget(nodes=ANALYSIS_NODES, seconds=ANALYSIS_SECONDS)
         self.rate = rate or SolveRate()
         self.at_once = at_once
-        self._limiter: anyio.CapacityLimiter | None = None
+        self._limiter = LoopLimiter(at_once)
 
     @property
     def limiter(self) -> anyio.CapacityLimiter:
-        """The worker threads' limiter (made in the event loop, on first use)."""
-        if self._limiter is None:
-            self._limiter = anyio.CapacityLimiter(self.at_once)
-        return self._limiter
+        """The worker threads' limiter (of the running event loop)."""
+        return self._limiter.get()
 
 
 _LOCK = threading.Lock()
@@ -109,6 +114,12 @@ def solve_limits(request: Request) -> SolveLimits:
     return limits
 
 
+def too_hard(e: TooHard, budget: Budget, **extra: Any) -> ApiError:
+    """The 422 ``too_hard`` of a solve or an analysis past ``budget``."""
+    return ApiError(422, e.code, str(e), budget={"nodes": budget.nodes, "seconds": budget.seconds},
+                    nodes=e.nodes, **extra)
+
+
 async def solve_query(request: Request, who: Principal, query: dict[str, Any]) -> dict[str, Any]:
     """The answer to a ``solve`` query of ``who``: within the token's rate (429
     ``too_many_solves``), in a worker thread, within the budget (422 ``too_hard``)."""
@@ -122,6 +133,4 @@ async def solve_query(request: Request, who: Principal, query: dict[str, Any]) -
         return await anyio.to_thread.run_sync(partial(answer, query, budget=limits.budget),
                                               limiter=limits.limiter)
     except TooHard as e:
-        raise ApiError(422, e.code, str(e), budget={"nodes": limits.budget.nodes,
-                                                    "seconds": limits.budget.seconds},
-                       nodes=e.nodes) from None
+        raise too_hard(e, limits.budget) from None

@@ -93,7 +93,7 @@ def test_a_time_budget_stops_either_core_in_time(compiled):
     with pytest.raises(TooHard) as e:
         solve(problem(HARD_DEAL), compiled=compiled, budget=Budget(seconds=0.3))
     took = time.monotonic() - started
-    assert 0.3 <= took < 1.5, took
+    assert 0.3 <= took < 3, took
     assert "0.3 s" in str(e.value) and e.value.nodes > 0
 
 
@@ -141,7 +141,7 @@ def test_the_compiled_core_lets_other_threads_run_while_it_searches():
 
     t = threading.Thread(target=search)
     t.start()
-    time.sleep(0.2)  # the search is under way
+    time.sleep(0.3)  # the search is under way
     started = time.monotonic()
     for _ in range(5):
         sum(range(20_000))
@@ -156,7 +156,7 @@ def test_the_compiled_core_lets_other_threads_run_while_it_searches():
 @needs_compiled
 def test_one_compiled_solver_searches_in_one_thread_at_a_time():
     p = problem(HARD_DEAL)
-    solver = Solver(p.rules, p.side, p.pending, compiled=True, budget=Budget(seconds=1))
+    solver = Solver(p.rules, p.side, p.pending, compiled=True, budget=Budget(seconds=2))
     out: list[BaseException] = []
 
     def search() -> None:
@@ -167,7 +167,10 @@ def test_one_compiled_solver_searches_in_one_thread_at_a_time():
 
     t = threading.Thread(target=search)
     t.start()
-    time.sleep(0.2)
+    deadline = time.monotonic() + 1.5
+    while solver.nodes == 0 and time.monotonic() < deadline:  # the search is under way
+        time.sleep(0.01)
+    assert solver.nodes > 0
     with pytest.raises(RuntimeError, match="searching in another thread"):
         solver.par(p.position)
     t.join()

@@ -1,5 +1,6 @@
-"""What a client sends cannot break the service: the token is checked before a byte of the
-body is read, a body over 4 MiB is 413, an event the store could not read back is refused at
+"""What a client sends cannot break the service: the token and the route's roles are checked
+before a byte of the body is read, a large body is parsed off the event loop, a body over
+4 MiB is 413, an event the store could not read back is refused at
 the door, a body the parser cannot read is said precisely, and a stored game no reader can
 read (from an older jaslog) is reported by id while the others are listed."""
 
@@ -68,6 +69,92 @@ def test_the_token_is_checked_before_the_body_is_read(live: Live) -> None:
     for auth in ([], [(b"authorization", b"Bearer jl_0000dead_notatoken")]):
         status, body, pulled = _asgi_post(live.app, "/api/games", 200, mb, auth)
         assert status == 401 and body["code"] in ("no_token", "bad_token") and pulled == 0, body
+
+
+def test_a_role_that_may_not_call_a_route_makes_it_read_no_body(live: Live) -> None:
+    """A public token's 200 MB to routes it may not call (append, create a game, a
+    tournament, a token) is 403 before a byte of the body is asked for; so is a route that
+    is not there (404) or does not take the method (405). The role used to be checked once
+    the body was read and parsed (a public token's 4 MiB of small objects cost seconds of
+    the event loop)."""
+    mb = b"x" * (1 << 20)
+    public = [(b"authorization", f"Bearer {live.tokens['public']}".encode())]
+    for path in ("/api/games/g1/events", "/api/games", "/api/tournaments", "/api/tokens",
+                 "/api/tournaments/cup/rounds"):
+        status, body, pulled = _asgi_post(live.app, path, 200, mb, public)
+        assert status == 403 and body["code"] == "forbidden" and pulled == 0, (path, body)
+        assert body["message"].startswith("a public token may not"), body
+    for path, code in (("/api/nothing-here", 404), ("/api/whoami", 405)):
+        status, body, pulled = _asgi_post(live.app, path, 200, mb, public)
+        assert status == code and pulled == 0, (path, status, body)
+
+
+def test_a_route_for_small_bodies_reads_no_more(server: Server) -> None:
+    """Eight public tokens send 4 MiB of small JSON objects at once to the oracle, which any
+    token may ask and whose queries are a few fields: each is 413 after 64 KiB (declared or
+    streamed in), never parsed, and /api/whoami answers within a second all the while
+    (parsed, such bodies froze the service for seconds)."""
+    import threading
+    import time
+
+    from jaslog.service.deps import SMALL_BODY
+
+    objects = (MAX_BODY - 64) // 3
+    big = b'{"op": "legal", "x": [' + b",".join([b"{}"] * objects) + b"]}"
+    assert len(big) <= MAX_BODY
+    headers = {"Authorization": f"Bearer {server.tokens['public']}",
+               "content-type": "application/json"}
+    answers: list[httpx.Response] = []
+
+    def chunks() -> Iterator[bytes]:
+        for i in range(0, len(big), 1 << 16):
+            yield big[i:i + (1 << 16)]
+
+    def send(streamed: bool) -> None:
+        try:
+            r = httpx.post(server.url + "/api/oracle", content=chunks() if streamed else big,
+                           headers=headers, timeout=120)
+        except httpx.TransportError:  # the server may close before all of it is sent
+            return
+        answers.append(r)
+
+    senders = [threading.Thread(target=send, args=(i % 2 == 0,)) for i in range(8)]
+    for t in senders:
+        t.start()
+    waits: list[float] = []
+    with server.client("public") as c:
+        while any(t.is_alive() for t in senders) or len(waits) < 3:
+            started = time.monotonic()
+            assert c.get("/api/whoami").status_code == 200
+            waits.append(time.monotonic() - started)
+            time.sleep(0.05)
+    for t in senders:
+        t.join()
+    assert answers and all(r.status_code == 413 for r in answers), [r.text for r in answers]
+    assert all(r.json()["limit"] == SMALL_BODY for r in answers)
+    assert "at most 65536 bytes at this route" in answers[0].json()["message"]
+    assert max(waits) < 1.0, waits
+    # a query of the ordinary size is answered as ever
+    r = httpx.post(server.url + "/api/oracle", headers=headers, json={
+        "op": "winner", "ruleset": "amsterdam", "trump": "H", "trick": ["AS", "7H"]})
+    assert r.status_code == 200 and r.json() == {"winner": 1}
+
+
+def test_a_large_body_is_parsed_in_a_worker_thread(live: Live) -> None:
+    """A batch over 64 KiB (a whole game, pretty-printed) is parsed off the event loop and
+    stored as any other."""
+    from jaslog.service.deps import LARGE_BODY
+
+    g = simulate_game("thread-1", seed=8)
+    live.post("/api/games", {"game": "thread-1", "ruleset": g[0]["ruleset"],
+                             "seats": g[0]["seats"], "dealer": g[0]["dealer"]}, status=201)
+    body = orjson.dumps({"expected_seq": 1, "events": body_of(g[1:])}, option=orjson.OPT_INDENT_2)
+    body += b" " * LARGE_BODY  # white space a client may send
+    assert len(body) > LARGE_BODY
+    r = live.client.post("/api/games/thread-1/events", content=body, headers={
+        **live.as_("admin"),
+        "content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["next_seq"] == len(g), r.text
 
 
 def test_a_body_over_4_mib_is_413_read_no_further(live: Live) -> None:

@@ -118,3 +118,24 @@ def test_a_token_gets_so_many_solves_a_minute(tmp_path: Path) -> None:
         # a query the oracle cannot read is still said as such
         r = live.post("/api/oracle", {**EASY, "hands": [["JH"]]}, role="ann", status=422)
         assert r.json()["code"] == "bad_query"
+
+
+def test_a_round_too_hard_to_analyse_within_the_budget_is_too_hard(tmp_path: Path) -> None:
+    """The analysis of a round has a budget of its own: past it, 422 too_hard naming the
+    game and round; nothing of it is cached, so within a larger one it is answered."""
+    from jaslog.play.sim import simulate_game
+
+    events = simulate_game("hard-1", seed=4)
+    with live_service(tmp_path) as live:
+        first = {k: v for k, v in events[0].items() if k not in ("type", "seq")}
+        live.post("/api/games", first, status=201)
+        live.append("hard-1", [{k: v for k, v in e.items() if k not in ("game", "seq")}
+                               for e in events[1:40]])
+        live.app.state.solve_limits = SolveLimits(analysis=Budget(nodes=2_000))
+        r = live.client.get("/api/games/hard-1/analysis?round=1", headers=live.as_("referee"))
+        assert r.status_code == 422, r.text
+        body = r.json()
+        assert (body["code"], body["game"], body["round"]) == ("too_hard", "hard-1", 1)
+        assert body["budget"] == {"nodes": 2_000, "seconds": 0.0}
+        live.app.state.solve_limits = SolveLimits()
+        assert live.get("/api/games/hard-1/analysis?round=1", "referee")["round"] == 1
