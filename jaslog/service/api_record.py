@@ -30,6 +30,7 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
+from jaslog.cards import CARD_TEXT, cards_of
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.errors import JaslogError
 from jaslog.events import EVENT_MODELS, EventError, event_from_dict
@@ -57,6 +58,14 @@ STATIC = PathLib(__file__).resolve().parent / "static"
 def new_game_page() -> FileResponse:
     """The pad's "new game" form."""
     return FileResponse(STATIC / "record.html")
+
+
+@router.get("/record-sw.js", include_in_schema=False)
+def pad_worker() -> FileResponse:
+    """The pad's service worker (its scope, ``/record/``, is under where it is served): the
+    page opens again on a reload with the connection down."""
+    return FileResponse(STATIC / "record-sw.js", media_type="application/javascript",
+                        headers={"Cache-Control": "no-cache"})
 
 
 @router.get("/record/{game}", include_in_schema=False)
@@ -92,7 +101,7 @@ def _literal_choices(model: type[BaseModel]) -> dict[str, tuple[Any, ...]] | Non
 def taken_types(fold: GameFold) -> list[str]:
     """The event types this game's fold takes (its handlers'), in the event format's order."""
     handled = {getattr(cls, "model_fields", {}).get("type") for cls in type(fold).dispatch}
-    names = set()
+    names: set[str] = set()
     for f in handled:
         if f is not None and get_origin(f.annotation) is Literal:
             names.update(get_args(f.annotation))
@@ -204,7 +213,8 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
     return {
         "game": game, "kind": fold.game, "title": g.title, "ruleset": h.ruleset,
         "seats": list(h.seats), "players": g.players, "scoring": g.scoring,
-        "round_word": g.round_word, "view": view_name(s), "seat": s.seat,
+        "round_word": g.round_word, "pack": [CARD_TEXT[c] for c in cards_of(rec.pack)],
+        "view": view_name(s), "seat": s.seat,
         "may_record": writer, "next_seq": head.next_seq, "expects": fr["expects"],
         "turn": fr["turn"], "round": fr["round"], "trick": fr["trick"], "dealer": fr["dealer"],
         "trump": fr["trump"], "hands": fr["hands"], "counts": fr["counts"],
@@ -294,12 +304,13 @@ def words_to_events(svc: Service, who: Principal, game: str, body: WordsIn) -> d
     def show(x: Any) -> None:
         shown.append(str(getattr(x, "plain", x)))
 
-    ask = _scripted(body.answers)
+    # the line itself is the recorder's first answer; its questions take the answers given
+    ask = _scripted([body.text, *body.answers])
     with svc.pool.get() as store:
         assert tl.fold is not None
         rec = _recorder(store, game, tl.fold)
         try:
-            item = next_item(rec, lambda _prompt: body.text, show)
+            item = next_item(rec, ask, show)
             if isinstance(item, str):
                 if item == "nothing":
                     return {"game": game, "events": [], "shown": shown}
@@ -313,6 +324,8 @@ def words_to_events(svc: Service, who: Principal, game: str, body: WordsIn) -> d
             return {"game": game, "ask": q.prompt, "shown": shown}
         except InputError as e:
             raise ApiError(422, "bad_input", str(e), game=game) from None
+        except EOFError:  # 'quit' given as an answer: nothing to record
+            return {"game": game, "events": [], "shown": shown, "declined": True}
         except JaslogError as e:
             raise ApiError(422, getattr(e, "code", "bad_input"), str(e), game=game) from None
     if prepared is None:
