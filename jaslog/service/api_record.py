@@ -166,15 +166,15 @@ def _last_trick_roem(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def _sheet(rep: dict[str, Any]) -> list[dict[str, Any]]:
-    """The score sheet's lines: each round's score, the ruling that counts, the totals."""
-    lines, totals = [], None
+    """The score sheet's lines: each round over, its score, the ruling that counts, the
+    score that counts (``final``) and the running totals, as the audit gives them."""
+    lines = []
     for r in rep.get("rounds") or []:
-        final = r.get("final") or r.get("score")
-        if isinstance(final, list):
-            totals = [a + b for a, b in zip(totals or [0] * len(final), final, strict=False)]
-        lines.append({"round": r.get("round"), "score": r.get("score"), "final": final,
-                      "result": r.get("result"), "ruling": r.get("ruling"),
-                      "totals": totals})
+        if r.get("result") in (None, "unfinished"):
+            continue  # the round being played has no line yet
+        lines.append({"round": r.get("round"), "score": r.get("score"),
+                      "final": r.get("final") or r.get("score"), "result": r.get("result"),
+                      "ruling": r.get("ruling"), "totals": r.get("totals")})
     return lines
 
 

@@ -300,7 +300,11 @@
 
   // what the recorder makes of a line, its questions asked here; the events are queued
   async function words(text, answers) {
-    answers = answers || [];
+    pad.busy = (pad.busy || 0) + 1;
+    try { return await asked(text, answers || []); } finally { pad.busy -= 1; }
+  }
+
+  async function asked(text, answers) {
     showError("");
     for (;;) {
       let res;
@@ -511,7 +515,7 @@
     form.hidden = false;
     $("title").textContent = "jaslog · " + t("new_game");
     let rulesets = [];
-    try { rulesets = Object.keys((await api("/api/rules/options")).rulesets || {}); } catch (e) { showError(e.message); }
+    try { rulesets = Object.keys(await api("/api/rules/options")); } catch (e) { showError(e.message); }
     if (!rulesets.length) rulesets = ["amsterdam", "rotterdam"];
     const sel = $("ng-ruleset");
     rulesets.forEach((r) => { const o = el("option", "", r); o.value = r; sel.appendChild(o); });
