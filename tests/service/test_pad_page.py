@@ -239,13 +239,12 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
 PLAYED_CALLS = ("take", "accept", "play", "C", "D", "H", "S", "AC", "AD", "AH", "AS", "alone")
 
 
-def play_out(page: Any, limit: int = 400) -> dict[str, Any]:
-    """Record with the pad's buttons until a round is over: a server deal, the first call the
-    rules take without a violation, the first legal card."""
+def play_out(page: Any, limit: int = 1000) -> dict[str, Any]:
+    """Record with the pad's buttons until the game is over: a server deal, the first call
+    the rules take without a violation, the first legal card."""
     t = settle(page)
-    start = len(t["sheet"])
     for _ in range(limit):
-        if len(t["sheet"]) > start and t["expects"] in ("deal", "over"):
+        if t["expects"] == "over":
             return t
         if t["expects"] in ("deal", "second_deal"):
             page.click("#deal-server")
@@ -257,24 +256,28 @@ def play_out(page: Any, limit: int = 400) -> dict[str, Any]:
             value = next(v for k, v in a.items() if k not in ("type", "seat", "breaks"))
             page.click(f"#actions button[data-type='{a['type']}'][data-value='{value}']")
         t = settle(page)
-    raise AssertionError(f"no round ended in {limit} steps: {t}")
+    raise AssertionError(f"the game did not end in {limit} steps: {t}")
 
 
-@pytest.mark.parametrize("ruleset, seats", [("klaberjass-2p", SEATS[:2]), ("kloepper", SEATS)])
+@pytest.mark.parametrize("ruleset, seats, target", [("klaberjass-2p", SEATS[:2], 200),
+                                                    ("kloepper", SEATS, 8)])
 def test_other_games_on_the_pad(browser: Any, server: Server, ruleset: str,
-                                seats: list[str]) -> None:
+                                seats: list[str], target: int) -> None:
+    """A whole game, to a low target so that it takes a few deals."""
     scorer = server.token("scorer", table="8", label=f"{ruleset} phone")
     gid = f"pad-{ruleset}-{id(server) % 100000}"
     with server.client() as c:
         c.headers["Authorization"] = f"Bearer {scorer}"
         r = c.post("/api/games", json={"game": gid, "ruleset": ruleset, "seats": seats,
-                                       "dealer": 0, "meta": {"table": "8"}})
+                                       "dealer": 0, "meta": {"table": "8"},
+                                       "options": {"target": target}})
         assert r.status_code == 201, r.text
     ctx, page, errors = phone(browser, scorer, f"{server.url}/record/{gid}")
     page.wait_for_function("window.jaslogPad && window.jaslogPad.pad.turn")
     t = play_out(page)
-    assert len(t["sheet"]) == 1 and t["certificate"]
-    assert page.locator("#sheet tbody tr").count() == 1
+    assert t["finished"] and max(t["totals"]) >= target and t["certificate"]
+    assert page.locator("#sheet tbody tr").count() == len(t["sheet"]) >= 1
+    assert page.inner_text("#cert") == t["certificate"]
     assert {e["by"] for e in t["recent"]} == {f"{ruleset} phone"}
     no_sideways_scroll(page)
     assert not errors
