@@ -272,7 +272,11 @@ def test_other_games_on_the_pad(browser: Any, server: Server, ruleset: str,
                                        "dealer": 0, "meta": {"table": "8"},
                                        "options": {"target": target}})
         assert r.status_code == 201, r.text
-    ctx, page, errors = phone(browser, scorer, f"{server.url}/record/{gid}")
+    # the games page opens a live game of the token's table on the pad
+    ctx, page, errors = phone(browser, scorer, f"{server.url}/static/games.html")
+    page.goto(f"{server.url}/static/games.html#table=8&status=live")
+    page.click(f"tr[data-game='{gid}'] button.record")
+    page.wait_for_url(f"**/record/{gid}")
     page.wait_for_function("window.jaslogPad && window.jaslogPad.pad.turn")
     t = play_out(page)
     assert t["finished"] and max(t["totals"]) >= target and t["certificate"]

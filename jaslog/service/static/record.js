@@ -170,8 +170,12 @@
         } catch (e) {
           if (e instanceof NetDown) { setOnline(false); return; }
           if (e.status === 409 && e.data.code === "conflict") { await showConflict(b, e.data); return; }
-          showError(t("refused") + ": " + e.message);
-          q.shift(); saveQueue(q);  // a refusal by the rules: it is shown, not stored
+          // a refusal by the rules: it is shown, not stored, and what waits after it
+          // moves up into its place
+          showError(t("refused") + ": " + eventText(b.events[0]) + ": " + e.message);
+          q.shift();
+          q.forEach((x) => { x.expected_seq -= b.events.length; });
+          saveQueue(q);
           continue;
         }
         setOnline(true);
