@@ -1,7 +1,7 @@
 """The scorer's pad in headless Chromium at a phone's width (390 px), on the real service: a
 whole Klaverjas game (a typo fixed, a revoke recorded as one, a claim, a round by its score,
-a referee's ruling, ten cards recorded with the network cut and a reload meanwhile), and a
-Klaberjass and a Kloepper deal."""
+a referee's ruling, ten cards recorded with the network cut and a reload meanwhile), a whole
+Klaberjass and Kloepper game, and a conflict with another writer (in Dutch, printed)."""
 
 from __future__ import annotations
 
@@ -185,8 +185,8 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
     ctx.set_offline(False)
     page.wait_for_function("window.jaslogPad.queue().length === 0", timeout=20000)
     t = settle(page)
-    with server.client("admin") as c:
-        stored = c.get(f"/api/games/{gid}/events").json()["events"]
+    with server.client("admin") as admin:
+        stored = admin.get(f"/api/games/{gid}/events").json()["events"]
     by_id = [e for e in stored if e.get("id") in set(queued_ids)]
     assert [(e["seat"], e["card"]) for e in by_id] == [(e["seat"], e["card"]) for e in offline]
     assert len({e["id"] for e in stored if e.get("id")}) == len([e for e in stored if e.get("id")])
@@ -218,9 +218,9 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
 
     # the certificate covers the events alone: the same events in another store, imported
     # with their ids and times, give the same one (who recorded them is not hashed)
-    with server.client("admin") as c:
-        stored = c.get(f"/api/games/{gid}/events").json()["events"]
-        head = c.get(f"/api/games/{gid}/head").json()
+    with server.client("admin") as admin:
+        stored = admin.get(f"/api/games/{gid}/events").json()["events"]
+        head = admin.get(f"/api/games/{gid}/head").json()
     other = open_store(str(tmp_path / "other.sqlite"))
     other.import_lines([orjson.dumps(e).decode() for e in stored])
     assert other.head(gid).certificate == head["certificate"] == t["certificate"]
@@ -285,4 +285,51 @@ def test_other_games_on_the_pad(browser: Any, server: Server, ruleset: str,
     assert {e["by"] for e in t["recent"]} == {f"{ruleset} phone"}
     no_sideways_scroll(page)
     assert not errors
+    ctx.close()
+
+
+def test_a_conflict_shows_both_and_overwrites_nothing(browser: Any, server: Server) -> None:
+    """A card recorded offline while another writer appended: both versions are shown, and
+    the scorer's choice (here: mine after theirs) stores both. In Dutch, and printable."""
+    scorer = server.token("scorer", table="9", label="telefoon tafel 9")
+    gid = f"pad-conflict-{id(server) % 100000}"
+    with server.client() as api:
+        api.headers["Authorization"] = f"Bearer {scorer}"
+        assert api.post("/api/games", json={"game": gid, "ruleset": "amsterdam", "seats": SEATS,
+                                            "dealer": 3, "meta": {"table": "9"}}).status_code == 201
+        ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="nl-NL")
+        page = ctx.new_page()
+        page.goto(f"{server.url}/record/{gid}#token={scorer}")
+        page.wait_for_function("window.jaslogPad && window.jaslogPad.pad.turn")
+        assert page.inner_text("#t-fix") == "Herstel" and page.inner_text("#deal-server") == "Server deelt"
+        page.click("#deal-server")
+        t = settle(page)
+        page.click("#actions button[data-value='S']")
+        t = settle(page)
+        card, seat, head = t["legal"][0], t["turn"], t["next_seq"]
+        ctx.set_offline(True)
+        page.wait_for_selector("#net.offline")
+        assert page.inner_text("#net").startswith("geen verbinding")
+        page.click(f"#seat-pick button[data-seat='{seat}']")
+        page.click(f"#cards button[data-card='{card}']")
+        # meanwhile another writer records a note
+        r = api.post(f"/api/games/{gid}/events", json={"expected_seq": head, "events": [
+            {"type": "note", "text": "table 9 asked for a new pack"}]})
+        assert r.status_code == 200
+        ctx.set_offline(False)
+        page.wait_for_selector("#conflict:not([hidden])")
+        assert "table 9 asked" not in page.inner_text("#mine")
+        assert "note" in page.inner_text("#theirs") and page.locator("#mine li").count() == 1
+        assert api.get(f"/api/games/{gid}/head").json()["next_seq"] == head + 1  # mine waits
+        page.click("#c-after")
+        t = settle(page)
+        stored = api.get(f"/api/games/{gid}/events").json()["events"]
+    assert [e["type"] for e in stored[head:]] == ["note", "play"]
+    assert (stored[-1]["seat"], stored[-1]["card"]) == (seat, card)
+    assert page.is_hidden("#conflict") and t["recent"][-1]["by"] == "telefoon tafel 9"
+    # English on a tap; the printed sheet leaves the buttons out
+    page.click("#lang")
+    assert page.inner_text("#t-fix") == "Fix"
+    page.emulate_media(media="print")
+    assert page.is_hidden("#tools") and page.is_hidden("#cards") and page.is_visible("#sheet")
     ctx.close()
