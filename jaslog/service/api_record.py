@@ -222,6 +222,7 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
         "trick_complete": fr["trick_complete"], "trick_winner": fr["trick_winner"],
         "bids": fr["bids"], "extra": fr.get("extra", {}),
         "actions": actions_now(fold) if s.full and writer else [],
+        "accepted": rec.accepted_now() if s.full and writer else [],
         "types": taken_types(fold),
         "roem": _last_trick_roem(rep["rounds"]) if s.full else None,
         "fix": {"seq": last[0], "said": rec.said(fold.log[last[0]])} if last and s.full else None,
@@ -251,7 +252,8 @@ def get_turn(game: GamePath, svc: Service = Depends(service),
              who: Principal = Depends(principal)) -> dict[str, Any]:
     """The scorer's pad's view of the table: whose turn (``expects``, ``turn``), what is
     legal now (``legal`` cards; ``actions``: the calls, knocks and the like the rules take,
-    each with the rules it would break), the roem the last trick holds, the score sheet,
+    each with the rules it would break; ``accepted``: what the recorder takes now, in its
+    words), the roem the last trick holds, the score sheet,
     the certificate and the last events with who recorded them; as the token may see the
     game (a seat: its own hand; the public: refused, 403)."""
     return turn_of(svc, who, game)
@@ -328,6 +330,8 @@ def words_to_events(svc: Service, who: Principal, game: str, body: WordsIn) -> d
             return {"game": game, "events": [], "shown": shown, "declined": True}
         except JaslogError as e:
             raise ApiError(422, getattr(e, "code", "bad_input"), str(e), game=game) from None
+        except (ValueError, LookupError) as e:  # what the words cannot be an event of
+            raise ApiError(422, "bad_input", f"{body.text[:80]!r}: {e}", game=game) from None
     if prepared is None:
         return {"game": game, "events": [], "shown": shown, "declined": True}
     events = prepared if isinstance(prepared, list) else [prepared]
@@ -336,7 +340,7 @@ def words_to_events(svc: Service, who: Principal, game: str, body: WordsIn) -> d
     return {"game": game, "events": out, "shown": shown, "expected_seq": head.next_seq}
 
 
-@router.post("/api/games/{game}/pad/words", responses=responses(401, 403, 404, 409, 422))
+@router.post("/api/games/{game}/pad/words", responses=responses(400, 401, 403, 404, 409, 422))
 def post_words(game: GamePath, body: WordsIn, svc: Service = Depends(service),
                who: Principal = Depends(principal)) -> dict[str, Any]:
     """What ``jaslog record`` makes of a line, as events to append (nothing is stored):

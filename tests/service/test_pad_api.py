@@ -61,6 +61,7 @@ def test_turn_says_whose_turn_and_what_is_legal(live: Live) -> None:
     t = live.get("/api/games/t1/turn", role="scorer")
     assert t["expects"] == "bid" and t["turn"] == 0
     assert {a["call"] for a in t["actions"]} == {"pass", "C", "D", "H", "S"}
+    assert any(x.startswith("a bid for seat 0 (ann)") for x in t["accepted"]), t["accepted"]
     assert t["recent"][-1]["by"] == "tablet at table 1"
     record(live, "t1", "h")  # seat 0 names hearts
     t = live.get("/api/games/t1/turn", role="scorer")

@@ -350,6 +350,9 @@
     else if (tu.expects === "play") due = seatName(tu.turn) + " " + t("plays");
     else due = seatName(tu.turn) + ": " + tu.expects;
     $("due").textContent = due;
+    // what the recorder takes now, in its words (a turned card, a sequence: "Words…")
+    const acc = $("accepted"); acc.textContent = "";
+    if (!offline && tu.expects !== "play") (tu.accepted || []).forEach((x) => acc.appendChild(el("li", "", x)));
 
     // the seat chooser: offline, a card is recorded for the seat chosen here
     const sp = $("seat-pick"); sp.textContent = ""; sp.hidden = !offline;
