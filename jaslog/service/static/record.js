@@ -27,7 +27,7 @@
       mine_after: "Record mine after theirs", drop_mine: "Drop mine", sheet: "Score sheet",
       certificate: "Certificate", print: "Print the sheet", recent: "Last events", yes: "Yes",
       no: "No", ok: "OK", cancel: "Cancel", online: "online", offline: "offline",
-      queued_n: (n) => n + " waiting", seat: "seat", deals: "deals", plays: "plays",
+      queued_n: (n) => n + " waiting", seat: "seat", trump: "trump", deals: "deals", plays: "plays",
       bids: "bids", due: "due", over: "the game is over", round: "round", totals: "totals",
       roem_claim: (n) => "Roem " + n, offline_note: "offline: cards are kept here and sent when the connection is back; choose the seat",
       may_not: "this token may not record this game", refused: "refused",
@@ -47,7 +47,7 @@
       sheet: "Scorebriefje", certificate: "Certificaat", print: "Briefje afdrukken",
       recent: "Laatste gebeurtenissen", yes: "Ja", no: "Nee", ok: "OK", cancel: "Annuleer",
       online: "verbonden", offline: "geen verbinding", queued_n: (n) => n + " wachtend",
-      seat: "stoel", deals: "geeft", plays: "speelt", bids: "biedt", due: "aan de beurt",
+      seat: "stoel", trump: "troef", deals: "geeft", plays: "speelt", bids: "biedt", due: "aan de beurt",
       over: "het spel is uit", round: "ronde", totals: "totaal",
       roem_claim: (n) => "Roem " + n, offline_note: "geen verbinding: kaarten worden hier bewaard en verstuurd zodra er weer verbinding is; kies de stoel",
       may_not: "dit token mag dit spel niet schrijven", refused: "geweigerd",
@@ -365,7 +365,7 @@
 
     const tr = $("trick"); tr.textContent = "";
     (tu.table || []).forEach((p) => tr.appendChild(el("span", "", tu.seats[p.seat] + " " + cardLabel(p.card))));
-    if (tu.trump) tr.appendChild(el("span", "", "♦♣♥♠".includes(SUITS[tu.trump]) ? "troef " + SUITS[tu.trump] : tu.trump));
+    if (tu.trump) tr.appendChild(el("span", "trump", t("trump") + " " + (SUITS[tu.trump] || tu.trump)));
 
     // calls, knocks and the like the rules take now (each tried by the service)
     const ac = $("actions"); ac.textContent = "";
@@ -520,6 +520,7 @@
   async function newGameForm() {
     const form = $("new-game");
     form.hidden = false;
+    $("net").hidden = true;
     $("title").textContent = "jaslog · " + t("new_game");
     let rulesets = [];
     try { rulesets = Object.keys(await api("/api/rules/options")); } catch (e) { showError(e.message); }
