@@ -307,8 +307,11 @@ def test_a_conflict_shows_both_and_overwrites_nothing(browser: Any, server: Serv
         page.click("#actions button[data-value='S']")
         t = settle(page)
         card, seat, head = t["legal"][0], t["turn"], t["next_seq"]
+        # online the service says whose turn it is: no seats to choose, no deal to make
+        assert page.is_hidden("#seat-pick") and page.is_hidden("#deal")
         ctx.set_offline(True)
         page.wait_for_selector("#net.offline")
+        assert page.is_visible("#seat-pick")
         assert page.inner_text("#net").startswith("geen verbinding")
         page.click(f"#seat-pick button[data-seat='{seat}']")
         page.click(f"#cards button[data-card='{card}']")
