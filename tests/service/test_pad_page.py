@@ -309,6 +309,12 @@ def test_a_conflict_shows_both_and_overwrites_nothing(browser: Any, server: Serv
         card, seat, head = t["legal"][0], t["turn"], t["next_seq"]
         # online the service says whose turn it is: no seats to choose, no deal to make
         assert page.is_hidden("#seat-pick") and page.is_hidden("#deal")
+        # thumb-sized: every button of the pad at least 44 px high, and 40 wide (a card:
+        # an eighth of the screen, the whole hand on one line)
+        sizes = page.eval_on_selector_all(
+            "#pad button:not([hidden])", "bs => bs.filter(b => b.offsetParent)"
+            ".map(b => [b.getBoundingClientRect().width, b.getBoundingClientRect().height])")
+        assert sizes and min(h for _, h in sizes) >= 44 and min(w for w, _ in sizes) >= 40, sizes
         ctx.set_offline(True)
         page.wait_for_selector("#net.offline")
         assert page.is_visible("#seat-pick")
