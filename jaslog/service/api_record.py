@@ -77,9 +77,10 @@ def pad_page(game: GamePath) -> FileResponse:
 # ---------------------------------------------------------------------- whose turn
 
 
-#: The event types whose fields the turn route tries one by one (a call, a knock): the
-#: others are the recorder's words (a deal, a card, a claim, a score, a ruling...).
-WORDLESS = ("game_started", "dealt", "second_deal", "trump_turned", "play", "sequence", "roem",
+#: The event types the turn route does not try as ``actions``: a card (``legal`` says which),
+#: and what the pad records through the recorder's words (a deal, a claim, a score, a
+#: ruling...). Every other type of the game (a call, a knock, a dix) is tried.
+NOT_ACTIONS = ("game_started", "dealt", "second_deal", "trump_turned", "play", "sequence", "roem",
             "claim", "ruling", "note", "correction", "irregularity", "round_score", "timeout")
 
 
@@ -127,17 +128,17 @@ def actions_now(fold: GameFold) -> list[dict[str, Any]]:
     _kind, due = fold.state.expected()
     out: list[dict[str, Any]] = []
     for t in taken_types(fold):
-        if t in WORDLESS:
+        if t in NOT_ACTIONS:
             continue
         choices = _literal_choices(EVENT_MODELS[t])
         if choices is None:
             continue
+        if len(choices) > 1:
+            continue  # no event of the format has two such fields
         if choices:
             if due is None:
                 continue
-            (name, values), = choices.items() if len(choices) == 1 else ((None, ()),)
-            if name is None:
-                continue
+            name, values = next(iter(choices.items()))
             for v in values:
                 ok, broken = _tried(fold, {"type": t, "seat": due, name: v})
                 if ok:
