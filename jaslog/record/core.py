@@ -48,7 +48,7 @@ from jaslog.record.repairs import TableRepairs
 from jaslog.store import ConflictError, RejectedError, StoreError
 
 __all__ = ["UNSEEN", "Ask", "Batch", "InputError", "Outcome", "Recorder", "Show", "dash",
-           "next_item", "record_one", "run", "suit_word", "yes"]
+           "next_item", "prepare_one", "record_one", "run", "suit_word", "yes"]
 
 
 class Recorder(TableRepairs, HandEntry):
@@ -371,18 +371,20 @@ class Recorder(TableRepairs, HandEntry):
         return str(w)
 
 
-def record_one(rec: Recorder, item: dict[str, Any] | Batch, ask: Ask, show: Show) -> int:
-    """Offer an irregularity for a card out of turn, confirm a correction, warn about a
-    violation (and ask), append (a batch whole), show what happened, and after a round its
-    line of the score sheet; the events appended."""
+def prepare_one(rec: Recorder, item: dict[str, Any] | Batch, ask: Ask,
+                show: Show) -> dict[str, Any] | Batch | None:
+    """What is asked before an event is appended: an irregularity offered for a card out of
+    turn, a correction confirmed, a violation warned about (and asked); the event or batch
+    to append, or None when the scorer said no. The terminal's loop and the scorer's pad
+    (``jaslog.service.api_record``) both ask through here."""
     if isinstance(item, dict):
         offered = rec.out_of_turn(item, ask, show)
         if offered is None:
-            return 0
+            return None
         item = offered
         if not rec.confirm(item, ask, show):
             show("not recorded")
-            return 0
+            return None
     try:
         warn = rec.violations_of(item)
     except (JaslogError, ValueError):  # not an event the rules can judge: the store refuses it below
@@ -393,7 +395,18 @@ def record_one(rec: Recorder, item: dict[str, Any] | Batch, ask: Ask, show: Show
         answer = ask("record it anyway? it will stand as a violation [y/N]> ")
         if not yes(answer):
             show("not recorded")
-            return 0
+            return None
+    return item
+
+
+def record_one(rec: Recorder, item: dict[str, Any] | Batch, ask: Ask, show: Show) -> int:
+    """Offer an irregularity for a card out of turn, confirm a correction, warn about a
+    violation (and ask): :func:`prepare_one`; then append (a batch whole), show what
+    happened, and after a round its line of the score sheet; the events appended."""
+    prepared = prepare_one(rec, item, ask, show)
+    if prepared is None:
+        return 0
+    item = prepared
     before = rec.sheet_state()
     try:
         out = rec.append(item)

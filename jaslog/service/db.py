@@ -100,6 +100,21 @@ tournament_withdrawals = Table(
 )
 
 
+#: Who appended each event through the scorer's pad (``POST /api/games/{id}/pad/events``):
+#: the token's label (``by``), its id and role, beside the event, never inside its hashed
+#: bytes, so a game's certificate is the same whoever recorded it. One row per event stored.
+event_authors = Table(
+    "service_event_authors", metadata,
+    Column("game", String(128), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("event_id", String(36), nullable=True),
+    Column("by", String(200), nullable=False),
+    Column("token_id", String(16), nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("at", String(40), nullable=False),
+)
+
+
 def service_engine(url: str | None) -> Engine:
     """An engine on the store's database for the service's tables (created if missing)."""
     full = resolve_url(url)

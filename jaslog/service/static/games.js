@@ -10,6 +10,17 @@
   const st = { token: null, order: "oldest", cursors: [null], page: 0, next: null,
                rows: [], sort: null, desc: false, asked: 0 };
 
+  // a live game this token sees whole (its table's scorer, a referee) opens on the scorer's pad
+  function recordButton(game) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "record";
+    b.textContent = "record";
+    b.title = "record this game on the scorer's pad";
+    b.onclick = () => { location.href = "/record/" + encodeURIComponent(game); };
+    return b;
+  }
+
   function showError(msg) {
     $("error").hidden = !msg;
     $("error").textContent = msg || "";
@@ -96,6 +107,7 @@
           fold.textContent = [g.ruleset, g.seats.join(", "), cells[3]].filter(Boolean).join(" · ");
           td.appendChild(fold);
         }
+        if (i === 0 && g.view === "full" && g.finished !== true) td.appendChild(recordButton(g.game));
         if (i === 6 || i === 8) td.className = "num";
         tr.appendChild(td);
       });
