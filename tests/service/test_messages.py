@@ -229,8 +229,8 @@ def test_no_message_that_can_reach_the_api_names_a_command_line_command():
              if f.stem not in ("render", "record")]  # the terminal's adapters: never the API's
     files = [*sorted((pkg / "service").glob("*.py")), *sorted((pkg / "engine").glob("*.py")),
              pkg / "events" / "__init__.py", *games,
-             *[pkg / f for f in ("fold.py", "cards.py", "oracle.py", "views.py", "audit.py",
-                                 "store/types.py", "store/queries.py", "store/codec.py",
+             *[pkg / f for f in ("play/fold.py", "cards.py", "play/oracle.py", "play/views.py",
+                                 "play/audit.py", "store/types.py", "store/queries.py", "store/codec.py",
                                  "store/store.py")]]
     opening = frozenset({"__init__", "_ensure_schema", "_must_be_a_store", "open_store"})
     checked = 0
