@@ -25,6 +25,7 @@ from jaslog.events.logs import lines_of_game
 from jaslog.fold import start_fold
 from jaslog.render import describe_event, render_table
 from jaslog.views import Sight, Timeline, card_kept, kept_card_text, timeline
+from jaslog.whatif import seen_events
 
 
 def replay(
@@ -87,6 +88,11 @@ def replay(
     # what a seat may see is judged at the game's head, as the viewer does (jaslog.views)
     tl = timeline([ln.event for ln in events if ln.event is not None]) if seat is not None else None
     sight = Sight(seat=seat)
+    if tl is not None and (as_ is not None or option):
+        # a seat's what-if is computed on what it may see, as the service's is
+        seen = seen_events(tl, sight, tl.applied())
+        events = [Line(ln.source, ln.number, e) for ln, e in zip(events, seen, strict=False)] + \
+            events[len(seen):]
     whatif = ReplayWhatIf(events, as_, option, seat) if as_ is not None or option else None
     if whatif is not None:  # the game replayed under the what-if rules from its start
         events[0] = Line(events[0].source, events[0].number, whatif.started)
