@@ -69,7 +69,16 @@ from jaslog.sim import BOT_NAMES, Faults, simulate_game
 from jaslog.store import open_store
 from jaslog.store.codec import link
 from jaslog.store.types import certificate
-from jaslog.views import Sight, Timeline, frames, report, state_at, timeline, visible_events
+from jaslog.views import (
+    Sight,
+    Timeline,
+    frames,
+    report,
+    seen_of,
+    state_at,
+    timeline,
+    visible_events,
+)
 from jaslog.whatif import what_if_view
 
 GAME_LIST = list(GAMES.values())
@@ -592,6 +601,18 @@ def seen(tl: Timeline, sight: Sight, *, replayed: bool = False) -> dict[str, str
     return out
 
 
+def _cards(obj: Any) -> set[str]:
+    """Every card an event names (in its card fields, hands and stock)."""
+    if isinstance(obj, dict):
+        return set().union(*(_cards(v) for k, v in obj.items()
+                             if k in ("card", "cards", "hands", "stock", "turn_up", "bottom")
+                             or isinstance(v, list)))
+    if isinstance(obj, list):
+        return set().union(*(_cards(v) if not isinstance(v, str) else
+                             ({v} if v in CARD_INDEX else set()) for v in obj))
+    return {obj} if isinstance(obj, str) and obj in CARD_INDEX else set()
+
+
 def first_difference(a: str, b: str) -> str:
     i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return f"...{a[max(0, i - 150):i + 100]}... vs ...{b[max(0, i - 150):i + 100]}..."
@@ -616,6 +637,8 @@ class TestGameContract:
         assert GAMES[game.name] is game and get_game(game.name) is game
         assert game.package == f"jaslog.games.{game.name}"
         assert importlib.import_module(game.package).GAME is game
+        view = importlib.import_module(f"{game.package}.view")
+        assert game.seat_view is view.seat_view and game.redact_event is view.redact_event
         assert game.title and game.round_word and game.score_example
         assert game.presets, f"{game.name} has no preset"
         for preset, values in game.presets.items():
@@ -751,6 +774,28 @@ class TestGameContract:
                     assert entry and "hidden" not in entry[0], cut.what
                 elif entry and live:
                     assert entry[0]["result"] == "unfinished", (cut.what, sight)
+
+    def test_redact_event_gives_the_referee_the_log_and_a_sight_a_part_of_it(
+            self, game: Game) -> None:
+        """The game's one rule for events: the referee gets each event as logged; a seat or
+        the public gets it with fields left out or blanked (``"redacted": true`` when a card
+        or a text goes), never a card the event does not name, and the same again when
+        asked twice; :func:`visible_events` gives what it gives."""
+        for n, cut in enumerate(cuts(game.name)):
+            tl, _ = swaps(game.name, n)
+            for sight in [*sights(game), Sight()]:
+                shown = visible_events(tl, sight)
+                for i, d in enumerate(shown):
+                    logged = tl.events[i].model_dump(exclude_none=True)
+                    again = game.redact_event(dict(logged), sight, seen_of(tl, sight, i))
+                    assert d == again, (cut.what, sight, i)
+                    if sight.full:
+                        assert d == logged, (cut.what, i)
+                        continue
+                    assert set(d) - {"redacted", "length"} <= set(logged), (cut.what, sight, d)
+                    assert _cards(d) <= _cards(logged), (cut.what, sight, d)
+                    if _cards(d) != _cards(logged) or set(logged) - set(d):
+                        assert d.get("redacted") is True, (cut.what, sight, d)
 
     def test_seat_view_refuses_a_seat_not_at_the_table(self, game: Game) -> None:
         tl, _ = swaps(game.name, 0)
