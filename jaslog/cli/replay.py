@@ -20,6 +20,7 @@ from jaslog.cli.common import (
 )
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, ReplayWhatIf
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.view import played_out
 from jaslog.events import Line
 from jaslog.events.logs import lines_of_game
 from jaslog.fold import start_fold
@@ -210,6 +211,9 @@ class Notes:
         self.rounds = {a.round: a for a in analyze_fold(whole, round=number)}
         self.plays = {p.seq: p for a in self.rounds.values() for p in a.plays}
         self.last = {a.round: a.plays[-1].seq for a in self.rounds.values() if a.plays}
+        #: the rounds whose analysis a seat may read (it names every hand): those played out
+        self.shown = {a.round for a in self.rounds.values()
+                      if played_out(whole.state.rounds[a.round - 1])}
         self.opened: set[int] = set()
 
     def before(self, fold: GameFold, ev: Any, number: int) -> None:
@@ -228,7 +232,7 @@ class Notes:
         if a is None:
             return
         if self.seat is not None:
-            if self.last.get(number) == ev.seq:
+            if self.last.get(number) == ev.seq and number in self.shown:
                 for line in round_lines(fold, a):
                     console.print(line, soft_wrap=True)
             return
