@@ -399,3 +399,26 @@ def test_a_seat_never_sees_another_seat_s_retracted_card_in_a_live_round(
         assert shown is (seat == holder), (seat, holder, typo)
         if seat != holder:
             assert "its card is shown when the round is over" in live
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("what", ["live, half played", "claimed with cards unplayed"])
+def test_a_seat_reads_a_round_s_analysis_only_once_it_is_played_out(tmp_path: Path,
+                                                                     what: str) -> None:
+    """The analysis names every hand (par, the best cards): ``replay --seat --analyze``
+    prints it after a round's last card only when every card was played, never of the
+    round being played nor of one a claim ended; the referee's replay prints it."""
+    from jaslog.events import canonical_json, event_from_dict
+    from tests.games.test_contract import cuts
+
+    cut = next(c for c in cuts("klaverjas") if c.what == what)
+    p = tmp_path / "cut.jsonl"
+    p.write_bytes(b"".join(canonical_json(event_from_dict(e)) + b"\n" for e in cut.events))
+    head = re.compile(rf"^round {cut.round}  (par|no par)", re.M)
+    referee = runner.invoke(app, ["replay", str(p), "--analyze", "--round", str(cut.round)])
+    assert referee.exit_code == 0 and head.search(referee.output), referee.output[-500:]
+    for seat in range(4):
+        r = runner.invoke(app, ["replay", str(p), "--seat", str(seat), "--analyze", "--round",
+                                str(cut.round)])
+        assert r.exit_code == 0, r.output
+        assert not head.search(r.output), (what, seat)

@@ -21,11 +21,13 @@ from jaslog.cli.common import (
 )
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, ReplayWhatIf
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.view import played_out
 from jaslog.events import Line
 from jaslog.events.logs import lines_of_game
 from jaslog.play.fold import start_fold
 from jaslog.play.render import describe_event, render_table
 from jaslog.play.views import Sight, Timeline, card_kept, kept_card_text, timeline
+from jaslog.play.whatif import seen_events
 
 
 def replay(
@@ -89,6 +91,11 @@ def replay(
     # what a seat may see is judged at the game's head, as the viewer does (jaslog.play.views)
     tl = timeline([ln.event for ln in events if ln.event is not None]) if seat is not None else None
     sight = Sight(seat=seat)
+    if tl is not None and (as_ is not None or option):
+        # a seat's what-if is computed on what it may see, as the service's is
+        seen = seen_events(tl, sight, tl.applied())
+        events = [Line(ln.source, ln.number, e) for ln, e in zip(events, seen, strict=False)] + \
+            events[len(seen):]
     whatif = ReplayWhatIf(events, as_, option, seat) if as_ is not None or option else None
     if whatif is not None:  # the game replayed under the what-if rules from its start
         events[0] = Line(events[0].source, events[0].number, whatif.started)
@@ -206,6 +213,9 @@ class Notes:
         self.rounds = {a.round: a for a in analyze_fold(whole, round=number)}
         self.plays = {p.seq: p for a in self.rounds.values() for p in a.plays}
         self.last = {a.round: a.plays[-1].seq for a in self.rounds.values() if a.plays}
+        #: the rounds whose analysis a seat may read (it names every hand): those played out
+        self.shown = {a.round for a in self.rounds.values()
+                      if played_out(whole.state.rounds[a.round - 1])}
         self.opened: set[int] = set()
 
     def before(self, fold: GameFold, ev: Any, number: int) -> None:
@@ -224,7 +234,7 @@ class Notes:
         if a is None:
             return
         if self.seat is not None:
-            if self.last.get(number) == ev.seq:
+            if self.last.get(number) == ev.seq and number in self.shown:
                 for line in round_lines(fold, a):
                     console.print(line, soft_wrap=True)
             return

@@ -74,6 +74,7 @@ def played_out(r: Any) -> bool:
 EXTRA = ("sides", "revealed", "side_points", "call", "knocks", "turn_up", "bottom", "dix",
          "declarations", "bella_calls", "elder", "annulled", "maker")
 
+
 def violation_seen(v: dict[str, Any], seat: int | None) -> bool:
     """Whether ``seat`` (None: the public) sees violation ``v`` of a secret round: its own,
     but for a verdict that weighs every hand."""

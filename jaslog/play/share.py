@@ -4,9 +4,9 @@
 visibility rule of the service, never decided here) into events that fold like any log:
 
 * a round the sight may not see whole (the round being played, a round that ended with
-  cards unplayed) is dealt without hands (and a Klaberjass deal without its stock, which is
-  never shown but to the referee): the seat's own hand goes too, as a log holds all hands
-  or none;
+  cards unplayed) is dealt without hands (a deal comes as the game's ``redact_event`` gives
+  it: a Klaberjass deal without its stock, which is never shown but to the referee): the
+  seat's own hand goes too, as a log holds all hands or none;
 * an event the sight may not see is left out with what depends on it: a note of such a
   round (its text may name cards), another's Klaberjass sequence still known by its length
   only, a retracted card of another seat with the correction that retracted it (and the
@@ -143,9 +143,8 @@ def _valid(d: dict[str, Any], secret: bool) -> dict[str, Any] | None:
     t = d["type"]
     redacted = d.pop("redacted", False)
     if t in ("dealt", "second_deal"):
-        d.pop("stock", None)
-        if secret:
-            d.pop("hands", None)
+        if secret or any(h is None for h in d.get("hands") or []):
+            d.pop("hands", None)  # a log holds every hand or none
         return d
     if t == "ruling" and d.get("reason") is None:
         return d | {"reason": REASON_LATER}

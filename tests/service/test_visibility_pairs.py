@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from jaslog.games import GAMES
-from tests.games.test_contract import Swap, cuts, swaps, swaps_hidden_from
+from tests.games.test_contract import Swap, cuts, swaps, swaps_hidden_from, typo_variants
 from tests.service.conftest import SEATS
 from tests.service.inprocess import Live, live_service
 
@@ -81,3 +81,25 @@ def test_no_token_tells_apart_games_that_differ_in_cards_it_may_not_see(live: Li
             assert read(live, a, "referee") != read(live, b, "referee")
             tried += 1
     assert tried
+
+
+@pytest.mark.parametrize("name", list(GAMES))
+def test_no_token_but_the_holder_s_tells_which_card_a_retracted_play_named(live: Live,
+                                                                             name: str) -> None:
+    """The contract test's retracted plays (:func:`tests.games.test_contract.typo_variants`):
+    two games that differ only in which card of its hand a retracted play named read the
+    same to every other seat and the public, on every route."""
+    variants = typo_variants(name)
+    holder = variants[0][0]
+    a, b = f"{name}-typo-a", f"{name}-typo-b"
+    store(live, a, variants[0][1])
+    store(live, b, variants[1][1])
+    for seat in [*range(GAMES[name].players), None]:
+        if seat == holder:
+            continue
+        role = "public" if seat is None else SEATS[seat]
+        mine, theirs = read(live, a, role), read(live, b, role)
+        for route in ROUTES:
+            assert mine[route] == theirs[route], (f"{role} tells which card seat {holder}'s "
+                                                  f"retracted play named, on {route}")
+    assert read(live, a, SEATS[holder]) != read(live, b, SEATS[holder])
