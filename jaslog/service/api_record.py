@@ -44,6 +44,7 @@ from jaslog.service.core import Service
 from jaslog.service.db import event_authors
 from jaslog.service.deps import ApiError, principal, responses, service
 from jaslog.store.clock import stamp
+from jaslog.store.codec import norm_id
 
 router = APIRouter(tags=["record"])
 
@@ -354,20 +355,44 @@ def post_words(game: GamePath, body: WordsIn, svc: Service = Depends(service),
 # ---------------------------------------------------------------------- appending
 
 
-def record_authors(svc: Service, who: Principal, game: str, first: int, count: int,
-                   events: list[dict[str, Any]]) -> None:
-    """Who appended the ``count`` events stored from seq ``first``: the token's label
-    beside each, in the service's own table (never inside the hashed event)."""
-    if count <= 0:
+def _seq_of_ids(svc: Service, game: str) -> dict[str, int]:
+    """The seq of every stored event of ``game`` that has an id, by its id (canonical)."""
+    _, tl = svc.timeline(game)
+    return {str(norm_id(e.id)): e.seq for e in tl.events if e.id is not None}
+
+
+def record_authors(svc: Service, who: Principal, game: str, events: list[dict[str, Any]],
+                   appended: int, next_seq: int) -> None:
+    """Who appended ``events``: the token's label beside each, in the service's own table
+    (never inside the hashed event). Each is found by its id where it is stored (a retry of
+    an old batch included); without an id, the ``appended`` last ones are the new seqs up
+    to ``next_seq``. An event that has its row keeps it; a retry whose first answer was
+    lost, or whose row was not written, gets it now."""
+    where = _seq_of_ids(svc, game)
+    new = range(next_seq - appended, next_seq)
+    placed: dict[int, dict[str, Any]] = {}
+    for i, e in enumerate(events):
+        eid = e.get("id")
+        try:
+            seq = where.get(str(norm_id(eid))) if isinstance(eid, str) else None
+        except ValueError:
+            seq = None
+        if seq is None and i >= len(events) - appended:
+            seq = new[i - (len(events) - appended)]
+        if seq is not None:
+            placed[seq] = e
+    if not placed:
         return
-    by = who.label or f"{who.role} token {who.token_id}"
-    ids = [e.get("id") for e in events][-count:]
+    by = (who.label or f"{who.role} token {who.token_id}")[:200]
     at = stamp(svc.clock())
     with svc.tokens.engine.begin() as conn:
-        conn.execute(event_authors.insert(), [
-            {"game": game, "seq": first + i, "event_id": ids[i] if i < len(ids) else None,
-             "by": by[:200], "token_id": who.token_id, "role": who.role, "at": at}
-            for i in range(count)])
+        have = {int(r[0]) for r in conn.execute(select(event_authors.c.seq).where(
+            event_authors.c.game == game, event_authors.c.seq.in_(list(placed))))}
+        rows = [{"game": game, "seq": seq, "event_id": e.get("id"), "by": by,
+                 "token_id": who.token_id, "role": who.role, "at": at}
+                for seq, e in sorted(placed.items()) if seq not in have]
+        if rows:
+            conn.execute(event_authors.insert(), rows)
 
 
 @router.post("/api/games/{game}/pad/events", response_model=AppendOut,
@@ -378,9 +403,8 @@ async def pad_append(game: GamePath, body: AppendIn, svc: Service = Depends(serv
     appended (the token's label) kept beside the events stored (``by`` in
     ``GET /api/games/{id}/turn``'s ``recent``; not part of any hash)."""
     out = await api_games.append_events(game, body, svc, who)
-    n = int(out["appended"])
-    await run_in_threadpool(record_authors, svc, who, game, int(out["next_seq"]) - n, n,
-                            body.events)
+    await run_in_threadpool(record_authors, svc, who, game, body.events, int(out["appended"]),
+                            int(out["next_seq"]))
     return out
 
 

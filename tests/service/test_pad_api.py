@@ -154,3 +154,28 @@ def test_a_retry_is_stored_once(live: Live) -> None:
         {"type": "note", "text": "late", "id": "0b7e0f64-5a77-4e5e-9f0f-0e0f64b3c1d2"}]},
         role="scorer")
     assert stale.status_code == 409 and (stale.json()["expected"], stale.json()["actual"]) == (1, 2)
+
+
+def test_who_appended_is_kept_once_and_filled_in_on_a_retry(live: Live) -> None:
+    start(live, "t7")
+    deal = words(live, "t7", "deal random 4").json()["events"]
+    # stored through the plain API: no one is named
+    assert live.post("/api/games/t7/events", {"expected_seq": 1, "events": deal}).status_code == 200
+    assert live.get("/api/games/t7/turn", role="scorer")["recent"][0]["by"] is None
+    # the pad sends it again (its first answer lost): stored once, and now named
+    for _ in range(2):
+        r = live.post("/api/games/t7/pad/events", {"expected_seq": 1, "events": deal},
+                      role="scorer")
+        assert r.status_code == 200 and r.json()["already_stored"] == 1
+    t = live.get("/api/games/t7/turn", role="scorer")
+    assert [(e["seq"], e["by"]) for e in t["recent"]] == [(1, "tablet at table 1")]
+    # a retry of an old batch, after the game moved on, names the events where they are
+    bid = words(live, "t7", "pass").json()["events"]
+    assert live.post("/api/games/t7/events", {"expected_seq": 2, "events": bid}).status_code == 200
+    assert send(live, "t7", [{"type": "note", "text": "new pack",
+                              "id": "5d0c8f1e-2b7a-4c55-9a8e-1f2e3d4c5b6a"}]).status_code == 200
+    r = live.post("/api/games/t7/pad/events", {"expected_seq": 2, "events": bid}, role="scorer")
+    assert r.status_code == 200 and r.json()["already_stored"] == 1
+    t = live.get("/api/games/t7/turn", role="scorer")
+    assert [(e["seq"], e["by"]) for e in t["recent"]] == [
+        (1, "tablet at table 1"), (2, "tablet at table 1"), (3, "tablet at table 1")]

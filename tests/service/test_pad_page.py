@@ -246,6 +246,10 @@ def play_out(page: Any, limit: int = 1000) -> dict[str, Any]:
     for _ in range(limit):
         if t["expects"] == "over":
             return t
+        # what breaks a rule (a knock without a black queen) is offered apart, folded away
+        breaking = sum(1 for a in t["actions"] if a["breaks"])
+        assert page.locator("#actions-breaking button").count() == breaking
+        assert page.locator("#actions button").count() == len(t["actions"]) - breaking
         if t["expects"] in ("deal", "second_deal"):
             page.click("#deal-server")
         elif t["expects"] == "play":

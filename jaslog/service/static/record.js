@@ -29,6 +29,7 @@
       no: "No", ok: "OK", cancel: "Cancel", online: "online", offline: "offline",
       queued_n: (n) => n + " waiting", seat: "seat", trump: "trump", deals: "deals", plays: "plays",
       bids: "bids", due: "due", over: "the game is over", round: "round", totals: "totals",
+      breaking: "Against the rules (recorded as the fact it is)",
       roem_claim: (n) => "Roem " + n, offline_note: "offline: cards are kept here and sent when the connection is back; choose the seat",
       may_not: "this token may not record this game", refused: "refused",
       hand_of: "hand of", pick: (n) => "tap " + n + " card" + (n === 1 ? "" : "s"),
@@ -49,6 +50,7 @@
       online: "verbonden", offline: "geen verbinding", queued_n: (n) => n + " wachtend",
       seat: "stoel", trump: "troef", deals: "geeft", plays: "speelt", bids: "biedt", due: "aan de beurt",
       over: "het spel is uit", round: "ronde", totals: "totaal",
+      breaking: "Tegen de regels (vastgelegd zoals het gebeurde)",
       roem_claim: (n) => "Roem " + n, offline_note: "geen verbinding: kaarten worden hier bewaard en verstuurd zodra er weer verbinding is; kies de stoel",
       may_not: "dit token mag dit spel niet schrijven", refused: "geweigerd",
       hand_of: "hand van", pick: (n) => "tik " + n + " kaart" + (n === 1 ? "" : "en"),
@@ -369,6 +371,8 @@
 
     // calls, knocks and the like the rules take now (each tried by the service)
     const ac = $("actions"); ac.textContent = "";
+    const more = $("actions-breaking"); more.textContent = "";
+    $("actions-more").hidden = offline || !(tu.actions || []).some((a) => a.breaks.length);
     if (!offline) {
       (tu.actions || []).forEach((a) => {
         const field = Object.keys(a).find((k) => !["type", "seat", "breaks"].includes(k));
@@ -384,7 +388,7 @@
           const ev = { type: a.type, seat: a.seat }; if (field) ev[field] = a[field];
           enqueue([ev]);
         };
-        ac.appendChild(b);
+        (a.breaks.length ? more : ac).appendChild(b);
       });
     }
 
