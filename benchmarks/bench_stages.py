@@ -221,8 +221,8 @@ def check(w: Work) -> Measure:
     import contextlib
 
     from jaslog.audit import game_report
-    from jaslog.events.logs import LogFiles
     from jaslog.fold import FileGame, fold_lines
+    from jaslog.logs import LogFiles
 
     n = games = 0
     with Meter() as m, contextlib.ExitStack() as stack:

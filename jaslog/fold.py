@@ -24,8 +24,9 @@ from typing import Any
 from jaslog.engine.base import ClaimJudge, IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.options import OptionError
-from jaslog.events import Event, GameStarted, Line
+from jaslog.events import Event, GameStarted
 from jaslog.games import GAMES, game_of, resolve
+from jaslog.logs import Line
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ import orjson
 
 from jaslog.audit import ERROR_KEYS, REPORT_KEYS, error_dict, game_report
 from jaslog.engine.fold import FoldError
-from jaslog.events import read_lines
 from jaslog.fold import FileGame, fold_lines
+from jaslog.logs import read_lines
 
 from .rules.logs import DEAL_M, REVOKE_SEQ_M, TRICKS_M, TRICKS_M_REVOKE, Log, round_m
 

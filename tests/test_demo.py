@@ -15,8 +15,8 @@ import duckdb
 import pytest
 
 from jaslog.audit import game_report
-from jaslog.events import read_file
 from jaslog.fold import FileGame, fold_lines
+from jaslog.logs import read_file
 from tests.cli import jaslog as jaslog_here
 from tests.cli import process_env
 

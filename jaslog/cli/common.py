@@ -21,9 +21,8 @@ from rich.progress import (
 )
 
 from jaslog.engine.fold import FoldError
-from jaslog.events import Line
-from jaslog.events.logs import LogError, LogFiles, paths_problem
 from jaslog.fold import FileGame, fold_lines, start_fold
+from jaslog.logs import Line, LogError, LogFiles, paths_problem
 
 if TYPE_CHECKING:
     from jaslog.events import Event

@@ -19,9 +19,8 @@ from jaslog.cli.common import (
 )
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, ReplayWhatIf
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import Line
-from jaslog.events.logs import lines_of_game
 from jaslog.fold import start_fold
+from jaslog.logs import Line, lines_of_game
 from jaslog.render import describe_event, render_table
 
 

@@ -38,8 +38,8 @@ _FILE_LIKE = re.compile(r"[/\\]|\.(jsonl|json|log|txt|ndjson)$", re.IGNORECASE)
 
 def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
     """The game to print: stored (an id, ``store:GAME``) or read from a log file."""
-    from jaslog.events.logs import lines_of_game
     from jaslog.fold import fold_lines
+    from jaslog.logs import lines_of_game
 
     stored = is_stored(source) or (source != "-" and not Path(source).exists()
                                    and not _FILE_LIKE.search(source))

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from jaslog.export.dataset import Chunk, build_chunks
 
 if TYPE_CHECKING:
-    from jaslog.events.logs import LogFiles, RawLine
+    from jaslog.logs import LogFiles, RawLine
     from jaslog.store import Store
 
 #: Below this many chunks an export runs in one process (starting workers costs more).
@@ -105,8 +105,8 @@ def file_chunks(log: LogFiles, index: dict[str, int], chunk_games: int,
     """The chunks of the games of ``log``, ``chunk_games`` games each, built by ``workers``
     processes, in order; at most two chunks per worker are read ahead (``par``: with the
     analysis columns)."""
-    from jaslog.events import line_game
     from jaslog.export.sources import game_lines
+    from jaslog.logs import line_game
     from jaslog.store.parallel import start_method
 
     ctx: Any = mp.get_context(start_method())

@@ -17,7 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
-from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
+from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId
+from jaslog.games import Ruleset
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (

@@ -24,21 +24,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import (
-    MAX_LINE,
-    VERSION,
-    Event,
-    GameStarted,
-    Line,
-    guess_game,
-    line_game,
-    read_line,
-    skip_bom,
-    validate_event_json,
-)
+from jaslog.events import MAX_LINE, VERSION, Event, GameStarted, validate_event_json
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.events.limits import too_long
 from jaslog.fold import start_fold
+from jaslog.logs import Line, guess_game, line_game, read_line, skip_bom
 from jaslog.notation import ViewLine
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id

@@ -37,7 +37,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jaslog.events import canonical_game_end, guess_game, line_game
+from jaslog.logs import canonical_game_end, guess_game, line_game
 from jaslog.store.importer import (
     _COLLECT_EVERY,
     Part,

@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaberjass import options, oracle, sim, view
+from jaslog.games.klaberjass import events, options, oracle, sim, view
 from jaslog.games.klaberjass.fold import KlaberjassFold
 
 GAME = Game(
@@ -34,4 +34,5 @@ GAME = Game(
     tied=frozenset({"tie"}),
     score_only_roem=("sequences",),
     score_only_unknown=("tricks_won", "deal_totals", "bella"),
+    events=events.EVENTS,
 )

@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaverjas import options, oracle, sim, view
+from jaslog.games.klaverjas import events, options, oracle, sim, view
 from jaslog.games.klaverjas.fold import KlaverjasFold
 
 GAME = Game(
@@ -34,4 +34,5 @@ GAME = Game(
     tied=frozenset(()),
     score_only_roem=("roem",),
     score_only_unknown=("roem_on_table",),
+    events=events.EVENTS,
 )

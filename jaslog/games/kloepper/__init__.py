@@ -7,7 +7,7 @@ load by name: ``export``, ``render``, ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.kloepper import options, oracle, sim, view
+from jaslog.games.kloepper import events, options, oracle, sim, view
 from jaslog.games.kloepper.fold import KloepperFold
 
 GAME = Game(
@@ -34,4 +34,5 @@ GAME = Game(
     tied=frozenset({"none"}),
     score_only_roem=(),
     score_only_unknown=("tricks_won",),
+    events=events.EVENTS,
 )
