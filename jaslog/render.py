@@ -5,7 +5,8 @@ game's ``seat_view``, its one visibility rule, which the viewer's frames read to
 sees its own hand, the cards on the table and the public record; never another hand during
 a live round. Nothing here computes a rule. An event's line (:func:`describe_event`) leaves
 out, for a seat, a note's text until the round is played out and another's sequence until
-the first trick is over.
+the first trick is over. The lines of the shared events are here; a game's own events and its
+bids' words are its render adapter's (``EVENT_TEXTS``, ``CALL_WORDS``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from rich.text import Text
 
 from jaslog.cards import (
     CARD_INDEX,
-    CARD_TEXT,
     RANK_TEXT,
     SUIT_LETTERS,
     SUIT_MASK,
@@ -130,12 +130,8 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if d.turn_up is not None:
             t.append("; turn-up ")
             t.append_text(card_markup(CARD_INDEX[d.turn_up]))
-    elif e.type == "trump_turned":
-        t.append("turned ")
-        t.append_text(any_card_markup(d.card))
     elif e.type == "bid":
-        call = {"pass": "passes", "accept": "accepts", "take": "takes the turn-up's suit",
-                "schmeiss": "schmeisses", "annul": "annuls the deal", "play": "plays on"}.get(d.call)
+        call = {"pass": "passes", **getattr(_adapter(fold), "CALL_WORDS", {})}.get(d.call)
         if call is None:
             call = f"names {SUIT_NAMES['CDHS'.index(d.call)]} trumps"
         t.append(f"{who(fold, d.seat)} {call}")
@@ -181,12 +177,23 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
             t.append("note (shown when the round is over)", style="italic")
         else:
             t.append(f"note: {d.text}", style="italic")
-    elif e.type in _GAME_EVENTS:
-        t.append(f"{who(fold, getattr(d, 'seat', None))} " if hasattr(d, "seat") else "")
-        t.append(_GAME_EVENTS[e.type](fold, d, viewer))
     else:
-        t.append(e.type)
+        said = getattr(_adapter(fold), "EVENT_TEXTS", {}).get(e.type)
+        if said is None:
+            t.append(e.type)
+            return t
+        t.append(f"{who(fold, getattr(d, 'seat', None))} " if hasattr(d, "seat") else "")
+        text = said(fold, d, viewer)
+        if isinstance(text, Text):
+            t.append_text(text)
+        else:
+            t.append(text)
     return t
+
+
+def _adapter(fold: GameFold) -> Any:
+    """The game's render adapter (its table, its events' lines and its bids' words)."""
+    return get_game(fold.game).adapter("render")
 
 
 def _claim_text(fold: GameFold, d: Any) -> Text:
@@ -212,27 +219,6 @@ def _secret(fold: GameFold, viewer: int | None) -> bool:
     secrets)."""
     rounds = fold.state.rounds
     return viewer is not None and bool(rounds) and not rounds[-1].over
-
-
-def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
-    r = fold.state.rounds[-1]
-    shown = viewer is None or viewer == d.seat or r.closed or len(r.tricks) >= 2 or (
-        bool(r.tricks) and r.tricks[0].complete)
-    # at the table the cards of a sequence are shown after the first trick
-    return (f"declares the sequence {cards_text(d.cards)}" if shown
-            else f"declares a sequence of {len(d.cards)} cards")
-
-
-_GAME_EVENTS: dict[str, Any] = {
-    "second_deal": lambda f, d, v: f"second deal; the stock's bottom card is {card_text(d.bottom)}",
-    "dix": lambda f, d, v: "exchanges the dix for "
-                           f"{card_text(CARD_TEXT[f.state.rounds[-1].turn_up])}",
-    "sequence": _sequence_text,
-    "bella": lambda f, d, v: "announces bella",
-    "partner_call": lambda f, d, v: "goes alone" if d.call == "alone" else f"calls {d.call}",
-    "knock": lambda f, d, v: "knocks",
-    "knock_back": lambda f, d, v: "knocks back",
-}
 
 
 def _dash(xs: list[int] | None) -> str:
