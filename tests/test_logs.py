@@ -1,4 +1,4 @@
-"""Log files read game by game (``jaslog.events.logs``): two passes, each game at its last line."""
+"""Log files read game by game (``jaslog.logs``): two passes, each game at its last line."""
 
 from __future__ import annotations
 

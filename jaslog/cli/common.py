@@ -184,7 +184,7 @@ def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | 
     paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)
 
-    if paths:  # read twice (see jaslog.events.logs): each game is reported at its last line
+    if paths:  # read twice (see jaslog.logs.files): each game is reported at its last line
         with contextlib.ExitStack() as stack:
             try:
                 log = LogFiles(paths, stack)

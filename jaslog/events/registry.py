@@ -192,6 +192,6 @@ class ModelsView(Mapping[str, "type[Event]"]):
         return f"EVENT_MODELS({', '.join(models())})"
 
 
-def literal_rulesets(_source: Any = None) -> Any:
+def literal_rulesets() -> Any:
     """The ``Literal`` of every ruleset (for a model or API field that names one)."""
     return Literal[rulesets()]  # type: ignore[valid-type]

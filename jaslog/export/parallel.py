@@ -4,7 +4,7 @@ From a store, the games to export are listed first (their ids, in the store's or
 chunk's worth to a list). Each worker opens the store itself, reads the games of a chunk up
 to the export's cursor, folds them and builds the chunk's Arrow tables
 (:func:`jaslog.export.dataset.build_chunks`, exactly as one process does). From log files,
-this process reads the lines game by game (:class:`jaslog.events.logs.LogFiles`) and sends
+this process reads the lines game by game (:class:`jaslog.logs.LogFiles`) and sends
 a chunk's games as their lines, which the worker parses, folds and builds; a few chunks at a
 time are in flight, so memory stays bounded. Either way this process takes the chunks back
 in order and writes them. The same chunks in the same order make the same files: an export is

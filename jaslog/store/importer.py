@@ -106,9 +106,9 @@ def line_number(r: RawLine) -> int:
 def game_ends(paths: list[str | Path]) -> list[set[int]]:
     """For each file in turn (``-`` and pipes spooled first: see :func:`readable_inputs`),
     the numbers of the lines at which a game has its last line in all of them: a first pass
-    that reads only each line's game (:func:`jaslog.events.line_game`), so that the import
+    that reads only each line's game (:func:`jaslog.logs.line_game`), so that the import
     can write and forget a game at its last line, finished or not, instead of holding its
-    fold to the end (as ``check`` does, :class:`jaslog.events.logs.LogFiles`).
+    fold to the end (as ``check`` does, :class:`jaslog.logs.LogFiles`).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -442,7 +442,7 @@ class Validator:
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
         other valid event by the models, a bad line with its error (a line cut short is told
-        by :func:`jaslog.events.read_line`). False for a blank line (nothing taken)."""
+        by :func:`jaslog.logs.read_line`). False for a blank line (nothing taken)."""
         if type(raw) is not bytes:  # an event read from the notation: its own line and column
             self.take(read_line(raw, source, number))
             return True

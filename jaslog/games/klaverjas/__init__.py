@@ -1,9 +1,10 @@
 """Klaverjas: 4 players in two partnerships, Amsterdam and Rotterdam play (rule book section 3).
 
 Everything about the game is in this package, with the same module names in each game's:
-``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
-rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
-load by name: ``export``, ``render``, ``record``.
+``events`` (its own events and their words), ``rules/`` (pure), ``options``, ``fold``,
+``view`` (the round report and the one visibility rule, ``seat_view``), ``sim`` (simulator
+and bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
+``record``.
 """
 
 from jaslog.engine.game import Game

@@ -1,9 +1,10 @@
 """Kloepper: 4 players, black queens make hidden partnerships (rule book section 5).
 
 Everything about the game is in this package, with the same module names in each game's:
-``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
-rule, ``seat_view``), ``sim`` (simulator and bots), ``oracle``, and the adapters the layers
-load by name: ``export``, ``render``, ``record``.
+``events`` (its own events and their words), ``rules/`` (pure), ``options``, ``fold``,
+``view`` (the round report and the one visibility rule, ``seat_view``), ``sim`` (simulator
+and bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
+``record``.
 """
 
 from jaslog.engine.game import Game
