@@ -220,7 +220,7 @@ def check(w: Work) -> Measure:
     """What ``jaslog check --json`` does, without printing: parse, fold, audit every game."""
     import contextlib
 
-    from jaslog.events.logs import LogFiles
+    from jaslog.logs import LogFiles
     from jaslog.play.audit import game_report
     from jaslog.play.fold import FileGame, fold_lines
 

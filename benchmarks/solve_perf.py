@@ -58,9 +58,10 @@ def percentiles(ms: list[float]) -> dict[str, float]:
 
 def workload_deals(log: Path, count: int) -> list[Any]:
     """The first ``count`` Klaverjas rounds of the log played out with their hands known."""
+
     from jaslog.analysis import Deal
-    from jaslog.events.logs import LogFiles
     from jaslog.games import get_game
+    from jaslog.logs import LogFiles
     from jaslog.play.fold import fold_lines
 
     adapter = get_game("klaverjas").adapter("solver")

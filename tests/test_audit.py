@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from jaslog.engine.fold import FoldError
-from jaslog.events import read_lines
+from jaslog.logs import read_lines
 from jaslog.play.audit import ERROR_KEYS, REPORT_KEYS, error_dict, game_report
 from jaslog.play.fold import FileGame, fold_lines
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from jaslog.events import read_file
+from jaslog.logs import read_file
 from jaslog.play.audit import game_report
 from jaslog.play.fold import FileGame, fold_lines
 from tests.cli import jaslog as jaslog_here

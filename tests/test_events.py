@@ -19,10 +19,10 @@ from jaslog.events import (
     canonical_json,
     event_from_dict,
     parse_event,
-    read_lines,
     upcast,
     write_events,
 )
+from jaslog.logs import read_lines
 
 HANDS = [["JH", "9H", "AH", "JC", "8C", "AS", "10S", "7D"]] * 4
 

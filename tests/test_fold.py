@@ -11,17 +11,11 @@ import orjson
 import pytest
 
 from jaslog.engine.fold import FoldError, GameFold, handler
-from jaslog.events import (
-    EVENT_MODELS,
-    Bid,
-    Play,
-    TrumpTurned,
-    canonical_json,
-    event_from_dict,
-    read_lines,
-)
+from jaslog.events import EVENT_MODELS, Bid, Play, canonical_json, event_from_dict
 from jaslog.events.fast import FastPlay, fast_play
+from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.fold import KlaverjasFold
+from jaslog.logs import read_lines
 from jaslog.play.fold import FileGame, fold, fold_lines, start_fold
 
 from .rules.logs import (

@@ -21,10 +21,10 @@ from jaslog.events import (
     canonical_json,
     event_from_dict,
     parse_event,
-    read_line,
     validate_event_json,
 )
 from jaslog.events.limits import MAX_DEPTH, json_problem
+from jaslog.logs import read_line
 from jaslog.play.sim import simulate_game
 from tests.cli import jaslog
 

@@ -1,4 +1,4 @@
-"""Log files read game by game (``jaslog.events.logs``): two passes, each game at its last line."""
+"""Log files read game by game (``jaslog.logs``): two passes, each game at its last line."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from jaslog.events import Line
-from jaslog.events.logs import LogError, LogFiles
+from jaslog.logs import Line, LogError, LogFiles
 from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.sim import simulate_game
 
@@ -79,7 +78,7 @@ def test_a_line_without_a_game_stops_the_grouped_reading(tmp_path: Path) -> None
 def test_one_game_is_found_without_parsing_the_others(tmp_path: Path) -> None:
     """``jaslog replay FILE --game G`` reads only G's lines: another game's broken line is
     passed over by its id, a line that names no game is given on with its error."""
-    from jaslog.events.logs import lines_of_game
+    from jaslog.logs import lines_of_game
 
     a, c = _games(2)
     log = _write(tmp_path / "games.jsonl", a, tail=b'{"game":"other","seq":"x"}\nnot json\n')
@@ -140,7 +139,7 @@ def test_thousands_of_files_do_not_run_out_of_file_handles(tmp_path: Path) -> No
 def test_a_compressed_file_is_named_as_such(tmp_path: Path, magic: bytes, kind: str,
                                             tool: str) -> None:
     """Its first bytes say it is compressed: one sentence, not a bad line per line."""
-    from jaslog.events.logs import path_problem
+    from jaslog.logs import path_problem
 
     p = tmp_path / "my log.jsonl.x"
     p.write_bytes(magic + b"\x00" * 40)
@@ -154,7 +153,7 @@ def test_a_compressed_file_is_named_as_such(tmp_path: Path, magic: bytes, kind: 
 def test_a_real_gzip_file_and_text_that_starts_alike(tmp_path: Path) -> None:
     import gzip
 
-    from jaslog.events.logs import path_problem
+    from jaslog.logs import path_problem
 
     (a,) = _games(1)
     log = _write(tmp_path / "a.jsonl", a)
@@ -172,7 +171,7 @@ def test_a_pipe_is_not_read_to_look_at_it(tmp_path: Path) -> None:
     import os
     import threading
 
-    from jaslog.events.logs import paths_problem
+    from jaslog.logs import paths_problem
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -192,7 +191,7 @@ def test_a_pipe_is_not_read_to_look_at_it(tmp_path: Path) -> None:
 def test_the_same_file_given_twice_is_refused_before_reading(tmp_path: Path) -> None:
     import os
 
-    from jaslog.events.logs import paths_problem, repeated_path
+    from jaslog.logs import paths_problem, repeated_path
 
     (a,) = _games(1)
     log = _write(tmp_path / "g.jsonl", a)
@@ -216,7 +215,7 @@ def test_a_pipe_given_twice_is_refused_without_reading_it(tmp_path: Path) -> Non
     writer is ever attached: opening it would block)."""
     import os
 
-    from jaslog.events.logs import repeated_path
+    from jaslog.logs import repeated_path
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

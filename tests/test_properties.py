@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 
 from jaslog.cards import CARD_INDEX, cards_of, hand_mask
 from jaslog.engine.fold import FoldError
-from jaslog.events import event_from_dict, read_file
+from jaslog.events import event_from_dict
 from jaslog.games import resolve
 from jaslog.games.klaverjas.rules import PlayRules, judge, legal
+from jaslog.logs import read_file
 from jaslog.play.audit import REPORT_KEYS, game_report
 from jaslog.play.fold import fold, fold_lines
 from jaslog.play.sim import Faults, simulate_game

@@ -18,10 +18,10 @@ import orjson
 import pytest
 
 from jaslog.cards import FULL_DECK, SUIT_MASK, cards_of
-from jaslog.events import read_lines
 from jaslog.games import resolve
 from jaslog.games.klaverjas.bots import HeuristicBot, RandomBot
 from jaslog.games.klaverjas.rules import KlaverjasGame
+from jaslog.logs import read_lines
 from jaslog.play.audit import game_report
 from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.sim import (

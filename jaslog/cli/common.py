@@ -22,8 +22,7 @@ from rich.progress import (
 )
 
 from jaslog.engine.fold import FoldError
-from jaslog.events import Line
-from jaslog.events.logs import LogError, LogFiles, paths_problem
+from jaslog.logs import Line, LogError, LogFiles, paths_problem
 from jaslog.play.fold import FileGame, fold_lines, start_fold
 
 if TYPE_CHECKING:
@@ -204,7 +203,7 @@ def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | 
     paths = [p for p in paths if not is_stored(p)]
     check_readable(paths)
 
-    if paths:  # read twice (see jaslog.events.logs): each game is reported at its last line
+    if paths:  # read twice (see jaslog.logs.files): each game is reported at its last line
         with contextlib.ExitStack() as stack:
             try:
                 log = LogFiles(paths, stack)

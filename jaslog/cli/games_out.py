@@ -38,7 +38,7 @@ from jaslog.cli.common import (
     write_json_line,
 )
 from jaslog.engine.fold import FoldError
-from jaslog.events.logs import LogError, LogFiles, RawLine
+from jaslog.logs import LogError, LogFiles, RawLine
 from jaslog.play.fold import FileGame, fold_lines
 
 #: The ``--cluster`` option of the commands that judge games on a cluster.
@@ -185,6 +185,6 @@ def judge_share(judge: Judge, args: tuple[Any, ...], lines: list[list[RawLine]] 
 
 
 def _fold_group(group: list[RawLine]) -> Iterator[FileGame | FoldError]:
-    from jaslog.events import read_line
+    from jaslog.logs import read_line
 
     return fold_lines(read_line(raw, name, number) for name, number, raw in group)

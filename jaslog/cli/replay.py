@@ -22,8 +22,7 @@ from jaslog.cli.common import (
 from jaslog.cli.whatif import AS_OPTION, WHAT_IF_OPTIONS, ReplayWhatIf
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.view import played_out
-from jaslog.events import Line
-from jaslog.events.logs import lines_of_game
+from jaslog.logs import Line, lines_of_game
 from jaslog.play.fold import start_fold
 from jaslog.play.render import describe_event, render_table
 from jaslog.play.views import Sight, Timeline, card_kept, kept_card_text, timeline

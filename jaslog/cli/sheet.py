@@ -34,7 +34,7 @@ DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
 
 def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
     """The game to print: stored (an id, ``store:GAME``) or read from a log file."""
-    from jaslog.events.logs import lines_of_game
+    from jaslog.logs import lines_of_game
     from jaslog.play.fold import fold_lines
 
     stored = is_stored(as_stored(Path(source)))

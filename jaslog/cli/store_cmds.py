@@ -23,7 +23,8 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn, 
 from jaslog.cli.common import check_readable, console, err_console, fail, write_json_line
 from jaslog.cli.tables import print_fitted
 from jaslog.errors import JaslogError
-from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem, skip_bom
+from jaslog.events import GAME_ID_PATTERN, PLAYER_ID_PATTERN, id_problem
+from jaslog.logs import skip_bom
 from jaslog.store import (
     ConflictError,
     GameInfo,

@@ -19,7 +19,7 @@ from rich.progress import BarColumn, Progress, TextColumn
 
 from jaslog.cli.common import console, err_console, fail, write_json_line
 from jaslog.cli.store_cmds import DB, JSON, opened
-from jaslog.events import skip_bom
+from jaslog.logs import skip_bom
 from jaslog.store import certificate
 
 #: The most checking processes ``verify --workers`` starts.
@@ -67,7 +67,7 @@ def _public_keys(texts: list[str]) -> list[Any]:
 
 def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
-    from jaslog.events import read_lines
+    from jaslog.logs import read_lines
     from jaslog.store.signing import V2
     from jaslog.store.verify import Trust
     from jaslog.store.verify_log import Signed, verify_log

@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from jaslog.cli.common import console, fail, read_games, write_json_line
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import Line
+from jaslog.logs import Line
 from jaslog.play.whatif import WhatIf, WhatIfError, what_if
 
 AS_OPTION = typer.Option(None, "--as", metavar="PRESET",

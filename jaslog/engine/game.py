@@ -31,6 +31,7 @@ from jaslog.engine.options import Option
 from jaslog.engine.sim import Faults
 from jaslog.engine.view import RedactEvent, SeatView
 from jaslog.errors import JaslogError
+from jaslog.events import Event
 
 #: The layers that load a game's adapter by name (a module of the game's package each);
 #: ``solver`` serves the analysis (``jaslog.analysis``).
@@ -109,6 +110,9 @@ class Game:
     #: keys that take the roem the sheet gives, and the keys it cannot know (null)
     score_only_roem: tuple[str, ...] = ()
     score_only_unknown: tuple[str, ...] = ()
+    #: the game's own event models (``games/<g>/events.py``), which it registers beside the
+    #: shared events (:mod:`jaslog.events.registry`) with its presets' names
+    events: tuple[type[Event], ...] = ()
     package: str = field(default="")
 
     def __post_init__(self) -> None:

@@ -1,8 +1,12 @@
-"""The ``jaslog/1`` event log: models, JSON Lines reading and writing, upcasters.
+"""The ``jaslog/1`` event log: the envelope, the shared events, their JSON, upcasters.
 
 One event per line, UTF-8 JSON. Every event has ``game``, ``seq`` (0-based, contiguous
 within its game) and ``type``, and may have ``at`` (RFC 3339) and ``id`` (a UUID that makes
-retries idempotent). The models here are the format: ``schemas/`` is generated from them.
+retries idempotent). The models are the format: ``schemas/`` is generated from them. The
+shared events are here; each game's own events are in its package
+(``jaslog/games/<g>/events.py``) and join them through the registry
+(:mod:`jaslog.events.registry`), from which the union of every event is built on first use.
+Reading log files and pipes (JSON Lines or notation) is :mod:`jaslog.logs`, a layer above.
 
 >>> e = parse_event(b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}')
 >>> e.type, e.seat, e.card
@@ -17,26 +21,26 @@ jaslog.events.EventError: field 'card': 'TH' is not a card (canonical text: 10H,
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO, Annotated, Any, Literal, Union
+from collections.abc import Callable, Iterable, Mapping
+from typing import IO, Annotated, Any, ClassVar, Literal, Union
 
 import orjson
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
     StringConstraints,
     TypeAdapter,
     ValidationError,
 )
+from pydantic_core import CoreSchema, core_schema
 
 from jaslog.errors import JaslogError
+from jaslog.events import registry
 from jaslog.events.limits import MAX_LINE, NOT_IDS, event_problem, json_error, not_an_id
-from jaslog.notation import TextView, ViewLine, is_notation
+from jaslog.events.registry import Arg, Words
 
 FORMAT = "jaslog/1"
 VERSION = 1
@@ -78,11 +82,21 @@ Seat = Annotated[int, Field(ge=0, le=3)]
 #: overflows the store's or the export's integer columns.
 MOST_POINTS = 10_000
 MOST_ROUNDS = 9_999
-#: The rulesets a log may name: every game's presets (``jaslog.games.PRESETS``; a test
-#: keeps the two lists equal).
-RULESETS = ("amsterdam", "amsterdam-kbn", "rotterdam", "klaverjas-online-501", "klaberjass-2p",
-            "kloepper")
-Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
+
+
+class RegisteredRuleset:
+    """The check of ``game_started.ruleset``: one of the rulesets the games registered (their
+    presets' names, :func:`jaslog.events.registry.rulesets`), as a ``Literal`` of them, built
+    when the model is first used (``GameStarted`` defers its build until then) and again
+    whenever a game registers."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.literal_schema(list(registry.rulesets()))
+
+
+#: A seat's argument in an event's notation (:class:`~jaslog.events.registry.Words`).
+SEAT_ARG = Arg("seat", "seat")
 
 
 class EventError(JaslogError, ValueError):
@@ -112,8 +126,12 @@ class Event(BaseModel):
 class GameStarted(Event):
     """Seq 0 of every game: the rules and who sits where."""
 
+    model_config = ConfigDict(defer_build=True)  # the rulesets are the games' (registered)
+    words: ClassVar[Words] = Words("", custom=True)  # its tags: [Game "g1"] [Ruleset ...]
+
     type: Literal["game_started"]
-    ruleset: Ruleset = Field(description="A preset of the rule book, section 7")  # type: ignore[valid-type]
+    ruleset: Annotated[str, RegisteredRuleset] = Field(
+        description="A preset of the rule book, section 7")
     options: dict[str, Any] | None = Field(default=None, description="Overrides of the preset")
     seats: list[PlayerId] = Field(min_length=2, max_length=4,
                                   description="Opaque player ids by seat, clockwise")
@@ -123,6 +141,8 @@ class GameStarted(Event):
 
 class Dealt(Event):
     """Opens a round. ``hands`` absent: the scorer did not see them."""
+
+    words: ClassVar[Words] = Words("Deal", ("dealt",), hands=True, custom=True)
 
     type: Literal["dealt"]
     hands: list[list[CardText]] | None = Field(default=None, description="Cards by seat")
@@ -135,81 +155,21 @@ class Dealt(Event):
                                   "the top card to the bottom card")
 
 
-class TrumpTurned(Event):
-    """Random trump: a card turned to propose (or fix) the trump suit."""
-
-    type: Literal["trump_turned"]
-    card: Annotated[str, StringConstraints(pattern=TURNED_PATTERN)]
-
-
 class Bid(Event):
     """A call in the trump selection. Klaverjas: ``pass``, ``accept`` or a suit. Klaberjass:
     ``take``, ``pass``, ``schmeiss``, a suit (round 2), ``annul`` or ``play`` (the answer to
     a schmeiss)."""
+
+    words: ClassVar[Words] = Words("Bid", ("bids",), custom=True)
 
     type: Literal["bid"]
     seat: Seat
     call: Literal["pass", "accept", "take", "schmeiss", "annul", "play", "C", "D", "H", "S"]
 
 
-class SecondDeal(Event):
-    """Klaberjass: after trumps are fixed, three more cards to each player, and the stock's
-    bottom card turned face up. ``hands`` is given exactly when the deal's hands were."""
-
-    type: Literal["second_deal"]
-    hands: list[list[CardText]] | None = Field(default=None, description="3 cards by seat")
-    bottom: CardText = Field(description="The stock's bottom card, turned face up")
-
-
-class Dix(Event):
-    """Klaberjass: ``seat`` exchanges the seven of trumps (the dix) for the turn-up card."""
-
-    type: Literal["dix"]
-    seat: Seat
-
-
-class SequenceDeclared(Event):
-    """Klaberjass: ``seat`` declares a sequence (3 or more cards of a suit in a row) that it
-    holds, before the first card of trick 2."""
-
-    type: Literal["sequence"]
-    seat: Seat
-    cards: list[CardText] = Field(min_length=3, max_length=8, description="The sequence's cards")
-
-
-class Bella(Event):
-    """Klaberjass: ``seat`` announces bella on playing the second of the king and queen of
-    trumps."""
-
-    type: Literal["bella"]
-    seat: Seat
-
-
-class PartnerCall(Event):
-    """Kloepper: the player holding both black queens calls a non-trump ace (its holder is his
-    secret partner) or goes alone, before the first lead."""
-
-    type: Literal["partner_call"]
-    seat: Seat
-    call: Literal["AC", "AD", "AH", "AS", "alone"]
-
-
-class Knock(Event):
-    """Kloepper: ``seat`` (holding a black queen) knocks: his side undertakes every trick."""
-
-    type: Literal["knock"]
-    seat: Seat
-
-
-class KnockBack(Event):
-    """Kloepper: after a knock, ``seat`` (of the other side) knocks back: his side undertakes
-    to win a trick."""
-
-    type: Literal["knock_back"]
-    seat: Seat
-
-
 class Play(Event):
+    words: ClassVar[Words] = Words("", custom=True)  # its cards, on a trick's line
+
     type: Literal["play"]
     seat: Seat
     card: CardText
@@ -217,6 +177,9 @@ class Play(Event):
 
 class Roem(Event):
     """A roem claim for the trick just completed."""
+
+    words: ClassVar[Words] = Words("Roem", args=(SEAT_ARG, Arg("points", "int", "the roem's points")),
+                                   trick="closes")
 
     type: Literal["roem"]
     seat: Seat
@@ -232,6 +195,8 @@ class Claim(Event):
     tricks go to the side named with their card points and the last-trick bonus, and no roem
     (rule book 9.1, decision 13)."""
 
+    words: ClassVar[Words] = Words("Claim", ("claims", "concede", "concedes"), custom=True)
+
     type: Literal["claim"]
     seat: Seat
     gives: Literal[CLAIM_GIVES]  # type: ignore[valid-type]
@@ -239,6 +204,8 @@ class Claim(Event):
 
 class Ruling(Event):
     """A referee's score for a round (1-based); totals use it instead of the played score."""
+
+    words: ClassVar[Words] = Words("Ruling", custom=True)
 
     type: Literal["ruling"]
     round: int = Field(ge=1, le=MOST_ROUNDS)
@@ -248,6 +215,8 @@ class Ruling(Event):
 
 class Note(Event):
     """An annotation that changes nothing."""
+
+    words: ClassVar[Words] = Words("Note", custom=True)
 
     type: Literal["note"]
     text: str = Field(min_length=1, max_length=10000)
@@ -259,6 +228,8 @@ class Correction(Event):
     """A scorer's correction: ``retracts`` the most recent events, recorded by mistake. The
     fold goes on as if they were never recorded; they stay in the log and every report shows
     them as retracted, with the ``reason`` (rule book 9.1, decision 9)."""
+
+    words: ClassVar[Words] = Words("Correction", ("fix",), custom=True)
 
     type: Literal["correction"]
     retracts: list[Annotated[int, Field(ge=1)]] = Field(
@@ -275,6 +246,8 @@ class Irregularity(Event):
     (taken back into its holder's hand), an exposed card, a misdeal... It changes nothing in
     the fold; reports list it (rule book 9.1, decision 10)."""
 
+    words: ClassVar[Words] = Words("Irregularity", custom=True)
+
     type: Literal["irregularity"]
     kind: Literal[IRREGULARITY_KINDS]  # type: ignore[valid-type]
     seat: Seat
@@ -286,6 +259,8 @@ class Irregularity(Event):
 class RoundScore(Event):
     """A round recorded by its score alone, in place of its deal, bids and plays; the
     optional fields say what else is known (rule book 9.1, decision 11)."""
+
+    words: ClassVar[Words] = Words("Score", ("roundscore",), custom=True)
 
     type: Literal["round_score"]
     round: int = Field(ge=1, le=MOST_ROUNDS)
@@ -305,28 +280,65 @@ class Timeout(Event):
     """The seat due had not acted after ``seconds`` (by the service's own clock, in a
     tournament with a time limit; rule book 9.1, decision 15). It changes nothing in the fold."""
 
+    words: ClassVar[Words] = Words("Timeout", args=(SEAT_ARG, Arg("seconds", "int",
+                                                                  "the seconds waited")))
+
     type: Literal["timeout"]
     seat: Seat
     seconds: int = Field(ge=0, le=86_400 * 365)
 
 
-EVENT_MODELS: dict[str, type[Event]] = {
-    "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
-    "play": Play, "roem": Roem, "claim": Claim, "ruling": Ruling, "note": Note,
-    "second_deal": SecondDeal, "dix": Dix, "sequence": SequenceDeclared, "bella": Bella,
-    "partner_call": PartnerCall, "knock": Knock, "knock_back": KnockBack,
-    "correction": Correction, "irregularity": Irregularity, "round_score": RoundScore,
-    "timeout": Timeout,
-}
+#: The shared events, in the order they are registered (each game's follow, game by game).
+SHARED_EVENTS: tuple[type[Event], ...] = (
+    GameStarted, Dealt, Bid, Play, Roem, Claim, Ruling, Note, Correction, Irregularity,
+    RoundScore, Timeout)
+registry.register(*SHARED_EVENTS)
 
-AnyEvent = Annotated[
-    Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Claim, Ruling, Note,  # noqa: UP007
-          SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack,
-          Correction, Irregularity, RoundScore, Timeout],
-    Field(discriminator="type"),
-]
-_ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
-_validate_json: Callable[[bytes | str], Event] = _ADAPTER.validator.validate_json
+#: Every event model by its type: the shared events and every game's (the registry, read
+#: live: complete whenever it is read).
+EVENT_MODELS: Mapping[str, type[Event]] = registry.ModelsView()
+
+
+def any_event() -> Any:
+    """The union of every registered event, told apart by ``type`` (the registry's order)."""
+    return Annotated[Union[tuple(registry.models().values())],  # noqa: UP007
+                     Field(discriminator="type")]
+
+
+def _build_validator(line: bytes | str) -> Event:
+    """The first parse after the registry changed: build the union's validator (once), then
+    parse with it. ``validate_event_json`` and ``parse_event`` call the module's
+    ``_validate_json``, which is this function until the validator is built, then the
+    validator's own ``validate_json``: no cost per event for the registry."""
+    global _validate_json
+    adapter: TypeAdapter[Any] = TypeAdapter(any_event())
+    _validate_json = adapter.validator.validate_json  # type: ignore[assignment]
+    return _validate_json(line)
+
+
+_validate_json: Callable[[bytes | str], Event] = _build_validator
+
+
+def _registry_changed() -> None:
+    global _validate_json
+    _validate_json = _build_validator
+    if GameStarted.__pydantic_complete__:  # built with the rulesets then known
+        GameStarted.model_rebuild(force=True)
+
+
+registry.on_change(_registry_changed)
+
+
+def __getattr__(name: str) -> Any:
+    """``AnyEvent`` (the union), ``RULESETS`` and ``Ruleset`` (the ``Literal`` of them), built
+    from the registry when asked for."""
+    if name == "AnyEvent":
+        return any_event()
+    if name == "RULESETS":
+        return registry.rulesets()
+    if name == "Ruleset":
+        return registry.literal_rulesets()
+    raise AttributeError(f"module 'jaslog.events' has no attribute {name!r}")
 
 
 def validate_event_json(line: bytes | str) -> Event:
@@ -408,12 +420,13 @@ def event_from_dict(raw: Any) -> Event:
     if not isinstance(raw, dict):
         raise EventError(f"an event is a JSON object, not {json_kind(raw)}")
     t = raw.get("type")
-    if t not in EVENT_MODELS:
+    model = EVENT_MODELS.get(t) if isinstance(t, str) else None
+    if model is None:
         if t is None:
             raise EventError("field 'type' is missing")
         raise EventError(f"unknown event type {t!r} (known: {', '.join(EVENT_MODELS)})")
     try:
-        e: Event = EVENT_MODELS[t].model_validate(raw)
+        e: Event = model.model_validate(raw)
     except ValidationError as err:
         raise EventError(_describe(err, raw)) from None
     problem = event_problem(e)
@@ -445,198 +458,6 @@ def parse_event(line: bytes | str) -> Event:
 def canonical_json(event: Event) -> bytes:
     """The canonical bytes of an event: fields in model order, absent fields left out."""
     return orjson.dumps(event.model_dump(exclude_none=True))
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """What one line of a log held: an event, or the error that made it unreadable."""
-
-    source: str
-    number: int
-    event: Event | None
-    error: str | None = None
-    game: str | None = None
-    seq: int | None = None
-
-
-def _peek_dict(d: Any) -> tuple[str | None, int | None]:
-    """Best-effort game and seq of a decoded line that failed, for the error message."""
-    if not isinstance(d, dict):
-        return None, None
-    g, s = d.get("game"), d.get("seq")
-    return (g if isinstance(g, str) else None), \
-        (s if isinstance(s, int) and not isinstance(s, bool) else None)
-
-
-def canonical_game_end(raw: bytes) -> int:
-    """Where the game id of a line in canonical form ends (the index of its closing quote; the
-    id is ``raw[9:end]``), or -1 when that is not certain from the text: the line must start
-    with ``{"game":"``, name ``"game"`` once, and the id must have no escape.
-
-    >>> canonical_game_end(b'{"game":"g-1","seq":3}'), canonical_game_end(b'{"seq":3}')
-    (12, -1)
-    """
-    if raw.startswith(b'{"game":"') and raw.count(b'"game"') == 1:
-        end = raw.find(b'"', 9)
-        if end > 9 and raw.find(b"\\", 9, end) < 0:
-            return end
-    return -1
-
-
-def line_game(raw: bytes) -> str | None:
-    """The game a line names, found cheaply (to group lines by game before parsing them): read
-    off the text of a line in canonical form (it starts with ``{"game":"<id>"``, names
-    ``"game"`` once and the id has no escape), else from the line's JSON, else, for a line
-    that is not JSON (cut short, say), from its text (:func:`guess_game`), as
-    :func:`read_line` attributes it. None when no game can be made out (its own parse says
-    what is wrong with it).
-
-    >>> line_game(b'{"game":"g-1","seq":3,"type":"play","seat":1,"card":"AS"}')
-    'g-1'
-    >>> line_game(b'{"seq": 3, "game": "g-2"}'), line_game(b'{"game": "g-3", "se'), line_game(b'x')
-    ('g-2', 'g-3', None)
-    """
-    end = canonical_game_end(raw)
-    if end > 0:
-        return raw[9:end].decode("utf-8", "replace")
-    if type(raw) is ViewLine:  # a line of a notation text knows its game
-        return raw.game
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return guess_game(raw)
-    g = d.get("game") if isinstance(d, dict) else None
-    return g if isinstance(g, str) else None
-
-
-#: The UTF-8 byte order mark some Windows editors put at the start of a text file.
-BOM = b"\xef\xbb\xbf"
-
-
-def skip_bom(stream: IO[bytes]) -> IO[bytes]:
-    """Step over a UTF-8 byte order mark at the start of ``stream`` (a log saved by a Windows
-    editor starts with one; it is not part of the first line). Returns the stream, or, when
-    its first non-blank character opens a tag (``[Game "g1"]``), the stream read as the
-    notation (``jaslog.notation.TextView``: its events as JSON Lines, each line knowing the
-    text's line and column), so that every reader of logs reads both by their content.
-
-    >>> import io
-    >>> skip_bom(io.BufferedReader(io.BytesIO(BOM + b'{"game":"g"}'))).read()
-    b'{"game":"g"}'
-    >>> skip_bom(io.BufferedReader(io.BytesIO(b'{"game":"g"}'))).read()
-    b'{"game":"g"}'
-    >>> next(skip_bom(io.BufferedReader(io.BytesIO(b'[Game "g"]\\n[Seq 3]\\nNote "hi"'))))
-    b'{"game":"g","seq":3,"type":"note","text":"hi"}\\n'
-    """
-    peek = getattr(stream, "peek", None)
-    if peek is not None:
-        if peek(3)[:3] == BOM:
-            stream.read(3)
-        head = peek(SNIFF)
-    elif stream.seekable():
-        start = stream.tell()
-        if stream.read(3) != BOM:
-            stream.seek(start)
-        start = stream.tell()
-        head = stream.read(SNIFF)
-        stream.seek(start)
-    else:
-        return stream
-    return TextView(stream) if is_notation(head) else stream  # type: ignore[return-value]
-
-
-#: How much of a stream's start :func:`skip_bom` looks at to tell notation from JSON Lines.
-SNIFF = 8192
-
-
-def read_lines(stream: Iterable[bytes], source: str) -> Iterator[Line]:
-    """Every non-blank line of a JSON Lines stream (any iterable of lines), parsed; lines of
-    notation (the first non-blank one opens a tag) are read as the notation. Never raises for
-    bad input."""
-    if not isinstance(stream, TextView):
-        it = iter(stream)
-        head = []
-        for raw in it:
-            head.append(raw)
-            if raw.strip():
-                break
-        stream = itertools.chain(head, it)
-        if head and is_notation(head[-1]):
-            stream = TextView(stream)
-    for number, raw in enumerate(stream, 1):
-        if raw.strip():
-            yield read_line(raw, source, number)
-
-
-_GAME_IN_TEXT = re.compile(rb'"game"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
-
-
-def guess_game(raw: bytes) -> str | None:
-    """The game a line names, if its text shows one (without parsing it: the line may be
-    broken).
-
-    >>> guess_game(b'{"game": "club-7", "seq": 3, "type": "pl')
-    'club-7'
-    """
-    m = _GAME_IN_TEXT.search(raw, 0, 8192)
-    return m.group(1).decode() if m else None
-
-
-def read_line(raw: bytes, source: str, number: int) -> Line:
-    """Line ``number`` of ``source``, parsed: its event, or what is wrong with it, with the
-    game (and seq) the line names when they can be made out, so that the error is the
-    game's. Every reader of logs (check, replay, import, export) reads a bad line alike.
-
-    >>> ln = read_line(b'{"game": "g1", "seq": 3, "type": "pl', "a.jsonl", 4)
-    >>> ln.game, ln.error[:52]
-    ('g1', 'the file ends in the middle of a line (truncated?): ')
-
-    A line of a notation text read as JSON Lines (a ``jaslog.notation.ViewLine``) is the
-    text's line ``number``, and its error names the column.
-    """
-    if type(raw) is ViewLine:
-        return _text_line(raw, source)
-    try:
-        return Line(source, number, parse_event(raw))
-    except EventError as e:
-        error = str(e)
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as u:
-        error = (f"not UTF-8: byte {u.start + 1} of the line is 0x{raw[u.start]:02x} "
-                 "(save the file as UTF-8)")
-    if len(raw) > MAX_LINE:
-        return Line(source, number, None, error, guess_game(raw))
-    try:
-        d = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        if not raw.endswith(b"\n"):  # only a file's last line can end without one
-            error = f"the file ends in the middle of a line (truncated?): {error}"
-        return Line(source, number, None, error, guess_game(raw))
-    game, seq = _peek_dict(d)
-    return Line(source, number, None, error, game, seq)
-
-
-def _text_line(raw: ViewLine, source: str) -> Line:
-    """A line of a notation text: its event, or what is wrong with it, at the text's line."""
-    error = raw.error
-    if error is None:
-        try:
-            return Line(source, raw.line, parse_event(bytes(raw)))
-        except EventError as e:
-            error = str(e)
-    return Line(source, raw.line, None, f"column {raw.column}: {error}", raw.game, raw.seq)
-
-
-def read_file(path: str | Path) -> Iterator[Line]:
-    """The lines of a log file (``-`` is standard input)."""
-    if str(path) == "-":
-        import sys
-
-        yield from read_lines(skip_bom(sys.stdin.buffer), "<stdin>")
-        return
-    with open(path, "rb") as f:
-        yield from read_lines(skip_bom(f), str(path))
 
 
 def write_events(events: Iterable[Event], stream: IO[bytes]) -> int:

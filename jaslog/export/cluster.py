@@ -21,7 +21,7 @@ from jaslog.batch import cluster
 from jaslog.export.dataset import Chunk, ExportError, build_chunks
 
 if TYPE_CHECKING:
-    from jaslog.events.logs import LogFiles, RawLine
+    from jaslog.logs import LogFiles, RawLine
     from jaslog.store import Store
 
 
@@ -70,8 +70,8 @@ def file_chunks(address: str, log: LogFiles, index: dict[str, int], chunk_games:
                 par: bool = False) -> Iterator[Chunk]:
     """The chunks of the games of ``log``, ``chunk_games`` games each, built on the cluster
     at ``address``, in order (``par``: with the analysis columns)."""
-    from jaslog.events import line_game
     from jaslog.export.sources import game_lines
+    from jaslog.logs import line_game
 
     def tasks() -> Iterator[tuple[Any, ...]]:
         for batch in cluster.batches(game_lines(log), chunk_games):

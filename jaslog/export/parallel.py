@@ -4,7 +4,7 @@ From a store, the games to export are listed first (their ids, in the store's or
 chunk's worth to a list). Each worker opens the store itself, reads the games of a chunk up
 to the export's cursor, folds them and builds the chunk's Arrow tables
 (:func:`jaslog.export.dataset.build_chunks`, exactly as one process does). From log files,
-this process reads the lines game by game (:class:`jaslog.events.logs.LogFiles`) and sends
+this process reads the lines game by game (:class:`jaslog.logs.LogFiles`) and sends
 a chunk's games as their lines, which the worker parses, folds and builds; a few chunks at a
 time are in flight, so memory stays bounded. Either way this process takes the chunks back
 in order and writes them. The same chunks in the same order make the same files: an export is
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from jaslog.export.dataset import Chunk, build_chunks
 
 if TYPE_CHECKING:
-    from jaslog.events.logs import LogFiles, RawLine
+    from jaslog.logs import LogFiles, RawLine
     from jaslog.store import Store
 
 #: Below this many chunks an export runs in one process (starting workers costs more).
@@ -105,8 +105,8 @@ def file_chunks(log: LogFiles, index: dict[str, int], chunk_games: int,
     """The chunks of the games of ``log``, ``chunk_games`` games each, built by ``workers``
     processes, in order; at most two chunks per worker are read ahead (``par``: with the
     analysis columns)."""
-    from jaslog.events import line_game
     from jaslog.export.sources import game_lines
+    from jaslog.logs import line_game
     from jaslog.store.parallel import start_method
 
     ctx: Any = mp.get_context(start_method())

@@ -8,8 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from jaslog.events import Event, Line, read_line
-from jaslog.events.logs import LogError, LogFiles, RawLine
+from jaslog.events import Event
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     ExportError,
@@ -19,6 +18,7 @@ from jaslog.export.dataset import (
     load_manifest,
     usable_previous,
 )
+from jaslog.logs import Line, LogError, LogFiles, RawLine, read_line
 
 if TYPE_CHECKING:
     from jaslog.store import Store

@@ -1,7 +1,10 @@
 """The registry of games: :data:`GAMES` by name, and what is looked up by a ruleset's name.
 
 Adding a game is one package under ``jaslog/games/`` declaring its :class:`~jaslog.engine.game.Game`
-and one line here.
+(its own events in its ``events.py``) and one line here. :func:`register` puts a game in
+every table here and its events and presets' names in the event registry
+(:mod:`jaslog.events.registry`), which imports this package on first use: the registry is
+complete before the first event is parsed.
 
 >>> list(GAMES)
 ['klaverjas', 'klaberjass', 'kloepper']
@@ -20,22 +23,49 @@ jaslog.engine.options.OptionError: option 'play' must be one of amsterdam, rotte
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from jaslog.engine.game import Game
 from jaslog.engine.options import Option, OptionError, parse_value
+from jaslog.events import registry
 from jaslog.games.klaberjass import GAME as KLABERJASS
 from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.games.kloepper import GAME as KLOEPPER
 
 #: Every game, by name, in the order they are listed everywhere.
-GAMES: dict[str, Game] = {g.name: g for g in (KLAVERJAS, KLABERJASS, KLOEPPER)}
+GAMES: dict[str, Game] = {}
 
 #: Every game's presets, by name (a preset's ``game`` option names its game).
-PRESETS: dict[str, Mapping[str, Any]] = {name: p for g in GAMES.values() for name, p in g.presets.items()}
+PRESETS: dict[str, Mapping[str, Any]] = {}
 
 #: Every game's option catalogue, by game name.
-CATALOGUES: dict[str, Mapping[str, Option]] = {name: g.options for name, g in GAMES.items()}
+CATALOGUES: dict[str, Mapping[str, Option]] = {}
+
+
+def register(game: Game) -> None:
+    """Add ``game`` to :data:`GAMES`, :data:`PRESETS` and :data:`CATALOGUES`, and its events
+    and presets' names to the event registry (a game added again changes nothing; another
+    game of the same name is refused, ``ValueError``)."""
+    known = GAMES.get(game.name)
+    if known is game:
+        return
+    if known is not None:
+        raise ValueError(f"a game called {game.name!r} is registered already")
+    clash = sorted(set(game.presets) & set(PRESETS))
+    if clash:
+        raise ValueError(f"game {game.name!r}: preset {clash[0]!r} is another game's already")
+    registry.register(*game.events, rulesets=tuple(game.presets))
+    GAMES[game.name] = game
+    PRESETS.update(game.presets)
+    CATALOGUES[game.name] = game.options
+
+
+for _game in (KLAVERJAS, KLABERJASS, KLOEPPER):
+    register(_game)
+
+#: A field that names a ruleset (an API model's), checked against the presets of the games
+#: registered when the module is imported.
+Ruleset = Literal[tuple(PRESETS)]  # type: ignore[valid-type]
 
 
 class UnknownGame(OptionError):
@@ -79,5 +109,5 @@ def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
     return key, parse_value(GAMES[game_of(ruleset)].options.get(key), key, raw)
 
 
-__all__ = ["CATALOGUES", "GAMES", "PRESETS", "UnknownGame", "game_of", "get_game",
-           "parse_option_text", "resolve"]
+__all__ = ["CATALOGUES", "GAMES", "PRESETS", "Ruleset", "UnknownGame", "game_of", "get_game",
+           "parse_option_text", "register", "resolve"]

@@ -8,9 +8,11 @@ corrections, rulings... The writer (:func:`write_game`) gives one canonical text
 spaces, ``;`` comments) and locates every error by line and column. Text and ``jaslog/1``
 convert both ways without loss, byte for byte.
 
-This is a pure layer of syntax: event dicts in, text out, and back. It imports no event
-model: ``jaslog.events`` reads a notation file as a log (through :class:`TextView`) and
-validates its events as it validates JSON Lines.
+This is a layer of syntax: event dicts in, text out, and back. It validates no event: each
+event's words (its statement's word, keywords and arguments) come from the event registry
+(``words`` on each model, :mod:`jaslog.events.registry`; a game's in its own folder), and
+``jaslog.logs`` reads a notation file as a log (through :class:`TextView`), validating its
+events as it validates JSON Lines.
 
 >>> text = write_game([
 ...     {"game": "g1", "seq": 0, "type": "game_started", "ruleset": "kloepper",

@@ -3,9 +3,11 @@
 A game is read into :class:`TextGame`: its events as dicts (each with the line and column it
 was written at) and its errors (:class:`NotationError`: line, column, what was expected), in
 the order they were met. A bad item stops its line only: reading goes on with the next line,
-and with the next game (as python-chess collects ``Game.errors``). Nothing here validates an
-event against the models: ``jaslog.events`` does (an event the models refuse is an error at
-its item's line and column).
+and with the next game (as python-chess collects ``Game.errors``). An event's statement is
+read by its declared words (:class:`jaslog.events.registry.Words`); the shared events with a
+form of their own (the deal, bids, notes, rulings...) by the code here. Nothing here validates
+an event against the models: ``jaslog.logs`` does, through them (an event the models refuse is
+an error at its item's line and column).
 
 >>> [g] = read_games(['[Game "g1"]', '[Ruleset "amsterdam"]', '[Seats "a b c d"]',
 ...                   '[Dealer 3]', '', 'Deal', 'Bid 0: pass ♥', '1. 0: jh th 7x'])
@@ -22,9 +24,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from jaslog.events.registry import Arg, Words
 from jaslog.notation import syntax
 from jaslog.notation.lexer import SPACE, ItemStop, Token, TokenCursor, shown, tag_line, tokens
-from jaslog.notation.syntax import KEYWORDS, TAGS, norm
+from jaslog.notation.syntax import EVENT_KEYWORD, TAGS, norm
 from jaslog.notation.times import TimeFormError, after
 
 _TRICK = re.compile(r"(\d{1,4})(\.|\.\.\.|…)")
@@ -375,9 +378,9 @@ class _GameReader(TokenCursor):
             if m.group(2) == ".":
                 self.leader_due = col
             return
-        kw = KEYWORDS.get(norm(value))
+        kw = self.keyword(value)
         if kw is not None:
-            self.statement(kw, col)
+            self.statement(kw, col, norm(value))
             return
         c = syntax.card(value)
         if c is None and nxt is not None and nxt[0] == "w" and syntax.suit(nxt[1]) \
@@ -427,12 +430,37 @@ class _GameReader(TokenCursor):
 
     # ------------------------------------------------------------------ statements
 
-    def statement(self, kw: str, col: int) -> None:
+    def keyword(self, value: str) -> str | None:
+        """The event type a statement's keyword opens (its further words taken: ``Knock
+        back``), ``event`` for the notation's own ``Event {...}``, or None."""
+        first = norm(value)
+        if first == EVENT_KEYWORD:
+            return EVENT_KEYWORD
+        if first not in syntax.table().phrases:
+            return None
+        words = [value]
+        k = self.k
+        while k < len(self.toks) and self.toks[k][0] == "w" and len(words) < 4:
+            words.append(self.toks[k][1])
+            k += 1
+        found = syntax.keyword(words)
+        if found is None:
+            return None
+        self.k += found[1] - 1
+        return found[0]
+
+    def statement(self, kw: str, col: int, word: str) -> None:
+        """The statement of event type ``kw`` (``word``: its first word, as read), from its
+        words (:func:`jaslog.notation.syntax.words_of`) or, for the shared events with a form
+        of their own, by their code here."""
         if kw == "bid":
             self.mode = "bid"
             return
         self.mode = ""
-        if kw == "dealt":
+        words = syntax.words_of(kw)
+        if words is not None and not words.custom:
+            self.declared(kw, words, col)
+        elif kw == "dealt":
             fields: dict[str, Any] = {}
             while True:
                 if self.word_next("dealer"):
@@ -442,42 +470,9 @@ class _GameReader(TokenCursor):
                 else:
                     break
             self.hands, self.hand_next = self.event("dealt", col, **fields), 0
-        elif kw == "second_deal":
-            self.word_next("deal")
-            if not self.word_next("bottom"):
-                kind, value, c = self.take("bottom and the stock's bottom card")
-                raise ItemStop(c, f"expected bottom and the stock's bottom card (Second deal "
-                               f"bottom KD), got {shown(kind, value)}")
-            self.hands, self.hand_next = self.event("second_deal", col, bottom=self.card()), 0
-        elif kw == "trump_turned":
-            self.event("trump_turned", col, card=self.card(syntax.turned_card, "the card turned "
-                                                           "(2-10, J, Q, K or A and a suit)"))
-        elif kw == "roem":
-            seat = self.seat()
-            self.event("roem", col, seat=seat, points=self.int_("the roem's points"))
-        elif kw == "timeout":
-            seat = self.seat()
-            self.event("timeout", col, seat=seat, seconds=self.int_("the seconds waited"))
-        elif kw == "knock":
-            kind = "knock_back" if self.word_next("back") else "knock"
-            self.event(kind, col, seat=self.seat())
-        elif kw in ("claim", "concede"):
-            self.event("claim", col, seat=self.seat(),
-                       gives="rest_to_claimer" if kw == "claim" else "rest_to_opponents")
-        elif kw in ("bella", "dix", "knock_back"):
-            self.event(kw, col, seat=self.seat())
-        elif kw == "sequence":
-            seat = self.seat()
-            cards = self.cards()
-            if not cards:
-                t = self.peek()
-                raise ItemStop(t[2] if t else self.end_col(),
-                            "expected the sequence's cards (Sequence 0 JS QS KS)")
-            self.event("sequence", col, seat=seat, cards=cards)
-        elif kw == "partner_call":
-            seat = self.seat()
-            self.event("partner_call", col, seat=seat,
-                       call=self.card(syntax.partner_call, "an ace (AC, AD, AH, AS) or alone"))
+        elif kw == "claim":
+            self.event("claim", col, seat=self.seat(), gives="rest_to_opponents"
+                       if word.startswith("concede") else "rest_to_claimer")
         elif kw == "note":
             fields = {}
             while True:
@@ -524,6 +519,41 @@ class _GameReader(TokenCursor):
             if type(value.get("seq")) is int:
                 self.line_events[-1].seq = value["seq"]
                 self.seq = value["seq"] + 1
+
+    def declared(self, kw: str, words: Words, col: int) -> None:
+        """An event read by its declared arguments (:class:`jaslog.events.registry.Arg`)."""
+        fields: dict[str, Any] = {}
+        for arg in words.args:
+            if arg.word and not self.word_next(norm(arg.word)):
+                kind, value, c = self.take(arg.what)
+                raise ItemStop(c, f"expected {arg.what} ({arg.example}), got {shown(kind, value)}"
+                               if arg.example else f"expected {arg.what}, got {shown(kind, value)}")
+            fields[arg.field] = self.argument(kw, arg)
+        e = self.event(kw, col, **fields)
+        if words.hands:
+            self.hands, self.hand_next = e, 0
+
+    def argument(self, kw: str, arg: Arg) -> Any:
+        """The value of one declared argument (after its word, if it has one)."""
+        what = "" if arg.word else arg.what
+        kind = arg.kind
+        if kind == "seat":
+            return self.seat(what or "a seat")
+        if kind == "int":
+            return self.int_(what or "a number")
+        if kind == "card":
+            return self.card(syntax.card, what or "a card")
+        if kind == "full_card":
+            return self.card(syntax.turned_card, what or "a card")
+        if kind == "choice":
+            return self.card(syntax.choices(kw, arg.field), what or "one of "
+                             + ", ".join(syntax.choice_values(kw, arg.field)))
+        cards = self.cards()
+        if len(cards) < arg.least:
+            t = self.peek()
+            raise ItemStop(t[2] if t else self.end_col(), f"expected {arg.what}"
+                           + (f" ({arg.example})" if arg.example else ""))
+        return cards
 
     def score(self, col: int) -> None:
         self.word_next("round")

@@ -1,92 +1,35 @@
 """What the reader and the writer share: the words of the notation, the order of each event's
 fields, and cards, calls and suits read leniently.
 
+Each event's words (its statement's word, its keywords and its arguments) are declared beside
+its model (``words``, a :class:`jaslog.events.registry.Words`: the shared events' in
+:mod:`jaslog.events`, a game's in ``jaslog/games/<g>/events.py``); the tables here are built
+from the event registry on first use, and again when an event is registered.
+
 >>> card("t♥"), card("10h"), card("♥J"), card("XX")
 ('10H', '10H', 'JH', None)
 >>> call("Hearts"), call("PASS"), call("♠")
 ('H', 'pass', 'S')
+>>> fields_of("sequence"), keyword(["knock", "back", "2"])
+(('seat', 'cards'), ('knock_back', 2))
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, get_args
 
 from jaslog.cards import CARD_TEXT, parse_card
+from jaslog.events import IRREGULARITY_KINDS, Bid, Event, registry
+from jaslog.events.registry import Words
 
 #: The envelope's fields, in canonical order (``jaslog.events.Event``).
-ENVELOPE = ("game", "seq", "type", "at", "id", "recorded_at")
+ENVELOPE: tuple[str, ...] = tuple(Event.model_fields)
 
-#: Each event type's own fields after the envelope, in canonical order (the models' order in
-#: ``jaslog.events``; a test keeps the two equal).
-FIELDS: dict[str, tuple[str, ...]] = {
-    "game_started": ("ruleset", "options", "seats", "dealer", "meta"),
-    "dealt": ("hands", "dealer", "turn_up", "stock"),
-    "trump_turned": ("card",),
-    "bid": ("seat", "call"),
-    "play": ("seat", "card"),
-    "roem": ("seat", "points"),
-    "claim": ("seat", "gives"),
-    "ruling": ("round", "score", "reason"),
-    "note": ("text", "seat", "round"),
-    "second_deal": ("hands", "bottom"),
-    "dix": ("seat",),
-    "sequence": ("seat", "cards"),
-    "bella": ("seat",),
-    "partner_call": ("seat", "call"),
-    "knock": ("seat",),
-    "knock_back": ("seat",),
-    "correction": ("retracts", "reason"),
-    "irregularity": ("kind", "seat", "cards", "text"),
-    "round_score": ("round", "score", "chooser", "trump", "points", "roem", "result"),
-    "timeout": ("seat", "seconds"),
-}
-
-#: Statement keywords as read (lower case, ``-`` and ``_`` dropped) and the event each opens
-#: (``concede``: a claim of the rest for the others); ``second`` and ``knock`` may take a
-#: second word (``Second deal``, ``Knock back``).
-KEYWORDS: dict[str, str] = {
-    "deal": "dealt", "dealt": "dealt", "seconddeal": "second_deal", "second": "second_deal",
-    "turn": "trump_turned", "turned": "trump_turned", "trumpturned": "trump_turned",
-    "bid": "bid", "bids": "bid",
-    "roem": "roem", "bella": "bella", "dix": "dix", "sequence": "sequence",
-    "call": "partner_call", "partner": "partner_call", "partnercall": "partner_call",
-    "knock": "knock", "knockback": "knock_back",
-    "note": "note", "ruling": "ruling", "correction": "correction", "fix": "correction",
-    "irregularity": "irregularity", "score": "round_score", "roundscore": "round_score",
-    "timeout": "timeout", "event": "event",
-    # a claim of the rest, and a concession (a claim that gives the rest to the others)
-    "claim": "claim", "claims": "claim", "concede": "concede", "concedes": "concede",
-}
-
-#: The word the writer gives each statement.
-WORDS = {"dealt": "Deal", "second_deal": "Second deal", "trump_turned": "Turn", "bid": "Bid",
-         "roem": "Roem", "bella": "Bella", "dix": "Dix", "sequence": "Sequence",
-         "partner_call": "Call", "knock": "Knock", "knock_back": "Knock back", "note": "Note",
-         "ruling": "Ruling", "correction": "Correction", "irregularity": "Irregularity",
-         "round_score": "Score", "timeout": "Timeout", "event": "Event"}
-#: How the writer words a claim by what it gives.
-CLAIM_WORDS = {"rest_to_claimer": "Claim", "rest_to_opponents": "Concede"}
-
-#: The tags of a game's ``game_started`` and of the section, by their key as read (lower case,
-#: ``-`` and ``_`` dropped); every other tag is a ``meta`` entry.
-TAGS = {"game": "Game", "ruleset": "Ruleset", "options": "Options", "seats": "Seats",
-        "dealer": "Dealer", "at": "At", "recordedat": "RecordedAt", "id": "Id", "seq": "Seq",
-        "meta": "Meta"}
-
-CALLS = ("pass", "accept", "take", "schmeiss", "annul", "play")
-SUITS = "CDHS"
-_SUIT_WORDS = {"c": "C", "d": "D", "h": "H", "s": "S", "♣": "C", "♦": "D", "♥": "H", "♠": "S",
-               "♧": "C", "♢": "D", "♡": "H", "♤": "S", "clubs": "C", "diamonds": "D",
-               "hearts": "H", "spades": "S"}
-IRREGULARITY_KINDS = ("lead_out_of_turn", "play_out_of_turn", "exposed_card", "misdeal",
-                      "wrong_card_count", "other")
-PARTNER_CALLS = ("AC", "AD", "AH", "AS", "alone")
-
-#: A word the writer can leave bare (a ``result``): else it is written as a JSON string.
-BARE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-
-_CARDS: dict[str, str | None] = {t: t for t in CARD_TEXT}
-_TURNED_RANKS = {"2", "3", "4", "5", "6"}
+#: The notation's own keyword (not an event's): ``Event {...}``, any event as its JSON.
+EVENT_KEYWORD = "event"
 
 
 def norm(word: str) -> str:
@@ -96,6 +39,114 @@ def norm(word: str) -> str:
     ('knockback', 'seconddeal')
     """
     return word.lower().replace("-", "").replace("_", "")
+
+
+@dataclass(frozen=True)
+class Table:
+    """The notation's words, from the event registry: each type's ``fields`` after the
+    envelope (in the model's order) and ``words``; ``phrases``: by a keyword's first word (as
+    :func:`norm` gives it), the rest of each keyword that starts with it and its type,
+    longest first."""
+
+    fields: dict[str, tuple[str, ...]]
+    words: dict[str, Words]
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]]
+
+
+def _build() -> Table:
+    fields: dict[str, tuple[str, ...]] = {}
+    words: dict[str, Words] = {}
+    phrases: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+    owner: dict[tuple[str, ...], str] = {}
+    for t, model in registry.models().items():
+        fields[t] = tuple(f for f in model.model_fields if f not in ENVELOPE)
+        w: Words = model.words  # type: ignore[attr-defined]
+        words[t] = w
+        for phrase in w.phrases():
+            key = tuple(norm(x) for x in phrase.split())
+            if not key:
+                continue
+            if key == (EVENT_KEYWORD,) or owner.get(key, t) != t:
+                raise ValueError(f"the notation keyword {phrase!r} of {t!r} is "
+                                 f"{owner.get(key, 'the notation')}'s already")
+            owner[key] = t
+            phrases.setdefault(key[0], []).append((key[1:], t))
+    for found in phrases.values():
+        found.sort(key=lambda p: -len(p[0]))
+    return Table(fields, words, phrases)
+
+
+_TABLE: list[Table] = []
+
+
+def table() -> Table:
+    """The notation's words (built from the registry on first use)."""
+    if not _TABLE:
+        _TABLE.append(_build())
+    return _TABLE[0]
+
+
+registry.on_change(_TABLE.clear)
+
+
+def fields_of(event_type: Any) -> tuple[str, ...]:
+    """An event type's own fields after the envelope, in canonical order (() if unknown)."""
+    return table().fields.get(event_type, ()) if isinstance(event_type, str) else ()
+
+
+def words_of(event_type: Any) -> Words | None:
+    """An event type's words, or None for a type not registered."""
+    return table().words.get(event_type) if isinstance(event_type, str) else None
+
+
+def keyword(tokens: Sequence[str]) -> tuple[str, int] | None:
+    """The event type the words ``tokens`` open (a statement's keyword, one word or more) and
+    how many of them the keyword takes; None when the first is no keyword."""
+    found = table().phrases.get(norm(tokens[0])) if tokens else None
+    for rest, t in found or ():
+        if tuple(norm(x) for x in tokens[1:1 + len(rest)]) == rest:
+            return t, 1 + len(rest)
+    return None
+
+
+class _Fields(Mapping[str, tuple[str, ...]]):
+    """Each event type's own fields after the envelope, in canonical order (the models')."""
+
+    def __getitem__(self, key: str) -> tuple[str, ...]:
+        return table().fields[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(table().fields)
+
+    def __len__(self) -> int:
+        return len(table().fields)
+
+
+#: Each event type's own fields after the envelope, in canonical order (the models' order).
+FIELDS: Mapping[str, tuple[str, ...]] = _Fields()
+
+#: How the writer words a claim by what it gives (a claim read from ``Concede`` gives the
+#: rest to the others).
+CLAIM_WORDS = {"rest_to_claimer": "Claim", "rest_to_opponents": "Concede"}
+
+#: The tags of a game's ``game_started`` and of the section, by their key as read (lower case,
+#: ``-`` and ``_`` dropped); every other tag is a ``meta`` entry.
+TAGS = {"game": "Game", "ruleset": "Ruleset", "options": "Options", "seats": "Seats",
+        "dealer": "Dealer", "at": "At", "recordedat": "RecordedAt", "id": "Id", "seq": "Seq",
+        "meta": "Meta"}
+
+#: A bid's calls that are words (the others are suits), from the model's ``call``.
+CALLS = tuple(c for c in get_args(Bid.model_fields["call"].annotation) if len(c) > 1)
+SUITS = "CDHS"
+_SUIT_WORDS = {"c": "C", "d": "D", "h": "H", "s": "S", "♣": "C", "♦": "D", "♥": "H", "♠": "S",
+               "♧": "C", "♢": "D", "♡": "H", "♤": "S", "clubs": "C", "diamonds": "D",
+               "hearts": "H", "spades": "S"}
+
+#: A word the writer can leave bare (a ``result``): else it is written as a JSON string.
+BARE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+
+_CARDS: dict[str, str | None] = {t: t for t in CARD_TEXT}
+_TURNED_RANKS = {"2", "3", "4", "5", "6"}
 
 
 def card(text: str) -> str | None:
@@ -161,13 +212,31 @@ def irregularity_kind(text: str) -> str | None:
     return k if k in IRREGULARITY_KINDS else None
 
 
-def partner_call(text: str) -> str | None:
-    """A Kloepper partner call: an ace (``AS``, ``a♠``...) or ``alone``, or None.
+def choice(values: Sequence[str]) -> Any:
+    """A reader of one of ``values`` (a model field's ``Literal``): a card among them written
+    leniently, or a word among them in any case.
 
-    >>> partner_call("a♠"), partner_call("ALONE"), partner_call("KS")
+    >>> read = choice(("AC", "AD", "AH", "AS", "alone"))
+    >>> read("a♠"), read("ALONE"), read("KS")
     ('AS', 'alone', None)
     """
-    if text.lower() == "alone":
-        return "alone"
-    c = card(text)
-    return c if c in PARTNER_CALLS else None
+    words = {v.lower(): v for v in values}
+
+    def read(text: str) -> str | None:
+        got = words.get(text.lower())
+        if got is not None and card(got) is None:
+            return got
+        c = card(text)
+        return c if c in values else None
+
+    return read
+
+
+def choice_values(event_type: str, field: str) -> tuple[str, ...]:
+    """The values a field of an event type may take (its ``Literal``)."""
+    return get_args(registry.models()[event_type].model_fields[field].annotation)
+
+
+def choices(event_type: str, field: str) -> Any:
+    """A reader of the values a field of an event type may take (:func:`choice`)."""
+    return choice(choice_values(event_type, field))

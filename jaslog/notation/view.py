@@ -4,7 +4,7 @@
 line, each event's JSON (its fields in canonical order) and, for each error, a line that is
 no event. Each line is a :class:`ViewLine`: bytes that also carry where the event or error was
 written (the text's line and column) and, for an error, what was expected, so that
-``jaslog.events.read_line`` reports it there. ``jaslog.events.skip_bom`` wraps a stream whose
+``jaslog.logs.read_line`` reports it there. ``jaslog.logs.skip_bom`` wraps a stream whose
 first non-blank character opens a tag (:func:`is_notation`).
 
 >>> view = TextView([b'[Game "g1"]\\n', b'[Ruleset "amsterdam"]\\n', b'[Seats "a b c d"]\\n',
@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from jaslog.notation.reader import TextGame, read_games
-from jaslog.notation.syntax import ENVELOPE, FIELDS
+from jaslog.notation.syntax import ENVELOPE, fields_of
 
 _OPENS_TAG = re.compile(rb"\[[ \t]*[A-Za-z]")
 _BLANK = b" \t\r\n\f\v"
@@ -74,7 +74,7 @@ def event_json(e: dict[str, Any]) -> bytes:
     >>> event_json({"card": "JH", "seat": 0, "type": "play", "seq": 4, "game": "g"})
     b'{"game":"g","seq":4,"type":"play","seat":0,"card":"JH"}'
     """
-    order = ENVELOPE + FIELDS.get(e.get("type"), ())  # type: ignore[arg-type]
+    order = ENVELOPE + fields_of(e.get("type"))
     d = {k: e[k] for k in order if k in e}
     if len(d) < len(e):
         d.update((k, v) for k, v in e.items() if k not in d)

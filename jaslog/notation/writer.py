@@ -2,10 +2,11 @@
 
 A game is its tag pairs (its ``game_started``), then its events in seq order, a line each,
 but for the bids of a bidding (one line) and the plays of a trick (one line, with the roem
-claimed on it and a bella announced in it). Each line ends with its events' times (``@``),
-their store times (``@@``) and ids (``#``) when they have any; a field the compact forms do not
-hold goes in a ``{...}`` annotation right after its event. Reading the text back gives every
-event's canonical JSON again, byte for byte.
+claimed on it and a bella announced in it: an event whose words allow it). An event's
+statement follows its declared words (:class:`jaslog.events.registry.Words`). Each line ends
+with its events' times (``@``), their store times (``@@``) and ids (``#``) when they have any;
+a field the compact forms do not hold goes in a ``{...}`` annotation right after its event.
+Reading the text back gives every event's canonical JSON again, byte for byte.
 
 >>> print(write_game([
 ...     {"game": "g1", "seq": 0, "type": "game_started", "ruleset": "amsterdam",
@@ -33,7 +34,9 @@ from typing import Any
 
 import orjson
 
-from jaslog.notation.syntax import BARE, CLAIM_WORDS, TAGS, WORDS, norm
+from jaslog.events.registry import Arg, Words
+from jaslog.notation import syntax
+from jaslog.notation.syntax import BARE, CLAIM_WORDS, TAGS, norm
 from jaslog.notation.times import full, shortest
 
 #: Where a line's times begin (the items are padded to this width), so that they line up.
@@ -276,14 +279,24 @@ class _GameWriter:
                 ln = self.open("bid")
                 ln.parts.append("Bid")
             self.seated(ln, e, e["call"])
-        elif t == "roem" and self.line is not None and self.line.kind == "trick":
-            self.add(self.line, f" Roem {e.get('seat')} {e.get('points')}", e, ("seat", "points"))
-            self.line.closed = True
-        elif t == "bella" and self.line is not None and self.line.kind == "trick" \
-                and not self.line.closed:
-            self.add(self.line, f" Bella {e.get('seat')}", e, ("seat",))
-        else:
+        elif not self.on_trick(e):
             self.statement(e)
+
+    def on_trick(self, e: dict[str, Any]) -> bool:
+        """Put ``e`` on the trick's line under way, if its words allow it (a roem, which
+        closes the line; a bella, while the line is open) and its arguments can be written."""
+        ln = self.line
+        words = syntax.words_of(e.get("type"))
+        if ln is None or ln.kind != "trick" or words is None or not words.trick \
+                or (ln.closed and words.trick != "closes"):
+            return False
+        said = _said(e, words)
+        if said is None:
+            return False
+        self.add(ln, " " + said[0], e, said[1])
+        if words.trick == "closes":
+            ln.closed = True
+        return True
 
     def seated(self, ln: _Line, e: dict[str, Any], text: str) -> None:
         seat = e["seat"]
@@ -321,7 +334,16 @@ class _GameWriter:
         self.body = True
         ln = self.open("one")
         hands: Any = None
-        if t == "dealt":
+        words = syntax.words_of(t)
+        said = _said(e, words) if words is not None and not words.custom else None
+        if said is not None and words is not None:
+            text, used = said
+            hands = e.get("hands")
+            if words.hands and _hands_ok(hands):
+                used.append("hands")
+                ln.extra = [f"  {i}: {' '.join(h)}".rstrip() for i, h in enumerate(hands)]
+            self.add(ln, text, e, used)
+        elif t == "dealt":
             text, used = "Deal", []
             if _seat_ok(e.get("dealer")):
                 text += f" dealer {e['dealer']}"
@@ -338,29 +360,8 @@ class _GameWriter:
                 ln.extra.append(f"  stock: {' '.join(e['stock'])}".rstrip())
             ln.full_first = True
             self.add(ln, text, e, used)
-        elif t == "second_deal" and _card_ok(e.get("bottom")):
-            hands = e.get("hands")
-            used = ["bottom"]
-            if _hands_ok(hands):
-                used.append("hands")
-                ln.extra = [f"  {i}: {' '.join(h)}".rstrip() for i, h in enumerate(hands)]
-            self.add(ln, f"Second deal bottom {e['bottom']}", e, used)
-        elif t == "trump_turned" and isinstance(e.get("card"), str):
-            self.add(ln, f"Turn {e['card']}", e, ("card",))
-        elif t in ("roem", "timeout") and _seat_ok(e.get("seat")) \
-                and isinstance(e.get("points", e.get("seconds")), int):
-            n = e.get("points", e.get("seconds"))
-            self.add(ln, f"{WORDS[t]} {e['seat']} {n}", e, ("seat", "points", "seconds"))
         elif t == "claim" and _seat_ok(e.get("seat")) and e.get("gives") in CLAIM_WORDS:
             self.add(ln, f"{CLAIM_WORDS[e['gives']]} {e['seat']}", e, ("seat", "gives"))
-        elif t in ("bella", "dix", "knock", "knock_back") and _seat_ok(e.get("seat")):
-            self.add(ln, f"{WORDS[t]} {e['seat']}", e, ("seat",))
-        elif t == "sequence" and _seat_ok(e.get("seat")) and _cards_ok(e.get("cards")) \
-                and e["cards"]:
-            self.add(ln, f"Sequence {e['seat']} {' '.join(e['cards'])}", e, ("seat", "cards"))
-        elif t == "partner_call" and _seat_ok(e.get("seat")) and isinstance(e.get("call"), str) \
-                and _PLAYER.fullmatch(e["call"]):
-            self.add(ln, f"Call {e['seat']} {e['call']}", e, ("seat", "call"))
         elif t == "note" and isinstance(e.get("text"), str):
             text, used = "Note", ["text"]
             if _seat_ok(e.get("seat")):
@@ -412,6 +413,41 @@ class _GameWriter:
             fields = {k: v for k, v in e.items() if k not in _ENVELOPE}
             self.add(ln, f"Event {_json(fields)}", e, fields)
         self.flush()
+
+
+def _said(e: dict[str, Any], words: Words) -> tuple[str, list[str]] | None:
+    """An event's statement from its words, and the fields it holds; None when an argument
+    cannot be written so (the event is then written as its JSON)."""
+    parts = [words.word]
+    used: list[str] = []
+    for arg in words.args:
+        v = e.get(arg.field)
+        if not _arg_ok(arg, v):
+            return None
+        if arg.word:
+            parts.append(arg.word)
+        parts.append(" ".join(v) if arg.kind == "cards" else str(v))  # type: ignore[arg-type]
+        used.append(arg.field)
+    return " ".join(parts), used
+
+
+_FULL_CARD = re.compile(r"(?:[2-9]|10|J|Q|K|A)[CDHS]")
+
+
+def _arg_ok(arg: Arg, v: Any) -> bool:
+    """Can ``v`` be written as the argument ``arg`` (and read back as it is)?"""
+    kind = arg.kind
+    if kind == "seat":
+        return _seat_ok(v)
+    if kind == "int":
+        return type(v) is int
+    if kind == "card":
+        return _card_ok(v)
+    if kind == "full_card":
+        return isinstance(v, str) and _FULL_CARD.fullmatch(v) is not None
+    if kind == "cards":
+        return _cards_ok(v) and len(v) >= max(arg.least, 1)
+    return isinstance(v, str) and _PLAYER.fullmatch(v) is not None  # a choice
 
 
 def _ints(v: Any) -> bool:

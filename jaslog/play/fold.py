@@ -24,8 +24,9 @@ from typing import Any
 from jaslog.engine.base import ClaimJudge, IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.options import OptionError
-from jaslog.events import Event, GameStarted, Line
+from jaslog.events import Event, GameStarted
 from jaslog.games import GAMES, game_of, resolve
+from jaslog.logs import Line
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | Non
     """Fold every game found in ``lines`` (games may interleave; each in seq order).
 
     Yields a :class:`FileGame` per game: at its last line when ``is_last(game, line)`` tells
-    which line that is (:meth:`jaslog.events.logs.LogFiles.is_last`: memory then holds only the games
+    which line that is (:meth:`jaslog.logs.LogFiles.is_last`: memory then holds only the games
     under way), else in order of first appearance once all lines are read. A line that names
     no game is yielded as a bare :class:`FoldError` at once.
     """

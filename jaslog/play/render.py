@@ -5,7 +5,10 @@ game's ``seat_view``, its one visibility rule, which the viewer's frames read to
 sees its own hand, the cards on the table and the public record; never another hand during
 a live round. Nothing here computes a rule. An event's line (:func:`describe_event`) leaves
 out, for a seat, what the game's ``redact_event`` leaves out (a note's text until the round
-is played out, another's sequence until the first trick is over).
+is played out, another's sequence until the first trick is over). The lines of the shared
+events are here; a game's own events and its bids' words are its render adapter's
+(``EVENT_TEXTS``, ``CALL_WORDS``), which read what a viewer may know of an event through
+:func:`seen_event`.
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from rich.text import Text
 
 from jaslog.cards import (
     CARD_INDEX,
-    CARD_TEXT,
     RANK_TEXT,
     SUIT_LETTERS,
     SUIT_MASK,
@@ -131,12 +133,8 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if d.turn_up is not None:
             t.append("; turn-up ")
             t.append_text(card_markup(CARD_INDEX[d.turn_up]))
-    elif e.type == "trump_turned":
-        t.append("turned ")
-        t.append_text(any_card_markup(d.card))
     elif e.type == "bid":
-        call = {"pass": "passes", "accept": "accepts", "take": "takes the turn-up's suit",
-                "schmeiss": "schmeisses", "annul": "annuls the deal", "play": "plays on"}.get(d.call)
+        call = {"pass": "passes", **getattr(_adapter(fold), "CALL_WORDS", {})}.get(d.call)
         if call is None:
             call = f"names {SUIT_NAMES['CDHS'.index(d.call)]} trumps"
         t.append(f"{who(fold, d.seat)} {call}")
@@ -162,7 +160,7 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         if known:
             t.append(" (" + ", ".join(known) + ")")
     elif e.type == "correction":
-        reason = d.reason if "reason" in _seen(fold, e, viewer) \
+        reason = d.reason if "reason" in seen_event(fold, e, viewer) \
             else "(its reason is shown when the round is over)"
         t.append(f"correction: retracts seq {', '.join(map(str, d.retracts))}: {reason}",
                  style="bold red")
@@ -170,24 +168,35 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
         cards = f" {cards_text(d.cards)}" if d.cards else ""  # shown at the table: public
         t.append(f"irregularity: {d.kind.replace('_', ' ')} by {who(fold, d.seat)}{cards}",
                  style="bold yellow")
-        if d.text and "text" in _seen(fold, e, viewer):
+        if d.text and "text" in seen_event(fold, e, viewer):
             t.append(f": {d.text}", style="yellow")
     elif e.type == "timeout":
         t.append(f"timeout: {who(fold, d.seat)} had not acted after {d.seconds} s",
                  style="yellow")
     elif e.type == "note":
-        if "text" not in _seen(fold, e, viewer):
+        if "text" not in seen_event(fold, e, viewer):
             # the scorer's free text may name cards: a seat reads it once the round is played
             # out (a round ruled with cards unplayed keeps its secrets)
             t.append("note (shown when the round is over)", style="italic")
         else:
             t.append(f"note: {d.text}", style="italic")
-    elif e.type in _GAME_EVENTS:
-        t.append(f"{who(fold, getattr(d, 'seat', None))} " if hasattr(d, "seat") else "")
-        t.append(_GAME_EVENTS[e.type](fold, d, viewer))
     else:
-        t.append(e.type)
+        said = getattr(_adapter(fold), "EVENT_TEXTS", {}).get(e.type)
+        if said is None:
+            t.append(e.type)
+            return t
+        t.append(f"{who(fold, getattr(d, 'seat', None))} " if hasattr(d, "seat") else "")
+        text = said(fold, d, viewer)
+        if isinstance(text, Text):
+            t.append_text(text)
+        else:
+            t.append(text)
     return t
+
+
+def _adapter(fold: GameFold) -> Any:
+    """The game's render adapter (its table, its events' lines and its bids' words)."""
+    return get_game(fold.game).adapter("render")
 
 
 def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
@@ -208,7 +217,7 @@ def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
     return t
 
 
-def _seen(fold: GameFold, e: Event, viewer: int | None) -> dict[str, Any]:
+def seen_event(fold: GameFold, e: Event, viewer: int | None) -> dict[str, Any]:
     """Event ``e`` (of the last round of ``fold``) as ``viewer`` may know it now (None: the
     referee; a negative seat: the public), as the game's ``redact_event`` gives it: a line
     leaves out what it leaves out (the scorer's free text until the round is played out,
@@ -220,24 +229,6 @@ def _seen(fold: GameFold, e: Event, viewer: int | None) -> dict[str, Any]:
     sight = Sight(public=True) if viewer < 0 else Sight(seat=viewer)
     seen = Seen(fold, len(rounds), bool(rounds) and not played_out(rounds[-1]))
     return get_game(fold.game).redact_event(d, sight, seen)
-
-
-def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
-    shown = "cards" in _seen(fold, d, viewer)
-    return (f"declares the sequence {cards_text(d.cards)}" if shown
-            else f"declares a sequence of {len(d.cards)} cards")
-
-
-_GAME_EVENTS: dict[str, Any] = {
-    "second_deal": lambda f, d, v: f"second deal; the stock's bottom card is {card_text(d.bottom)}",
-    "dix": lambda f, d, v: "exchanges the dix for "
-                           f"{card_text(CARD_TEXT[f.state.rounds[-1].turn_up])}",
-    "sequence": _sequence_text,
-    "bella": lambda f, d, v: "announces bella",
-    "partner_call": lambda f, d, v: "goes alone" if d.call == "alone" else f"calls {d.call}",
-    "knock": lambda f, d, v: "knocks",
-    "knock_back": lambda f, d, v: "knocks back",
-}
 
 
 def _dash(xs: list[int] | None) -> str:

@@ -18,8 +18,8 @@ from pydantic.json_schema import SkipJsonSchema
 from sse_starlette.sse import EventSourceResponse
 
 from jaslog.engine.options import OptionError
-from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId, Ruleset
-from jaslog.games import GAMES, game_of
+from jaslog.events import GAME_ID_PATTERN, GameId, PlayerId
+from jaslog.games import GAMES, Ruleset, game_of
 from jaslog.play.views import (
     NotVisible,
     Sight,

@@ -24,20 +24,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import (
-    MAX_LINE,
-    VERSION,
-    Event,
-    GameStarted,
-    Line,
-    guess_game,
-    line_game,
-    read_line,
-    skip_bom,
-    validate_event_json,
-)
+from jaslog.events import MAX_LINE, VERSION, Event, GameStarted, validate_event_json
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.events.limits import too_long
+from jaslog.logs import Line, guess_game, line_game, read_line, skip_bom
 from jaslog.notation import ViewLine
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
@@ -116,9 +106,9 @@ def line_number(r: RawLine) -> int:
 def game_ends(paths: list[str | Path]) -> list[set[int]]:
     """For each file in turn (``-`` and pipes spooled first: see :func:`readable_inputs`),
     the numbers of the lines at which a game has its last line in all of them: a first pass
-    that reads only each line's game (:func:`jaslog.events.line_game`), so that the import
+    that reads only each line's game (:func:`jaslog.logs.line_game`), so that the import
     can write and forget a game at its last line, finished or not, instead of holding its
-    fold to the end (as ``check`` does, :class:`jaslog.events.logs.LogFiles`).
+    fold to the end (as ``check`` does, :class:`jaslog.logs.LogFiles`).
 
     >>> import tempfile, pathlib
     >>> d = pathlib.Path(tempfile.mkdtemp())
@@ -453,7 +443,7 @@ class Validator:
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
         other valid event by the models, a bad line with its error (a line cut short is told
-        by :func:`jaslog.events.read_line`). False for a blank line (nothing taken)."""
+        by :func:`jaslog.logs.read_line`). False for a blank line (nothing taken)."""
         if type(raw) is not bytes:  # an event read from the notation: its own line and column
             self.take(read_line(raw, source, number))
             return True

@@ -37,7 +37,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from jaslog.events import canonical_game_end, guess_game, line_game
+from jaslog.logs import canonical_game_end, guess_game, line_game
 from jaslog.store.importer import (
     _COLLECT_EVERY,
     Part,
@@ -61,7 +61,7 @@ WORKER_BATCH_GAMES, WORKER_BATCH_EVENTS = 50, 30_000
 
 def worker_of(raw: bytes, n: int) -> int:
     """Which of ``n`` workers takes a line: the one of its game (the same for every line of a
-    game; :func:`jaslog.events.line_game`, or for a line that is not JSON the game its text
+    game; :func:`jaslog.logs.line_game`, or for a line that is not JSON the game its text
     shows), 0 when the line names none."""
     game = line_game(raw) or guess_game(raw)
     return zlib.crc32(game.encode()) % n if game else 0

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.errors import JaslogError
-from jaslog.events import Line
+from jaslog.logs import Line
 from jaslog.store import engine as eng
 from jaslog.store.appending import Appending, EventLike, created_at, insert_games
 from jaslog.store.clock import Clock, system_clock

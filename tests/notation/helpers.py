@@ -7,7 +7,8 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-from jaslog.events import Event, canonical_json, event_from_dict, read_lines
+from jaslog.events import Event, canonical_json, event_from_dict
+from jaslog.logs import read_lines
 from jaslog.notation import write_game
 from jaslog.play.sim import Faults, simulate_game
 

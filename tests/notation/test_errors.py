@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jaslog.events import read_lines
+from jaslog.logs import read_lines
 from jaslog.notation import is_notation, read_games, write_game
 from jaslog.notation.lexer import MAX_NESTING
 from tests.cli import jaslog
@@ -64,10 +64,10 @@ def test_an_error_names_its_line_column_and_what_was_expected(body: str, line: i
     ('1. 0: JH {"card": "1H"}', 6, 7, "field 'card': '1H' is not a card (canonical text: 10H, "
                                       "JC, AS)"),
     ('Event {"type": "nothing"}', 6, 1, "unknown event type 'nothing' (known: game_started, "
-                                        "dealt, trump_turned, bid, play, roem, claim, ruling, note, "
+                                        "dealt, bid, play, roem, claim, ruling, note, correction, "
+                                        "irregularity, round_score, timeout, trump_turned, "
                                         "second_deal, dix, sequence, bella, partner_call, knock, "
-                                        "knock_back, correction, irregularity, round_score, "
-                                        "timeout)"),
+                                        "knock_back)"),
     ("Deal dealer 9", 6, 1, "field 'dealer': Input should be less than or equal to 3 (got 9)"),
 ])
 def test_an_event_the_models_refuse_is_located_at_its_item(body: str, line: int, column: int,

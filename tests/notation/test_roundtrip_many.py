@@ -11,7 +11,8 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from jaslog.events import canonical_json, read_lines
+from jaslog.events import canonical_json
+from jaslog.logs import read_lines
 from jaslog.notation import TextView, write_game
 from tests.notation.helpers import simulated, text_lines
 

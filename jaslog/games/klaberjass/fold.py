@@ -16,7 +16,8 @@ from jaslog.engine.common import (
     hand_masks,
 )
 from jaslog.engine.fold import handler
-from jaslog.events import Bella, Bid, Dealt, Dix, GameStarted, SecondDeal, SequenceDeclared
+from jaslog.events import Bid, Dealt, GameStarted
+from jaslog.games.klaberjass.events import Bella, Dix, SecondDeal, SequenceDeclared
 from jaslog.games.klaberjass.rules import KlaberjassGame
 
 

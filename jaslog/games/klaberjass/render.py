@@ -1,4 +1,5 @@
-"""Klaberjass on the terminal: the table from its seat view."""
+"""Klaberjass on the terminal: the table from its seat view, its events' lines and its bids'
+words."""
 
 from __future__ import annotations
 
@@ -7,19 +8,42 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 
-from jaslog.cards import CARD_INDEX, SUIT_NAMES, SUIT_SYMBOLS
+from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_NAMES, SUIT_SYMBOLS
 from jaslog.engine.fold import GameFold
 from jaslog.games.klaberjass.view import seat_view
 from jaslog.play.render import (
     SUIT_STYLE,
     card_markup,
+    card_text,
+    cards_text,
     note_unjudged,
     players_score,
     seat_table,
+    seen_event,
     table_words,
     violation_lines,
     who,
 )
+
+#: What a bid's call says (a suit names the trumps; ``pass`` is every game's).
+CALL_WORDS = {"take": "takes the turn-up's suit", "schmeiss": "schmeisses",
+              "annul": "annuls the deal", "play": "plays on"}
+
+
+def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
+    shown = "cards" in seen_event(fold, d, viewer)  # the game's one rule: redact_event
+    return (f"declares the sequence {cards_text(d.cards)}" if shown
+            else f"declares a sequence of {len(d.cards)} cards")
+
+
+#: Each of the game's own events' line, after its seat's player: ``text(fold, event, viewer)``.
+EVENT_TEXTS: dict[str, Any] = {
+    "second_deal": lambda f, d, v: f"second deal; the stock's bottom card is {card_text(d.bottom)}",
+    "dix": lambda f, d, v: "exchanges the dix for "
+                           f"{card_text(CARD_TEXT[f.state.rounds[-1].turn_up])}",
+    "sequence": _sequence_text,
+    "bella": lambda f, d, v: "announces bella",
+}
 
 
 def carried(fold: GameFold, v: dict[str, Any]) -> str:

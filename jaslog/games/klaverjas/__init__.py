@@ -1,14 +1,15 @@
 """Klaverjas: 4 players in two partnerships, Amsterdam and Rotterdam play (rule book section 3).
 
 Everything about the game is in this package, with the same module names in each game's:
-``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
-rule: ``seat_view`` for the table, ``redact_event`` for an event), ``sim`` (simulator and
-bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
+``events`` (its own events and their words), ``rules/`` (pure), ``options``, ``fold``,
+``view`` (the round report and the one visibility rule: ``seat_view`` for the table,
+``redact_event`` for an event), ``deal`` (how a round is dealt from a deck), ``sim``
+(simulator and bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
 ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaverjas import deal, options, oracle, sim, view
+from jaslog.games.klaverjas import deal, events, options, oracle, sim, view
 from jaslog.games.klaverjas.fold import KlaverjasFold
 
 GAME = Game(
@@ -38,4 +39,5 @@ GAME = Game(
     tied=frozenset(()),
     score_only_roem=("roem",),
     score_only_unknown=("roem_on_table",),
+    events=events.EVENTS,
 )

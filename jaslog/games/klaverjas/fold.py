@@ -7,7 +7,8 @@ from typing import Any
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import GameFold, handler
-from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling, TrumpTurned
+from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
+from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
 
 

@@ -1,4 +1,5 @@
-"""Klaverjas on the terminal: the table from its seat view."""
+"""Klaverjas on the terminal: the table from its seat view, its events' lines and its bids'
+words."""
 
 from __future__ import annotations
 
@@ -13,12 +14,24 @@ from jaslog.engine.fold import GameFold
 from jaslog.games.klaverjas.view import seat_view
 from jaslog.play.render import (
     SUIT_STYLE,
+    any_card_markup,
     card_markup,
     note_unjudged,
     text_hand,
     violation_lines,
     who,
 )
+
+#: What a bid's call says (a suit names the trumps; ``pass`` is every game's).
+CALL_WORDS = {"accept": "accepts"}
+
+
+def _turned(fold: GameFold, d: Any, viewer: int | None) -> Text:
+    return Text("turned ").append_text(any_card_markup(d.card))
+
+
+#: Each of the game's own events' line: ``text(fold, event, viewer)``.
+EVENT_TEXTS: dict[str, Any] = {"trump_turned": _turned}
 
 
 def render(fold: GameFold, viewer: int | None = None) -> Group:

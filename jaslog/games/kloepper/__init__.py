@@ -1,14 +1,15 @@
 """Kloepper: 4 players, black queens make hidden partnerships (rule book section 5).
 
 Everything about the game is in this package, with the same module names in each game's:
-``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
-rule: ``seat_view`` for the table, ``redact_event`` for an event), ``sim`` (simulator and
-bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
+``events`` (its own events and their words), ``rules/`` (pure), ``options``, ``fold``,
+``view`` (the round report and the one visibility rule: ``seat_view`` for the table,
+``redact_event`` for an event), ``deal`` (how a round is dealt from a deck), ``sim``
+(simulator and bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
 ``record``.
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.kloepper import deal, options, oracle, sim, view
+from jaslog.games.kloepper import deal, events, options, oracle, sim, view
 from jaslog.games.kloepper.fold import KloepperFold
 
 GAME = Game(
@@ -38,4 +39,5 @@ GAME = Game(
     tied=frozenset({"none"}),
     score_only_roem=(),
     score_only_unknown=("tricks_won",),
+    events=events.EVENTS,
 )

@@ -17,7 +17,8 @@ from jaslog.engine.common import (
     hand_masks,
 )
 from jaslog.engine.fold import handler
-from jaslog.events import Dealt, GameStarted, Knock, KnockBack, PartnerCall
+from jaslog.events import Dealt, GameStarted
+from jaslog.games.kloepper.events import Knock, KnockBack, PartnerCall
 from jaslog.games.kloepper.rules import KloepperGame
 
 

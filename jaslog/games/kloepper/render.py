@@ -1,4 +1,4 @@
-"""Kloepper on the terminal: the table from its seat view."""
+"""Kloepper on the terminal: the table from its seat view and its events' lines."""
 
 from __future__ import annotations
 
@@ -16,6 +16,13 @@ from jaslog.play.render import (
     violation_lines,
     who,
 )
+
+#: Each of the game's own events' line, after its seat's player: ``text(fold, event, viewer)``.
+EVENT_TEXTS: dict[str, Any] = {
+    "partner_call": lambda f, d, v: "goes alone" if d.call == "alone" else f"calls {d.call}",
+    "knock": lambda f, d, v: "knocks",
+    "knock_back": lambda f, d, v: "knocks back",
+}
 
 
 def render(fold: GameFold, viewer: int | None = None) -> Group:

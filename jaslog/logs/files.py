@@ -4,7 +4,7 @@ A log may hold many games, their lines mixed (several tables recorded into one f
 game may run on into the next file. Readers that need a game whole (the export folds it,
 ``jaslog check`` reports it) used to hold every game until the end of the files; an archive
 of a hundred thousand games does not fit in memory that way. :class:`LogFiles` reads the
-files twice: first only the game of each line (:func:`jaslog.events.line_game`), to learn
+files twice: first only the game of each line (:func:`jaslog.logs.line_game`), to learn
 where each game's lines end; then line by line, so that a reader can hand a game on at its
 last line and forget it. Memory then holds only the games under way at a point of the files
 (one at a time in a file written game after game).
@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO
 
 from jaslog.errors import JaslogError
-from jaslog.events import Line, line_game, read_line, skip_bom
+from jaslog.logs.lines import Line, line_game, read_line, skip_bom
 
 #: One line of a log file: (file name, line number, bytes).
 RawLine = tuple[str, int, bytes]
@@ -244,7 +244,7 @@ class LogFiles:
 def lines_of_game(path: str | Path, game: str | None) -> Iterator[Line]:
     """The lines of ``game`` in one log file (``-``: standard input), parsed, in order: with
     ``game`` None, the game of the first line. Other games' lines are passed over by their
-    game id (:func:`jaslog.events.line_game`) without being parsed, so finding one game in an
+    game id (:func:`jaslog.logs.line_game`) without being parsed, so finding one game in an
     archive costs little more than reading the file; a line that names no game is parsed (and
     given on, with its error). Raises ``OSError`` when the file cannot be read."""
     with contextlib.ExitStack() as stack:
