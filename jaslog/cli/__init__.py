@@ -12,6 +12,7 @@ import typer
 from jaslog.cli import (
     analyze,
     check,
+    club_cmds,
     replay,
     rules_cmd,
     serve_cmds,
@@ -34,7 +35,7 @@ app = typer.Typer(
 )
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, tournament_cmds):
+               serve_cmds, stats, club_cmds, tournament_cmds):
     module.register(app)
 
 
