@@ -85,5 +85,42 @@ def ratings(
            "ratings" + (f" as of {as_of}" if as_of else ""))
 
 
+def standings(
+    event: str = typer.Option(..., "--event", "-e", help="the competition: the games whose "
+                              "meta.event is this (any case)"),
+    date_from: str | None = typer.Option(None, "--from", help="only games started on or after "
+                                         "this date or RFC 3339 time"),
+    date_to: str | None = typer.Option(None, "--to", help="only games started on or before this "
+                                       "date (the whole day) or time"),
+    by: str = typer.Option("player", "--by", "-b", help="player, or team (a pair of partners)"),
+    count: str = typer.Option("points", "--count", "-c", help="points (added up), match (2 a "
+                              "win, 1 a draw, 0 a loss) or average (points per game)"),
+    json: bool = JSON,
+    dataset: Path | None = DATASET,
+    db: str | None = DB,
+    no_refresh: bool = NO_REFRESH,
+) -> None:
+    """A club's competition table: the points of every finished game of an event, added up per
+    player (or pair), ranked by points, match points or average; a plain table to print."""
+    from jaslog.stats.standings import standings as table
+
+    with _errors():
+        ds = dataset or default_dataset(db)
+        if not no_refresh:
+            refresh(ds, db)
+        res = table(ds, event, by=by, count=count, date_from=date_from, date_to=date_to,
+                    names=_names(db))
+    if json:
+        write_json_line(res.to_json())
+        return
+    span = "".join([f" from {date_from}" if date_from else "", f" to {date_to}" if date_to else ""])
+    cols = ["#", by, "games", "evenings", "won", "drawn", "lost", "points", "match points",
+            "average"]
+    _print(cols, [[r["rank"], r[by], r["games"], r["evenings"], r["won"], r["drawn"], r["lost"],
+                   r["points"], r["match_points"], r["average"]] for r in res.rows],
+           f"{event}{span}, by {count if count != 'match' else 'match points'}")
+
+
 def register(app: typer.Typer) -> None:
     app.command()(ratings)
+    app.command()(standings)

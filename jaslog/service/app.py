@@ -28,7 +28,7 @@ from jaslog.service import (
     api_analysis,
     api_games,
     api_listing,
-    api_ratings,
+    api_club,
     api_stats,
     api_tournaments,
 )
@@ -306,7 +306,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_admin.router)
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
-    app.include_router(api_ratings.router)
+    app.include_router(api_club.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 
