@@ -9,19 +9,22 @@ from typing import Any
 import typer
 
 from jaslog.cli.common import console, fail, write_json_line
-from jaslog.cli.stats import DATASET, DB, JSON, NO_REFRESH, _errors, default_dataset, refresh
+from jaslog.cli.stats import (
+    DATASET,
+    DB,
+    JSON,
+    NO_REFRESH,
+    _display_names,
+    _errors,
+    default_dataset,
+    refresh,
+)
 from jaslog.cli.tables import fit_table
 
 
 def _names(db: str | None) -> dict[str, str]:
     """The players' display names from the store (none when there is no store)."""
-    from jaslog.store import open_store, resolve_url
-
-    url = resolve_url(db)
-    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists():
-        return {}
-    with open_store(url, create=False) as store:
-        return store.players()
+    return _display_names(db)
 
 
 def _print(columns: list[str], rows: list[list[Any]], title: str) -> None:

@@ -22,11 +22,10 @@ alone is the team).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from jaslog.stats.analytics import AnalyticsError, Dataset, _sql_text, plain
+from jaslog.stats.analytics import AnalyticsError, Dataset, _sql_text, plain, time_bound
 
 COUNTS = ("points", "match", "average")
 BYS = ("player", "team")
@@ -49,29 +48,6 @@ class Standings:
     def to_json(self) -> dict[str, Any]:
         return {"event": self.event, "by": self.by, "count": self.count,
                 "from": self.date_from, "to": self.date_to, "rows": self.rows}
-
-
-def time_bound(text: str | None, *, end: bool, what: str) -> str | None:
-    """``--from``/``--to`` as an SQL timestamp literal: a date (``to``: the whole day) or an
-    RFC 3339 time.
-
-    >>> time_bound("2026-03-10", end=True, what="--to")
-    "TIMESTAMPTZ '2026-03-11T00:00:00+00:00'"
-    """
-    if text is None:
-        return None
-    t = text.strip()
-    try:
-        if len(t) == 10:
-            d = date.fromisoformat(t) + timedelta(days=1 if end else 0)
-            when = datetime(d.year, d.month, d.day).isoformat() + "+00:00"
-        else:
-            parsed = datetime.fromisoformat(t.replace("Z", "+00:00"))
-            when = parsed.isoformat() if parsed.tzinfo else parsed.isoformat() + "+00:00"
-    except ValueError:
-        raise AnalyticsError(f"{what} {text!r}: give a date (2026-03-01) or an RFC 3339 time "
-                             "(2026-03-01T19:30:00Z)") from None
-    return f"TIMESTAMPTZ {_sql_text(when)}"
 
 
 def standings(out_dir: str | Path, event: str, *, by: str = "player", count: str = "points",
