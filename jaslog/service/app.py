@@ -8,7 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
@@ -26,15 +26,16 @@ from jaslog.events.limits import json_error
 from jaslog.service import (
     api_admin,
     api_analysis,
+    api_club,
     api_games,
     api_listing,
-    api_club,
     api_stats,
     api_tournaments,
 )
 from jaslog.service.auth import guard_logs
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, api_words, pattern_sentence
+from jaslog.service.params import refuse_unknown_parameters
 from jaslog.store.clock import Clock
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
@@ -196,7 +197,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     app = FastAPI(title="jaslog", version=__version__, description=DESCRIPTION,
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
-                  lifespan=lifespan)
+                  lifespan=lifespan, dependencies=[Depends(refuse_unknown_parameters)])
     app.state.service = svc
     app.state.clock = svc.clock
     guard_logs()  # no token in a log line (the access log prints ?access_token=...)
