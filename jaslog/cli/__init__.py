@@ -13,6 +13,7 @@ from jaslog.cli import (
     analyze,
     check,
     club_cmds,
+    feed_cmds,
     replay,
     rules_cmd,
     serve_cmds,
@@ -35,7 +36,7 @@ app = typer.Typer(
 )
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, club_cmds, tournament_cmds):
+               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds):
     module.register(app)
 
 

@@ -27,6 +27,7 @@ from jaslog.service import (
     api_admin,
     api_analysis,
     api_club,
+    api_feed,
     api_games,
     api_listing,
     api_stats,
@@ -308,6 +309,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
     app.include_router(api_club.router)
+    app.include_router(api_feed.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 
