@@ -5,19 +5,23 @@ games only, which every token may see."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
+from fastapi import Path as PathParam
+from fastapi.responses import FileResponse
 from pydantic import BaseModel, Field
 
 from jaslog.export import ExportError
-from jaslog.service.api_stats import NO_DATASET, _manifest, dataset_dir
+from jaslog.service.api_stats import NO_DATASET, _manifest, dataset_dir, is_public
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, principal, responses, service
 from jaslog.stats.analytics import AnalyticsError
 
 router = APIRouter(prefix="/api", tags=["statistics"])
+STATIC = Path(__file__).resolve().parent / "static"
 
 
 class RatingOut(BaseModel):
@@ -127,3 +131,45 @@ def get_standings(
     except (AnalyticsError, ExportError) as e:
         raise ApiError(422, e.code, str(e).replace("--", "")) from None
     return res.to_json()
+
+
+@router.get("/players/{player}", responses=responses(401, 404, 422))
+def get_player(
+    request: Request,
+    player: Annotated[str, PathParam(min_length=1, max_length=200, description=(
+        "a player id, or a display name (any case)"))],
+    svc: Service = Depends(service),
+    who: Principal = Depends(principal),
+) -> dict[str, Any]:
+    """A player's page (``/players/{player}``): the games played, newest first (at most
+    200), with their results; results and roles per game family; the rating after each
+    game; the rules broken most often. From the service's export; for a token that is not
+    an admin's or a referee's, over what the public may see (as ``GET /api/stats``)."""
+    from jaslog.stats.analytics import player_ids
+    from jaslog.stats.player import player_page
+
+    folder = dataset_dir(request)
+    if _manifest(folder) is None:
+        raise ApiError(404, "no_dataset", NO_DATASET.format(where=folder or "DIR"))
+    assert folder is not None
+    with svc.pool.get() as store:
+        names = store.players()
+    pid = player_ids([player], names)[0]
+    try:
+        page = player_page(folder, pid, public=is_public(who), name=names.get(pid))
+    except (AnalyticsError, ExportError) as e:
+        raise ApiError(422, e.code, str(e)) from None
+    if not page["games"]:
+        raise ApiError(404, "no_such_player", f"no game of {player!r} in the export (a player "
+                       "id, or a display name)", player=player)
+    return page
+
+
+#: the pages these routes feed (beside the API, not in its schema)
+pages = APIRouter(include_in_schema=False)
+
+
+@pages.get("/players/{player}")
+def player_html(player: Annotated[str, PathParam(min_length=1, max_length=200)]) -> FileResponse:
+    """The player's page: it reads ``GET /api/players/{player}``."""
+    return FileResponse(STATIC / "player.html")

@@ -309,6 +309,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
     app.include_router(api_club.router)
+    app.include_router(api_club.pages)
     app.include_router(api_feed.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")

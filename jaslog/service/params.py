@@ -1,4 +1,4 @@
-"""Every API route refuses a query parameter it does not take (422 ``unknown_parameter``),
+"""Every API route (under ``/api/``) refuses a query parameter it does not take (422 ``unknown_parameter``),
 instead of ignoring it: ``?at=`` on a route without it would otherwise answer as if it had not
 been asked. One dependency of the whole app (:func:`refuse_unknown_parameters`) checks the
 query against the parameters the route declares, its dependencies' included (a stream's
@@ -38,8 +38,9 @@ HINTS = {"/api/games": " (pages go on with cursor, not offset)"}
 def refuse_unknown_parameters(request: Request) -> None:
     """422 ``unknown_parameter`` when the query names a parameter the route does not take."""
     route = request.scope.get("route")
-    if not isinstance(route, APIRoute) or not request.query_params:
-        return
+    if not isinstance(route, APIRoute) or not request.query_params \
+            or not route.path.startswith("/api/"):
+        return  # the pages (/, /docs) leave their address to the browser
     known = declared(route)
     unknown = sorted(set(request.query_params.keys()) - known)
     if unknown:

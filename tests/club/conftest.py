@@ -12,6 +12,7 @@ import pytest
 from jaslog.export import export_store
 from jaslog.store import open_store
 from tests.club.season import ClubGame, make_club
+from tests.service.conftest import browser  # noqa: F401 (the headless Chromium fixture)
 from tests.service.inprocess import Live, live_service
 
 
