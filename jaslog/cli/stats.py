@@ -359,7 +359,7 @@ def stats(
 
 def sql(
     query: str = typer.Argument(..., help="one DuckDB query over the views events, plays, "
-                                "tricks, rounds, games, players, violations (SELECT, WITH, VALUES, "
+                                "tricks, rounds, games, players, violations, ratings (SELECT, WITH, VALUES, "
                                 "FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)"),
     where: str | None = WHERE,
     json: bool = JSON,

@@ -446,6 +446,8 @@ class Dataset:
             con.execute(f"CREATE VIEW {t} AS SELECT *{payload} FROM _seen_{t} AS x WHERE "
                         "x.game IN (SELECT game FROM _finished) AND NOT EXISTS (SELECT 1 "
                         "FROM _secret s WHERE s.game = x.game AND s.round = x.round)")
+        # the ratings count finished games only, as a whole: nothing of a round in them
+        con.execute("CREATE VIEW ratings AS SELECT * FROM _seen_ratings")
         # what counts violations counts those the public sees (none of a secret round)
         con.execute("CREATE VIEW _broken AS SELECT game, seat, count(*) AS n FROM violations "
                     "WHERE category <> 'irregularity' GROUP BY ALL")

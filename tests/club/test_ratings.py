@@ -101,3 +101,13 @@ def test_the_service_gives_what_the_command_line_does(season: Season, live: Live
     assert out["ratings"][0]["player"] == "star"
     r = live.client.get("/api/ratings?as_of=soon", headers=live.as_("admin"))
     assert r.status_code == 422 and "as_of" in r.json()["message"]
+
+
+def test_the_ratings_view_is_there_for_sql_and_for_the_public(season: Season) -> None:
+    from jaslog.stats.analytics import Dataset
+
+    for public in (False, True):
+        with Dataset(season.dataset, public=public) as ds:
+            rows = ds.query("SELECT player, max(games) FROM ratings WHERE kind = 'klaverjas' "
+                            "GROUP BY player ORDER BY player").rows
+        assert dict(rows)["star"] == 12, public
