@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from jaslog.stats.analytics import AnalyticsError, Dataset, _sql_text, plain, time_bound
 
@@ -106,7 +106,3 @@ def standings(out_dir: str | Path, event: str, *, by: str = "player", count: str
     cols = ["rank", by, "games", "evenings", "won", "drawn", "lost", "points", "match_points",
             "average"]
     return Standings(event, by, count, date_from, date_to, cols, rows)
-
-
-Count = Literal["points", "match", "average"]
-By = Literal["player", "team"]
