@@ -4,6 +4,7 @@
 -- by: ruleset = p.ruleset
 -- by: year = p.year
 -- by: all
+-- game: p.game
 -- plot: x=player y=loss_per_round
 -- score_only: false
 -- empty: no round with a par (export with `jaslog export DIR --par`; only rounds whose hands are known have one)

@@ -3,6 +3,7 @@
 -- by: side = CASE WHEN list_contains(r.playing_seats, p.seat) THEN 'playing' ELSE 'defending' END
 -- by: lead = CASE WHEN r.first_leader = p.seat THEN 'led trick 1' ELSE 'followed' END
 -- by: all
+-- game: r.game
 -- plot: y=made_rate
 -- kind: klaverjas
 -- score_only: r.result IN ('made', 'nat', 'pit')

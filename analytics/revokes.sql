@@ -2,6 +2,7 @@
 -- by: all
 -- by: ruleset
 -- by: year
+-- game: p.game
 -- plot: x=rule y=per_1000_plays
 -- score_only: false
 -- note: Plays whose legality is known (a round recorded without hands is judged once all its

@@ -2,6 +2,7 @@
 -- by: all
 -- by: ruleset
 -- by: year
+-- game: v.game
 -- score_only: true
 -- note: One row per game (kind) and rule code: how many times it was broken and in how many
 -- note: games. category: play (a revoke), roem or bid in Klaverjas; play, meld (a sequence or

@@ -12,6 +12,8 @@ import typer
 from jaslog.cli import (
     analyze,
     check,
+    club_cmds,
+    feed_cmds,
     replay,
     rules_cmd,
     serve_cmds,
@@ -50,7 +52,7 @@ def _options(version: bool = typer.Option(
 
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, tournament_cmds):
+               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds):
     module.register(app)
 
 

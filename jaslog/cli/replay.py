@@ -34,6 +34,10 @@ def replay(
     game: str | None = typer.Option(None, "--game", "-g", help="game id (default: the first)"),
     round: int | None = typer.Option(None, "--round", "-r", min=1, help="only this round"),
     to: int | None = typer.Option(None, "--to", min=0, help="stop after this seq"),
+    at: str | None = typer.Option(None, "--at", help="stop at this clock time: an RFC 3339 "
+                                  "time or a time of day on the game's date (21:40, UTC); by "
+                                  "the store's recorded_at when every event has one, else by "
+                                  "the events' at"),
     seat: int | None = typer.Option(None, "--seat", "-s", min=0, max=3,
                                     help="show only what this seat could see"),
     analyze: bool = typer.Option(False, "--analyze", "-a",
@@ -81,6 +85,18 @@ def replay(
         fail(f"{bad.source}:{bad.number}: game {game}: {bad.error}")
     if not events:
         fail(f"{file}: no game {game!r} (use `jaslog check {file}` to list the games)")
+    if at is not None:
+        if to is not None:
+            fail("--to and --at both say where to stop: give one")
+        from jaslog.play.attime import AtError, seq_at
+
+        try:
+            found = seq_at([ln.event for ln in events], at)
+        except AtError as e:
+            fail(str(e).replace("at '", "--at '", 1))
+        to = found.seq
+        console.print(f"at {found.at} (by {found.by}): the game up to seq {found.seq}",
+                      style="dim", soft_wrap=True)
     try:
         fold = start_fold(events[0].event)  # type: ignore[arg-type]
     except FoldError as e:

@@ -220,6 +220,17 @@ def refresh(dataset: Path, db: str | None) -> None:
                               f"changed games to {result.path}", soft_wrap=True, style="dim")
 
 
+def _display_names(db: str | None) -> dict[str, str]:
+    """The players' display names from the store (none when there is no store yet)."""
+    from jaslog.store import open_store, resolve_url
+
+    url = resolve_url(db)
+    if _sqlite_missing(url):
+        return {}
+    with open_store(url, create=False) as store:
+        return store.players()
+
+
 def _find_question(qs: dict[str, Any], name: str) -> Any:
     key = name.strip().lower().replace("-", "_")
     if key in qs:
@@ -270,8 +281,17 @@ def _emit(res: Any, *, json: bool, csv: bool, title: str | None, caption: str | 
 def stats(
     question: str | None = typer.Argument(None, help="the question (see --list); a unique part "
                                           "of its name will do"),
-    by: str | None = typer.Option(None, "--by", "-b", help="group by this dimension (see --list)"),
+    by: str | None = typer.Option(None, "--by", "-b", help="group by this dimension (see --list; "
+                                  "every question that groups also takes month, weekday, "
+                                  "evening and hour)"),
     where: str | None = WHERE,
+    player: list[str] = typer.Option([], "--player", "-p", help="only the games this player "
+                                     "sat in: an id or a display name (repeatable: games they "
+                                     "all sat in)"),
+    date_from: str | None = typer.Option(None, "--from", help="only games begun on or after "
+                                         "this date or RFC 3339 time"),
+    date_to: str | None = typer.Option(None, "--to", help="only games begun on or before this "
+                                       "date (the whole day) or time"),
     json: bool = JSON,
     csv: bool = CSV,
     plot: Path | None = typer.Option(None, "--plot", help="also draw the answer as a bar chart "
@@ -297,7 +317,7 @@ def stats(
         qs = questions()
     if list_ or question is None:
         if json:
-            write_json_line([{"name": q.name, "question": q.question, "by": q.dimensions,
+            write_json_line([{"name": q.name, "question": q.question, "by": q.groupings,
                               "notes": list(q.notes)} for q in qs.values()])
             return
         t = Table(title="jaslog stats QUESTION [--by DIMENSION]", title_justify="left")
@@ -305,7 +325,7 @@ def stats(
         t.add_column("what it answers")
         t.add_column("--by (first: default)")
         for q in qs.values():
-            t.add_row(q.name, q.question, ", ".join(q.dimensions) or "-")
+            t.add_row(q.name, q.question, ", ".join(q.groupings) or "-")
         console.print(t)
         return
     q = _find_question(qs, question)
@@ -320,6 +340,10 @@ def stats(
         ds_dir = dataset or default_dataset(db)
         if not no_refresh:
             refresh(ds_dir, db)
+        from jaslog.stats.analytics import both, games_filter, player_ids
+
+        ids = player_ids(player, _display_names(db)) if player else []
+        where = both(where, games_filter(players=ids, date_from=date_from, date_to=date_to))
         with Dataset(ds_dir, where=where, public=public) as ds:
             res = ds.ask(q, by)
         if plot is not None:
@@ -335,7 +359,7 @@ def stats(
 
 def sql(
     query: str = typer.Argument(..., help="one DuckDB query over the views events, plays, "
-                                "tricks, rounds, games, players, violations (SELECT, WITH, VALUES, "
+                                "tricks, rounds, games, players, violations, ratings (SELECT, WITH, VALUES, "
                                 "FROM, DESCRIBE, SHOW, SUMMARIZE, EXPLAIN, PRAGMA, CALL)"),
     where: str | None = WHERE,
     json: bool = JSON,

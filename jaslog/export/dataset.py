@@ -43,7 +43,15 @@ from jaslog.errors import JaslogError
 from jaslog.events import Event
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
-from jaslog.export.schema import DICTIONARY_COLUMNS, LAYOUT, SCHEMAS, TABLES, fingerprint
+from jaslog.export.schema import (
+    DERIVED_TABLES,
+    DICTIONARY_COLUMNS,
+    GAME_TABLES,
+    LAYOUT,
+    SCHEMAS,
+    TABLES,
+    fingerprint,
+)
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
@@ -358,6 +366,8 @@ def _carry_over(snap: Path, manifest: dict[str, Any], replaced: set[str], stagin
                     affected.add((f["version"], f["partition"]))
     kept = []
     for f in manifest["files"]:
+        if f["table"] in DERIVED_TABLES:  # rebuilt whole from the new snapshot
+            continue
         if (f["version"], f["partition"]) in affected:
             pf = pq.ParquetFile(snap / f["path"])
             for i in range(pf.num_row_groups):
@@ -436,14 +446,14 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
     def rows_for(part: Partition) -> Rows:
         b = buffers.get(part)
         if b is None:
-            b = buffers[part] = {t: columns_for(t) for t in TABLES}
+            b = buffers[part] = {t: columns_for(t) for t in GAME_TABLES}
         return b
 
     def take() -> Chunk:
         out = chunk
         for part, rows in buffers.items():
             ppath = partition_path(part)
-            for table in TABLES:
+            for table in GAME_TABLES:
                 cols = rows[table]
                 if len(cols):
                     try:
@@ -489,6 +499,42 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
     finally:
         if gc_was_on:
             gc.enable()
+
+
+def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
+                   file_rows: int, row_group_rows: int) -> list[dict[str, Any]]:
+    """Write the ``ratings`` table of the snapshot in ``staging`` (whose game tables are
+    ``files``), rebuilt from every game's ``games`` and ``players`` rows."""
+    from jaslog.export.ratings import outcomes, rate, ratings_tables
+
+    games, players, parts = read_outcome_tables(staging, files)
+    writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
+    try:
+        for part, t in sorted(ratings_tables(rate(outcomes(games, players, parts))).items()):
+            writers.add("ratings", part, t)
+        return writers.close()
+    except BaseException:
+        writers.abort()
+        raise
+
+
+def read_outcome_tables(snap: Path, files: list[dict[str, Any]]
+                        ) -> tuple[pa.Table, pa.Table, dict[str, str]]:
+    """The ``games`` and ``players`` rows the ratings need, from the snapshot's files, and
+    each game's partition."""
+    gcols = ["game", "kind", "finished", "error", "first_at", "last_at"]
+    pcols = ["game", "player", "seat", "team", "score"]
+    games, players, parts = [], [], {}
+    for f in files:
+        if f["table"] == "games":
+            t = pq.read_table(snap / f["path"], columns=gcols)
+            games.append(t)
+            parts.update(dict.fromkeys(t.column("game").to_pylist(), f["partition"]))
+        elif f["table"] == "players":
+            players.append(pq.read_table(snap / f["path"], columns=pcols))
+    g = pa.concat_tables(games) if games else SCHEMAS["games"].empty_table().select(gcols)
+    p = pa.concat_tables(players) if players else SCHEMAS["players"].empty_table().select(pcols)
+    return g, p, parts
 
 
 def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: Any = None,
@@ -579,6 +625,11 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
             if base and prev is not None and prev_snap is not None:
                 kept = _carry_over(prev_snap, prev, replaced, staging, writers)
             new_files = writers.close()
+            derived = _write_ratings(staging, version, kept + new_files, file_rows=file_rows,
+                                     row_group_rows=row_group_rows)
+            added.update({t: sum(f["rows"] for f in derived if f["table"] == t)
+                          for t in DERIVED_TABLES})
+            new_files += derived
             result.files_added = len(new_files)
             result.files_linked = len(kept)
             files = sorted(kept + new_files, key=lambda f: f["path"])

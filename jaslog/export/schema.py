@@ -16,7 +16,10 @@ Grains:
 * ``games``: one row per game;
 * ``players``: one row per player per game (the seat, team and what the player did);
 * ``violations``: one row per rule broken at the table (revokes, false roem, bids...) and
-  per irregularity recorded (category ``irregularity``).
+  per irregularity recorded (category ``irregularity``);
+* ``ratings``: one row per player per finished game: the player's rating in the game's
+  family after it (derived from every game's ``games`` and ``players`` rows, rebuilt whole by
+  every export: :mod:`jaslog.export.ratings`).
 
 A ``correction`` retracts events: they stay in ``events`` (``retracted``), and every other
 table holds what the fold holds, as if they had never been recorded. A round recorded by its
@@ -335,9 +338,30 @@ COLUMNS: dict[str, list[Col]] = {
             "was judged broken)", null=False, dictionary=True),
         Col("message", pa.string(), "The sentence jaslog check prints", null=False),
     ],
+    "ratings": [
+        Col("game", pa.string(), "The game after which the rating holds", null=False,
+            dictionary=True),
+        Col("kind", pa.string(), "The game family rated: klaverjas, klaberjass or kloepper",
+            null=False, dictionary=True),
+        Col("player", pa.string(), "Player id", null=False, dictionary=True),
+        Col("at", TS, "When that game ended (its last event's time; NULL: no times)"),
+        Col("games", pa.int32(), "Finished games of this family rated so far for the player",
+            null=False),
+        Col("rating", pa.float64(), "The rating (openskill Plackett-Luce mean; a new player "
+            "starts at 25)", null=False),
+        Col("uncertainty", pa.float64(), "How unsure the rating is (the standard deviation; "
+            "a new player starts at 8.33)", null=False),
+        Col("ordinal", pa.float64(), "rating - 3 * uncertainty: what players are ranked by",
+            null=False),
+    ],
 }
 
 TABLES: tuple[str, ...] = tuple(COLUMNS)
+#: Tables built from the other tables of a whole snapshot, not game by game: rebuilt whole by
+#: every export (never carried over).
+DERIVED_TABLES: tuple[str, ...] = ("ratings",)
+#: Tables built game by game.
+GAME_TABLES: tuple[str, ...] = tuple(t for t in TABLES if t not in DERIVED_TABLES)
 
 SCHEMAS: dict[str, pa.Schema] = {
     name: pa.schema([c.field() for c in cols], metadata={"table": name, "layout": LAYOUT})

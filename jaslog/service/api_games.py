@@ -30,6 +30,7 @@ from jaslog.play.views import (
     visible_events,
 )
 from jaslog.play.whatif import WhatIfError, what_if_view
+from jaslog.service.at_time import AtQuery, as_it_stood, at_seq
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
@@ -498,15 +499,22 @@ def _what_if(tl: Timeline, s: Sight, preset: str | None,
 
 
 @router.get("/games/{game}/state", responses=responses(401, 403, 404, 422, 501))
-def get_state(game: GamePath, seq: SeqQuery = None, as_: AsQuery = None, o: OptionQuery = None,
-              svc: Service = Depends(service),
+def get_state(game: GamePath, seq: SeqQuery = None, at: AtQuery = None, as_: AsQuery = None,
+              o: OptionQuery = None, svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The table after event ``seq`` (default: the latest this token may see). A seq the
-    game does not have is 404 for every token; one in the round being played is 403 for a
-    token that may see only finished rounds. With ``as``/``o`` (what-if), the table under
-    those rules and ``what_if``; a seq from the first event they refuse on is 422
-    ``what_if_refused``."""
+    """The table after event ``seq`` (default: the latest this token may see), or after the
+    last event in at the clock time ``at`` (the answer's ``as_of`` says which seq, and whether
+    by ``recorded_at`` or the events' ``at``). A seq the game does not have is 404 for every
+    token; one in the round being played is 403 for a token that may see only finished
+    rounds. With ``as``/``o`` (what-if), the table under those rules and ``what_if``; a seq
+    from the first event they refuse on is 422 ``what_if_refused``."""
     head, tl, s = _read(svc, who, game)
+    found = None
+    if at is not None:
+        if seq is not None:
+            raise ApiError(422, "bad_request", "give seq or at, not both", game=game)
+        found = at_seq(tl, at)
+        seq = found.seq
     if seq is not None:
         _check_seq(tl, head, seq, s)
     vtl, wi = _what_if(tl, s, as_, o)
@@ -516,17 +524,21 @@ def get_state(game: GamePath, seq: SeqQuery = None, as_: AsQuery = None, o: Opti
                        f"up to seq {vtl.applied() - 1}", game=game, seq=seq)
     fr: dict[str, Any] = _guard(state_at, vtl, seq, s)
     out = {"game": game, "view": view_name(s), "seat": s.seat, **fr}
+    if found is not None:
+        out["as_of"] = found.to_json()
     return out if wi is None else out | {"what_if": wi}
 
 
 @router.get("/games/{game}/replay", response_model=ReplayOut,
             responses=responses(401, 404, 422, 501))
-def get_replay(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
+def get_replay(game: GamePath, at: AtQuery = None, as_: AsQuery = None, o: OptionQuery = None,
                svc: Service = Depends(service), who: Principal = Depends(principal)) -> Any:
     """Everything the web viewer shows: the table after every event, the audit, the timing.
-    With ``as``/``o`` (what-if), the frames and the audit under those rules (up to the first
-    event they refuse) and ``what_if``."""
+    With ``at``, as the game stood at that clock time (its events up to then; the round
+    live then as a live round). With ``as``/``o`` (what-if), the frames and the audit under
+    those rules (up to the first event they refuse) and ``what_if``."""
     _, tl, s = _read(svc, who, game)
+    tl, found = as_it_stood(tl, at)
     vtl, wi = _what_if(tl, s, as_, o)
     fr = _guard(frames, vtl, s)
     rep = _guard(report, vtl, s)
@@ -537,21 +549,28 @@ def get_replay(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
            "seats": list(h.seats), "view": view_name(s),
            "seat": s.seat, "live_round": tl.live_round, "frames": fr, "report": rep,
            "timing": _timing(tl, evs, None)}
+    if found is not None:
+        return JSONResponse(ReplayOut.model_validate(out).model_dump(mode="json")
+                            | {"as_of": found.to_json()} | ({"what_if": wi} if wi else {}))
     if wi is None:
         return out
     return JSONResponse(ReplayOut.model_validate(out).model_dump(mode="json") | {"what_if": wi})
 
 
 @router.get("/games/{game}/audit", responses=responses(401, 404, 422, 501))
-def get_audit(game: GamePath, as_: AsQuery = None, o: OptionQuery = None,
+def get_audit(game: GamePath, at: AtQuery = None, as_: AsQuery = None, o: OptionQuery = None,
               svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> dict[str, Any]:
     """The audit (as ``jaslog check --json``): violations, rounds, scores as played and ruled.
+    With ``at``, of the game as it stood at that clock time (and ``as_of``: the seq it came to).
     With ``as``/``o`` (what-if), the audit under those rules (up to the first event they
     refuse) and ``what_if``, as ``jaslog check --as ... --json`` gives it."""
     _, tl, s = _read(svc, who, game)
+    tl, found = as_it_stood(tl, at)
     vtl, wi = _what_if(tl, s, as_, o)
     rep: dict[str, Any] = _guard(report, vtl, s)
+    if found is not None:
+        rep = rep | {"as_of": found.to_json()}
     return rep if wi is None else rep | {"what_if": wi}
 
 

@@ -22,8 +22,17 @@ from pydantic import BaseModel, Field
 
 from jaslog.export import ExportError, load_manifest
 from jaslog.service.auth import Principal
-from jaslog.service.deps import ApiError, named, principal, responses
-from jaslog.stats.analytics import AnalyticsError, Dataset, Question, questions
+from jaslog.service.core import Service
+from jaslog.service.deps import ApiError, named, principal, responses, service
+from jaslog.stats.analytics import (
+    AnalyticsError,
+    Dataset,
+    Question,
+    both,
+    games_filter,
+    player_ids,
+    questions,
+)
 
 router = APIRouter(prefix="/api", tags=["statistics"])
 
@@ -143,7 +152,7 @@ def list_questions(request: Request, who: Principal = Depends(principal)) -> dic
     return {"view": view_of(who), "tournament": directed(who),
             "dataset": {"version": int(m["version"]), "created_at": m.get("created_at")}
             if m is not None else None,
-            "questions": [{"name": q.name, "question": q.question, "by": q.dimensions,
+            "questions": [{"name": q.name, "question": q.question, "by": q.groupings,
                            "notes": list(q.notes), "plot": q.plot}
                           for q in _questions().values()]}
 
@@ -154,7 +163,16 @@ def answer_question(
     question: Annotated[str, Path(pattern=QUESTION_PATTERN, description=(
         "a question's name (GET /api/stats lists them)"))],
     by: Annotated[str | None, Query(max_length=64, description=(
-        "the dimension to group by (default: the question's first)"))] = None,
+        "the dimension to group by (default: the question's first; every question that "
+        "groups also takes month, weekday, evening and hour)"))] = None,
+    player: Annotated[list[str] | None, Query(max_length=64, description=(
+        "only the games this player sat in: an id or a display name (repeated: games they "
+        "all sat in)"))] = None,
+    date_from: Annotated[str | None, Query(alias="from", max_length=40, description=(
+        "only games begun on or after: a date or an RFC 3339 time"))] = None,
+    date_to: Annotated[str | None, Query(alias="to", max_length=40, description=(
+        "only games begun on or before: a date (the whole day) or a time"))] = None,
+    svc: Service = Depends(service),
     who: Principal = Depends(principal),
 ) -> Response:
     """The answer ``jaslog stats QUESTION --by BY --json`` prints, over the service's export;
@@ -166,8 +184,8 @@ def answer_question(
     if q is None:
         raise ApiError(404, "no_such_question", f"no question {question!r}; there are "
                        f"{', '.join(qs)} (GET /api/stats)", question=question)
-    if by is not None and by not in q.dimensions:
-        dims = ", ".join(q.dimensions)
+    if by is not None and by not in q.groupings:
+        dims = ", ".join(q.groupings)
         raise ApiError(422, "bad_dimension", f"question {q.name} cannot be grouped by {by!r}"
                        + (f"; choose one of: {dims}" if dims else ": it has no dimensions"),
                        question=q.name)
@@ -176,9 +194,16 @@ def answer_question(
         raise ApiError(404, "no_dataset", NO_DATASET.format(where=folder or "DIR"))
     assert folder is not None
     try:
-        with Dataset(folder, where=games_of(who), public=is_public(who)) as ds:
+        ids: list[str] = []
+        if player:
+            with svc.pool.get() as store:
+                ids = player_ids(player, store.players())
+        where = both(games_of(who),
+                     games_filter(players=ids, date_from=date_from, date_to=date_to))
+        with Dataset(folder, where=where, public=is_public(who)) as ds:
             res = ds.ask(q, by)
     except (AnalyticsError, ExportError) as e:
-        raise ApiError(422, "bad_question", str(e), question=q.name) from None
+        raise ApiError(422, "bad_question", str(e).replace("--from", "from").replace("--to", "to"),
+                       question=q.name) from None
     # the very JSON the command line prints (its keys, their order, its nulls)
     return Response(orjson.dumps(res.to_json()), media_type="application/json")

@@ -8,7 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
@@ -26,6 +26,8 @@ from jaslog.events.limits import json_error
 from jaslog.service import (
     api_admin,
     api_analysis,
+    api_club,
+    api_feed,
     api_games,
     api_listing,
     api_record,
@@ -43,6 +45,7 @@ from jaslog.service.deps import (
     pattern_sentence,
     too_large,
 )
+from jaslog.service.params import refuse_unknown_parameters
 from jaslog.store.clock import Clock
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.engine import DatabaseError, database_error, db_message, is_driver_error
@@ -172,7 +175,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     app = FastAPI(title="jaslog", version=__version__, description=DESCRIPTION,
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
-                  lifespan=lifespan)
+                  lifespan=lifespan, dependencies=[Depends(refuse_unknown_parameters)])
     app.state.service = svc
     app.state.clock = svc.clock
     guard_logs()  # no token in a log line (the access log prints ?access_token=...)
@@ -283,6 +286,9 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
     app.include_router(api_record.router)  # the scorer's pad: /record/{game} and its routes
+    app.include_router(api_club.router)
+    app.include_router(api_club.pages)
+    app.include_router(api_feed.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 

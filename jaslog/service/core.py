@@ -94,7 +94,8 @@ class Cached:
 
 
 class Notifier:
-    """Wakes the server-sent-event streams of a game when it gets new events."""
+    """Wakes the server-sent-event streams of a game when it gets new events, and those of
+    every game (subscribed as :data:`EVERY_GAME`) when any game does."""
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
@@ -115,6 +116,12 @@ class Notifier:
         """Call from the event loop's thread."""
         for ev in self._waiters.get(game, ()):
             ev.set()
+        for ev in self._waiters.get(EVERY_GAME, ()):
+            ev.set()
+
+
+#: What the stream of every game subscribes to (no game id is empty)
+EVERY_GAME = ""
 
 
 class Service:

@@ -26,7 +26,12 @@ card by card and the score-only rounds the question counts (a condition on a row
 ``rounds``); ``score_only: false`` counts none, ``true`` all. The views (``events``, ``plays``, ``tricks``,
 ``rounds``, ``games``, ``players``, ``violations``) read the current snapshot's files with
 their ``ruleset`` and ``year`` partition columns; ``where`` keeps only the games for which a
-condition on the ``games`` view holds, in every view.
+condition on the ``games`` view holds, in every view (:func:`games_filter` makes one that
+keeps a player's games, or those of a span of dates).
+
+Every question that can be grouped also takes the time dimensions (:data:`TIME_DIMS`:
+``month``, ``weekday``, ``evening``, ``hour``, by when each row's game began), looked up by
+the row's ``game`` column; a query that joins tables says which one (``-- game: p.game``).
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
@@ -74,6 +79,76 @@ class PlotUnavailable(AnalyticsError):
     code = "plot_unavailable"
 
 
+#: The time dimensions every question that can be grouped takes besides its own, by when its
+#: game began (UTC, as stored): ``month`` (2026-03), ``weekday`` (1 Monday .. 7 Sunday),
+#: ``evening`` (the games of one event on one date: "2026-03-03 club night"), ``hour``
+#: (19:00). Each is a column of the ``_times`` view (game -> its times).
+TIME_DIMS: dict[str, str] = {
+    "month": "strftime(first_at, '%Y-%m')",
+    "weekday": "strftime(first_at, '%u %A')",
+    "evening": "strftime(first_at, '%Y-%m-%d') || coalesce(' ' || "
+               "json_extract_string(meta, '$.event'), '')",
+    "hour": "strftime(first_at, '%H:00')",
+}
+
+
+def time_bound(text: str | None, *, end: bool, what: str) -> str | None:
+    """``--from``/``--to`` as an SQL timestamp literal: a date (``to``: the whole day) or an
+    RFC 3339 time.
+
+    >>> time_bound("2026-03-10", end=True, what="--to")
+    "TIMESTAMPTZ '2026-03-11T00:00:00+00:00'"
+    """
+    if text is None:
+        return None
+    t = text.strip()
+    try:
+        if len(t) == 10:
+            d = date.fromisoformat(t) + timedelta(days=1 if end else 0)
+            when = datetime(d.year, d.month, d.day).isoformat() + "+00:00"
+        else:
+            parsed = datetime.fromisoformat(t.replace("Z", "+00:00"))
+            when = parsed.isoformat() if parsed.tzinfo else parsed.isoformat() + "+00:00"
+    except ValueError:
+        raise AnalyticsError(f"{what} {text!r}: give a date (2026-03-01) or an RFC 3339 time "
+                             "(2026-03-01T19:30:00Z)") from None
+    return f"TIMESTAMPTZ {_sql_text(when)}"
+
+
+def games_filter(*, players: Sequence[str] = (), date_from: str | None = None,
+                 date_to: str | None = None) -> str | None:
+    """A condition on the ``games`` view that keeps the games every one of ``players`` (ids)
+    sat in, begun from ``date_from`` to ``date_to`` (dates, ``to`` taking in the whole day,
+    or RFC 3339 times); None: no condition.
+
+    >>> games_filter(players=["ann"], date_from="2026-03-01")
+    "list_contains(players, 'ann') AND first_at >= TIMESTAMPTZ '2026-03-01T00:00:00+00:00'"
+    """
+    conds = [f"list_contains(players, {_sql_text(p)})" for p in players]
+    start = time_bound(date_from, end=False, what="--from")
+    stop = time_bound(date_to, end=True, what="--to")
+    if start:
+        conds.append(f"first_at >= {start}")
+    if stop:
+        conds.append(f"first_at < {stop}")
+    return " AND ".join(conds) or None
+
+
+def both(*conds: str | None) -> str | None:
+    """The conditions that are given, joined with AND (None: none)."""
+    given = [c for c in conds if c]
+    if len(given) > 1:
+        return " AND ".join(f"({c})" for c in given)
+    return given[0] if given else None
+
+
+def player_ids(names: Sequence[str], known: dict[str, str]) -> list[str]:
+    """``--player`` values as player ids: a display name (any case) of ``known`` (id ->
+    name) is its player's id; anything else is taken as an id."""
+    by_name = {n.lower(): i for i, n in known.items()}
+    return [n if n in known else by_name.get(n.lower(), n) for n in names]
+
+
 @dataclass(frozen=True)
 class Question:
     """One ``analytics/<name>.sql`` file."""
@@ -94,10 +169,31 @@ class Question:
     score_only: str | None = None
     #: what a dimension needs of a score-only round besides (``-- score_only by DIM: ...``)
     score_only_by: tuple[tuple[str, str], ...] = ()
+    #: the column that names a row's game where the time dimensions look it up (``-- game:
+    #: p.game``, for a query that joins tables; default ``game``)
+    game_ref: str = "game"
 
     @property
     def dimensions(self) -> list[str]:
+        """The dimensions its file defines (the first: default)."""
         return [d for d, _ in self.dims]
+
+    @property
+    def groupings(self) -> list[str]:
+        """Every dimension it may be grouped by: its own, then the time dimensions
+        (:data:`TIME_DIMS`) it does not define itself (none for a question that cannot be
+        grouped at all)."""
+        own = self.dimensions
+        return own + [d for d in TIME_DIMS if d not in own] if own else own
+
+    def dimension(self, name: str) -> str | None:
+        """The SQL of dimension ``name`` (None: the question has no such dimension)."""
+        own = dict(self.dims)
+        if name in own:
+            return own[name]
+        if name in TIME_DIMS and own:
+            return (f"(SELECT _t.{name} FROM _times AS _t WHERE _t._game = {self.game_ref})")
+        return None
 
     def score_only_counted(self, by: str | None = None) -> str:
         """The condition under which the question, grouped by ``by``, counts a score-only
@@ -124,12 +220,12 @@ class Question:
             if by not in (None, ALL[0]):
                 raise AnalyticsError(f"question {self.name} has no dimensions to group by")
             return sql
-        dims = dict(self.dims)
         name = by or self.dims[0][0]
-        if name not in dims:
+        expr = self.dimension(name)
+        if expr is None:
             raise AnalyticsError(f"question {self.name} cannot be grouped by {name!r}; "
-                                 f"choose one of: {', '.join(dims)}")
-        return sql.replace("{by}", f'{dims[name]} AS "{name}"').replace("{dim}", f'"{name}"')
+                                 f"choose one of: {', '.join(self.groupings)}")
+        return sql.replace("{by}", f'{expr} AS "{name}"').replace("{dim}", f'"{name}"')
 
     def left_out_sql(self, by: str | None = None) -> str:
         """The query that counts the score-only rounds the question, grouped by ``by``,
@@ -139,7 +235,7 @@ class Question:
                 f"AND NOT coalesce({self.score_only_counted(by)}, false)")
 
 
-_HEADER = re.compile(r"^--\s*(question|by|plot|note|empty|kind|score_only(?:\s+by\s+\w+)?)"
+_HEADER = re.compile(r"^--\s*(question|by|plot|note|empty|kind|game|score_only(?:\s+by\s+\w+)?)"
                      r"\s*:\s*(.*)$", re.IGNORECASE)
 
 
@@ -147,6 +243,7 @@ def parse_question(path: Path) -> Question:
     text = path.read_text()
     question, dims, plot, notes, empty = "", [], {}, [], None
     kind: str | None = None
+    game_ref = "game"
     score_only: str | None = None
     score_only_by: list[tuple[str, str]] = []
     for line in text.splitlines():
@@ -173,6 +270,8 @@ def parse_question(path: Path) -> Question:
             empty = value
         elif key == "kind":
             kind = value
+        elif key == "game":
+            game_ref = value
         elif key == "score_only":
             score_only = value
         elif key.startswith("score_only"):
@@ -191,7 +290,7 @@ def parse_question(path: Path) -> Question:
         raise AnalyticsError(f"{path}: `-- score_only by {unknown[0]}` names no dimension of "
                              "the question")
     return Question(path.stem, question, text, tuple(dims), plot, tuple(notes), path, empty,
-                    kind, score_only, tuple(score_only_by))
+                    kind, score_only, tuple(score_only_by), game_ref)
 
 
 def questions(folder: Path = ANALYTICS_DIR) -> dict[str, Question]:
@@ -333,6 +432,8 @@ class Dataset:
                 continue
             cond = f" WHERE game IN (SELECT game FROM {at}games)" if where else ""
             con.execute(f"CREATE VIEW {at}{t} AS SELECT * FROM _all_{t}{cond}")
+        times = ", ".join(f"{expr} AS {name}" for name, expr in TIME_DIMS.items())
+        con.execute(f"CREATE VIEW _times AS SELECT game AS _game, {times} FROM _all_games")
 
     def _public_views(self) -> None:
         """The views again over what the public may see (see :class:`Dataset`)."""
@@ -345,6 +446,8 @@ class Dataset:
             con.execute(f"CREATE VIEW {t} AS SELECT *{payload} FROM _seen_{t} AS x WHERE "
                         "x.game IN (SELECT game FROM _finished) AND NOT EXISTS (SELECT 1 "
                         "FROM _secret s WHERE s.game = x.game AND s.round = x.round)")
+        # the ratings count finished games only, as a whole: nothing of a round in them
+        con.execute("CREATE VIEW ratings AS SELECT * FROM _seen_ratings")
         # what counts violations counts those the public sees (none of a secret round)
         con.execute("CREATE VIEW _broken AS SELECT game, seat, count(*) AS n FROM violations "
                     "WHERE category <> 'irregularity' GROUP BY ALL")

@@ -6,6 +6,7 @@
 (function () {
   "use strict";
   const TOKEN_KEY = "jaslog.token";
+  const P = window.jaslogPages;  // a player's name links to the player's page
   const $ = (id) => document.getElementById(id);
   const st = { token: null, order: "oldest", cursors: [null], page: 0, next: null,
                rows: [], sort: null, desc: false, asked: 0 };
@@ -96,7 +97,7 @@
       if (g.open_seq !== null && g.open_seq !== undefined) h.set("seq", String(g.open_seq));
       a.href = "/#" + h.toString();
       a.textContent = g.game;
-      const cells = [a, g.ruleset, g.seats.join(", "), (g.created_at || "").replace("T", " ").replace("Z", ""),
+      const cells = [a, g.ruleset, P.playerLinks(g.seats), (g.created_at || "").replace("T", " ").replace("Z", ""),
         status(g), winnerText(g), g.violations ?? "", g.table ?? "", g.events];
       cells.forEach((c, i) => {
         const td = document.createElement("td");

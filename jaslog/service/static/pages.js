@@ -175,6 +175,21 @@
     return "/static/round.html#" + new URLSearchParams({ game: game, round: String(round) }).toString();
   }
 
+  // a player's page
+  function playerHref(id) {
+    return "/players/" + encodeURIComponent(id);
+  }
+
+  // the players of a game, each a link to the player's page
+  function playerLinks(ids) {
+    const span = el("span", "players");
+    ids.forEach((id, i) => {
+      if (i) span.appendChild(document.createTextNode(", "));
+      span.appendChild(link(playerHref(id), id, "player"));
+    });
+    return span;
+  }
+
   function tournamentHref(id) {
     return "/static/tournament.html#" + new URLSearchParams({ id: id }).toString();
   }
@@ -182,6 +197,7 @@
   window.jaslogPages = {
     el, link, cardEl, backEl, suitSpan, pair, cardText, tableWords, callText, hashParams, token,
     showError, api, wireLogin, whoami, gameHref, roundHref, tournamentHref, TOKEN_KEY,
+    playerHref, playerLinks,
     signed, parText, costlyClass, costlyText, lossBadge,
   };
 })();

@@ -1,0 +1,50 @@
+"""Every event of every game in store order: the ``pos`` each event was stored at.
+
+Positions are handed out in commit order on both backends (SQLite's one writer, PostgreSQL's
+writers' advisory lock, held until the commit: :func:`jaslog.store.engine.write_tx`), and a
+read is one snapshot: every position up to the highest a read sees is committed, so a reader
+that goes on after the last position it read misses nothing and sees nothing twice, also
+while others append.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from sqlalchemy import bindparam, select
+
+from jaslog.events import Event
+from jaslog.store import engine as eng
+from jaslog.store.codec import decode
+from jaslog.store.schema import EVENTS
+
+#: The most events one page holds.
+MOST_PER_PAGE = 1000
+
+_PAGE = (select(EVENTS.c.pos, EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload)
+         .where(EVENTS.c.pos > bindparam("after")).order_by(EVENTS.c.pos)
+         .limit(bindparam("limit")))
+
+
+class FeedRow(NamedTuple):
+    """An event's place in the store: its position, game and seq, and its stored bytes."""
+
+    pos: int
+    game: str
+    seq: int
+    version: int
+    payload: bytes
+
+    def event(self) -> Event:
+        """The event (upcast to the current format)."""
+        return decode(self.payload, self.version, self.game, self.seq)
+
+
+def events_after(store: Any, after: int = 0, limit: int = 100) -> list[FeedRow]:
+    """The events stored after position ``after``, in store order, at most ``limit``
+    (1 to :data:`MOST_PER_PAGE`)."""
+    if not 1 <= limit <= MOST_PER_PAGE:
+        raise ValueError(f"limit must be 1 to {MOST_PER_PAGE}")
+    with eng.read_tx(store.engine) as conn:
+        return [FeedRow(r.pos, r.game, r.seq, r.version, bytes(r.payload))
+                for r in conn.execute(_PAGE, {"after": max(after, 0), "limit": limit})]
