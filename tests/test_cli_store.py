@@ -288,6 +288,28 @@ def test_append_for_scripts(db: str) -> None:
     assert open_store(db).head(gid).next_seq == 5
 
 
+@pytest.mark.parametrize(("event", "said", "code"), [
+    ('{"type":"note","text":"late","at":"2099-01-01T20:00:00Z"}',
+     "at 2099-01-01T20:00:00Z is more than 5 minutes ahead of the store's clock", "at_in_future"),
+    ('{"type":"note","text":"x","recorded_at":"2026-01-01T20:00:00Z"}',
+     "recorded_at is set by the store's own clock; leave it out", "recorded_at_given"),
+    ('{"type":"note","seat":9,"text":"x"}', "field 'seat'", "bad_event"),
+    ('{"type":"play","seat":0,"card":"JH"}', "no round has been dealt yet", "no_deal"),
+], ids=["at_in_future", "recorded_at_given", "bad_event", "no_deal"])
+def test_every_refusal_of_append_says_its_code(db: str, event: str, said: str,
+                                               code: str) -> None:
+    """The sentence of a refused append names the refusal's code once, before "nothing was
+    written", whether a rule, the event format or the store's clock refused it."""
+    run("new", "--seats", "ann,bob,cor,dirk", "--id", "codes")
+    message = " ".join(run("append", "codes", "--json", event, code=2).stderr.split())
+    assert said in message and message.endswith(f" [{code}]; nothing was written"), message
+    assert message.count(f"[{code}]") == 1
+    out = orjson.loads(run("append", "codes", "--json", event, "--json-out", code=2).stdout)
+    assert out["error"]["code"] == code
+    again = " ".join(out["error"]["message"].split())  # the store's clock moved on meanwhile
+    assert said in again and again.endswith(f" [{code}]; nothing was written"), again
+
+
 def test_append_sent_again_without_expect_is_a_no_op(db: str) -> None:
     """A script that retries an append (same event ids) without --expect stores nothing twice;
     an id reused for another event is refused in a sentence (exit 2)."""

@@ -40,7 +40,7 @@ def branches_on_a_name(source: str, filename: str) -> list[int]:
         keyed = isinstance(node, ast.Dict) and any(_named(k) for k in node.keys)
         matched = isinstance(node, ast.MatchValue) and _named(node.value)
         if compared or keyed or matched:
-            lines.append(node.lineno)
+            lines.append(getattr(node, "lineno", 0))
     return sorted(lines)
 
 

@@ -369,9 +369,13 @@ def sql(
     dataset: Path | None = DATASET,
     db: str | None = DB,
     no_refresh: bool = NO_REFRESH,
+    external: bool = typer.Option(False, "--external", help="let the query read files other "
+                                  "than the export's, the network, and DuckDB's extensions "
+                                  "(by default it reads the export's views only)"),
 ) -> None:
     """Run one SQL query over the export's views (named after the tables); statements that
-    change something (DROP, CREATE, COPY, SET...) are refused."""
+    change something (DROP, CREATE, COPY, SET...) are refused, and so is reading any other
+    file or the network unless --external."""
     from jaslog.stats.analytics import Dataset, check_plot_path, check_query
     from jaslog.stats.analytics import plot as draw
 
@@ -384,7 +388,7 @@ def sql(
         ds_dir = dataset or default_dataset(db)
         if not no_refresh:
             refresh(ds_dir, db)
-        with Dataset(ds_dir, where=where) as ds:
+        with Dataset(ds_dir, where=where, external=external) as ds:
             res = ds.query(query)
         if plot is not None:
             draw(res, None, plot)

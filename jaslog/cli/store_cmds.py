@@ -28,6 +28,7 @@ from jaslog.logs import skip_bom
 from jaslog.store import (
     ConflictError,
     GameInfo,
+    RejectedError,
     Store,
     StoreError,
     open_store,
@@ -62,7 +63,9 @@ def opened(db: str | None, create: bool = True, on_error: OnError | None = None)
         code = 3 if isinstance(e, ConflictError) else 2
         if isinstance(e, SQLAlchemyError) and (mapped := database_error(e)) is not None:
             e = mapped  # the database's own trouble (full, read-only, busy), in a sentence
-        if isinstance(e, (StoreError, DatabaseError)):
+        if isinstance(e, RejectedError):
+            message = with_code(str(e), e.code)
+        elif isinstance(e, (StoreError, DatabaseError)):
             message = str(e)
         else:
             orig = getattr(e, "orig", None)
@@ -75,12 +78,29 @@ def opened(db: str | None, create: bool = True, on_error: OnError | None = None)
             store.close()
 
 
+def with_code(message: str, code: str | None) -> str:
+    """A refusal's sentence with its code, as every refusal is said: before the closing
+    ``; nothing was written``, unless the sentence names it already (a rule's refusal does).
+
+    >>> with_code("game g seq 3: at ... is ahead of the store's clock; nothing was written",
+    ...           "at_in_future")
+    "game g seq 3: at ... is ahead of the store's clock [at_in_future]; nothing was written"
+    >>> with_code("game g seq 3: no round has been dealt yet [no_deal]; nothing was written",
+    ...           "no_deal")
+    'game g seq 3: no round has been dealt yet [no_deal]; nothing was written'
+    """
+    if not code or code == "rejected" or f"[{code}]" in message:
+        return message
+    head, end, rest = message.rpartition("; nothing was written")
+    return f"{head} [{code}]{end}" if end and not rest else f"{message} [{code}]"
+
+
 def error_json(game: str, e: Exception, message: str, exit_code: int) -> dict[str, Any]:
     """An error as the JSON object ``append --json-out`` prints: ``ok`` false, the game, and
     ``error``: ``code`` (the rule code of a refusal, ``conflict``, ...), ``message`` (the
     sentence on stderr), ``exit``, and what is known: ``expected``/``actual`` seq of a
     conflict, the ``seq``, ``seat`` and ``card`` of a refused event."""
-    from jaslog.store import NoSuchGame, RejectedError
+    from jaslog.store import NoSuchGame
     from jaslog.store.engine import DatabaseError
 
     err: dict[str, Any] = {"code": "store_error", "message": message, "exit": exit_code}

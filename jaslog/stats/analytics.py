@@ -387,7 +387,7 @@ class Dataset:
     """
 
     def __init__(self, out_dir: str | Path, *, where: str | None = None,
-                 public: bool = False) -> None:
+                 public: bool = False, external: bool = False) -> None:
         loaded = load_manifest(out_dir)
         if loaded is None:
             raise AnalyticsError(f"{out_dir}: no export here; run `jaslog export {out_dir}` first")
@@ -399,6 +399,22 @@ class Dataset:
         self._views(where)
         if public:
             self._public_views()
+        if not external:
+            self._lock()
+
+    def _lock(self) -> None:
+        """Shut the connection in on the snapshot's files: no other file and no network
+        (``read_text('/etc/passwd')``, ``FROM 'https://...'``, ``getenv``), no extension
+        installed or loaded on the way, and no ``SET`` that would open it again. The views
+        read only the files of the manifest, which stay allowed
+        (a ``Dataset(..., external=True)``, ``jaslog sql --external``, skips this)."""
+        files = [str(self.snapshot / f["path"]) for f in self.manifest["files"]]
+        con = self.con
+        con.execute("SET allowed_paths = [" + ", ".join(_sql_text(f) for f in files) + "]")
+        for setting in ("enable_external_access", "autoinstall_known_extensions",
+                        "autoload_known_extensions"):
+            con.execute(f"SET {setting} = false")
+        con.execute("SET lock_configuration = true")
 
     def _views(self, where: str | None) -> None:
         con = self.con
@@ -475,6 +491,10 @@ class Dataset:
         try:
             cur = self.con.execute(sql)
             rows = cur.fetchall()
+        except duckdb.PermissionException as e:
+            raise AnalyticsError(f"{first_line(e)}: a query reads the export's views only "
+                                 "(jaslog sql --external lets it read other files and the "
+                                 "network)") from None
         except duckdb.Error as e:
             raise AnalyticsError(first_line(e)) from None
         cols = [d[0] for d in cur.description] if cur.description else []
@@ -583,8 +603,9 @@ def run_question(out_dir: str | Path, name: str, *, by: str | None = None,
         return ds.ask(qs[name], by)
 
 
-def run_sql(out_dir: str | Path, sql: str, *, where: str | None = None) -> Result:
-    with Dataset(out_dir, where=where) as ds:
+def run_sql(out_dir: str | Path, sql: str, *, where: str | None = None,
+            external: bool = False) -> Result:
+    with Dataset(out_dir, where=where, external=external) as ds:
         return ds.query(sql)
 
 

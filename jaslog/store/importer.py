@@ -324,6 +324,10 @@ class _Pending:
     source: str = ""  # where the game's lines were read: the file, its first and last line
     first: int = 0
     last: int = 0
+    #: where the game stands, kept when its last line is read and its fold let go of (the
+    #: fold holds every event as a model: a batch of games waiting for their write would
+    #: hold them all)
+    standing: Standing | None = None
 
 
 class Validator:
@@ -530,12 +534,16 @@ class Validator:
                 self.ready_events += len(prev.rows)
                 if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
                     self.flush([q for q in self.pending.values() if q.ready])
-        if number in self.ends and not p.ready:  # no more of the game comes: write, forget it
-            p.ready = True
-            self.ready_games += 1
-            self.ready_events += len(p.rows)
-            if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
-                self.flush([q for q in self.pending.values() if q.ready])
+        if number in self.ends:  # no more of the game comes: write it, forget its fold
+            if p.fold is not None:
+                p.standing, p.fold = standing(p.fold), None
+            if not p.ready:
+                p.ready = True
+                self.ready_games += 1
+                self.ready_events += len(p.rows)
+                if self.ready_games >= self.batch_games or \
+                        self.ready_events >= self.batch_events:
+                    self.flush([q for q in self.pending.values() if q.ready])
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
 
@@ -569,7 +577,8 @@ class Validator:
         todo = [p for p in games if p.rows and p.game not in self.rejected]
         parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex,
                               (p.source, p.first, p.last),
-                              standing(p.fold) if p.fold is not None else None) for p in todo}
+                              standing(p.fold) if p.fold is not None else p.standing)
+                 for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:
             if p.game in accepted:

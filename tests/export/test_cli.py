@@ -358,3 +358,41 @@ def test_show_sql_and_lists_in_csv(exported: Path) -> None:
     assert len(orjson.loads(cell)) == 4
     res = run("stats")
     assert res.exit_code == 0 and "declarer_success" in res.stdout
+
+
+def test_sql_reads_the_export_and_nothing_else_unless_external(
+        tmp_path: Path, corpus: list[list[Event]]) -> None:
+    """``jaslog sql`` over a store's export reads its views, and no other file (the store's
+    private key beside it included), no folder listing, nothing over the network, no
+    extension; ``--external`` lets a query read another file."""
+    db = tmp_path / "club.sqlite"
+    res = run("import", "--db", str(db), str(write_log(tmp_path / "games.jsonl", corpus[:4])))
+    assert res.exit_code == 0, res.output
+    [key] = (tmp_path / "club.sqlite.keys").glob("*.key")
+    res = run("sql", "SELECT count(*) AS n FROM games", "--db", str(db), "--csv")
+    assert (res.exit_code, res.stdout) == (0, "n\n4\n"), res.output
+    for query in (f"SELECT content FROM read_text('{key}')",
+                  f"SELECT * FROM read_csv('{db}')",
+                  f"SELECT file FROM glob('{tmp_path}/**')",
+                  "SELECT * FROM 'https://example.com/games.parquet'"):
+        res = run("sql", query, "--db", str(db), "--no-refresh")
+        assert res.exit_code == 2 and res.stdout == "", (query, res.stdout)
+        said = " ".join(res.stderr.split())
+        assert "disabled by configuration: a query reads the export's views only (jaslog sql " \
+               "--external lets it read other files and the network)" in said, (query, said)
+        assert "Traceback" not in res.output
+    # an extension is neither installed nor loaded for a query (here: to read the store)
+    res = run("sql", f"SELECT * FROM sqlite_scan('{db}', 'events')", "--db", str(db),
+              "--no-refresh")
+    assert res.exit_code == 2 and "it exists in the sqlite_scanner extension" in res.stderr
+    assert "install" not in res.stderr
+    res = run("sql", "SELECT current_setting('autoinstall_known_extensions') AS i, "
+              "current_setting('autoload_known_extensions') AS l, "
+              "current_setting('lock_configuration') AS c", "--db", str(db), "--no-refresh",
+              "--csv")
+    assert (res.exit_code, res.stdout) == (0, "i,l,c\nFalse,False,True\n"), res.output
+    secret = tmp_path / "note.txt"
+    secret.write_text("kept\n")
+    res = run("sql", f"SELECT content FROM read_text('{secret}')", "--db", str(db),
+              "--no-refresh", "--external", "--csv")
+    assert res.exit_code == 0 and "kept" in res.stdout, res.output

@@ -147,7 +147,7 @@ def test_json_nested_past_the_limit_is_one_located_error(tmp_path, text: str, li
 def test_json_nested_to_the_limit_is_read() -> None:
     """The limit leaves room for what a log may hold: meta nested 32 levels below the field
     comes back as written."""
-    meta = {"a": 1}
+    meta: dict[str, object] = {"a": 1}
     for _ in range(31):
         meta = {"a": meta}
     events = [{**e, "meta": {"deep": meta}} if e["type"] == "game_started" else e

@@ -9,9 +9,11 @@ import orjson
 import pytest
 
 from jaslog.events import canonical_json, event_from_dict
+from jaslog.play.fold import fold
 from jaslog.play.sim import simulate
 from jaslog.store import NoSuchGame, Store
 from jaslog.store.importer import read_stream
+from jaslog.store.results import stored_standing
 from tests.store.conftest import game_events, jsonl
 
 
@@ -219,6 +221,30 @@ def test_a_game_is_forgotten_at_its_last_line_finished_or_not(store: Store, tmp_
     s = imp.finish()
     assert (s.games, s.events, s.rejected) == (60, 60 * 12, [])
     assert {g: len(e) for g, e in store.iter_games()} == {f"u-{i}": 12 for i in range(60)}
+
+
+def test_a_game_waiting_for_its_batch_holds_no_fold(store: Store, tmp_path: Any) -> None:
+    """A game whose last line is read waits for its batch with its rows and where it stands
+    only: its fold (every event again, as a model) is let go of at once, so a batch of
+    finished games holds what it writes and no more."""
+    from jaslog.store.importer import Importer, game_ends
+    from jaslog.store.results import standing
+
+    games = [game_events(f"w-{i}", seed=i) for i in range(6)]
+    f = tmp_path / "finished.jsonl"
+    f.write_bytes(b"".join(jsonl(g) for g in games))
+    imp = Importer(store, batch_games=100)
+    [ends] = game_ends([f])
+    imp.feed_file(f, ends=ends)
+    waiting = imp.validator.pending
+    assert sorted(waiting) == [f"w-{i}" for i in range(6)]  # none written yet
+    assert all(p.ready and p.fold is None and p.standing is not None for p in waiting.values())
+    s = imp.finish()
+    assert (s.games, s.rejected) == (6, [])
+    for g in games:
+        with store.engine.connect() as conn:
+            assert stored_standing(conn, g[0]["game"]) == \
+                standing(fold(event_from_dict(e) for e in g))
 
 
 @pytest.mark.parametrize("workers", [0, 2])
