@@ -1,9 +1,10 @@
 # The newcomer's commands. `make demo` sets up and runs the main job on SQLite;
-# `make test` sets up and runs the whole test suite (this is what CI runs).
+# `make test` sets up and runs the test suite but the soak tests; `make soak` runs those
+# (CI runs both: .ci/run).
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: setup setup-tests demo test lint bench load schemas
+.PHONY: setup setup-tests demo test soak lint bench load schemas
 
 setup:
 	@./scripts/setup
@@ -30,9 +31,17 @@ lint:
 PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper tests/games \
 	tests/test_cards.py tests/test_fold.py tests/test_native.py tests/export \
 	jaslog/cards.py jaslog/engine/jacknine.py jaslog/games/klaverjas/rules
+# The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider
-	JASLOG_PURE=1 PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 -p no:cacheprovider -m "not slow" $(PURE_TESTS)
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider
+	JASLOG_PURE=1 PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider -m "not slow" $(PURE_TESTS)
+
+# What `make test` leaves out: thousands of games, fuzzing, kill -9, load, the benchmark's
+# smoke test, the big solver runs, Dask clusters, many processes (docs/testing.md); then the
+# wheel, built and installed into a fresh virtualenv, runs from another folder.
+soak: setup-tests
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider -m soak
+	PYTHON=$(PY) ./scripts/wheel-check
 
 bench: setup
 	$(PY) -m benchmarks.bench

@@ -19,7 +19,7 @@ from benchmarks.bench import LABELS, ORDER, ROWS, main
 ROOT = Path(__file__).resolve().parent.parent
 
 #: The benchmark's own run, with its stages in processes of their own, takes a while.
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 @pytest.fixture(scope="module")

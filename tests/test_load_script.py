@@ -9,7 +9,7 @@ import pytest
 from benchmarks.load import main
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
     main(["--games", "6", "--clients", "3", "--seconds", "1.5", "--json"])
     out = json.loads(capsys.readouterr().out)

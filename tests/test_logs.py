@@ -92,7 +92,7 @@ def test_one_game_is_found_without_parsing_the_others(tmp_path: Path) -> None:
     assert [ln.number for ln in first] == [*range(1, len(a) + 1), len(a) + 2]
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_thousands_of_files_do_not_run_out_of_file_handles(tmp_path: Path) -> None:
     """A folder of one-game files: each file is open only while it is read (``jaslog check``
     and ``export --from`` on 150 files with 64 file handles allowed)."""

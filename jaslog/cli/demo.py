@@ -381,7 +381,7 @@ def _export(console: Console, res: DemoResult, store: Any) -> None:
 # ---------------------------------------------------------------------- 5. statistics
 
 
-#: The demo's three questions (``analytics/<name>.sql``, grouped by a dimension), and its chart.
+#: The demo's three questions (``jaslog/stats/questions/<name>.sql``, grouped by a dimension), and its chart.
 DEMO_QUESTIONS = (("declarer_success", "ruleset"), ("roem_frequency", "all"), ("violations", "all"))
 DEMO_CHART = ("declarer_success", "trump")
 

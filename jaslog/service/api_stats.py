@@ -39,7 +39,7 @@ router = APIRouter(prefix="/api", tags=["statistics"])
 #: the roles whose answers count every game of the export (a director: its tournament's;
 #: the others': what the public sees)
 FULL_ROLES = ("admin", "referee")
-#: what a question's name is made of (the name of its analytics/*.sql file)
+#: what a question's name is made of (the name of its jaslog/stats/questions/*.sql file)
 QUESTION_PATTERN = named(r"^[a-z0-9_]{1,64}$", "a question's name")
 
 

@@ -1,5 +1,5 @@
 """DuckDB over the Parquet export: views named after the tables, and the questions in
-``analytics/*.sql``.
+``jaslog/stats/questions/*.sql`` (package data: an installed jaslog has them too).
 
 A question is a ``.sql`` file whose header comments say what it answers and how it may be
 grouped::
@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from decimal import Decimal
+from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -58,7 +59,9 @@ from jaslog.errors import JaslogError
 from jaslog.export import SCHEMAS, TABLES, load_manifest
 from jaslog.export.schema import PARTITIONS, fingerprint
 
-ANALYTICS_DIR = Path(__file__).resolve().parents[2] / "analytics"
+#: The questions' folder: package data of jaslog (``[tool.setuptools.package-data]``), so
+#: that an installed jaslog, not only a checkout, has every question.
+QUESTIONS_DIR = Path(str(resources.files("jaslog.stats") / "questions"))
 ALL = ("all", "'all'")
 
 
@@ -151,7 +154,7 @@ def player_ids(names: Sequence[str], known: dict[str, str]) -> list[str]:
 
 @dataclass(frozen=True)
 class Question:
-    """One ``analytics/<name>.sql`` file."""
+    """One ``questions/<name>.sql`` file (:data:`QUESTIONS_DIR`)."""
 
     name: str
     question: str
@@ -293,7 +296,7 @@ def parse_question(path: Path) -> Question:
                     kind, score_only, tuple(score_only_by), game_ref)
 
 
-def questions(folder: Path = ANALYTICS_DIR) -> dict[str, Question]:
+def questions(folder: Path = QUESTIONS_DIR) -> dict[str, Question]:
     """Every question in ``folder``, by name (the file name without ``.sql``)."""
     if not folder.is_dir():
         raise AnalyticsError(f"{folder}: the analytics queries are missing")
@@ -750,7 +753,7 @@ def result_table_data(result: Result) -> tuple[list[str], list[list[str]]]:
 
 
 __all__: Sequence[str] = [
-    "ANALYTICS_DIR", "PLOT_FORMATS", "AnalyticsError", "Dataset", "Question", "Result",
+    "PLOT_FORMATS", "QUESTIONS_DIR", "AnalyticsError", "Dataset", "Question", "Result",
     "check_plot_path", "check_query", "parse_question", "plot",
     "questions", "result_table_data", "run_question", "run_sql",
 ]

@@ -253,9 +253,12 @@ class ParallelImporter:
         ctx: Any = mp.get_context(start_method())
         self.q_out: Any = ctx.Queue(maxsize=8 * workers)
         self.q_in: list[Any] = [ctx.Queue(maxsize=IN_FLIGHT) for _ in range(workers)]
-        lock = ctx.Lock()
+        # kept for the workers' life: a started Process drops its args, and a spawned worker
+        # opens the lock's semaphore by name only once it has imported jaslog; were the
+        # lock collected before that, its name would be gone (FileNotFoundError in the worker)
+        self.lock = ctx.Lock()
         self.procs = [ctx.Process(target=_worker, args=(store.url, batch_games, q, self.q_out,
-                                                         os.getpid(), lock), daemon=True)
+                                                         os.getpid(), self.lock), daemon=True)
                       for q in self.q_in]
         for p in self.procs:
             p.start()

@@ -23,12 +23,12 @@ def analysed(*args: str) -> list[dict[str, Any]]:
     return [orjson.loads(line) for line in r.stdout.splitlines()]
 
 
-#: The replays the quick run analyses (one of each game); the slow run analyses every one.
+#: The replays `make test` analyses (one of each game); the soak run analyses every one.
 QUICK = ("amsterdam-free", "klaberjass-full", "kloepper-full")
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=() if p.stem in QUICK
-                                               else pytest.mark.slow) for p in REPLAYS])
+                                               else pytest.mark.soak) for p in REPLAYS])
 def test_every_replay_is_analysed(path: Path) -> None:
     (game,) = analysed(str(path))
     assert game["rounds"] and game["solver"] in ("compiled", "python")

@@ -91,7 +91,7 @@ def rounds_to_check(ruleset: str, options: dict[str, Any] | None,
 
 
 @pytest.mark.parametrize(("ruleset", "options"), GAMES)
-@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow)])  # quick: seed 1
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.soak)])  # quick: seed 1
 def test_best_play_costs_nothing_and_ends_at_par(ruleset: str, options: dict[str, Any] | None,
                                                  seed: int) -> None:
     rng = random.Random(seed)
@@ -166,6 +166,6 @@ def test_the_cores_agree_on_whole_rounds(ruleset: str) -> None:
         cores_agree(deal)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_the_cores_agree_on_a_whole_klaverjas_round() -> None:
     cores_agree(deals_of(folded(simulate_game("c", "rotterdam", seed=5)))[2])

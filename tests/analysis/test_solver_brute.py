@@ -4,7 +4,7 @@ every legal play, written here from the games' own rules (their legal plays, tri
 points, roem and round scoring); it shares no code with the solver's search. Both of the
 solver's cores (compiled, when built, and pure Python) give the same answers.
 
-The bigger endgames are in ``test_solver_brute_big.py``, marked ``slow``.
+The bigger endgames are in ``test_solver_brute_big.py``, marked ``soak``.
 """
 
 from __future__ import annotations
@@ -310,7 +310,7 @@ def run(make: Callable[[random.Random, int], Case], seed: int, count: int, sizes
         check(make(rng, sizes[i % len(sizes)]))
 
 
-#: Endgames per game in the quick run; the slow run adds :data:`MORE` of each.
+#: Endgames per game in `make test`; the soak run adds :data:`MORE` of each.
 QUICK = 400
 MORE = 1600
 
@@ -327,7 +327,7 @@ def test_kloepper_small_endgames() -> None:
     run(kloepper_case, 3, QUICK, (1, 2, 3))
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestThousandsOfSmallEndgames:
     """Two thousand endgames of each game in all, with the quick run's (other seeds); a
     class so that pytest-xdist gives it a worker of its own."""

@@ -7,7 +7,7 @@ import pytest
 
 from tests.analysis.test_solver_brute import klaberjass_case, klaverjas_case, kloepper_case, run
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 def test_klaverjas_bigger_endgames() -> None:

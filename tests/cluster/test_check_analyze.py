@@ -54,7 +54,7 @@ def _line(d: dict[str, Any]) -> bytes:
     return orjson.dumps(d) + b"\n"
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_log_files_are_checked_and_analysed_on_the_cluster_as_here(
         tmp_path: Path, games: list[list[dict[str, Any]]], cluster: str) -> None:
     a, b = games[0], games[1]
@@ -83,7 +83,7 @@ def test_log_files_are_checked_and_analysed_on_the_cluster_as_here(
     assert r.returncode == 2 and "jaslog:" in r.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_a_store_is_checked_and_analysed_on_the_cluster_as_here(
         store_url: str, games: list[list[dict[str, Any]]], cluster: str) -> None:
     from jaslog.store import open_store

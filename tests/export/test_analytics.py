@@ -1,4 +1,4 @@
-"""Every question in analytics/*.sql, run by DuckDB over the real Parquet export, checked
+"""Every question in jaslog/stats/questions/*.sql, run by DuckDB over the real Parquet export, checked
 against the same numbers computed in Python by folding the same games (tests/export/reference)."""
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ def _dicts(events: list[Event]) -> list[dict[str, Any]]:
     return [e.model_dump(exclude_none=True) for e in events]
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_a_store_exported_on_the_cluster_is_the_same_dataset(
         tmp_path: Path, store_url: str, corpus: list[list[Event]], cluster: str) -> None:
     games, cut = corpus[:-1], corpus[-1]
@@ -50,7 +50,7 @@ def test_a_store_exported_on_the_cluster_is_the_same_dataset(
     assert content(tmp_path / "one") == content(tmp_path / "many")
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_log_files_exported_on_the_cluster_from_the_command_line(
         tmp_path: Path, corpus: list[list[Event]], cluster: str) -> None:
     log = tmp_path / "games.jsonl"

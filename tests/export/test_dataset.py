@@ -303,7 +303,7 @@ def _peak_kib(n: int, out: Path, source: str = "games") -> tuple[int, int]:
     return before, after
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 @pytest.mark.parametrize("source", ["games", "files"])
 def test_memory_stays_bounded_from_n_to_10n_games(tmp_path: Path, source: str) -> None:
     """Not a timing test: a fresh process exporting 10N games peaks near one exporting N

@@ -27,7 +27,7 @@ def files(out: Path) -> dict[str, str]:
     return {f["path"].replace(v, "part-V"): f["sha256"] for f in m["files"]}
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_workers_write_the_same_bytes_full_and_incremental(tmp_path: Path, store_url: str,
                                                            corpus: list[list[Event]]) -> None:
     """On SQLite and PostgreSQL (each worker opens the store by its URL)."""
@@ -68,7 +68,7 @@ def _log(path: Path, events: list[Event], tail: bytes = b"") -> Path:
     return path
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_workers_export_log_files_to_the_same_bytes(tmp_path: Path,
                                                     corpus: list[list[Event]]) -> None:
     """From log files: workers parse, fold and build the games the main process reads; the
@@ -109,7 +109,7 @@ def test_how_many_workers() -> None:
     assert auto_workers(2 * MIN_CHUNKS) <= 2 * MIN_CHUNKS
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Event]]) -> None:
     """Workers are killed with the export (Linux): none is left folding for nobody."""
     import signal

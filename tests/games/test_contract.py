@@ -958,7 +958,7 @@ class TestGameContract:
         sim = recorder_sample(game.name)
         record_and_compare(game, sim, deal_starts(sim.events)[2], tmp_path)
 
-    @pytest.mark.slow
+    @pytest.mark.soak
     def test_recorder_types_a_whole_simulated_game(self, game: Game, tmp_path: Path) -> None:
         sim = recorder_sample(game.name)
         record_and_compare(game, sim, len(sim.events), tmp_path)

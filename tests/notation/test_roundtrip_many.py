@@ -51,55 +51,55 @@ def test_the_simulator_writes_canonical_jaslog() -> None:
 # One class for each ruleset, two for the long Klaverjas games (a thousand games each), so that
 # the workers share the work evenly.
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestAmsterdam:
     def test_first_1000_games(self) -> None:
         round_trip_many("amsterdam", 0, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestAmsterdamMore:
     def test_last_1000_games(self) -> None:
         round_trip_many("amsterdam", GAMES // 2, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestAmsterdamKbn:
     def test_first_1000_games(self) -> None:
         round_trip_many("amsterdam-kbn", 0, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestAmsterdamKbnMore:
     def test_last_1000_games(self) -> None:
         round_trip_many("amsterdam-kbn", GAMES // 2, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestRotterdam:
     def test_first_1000_games(self) -> None:
         round_trip_many("rotterdam", 0, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestRotterdamMore:
     def test_last_1000_games(self) -> None:
         round_trip_many("rotterdam", GAMES // 2, GAMES // 2)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestKlaverjasOnline501:
     def test_2000_games(self) -> None:
         round_trip_many("klaverjas-online-501", 0, GAMES)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestKlaberjass:
     def test_2000_games(self) -> None:
         round_trip_many("klaberjass-2p", 0, GAMES)
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 class TestKloepper:
     def test_2000_games(self) -> None:
         round_trip_many("kloepper", 0, GAMES)

@@ -52,9 +52,9 @@ def cli_rounds(path: Path) -> dict[str, Any]:
     return dict(json.loads(r.stdout))
 
 
-#: the quick loop compares the Klaberjass game (its annulled round too); the whole suite also
-#: the Klaverjas one, whose eight-card rounds take the solver longer
-@pytest.mark.parametrize("name", [pytest.param("amsterdam-revoke-ruling", marks=pytest.mark.slow),
+#: `make test` compares the Klaberjass game (its annulled round too); the soak run also the
+#: Klaverjas one, whose eight-card rounds take the solver longer
+@pytest.mark.parametrize("name", [pytest.param("amsterdam-revoke-ruling", marks=pytest.mark.soak),
                                   "klaberjass-full"])
 def test_every_round_is_what_jaslog_analyze_says(live: Live, name: str) -> None:
     path = REPLAYS / f"{name}.jsonl"
@@ -116,7 +116,7 @@ def test_a_round_being_played_is_the_referee_s_until_its_last_card(live: Live) -
 
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_the_viewer_marks_a_costly_card_with_its_loss(browser: Any, server: Server) -> None:
     from tests.service.test_viewer import open_page
 

@@ -30,7 +30,7 @@ def fuzz_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     yield from make_server(tmp_path_factory.mktemp("fuzz"))
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_schemathesis_finds_no_server_error(fuzz_server: Server, tmp_path: Path) -> None:
     s = fuzz_server
     for gid, seed in (("fuzz-klaverjas", 3),):

@@ -33,7 +33,7 @@ def _p(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
 
 
-@pytest.mark.slow
+@pytest.mark.soak
 def test_many_clients_many_games_and_one_game(server: Server, tmp_path: Path) -> None:
     deadline = time.monotonic() + BUDGET
     latencies: list[float] = []

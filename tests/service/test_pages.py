@@ -15,7 +15,7 @@ from tests.service.conftest import Server, create, record, timed
 from tests.service.test_viewer import SAMPLE
 
 #: A real browser (a Chromium process, pages rendered) for every test.
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 

@@ -15,7 +15,7 @@ from tests.service.conftest import start_server, stop_server
 from tests.service.stats_club import Club, make_club
 from tests.service.test_stats import cli_answer
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 @pytest.fixture(scope="module")

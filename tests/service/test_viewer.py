@@ -13,7 +13,7 @@ from tests.service.conftest import ROOT, Server, create, record, sim, timed
 SAMPLE = ROOT / "replays" / "amsterdam-revoke-ruling.jsonl"
 
 #: A real browser (a Chromium process, pages rendered and screenshots taken) for every test.
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GAMES = 50
 
 #: Each test imports 50 games in a real process, kills it and imports again.
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.soak
 
 
 @pytest.fixture(scope="module")

@@ -149,6 +149,23 @@ def test_parallel_import_matches_the_inline_one(store: Store, tmp_path: Any, wor
     assert stored == {g: n for g, n in size.items() if g != gids[2]}
 
 
+def test_spawned_workers_import_as_forked_ones_do(tmp_path: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where this process runs other threads (a server, a Dask client, an earlier test's),
+    the workers are spawned, not forked: they start, open the semaphores they share with
+    this process by name, and import what forked workers import."""
+    from jaslog.store import open_store, parallel
+
+    monkeypatch.setattr(parallel, "start_method", lambda: "spawn")
+    events = list(simulate(4, seed=3))
+    f = tmp_path / "g.jsonl"
+    f.write_bytes(b"".join(x + b"\n" for x in lines_of(events)))
+    with open_store(str(tmp_path / "spawned.sqlite")) as store:
+        s = store.import_files([f], workers=2, batch_games=1)
+        assert (s.games, s.events, s.rejected) == (4, len(events), [])
+        assert store.verify().ok
+
+
 def test_lines_go_to_the_worker_of_their_game() -> None:
     from jaslog.store.parallel import worker_of
 
