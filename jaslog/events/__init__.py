@@ -329,6 +329,46 @@ _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)
 _validate_json: Callable[[bytes | str], Event] = _ADAPTER.validator.validate_json
 
 
+# ------------------------------------------------------------------ run-time registration
+
+#: The event models and rulesets of the format as built in (what ``schemas/`` is made of).
+_BUILT_IN = (dict(EVENT_MODELS), RULESETS)
+
+
+def register_events(models: Iterable[type[Event]], rulesets: Iterable[str]) -> None:
+    """Let a game registered at run time (``jaslog.games.register_game``) bring its own
+    event models and the rulesets its logs name: both become parseable, by every reader.
+    ``unregister_events`` undoes it. One small hook, kept apart so that a registry of
+    game events can take its place."""
+    global RULESETS, _ADAPTER, _validate_json
+    for m in models:
+        EVENT_MODELS[m.model_fields["type"].annotation.__args__[0]] = m  # type: ignore[union-attr]
+    RULESETS = tuple(dict.fromkeys([*RULESETS, *rulesets]))
+    _rebuild()
+
+
+def unregister_events(models: Iterable[type[Event]], rulesets: Iterable[str]) -> None:
+    """Undo :func:`register_events` (the built-in models and rulesets stay)."""
+    global RULESETS
+    for m in models:
+        t = m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+        if t not in _BUILT_IN[0]:
+            EVENT_MODELS.pop(t, None)
+    gone = set(rulesets) - set(_BUILT_IN[1])
+    RULESETS = tuple(r for r in RULESETS if r not in gone)
+    _rebuild()
+
+
+def _rebuild() -> None:
+    """The ruleset field of ``game_started`` and the union of every event, remade."""
+    global _ADAPTER, _validate_json
+    GameStarted.model_fields["ruleset"].annotation = Literal[RULESETS]  # type: ignore[valid-type]
+    GameStarted.model_rebuild(force=True)
+    union = Annotated[Union[tuple(EVENT_MODELS.values())], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+    _ADAPTER = TypeAdapter(union)
+    _validate_json = _ADAPTER.validator.validate_json
+
+
 def validate_event_json(line: bytes | str) -> Event:
     """The hot path of bulk reading: JSON (bytes or str) to an event within the limits
     (:mod:`jaslog.events.limits`), or ``ValueError`` with no explanation

@@ -1,7 +1,8 @@
 """The registry of games: :data:`GAMES` by name, and what is looked up by a ruleset's name.
 
 Adding a game is one package under ``jaslog/games/`` declaring its :class:`~jaslog.engine.game.Game`
-and one line here.
+and one line here. A game may also be registered at run time (:func:`register_game`, undone
+by :func:`unregister_game`): the test suite's toy game lives in ``tests/games/toy/`` so.
 
 >>> list(GAMES)
 ['klaverjas', 'klaberjass', 'kloepper']
@@ -24,6 +25,7 @@ from typing import Any
 
 from jaslog.engine.game import Game
 from jaslog.engine.options import Option, OptionError, parse_value
+from jaslog.events import Event, register_events, unregister_events
 from jaslog.games.klaberjass import GAME as KLABERJASS
 from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.games.kloepper import GAME as KLOEPPER
@@ -64,6 +66,33 @@ def resolve(ruleset: str, overrides: Mapping[str, Any] | None = None) -> dict[st
     return GAMES[game_of(ruleset)].resolve(ruleset, overrides)
 
 
+def register_game(game: Game, events: tuple[type[Event], ...] = ()) -> None:
+    """Add ``game`` to the registry at run time: to :data:`GAMES`, its presets to
+    :data:`PRESETS`, its options to :data:`CATALOGUES`, and its own ``events`` and its
+    presets' names to the event format (:func:`jaslog.events.register_events`). A game of
+    that name, or a preset already known, is refused (``ValueError``)."""
+    if game.name in GAMES:
+        raise ValueError(f"game {game.name!r} is already registered")
+    taken = sorted(set(game.presets) & set(PRESETS))
+    if taken:
+        raise ValueError(f"presets {', '.join(taken)} are already another game's")
+    GAMES[game.name] = game
+    PRESETS.update(game.presets)
+    CATALOGUES[game.name] = game.options
+    register_events(events, game.presets)
+
+
+def unregister_game(game: Game, events: tuple[type[Event], ...] = ()) -> None:
+    """Take a game added by :func:`register_game` out of the registry again."""
+    if GAMES.get(game.name) is not game:
+        raise ValueError(f"game {game.name!r} is not registered")
+    del GAMES[game.name]
+    for preset in game.presets:
+        PRESETS.pop(preset, None)
+    CATALOGUES.pop(game.name, None)
+    unregister_events(events, game.presets)
+
+
 def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
     """Read ``KEY=VALUE`` as typed on a command line into a checked (key, value).
 
@@ -80,4 +109,4 @@ def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
 
 
 __all__ = ["CATALOGUES", "GAMES", "PRESETS", "UnknownGame", "game_of", "get_game",
-           "parse_option_text", "resolve"]
+           "parse_option_text", "register_game", "resolve", "unregister_game"]
