@@ -80,8 +80,8 @@ MOST_POINTS = 10_000
 MOST_ROUNDS = 9_999
 #: The rulesets a log may name: every game's presets (``jaslog.games.PRESETS``; a test
 #: keeps the two lists equal).
-RULESETS = ("amsterdam", "amsterdam-kbn", "rotterdam", "klaverjas-online-501", "klaberjass-2p",
-            "kloepper")
+RULESETS: tuple[str, ...] = ("amsterdam", "amsterdam-kbn", "rotterdam", "klaverjas-online-501",
+                             "klaberjass-2p", "kloepper")
 Ruleset = Literal[RULESETS]  # type: ignore[valid-type]
 
 
@@ -340,7 +340,7 @@ def register_events(models: Iterable[type[Event]], rulesets: Iterable[str]) -> N
     event models and the rulesets its logs name: both become parseable, by every reader.
     ``unregister_events`` undoes it. One small hook, kept apart so that a registry of
     game events can take its place."""
-    global RULESETS, _ADAPTER, _validate_json
+    global RULESETS
     for m in models:
         EVENT_MODELS[m.model_fields["type"].annotation.__args__[0]] = m  # type: ignore[union-attr]
     RULESETS = tuple(dict.fromkeys([*RULESETS, *rulesets]))
@@ -362,9 +362,10 @@ def unregister_events(models: Iterable[type[Event]], rulesets: Iterable[str]) ->
 def _rebuild() -> None:
     """The ruleset field of ``game_started`` and the union of every event, remade."""
     global _ADAPTER, _validate_json
-    GameStarted.model_fields["ruleset"].annotation = Literal[RULESETS]  # type: ignore[valid-type]
+    ruleset: Any = Literal[RULESETS]  # type: ignore[valid-type]
+    GameStarted.model_fields["ruleset"].annotation = ruleset
     GameStarted.model_rebuild(force=True)
-    union = Annotated[Union[tuple(EVENT_MODELS.values())], Field(discriminator="type")]  # type: ignore[valid-type]  # noqa: UP007
+    union: Any = Annotated[Union[tuple(EVENT_MODELS.values())], Field(discriminator="type")]  # noqa: UP007
     _ADAPTER = TypeAdapter(union)
     _validate_json = _ADAPTER.validator.validate_json
 
