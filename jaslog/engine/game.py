@@ -7,7 +7,9 @@ won, which rules-oracle questions it answers), calls the game's pure parts (its 
 round report, its visibility rule (``seat_view`` for the table, ``redact_event`` for
 an event), its simulator, its oracle), or loads
 the game's adapter for that layer by name (:meth:`Game.adapter`: ``export``, ``render``,
-``record``, ``solver``), which keeps the games below the layers that adapt them.
+``record``, ``solver``), which keeps the games below the layers that adapt them. A game
+declares the adapters it has (:attr:`Game.adapters`); a layer asking for another is refused
+with ``not_supported``.
 
 >>> from jaslog.games import get_game
 >>> g = get_game("klaberjass")
@@ -116,6 +118,8 @@ class Game:
     #: keys that take the roem the sheet gives, and the keys it cannot know (null)
     score_only_roem: tuple[str, ...] = ()
     score_only_unknown: tuple[str, ...] = ()
+    #: the package its adapters are imported from (default ``jaslog.games.<name>``; a game
+    #: registered at run time, such as the test suite's toy, names its own)
     package: str = field(default="")
     #: the layers the game adapts to (a module of its package each): every one of
     #: :data:`ADAPTERS` unless it declares fewer (a game with no recorder words or no

@@ -4,7 +4,7 @@ Everything about the game is in this package, with the same module names in each
 ``rules/`` (pure), ``options``, ``fold``, ``view`` (the round report and the one visibility
 rule: ``seat_view`` for the table, ``redact_event`` for an event), ``sim`` (simulator and
 bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
-``record``.
+``record``; and ``contract``, its rows of the contract test's tables.
 """
 
 from jaslog.engine.game import Game

@@ -8,7 +8,7 @@ import pytest
 
 import jaslog.events as events
 from jaslog.errors import JaslogError
-from jaslog.events import EventError, parse_event
+from jaslog.events import EventError, GameStarted, parse_event
 from jaslog.games import CATALOGUES, GAMES, PRESETS, register_game, unregister_game
 from jaslog.play.oracle import answer
 from jaslog.record import open_recorder
@@ -21,7 +21,9 @@ DOUBLE = b'{"game":"t","seq":2,"type":"double","seat":1}'
 
 
 def test_unregistering_leaves_the_process_as_it_found_it() -> None:
-    assert parse_event(DOUBLE).type == "double" and parse_event(STARTED).ruleset == "toy"
+    started = parse_event(STARTED)
+    assert parse_event(DOUBLE).type == "double"
+    assert isinstance(started, GameStarted) and started.ruleset == "toy"
     unregister_game(GAME, EVENTS)
     try:
         assert "toy" not in GAMES and "toy" not in PRESETS and "toy" not in CATALOGUES
