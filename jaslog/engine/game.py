@@ -7,7 +7,9 @@ won, which rules-oracle questions it answers), calls the game's pure parts (its 
 round report, its visibility rule (``seat_view`` for the table, ``redact_event`` for
 an event), its simulator, its oracle), or loads
 the game's adapter for that layer by name (:meth:`Game.adapter`: ``export``, ``render``,
-``record``, ``solver``), which keeps the games below the layers that adapt them.
+``record``, ``solver``), which keeps the games below the layers that adapt them. A game
+declares the adapters it has (:attr:`Game.adapters`); a layer asking for another is refused
+with ``not_supported``.
 
 >>> from jaslog.games import get_game
 >>> g = get_game("klaberjass")
@@ -42,6 +44,12 @@ class NoAdapter(JaslogError, LookupError):
     """A layer that games do not adapt to (see :data:`ADAPTERS`)."""
 
     code = "no_adapter"
+
+
+class NotSupported(JaslogError, LookupError):
+    """A layer a game declares no adapter for (``Game.adapters``): "toy has no solver"."""
+
+    code = "not_supported"
 
 
 class Simulator(Protocol):
@@ -92,7 +100,8 @@ class Game:
     #: a reported round's roem: (scored, held on the table or None); None: the game has none
     roem_of: Callable[[dict[str, Any]], tuple[int, int | None]] | None
     simulate: Simulator
-    #: the rules oracle's questions (``rules --batch`` ops) and their answers
+    #: the rules oracle's questions (``rules --batch`` ops) and their answers; a game may
+    #: answer none (its rulesets are then refused every op but ``solve``)
     oracle_ops: tuple[str, ...]
     answer: Answer
     #: a round's results that count as won, lost and tied by the playing side
@@ -113,14 +122,28 @@ class Game:
     #: the game's own event models (``games/<g>/events.py``), which it registers beside the
     #: shared events (:mod:`jaslog.events.registry`) with its presets' names
     events: tuple[type[Event], ...] = ()
+    #: the package its adapters are imported from (default ``jaslog.games.<name>``; a game
+    #: registered at run time, such as the test suite's toy, names its own)
     package: str = field(default="")
+    #: the layers the game adapts to (a module of its package each): every one of
+    #: :data:`ADAPTERS` unless it declares fewer (a game with no recorder words or no
+    #: solver); a layer asked for an adapter the game lacks refuses with ``not_supported``
+    adapters: frozenset[str] = frozenset(ADAPTERS)
 
     def __post_init__(self) -> None:
         if not self.package:
             object.__setattr__(self, "package", f"jaslog.games.{self.name}")
 
+    def supports(self, layer: str) -> bool:
+        """Whether the game declares an adapter for ``layer`` (see :attr:`adapters`)."""
+        return layer in self.adapters
+
     def adapter(self, layer: str) -> ModuleType:
-        """The game's module for ``layer`` (one of :data:`ADAPTERS`), imported on first use."""
+        """The game's module for ``layer`` (one of :data:`ADAPTERS`), imported on first use;
+        :class:`NotSupported` when the game declares none for it."""
         if layer not in ADAPTERS:
             raise NoAdapter(f"{layer!r} is not an adapter layer ({', '.join(ADAPTERS)})")
+        if layer not in self.adapters:
+            raise NotSupported(f"{self.name} has no {layer} (it declares "
+                               f"{', '.join(a for a in ADAPTERS if a in self.adapters) or 'none'})")
         return importlib.import_module(f"{self.package}.{layer}")

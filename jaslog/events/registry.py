@@ -134,6 +134,24 @@ def register(*models: type[Event], rulesets: tuple[str, ...] | list[str] = ()) -
             drop()
 
 
+def unregister(*models: type[Event], rulesets: tuple[str, ...] | list[str] = ()) -> None:
+    """Take event models and ruleset names out again (a game registered for a while, as
+    the test suite's toy game is); what is not registered is passed over."""
+    changed = False
+    for m in models:
+        t = event_type(m)
+        if _REG.models.get(t) is m:
+            del _REG.models[t]
+            changed = True
+    for r in rulesets:
+        if r in _REG.rulesets:
+            _REG.rulesets.remove(r)
+            changed = True
+    if changed:
+        for drop in _REG.listeners:
+            drop()
+
+
 def on_change(drop: Callable[[], None]) -> None:
     """Call ``drop`` whenever the registry changes (to drop what was built from it)."""
     _REG.listeners.append(drop)

@@ -53,7 +53,10 @@ def game_par(fold: GameFold) -> GamePar:
     from jaslog.games import get_game
 
     out = GamePar()
-    for deal in get_game(fold.game).adapter("solver").deals(fold):
+    game = get_game(fold.game)
+    if not game.supports("solver"):  # no par for a game without a solver: NULL columns
+        return out
+    for deal in game.adapter("solver").deals(fold):
         if isinstance(deal, NoPar):
             continue
         try:

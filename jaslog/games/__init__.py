@@ -5,6 +5,8 @@ Adding a game is one package under ``jaslog/games/`` declaring its :class:`~jasl
 every table here and its events and presets' names in the event registry
 (:mod:`jaslog.events.registry`), which imports this package on first use: the registry is
 complete before the first event is parsed.
+A game may also be registered at run time and taken out again (:func:`register`,
+:func:`unregister`): the test suite's toy game (``tests/games/toy/``) is registered so.
 
 >>> list(GAMES)
 ['klaverjas', 'klaberjass', 'kloepper']
@@ -94,6 +96,18 @@ def resolve(ruleset: str, overrides: Mapping[str, Any] | None = None) -> dict[st
     return GAMES[game_of(ruleset)].resolve(ruleset, overrides)
 
 
+def unregister(game: Game) -> None:
+    """Take ``game``, added by :func:`register`, out of every table here and its events and
+    presets' names out of the event registry (a game not registered is ``ValueError``)."""
+    if GAMES.get(game.name) is not game:
+        raise ValueError(f"game {game.name!r} is not registered")
+    del GAMES[game.name]
+    for preset in game.presets:
+        PRESETS.pop(preset, None)
+    CATALOGUES.pop(game.name, None)
+    registry.unregister(*game.events, rulesets=tuple(game.presets))
+
+
 def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
     """Read ``KEY=VALUE`` as typed on a command line into a checked (key, value).
 
@@ -110,4 +124,4 @@ def parse_option_text(ruleset: str, text: str) -> tuple[str, Any]:
 
 
 __all__ = ["CATALOGUES", "GAMES", "PRESETS", "Ruleset", "UnknownGame", "game_of", "get_game",
-           "parse_option_text", "register", "resolve"]
+           "parse_option_text", "register", "resolve", "unregister"]

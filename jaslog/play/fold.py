@@ -66,7 +66,8 @@ def start_fold(started: Event) -> GameFold:
         f = cls(started, options)
     except IntegrityError as err:
         raise FoldError(err.message, code=err.code, game=gid, seq=0) from None
-    f.claim_judge = SolverJudge(game)
+    # a game without a solver leaves every claim standing as recorded
+    f.claim_judge = SolverJudge(game) if GAMES[game].supports("solver") else None
     return f
 
 

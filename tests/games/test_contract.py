@@ -23,11 +23,12 @@ revokes, deals recorded without hands and false claims injected, by both bots):
 7. the rules oracle: each of the game's ops answers a question taken from a simulated deal
    (and agrees with the fold where it can), another game's op is refused.
 
-Three tables below hold what differs per game and cannot be read from the descriptor: the
-round results that are not judged won, lost or tied (:data:`NOT_JUDGED`), what a scorer
-types for each event (:data:`WORDS`) and one oracle question per op (:data:`ORACLE`). A game
-added to the registry runs here at once and fails, saying which table lacks it, until they
-name it too.
+What differs per game and cannot be read from the descriptor is in tables each game
+declares in its own folder (``<package>.contract``, see :data:`CONTRACT_TABLES`): the round results
+that are not judged won, lost or tied, what a scorer types for each event, one oracle
+question per op, the fields the recorder cannot type. A game added to the registry runs
+here at once and fails, saying what is missing, until it declares them; the sections of
+layers it declares no adapter for (``Game.adapters``) are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import json
 import os
 import random
 import tempfile
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -52,11 +52,11 @@ from typer.testing import CliRunner
 from jaslog.cards import CARD_INDEX
 from jaslog.cli import app as cli_app
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.engine.game import ADAPTERS, Game, NoAdapter
+from jaslog.engine.game import ADAPTERS, Game, NoAdapter, NotSupported
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import Partition, Rows, build_game
-from jaslog.export.schema import TABLES
+from jaslog.export.schema import GAME_TABLES
 from jaslog.games import GAMES, PRESETS, game_of, get_game
 from jaslog.notation import write_game
 from jaslog.play.audit import REPORT_KEYS, game_report
@@ -97,172 +97,31 @@ Dict = dict[str, Any]
 
 # ================================================================== per-game tables
 
-#: The results of a round, besides the game's ``won``, ``lost`` and ``tied``, that a closed
-#: round of a simulated game may have: judged neither way (a revoke scores as a penalty, an
-#: annulled Klaberjass deal is not played). A live round is ``unfinished`` in every game.
-NOT_JUDGED: dict[str, frozenset[str]] = {
-    "klaverjas": frozenset({"revoke"}),
-    "klaberjass": frozenset({"revoke", "annulled"}),
-    "kloepper": frozenset({"revoke"}),
-}
+#: The tables each game declares in its own folder (``<package>.contract``, helpers in
+#: :mod:`jaslog.engine.contract`): the results a closed round may have that are judged
+#: neither won, lost nor tied (``NOT_JUDGED``), what a scorer types for each event
+#: (``WORDS``), one oracle question per op (``ORACLE``) and the fields the recorder cannot
+#: reproduce from typed words (``UNTYPED``).
+CONTRACT_TABLES = ("NOT_JUDGED", "WORDS", "ORACLE", "UNTYPED")
 
 
-def _lower(cards: list[str]) -> str:
-    return " ".join(c.lower() for c in cards)
+def table_of(game: Game, what: str) -> Any:
+    """The game's rows of table ``what`` (one of :data:`CONTRACT_TABLES`), from its ``contract``
+    module, or a failure that says what is missing."""
+    try:
+        rows = importlib.import_module(f"{game.package}.contract")
+    except ModuleNotFoundError:
+        pytest.fail(f"{game.name} has no {game.package}.contract declaring its rows of the "
+                    f"contract test's tables ({', '.join(CONTRACT_TABLES)})", pytrace=False)
+    if not hasattr(rows, what):
+        pytest.fail(f"{game.package}.contract does not declare {what}", pytrace=False)
+    return getattr(rows, what)
 
 
-def _four_hands(f: GameFold, e: Dict) -> list[str]:
-    """A deal of four hands: 'deal' and seats 0-2 (seat 3 gets the rest), or 'deal unseen'."""
-    hands = e.get("hands")
-    return ["deal unseen"] if hands is None else ["deal", *[_lower(h) for h in hands[:3]]]
-
-
-def _klaberjass_deal(f: GameFold, e: Dict) -> list[str]:
-    """Both hands and the turn-up (a recorded stock cannot be typed: see :data:`UNTYPED`)."""
-    if e.get("hands") is None:
-        return [f"deal unseen {e['turn_up'].lower()}"]
-    return ["deal", _lower(e["hands"][0]), _lower(e["hands"][1]), e["turn_up"].lower()]
-
-
-def _second_deal(f: GameFold, e: Dict) -> list[str]:
-    """Both players' three cards and the bottom card (the recorder was given no stock)."""
-    r = f.state.rounds[-1]
-    if e.get("hands") is None:
-        return ["second", e["bottom"].lower()]
-    return ["second", _lower(e["hands"][r.elder]), _lower(e["hands"][r.dealer]),
-            e["bottom"].lower()]
-
-
-def _partner_call(f: GameFold, e: Dict) -> list[str]:
-    kind, _ = f.state.expected()
-    return [e["call"].lower()] if kind == "call" else [f"call {e['call'].lower()} {e['seat']}"]
-
-
-def _play(f: GameFold, e: Dict) -> list[str]:
-    return [f"{e['seat']} {e['card'].lower()}"]
-
-
-#: What a scorer types at the recorder for each event of a game, by event type: the lines
-#: (a command, then the answers it asks for), given the table before the event.
-WORDS: dict[str, dict[str, Callable[[GameFold, Dict], list[str]]]] = {
-    "klaverjas": {
-        "dealt": _four_hands,
-        "bid": lambda f, e: [f"{e['seat']} {e['call'].lower()}"],
-        "trump_turned": lambda f, e: [f"turn {e['card'].lower()}"],
-        "roem": lambda f, e: [f"roem {e['points']} {e['seat']}"],
-        "play": _play,
-    },
-    "klaberjass": {
-        "dealt": _klaberjass_deal,
-        "bid": lambda f, e: [f"{e['seat']} {e['call'].lower()}"],
-        "second_deal": _second_deal,
-        "dix": lambda f, e: [f"dix {e['seat']}"],
-        "sequence": lambda f, e: [f"seq {e['seat']} {_lower(e['cards'])}"],
-        "bella": lambda f, e: [f"bella {e['seat']}"],
-        "play": _play,
-    },
-    "kloepper": {
-        "dealt": _four_hands,
-        "partner_call": _partner_call,
-        "knock": lambda f, e: [f"knock {e['seat']}"],
-        "knock_back": lambda f, e: [f"kb {e['seat']}"],
-        "play": _play,
-    },
-}
-
-#: Fields of a simulated event the recorder cannot reproduce from typed words, by game:
-#: a Klaberjass stock is recorded only by ``deal random`` (the recorder shuffles it).
-UNTYPED: dict[str, frozenset[str]] = {"klaberjass": frozenset({"stock"})}
-
-
-def _played(rnd: Dict, players: int) -> list[list[str]]:
-    """The cards each seat played in a reported round, in order."""
-    out: list[list[str]] = [[] for _ in range(players)]
-    for t in rnd["tricks"]:
-        for i, c in enumerate(t["cards"]):
-            out[(t["leader"] + i) % players].append(c)
-    return out
-
-
-def _trump(rnd: Dict) -> Dict:
-    return {"trump": rnd["trump"]} if rnd.get("trump") is not None else {}
-
-
-Query = tuple[Dict, Callable[[Dict], bool]]
-
-
-def _legal(rnd: Dict, players: int) -> Query:
-    """The second card of trick 1 was legal (the round has no violation): the oracle agrees."""
-    t = rnd["tricks"][0]
-    seat = (t["leader"] + 1) % players
-    hand = _played(rnd, players)[seat]
-    q = {"trick": t["cards"][:1], "hand": hand, **_trump(rnd)}
-    return q, lambda a: t["cards"][1] in a["legal"]
-
-
-def _winner(rnd: Dict, players: int) -> Query:
-    t = rnd["tricks"][0]
-    return ({"trick": t["cards"], **_trump(rnd)},
-            lambda a: (t["leader"] + a["winner"]) % players == t["winner"])
-
-
-def _points(rnd: Dict, players: int) -> Query:
-    t = rnd["tricks"][0]
-    return {"trick": t["cards"], **_trump(rnd)}, lambda a: a["points"] == t["points"]
-
-
-def _tricks_per_team(rnd: Dict) -> list[int]:
-    won = [0, 0]
-    for t in rnd["tricks"]:
-        won[t["winner"] % 2] += 1
-    return won
-
-
-#: One question per op of each game's rules oracle, built from a played-out deal of a
-#: simulated game without violations (its report entry), and what the answer must say.
-ORACLE: dict[str, dict[str, Callable[[Dict, int], Query]]] = {
-    "klaverjas": {
-        "legal": _legal, "winner": _winner, "points": _points,
-        "roem": lambda r, n: ({"trick": r["tricks"][0]["cards"], **_trump(r)},
-                              lambda a: a["roem"] == r["tricks"][0]["roem_on_table"]),
-        "score": lambda r, n: ({"points": r["points"], "roem": r["roem"],
-                                "tricks": _tricks_per_team(r), "chooser_team": r["chooser"] % 2,
-                                "revoke_team": None},
-                               lambda a: a == {"score": r["score"], "result": r["result"]}),
-    },
-    "klaberjass": {
-        "legal": _legal, "winner": _winner, "points": _points,
-        "sequences": lambda r, n: ({"hands": _played(r, n), "elder": r["elder"], **_trump(r)},
-                                   lambda a: len(a["sequences"]) == 2),
-        "bidding": lambda r, n: ({"dealer": r["dealer"], "turn_up": r["turn_up"],
-                                  "calls": r["bids"]},
-                                 lambda a: (a["trump"], a["maker"]) == (r["trump"], r["chooser"])),
-        "score": lambda r, n: ({"maker": r["chooser"], "revoke": None, "points": r["points"],
-                                "sequences": r["sequences"], "bella": r["bella"]},
-                               lambda a: (a["result"], a["score"]) == (r["result"], r["score"])),
-    },
-    "kloepper": {
-        "legal": _legal, "winner": _winner, "points": _points,
-        "sides": lambda r, n: ({"hands": _played(r, n), "call": (
-                                   {"seat": r["call"]["seat"], "call": r["call"]["call"]}
-                                   if r["call"] else None)},
-                               lambda a: a["queens"] == r["queens"]),
-        "score": lambda r, n: ({"queens_points": r["queens_points"],
-                                "queens_tricks": r["queens_tricks"],
-                                "mode": "alone" if r["mode"] == "alone" else "pair",
-                                "queens": r["queens"], "knock": r["knock"],
-                                "knock_back": r["knock_back"]},
-                               lambda a: a["score"] == r["score"]),
-    },
-}
-
-
-def table_of(tables: dict[str, Any], game: Game, what: str) -> Any:
-    """The game's entry of a per-game table of this file, or a failure that says so."""
-    if game.name not in tables:
-        pytest.fail(f"{what} does not name game {game.name!r}: add it to tests/games/"
-                    "test_contract.py (a new game must say this here)", pytrace=False)
-    return tables[game.name]
+def needs(game: Game, layer: str) -> None:
+    """Skip a section of the contract for a layer the game declares no adapter for."""
+    if not game.supports(layer):
+        pytest.skip(f"{game.name} has no {layer}")
 
 
 # ================================================================== simulated games
@@ -627,19 +486,21 @@ def sights(game: Game) -> list[Sight]:
 IDS = [g.name for g in GAME_LIST]
 
 
-@pytest.mark.parametrize("game", GAME_LIST, ids=IDS)
-class TestGameContract:
-    """What every game of the registry must do, as every layer relies on it."""
+class GameContract:
+    """What every game of the registry must do, as every layer relies on it (parametrized
+    over a game: :class:`TestGameContract` over the registry's, a game registered at run
+    time by its own test module)."""
 
     # ------------------------------------------------------------ 1. the descriptor
 
     def test_descriptor_names_the_game_its_package_and_its_presets(self, game: Game) -> None:
         assert GAMES[game.name] is game and get_game(game.name) is game
-        assert game.package == f"jaslog.games.{game.name}"
+        assert game.package.split(".")[-1] == game.name
         assert importlib.import_module(game.package).GAME is game
         view = importlib.import_module(f"{game.package}.view")
         assert game.seat_view is view.seat_view and game.redact_event is view.redact_event
-        assert game.title and game.round_word and game.score_example
+        assert game.title and game.round_word
+        assert bool(game.score_example) == bool(game.oracle_ops)
         assert game.presets, f"{game.name} has no preset"
         for preset, values in game.presets.items():
             assert values["game"] == game.name, preset
@@ -647,8 +508,9 @@ class TestGameContract:
             assert set(values) <= set(game.options), (preset, set(values) - set(game.options))
             opts = game.resolve(preset, None)
             assert opts["game"] == game.name and set(opts) == set(game.options), preset
-            example = game.score_example.format(ruleset=preset)
-            assert '"op": "score"' in example and f'"{preset}"' in example
+            if game.score_example:
+                example = game.score_example.format(ruleset=preset)
+                assert '"op": "score"' in example and f'"{preset}"' in example
 
     def test_descriptor_agrees_with_the_fold(self, game: Game) -> None:
         assert game.fold.game == game.name and game.fold.players == game.players
@@ -670,32 +532,39 @@ class TestGameContract:
     def test_descriptor_results_and_oracle_ops(self, game: Game) -> None:
         assert game.won and game.lost, "a game has results its playing side won and lost"
         assert not game.won & game.lost and not game.won & game.tied and not game.lost & game.tied
-        not_judged = table_of(NOT_JUDGED, game, "NOT_JUDGED")
+        not_judged = table_of(game, "NOT_JUDGED")
         assert not not_judged & (game.won | game.lost | game.tied)
         assert "unfinished" not in game.won | game.lost | game.tied | not_judged
-        assert game.oracle_ops and len(set(game.oracle_ops)) == len(game.oracle_ops)
-        assert GAME_OPS[game.name] == game.oracle_ops
+        assert len(set(game.oracle_ops)) == len(game.oracle_ops)
+        assert GAME_OPS.get(game.name, ()) == game.oracle_ops
 
     def test_descriptor_adapters_load_for_every_layer(self, game: Game) -> None:
-        needs = {"export": "build", "render": "render", "record": "RECORDER", "solver": "deals"}
-        assert set(needs) == set(ADAPTERS), "a layer was added: say what it needs of a game"
+        wanted = {"export": "build", "render": "render", "record": "RECORDER", "solver": "deals"}
+        assert set(wanted) == set(ADAPTERS), "a layer was added: say what it needs of a game"
+        assert game.adapters <= set(ADAPTERS) and {"export", "render"} <= game.adapters
         for layer in ADAPTERS:
+            if not game.supports(layer):
+                with pytest.raises(NotSupported, match=f"^{game.name} has no {layer} ") as e:
+                    game.adapter(layer)
+                assert e.value.code == "not_supported"
+                continue
             mod = game.adapter(layer)
             assert mod.__name__ == f"{game.package}.{layer}"
-            assert callable(getattr(mod, needs[layer], None)), (layer, needs[layer])
-        rec = game.adapter("record").RECORDER
-        assert issubclass(rec, Recorder) and rec.game_name == game.name
-        assert rec.round_word == game.round_word
-        assert rec.score_count == (2 if game.scoring == "teams" else game.players)
+            assert callable(getattr(mod, wanted[layer], None)), (layer, wanted[layer])
         with pytest.raises(NoAdapter):
             game.adapter("service")
+        if game.supports("record"):
+            rec = game.adapter("record").RECORDER
+            assert issubclass(rec, Recorder) and rec.game_name == game.name
+            assert rec.round_word == game.round_word
+            assert rec.score_count == (2 if game.scoring == "teams" else game.players)
 
     # ------------------------------------------------------------ 2. simulated games
 
     def test_simulated_games_parse_fold_finish_and_audit(self, game: Game) -> None:
         results: set[str] = set()
         violations = 0
-        allowed = game.won | game.lost | game.tied | table_of(NOT_JUDGED, game, "NOT_JUDGED")
+        allowed = game.won | game.lost | game.tied | table_of(game, "NOT_JUDGED")
         teams = 2 if game.scoring == "teams" else game.players
         assert {(s.bot, s.ruleset) for s, _, _ in audited(game.name)} == {
             (b, p) for b in BOT_NAMES for p in game.presets}
@@ -874,12 +743,12 @@ class TestGameContract:
     # ------------------------------------------------------------ 4. export rows
 
     def test_export_rows_fill_every_table_and_agree_with_the_audit(self, game: Game) -> None:
-        filled = dict.fromkeys(TABLES, 0)
+        filled = dict.fromkeys(GAME_TABLES, 0)
         for sim, _, rep in audited(game.name):
             buffers: dict[Partition, Rows] = {}
 
             def rows_for(part: Partition, buffers: dict[Partition, Rows] = buffers) -> Rows:
-                return buffers.setdefault(part, {t: columns_for(t) for t in TABLES})
+                return buffers.setdefault(part, {t: columns_for(t) for t in GAME_TABLES})
 
             evs = parsed(sim.events)
             gid, last = build_game(evs, rows_for)
@@ -955,18 +824,22 @@ class TestGameContract:
 
     def test_recorder_types_the_first_rounds_of_a_simulated_game(
             self, game: Game, tmp_path: Path) -> None:
+        needs(game, "record")
         sim = recorder_sample(game.name)
         record_and_compare(game, sim, deal_starts(sim.events)[2], tmp_path)
 
     @pytest.mark.soak
     def test_recorder_types_a_whole_simulated_game(self, game: Game, tmp_path: Path) -> None:
+        needs(game, "record")
         sim = recorder_sample(game.name)
         record_and_compare(game, sim, len(sim.events), tmp_path)
 
     # ------------------------------------------------------------ 7. the rules oracle
 
     def test_oracle_answers_each_op_from_a_simulated_deal(self, game: Game) -> None:
-        builders = table_of(ORACLE, game, "ORACLE")
+        if not game.oracle_ops:
+            pytest.skip(f"{game.name} has no rules-oracle ops")
+        builders = table_of(game, "ORACLE")
         missing = set(game.oracle_ops) - set(builders)
         assert not missing, f"ORACLE has no question for {game.name}'s ops {sorted(missing)}"
         asked = 0
@@ -997,6 +870,7 @@ class TestGameContract:
         from jaslog.analysis import Deal, NoPar
         from jaslog.analysis.rounds import analyze_deal
 
+        needs(game, "solver")
         solved = 0
         for _, f, rep in audited(game.name):
             deals = game.adapter("solver").deals(f)
@@ -1029,7 +903,7 @@ def recorder_sample(name: str) -> Sim:
 
 def typed(game: Game, events: list[Dict]) -> list[str]:
     """The lines a scorer types at the recorder for ``events`` (after game_started)."""
-    words = table_of(WORDS, game, "WORDS")
+    words = table_of(game, "WORDS")
     f = start_fold(event_from_dict(events[0]))
     lines: list[str] = []
     for e in events[1:]:
@@ -1069,9 +943,14 @@ def record_and_compare(game: Game, sim: Sim, end: int, tmp_path: Path) -> None:
         stored = [e.model_dump(exclude_none=True) for e in store.events(gid)]
     assert appended == len(events) - 1
     assert all("at" in e and "id" in e and "recorded_at" in e for e in stored[1:])
-    drop = {"at", "id", "recorded_at"} | UNTYPED.get(game.name, frozenset())
+    drop = {"at", "id", "recorded_at"} | table_of(game, "UNTYPED")
     assert [{k: v for k, v in e.items() if k not in drop} for e in stored] == \
         [{k: v for k, v in e.items() if k not in drop} for e in events]
     # the recorder asked before each event that broke a rule (and only then)
     violations = game_report(gid, folded(events))["violations"]
     assert 0 < confirmed <= len(violations) if violations else confirmed == 0
+
+
+@pytest.mark.parametrize("game", GAME_LIST, ids=IDS)
+class TestGameContract(GameContract):
+    """The contract, for every game of the registry."""

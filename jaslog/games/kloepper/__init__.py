@@ -5,7 +5,7 @@ Everything about the game is in this package, with the same module names in each
 ``view`` (the round report and the one visibility rule: ``seat_view`` for the table,
 ``redact_event`` for an event), ``deal`` (how a round is dealt from a deck), ``sim``
 (simulator and bots), ``oracle``, and the adapters the layers load by name: ``export``, ``render``,
-``record``.
+``record``; and ``contract``, its rows of the contract test's tables.
 """
 
 from jaslog.engine.game import Game

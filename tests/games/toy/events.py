@@ -1,20 +1,19 @@
-"""The toy game's one event of its own, with its words (how the notation writes and reads it)."""
+"""The toy game's own event, and its words: a player doubles the round's stakes."""
 
 from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from jaslog.events import SEAT_ARG, Arg, CardText, Event, Seat, Words
+from jaslog.events import SEAT_ARG, Event, Seat, Words
 
 
-class Swap(Event):
-    """Toy: ``seat`` swaps ``card``, from its hand, for the card in the pot."""
+class Double(Event):
+    """Toy: ``seat`` doubles the round's stakes (before the first lead; once a round)."""
 
-    words: ClassVar[Words] = Words("Swap", ("exchange",), args=(SEAT_ARG, Arg("card", "card")))
+    words: ClassVar[Words] = Words("Double", args=(SEAT_ARG,))
 
-    type: Literal["toy_swap"]
+    type: Literal["double"]
     seat: Seat
-    card: CardText
 
 
-EVENTS: tuple[type[Event], ...] = (Swap,)
+EVENTS: tuple[type[Event], ...] = (Double,)
