@@ -310,19 +310,54 @@ class Timeout(Event):
     seconds: int = Field(ge=0, le=86_400 * 365)
 
 
+#: A deal's secret seed and its commit: 64 lowercase hex digits (32 bytes; a SHA-256).
+HEX64_PATTERN = r"^[0-9a-f]{64}$"
+#: A seat's nonce: 1 to 64 printable ASCII characters, no ``|`` (rule book 9.3, decision 20).
+NONCE_PATTERN = r"^[ -{}~]{1,64}$"
+
+
+class DealCommitted(Event):
+    """The server's commit to the secret seed of a round's deal, before its cards are dealt:
+    the SHA-256 of the seed (rule book 9.3, decision 20). It changes nothing in the fold."""
+
+    type: Literal["deal_committed"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    commit: str = Field(pattern=HEX64_PATTERN, description="lowercase hex SHA-256 of the seed")
+
+
+class Nonce(Event):
+    """A seat's contribution to a round's deck, between the commit and the deal (rule book
+    9.3, decision 20). It changes nothing in the fold."""
+
+    type: Literal["nonce"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    seat: Seat
+    nonce: str = Field(pattern=NONCE_PATTERN, description="1-64 printable ASCII, no '|'")
+
+
+class DealRevealed(Event):
+    """The round's secret seed, revealed when the round ended: anyone can recompute the deck
+    (rule book 9.3, decisions 20-21). It changes nothing in the fold."""
+
+    type: Literal["deal_revealed"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    seed: str = Field(pattern=HEX64_PATTERN, description="the seed's 32 bytes, 64 hex digits")
+
+
 EVENT_MODELS: dict[str, type[Event]] = {
     "game_started": GameStarted, "dealt": Dealt, "trump_turned": TrumpTurned, "bid": Bid,
     "play": Play, "roem": Roem, "claim": Claim, "ruling": Ruling, "note": Note,
     "second_deal": SecondDeal, "dix": Dix, "sequence": SequenceDeclared, "bella": Bella,
     "partner_call": PartnerCall, "knock": Knock, "knock_back": KnockBack,
     "correction": Correction, "irregularity": Irregularity, "round_score": RoundScore,
-    "timeout": Timeout,
+    "timeout": Timeout, "deal_committed": DealCommitted, "nonce": Nonce,
+    "deal_revealed": DealRevealed,
 }
 
 AnyEvent = Annotated[
     Union[GameStarted, Dealt, TrumpTurned, Bid, Play, Roem, Claim, Ruling, Note,  # noqa: UP007
           SecondDeal, Dix, SequenceDeclared, Bella, PartnerCall, Knock, KnockBack,
-          Correction, Irregularity, RoundScore, Timeout],
+          Correction, Irregularity, RoundScore, Timeout, DealCommitted, Nonce, DealRevealed],
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(AnyEvent)

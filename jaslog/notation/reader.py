@@ -458,6 +458,14 @@ class _GameReader(TokenCursor):
         elif kw == "timeout":
             seat = self.seat()
             self.event("timeout", col, seat=seat, seconds=self.int_("the seconds waited"))
+        elif kw in ("deal_committed", "deal_revealed"):
+            rnd = self.int_("the round")
+            key = "commit" if kw == "deal_committed" else "seed"
+            self.event(kw, col, round=rnd, **{key: self.string(f"the {key} (64 hex digits)")})
+        elif kw == "nonce":
+            rnd = self.int_("the round")
+            seat = self.seat()
+            self.event("nonce", col, round=rnd, seat=seat, nonce=self.string("the nonce"))
         elif kw == "knock":
             kind = "knock_back" if self.word_next("back") else "knock"
             self.event(kind, col, seat=self.seat())

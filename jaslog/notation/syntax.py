@@ -39,6 +39,9 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "irregularity": ("kind", "seat", "cards", "text"),
     "round_score": ("round", "score", "chooser", "trump", "points", "roem", "result"),
     "timeout": ("seat", "seconds"),
+    "deal_committed": ("round", "commit"),
+    "nonce": ("round", "seat", "nonce"),
+    "deal_revealed": ("round", "seed"),
 }
 
 #: Statement keywords as read (lower case, ``-`` and ``_`` dropped) and the event each opens
@@ -54,6 +57,8 @@ KEYWORDS: dict[str, str] = {
     "note": "note", "ruling": "ruling", "correction": "correction", "fix": "correction",
     "irregularity": "irregularity", "score": "round_score", "roundscore": "round_score",
     "timeout": "timeout", "event": "event",
+    "commit": "deal_committed", "dealcommitted": "deal_committed", "nonce": "nonce",
+    "reveal": "deal_revealed", "dealrevealed": "deal_revealed",
     # a claim of the rest, and a concession (a claim that gives the rest to the others)
     "claim": "claim", "claims": "claim", "concede": "concede", "concedes": "concede",
 }
@@ -63,7 +68,8 @@ WORDS = {"dealt": "Deal", "second_deal": "Second deal", "trump_turned": "Turn", 
          "roem": "Roem", "bella": "Bella", "dix": "Dix", "sequence": "Sequence",
          "partner_call": "Call", "knock": "Knock", "knock_back": "Knock back", "note": "Note",
          "ruling": "Ruling", "correction": "Correction", "irregularity": "Irregularity",
-         "round_score": "Score", "timeout": "Timeout", "event": "Event"}
+         "round_score": "Score", "timeout": "Timeout", "event": "Event",
+         "deal_committed": "Commit", "nonce": "Nonce", "deal_revealed": "Reveal"}
 #: How the writer words a claim by what it gives.
 CLAIM_WORDS = {"rest_to_claimer": "Claim", "rest_to_opponents": "Concede"}
 

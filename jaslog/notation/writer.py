@@ -408,6 +408,14 @@ class _GameWriter:
                 text += f" result {r if bare else _json(r)}"
                 used.append("result")
             self.add(ln, text, e, used)
+        elif t in ("deal_committed", "deal_revealed") and isinstance(e.get("round"), int) \
+                and isinstance(e.get("commit", e.get("seed")), str):
+            key = "commit" if t == "deal_committed" else "seed"
+            self.add(ln, f"{WORDS[t]} {e['round']} {_json(e.get(key))}", e, ("round", key))
+        elif t == "nonce" and isinstance(e.get("round"), int) and _seat_ok(e.get("seat")) \
+                and isinstance(e.get("nonce"), str):
+            self.add(ln, f"Nonce {e['round']} {e['seat']} {_json(e['nonce'])}", e,
+                     ("round", "seat", "nonce"))
         else:  # any other event: its fields as JSON
             fields = {k: v for k, v in e.items() if k not in _ENVELOPE}
             self.add(ln, f"Event {_json(fields)}", e, fields)
