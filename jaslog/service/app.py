@@ -28,6 +28,7 @@ from jaslog.service import (
     api_analysis,
     api_games,
     api_listing,
+    api_online,
     api_record,
     api_stats,
     api_tournaments,
@@ -283,6 +284,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
     app.include_router(api_record.router)  # the scorer's pad: /record/{game} and its routes
+    app.include_router(api_online.router)  # online games: /play/{game}, the dealer's sweep
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 

@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection
 
 from jaslog.engine.fold import FoldError
 from jaslog.events import Event, GameStarted
+from jaslog.games import get_game
 from jaslog.play.fold import start_fold
 from jaslog.store.appending import place_of
 from jaslog.store.codec import UnreadableEvent, decode, parse_time
@@ -164,8 +165,8 @@ def check_winners(rep: VerifyReport, game: str, kind: str, seats: list[str],
                                         "the rows were written behind the store's back"))
             return
     for r in d.results:
-        want = sorted(set(winning_players(kind, seats, _as_winner(r.winner)))) if r.finished \
-            else []
+        want = sorted(set(winning_players(get_game(kind).scoring, seats,
+                                          _as_winner(r.winner)))) if r.finished else []
         have = sorted(d.winners.get(r.seq, []))
         if have != want:
             rep.problems.append(Problem(
