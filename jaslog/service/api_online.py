@@ -10,7 +10,6 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path as PathLib
-
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI

@@ -25,6 +25,7 @@ event an online game stores says who appended it (:func:`record_by`: a seat numb
 from __future__ import annotations
 
 import copy
+import os
 import secrets
 import threading
 import uuid
@@ -353,7 +354,8 @@ def online_of(svc: Service) -> OnlineTables:
     with _ONLINE_LOCK:
         tables: OnlineTables | None = getattr(svc, "online_tables", None)
         if tables is None:
-            tables = OnlineTables(svc)
+            wait = os.environ.get("JASLOG_NONCE_WAIT")  # tests: seconds to wait for nonces
+            tables = OnlineTables(svc, float(wait) if wait else NONCE_WAIT)
             svc.online_tables = tables  # type: ignore[attr-defined]
     return tables
 

@@ -299,4 +299,3 @@ def test_a_seat_sees_its_own_hand_and_the_clock_and_the_play_page_is_served(room
     assert sorted(o["nonces"]) == [[1, s] for s in range(4)]
     page = room.client.get(f"/play/{room.game}")
     assert page.status_code == 200 and "/static/play.js" in page.text
-    print(turn["table"], turn["legal"], turn["expects"], turn["turn"])
