@@ -11,6 +11,7 @@ import sys
 import time
 from typing import Any
 
+import httpx
 
 from tests.service.conftest import Server
 
@@ -28,11 +29,14 @@ def act(page: Any) -> bool:
             if not page.is_visible("#error"):
                 return True
         return False
-    legal = page.query_selector_all("#hand button.card:not([disabled])")
-    every = page.query_selector_all("#hand button.card")
-    assert legal, before
-    assert len(legal) <= len(every)
-    legal[0].click()
+    legal = page.locator("#hand button.card:not([disabled])")
+    assert legal.count() <= page.locator("#hand button.card").count()
+    if legal.count() == 0:
+        return False
+    try:  # the page redraws its hand as it polls: the locator finds the card again
+        legal.first.click(timeout=2000)
+    except Exception:  # the turn passed meanwhile (the redraw found no card to click)
+        return False
     page.wait_for_timeout(100)
     return True
 
@@ -83,3 +87,36 @@ def test_four_seats_play_an_online_game_in_their_browsers(server: Server, browse
                           env=dict(os.environ))
     assert out2.returncode == 0, out2.stdout + out2.stderr
     assert "1 deal by the server checked, every one fair" in out2.stdout
+
+
+def test_the_stream_and_the_server_log_never_show_a_seed_before_its_round_ends(
+        server: Server) -> None:
+    from sqlalchemy import create_engine, select
+
+    from jaslog.service import db
+
+    with server.client("admin") as c:
+        out = c.post("/api/games", json={"online": True, "ruleset": "klaverjas-online-501",
+                                         "seats": ["ann", "bob", "cor", "dirk"]}).json()
+    game = out["game"]
+    engine = create_engine(f"sqlite:///{server.db}")
+    with engine.connect() as conn:
+        secret = str(conn.execute(select(db.deal_seeds.c.seed).where(
+            db.deal_seeds.c.game == game)).scalar())
+    engine.dispose()
+    assert len(secret) == 64
+    for token in [*(s["token"] for s in out["seat_tokens"]), server.tokens["public"]]:
+        seen = ""
+        with httpx.Client(base_url=server.url, timeout=10) as c, c.stream(
+                "GET", f"/api/games/{game}/stream", params={"since": 0},
+                headers={"Authorization": f"Bearer {token}"}) as r:
+            assert r.status_code == 200
+            start = time.monotonic()
+            for chunk in r.iter_text():
+                seen += chunk
+                if "deal_committed" in seen or time.monotonic() - start > 3:
+                    break
+        assert secret not in seen
+        if token != server.tokens["public"]:
+            assert "deal_committed" in seen
+    assert secret not in server.log.read_text()
