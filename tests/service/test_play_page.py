@@ -21,7 +21,6 @@ def act(page: Any) -> bool:
     first card the page lets it play. Whether it moved."""
     if page.evaluate("document.getElementById('status').dataset.mine") != "yes":
         return False
-    before = page.evaluate("document.getElementById('status').textContent")
     if page.is_visible("#bids"):
         for call in ("pass", "C", "D", "H", "S"):
             page.click(f"#bid-buttons [data-call='{call}']")
