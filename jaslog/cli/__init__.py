@@ -12,6 +12,7 @@ import typer
 from jaslog.cli import (
     analyze,
     check,
+    online_cmds,
     replay,
     rules_cmd,
     serve_cmds,
@@ -50,7 +51,7 @@ def _options(version: bool = typer.Option(
 
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, tournament_cmds):
+               serve_cmds, stats, tournament_cmds, online_cmds):
     module.register(app)
 
 

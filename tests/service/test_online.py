@@ -5,6 +5,7 @@ says who appended it, the seed is nowhere before the round ends, and the game ve
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -299,3 +300,24 @@ def test_a_seat_sees_its_own_hand_and_the_clock_and_the_play_page_is_served(room
     assert sorted(o["nonces"]) == [[1, s] for s in range(4)]
     page = room.client.get(f"/play/{room.game}")
     assert page.status_code == 200 and "/static/play.js" in page.text
+
+
+def test_jaslog_table_new_online_makes_the_game_and_its_seat_links(tmp_path: Path) -> None:
+    path = tmp_path / "cli.sqlite"
+    cmd = [sys.executable, "-m", "jaslog", "table", "new", "--online", "--seats",
+           "ann,bob,cor,dirk", "--clock", "20", "--db", str(path), "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    made = json.loads(out.stdout)
+    assert made["clock"] == 20 and len(made["seat_tokens"]) == 4
+    link = made["seat_tokens"][3]["link"]
+    assert link.startswith("http://localhost:8000/play/" + made["game"] + "#token=jl_")
+    app = create_app(str(path))
+    app.state.online_every = 0
+    with TestClient(app) as client:
+        token = made["seat_tokens"][3]["token"]
+        o = client.get(f"/api/games/{made['game']}/online",
+                       headers={"Authorization": f"Bearer {token}"}).json()
+        assert o["seat"] == 3 and o["clock"] == 20 and 1 in map(int, o["commits"])
+    refused = subprocess.run(cmd[:3] + cmd[4:], capture_output=True, text=True, check=False)
+    assert refused.returncode != 0 and "--online" in refused.stderr + refused.stdout
