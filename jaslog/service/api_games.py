@@ -43,7 +43,7 @@ from jaslog.service.deps import (
     service,
     stream_principal,
 )
-from jaslog.service.online import DEFAULT_CLOCK, by_of, online_of, record_by
+from jaslog.service.online import DEFAULT_CLOCK, by_of, online_of, record_by, seat_may_append
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
@@ -415,10 +415,8 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
         raise ApiError(404, "no_such_game", str(e), game=game) from None
     types = {e.get("type") for e in events}
     if who.role == "seat":
-        if who.game != game:
-            raise ApiError(403, "other_game", f"this seat token plays seat {who.seat} of game "
-                           f"{who.game}, not of game {game}", game=game)
-        return  # what the seat may append, the online game's checks say
+        seat_may_append(who, game, events)
+        return  # whether the rules take it now, the online game's checks say
     if who.role in ("scorer", "referee") and types & set(SERVICE_TYPES):
         raise ApiError(403, "service_only", "a timeout, a deal's commit and its reveal are "
                        "recorded by the service itself", game=game)

@@ -81,6 +81,23 @@ def by_of(who: Principal) -> str:
     return str(who.seat) if who.role == "seat" and who.seat is not None else who.role
 
 
+def seat_may_append(who: Principal, game: str, events: list[dict[str, Any]]) -> None:
+    """Whether a seat token may append ``events`` to ``game`` at all (403 when not): its own
+    game, its own seat's actions and nonce only. Whether the rules take them now is
+    :meth:`OnlineTables.check_moves`'s to say."""
+    if who.game != game:
+        raise ApiError(403, "other_game", f"this seat token plays seat {who.seat} of game "
+                       f"{who.game}, not of game {game}", game=game)
+    for i, e in enumerate(events):
+        t = e.get("type")
+        if t not in SEAT_TYPES:
+            raise ApiError(403, "not_your_seat", f"event {i + 1}: a seat token appends its "
+                           f"seat's own actions and its nonce, not a {t}", game=game)
+        if e.get("seat") != who.seat:
+            raise ApiError(403, "not_your_seat", f"event {i + 1} is seat {e.get('seat')}'s; "
+                           f"this token plays seat {who.seat}", game=game)
+
+
 class OnlineTables:
     """The online games of one service: creating them, dealing them, timing them."""
 
@@ -249,18 +266,9 @@ class OnlineTables:
                      expected_seq: int | None) -> int:
         """Check a seat token's batch against the game at its head; the seq to append it
         at, or :class:`ApiError` (nothing is stored)."""
-        if who.game != game:
-            raise ApiError(403, "other_game", f"this seat token is for game {who.game}, not "
-                           f"{game}", game=game)
-        for i, e in enumerate(events):
-            t = e.get("type")
-            if t not in SEAT_TYPES:
-                raise ApiError(403, "not_your_seat", f"event {i + 1}: a seat token appends its "
-                               f"seat's own actions and its nonce, not a {t}", game=game)
-            if e.get("seat") != who.seat:
-                raise ApiError(403, "not_your_seat", f"event {i + 1} is seat {e.get('seat')}'s; "
-                               f"this token plays seat {who.seat}", game=game)
+        seat_may_append(who, game, events)
         return self.check_moves(game, events, expected_seq, who.seat)
+
 
     def check_moves(self, game: str, events: list[dict[str, Any]], expected_seq: int | None,
                     seat: int | None) -> int:
@@ -360,4 +368,5 @@ def online_of(svc: Service) -> OnlineTables:
     return tables
 
 
-__all__ = ["DEFAULT_CLOCK", "NONCE_WAIT", "OnlineTables", "by_of", "online_of", "record_by"]
+__all__ = ["DEFAULT_CLOCK", "NONCE_WAIT", "OnlineTables", "by_of", "online_of", "record_by",
+           "seat_may_append"]

@@ -321,3 +321,14 @@ def test_jaslog_table_new_online_makes_the_game_and_its_seat_links(tmp_path: Pat
         assert o["seat"] == 3 and o["clock"] == 20 and 1 in map(int, o["commits"])
     refused = subprocess.run(cmd[:3] + cmd[4:], capture_output=True, text=True, check=False)
     assert refused.returncode != 0 and "--online" in refused.stderr + refused.stdout
+
+
+def test_a_seat_token_does_not_use_the_scorers_pad(room: Room) -> None:
+    start(room)
+    _, seat, _ = room.due()
+    assert seat is not None
+    r = room.client.post(f"/api/games/{room.game}/pad/words", json={"text": "pass"},
+                         headers=room.h(room.seats[seat]))
+    assert r.status_code == 403 and r.json()["code"] == "not_your_seat"
+    turn = room.client.get(f"/api/games/{room.game}/turn", headers=room.h(room.seats[seat]))
+    assert turn.json()["may_record"] is False and turn.json()["actions"] == []
