@@ -55,6 +55,9 @@ SEAT_TYPES = frozenset({"bid", "trump_turned", "play", "roem", "claim", "knock",
                         "dix", "sequence", "bella", "partner_call", "nonce"})
 #: Actions that only the seat due takes (others, like a roem claim, the rules judge).
 TURN_TYPES = frozenset({"bid", "play", "trump_turned", "dix", "partner_call"})
+#: The later parts of a deal the server deals when the rules expect them (the dealing events
+#: of ``Game.deal_from_deck`` besides ``dealt``).
+LATER_DEALS = frozenset({"second_deal"})
 #: What the rules expect (``state.expected()``) when they take each of these.
 KIND_OF = {"bid": "bid", "play": "play", "trump_turned": "turn"}
 
@@ -239,21 +242,29 @@ class OnlineTables:
             if len(sent) < fold.players and waited < self.nonce_wait:
                 return False
             return self._deal(game, fold, n, sent, head.next_seq)
+        if dealt in committed and kind in LATER_DEALS:  # the rest of a deal (Klaberjass)
+            return self._deal(game, fold, dealt, nonces.get(dealt, {}), head.next_seq, kind)
         appended = self.move_clock.check(game, clock, "autoplay")
         if appended:
             record_by(self.svc, game, int(appended[0]["seq"]), appended, "server")
             return True
         return False
 
-    def _deal(self, game: str, fold: GameFold, n: int, sent: dict[int, str], at_seq: int) -> bool:
+    def _deal(self, game: str, fold: GameFold, n: int, sent: dict[int, str], at_seq: int,
+              what: str = "dealt") -> bool:
+        """Append round ``n``'s ``what`` (its ``dealt``, or a later deal such as Klaberjass's
+        ``second_deal``) as the deck gives it."""
         g = get_game(fold.game)
-        kind, dealer = fold.state.expected()
-        assert kind == "deal" and dealer is not None
+        if what == "dealt":
+            _, dealer = fold.state.expected()
+        else:
+            dealer = fold.state.rounds[-1].dealer
+        assert dealer is not None
         seed = self._seed(game, n)
         order = [sent.get(s, "") for s in range(fold.players)]
         fields = g.deal_from_deck(deck(seed, game, n, order, g.pack), dealer)
-        batch = [{"type": "dealt", "dealer": dealer, **fields.get("dealt", {}),
-                  "id": _id(game, f"dealt:{n}")}]
+        extra = {"dealer": dealer} if what == "dealt" else {}
+        batch = [{"type": what, **extra, **fields.get(what, {}), "id": _id(game, f"{what}:{n}")}]
         return self._append(game, batch, at_seq)
 
     def sweep(self) -> list[str]:

@@ -332,3 +332,34 @@ def test_a_seat_token_does_not_use_the_scorers_pad(room: Room) -> None:
     assert r.status_code == 403 and r.json()["code"] == "not_your_seat"
     turn = room.client.get(f"/api/games/{room.game}/turn", headers=room.h(room.seats[seat]))
     assert turn.json()["may_record"] is False and turn.json()["actions"] == []
+
+
+def test_an_online_klaberjass_game_gets_its_second_deal_from_the_deck(room: Room) -> None:
+    r = room.client.post("/api/games", json={
+        "online": True, "ruleset": "klaberjass-2p", "seats": ["ann", "bob"],
+        "options": {"target": 1}}, headers=room.h(room.admin))
+    assert r.status_code == 201, r.text
+    room.game, room.seats = r.json()["game"], [s["token"] for s in r.json()["seat_tokens"]]
+    online_of(room.svc).nonce_wait = 0
+    online_of(room.svc).step(room.game)
+    for _ in range(400):
+        kind, seat, move = room.due()
+        if kind in ("over", "deal"):
+            break
+        assert seat is not None
+        if kind == "bid":  # take the turn-up's suit, so that a second deal follows
+            for call in ("accept", "take", "play", "pass"):
+                if room.send(seat, [{"type": "bid", "seat": seat, "call": call}]).status_code \
+                        == 200:
+                    break
+            continue
+        assert move is not None
+        assert room.send(seat, [move]).status_code == 200, move
+    online_of(room.svc).step(room.game)
+    types = [e["type"] for e in room.events()]
+    assert "second_deal" in types and types.count("deal_revealed") >= 1, " ".join(types[:40])
+    by = room.authors()
+    assert by[types.index("second_deal")] == "server"
+    from jaslog.play.fairdeal import check_deals
+    report = check_deals(room.game, room.events())
+    assert report.problems == [] and 1 in report.checked
