@@ -67,7 +67,7 @@ def test_an_error_names_its_line_column_and_what_was_expected(body: str, line: i
                                         "dealt, trump_turned, bid, play, roem, claim, ruling, note, "
                                         "second_deal, dix, sequence, bella, partner_call, knock, "
                                         "knock_back, correction, irregularity, round_score, "
-                                        "timeout)"),
+                                        "timeout, deal_committed, nonce, deal_revealed)"),
     ("Deal dealer 9", 6, 1, "field 'dealer': Input should be less than or equal to 3 (got 9)"),
 ])
 def test_an_event_the_models_refuse_is_located_at_its_item(body: str, line: int, column: int,
