@@ -71,7 +71,7 @@ def test_a_moved_card_is_deal_not_fair_in_the_report() -> None:
     hands = dealt["hands"]
     hands[0][0], hands[1][0] = hands[1][0], hands[0][0]
     # the plays no longer fit the hands: keep the deal only, and reveal
-    short = log[:5] + [{"game": "ot1", "seq": 5, "type": "deal_revealed", "round": 1,
+    short = [*log[:5], {"game": "ot1", "seq": 5, "type": "deal_revealed", "round": 1,
                         "seed": SEED.hex()}]
     rep = game_report("ot1", fold(event_from_dict(e) for e in short))
     assert not rep["ok"]
