@@ -46,9 +46,10 @@ soak: setup-tests
 bench: setup
 	$(PY) -m benchmarks.bench
 
-# The service under load (64 clients over 1,000 live games, SQLite): figures, not a test.
+# The service under load (64 clients over 1,000 live games, SQLite), then an online room (8
+# tables of four bot clients): figures, not a test.
 load: setup
-	$(PY) -m benchmarks.load
+	$(PY) -m benchmarks.load --runs service,online-room
 
 schemas: setup
 	$(PY) -m jaslog.schemas

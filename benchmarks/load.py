@@ -24,6 +24,11 @@ Two baselines, run in the same run after the service (``--baselines``, or each a
   :meth:`Service.append_soon` awaits, waited for), no HTTP: what the group-commit writer
   itself takes, and the mean size of its groups.
 
+An online room (``online-room``): ``--tables`` online games (rule book 9.3), each played by
+four bot clients from their seat tokens (a thread each: it polls its seat's ``/turn``, sends
+its nonce, bids the first call the service takes and plays its first legal card), the
+service dealing and timing every round; printed: the moves a second and their latency.
+
 Each is printed with its ratio to the service, and the CPU time it used per append (the
 server's process, and the load script's own: the clients). The clients are threads of one
 process, which one Python lock caps; ``--client-processes N`` spreads the HTTP clients over
@@ -58,7 +63,7 @@ from jaslog.service.core import Service
 from jaslog.store import open_store
 
 #: What the load script can run: the service, and the baselines beside it.
-RUNS = ("service", "http-floor", "writer-alone")
+RUNS = ("service", "http-floor", "writer-alone", "online-room")
 
 #: A client's append: (game, event, expected seq) -> "200" when stored, else what went wrong.
 Append = Callable[[str, dict[str, Any], int], str]
@@ -406,6 +411,78 @@ def run_writer_alone(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+def _seat_bot(base: str, game: str, token: str, seat: int, deadline: float,
+              lat: list[float], errors: dict[str, int]) -> None:
+    """One seat of an online game, played by a bot until the game ends (or the deadline)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    sent: set[int] = set()
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+        while time.monotonic() < deadline:
+            t = c.get(f"/api/games/{game}/turn").json()
+            if t.get("finished"):
+                return
+            batch: list[list[dict[str, Any]]] = []
+            if t["expects"] == "deal":
+                o = c.get(f"/api/games/{game}/online").json()
+                n = max((int(r) for r in o["commits"]), default=0)
+                if n and n not in sent and str(n) not in o["reveals"]:
+                    sent.add(n)
+                    batch = [[{"type": "nonce", "round": n, "seat": seat, "nonce": f"b{seat}"}]]
+            elif t["turn"] == seat and t["expects"] == "bid":
+                batch = [[{"type": "bid", "seat": seat, "call": c_}]
+                         for c_ in ("pass", "C", "D", "H", "S")]
+            elif t["turn"] == seat and t["expects"] == "play" and t.get("legal"):
+                batch = [[{"type": "play", "seat": seat, "card": t["legal"][0]}]]
+            if not batch:
+                time.sleep(0.05)
+                continue
+            for events in batch:
+                start = time.perf_counter()
+                r = c.post(f"/api/games/{game}/events",
+                           json={"expected_seq": t["next_seq"], "events": events})
+                if r.status_code == 200:
+                    lat.append(time.perf_counter() - start)
+                    break
+                if r.status_code != 422:  # a call the rules refuse: the bot tries the next
+                    errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
+                    break
+
+
+def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
+    """``--tables`` online games, four bot clients each, against ``jaslog serve``."""
+    tmp = Path(tempfile.mkdtemp(prefix="jaslog-online-"))
+    url = args.db or f"sqlite:///{tmp / 'online.sqlite'}"
+    _, token = prepare(url, 0)
+    headers = {"Authorization": f"Bearer {token}"}
+    lat: list[float] = []
+    errors: dict[str, int] = {}
+    os.environ.setdefault("JASLOG_NONCE_WAIT", "1")
+    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url], url,
+                  headers) as (base, _server):
+        seats = []
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+            for _ in range(args.tables):
+                out = c.post("/api/games", json={
+                    "online": True, "ruleset": "klaverjas-online-501",
+                    "seats": ["ann", "bob", "cor", "dirk"],
+                    "options": {"game_end": {"type": "deals", "count": 2}}}).json()
+                seats += [(out["game"], s["token"], s["seat"]) for s in out["seat_tokens"]]
+        began = time.monotonic()
+        deadline = began + args.seconds
+        threads = [threading.Thread(target=_seat_bot, args=(base, g, tok, seat, deadline, lat,
+                                                            errors)) for g, tok, seat in seats]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        took = time.monotonic() - began
+    return {"store": url.split(":", 1)[0], "tables": args.tables, "moves": len(lat),
+            "moves_per_s": round(len(lat) / took, 1) if took else 0.0,
+            "move_ms": {"p50": round(_pct(lat, 50) * 1000, 1),
+                        "p99": round(_pct(lat, 99) * 1000, 1)},
+            "seconds": round(took, 1), "errors": errors}
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
@@ -445,6 +522,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--baselines", action="store_true",
                    help="run the service, then the HTTP floor and the writer alone "
                         "(--runs " + ",".join(RUNS) + ")")
+    p.add_argument("--tables", type=int, default=8,
+                   help="online-room: online games, four bot clients each (default 8)")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -454,7 +533,8 @@ def main(argv: list[str] | None = None) -> None:
     results: dict[str, dict[str, Any]] = {}
     for name in runs:
         results[name] = {"service": run, "http-floor": run_http_floor,
-                         "writer-alone": run_writer_alone}[name](args)
+                         "writer-alone": run_writer_alone,
+                         "online-room": run_online_room}[name](args)
     service = results.get("service")
     if args.json:
         if service is None:
@@ -482,7 +562,13 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  CPU      per append: server {cpu['server']} ms, "
                   f"load script {cpu['load_script']} ms")
     for name in runs:
-        if name != "service":
+        if name == "online-room":
+            o = results[name]
+            print(f"online room: {o['tables']} tables of four bots for {o['seconds']} s: "
+                  f"{o['moves_per_s']} moves/s, p50 {o['move_ms']['p50']} ms, p99 "
+                  f"{o['move_ms']['p99']} ms ({o['moves']} moves); errors "
+                  f"{o['errors'] or 'none'}")
+        elif name != "service":
             _print(name, results[name], service)
 
 

@@ -287,7 +287,8 @@ def test_unseen_hands_judge_each_play_against_the_cards_before_it() -> None:
 
 #: The events each game takes besides game_started (rule book sections 3, 4 and 5).
 #: What every game's fold takes, whatever the game (the table's facts and the referee's).
-COMMON_EVENTS = {"claim", "ruling", "note", "correction", "irregularity", "timeout", "round_score"}
+COMMON_EVENTS = {"claim", "ruling", "note", "correction", "irregularity", "timeout", "round_score",
+                 "deal_committed", "nonce", "deal_revealed"}
 GAME_EVENTS = {
     "amsterdam": {"dealt", "trump_turned", "bid", "play", "roem"} | COMMON_EVENTS,
     "klaberjass-2p": {"dealt", "bid", "second_deal", "dix", "sequence", "bella", "play"}
@@ -355,7 +356,8 @@ def test_handlers_are_read_from_their_annotations() -> None:
 
     every = set(GameFold.dispatch)  # the table's facts every game takes
     assert every == {EVENT_MODELS[t] for t in ("note", "correction", "irregularity", "timeout",
-                                              "round_score", "claim")}
+                                              "round_score", "claim", "deal_committed", "nonce",
+                                              "deal_revealed")}
     assert set(Base.dispatch) == {Bid, Play, FastPlay} | every
     assert Derived.dispatch[Bid] is Derived.bid and Base.dispatch[Bid] is Base.bid
     assert set(Derived.dispatch) == {Bid} | every

@@ -16,3 +16,11 @@ def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture
     assert out["appends"] > 0 and out["errors"] == {}
     assert out["read_ms"]["reads"] > 0 and out["append_ms"]["p99"] >= out["append_ms"]["p50"]
     assert (out["games"], out["clients"], out["store"]) == (6, 3, "sqlite")
+
+
+@pytest.mark.slow
+def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["--runs", "online-room", "--tables", "1", "--seconds", "60", "--json"])
+    out = json.loads(capsys.readouterr().out)["online_room"]
+    assert out["tables"] == 1 and out["moves"] >= 2 * 36  # two deals: 4+ bids, 32 cards each
+    assert out["seconds"] < 60 and out["move_ms"]["p99"] >= out["move_ms"]["p50"]

@@ -14,6 +14,7 @@ from jaslog.cli import (
     check,
     club_cmds,
     feed_cmds,
+    online_cmds,
     replay,
     rules_cmd,
     serve_cmds,
@@ -52,7 +53,7 @@ def _options(version: bool = typer.Option(
 
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds):
+               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds, online_cmds):
     module.register(app)
 
 

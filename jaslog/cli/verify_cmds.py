@@ -129,11 +129,20 @@ def verify(
                                            "printed it (POS:CERTIFICATE), kept outside the "
                                            "store: it must still be there (a store cut back at "
                                            "its end fails)"),
+    deals: bool = typer.Option(False, "--deals",
+                               help="also recompute every deal the server revealed (online "
+                                    "games: rule book 9.3, decision 21): each commit must be "
+                                    "the SHA-256 of its seed and the hands dealt the ones the "
+                                    "deck gives, else deal_not_fair"),
     as_json: bool = JSON,
     db: str | None = DB,
 ) -> None:
     """Recheck the hash chains, the signatures and the tables kept beside them: exit 0 intact,
-    1 when something was changed behind jaslog's back."""
+    1 when something was changed behind jaslog's back. With --deals, also the server's
+    deals: exit 1 when one does not check out."""
+    if deals and log is not None:
+        fail("--deals checks the store's games: for a dumped log, `jaslog check LOG` "
+             "checks its deals")
     if cert is not None and game is None:
         fail("--certificate needs a GAME")
     if cert is not None and (re.search(r"[^0-9a-fA-F\s-]", cert)
@@ -224,7 +233,43 @@ def verify(
         if game is not None and game in rep.heads:
             console.print(f"certificate [bold]{certificate(rep.heads[game])}[/]  "
                           f"(head {rep.heads[game]})", highlight=False)
-    raise typer.Exit(0 if rep.ok else 1)
+    fair = True
+    if deals:
+        fair = _check_store_deals(db, game, as_json)
+    raise typer.Exit(0 if rep.ok and fair else 1)
+
+
+def _check_store_deals(db: str | None, game: str | None, as_json: bool) -> bool:
+    """Recompute every revealed deal of the store's games (or of ``game``); print what was
+    found; whether every deal checks out."""
+    from jaslog.play.fairdeal import check_deals
+
+    checked = pending = 0
+    problems: list[dict[str, Any]] = []
+    with opened(db, create=False) as store:
+        ids = [game] if game is not None else [g.game for g in store.games()]
+        for gid in ids:
+            events = store.events(gid)
+            if not any(e.type == "deal_committed" for e in events):
+                continue
+            found = check_deals(gid, (e.model_dump() for e in events))
+            checked += len(found.checked)
+            pending += len(found.pending)
+            problems += [{"game": gid, "round": p.round, "seq": p.seq, "code": p.code,
+                          "message": p.message} for p in found.problems]
+    if as_json:
+        write_json_line({"deals": {"checked": checked, "pending": pending,
+                                   "problems": problems}})
+    else:
+        for p in problems:
+            said = escape(f"game {p['game']} seq {p['seq']}: {p['message']} [{p['code']}]")
+            console.print(f"[red]✗[/] {said}", soft_wrap=True,
+                          highlight=False)
+        mark = "[green]✓[/]" if not problems else "[red]✗[/]"
+        console.print(f"{mark} {checked} deal{'s' * (checked != 1)} by the server checked"
+                      + (f", {len(problems)} not fair" if problems else ", every one fair")
+                      + (f" ({pending} not revealed yet)" if pending else ""), highlight=False)
+    return not problems
 
 
 key_app = typer.Typer(help="The store's signing key: show it (to publish), rotate it, sign the "

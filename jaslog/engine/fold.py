@@ -18,9 +18,12 @@ from jaslog.errors import JaslogError
 from jaslog.events import (
     Claim,
     Correction,
+    DealCommitted,
+    DealRevealed,
     Event,
     GameStarted,
     Irregularity,
+    Nonce,
     Note,
     Play,
     RoundScore,
@@ -34,13 +37,17 @@ H = TypeVar("H", bound=Callable[..., None])
 #: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
 STAND_INS: dict[type[Event], tuple[type, ...]] = {Play: (FastPlay,)}
 
+#: The events of a deal anyone can check (rule book 9.3, decision 20): the server's commit, a
+#: seat's nonce, the revealed seed. They change nothing in the fold (``jaslog.play.fairdeal``
+#: checks them), and no correction retracts them.
+FAIR_DEAL = frozenset({"deal_committed", "nonce", "deal_revealed"})
 #: Events a correction passes over when it looks for the most recent events, and never
 #: retracts (rule book 9.1, decision 9).
-PASSED_OVER = frozenset({"game_started", "note", "correction"})
+PASSED_OVER = frozenset({"game_started", "note", "correction", *FAIR_DEAL})
 #: Events that open a round: a correction reaches back no further than the last of them.
 ROUND_OPENERS = frozenset({"dealt", "round_score"})
 #: Events that change nothing in the state: a rebuild after a correction skips them.
-KEPT_BESIDE = frozenset({"note", "correction"})
+KEPT_BESIDE = frozenset({"note", "correction", *FAIR_DEAL})
 
 
 class FoldError(JaslogError, ValueError):
@@ -247,6 +254,18 @@ class GameFold:
     def _timeout(self, e: Timeout) -> None:
         check_seat(e.seat, self.players)
         self.timeouts.append((self.rounds_dealt(), e))
+
+    @handler
+    def _deal_committed(self, e: DealCommitted) -> None:
+        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
+
+    @handler
+    def _nonce(self, e: Nonce) -> None:
+        check_seat(e.seat, self.players)
+
+    @handler
+    def _deal_revealed(self, e: DealRevealed) -> None:
+        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
 
     @handler
     def _claim(self, e: Claim) -> None:

@@ -288,10 +288,52 @@ class Timeout(Event):
     seconds: int = Field(ge=0, le=86_400 * 365)
 
 
+#: A deal's secret seed and its commit: 64 lowercase hex digits (32 bytes; a SHA-256).
+HEX64_PATTERN = r"^[0-9a-f]{64}$"
+#: A seat's nonce: 1 to 64 printable ASCII characters, no ``|`` (rule book 9.3, decision 20).
+NONCE_PATTERN = r"^[ -{}~]{1,64}$"
+#: A round's number, as the fair deal's events name it.
+ROUND_ARG = Arg("round", "int", "the round's number")
+
+
+class DealCommitted(Event):
+    """The server's commit to the secret seed of a round's deal, before its cards are dealt:
+    the SHA-256 of the seed (rule book 9.3, decision 20). It changes nothing in the fold."""
+
+    words: ClassVar[Words] = Words("Commit", ("dealcommitted",), args=(ROUND_ARG,))
+
+    type: Literal["deal_committed"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    commit: str = Field(pattern=HEX64_PATTERN, description="lowercase hex SHA-256 of the seed")
+
+
+class Nonce(Event):
+    """A seat's contribution to a round's deck, between the commit and the deal (rule book
+    9.3, decision 20). It changes nothing in the fold."""
+
+    words: ClassVar[Words] = Words("Nonce", args=(ROUND_ARG, SEAT_ARG))
+
+    type: Literal["nonce"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    seat: Seat
+    nonce: str = Field(pattern=NONCE_PATTERN, description="1-64 printable ASCII, no '|'")
+
+
+class DealRevealed(Event):
+    """The round's secret seed, revealed when the round ended: anyone can recompute the deck
+    (rule book 9.3, decisions 20-21). It changes nothing in the fold."""
+
+    words: ClassVar[Words] = Words("Reveal", ("dealrevealed",), args=(ROUND_ARG,))
+
+    type: Literal["deal_revealed"]
+    round: int = Field(ge=1, le=MOST_ROUNDS)
+    seed: str = Field(pattern=HEX64_PATTERN, description="the seed's 32 bytes, 64 hex digits")
+
+
 #: The shared events, in the order they are registered (each game's follow, game by game).
 SHARED_EVENTS: tuple[type[Event], ...] = (
     GameStarted, Dealt, Bid, Play, Roem, Claim, Ruling, Note, Correction, Irregularity,
-    RoundScore, Timeout)
+    RoundScore, Timeout, DealCommitted, Nonce, DealRevealed)
 registry.register(*SHARED_EVENTS)
 
 #: Every event model by its type: the shared events and every game's (the registry, read

@@ -10,8 +10,9 @@ from typing import Any
 
 from jaslog.engine.common import violation_dict
 from jaslog.engine.facts import add_round_facts, irregularity_list, retracted_list, timeout_list
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import FAIR_DEAL, FoldError, GameFold
 from jaslog.games import get_game
+from jaslog.play.fairdeal import check_deals
 
 REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals", "finished",
                "winner", "retracted", "irregularities", "timeouts")
@@ -23,6 +24,19 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     game = get_game(fold.game)
     return add_round_facts(fold, game.report(fold), roem_keys=game.score_only_roem,
                            unknown_keys=game.score_only_unknown)
+
+
+def deal_problems(fold: GameFold) -> list[dict[str, Any]]:
+    """The ``deal_not_fair`` problems of a game's computer deals (rule book 9.3, decision
+    21: :func:`jaslog.play.fairdeal.check_deals`), as violations (rule ``deal_not_fair``);
+    none for a game without a committed deal."""
+    if not any(e.type in FAIR_DEAL for e in fold.log):
+        return []
+    found = check_deals(fold.game_id, (e.model_dump() if e.type != "play" else  # a fast play
+                                       {"type": "play", "seq": e.seq} for e in fold.log))
+    return [{"seq": p.seq if p.seq is not None else 0, "round": p.round, "trick": None,
+             "seat": None, "card": None, "rule": p.code, "message": p.message}
+            for p in found.problems]
 
 
 ERROR_KEYS = ("file", "line", "game", "seq", "seat", "card", "code", "message")
@@ -52,12 +66,14 @@ def game_report(game: str | None, fold: GameFold | None,
                 "retracted": [], "irregularities": [], "timeouts": []}
     state = fold.state
     violations = sorted(state.violations, key=lambda v: v.seq)
+    found = [violation_dict(v) for v in violations] + deal_problems(fold)
+    found.sort(key=lambda v: v["seq"])
     return {
         "game": fold.game_id,
         "ruleset": fold.ruleset,
-        "ok": not violations and error is None,
+        "ok": not found and error is None,
         "error": str(error) if error else None,
-        "violations": [violation_dict(v) for v in violations],
+        "violations": found,
         "rounds": rounds_report(fold),
         "totals": state.totals(),
         "finished": state.finished,

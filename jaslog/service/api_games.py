@@ -44,6 +44,7 @@ from jaslog.service.deps import (
     service,
     stream_principal,
 )
+from jaslog.service.online import DEFAULT_CLOCK, by_of, online_of, record_by, seat_may_append
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
@@ -68,6 +69,10 @@ class GameIn(BaseModel):
     options: dict[str, Any] | None = None
     meta: dict[str, Any] | None = None
     at: str | None = Field(None, max_length=40, description="RFC 3339; default: now")
+    online: bool = Field(False, description="played from the seats: the service deals and "
+                         "times every move, and answers with a token per seat")
+    clock: int | None = Field(None, ge=1, le=600, description="online: seconds a move "
+                              "(default 30)")
     #: never given: the store stamps it (a client that sends it is told so, by its code)
     recorded_at: SkipJsonSchema[Any] = None
 
@@ -133,6 +138,19 @@ class GameOut(BaseModel):
     last_at: str | None = None
     view: str = Field(description="full, seat or public: what this token sees of the game")
     seat: int | None = None
+
+
+class SeatTokenOut(BaseModel):
+    seat: int
+    player: str
+    token: str = Field(description="the seat's token (role seat): shown once")
+    link: str = Field(description="the seat's page, the token in its fragment")
+
+
+class OnlineGameOut(GameOut):
+    clock: int | None = Field(None, description="online: seconds a move")
+    seat_tokens: list[SeatTokenOut] | None = Field(
+        None, description="online: a token and a link per seat, shown once")
 
 
 class GameDetailOut(GameOut):
@@ -263,7 +281,7 @@ def _last_at(tl: Timeline, s: Sight) -> str | None:
 
 def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
     h = svc.header(info.game)
-    s = who.sight(list(h.seats), h.meta)
+    s = who.sight(list(h.seats), h.meta, info.game)
     meta = h.meta or {}
     events, last_at = info.events, info.last_at
     if s.public:  # finished rounds only: a live round's events, and its last move, are not told
@@ -279,12 +297,25 @@ def game_out(svc: Service, who: Principal, info: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------------- creating
 
 
-@router.post("/games", status_code=201, response_model=GameOut,
+@router.post("/games", status_code=201, response_model=OnlineGameOut,
+             response_model_exclude_none=False,
              responses=responses(400, 401, 403, 409, 422),
-             dependencies=[Depends(Roles("admin", "scorer", what="create games"))])
+             dependencies=[Depends(Roles("admin", "scorer", "referee", what="create games"))])
 def create_game(body: GameIn, svc: Service = Depends(service),
                 who: Principal = Depends(principal)) -> dict[str, Any]:
-    """Start a game. A scorer's games are played at its table (``meta.table``)."""
+    """Start a game. A scorer's games are played at its table (``meta.table``).
+
+    With ``online: true`` the game is played from the seats (rule book 9.3): the answer
+    holds a token and a link per seat (``seat_tokens``), the service deals every round
+    (commit, nonces, reveal) and times every move (``clock`` seconds, default 30; a seat
+    out of time is played for). An admin, a tournament's director or a scorer (for its
+    table) creates one."""
+    if who.role == "referee" and (not body.online or who.tournament is None):
+        raise ApiError(403, "forbidden", "a referee token may not create games (allowed: "
+                       "admin, scorer; a tournament's director: online games)")
+    if not body.online and body.clock is not None:
+        raise ApiError(422, "bad_request", "clock is the move clock of an online game: give "
+                       "online: true, or leave clock out")
     if body.recorded_at is not None:
         raise ApiError(422, "recorded_at_given", "recorded_at is set by the store's own clock; "
                        "leave it out", game=body.game)
@@ -320,8 +351,14 @@ def create_game(body: GameIn, svc: Service = Depends(service),
                            "event's tables are scored with tokens of that event")
     fields = body.model_dump(exclude_none=True)
     fields["meta"] = meta or None
+    online, clock = fields.pop("online", False), fields.pop("clock", None)
+    seat_tokens = None
     try:
-        gid = svc.new_game(fields)
+        if online:
+            clock = clock or DEFAULT_CLOCK
+            gid, seat_tokens = online_of(svc).create(fields, clock, by_of(who))
+        else:
+            gid = svc.new_game(fields)
     except ConflictError:
         raise ApiError(409, "game_exists", f"game {body.game} already exists",
                        game=body.game) from None
@@ -330,7 +367,8 @@ def create_game(body: GameIn, svc: Service = Depends(service),
     info = next((g for g in svc.games() if g.game == gid), None)
     if info is None:  # pragma: no cover - we just wrote it
         raise ApiError(404, "no_such_game", f"game {gid} vanished")
-    return game_out(svc, who, info)
+    return {**game_out(svc, who, info), "clock": clock if online else None,
+            "seat_tokens": seat_tokens}
 
 
 @router.get("/games/{game}", response_model=GameDetailOut, responses=responses(401, 404, 422))
@@ -356,8 +394,11 @@ def get_game(game: GamePath, svc: Service = Depends(service),
 
 #: What a referee appends, to any game: decisions and the record's own repairs.
 REFEREE_TYPES = ("ruling", "note", "correction", "irregularity", "round_score")
-#: What only the service records, by its own clock (a tournament's move clock).
-SERVICE_TYPES = ("timeout",)
+#: What only the service records, by its own clock (a tournament's move clock) and as the
+#: dealer of an online game.
+SERVICE_TYPES = ("timeout", "deal_committed", "deal_revealed")
+#: What only the service appends to an online game (it deals), besides :data:`SERVICE_TYPES`.
+ONLINE_SERVICE_TYPES = ("dealt", "second_deal", "nonce")
 #: What a scorer's correction may not retract: a referee's decision, the service's record.
 NOT_A_SCORERS = ("ruling", "timeout")
 
@@ -368,15 +409,21 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
     A scorer records its own table's games: every event but rulings, its corrections too
     (but not of a ruling or a timeout). A referee appends :data:`REFEREE_TYPES` to any game;
     an admin anything. A ``timeout`` is the service's own record (:data:`SERVICE_TYPES`)."""
-    require(who, "admin", "scorer", "referee", what="append events")
+    require(who, "admin", "scorer", "referee", "seat", what="append events")
     try:
         h = svc.header(game)
     except NoSuchGame as e:
         raise ApiError(404, "no_such_game", str(e), game=game) from None
     types = {e.get("type") for e in events}
+    if who.role == "seat":
+        seat_may_append(who, game, events)
+        return  # whether the rules take it now, the online game's checks say
     if who.role in ("scorer", "referee") and types & set(SERVICE_TYPES):
-        raise ApiError(403, "service_only", "a timeout is recorded by the service itself, on its "
-                       "own clock, when a tournament's seat due has not acted in time", game=game)
+        raise ApiError(403, "service_only", "a timeout, a deal's commit and its reveal are "
+                       "recorded by the service itself", game=game)
+    if types & set(ONLINE_SERVICE_TYPES) and online_of(svc).clock_of(game) is not None:
+        raise ApiError(403, "service_only", f"game {game} is played online: the service deals "
+                       "it, and a nonce comes from its seat's token", game=game)
     if who.role == "scorer":
         table = table_of(h)
         if table is None:
@@ -403,6 +450,22 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
                        f"irregularities and round scores, not {', '.join(bad)}")
 
 
+#: The moves an online game refuses when illegal, whoever appends them.
+MOVE_TYPES = frozenset({"bid", "trump_turned", "play", "roem", "claim", "knock", "knock_back",
+                        "dix", "sequence", "bella", "partner_call"})
+
+
+def _after_online_append(svc: Service, who: Principal, game: str, res: Any,
+                         events: list[dict[str, Any]]) -> None:
+    """Who appended (a seat number or the token's role), then what the server owes the
+    game now (the next deal, a reveal)."""
+    if res.appended:
+        first = res.head.next_seq - res.appended
+        record_by(svc, game, first, events[len(events) - res.appended:], by_of(who),
+                  who.token_id, who.role)
+    online_of(svc).step(game)
+
+
 def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any]]) -> None:
     """Refuse a scorer's correction that retracts a referee's ruling or the service's
     timeout (``referee_only``); what else it may retract is the fold's to say."""
@@ -422,7 +485,8 @@ def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any
 
 @router.post("/games/{game}/events", response_model=AppendOut,
              responses=responses(400, 401, 403, 404, 409, 422),
-             dependencies=[Depends(Roles("admin", "scorer", "referee", what="append events"))])
+             dependencies=[Depends(Roles("admin", "scorer", "referee", "seat",
+                                         what="append events"))])
 async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(service),
                         who: Principal = Depends(principal)) -> dict[str, Any]:
     """Append events in one batch with an expected seq.
@@ -436,8 +500,18 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(s
         if "game" in e and e["game"] != game:
             raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
                            f"{e['game']!r}, not {game}", game=game)
+    tables = online_of(svc)
+    online = await run_in_threadpool(tables.clock_of, game) is not None
+    expected_seq = body.expected_seq
+    if online:
+        if who.role == "seat":
+            expected_seq = await run_in_threadpool(tables.seat_refusal, who, game, body.events,
+                                                   body.expected_seq)
+        elif any(e.get("type") in MOVE_TYPES for e in body.events):
+            expected_seq = await run_in_threadpool(tables.check_moves, game, body.events,
+                                                   body.expected_seq, None)
     try:
-        res, new = await svc.append_soon(game, body.events, body.expected_seq)
+        res, new = await svc.append_soon(game, body.events, expected_seq)
     except ConflictError as e:
         raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
                        actual=e.actual) from None
@@ -450,6 +524,8 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(s
         raise ApiError(404, "no_such_game", str(e), game=game) from None
     except StoreError as e:
         raise ApiError(409, "store_refused", str(e), game=game) from None
+    if online:
+        await run_in_threadpool(_after_online_append, svc, who, game, res, body.events)
     svc.notifier.publish(game)
     return {"game": game, "appended": res.appended, "already_stored": res.already_stored,
             "next_seq": res.head.next_seq, "head_hash": res.head.hash,

@@ -29,7 +29,7 @@ router = APIRouter(prefix="/api", tags=["games"])
 def unreadable_out(who: Principal, info: Any, e: UnreadableEvent) -> dict[str, Any]:
     """A listed game that cannot be read (stored by an older jaslog): named, with why, and
     what its header row says; the rest of the listing goes on."""
-    s = who.sight(list(info.seats), None)
+    s = who.sight(list(info.seats), None, info.game)
     return {"game": info.game, "ruleset": info.ruleset, **kind_of(info.ruleset),
             "seats": info.seats, "dealer": info.dealer, "table": None, "tournament": None,
             "created_at": info.created_at,

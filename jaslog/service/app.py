@@ -30,6 +30,7 @@ from jaslog.service import (
     api_feed,
     api_games,
     api_listing,
+    api_online,
     api_record,
     api_stats,
     api_tournaments,
@@ -289,6 +290,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_club.router)
     app.include_router(api_club.pages)
     app.include_router(api_feed.router)
+    app.include_router(api_online.router)  # online games: /play/{game}, the dealer's sweep
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
 

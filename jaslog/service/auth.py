@@ -11,6 +11,9 @@ scorer    one table (``--table``) of the club's games, of one event (``--event``
           sees them whole; sees other games as the public does
 player    one player id (``--player``): in the games where that player sits, sees
           what that seat may see; other games as the public does
+seat      one seat of one online game (``POST /api/games`` with ``online``): appends
+          that seat's own actions when the rules let it act, and sees what the seat may
+          see; other games as the public does
 public    finished rounds only
 ========  =====================================================================
 
@@ -46,7 +49,7 @@ from jaslog.play.views import FULL, PUBLIC, Sight
 from jaslog.service import db
 from jaslog.store.clock import Clock, parse_stamp, stamp, system_clock
 
-ROLES = ("admin", "referee", "scorer", "player", "public")
+ROLES = ("admin", "referee", "scorer", "player", "seat", "public")
 TABLE_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 TOURNAMENT_PATTERN = r"^[A-Za-z0-9._:-]{1,64}$"
 _TOKEN = re.compile(r"^jl_([0-9a-f]{8})_([A-Za-z0-9_-]{16,128})$")
@@ -141,6 +144,9 @@ class Principal:
     tournament: str | None = None
     event: str | None = None
     expires_at: str | None = None
+    #: a seat token's game and seat
+    game: str | None = None
+    seat: int | None = None
 
     def covers(self, meta: Mapping[str, Any] | None) -> bool:
         """Whether this token records (a scorer) or rules on (a referee) a game whose
@@ -198,9 +204,12 @@ class Principal:
         """Whether this token is the director of ``tournament`` (a referee token it issued)."""
         return self.role == "referee" and self.tournament == tournament
 
-    def sight(self, seats: list[str], meta: Mapping[str, Any] | str | None) -> Sight:
+    def sight(self, seats: list[str], meta: Mapping[str, Any] | str | None,
+              game: str | None = None) -> Sight:
         """What this token may see of a game with these seats and this ``game_started`` meta
-        (or only its table)."""
+        (or only its table); a seat token, of its own game (``game``), its seat's view."""
+        if self.role == "seat":
+            return Sight(seat=self.seat) if game is not None and game == self.game else PUBLIC
         if not isinstance(meta, Mapping):
             meta = {} if meta is None else {"table": meta}
         if self.role == "admin":
@@ -216,7 +225,8 @@ class Principal:
     def to_json(self) -> dict[str, Any]:
         return {"token_id": self.token_id, "role": self.role, "table": self.table,
                 "player": self.player, "label": self.label, "tournament": self.tournament,
-                "event": self.event, "expires_at": self.expires_at}
+                "event": self.event, "expires_at": self.expires_at, "game": self.game,
+                "seat": self.seat}
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,12 +255,14 @@ class TokenInfo:
                 "expires_at": self.expires_at}
 
 
-_T, _R, _X = db.tokens, db.revocations, db.token_terms
+_T, _R, _X, _S = db.tokens, db.revocations, db.token_terms, db.seat_tokens
 _JOINED = _T.outerjoin(_R, _R.c.token_id == _T.c.id).outerjoin(_X, _X.c.token_id == _T.c.id)
 
 _CHECK = (select(_T.c.secret_hash, _T.c.role, _T.c.table_id, _T.c.player, _T.c.label,
-                 _R.c.revoked_at, _X.c.tournament, _X.c.event, _X.c.expires_at)
-          .select_from(_JOINED).where(_T.c.id == bindparam("tid")))
+                 _R.c.revoked_at, _X.c.tournament, _X.c.event, _X.c.expires_at,
+                 _S.c.game, _S.c.seat)
+          .select_from(_JOINED.outerjoin(_S, _S.c.token_id == _T.c.id))
+          .where(_T.c.id == bindparam("tid")))
 
 _LIVE = (select(_T.c.id, _R.c.revoked_at, _X.c.expires_at)
          .select_from(_JOINED).where(_T.c.id == bindparam("tid")))
@@ -266,7 +278,8 @@ class Tokens:
 
     def create(self, role: str, *, table: str | None = None, player: str | None = None,
                label: str = "", tournament: str | None = None, event: str | None = None,
-               expires_at: str | None = None) -> tuple[str, TokenInfo]:
+               expires_at: str | None = None, game: str | None = None,
+               seat: int | None = None) -> tuple[str, TokenInfo]:
         """A new token: (the token text, shown once; its stored info).
 
         ``tournament``: a scorer's or (its director) a referee's; ``event``: a scorer's.
@@ -286,6 +299,12 @@ class Tokens:
                                  "written in the games' seats", "player", "ann")
         elif player is not None:
             raise TokenError(f"only a player token has a player, not a {role} token")
+        if role == "seat":
+            if game is None or seat is None or not 0 <= seat <= 3:
+                raise TokenError("a seat token is made with its online game (POST /api/games "
+                                 "with online: true), which names its game and seat")
+        elif game is not None or seat is not None:
+            raise TokenError(f"only a seat token has a game and a seat, not a {role} token")
         if len(label) > 200:
             raise TokenError("a label is at most 200 characters")
         if tournament is not None:
@@ -328,6 +347,8 @@ class Tokens:
             if tournament is not None or event is not None or expires_at is not None:
                 c.execute(insert(db.token_terms).values(token_id=tid, tournament=tournament,
                                                         event=event, expires_at=expires_at))
+            if role == "seat":
+                c.execute(insert(db.seat_tokens).values(token_id=tid, game=game, seat=seat))
         return f"jl_{tid}_{secret}", info
 
     def list(self) -> list[TokenInfo]:
@@ -397,7 +418,7 @@ class Tokens:
             raise TokenRefused("token_expired", f"the token expired at {row.expires_at}: ask "
                                "for a new one")
         return Principal(tid, row.role, row.table_id, row.player, row.label, row.tournament,
-                         row.event, row.expires_at)
+                         row.event, row.expires_at, row.game, row.seat)
 
 
 #: What a token looks like in a line of text (a URL's ``access_token=...``, or the token).

@@ -219,7 +219,7 @@ class Service:
 
     def sight(self, who: Principal, game: str) -> Sight:
         h = self.header(game)
-        return who.sight(list(h.seats), h.meta)
+        return who.sight(list(h.seats), h.meta, game)
 
     # ------------------------------------------------------------------ writing games
 

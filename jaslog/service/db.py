@@ -115,6 +115,35 @@ event_authors = Table(
 )
 
 
+#: Games played from the seats (rule book 9.3, decision 18): the move clock of each (seconds
+#: a move). One row, written when the game is created.
+online_games = Table(
+    "service_online_games", metadata,
+    Column("game", String(128), primary_key=True),
+    Column("clock", Integer, nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+#: A seat token's game and seat (role ``seat``): one row, written with the token.
+seat_tokens = Table(
+    "service_seat_tokens", metadata,
+    Column("token_id", String(16), ForeignKey("service_tokens.id"), primary_key=True),
+    Column("game", String(128), nullable=False),
+    Column("seat", Integer, nullable=False),
+)
+
+#: The secret seed of each round the server deals (rule book 9.3, decision 20), written
+#: before its commit is appended and read only to deal and to reveal it when the round
+#: ends: no route, view, export or log line shows it before ``deal_revealed`` does.
+deal_seeds = Table(
+    "service_deal_seeds", metadata,
+    Column("game", String(128), primary_key=True),
+    Column("round", Integer, primary_key=True, autoincrement=False),
+    Column("seed", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+
 def service_engine(url: str | None) -> Engine:
     """An engine on the store's database for the service's tables (created if missing)."""
     full = resolve_url(url)

@@ -43,7 +43,8 @@ from jaslog.store.clock import Clock, parse_stamp, stamp
 #: What follows a timeout (a tournament's ``on_timeout``).
 ON_TIMEOUT = ("record", "autoplay")
 #: Events that do not begin a wait: they change nothing at the table.
-NOT_MOVES = frozenset({"note", "timeout", "irregularity"})
+NOT_MOVES = frozenset({"note", "timeout", "irregularity", "deal_committed", "nonce",
+                       "deal_revealed"})
 #: What the rules may expect of a seat that the clock times (``deal`` is the scorer's).
 TIMED = frozenset({"bid", "turn", "play"})
 #: Ids of the service's own events: uuid5 in this namespace of ``game:seq:seat:what``.

@@ -356,6 +356,9 @@ class Validator:
         #: the line numbers of the source being read at which a game has its last line
         #: (:func:`game_ends`): the game is then ready to write, finished or not
         self.ends: set[int] | frozenset[int] = frozenset()
+        #: games whose last line was read, their folds let go of once the lines move past it
+        #: (a line of the notation holds several events: a trick's plays)
+        self.closing: list[_Pending] = []
         self.lines = 0
         # SQLite: a plain connection to look whether a game is stored yet (see _open)
         url = str(getattr(store, "url", ""))
@@ -534,9 +537,11 @@ class Validator:
                 self.ready_events += len(prev.rows)
                 if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
                     self.flush([q for q in self.pending.values() if q.ready])
+        if self.closing and self.closing[0].last < number:
+            self.let_go(number)
         if number in self.ends:  # no more of the game comes: write it, forget its fold
-            if p.fold is not None:
-                p.standing, p.fold = standing(p.fold), None
+            if p.fold is not None and p not in self.closing:
+                self.closing.append(p)
             if not p.ready:
                 p.ready = True
                 self.ready_games += 1
@@ -546,6 +551,17 @@ class Validator:
                     self.flush([q for q in self.pending.values() if q.ready])
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
+
+    def let_go(self, before: int | None = None) -> None:
+        """Let go of the folds of the games whose last line was read (those that ended before
+        line ``before``; None: all): each keeps its rows and where it stands."""
+        keep = []
+        for q in self.closing:
+            if before is not None and q.last >= before:
+                keep.append(q)
+            elif q.fold is not None:
+                q.standing, q.fold = standing(q.fold), None
+        self.closing = keep
 
     def _past_store(self, p: _Pending, e: Event | FastPlay, payload: bytes, source: str,
                     number: int) -> bool:
@@ -664,6 +680,7 @@ class Importer:
         finally:
             if str(path) != "-":
                 stream.close()
+        self.validator.let_go()  # the file is read: no line of a game that ended in it follows
         if progress is not None:
             progress(offset + consumed)
         return offset + consumed

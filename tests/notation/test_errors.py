@@ -65,7 +65,8 @@ def test_an_error_names_its_line_column_and_what_was_expected(body: str, line: i
                                       "JC, AS)"),
     ('Event {"type": "nothing"}', 6, 1, "unknown event type 'nothing' (known: game_started, "
                                         "dealt, bid, play, roem, claim, ruling, note, correction, "
-                                        "irregularity, round_score, timeout, trump_turned, "
+                                        "irregularity, round_score, timeout, deal_committed, nonce, "
+                                        "deal_revealed, trump_turned, "
                                         "second_deal, dix, sequence, bella, partner_call, knock, "
                                         "knock_back)"),
     ("Deal dealer 9", 6, 1, "field 'dealer': Input should be less than or equal to 3 (got 9)"),

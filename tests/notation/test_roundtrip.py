@@ -200,6 +200,12 @@ FIELDS_OF: dict[str, Any] = {
     "timeout": st.fixed_dictionaries({"seat": SEAT, "seconds": st.integers(0, 86_400)}),
     "claim": st.fixed_dictionaries(
         {"seat": SEAT, "gives": st.sampled_from(["rest_to_claimer", "rest_to_opponents"])}),
+    "deal_committed": st.fixed_dictionaries({"round": st.integers(1, 9999),
+                                             "commit": st.from_regex(r"\A[0-9a-f]{64}\Z")}),
+    "nonce": st.fixed_dictionaries({"round": st.integers(1, 9999), "seat": SEAT,
+                                    "nonce": st.from_regex(r"\A[ -{}~]{1,64}\Z")}),
+    "deal_revealed": st.fixed_dictionaries({"round": st.integers(1, 9999),
+                                            "seed": st.from_regex(r"\A[0-9a-f]{64}\Z")}),
 }
 assert set(FIELDS_OF) == set(EVENT_MODELS)
 
