@@ -93,7 +93,7 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
                                                    seats=SEATS) for n in range(11, 40))
                     for i in [ten_plays(rounds_of(g)[2])] if i is not None)
     dealer = sim[0]["dealer"]
-    scorer = server.token("scorer", table="7", label="phone at table 7")
+    scorer = server.token("scorer", table="7", event="club night", label="phone at table 7")
     ctx, page, errors = phone(browser, scorer, f"{server.url}/record")
 
     # a new game: the form, the scorer's table filled in
@@ -161,6 +161,7 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
     page.wait_for_selector("#ask[open]")
     page.fill("#ask-input", "100 62")
     page.click("#ask-ok")
+    page.wait_for_function("window.jaslogPad.pad.turn.sheet.length === 2", timeout=15000)
     t = settle(page)
     assert len(t["sheet"]) == 2 and t["sheet"][1]["result"] == "score_only"
 

@@ -2,6 +2,7 @@
 -- by: all
 -- by: ruleset
 -- by: year
+-- game: v.game
 -- score_only: true
 -- note: One row per game (kind) and kind of irregularity: how many were recorded and in how
 -- note: many games. An irregularity is a fact of the table the rules do not turn into play
