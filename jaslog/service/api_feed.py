@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -24,7 +23,15 @@ from sse_starlette.sse import EventSourceResponse
 from jaslog.play.views import visible_events
 from jaslog.service.auth import Principal
 from jaslog.service.core import EVERY_GAME, Service
-from jaslog.service.deps import ApiError, principal, responses, service, stream_principal
+from jaslog.service.deps import (
+    REVOKED,
+    ApiError,
+    RevocationWatch,
+    principal,
+    responses,
+    service,
+    stream_principal,
+)
 from jaslog.store.feed import MOST_PER_PAGE, FeedRow, events_after
 
 router = APIRouter(prefix="/api", tags=["feed"])
@@ -75,10 +82,6 @@ def get_feed(after: AfterQuery = 0,
     return Response(orjson.dumps(body), media_type="application/json")
 
 
-#: how often (seconds) an idle stream checks that its token has not been revoked
-REVOKE_CHECK_S = 5.0
-
-
 @router.get("/stream", responses={
     200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
     **responses(401, 422)})
@@ -104,18 +107,14 @@ async def stream_all(request: Request, after: Annotated[int | None, Query(
     async def gen() -> AsyncIterator[dict[str, Any]]:
         nxt = start
         wake = svc.notifier.subscribe(EVERY_GAME)
-        checked = time.monotonic()
+        watch = RevocationWatch(svc.tokens.live, who.token_id)
         try:
             while True:
                 wake.clear()
                 evs = await run_in_threadpool(page, svc, who, nxt, MOST_PER_PAGE)
-                if evs or time.monotonic() - checked >= REVOKE_CHECK_S:
-                    checked = time.monotonic()
-                    if not await run_in_threadpool(svc.tokens.live, who.token_id):
-                        yield {"event": "revoked", "data": orjson.dumps(
-                            {"code": "bad_token", "message": "the token is unknown or has "
-                             "been revoked"}).decode()}
-                        return
+                if await watch.revoked(bool(evs)):  # the token revoked: the stream ends
+                    yield REVOKED
+                    return
                 for e in evs:
                     yield {"event": "event", "id": str(e["pos"]), "data": orjson.dumps(e).decode()}
                     nxt = e["pos"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
@@ -34,8 +33,10 @@ from jaslog.service.at_time import AtQuery, as_it_stood, at_seq
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service, table_of
 from jaslog.service.deps import (
+    REVOKED,
     ApiError,
     OffLoopRoute,
+    RevocationWatch,
     Roles,
     json_safe,
     principal,
@@ -685,11 +686,6 @@ def get_timing(game: GamePath,
     return _timing(tl, evs, limit)
 
 
-#: how often (seconds) an idle stream checks that its token has not been revoked; a stream
-#: checks before it sends anything new in any case
-REVOKE_CHECK_S = 5.0
-
-
 @router.get("/games/{game}/stream", responses={
     200: {"content": {"text/event-stream": {}}, "description": "server-sent events"},
     **responses(401, 404, 422, 501)})
@@ -716,21 +712,16 @@ async def stream(request: Request, game: GamePath, since: SeqQuery = None,
         nxt = since if since is not None else (tl.horizon() + 1 if s.public else tl.applied())
         live = tl.live_round
         wake = svc.notifier.subscribe(game)
-        checked = time.monotonic()
+        watch = RevocationWatch(svc.tokens.live, who.token_id)
         try:
             while True:
                 wake.clear()
                 _, cur = await run_in_threadpool(svc.timeline, game)
                 evs = visible_events(cur, s, nxt)
                 # a token revoked while its stream is open: nothing more, the stream ends
-                # (checked before anything new is sent, and every few seconds when idle)
-                if evs or time.monotonic() - checked >= REVOKE_CHECK_S:
-                    checked = time.monotonic()
-                    if not await run_in_threadpool(svc.tokens.live, who.token_id):
-                        yield {"event": "revoked", "data": orjson.dumps(
-                            {"code": "bad_token", "message": "the token is unknown or has "
-                             "been revoked"}).decode()}
-                        return
+                if await watch.revoked(bool(evs)):
+                    yield REVOKED
+                    return
                 for e in evs:
                     yield {"event": "event", "id": str(e["seq"]), "data": orjson.dumps(e).decode()}
                     nxt = e["seq"] + 1

@@ -460,3 +460,26 @@ class OffLoopRoute(APIRoute):
             return await handler(inner)
 
         return route
+
+
+#: how often (seconds) an idle stream checks that its token has not been revoked; a stream
+#: checks before it sends anything new in any case
+REVOKE_CHECK_S = 5.0
+#: what a stream sends when its token is revoked while it is open (and then it ends)
+REVOKED: dict[str, str] = {"event": "revoked", "data": json.dumps(
+    {"code": "bad_token", "message": "the token is unknown or has been revoked"},
+    separators=(",", ":"))}
+
+
+class RevocationWatch:
+    """A stream's watch over its token: :meth:`revoked` says, before anything new is sent
+    and every :data:`REVOKE_CHECK_S` seconds when idle, whether the token no longer holds."""
+
+    def __init__(self, live: Callable[[str], bool], token_id: str) -> None:
+        self.live, self.token_id, self.checked = live, token_id, time.monotonic()
+
+    async def revoked(self, sending: bool) -> bool:
+        if not sending and time.monotonic() - self.checked < REVOKE_CHECK_S:
+            return False
+        self.checked = time.monotonic()
+        return not await anyio.to_thread.run_sync(self.live, self.token_id)
