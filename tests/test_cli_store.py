@@ -713,3 +713,38 @@ def test_append_to_a_game_that_is_not_there(db: str) -> None:
     res = run("append", "g-2", "--json", '{"type": "note", "text": "x"}', code=2)
     assert "[no_game_started]; there is no game 'g-2' in the store (see `jaslog games`): a new " \
         "game begins with its game_started event; nothing was written" in " ".join(res.stderr.split())
+
+
+def test_dump_bare_leaves_out_ids_and_store_times(tmp_path: Path) -> None:
+    """A game recorded live carries an id and the store's time on every event; ``dump
+    --bare`` writes the game as a table tells it (its own ``at`` kept), which reads back."""
+    import json
+    import uuid
+
+    from typer.testing import CliRunner
+
+    from jaslog.logs import read_file
+    from jaslog.store import open_store
+
+    db = str(tmp_path / "live.sqlite")
+    runner = CliRunner()
+    replay = Path(__file__).parent.parent / "replays" / "amsterdam-revoke-ruling.jsonl"
+    log = [json.loads(x) for x in replay.read_text().splitlines() if x.strip()][:30]
+    gid = log[0]["game"]
+    with open_store(db) as store:
+        for e in log:
+            store.append(gid, [{k: v for k, v in e.items() if k != "at"} | {"id": str(uuid.uuid4())}])
+    full = runner.invoke(app, ["dump", gid, "--db", db, "--format", "text"])
+    bare = runner.invoke(app, ["dump", gid, "--db", db, "--format", "text", "--bare"])
+    assert full.exit_code == 0 and bare.exit_code == 0, (full.output, bare.output)
+    stamped = [json.loads(x) for x in runner.invoke(app, ["dump", gid, "--db", db]).stdout.splitlines()]
+    assert all(e.get("id") and e.get("recorded_at") for e in stamped)
+    for e in stamped[1:]:
+        assert e["id"] not in bare.stdout and e["recorded_at"][:19] not in bare.stdout
+    p = tmp_path / "bare.txt"
+    p.write_text(bare.stdout)
+    back = [ln.event.model_dump(exclude_none=True) for ln in read_file(p) if ln.event]
+    assert back == [{k: v for k, v in e.items() if k not in ("id", "recorded_at")} for e in stamped]
+    refused = runner.invoke(app, ["dump", gid, "--db", db, "--bare", "--signatures",
+                                  str(tmp_path / "s.jsonl")])
+    assert refused.exit_code == 2 and "--bare" in refused.output

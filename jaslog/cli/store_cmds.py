@@ -588,10 +588,15 @@ def dump(
                                     help="only what this seat could see: a valid log to share"),
     public: bool = typer.Option(False, "--public",
                                 help="only what the public could see (finished rounds)"),
+    bare: bool = typer.Option(False, "--bare",
+                              help="leave out each event's id and the store's clock "
+                                   "(recorded_at): the game as a table tells it, to read or "
+                                   "print"),
     db: str | None = DB,
 ) -> None:
     """Write a stored game back as jaslog/1 (canonical JSON Lines) or as text to stdout;
-    with --seat or --public, the log that seat (or the public) could see, to share."""
+    with --seat or --public, the log that seat (or the public) could see, to share; with
+    --bare, without the ids and store times a recorded game carries on every event."""
     from jaslog.events import write_events
 
     if fmt not in ("jsonl", "text"):
@@ -610,6 +615,10 @@ def dump(
             events = shared_log(events, seat=seat, public=public, certificate=cert)
         except NotShareable as e:
             fail(str(e))
+    if bare and signatures is not None:
+        fail("--signatures vouch for the events as stored; --bare leaves out their ids and times")
+    if bare:  # a log still, without what only the store's own record needs
+        events = [e.model_copy(update={"id": None, "recorded_at": None}) for e in events]
     if signatures is not None:
         try:
             signatures.write_bytes(b"".join(orjson.dumps(s) + b"\n" for s in signed))
