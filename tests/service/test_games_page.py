@@ -54,6 +54,15 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     page.click("th[data-key=created_at]")
     page.wait_for_function(f"document.querySelector('#rows tr').dataset.game === '{made[-1]}'")
     assert shown() == made[::-1][:10]
+    # the search is in the address (the token is not): a link gives the same page
+    link = page.url
+    assert f"player={me}" in link and "order=newest" in link and "limit=10" in link
+    assert "token" not in link
+    again = ctx.new_page()
+    again.goto(link)
+    again.wait_for_function(f"document.querySelector('#rows tr')?.dataset.game === '{made[-1]}'")
+    assert again.input_value("#f-player") == me
+    again.close()
     # another column sorts the page shown
     page.click("th[data-key=events]")
     counts = [int(x) for x in page.eval_on_selector_all(

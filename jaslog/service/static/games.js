@@ -120,9 +120,19 @@
     $("page-no").textContent = "page " + (st.page + 1);
   }
 
+  // the filters and the order in the address, so that a search can be shared as a link
+  function writeHash() {
+    const p = new URLSearchParams();
+    for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
+    if (st.order === "newest") p.set("order", "newest");
+    const hash = p.toString();
+    history.replaceState(null, "", location.pathname + (hash ? "#" + hash : ""));
+  }
+
   function restart() {
     st.cursors = [null];
     st.page = 0;
+    writeHash();
     load();
   }
 
@@ -153,13 +163,15 @@
 
   function start() {
     const h = new URLSearchParams(location.hash.replace(/^#/, ""));
-    if (h.get("token")) {
+    if (h.get("token")) {  // kept, then taken out of the address (the filters stay in it)
       localStorage.setItem(TOKEN_KEY, h.get("token"));
-      history.replaceState(null, "", location.pathname);
+      h.delete("token");
+      history.replaceState(null, "", location.pathname + (h.toString() ? "#" + h.toString() : ""));
     }
-    for (const k of ["player", "ruleset", "status", "table", "event", "tournament", "winner", "limit"]) {
-      if (h.get(k)) $("f-" + k).value = h.get(k);
+    for (const el of $("filters").elements) {
+      if (el.name && h.get(el.name)) el.value = h.get(el.name);
     }
+    if (h.get("order") === "newest") st.order = "newest";
     st.token = localStorage.getItem(TOKEN_KEY);
     wire();
     if (!st.token) { showError("sign in on the viewer first (/), or open this page with #token=..."); return; }
