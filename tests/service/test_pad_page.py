@@ -98,7 +98,7 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
 
     # a new game: the form, the scorer's table filled in
     page.wait_for_selector("#new-game:not([hidden])")
-    assert page.input_value("#ng-table") == "7"
+    page.wait_for_function("document.querySelector('#ng-table').value === '7'", timeout=15000)
     for s, name in enumerate(SEATS):
         page.fill(f"#ng-seat-{s}", name)
     page.select_option("#ng-ruleset", "amsterdam")
