@@ -15,6 +15,7 @@ from jaslog.cli import (
     club_cmds,
     feed_cmds,
     online_cmds,
+    print_cmd,
     replay,
     rules_cmd,
     serve_cmds,
@@ -53,7 +54,7 @@ def _options(version: bool = typer.Option(
 
 
 for module in (check, replay, analyze, sheet, rules_cmd, sim_cmds, store_cmds, verify_cmds,
-               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds, online_cmds):
+               serve_cmds, stats, club_cmds, feed_cmds, tournament_cmds, online_cmds, print_cmd):
     module.register(app)
 
 
