@@ -26,11 +26,13 @@ from jaslog.events.limits import json_error
 from jaslog.service import (
     api_admin,
     api_analysis,
+    api_board,
     api_club,
     api_feed,
     api_games,
     api_listing,
     api_online,
+    api_print,
     api_record,
     api_stats,
     api_tournaments,
@@ -283,6 +285,8 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.include_router(api_listing.router)  # GET /api/games first, as in /openapi.json
     app.include_router(api_games.router)
     app.include_router(api_analysis.router)
+    app.include_router(api_board.router)  # the analysis board: POST /api/analysis/line
+    app.include_router(api_print.router)  # the whole-game print: GET /api/games/{id}/print
     app.include_router(api_admin.router)
     app.include_router(api_tournaments.router)
     app.include_router(api_stats.router)
