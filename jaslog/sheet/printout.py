@@ -54,7 +54,7 @@ body { font: 11pt/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 .game-print dd { margin: 0; }
 .game-print ul.items { margin: 0; padding-left: 1.2em; list-style: square; }
 .game-print p.none { margin: 0; font-style: italic; }
-.game-print .card { white-space: nowrap; font-weight: 600; }
+.game-print .pcard { white-space: nowrap; font-weight: 600; }
 .game-print .won { text-decoration: underline; }
 .game-print .wrong { border: 1.5px solid #000; padding: 0 .15em; }
 .game-print s { color: #555; }
@@ -81,8 +81,8 @@ def _e(x: Any) -> str:
 
 def _card(c: str | None, cls: str = "") -> str:
     if not c:
-        return '<span class="card">?</span>'
-    return f'<span class="card{" " + cls if cls else ""}" data-card="{_e(c)}">{_e(card_text(c))}</span>'
+        return '<span class="pcard">?</span>'
+    return f'<span class="pcard{" " + cls if cls else ""}" data-card="{_e(c)}">{_e(card_text(c))}</span>'
 
 
 def _suit(s: str) -> str:

@@ -116,6 +116,7 @@
 
   function renderNav(game, r, frames, meta) {
     $("to-viewer").href = P.gameHref(game, frames.length ? frames[0].seq : null);
+    $("to-print").href = "/static/print.html#" + new URLSearchParams({ game: game }).toString();
     if (meta.tournament) {
       const a = $("to-tournament");
       a.href = P.tournamentHref(meta.tournament);
@@ -390,6 +391,7 @@
     note.textContent = "analysis: asking the service…";
     $("par").hidden = true;
     $("costly").hidden = true;
+    $("board-link").hidden = true;
     const shown = R;
     let a = null;
     try {
@@ -402,6 +404,10 @@
     }
     if (R !== shown) return;
     renderAnalysis(a);
+    if (!a.no_par) {
+      $("to-board").href = "/static/board.html#" + new URLSearchParams({ game: game, round: String(N), pos: "0" }).toString();
+      $("board-link").hidden = false;
+    }
   }
 
   function renderAnalysis(a) {
