@@ -16,11 +16,15 @@ import sys
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from jaslog.cli.common import DB_OPTION, STORE_PREFIX, as_stored, check_readable, fail, is_stored
 from jaslog.errors import JaslogError
+
+if TYPE_CHECKING:
+    from jaslog.events import Event
 
 #: The Chromium builds looked for on the PATH, in order (``JASLOG_CHROMIUM`` names one).
 CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
@@ -90,7 +94,7 @@ def write_pdf(html: str, out: Path) -> None:
             fail(f"--pdf {out}: {e.strerror or e}")
 
 
-def _events(source: str, db: str | None) -> list[object]:
+def _events(source: str, db: str | None) -> list[Event]:
     """The events of the game ``source`` names: a stored game (a bare id, ``store:GAME``) or
     the first game of a log file."""
     if is_stored(as_stored(Path(source))):
@@ -108,7 +112,7 @@ def _events(source: str, db: str | None) -> list[object]:
         lines = list(lines_of_game(source, None))
     except OSError as e:
         fail(f"{source}: {e.strerror}")
-    out: list[object] = []
+    out: list[Event] = []
     for ln in lines:
         if ln.event is None:
             fail(f"{source}:{ln.number}: {ln.error}")
@@ -142,7 +146,7 @@ def print_game(
     if seat is not None and public:
         fail("--seat and --public: choose one")
     events = _events(game, db)
-    tl = timeline(events)  # type: ignore[arg-type]
+    tl = timeline(events)
     if tl.fold is not None and seat is not None and seat >= len(tl.fold.seats):
         fail(f"--seat {seat}: game {tl.game} has seats 0 to {len(tl.fold.seats) - 1}")
     sight = Sight(seat=seat, public=public)

@@ -76,8 +76,11 @@ def post_line(request: Request, body: LineIn, svc: Service = Depends(service),
     why = hidden_why(tl, s, body.round)
     if why is not None:
         raise ApiError(403, "not_visible", f"game {game}: {why}", game=game, round=body.round)
-    deal = next(d for d in get_game(tl.fold.game).adapter("solver").deals(tl.fold)
-                if d.round == body.round)
+    deal = next((d for d in get_game(tl.fold.game).adapter("solver").deals(tl.fold)
+                 if d.round == body.round), None)
+    if deal is None:
+        raise ApiError(422, "no_par", f"game {game}, round {body.round}: the round has no "
+                       "play to analyse", game=game, round=body.round)
     if isinstance(deal, NoPar):
         raise ApiError(422, "no_par", f"game {game}, round {body.round}: {deal.reason}",
                        game=game, round=body.round)
