@@ -55,6 +55,7 @@ body { font: 11pt/1.35 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 .game-print ul.items { margin: 0; padding-left: 1.2em; list-style: square; }
 .game-print p.none { margin: 0; font-style: italic; }
 .game-print .pcard { white-space: nowrap; font-weight: 600; }
+.game-print table.deal { width: auto; }
 .game-print .won { text-decoration: underline; }
 .game-print .wrong { border: 1.5px solid #000; padding: 0 .15em; }
 .game-print s { color: #555; }
@@ -335,6 +336,8 @@ def _tricks_html(r: dict[str, Any], violations: list[dict[str, Any]], players: i
                    f'<td class="num">{_e(t.get("points", ""))}</td>'
                    f'<td class="num">{_e(roem_text if roem or on_table else "")}</td></tr>')
     out.append("</tbody></table></div>")
+    out.append('<p class="meta key">Underlined: the card that won the trick'
+               + ("; boxed: a card that broke a rule (below)" if wrong else "") + ".</p>")
     return "".join(out)
 
 
