@@ -112,3 +112,26 @@ def test_a_game_printed_from_the_browser_has_every_round(browser, server, played
     public.wait_for_selector("#print-page .print-round")
     assert public.locator("#print-page .print-round h2").all_inner_texts() == ["Round 1", "Round 2"]
     assert not errors, errors
+
+
+def test_the_round_page_numbers_long_lists_whole_on_paper(browser, server, played):
+    """On paper the round page's numbered lists have room for "12." (costly plays 10-12 once
+    read "0.", "1.", "2.") and an empty list says so without a number ("1. none")."""
+    page, _ = open_page(browser, server, "referee", f"/static/round.html#game={played}&round=1")
+    page.wait_for_selector("#main:not([hidden])")
+    assert page.locator("#violations li.empty").count() == 1
+    page.emulate_media(media="print")
+    for ol in ("rulings", "violations", "irregularities", "costly"):
+        room = page.evaluate(f"""() => {{ const ol = document.getElementById("{ol}");
+            ol.hidden = false;
+            for (let i = 0; i < 12; i++) ol.appendChild(document.createElement("li")).textContent = "x";
+            const li = ol.lastElementChild;
+            const probe = document.createElement("span");
+            probe.textContent = "12. "; probe.style.position = "absolute";
+            li.appendChild(probe);
+            const r = [parseFloat(getComputedStyle(ol).paddingLeft), probe.getBoundingClientRect().width];
+            const empty = ol.appendChild(document.createElement("li"));
+            empty.className = "empty"; empty.textContent = "none";
+            r.push(getComputedStyle(empty).listStyleType);
+            return r; }}""")
+        assert room[0] >= room[1] and room[2] == "none", (ol, room)
