@@ -107,6 +107,11 @@ def test_a_game_printed_from_the_browser_has_every_round(browser, server, played
     assert breaks == ["page"] * 3
     pdf = page.pdf(path=str(tmp_path / "game.pdf"))
     assert pdf[:5] == b"%PDF-"
+    # on a phone: no sideways scroll (the wide tables scroll within themselves)
+    phone, _ = open_page(browser, server, "referee", f"/static/print.html#game={played}",
+                         width=390)
+    phone.wait_for_selector("#print-page .print-round")
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     # the public's print: the finished rounds only
     public, _ = open_page(browser, server, "public", f"/static/print.html#game={played}")
     public.wait_for_selector("#print-page .print-round")
