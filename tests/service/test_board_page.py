@@ -140,3 +140,15 @@ def test_the_round_page_numbers_long_lists_whole_on_paper(browser, server, playe
             r.push(getComputedStyle(empty).listStyleType);
             return r; }}""")
         assert room[0] >= room[1] and room[2] == "none", (ol, room)
+
+
+def test_a_board_opened_at_an_event_says_its_position(browser, server, played):
+    events = sim(played, seed=4)
+    seq = [e["seq"] for e in events[:37] if e["type"] == "play"][LATE - 1]
+    page, errors = open_page(browser, server, "referee",
+                             f"/static/board.html#game={played}&round=1&seq={seq}")
+    page.wait_for_selector(".board-seat.to-move button.board-card")
+    assert f"pos={LATE}" in page.evaluate("location.hash")
+    assert sum(page.locator(f'.board-seat[data-seat="{s}"] .board-card').count()
+               for s in range(4)) == 32 - LATE
+    assert not errors, errors

@@ -1,6 +1,7 @@
 /* jaslog: the analysis board, `board.html#game=ID&round=N&pos=K&moves=AH,7S`. Plain JavaScript.
  *
- * A recorded round after its first K plays, then the cards tried from there (`moves`): every
+ * A recorded round after its first K plays (or, with `seq=S` instead of `pos`, its plays up to
+ * event S), then the cards tried from there (`moves`): every
  * hand, the trick, the par (perfect play, every hand known) and, under each legal card of
  * the seat to play, the par once it is played (the best ones marked). Click a card to play
  * it; back and forward step through the cards tried; the address holds it all, so a board is
@@ -22,7 +23,8 @@
   function state() {
     const h = P.hashParams();
     const moves = (h.get("moves") || "").split(",").map((x) => x.trim()).filter(Boolean);
-    return { game: h.get("game"), round: Number(h.get("round") || 1), pos: Number(h.get("pos") || 0), moves };
+    const seq = h.get("pos") === null && h.get("seq") !== null ? Number(h.get("seq")) : null;
+    return { game: h.get("game"), round: Number(h.get("round") || 1), pos: Number(h.get("pos") || 0), seq, moves };
   }
 
   function go(s) {
@@ -71,7 +73,8 @@
     $("status").textContent = "asking the solver…";
     let b = null;
     try {
-      b = await line({ game: s.game, round: s.round, position: s.pos, moves: s.moves });
+      const start = s.seq !== null ? { seq: s.seq } : { position: s.pos };
+      b = await line(Object.assign({ game: s.game, round: s.round, moves: s.moves }, start));
     } catch (e) {
       if (mine !== asked) return;
       $("status").hidden = true;
@@ -81,6 +84,13 @@
     if (mine !== asked) return;
     B = b;
     $("status").hidden = true;
+    if (s.seq !== null) {  // started at an event: the address says the position it is
+      s.pos = b.position;
+      s.seq = null;
+      const p = new URLSearchParams({ game: s.game, round: String(s.round), pos: String(s.pos) });
+      if (s.moves.length) p.set("moves", s.moves.join(","));
+      history.replaceState(null, "", "#" + p.toString());
+    }
     render(s);
   }
 
