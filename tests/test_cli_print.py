@@ -109,3 +109,14 @@ def test_refusals(stored):
     assert r.returncode == 2 and "choose one" in r.stderr
     r = jaslog("print", "no-such-game", "--db", stored, text=True)
     assert r.returncode == 2 and "no-such-game" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_record_that_stops_folding_says_where(tmp_path):
+    events = simulate_game("pe", seed=3)[:12]
+    events[6] = {**events[5], "seq": 6}  # the same seat plays again: not its turn
+    log = tmp_path / "bad.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in events))
+    r = jaslog("print", str(log), text=True)
+    assert r.returncode == 0, r.stderr
+    assert "The record stops here:" in r.stdout and "not_your_turn" in r.stdout
+    assert rounds_in(r.stdout) == [1]

@@ -140,7 +140,12 @@ def game_print(tl: Timeline, sight: Sight, *, printed: str, meta: dict[str, Any]
     if meta and meta.get("table"):
         bits.append(f"table {meta['table']}")
     parts.append(f'<p class="meta">{_e(" · ".join(bits))}</p>')
-    parts.append(f'<p class="meta view-note">{_e(view_words(tl, sight))}</p></header>')
+    parts.append(f'<p class="meta view-note">{_e(view_words(tl, sight))}</p>')
+    if rep.get("error"):
+        parts.append(f'<p class="meta stops"><strong>The record stops here:</strong> '
+                     f'{_e(table_words(seats, str(rep["error"])))} (what follows is left '
+                     "out)</p>")
+    parts.append("</header>")
     parts.append(_sheet_html(tl, sight, rep, seat))
     violations = rep.get("violations") or []
     for r in rep["rounds"]:
