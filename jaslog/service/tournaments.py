@@ -32,7 +32,7 @@ import re
 import secrets
 import uuid
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,7 @@ from jaslog.games import game_of, get_game, resolve
 from jaslog.play.views import FULL, report, visible_events
 from jaslog.service import db
 from jaslog.service.auth import Principal, TokenError, TokenInfo, now
+from jaslog.service.bots import BotPlayError, play_stored_game
 from jaslog.service.core import Service
 from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
 from jaslog.service.timing import move_times
@@ -467,6 +468,47 @@ class Tournaments:
         raise TournamentError(  # pragma: no cover - twenty appends in the same instant
             409, "game_busy", f"game {game} kept moving; the withdrawal of {player} is "
             "recorded, its ruling is not: try again")
+
+    # ------------------------------------------------------------------ bots
+
+    def play_bots(self, tid: str, round_no: int | None = None, *, bot: str = "heuristic",
+                  seed: int | None = None,
+                  progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Let the bots play every game of round ``round_no`` (default: the round in play)
+        that nothing was recorded in yet, table by table, through the service's append (the
+        path a scorer's batch takes: every rule is checked). A game begun, over or decided
+        by a withdrawal is left as it is. ``progress`` hears of each table when it is done.
+        The answer: the round, each table (``played`` or why not) and the standing."""
+        t = self.get(tid)
+        games = self.games(tid)
+        rno = max(games) if round_no is None else round_no
+        if rno not in games:
+            raise TournamentError(404, "no_such_round", f"tournament {tid} has no round {rno} "
+                                  f"(drawn: {', '.join(map(str, sorted(games))) or 'none'})")
+        decided = {w.game for w in self.withdrawals(tid) if w.game is not None}
+        tables: list[dict[str, Any]] = []
+        for tno, gid in sorted(games[rno].items()):
+            row: dict[str, Any]
+            if gid in decided:
+                row = {"table": tno, "game": gid, "played": False,
+                       "reason": "decided by a withdrawal"}
+            else:
+                try:
+                    done = play_stored_game(self.svc, gid, bot=bot,
+                                            seed=t.seed if seed is None else seed)
+                except BotPlayError as e:
+                    if e.code != "game_begun":
+                        raise TournamentError(e.status, e.code, e.message) from None
+                    row = {"table": tno, "game": gid, "played": False, "reason": e.message}
+                else:
+                    w = done["winner"]  # a team, 0 or 1: seats 0 and 2, or 1 and 3
+                    row = {"table": tno, **done, "played": True,
+                           "winners": done["seats"][w::2] if isinstance(w, int) else []}
+            tables.append(row)
+            if progress is not None:
+                progress(row)
+        return {"tournament": tid, "round": rno, "bot": bot, "tables": tables,
+                "standing": self.standing(tid, None)}
 
     # ------------------------------------------------------------------ move clocks
 
