@@ -195,11 +195,47 @@ class Tournaments:
                             .select_from(db.tournaments.outerjoin(
                                 tc, tc.c.tournament == db.tournaments.c.id))
                             .where(db.tournaments.c.id == tid)).first()
-        if row is None:
-            raise TournamentError(404, "no_such_tournament", f"no tournament {tid!r}")
+            if row is None:
+                raise TournamentError(404, "no_such_tournament", f"no tournament {tid!r}")
+            cs = db.tournament_clock_settings
+            last = c.execute(select(cs).where(cs.c.tournament == tid)
+                             .order_by(cs.c.n.desc()).limit(1)).first()
+        move_limit, on_timeout = (row.move_limit, row.on_timeout or "record") if last is None \
+            else (last.move_limit, last.on_timeout)
         return Tournament(row.id, row.name, row.ruleset, json.loads(row.options),
-                          json.loads(row.players), row.move_limit, row.seed, row.created_at,
-                          row.on_timeout or "record")
+                          json.loads(row.players), move_limit, row.seed, row.created_at,
+                          on_timeout)
+
+    def set_clock(self, tid: str, *, move_limit: int | None = None,
+                  on_timeout: str | None = None, by: str) -> Tournament:
+        """Set the tournament's move clock from now on: seconds per move and what follows a
+        timeout (what is not given stays). A change is a new row, never an update: the last
+        holds. The games' ``meta`` keeps the limit they started with; the service's clock
+        and the standing read the tournament's."""
+        t = self.get(tid)
+        if on_timeout is not None and on_timeout not in ON_TIMEOUT:
+            raise TournamentError(422, "bad_on_timeout", f"on_timeout is "
+                                  f"{' or '.join(ON_TIMEOUT)}, not {on_timeout!r}")
+        if move_limit is not None and not 1 <= move_limit <= 3600:
+            raise TournamentError(422, "bad_move_limit", "the time per move is a whole number "
+                                  f"of seconds from 1 to 3600, not {move_limit}")
+        if self.over(tid):
+            raise TournamentError(409, "tournament_over", f"tournament {tid} is over")
+        cs = db.tournament_clock_settings
+        for _attempt in range(5):  # another director's change at the same moment: the next n
+            with self.svc.engine.connect() as c:
+                n = len(c.execute(select(cs.c.n).where(cs.c.tournament == tid)).all()) + 1
+            try:
+                with self.svc.engine.begin() as c:
+                    c.execute(insert(cs).values(
+                        tournament=tid, n=n, set_at=stamp(self.clock()), by=by[:64],
+                        move_limit=t.move_limit if move_limit is None else move_limit,
+                        on_timeout=t.on_timeout if on_timeout is None else on_timeout))
+            except IntegrityError:
+                continue
+            return self.get(tid)
+        raise TournamentError(409, "clock_busy", f"the move clock of {tid} was being "  # pragma: no cover
+                              "set by another request at the same moment; try again")
 
     def ids(self) -> list[str]:
         with self.svc.engine.connect() as c:
