@@ -137,3 +137,18 @@ def test_a_scorer_token_is_refused_the_director_s_buttons(browser, server, cup):
     page.wait_for_selector("#error:has-text('(forbidden)')")
     assert page.locator(".table-card").count() == 0
     assert not errors, errors
+
+
+def test_the_tournament_page_links_its_director_to_the_director_s_page(browser, server, cup):
+    page, errors = director_page(browser, server, cup, "id=deskcup")
+    page.goto(f"{server.url}/static/tournament.html#id=deskcup")
+    page.wait_for_selector("#main:not([hidden])")
+    page.click("#director-link")
+    page.wait_for_selector("#main:not([hidden]) #title")
+    assert page.inner_text("#title") == "Bureau beker (deskcup) · director"
+    # the public sees no such link
+    public = browser.new_context().new_page()
+    public.goto(f"{server.url}/static/tournament.html#token={server.tokens['public']}&id=deskcup")
+    public.wait_for_selector("#main:not([hidden])")
+    assert not public.locator("#director-link").is_visible()
+    assert not errors, errors
