@@ -316,7 +316,7 @@ def scorer_link(request: Request, game: str, token: str) -> str:
 
 
 @router.post("/tournaments/{tid}/table-cards", status_code=201, tags=["tournaments"],
-             responses=responses(401, 403, 404, 409, 422),
+             responses=responses(400, 401, 403, 404, 409, 422),
              dependencies=[Depends(Roles("admin", "referee",
                                          what="hand out the tournament's table cards"))],
              openapi_extra=small_body())
@@ -357,7 +357,7 @@ def table_cards(tid: TID, body: TableCardsIn, request: Request,
 
 
 @router.post("/tournaments/{tid}/clock-settings", tags=["tournaments"],
-             responses=responses(401, 403, 404, 409, 422),
+             responses=responses(400, 401, 403, 404, 409, 422),
              dependencies=[Depends(Roles("admin", "referee", what="set the move clock"))],
              openapi_extra=small_body())
 def set_clock(tid: TID, body: ClockSettingIn, svc: Service = Depends(service),
