@@ -1,4 +1,5 @@
-"""``jaslog tournament``: tournaments on the local store (new, show, draw, withdraw).
+"""``jaslog tournament``: tournaments on the local store (new, show, draw, withdraw, tokens,
+and play: bots play a round's games).
 
 The same tournaments as the service's (``/api/tournaments``): each command opens the store
 (``--db`` or ``$JASLOG_DB``, else the user data folder) as the service does and calls
@@ -24,7 +25,8 @@ from jaslog.cli.common import console, fail, write_json_line
 from jaslog.cli.store_cmds import DB, JSON
 
 tournament_app = typer.Typer(help="Tournaments (seed 003: winners re-paired each round): new, "
-                                  "show, draw the next round, withdraw a player, tokens.",
+                                  "show, draw the next round, withdraw a player, tokens, "
+                                  "play (bots play a round).",
                              no_args_is_help=True)
 
 #: What the command line does with each HTTP status of a tournament refusal.

@@ -152,3 +152,23 @@ def test_the_tournament_page_links_its_director_to_the_director_s_page(browser, 
     public.wait_for_selector("#main:not([hidden])")
     assert not public.locator("#director-link").is_visible()
     assert not errors, errors
+
+
+def test_the_draw_button_wakes_when_the_round_s_last_game_ends(browser, server):
+    with server.client("admin") as c:
+        r = c.post("/api/tournaments", json={"id": "wakecup", "name": "Wekker beker",
+                                             "players": PLAYERS[:8], "seed": 2,
+                                             "options": TWO_DEALS, "move_limit_s": 3600})
+        assert r.status_code == 201, r.text
+        director = c.post("/api/tournaments/wakecup/tokens",
+                          json={"role": "referee"}).json()["token"]
+    page, errors = director_page(browser, server, director, "id=wakecup&every=1")
+    page.wait_for_selector("#main:not([hidden])")
+    assert page.locator("#draw").is_disabled()
+    assert "when every game of the round is over" in page.inner_text("#draw-note")
+    done = jaslog("tournament", "play", "wakecup", "--bots", "--db", str(server.db), text=True)
+    assert done.returncode == 0, done.stderr
+    page.wait_for_function("!document.getElementById('draw').disabled", timeout=15000)
+    assert "round over" in page.inner_text("#status")
+    assert page.locator("#pairings tbody tr.done").count() == 2
+    assert not errors, errors

@@ -5,7 +5,8 @@
  * a player (POST .../withdrawals), set and run the move clock (POST .../clock-settings,
  * POST .../clock), and hand out table cards (POST .../table-cards): a new scorer token a
  * table, its pad's link and that link as a QR code (SVG drawn by the service), printed with
- * the round's pairings (print media). The address keeps the tournament and the round shown;
+ * the round's pairings (print media). It reads the tournament again every 10 seconds
+ * (`&every=S`). The address keeps the tournament and the round shown;
  * a token is never put in it (the scorer links carry theirs in the fragment, which a
  * browser does not send).
  */
@@ -73,7 +74,20 @@
     }
   }
 
+  // read the tournament again every few seconds (`&every=S`, default 10), so the draw
+  // button wakes when the round's last game ends
+  let timer = null;
+  function schedule() {
+    clearTimeout(timer);
+    const s = Number(params().get("every"));
+    timer = setTimeout(async () => {
+      try { if (params().get("id")) render(await P.api(base())); } catch (_) { /* said at the next load */ }
+      schedule();
+    }, s > 0 ? s * 1000 : 10000);
+  }
+
   async function load() {
+    schedule();
     const id = params().get("id");
     if (!id) { P.showError("no tournament: open director.html#id=TOURNAMENT"); return; }
     $("public-link").href = P.tournamentHref(id);
@@ -163,6 +177,7 @@
 
   function renderWithdraw(t) {
     const sel = $("withdraw-player");
+    if (document.activeElement === sel) return;  // being chosen from: left as it is
     const was = sel.value;
     const gone = new Set((t.withdrawn || []).map((w) => w.player));
     sel.innerHTML = "";
