@@ -45,6 +45,7 @@ from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
+from jaslog.play.sim import BOT_NAMES
 from jaslog.play.views import FULL, report, visible_events
 from jaslog.service import db
 from jaslog.service.auth import Principal, TokenError, TokenInfo, now
@@ -515,6 +516,9 @@ class Tournaments:
         path a scorer's batch takes: every rule is checked). A game begun, over or decided
         by a withdrawal is left as it is. ``progress`` hears of each table when it is done.
         The answer: the round, each table (``played`` or why not) and the standing."""
+        if bot not in BOT_NAMES:
+            raise TournamentError(422, "bad_bot", f"unknown bot {bot!r}; the bots are "
+                                  f"{', '.join(BOT_NAMES)}")
         t = self.get(tid)
         games = self.games(tid)
         rno = max(games) if round_no is None else round_no

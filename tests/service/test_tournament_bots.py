@@ -100,6 +100,9 @@ def test_refusals_say_what_to_do(db):
     said = refused(2, "simulate", "--game", "cup-r1-t1")
     assert "give --db" in said and "jaslog tournament play cup --bots" in said
     ok("tournament", "play", "cup", "--bots", "--db", db)
+    # a bad bot is said although no game is left to play
+    assert "unknown bot" in refused(2, "tournament", "play", "cup", "--bots", "--bot", "x",
+                                    "--db", db)
     said = refused(2, "simulate", "--game", "cup-r1-t1", "--db", db)
     assert "is over" in said and "jaslog tournament play cup --bots" in said
     assert "(game_begun)" in said
