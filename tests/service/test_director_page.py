@@ -111,7 +111,7 @@ def test_a_director_runs_a_round_from_the_browser_and_prints_its_cards(browser, 
     assert not errors, errors
 
 
-def test_the_director_s_page_on_a_phone_and_in_print(browser, server, cup):
+def test_the_director_s_page_on_a_phone_and_in_print(browser, server, cup, tmp_path):
     page, errors = director_page(browser, server, cup, "id=deskcup&round=1", width=390)
     page.wait_for_selector("#main:not([hidden])")
     page.click("#cards")
@@ -126,6 +126,7 @@ def test_the_director_s_page_on_a_phone_and_in_print(browser, server, cup):
             .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className)""")
         assert width <= 390, (media, width, wide)
         assert page.locator(".table-card svg.qr:visible").count() == 4, media
+        page.screenshot(path=str(tmp_path / f"director-phone-{media}.png"), full_page=True)
     assert not errors, errors
 
 
