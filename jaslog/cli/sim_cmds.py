@@ -155,6 +155,9 @@ def simulate(
     stats: bool = typer.Option(False, "--stats", help="also fold the games and show how the "
                                "rounds ended (made, failed, pit, roem)"),
     json: bool = typer.Option(False, "--json", help="the summary as one JSON object"),
+    game: str | None = typer.Option(None, "--game", help="play this game of the store (--db), "
+                                    "created but not yet dealt (a tournament's table: "
+                                    "cup-r1-t1), at its seats and from its dealer"),
 ) -> None:
     """Bots play complete games: every ruleset and option, faults on request, deterministic."""
     from jaslog.play.sim import BOT_NAMES, Faults, to_jsonl
@@ -162,6 +165,9 @@ def simulate(
 
     if bot not in BOT_NAMES:
         fail(f"unknown bot {bot!r}; the bots are {', '.join(BOT_NAMES)}")
+    if game is not None:
+        _play_stored(game, db, bot, seed, json)
+        return
     if out_file is not None and db is not None:
         fail("give --out or --db, not both")
     rulesets = _rulesets(ruleset)
@@ -232,6 +238,44 @@ def simulate(
     if stats:
         report.print(_stats_table(summary["stats"], bot))
     _refused(summary)
+
+
+def _play_stored(game: str, db: str | None, bot: str, seed: int, as_json: bool) -> None:
+    """``simulate --game``: the bots play one game of the store, not yet dealt, through the
+    service's append (every rule checked, as a scorer's batch)."""
+    from jaslog.service.bots import BotPlayError, play_stored_game
+    from jaslog.service.core import Service
+    from jaslog.service.tournaments import GAME_ID, Tournaments
+    from jaslog.store import StoreError, open_store
+
+    m = GAME_ID.fullmatch(game)
+    hint = (f" (a round of tournament {m.group(1)}: `jaslog tournament play {m.group(1)} "
+            "--bots`)" if m else "")
+    if db is None:
+        fail(f"--game {game}: the bots play a game already in a store: give --db{hint}")
+    try:
+        open_store(db, create=False).close()
+    except StoreError as e:
+        fail(str(e))
+    svc = Service(db, pool_size=1)
+    try:
+        owner = Tournaments(svc).owner_of(game)
+        if owner is not None:
+            hint = f" (a round of tournament {owner}: `jaslog tournament play {owner} --bots`)"
+        try:
+            done = play_stored_game(svc, game, bot=bot, seed=seed)
+        except BotPlayError as e:
+            if as_json:
+                write_json_line({"ok": False, "error": {"code": e.code, "message": e.message,
+                                                        "exit": 2}})
+            fail(f"{e.message}{hint} ({e.code})")
+    finally:
+        svc.close()
+    if as_json:
+        write_json_line(done)
+        return
+    out.print(f"{bot} bots played {game} into {db}: {done['events']} events, {done['rounds']} "
+              f"deals, {'-'.join(map(str, done['totals']))}", soft_wrap=True)
 
 
 def _refused(summary: dict[str, Any]) -> None:

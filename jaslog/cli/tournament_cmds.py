@@ -1,4 +1,5 @@
-"""``jaslog tournament``: tournaments on the local store (new, show, draw, withdraw).
+"""``jaslog tournament``: tournaments on the local store (new, show, draw, withdraw, tokens,
+and play: bots play a round's games).
 
 The same tournaments as the service's (``/api/tournaments``): each command opens the store
 (``--db`` or ``$JASLOG_DB``, else the user data folder) as the service does and calls
@@ -24,7 +25,8 @@ from jaslog.cli.common import console, fail, write_json_line
 from jaslog.cli.store_cmds import DB, JSON
 
 tournament_app = typer.Typer(help="Tournaments (seed 003: winners re-paired each round): new, "
-                                  "show, draw the next round, withdraw a player, tokens.",
+                                  "show, draw the next round, withdraw a player, tokens, "
+                                  "play (bots play a round).",
                              no_args_is_help=True)
 
 #: What the command line does with each HTTP status of a tournament refusal.
@@ -232,6 +234,46 @@ def withdraw(
     elif w["game"] is not None:
         said += f"; game {w['game']} ends (no round in play), won by the other team"
     console.print(said)
+
+
+@tournament_app.command("play")
+def play(
+    tid: str = typer.Argument(..., help="the tournament id"),
+    bots: bool = typer.Option(False, "--bots", help="bots play the games (for demos and tests)"),
+    round_no: int | None = typer.Option(None, "--round", min=1,
+                                        help="the round (default: the round in play)"),
+    bot: str = typer.Option("heuristic", "--bot", help="random | heuristic"),
+    seed: int | None = typer.Option(None, "--seed", min=0,
+                                    help="for the bots' deals (default: the tournament's seed)"),
+    db: str | None = DB,
+    as_json: bool = JSON,
+) -> None:
+    """Bots play every game of a round that nothing is recorded in yet, through the same
+    append a scorer's pad uses (every rule checked), one progress line a table."""
+    from jaslog.cli.common import err_console
+
+    if not bots:
+        _refuse("no_players", "say who plays: --bots (the bots play the round's games)", 2,
+                as_json)
+
+    def said(row: dict[str, Any]) -> None:
+        if not row["played"]:
+            line = f"table {row['table']} ({row['game']}): left as it is: {row['reason']}"
+        else:
+            w = row["winner"]
+            won = (f"won by {_team(row['winners'])} (team {w + 1})" if isinstance(w, int)
+                   else "drawn" if w == "draw" else "not over")
+            line = (f"table {row['table']} ({row['game']}): {row['rounds']} deals, "
+                    f"{'-'.join(map(str, row['totals']))}, {won}")
+        err_console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+    with _tournaments(db, as_json) as ts:
+        done = ts.play_bots(tid, round_no, bot=bot, seed=seed, progress=said)
+    if as_json:
+        write_json_line(done)
+        return
+    st = done["standing"]
+    _print_standing(st, [r for r in st["rounds"] if r["round"] == done["round"]])
 
 
 @tournament_app.command("tokens")

@@ -34,6 +34,7 @@ from jaslog.service.deps import (
     small_body,
 )
 from jaslog.service.move_clock import MoveClock
+from jaslog.service.qr import qr_svg
 from jaslog.service.tournaments import TournamentError, Tournaments
 
 log = logging.getLogger("jaslog.service")
@@ -286,3 +287,91 @@ async def check_clock(tid: TID, svc: Service = Depends(service),
         raise _tournament_error(e) from None
     _publish(svc, appended)
     return {"tournament": tid, "appended": appended}
+
+
+# ---------------------------------------------------------------------- the director's desk
+
+
+class TableCardsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    round: int | None = Field(None, ge=1, le=64, description="the round (default: the round "
+                              "in play)")
+    tables: list[int] | None = Field(None, max_length=256, description="these tables only "
+                                     "(default: every table of the round)")
+    expires_at: str | None = Field(None, max_length=40, description="RFC 3339; the tokens "
+                                   "end with the tournament in any case")
+
+
+class ClockSettingIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    move_limit_s: int | None = Field(None, ge=1, le=3600, description="seconds per move")
+    on_timeout: Literal["record", "autoplay"] | None = Field(
+        None, description="after a timeout: record (the fact) or autoplay (the service plays)")
+
+
+def scorer_link(request: Request, game: str, token: str) -> str:
+    """The scorer's pad of ``game`` with ``token`` in the address's fragment (a browser
+    never sends a fragment: no server's log sees the token)."""
+    return f"{str(request.base_url).rstrip('/')}/record/{game}#token={token}"
+
+
+@router.post("/tournaments/{tid}/table-cards", status_code=201, tags=["tournaments"],
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee",
+                                         what="hand out the tournament's table cards"))],
+             openapi_extra=small_body())
+def table_cards(tid: TID, body: TableCardsIn, request: Request,
+                svc: Service = Depends(service),
+                who: Principal = Depends(principal)) -> dict[str, Any]:
+    """A card for each table of a round: its game, its teams, a new scorer token of the
+    table (shown this once; the table's earlier tokens keep working), the scorer's link
+    (``/record/{game}#token=...``) and that link as a QR code (inline SVG, drawn by segno).
+    An admin or the tournament's director."""
+    _director(who, tid, "hand out the tournament's table cards")
+    ts = Tournaments(svc)
+    try:
+        t = ts.get(tid)
+        games = ts.games(tid)
+        rno = max(games) if body.round is None else body.round
+        if rno not in games:
+            raise TournamentError(404, "no_such_round", f"tournament {tid} has no round {rno}")
+        wanted = sorted(games[rno]) if body.tables is None else sorted(set(body.tables))
+        missing = [n for n in wanted if n not in games[rno]]
+        if missing:
+            raise TournamentError(422, "bad_table", f"round {rno} of {tid} has tables 1 to "
+                                  f"{len(games[rno])}, not {missing[0]}")
+        cards = []
+        for n in wanted:
+            gid = games[rno][n]
+            seats = list(svc.header(gid).seats)
+            text, info = ts.issue_token(tid, "scorer", table=str(n), expires_at=body.expires_at,
+                                        label=f"table {n} of tournament {tid}, round {rno}")
+            link = scorer_link(request, gid, text)
+            cards.append({"table": n, "game": gid, "seats": seats,
+                          "teams": [seats[0::2], seats[1::2]], "token_id": info.id,
+                          "token": text, "expires_at": info.expires_at, "link": link,
+                          "qr_svg": qr_svg(link, title=f"table {n}: scorer's pad of {gid}")})
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    return {"tournament": tid, "name": t.name, "round": rno, "cards": cards}
+
+
+@router.post("/tournaments/{tid}/clock-settings", tags=["tournaments"],
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee", what="set the move clock"))],
+             openapi_extra=small_body())
+def set_clock(tid: TID, body: ClockSettingIn, svc: Service = Depends(service),
+              who: Principal = Depends(principal)) -> dict[str, Any]:
+    """Set the tournament's move clock from now on: seconds per move and what follows a
+    timeout (what the body leaves out stays). An admin or the tournament's director. The
+    answer is the tournament's ``time_limit`` as the standing gives it."""
+    _director(who, tid, "set the move clock")
+    if body.move_limit_s is None and body.on_timeout is None:
+        raise ApiError(422, "nothing_to_set", "give move_limit_s, on_timeout or both")
+    ts = Tournaments(svc)
+    try:
+        t = ts.set_clock(tid, move_limit=body.move_limit_s, on_timeout=body.on_timeout,
+                         by=f"{who.role} token {who.token_id}")
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    return {"tournament": tid, "move_limit_s": t.move_limit, "on_timeout": t.on_timeout}

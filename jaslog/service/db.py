@@ -87,6 +87,18 @@ tournament_clocks = Table(
     Column("on_timeout", String(16), nullable=False),
 )
 
+#: A tournament's move clock as its director set it after the start: one row a change (the
+#: ``n``-th), never updated; the last row holds (before any: the tournament's own).
+tournament_clock_settings = Table(
+    "service_tournament_clock_settings", metadata,
+    Column("tournament", String(64), ForeignKey("service_tournaments.id"), primary_key=True),
+    Column("n", Integer, primary_key=True, autoincrement=False),
+    Column("move_limit", Integer, nullable=False),
+    Column("on_timeout", String(16), nullable=False),
+    Column("set_at", String(40), nullable=False),
+    Column("by", String(64), nullable=False),
+)
+
 #: Players who left a tournament: one row each, so a player withdraws once and for good.
 tournament_withdrawals = Table(
     "service_tournament_withdrawals", metadata,

@@ -32,7 +32,7 @@ import re
 import secrets
 import uuid
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,9 +45,11 @@ from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
+from jaslog.play.sim import BOT_NAMES
 from jaslog.play.views import FULL, report, visible_events
 from jaslog.service import db
 from jaslog.service.auth import Principal, TokenError, TokenInfo, now
+from jaslog.service.bots import BotPlayError, play_stored_game
 from jaslog.service.core import Service
 from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
 from jaslog.service.timing import move_times
@@ -194,11 +196,47 @@ class Tournaments:
                             .select_from(db.tournaments.outerjoin(
                                 tc, tc.c.tournament == db.tournaments.c.id))
                             .where(db.tournaments.c.id == tid)).first()
-        if row is None:
-            raise TournamentError(404, "no_such_tournament", f"no tournament {tid!r}")
+            if row is None:
+                raise TournamentError(404, "no_such_tournament", f"no tournament {tid!r}")
+            cs = db.tournament_clock_settings
+            last = c.execute(select(cs).where(cs.c.tournament == tid)
+                             .order_by(cs.c.n.desc()).limit(1)).first()
+        move_limit, on_timeout = (row.move_limit, row.on_timeout or "record") if last is None \
+            else (last.move_limit, last.on_timeout)
         return Tournament(row.id, row.name, row.ruleset, json.loads(row.options),
-                          json.loads(row.players), row.move_limit, row.seed, row.created_at,
-                          row.on_timeout or "record")
+                          json.loads(row.players), move_limit, row.seed, row.created_at,
+                          on_timeout)
+
+    def set_clock(self, tid: str, *, move_limit: int | None = None,
+                  on_timeout: str | None = None, by: str) -> Tournament:
+        """Set the tournament's move clock from now on: seconds per move and what follows a
+        timeout (what is not given stays). A change is a new row, never an update: the last
+        holds. The games' ``meta`` keeps the limit they started with; the service's clock
+        and the standing read the tournament's."""
+        t = self.get(tid)
+        if on_timeout is not None and on_timeout not in ON_TIMEOUT:
+            raise TournamentError(422, "bad_on_timeout", f"on_timeout is "
+                                  f"{' or '.join(ON_TIMEOUT)}, not {on_timeout!r}")
+        if move_limit is not None and not 1 <= move_limit <= 3600:
+            raise TournamentError(422, "bad_move_limit", "the time per move is a whole number "
+                                  f"of seconds from 1 to 3600, not {move_limit}")
+        if self.over(tid):
+            raise TournamentError(409, "tournament_over", f"tournament {tid} is over")
+        cs = db.tournament_clock_settings
+        for _attempt in range(5):  # another director's change at the same moment: the next n
+            with self.svc.engine.connect() as c:
+                n = len(c.execute(select(cs.c.n).where(cs.c.tournament == tid)).all()) + 1
+            try:
+                with self.svc.engine.begin() as c:
+                    c.execute(insert(cs).values(
+                        tournament=tid, n=n, set_at=stamp(self.clock()), by=by[:64],
+                        move_limit=t.move_limit if move_limit is None else move_limit,
+                        on_timeout=t.on_timeout if on_timeout is None else on_timeout))
+            except IntegrityError:
+                continue
+            return self.get(tid)
+        raise TournamentError(409, "clock_busy", f"the move clock of {tid} was being "  # pragma: no cover
+                              "set by another request at the same moment; try again")
 
     def ids(self) -> list[str]:
         with self.svc.engine.connect() as c:
@@ -467,6 +505,50 @@ class Tournaments:
         raise TournamentError(  # pragma: no cover - twenty appends in the same instant
             409, "game_busy", f"game {game} kept moving; the withdrawal of {player} is "
             "recorded, its ruling is not: try again")
+
+    # ------------------------------------------------------------------ bots
+
+    def play_bots(self, tid: str, round_no: int | None = None, *, bot: str = "heuristic",
+                  seed: int | None = None,
+                  progress: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Let the bots play every game of round ``round_no`` (default: the round in play)
+        that nothing was recorded in yet, table by table, through the service's append (the
+        path a scorer's batch takes: every rule is checked). A game begun, over or decided
+        by a withdrawal is left as it is. ``progress`` hears of each table when it is done.
+        The answer: the round, each table (``played`` or why not) and the standing."""
+        if bot not in BOT_NAMES:
+            raise TournamentError(422, "bad_bot", f"unknown bot {bot!r}; the bots are "
+                                  f"{', '.join(BOT_NAMES)}")
+        t = self.get(tid)
+        games = self.games(tid)
+        rno = max(games) if round_no is None else round_no
+        if rno not in games:
+            raise TournamentError(404, "no_such_round", f"tournament {tid} has no round {rno} "
+                                  f"(drawn: {', '.join(map(str, sorted(games))) or 'none'})")
+        decided = {w.game for w in self.withdrawals(tid) if w.game is not None}
+        tables: list[dict[str, Any]] = []
+        for tno, gid in sorted(games[rno].items()):
+            row: dict[str, Any]
+            if gid in decided:
+                row = {"table": tno, "game": gid, "played": False,
+                       "reason": "decided by a withdrawal"}
+            else:
+                try:
+                    done = play_stored_game(self.svc, gid, bot=bot,
+                                            seed=t.seed if seed is None else seed)
+                except BotPlayError as e:
+                    if e.code != "game_begun":
+                        raise TournamentError(e.status, e.code, e.message) from None
+                    row = {"table": tno, "game": gid, "played": False, "reason": e.message}
+                else:
+                    w = done["winner"]  # a team, 0 or 1: seats 0 and 2, or 1 and 3
+                    row = {"table": tno, **done, "played": True,
+                           "winners": done["seats"][w::2] if isinstance(w, int) else []}
+            tables.append(row)
+            if progress is not None:
+                progress(row)
+        return {"tournament": tid, "round": rno, "bot": bot, "tables": tables,
+                "standing": self.standing(tid, None)}
 
     # ------------------------------------------------------------------ move clocks
 

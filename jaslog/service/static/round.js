@@ -237,7 +237,7 @@
     for (let s = 0; s < R.seats.length; s++) {
       const row = el("div", "deal-seat");
       row.dataset.seat = String(s);
-      row.appendChild(el("span", "who", seatName(s) + (R.scoring === "teams" ? " · team " + (s % 2) : "")));
+      row.appendChild(el("span", "who", seatName(s) + (R.scoring === "teams" ? " · team " + (s % 2 + 1) : "")));
       const hand = el("span", "hand");
       const cards = dealt.hands ? dealt.hands[s] : null;
       if (cards) {

@@ -27,11 +27,22 @@
   }
 
   let signedIn = false;
+  let me = null;
+
+  // an admin's or the tournament's director's token: a link to the director's page
+  function directorLink(id) {
+    const a = $("director-link");
+    if (!a) return;
+    const directs = me && id && (me.role === "admin" || (me.role === "referee" && me.tournament === id));
+    a.hidden = !directs;
+    if (directs) a.href = "/static/director.html#" + new URLSearchParams({ id: id }).toString();
+  }
 
   async function load() {
     const id = P.hashParams().get("id");
     try {
-      if (!signedIn) { await P.whoami(); signedIn = true; }
+      if (!signedIn) { me = await P.whoami(); signedIn = true; }
+      directorLink(id);
       if (id) {
         const t = await P.api("/api/tournaments/" + encodeURIComponent(id));
         P.showError(null);
