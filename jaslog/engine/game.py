@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 from jaslog.engine.fold import GameFold
 from jaslog.engine.options import Option
 from jaslog.engine.sim import Faults
-from jaslog.engine.view import RedactEvent, SeatView
+from jaslog.engine.view import Frame, RedactEvent, SeatView
 from jaslog.errors import JaslogError
 from jaslog.events import Event
 
@@ -95,7 +95,7 @@ class Game:
     #: the viewer's frame of the table: ``frame(fold, seat, hidden, head)``, composed from
     #: ``seat_view`` (:func:`jaslog.engine.view.secret_view`; ``hidden``: the round is
     #: secret to the sight, ``seat`` None then the public)
-    frame: Callable[[GameFold, int | None, bool, GameFold], dict[str, Any]]
+    frame: Callable[[GameFold, int | None, bool, GameFold], Frame]
     #: the report's entry of a secret round as a seat (None: the public) may see it:
     #: ``report_round(entry, head, seat, live)``, the game's keys over what every game's
     #: entry keeps (:func:`jaslog.engine.view.live_round`, :func:`~jaslog.engine.view.ended_round`)

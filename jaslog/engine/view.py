@@ -1,11 +1,13 @@
 """What a viewer of a game may see, shared by every game's ``view`` module.
 
-A game decides what a seat (or the public) sees in one place, its ``view`` module: the table
-now (``seat_view(fold, seat)``) and each event (``redact_event(event, sight, seen)``, built on
+A game decides what a seat, the referee or the public sees in one place, its ``view``
+module: the table now (``seat_view(fold, viewer, secret=...)``, :class:`SeatView`), the
+report's entry of a secret round (``report_round``, over :func:`live_round` and
+:func:`ended_round`) and each event (``redact_event(event, sight, seen)``, built on
 :func:`redact_common` here). The viewer's frames, the events every route shows (the
 service's API, ``replay --seat``, a shared log, the notation) and the report's secret rounds
-are composed from those two here and in :mod:`jaslog.play.views`, which never decide what a game
-hides.
+are composed from those here and in :mod:`jaslog.play.views`, which never decide what a game
+hides: this module names no game's call, sequence, bella, knock or side.
 
 Which rounds are secret is one rule for every game (:func:`played_out`): the round being
 played, and a round that ended before its last card (abandoned by a ruling, annulled in the
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from jaslog.engine.common import VERDICTS_ON_ALL_HANDS
 from jaslog.engine.fold import GameFold
@@ -85,7 +87,15 @@ class Seen:
 RedactEvent = Callable[[dict[str, Any], Sight, Seen], dict[str, Any]]
 
 
-def played_out(r: Any) -> bool:
+class PlayedRound(Protocol):
+    """What :func:`played_out` reads of a round, every game's (a claim, when the game has
+    claims, is its ``claim``)."""
+
+    @property
+    def over(self) -> bool: ...
+
+
+def played_out(r: PlayedRound) -> bool:
     """Whether every card of round ``r`` was played: its hands are then public knowledge. A
     claim (or a concession) ends the play before the last card, so a claimed round keeps
     its unplayed cards secret, as a round abandoned by a ruling does."""
@@ -224,8 +234,53 @@ def secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: b
     return v
 
 
+class Frame(TypedDict):
+    """The viewer's frame of the table after one event (a game's ``frame``), every game's
+    keys: the round and trick, who deals, trumps and who chose them, the bidding, what is
+    expected of whom, the hands as the sight may see them (None: not seen) and their
+    counts, the legal cards of the seat to act (to that seat only), the trick on the table,
+    the round's tricks, points and roem so far, its result and score once over, its
+    ruling, the violations the sight may see, the game's totals and winner.
+    ``trump_note`` and ``extra`` (the game's own keys of its seat view, shown as they are)
+    are those of a frame built by :func:`seat_view_frame`; ``roem_on_table`` a game's with
+    roem on the table."""
+
+    round: int
+    trick: int
+    dealer: int | None
+    trump: str | None
+    chooser: int | None
+    proposed: str | None
+    turned: list[str]
+    bids: list[dict[str, Any]]
+    expects: str
+    turn: int | None
+    hands: list[list[str] | None]
+    counts: list[int]
+    hands_known: bool
+    legal: list[str] | None
+    leader: int | None
+    table: list[dict[str, Any]]
+    trick_complete: bool
+    trick_winner: int | None
+    tricks_won: list[int]
+    points: list[int]
+    roem: list[int] | None
+    round_over: bool
+    result: str | None
+    score: list[int] | None
+    ruling: dict[str, Any] | None
+    violations: list[dict[str, Any]]
+    totals: list[int]
+    finished: bool
+    winner: int | str | None
+    trump_note: NotRequired[str | None]
+    extra: NotRequired[dict[str, Any]]
+    roem_on_table: NotRequired[list[int]]
+
+
 def seat_view_frame(v: dict[str, Any], trump_note: str | None, extra: Iterable[str],
-                    bids: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                    bids: list[dict[str, Any]] | None = None) -> Frame:
     """The viewer's frame of the table now, from what a game's ``seat_view`` shows
     (:func:`secret_view`: so this never decides what a game hides): ``extra``, the keys of
     the view the viewer shows as they are; ``bids``, what the viewer lists as the bidding
@@ -234,7 +289,7 @@ def seat_view_frame(v: dict[str, Any], trump_note: str | None, extra: Iterable[s
     cur = tricks[-1] if tricks else None
     bids = list(v.get("bids") or []) if bids is None else bids
     hands = v["hands"]
-    fr: dict[str, Any] = {
+    fr: Frame = {
         "round": v["round"], "trick": cur["number"] if cur else 0, "dealer": v["dealer"],
         "trump": v.get("trump"), "trump_note": trump_note, "chooser": v.get("maker"),
         "proposed": None, "turned": [v["turn_up"]] if v.get("turn_up") else [],

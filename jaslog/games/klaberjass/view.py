@@ -17,6 +17,7 @@ from jaslog.engine.common import (
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
     CLAIMED,
+    Frame,
     Seen,
     Sight,
     Viewer,
@@ -163,7 +164,7 @@ TRUMP_NOTE: str | None = None
 EXTRA = ("turn_up", "bottom", "dix", "declarations", "bella_calls", "elder", "annulled", "maker")
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the deal is
     secret and ``seat`` sees only its own; None: nobody's secrets)."""
     return seat_view_frame(secret_view(seat_view, fold, seat, hidden), TRUMP_NOTE, EXTRA)

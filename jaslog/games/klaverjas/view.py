@@ -7,13 +7,14 @@ The hands are the only secret in Klaverjas; partnerships are fixed by the seats.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, card_text
 from jaslog.engine.common import VERDICTS_ON_ALL_HANDS, card_list, ruling_dict, violation_dict
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
     CLAIMED,
+    Frame,
     Seen,
     Sight,
     Viewer,
@@ -158,13 +159,13 @@ FRAME = ("round", "trick", "dealer", "trump", "chooser", "proposed", "turned", "
          "ruling", "violations", "totals", "finished", "winner", "roem_on_table")
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the round is
     secret and ``seat`` sees only its own; None: nobody's secrets, the public); ``head`` is
     the game now, which knows the hands of a round recorded without hands once it was played
     out. The violations are listed in seq order."""
     v = secret_view(partial(seat_view, head=head), fold, seat, hidden)
-    fr = {k: v[k] for k in FRAME if k in v}
+    fr = cast(Frame, {k: v[k] for k in FRAME if k in v})  # the seat view's keys of FRAME
     fr["violations"] = sorted(fr["violations"], key=lambda x: x["seq"])
     return fr
 

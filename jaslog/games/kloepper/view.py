@@ -16,6 +16,7 @@ from jaslog.engine.common import (
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
     CLAIMED,
+    Frame,
     Seen,
     Sight,
     Viewer,
@@ -154,7 +155,7 @@ TRUMP_NOTE: str | None = "permanent trumps: black queens, jacks, diamonds"
 EXTRA = ("sides", "revealed", "side_points", "call", "knocks")
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the deal is
     secret and ``seat`` sees only its own; None: nobody's secrets): the partner call and
     the knocks listed with the bidding."""

@@ -10,6 +10,7 @@ from jaslog.engine.common import card_list, ruling_dict, tricks_report, tricks_v
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
     CLAIMED,
+    Frame,
     Seen,
     Sight,
     Viewer,
@@ -107,7 +108,7 @@ def seat_view(fold: GameFold, viewer: Viewer = None, *, secret: bool = False) ->
 EXTRA = ("elder",)
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view`."""
     return seat_view_frame(secret_view(seat_view, fold, seat, hidden), "no trumps", EXTRA)
 
