@@ -391,14 +391,8 @@ def _statistics(console: Console, res: DemoResult) -> None:
 
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
-        from jaslog.stats.analytics import (
-            AnalyticsError,
-            Dataset,
-            PlotUnavailable,
-            plot,
-            questions,
-            result_table_data,
-        )
+        from jaslog.stats.analytics import AnalyticsError, Dataset, questions
+        from jaslog.stats.charts import PlotUnavailable, plot, result_table_data
     except ImportError:
         _say(console, "not available (jaslog.stats.analytics is not installed)")
         return

@@ -244,7 +244,7 @@ def _find_question(qs: dict[str, Any], name: str) -> Any:
 
 
 def _print_result(res: Any, *, title: str | None, caption: str | None) -> None:
-    from jaslog.stats.analytics import result_table_data
+    from jaslog.stats.charts import result_table_data
 
     cols, rows = result_table_data(res)
     numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool) for r in res.rows)
@@ -308,8 +308,8 @@ def stats(
 ) -> None:
     """Answer a question about how people play, over the Parquet export (exporting new games
     from the store first when the export is behind)."""
-    from jaslog.stats.analytics import Dataset, check_plot_path, questions
-    from jaslog.stats.analytics import plot as draw
+    from jaslog.stats import charts
+    from jaslog.stats.analytics import Dataset, questions
 
     if json and csv:
         fail("--json and --csv exclude each other")
@@ -331,7 +331,7 @@ def stats(
     q = _find_question(qs, question)
     if plot is not None and not show_sql:
         with _errors():
-            check_plot_path(plot)
+            charts.check_plot_path(plot)
     if show_sql:
         with _errors():
             sys.stdout.write(q.render(by) + "\n")
@@ -347,7 +347,7 @@ def stats(
         with Dataset(ds_dir, where=where, public=public) as ds:
             res = ds.ask(q, by)
         if plot is not None:
-            draw(res, q, plot)
+            charts.plot(res, q, plot)
             err_console.print(f"chart written to {plot}", style="dim", soft_wrap=True)
     caption = " ".join(q.notes) if q.notes else None
     if where:
@@ -376,22 +376,22 @@ def sql(
     """Run one SQL query over the export's views (named after the tables); statements that
     change something (DROP, CREATE, COPY, SET...) are refused, and so is reading any other
     file or the network unless --external."""
-    from jaslog.stats.analytics import Dataset, check_plot_path, check_query
-    from jaslog.stats.analytics import plot as draw
+    from jaslog.stats import charts
+    from jaslog.stats.analytics import Dataset, check_query
 
     if json and csv:
         fail("--json and --csv exclude each other")
     with _errors():
         check_query(query)
         if plot is not None:
-            check_plot_path(plot)
+            charts.check_plot_path(plot)
         ds_dir = dataset or default_dataset(db)
         if not no_refresh:
             refresh(ds_dir, db)
         with Dataset(ds_dir, where=where, external=external) as ds:
             res = ds.query(query)
         if plot is not None:
-            draw(res, None, plot)
+            charts.plot(res, None, plot)
             err_console.print(f"chart written to {plot}", style="dim", soft_wrap=True)
     _emit(res, json=json, csv=csv, title=None, caption=None)
 

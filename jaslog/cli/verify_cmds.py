@@ -69,7 +69,7 @@ def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
     from jaslog.logs import read_lines
     from jaslog.store.signing import V2
-    from jaslog.store.verify import Trust
+    from jaslog.store.verify_chain import Trust
     from jaslog.store.verify_log import Signed, verify_log
 
     sig_file = sig_file or Path(str(log) + ".sig")

@@ -31,7 +31,7 @@ from typing import Any, Literal, Protocol
 from jaslog.engine.fold import GameFold
 from jaslog.engine.options import Option
 from jaslog.engine.sim import Faults
-from jaslog.engine.view import RedactEvent, SeatView
+from jaslog.engine.view import Frame, RedactEvent, SeatView
 from jaslog.errors import JaslogError
 from jaslog.events import Event
 
@@ -87,11 +87,18 @@ class Game:
     presets: Mapping[str, Mapping[str, Any]]
     resolve: Callable[[str, Mapping[str, Any] | None], dict[str, Any]]
     report: RoundReport
+    #: the game's one visibility rule for the table: ``seat_view(fold, viewer, secret=...)``
+    #: as a seat, the referee (None) or the public (:data:`jaslog.engine.view.PUBLIC`) may
+    #: see it (:class:`jaslog.engine.view.SeatView`); every secret of the game (a hand, an
+    #: awaited call, a verdict on a declaration, the sides) is decided there
     seat_view: SeatView
-    #: the viewer's frame of the table: ``frame(fold, seat, hidden, head)``, from ``seat_view``
-    frame: Callable[[GameFold, int | None, bool, GameFold], dict[str, Any]]
+    #: the viewer's frame of the table: ``frame(fold, seat, hidden, head)``, composed from
+    #: ``seat_view`` (:func:`jaslog.engine.view.secret_view`; ``hidden``: the round is
+    #: secret to the sight, ``seat`` None then the public)
+    frame: Callable[[GameFold, int | None, bool, GameFold], Frame]
     #: the report's entry of a secret round as a seat (None: the public) may see it:
-    #: ``report_round(entry, head, seat, live)``
+    #: ``report_round(entry, head, seat, live)``, the game's keys over what every game's
+    #: entry keeps (:func:`jaslog.engine.view.live_round`, :func:`~jaslog.engine.view.ended_round`)
     report_round: Callable[[dict[str, Any], GameFold, int | None, bool], dict[str, Any]]
     #: the game's one rule of what a sight sees of an event: ``redact_event(event, sight,
     #: seen)`` (:class:`jaslog.engine.view.Seen`); every route that shows events (the views,

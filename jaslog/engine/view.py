@@ -1,11 +1,13 @@
 """What a viewer of a game may see, shared by every game's ``view`` module.
 
-A game decides what a seat (or the public) sees in one place, its ``view`` module: the table
-now (``seat_view(fold, seat)``) and each event (``redact_event(event, sight, seen)``, built on
+A game decides what a seat, the referee or the public sees in one place, its ``view``
+module: the table now (``seat_view(fold, viewer, secret=...)``, :class:`SeatView`), the
+report's entry of a secret round (``report_round``, over :func:`live_round` and
+:func:`ended_round`) and each event (``redact_event(event, sight, seen)``, built on
 :func:`redact_common` here). The viewer's frames, the events every route shows (the
 service's API, ``replay --seat``, a shared log, the notation) and the report's secret rounds
-are composed from those two here and in :mod:`jaslog.play.views`, which never decide what a game
-hides.
+are composed from those here and in :mod:`jaslog.play.views`, which never decide what a game
+hides: this module names no game's call, sequence, bella, knock or side.
 
 Which rounds are secret is one rule for every game (:func:`played_out`): the round being
 played, and a round that ended before its last card (abandoned by a ruling, annulled in the
@@ -14,15 +16,12 @@ bidding, claimed or conceded), whose unplayed cards are thrown in unseen.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from jaslog.engine.common import VERDICTS_ON_ALL_HANDS
 from jaslog.engine.fold import GameFold
-
-#: The table as ``seat`` may see it now (None: the referee, who sees everything).
-SeatView = Callable[[GameFold, "int | None"], dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +38,31 @@ class Sight:
 
 FULL = Sight()
 PUBLIC = Sight(public=True)
+
+#: whom a game's ``seat_view`` shows the table: a seat (an int), the referee (None) or a
+#: :class:`Sight` (:data:`PUBLIC`: the public, who sees no seat's secrets)
+Viewer = int | Sight | None
+
+
+def viewer_of(viewer: Viewer) -> Sight:
+    """The sight a game's ``seat_view`` is asked for (see :data:`Viewer`).
+
+    >>> viewer_of(2), viewer_of(None).full, viewer_of(PUBLIC).public
+    (Sight(seat=2, public=False), True, True)
+    """
+    return viewer if isinstance(viewer, Sight) else Sight(seat=viewer)
+
+
+class SeatView(Protocol):
+    """A game's one visibility rule for the table: ``seat_view(fold, viewer, secret=...)``,
+    the table now as ``viewer`` may see it (:data:`Viewer`). A seat sees its own hand and
+    what the table saw, the referee everything, the public no seat's secrets at all (no
+    hand, no legal card, no verdict on a hidden hand, nothing one hand alone tells).
+    ``secret``: the round is secret to the viewer at the head (live, or ended with cards
+    unplayed), though the fold (a point in its middle) may look played out."""
+
+    def __call__(self, fold: GameFold, viewer: Viewer = None, /, *,
+                 secret: bool = False) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +87,19 @@ class Seen:
 RedactEvent = Callable[[dict[str, Any], Sight, Seen], dict[str, Any]]
 
 
-def played_out(r: Any) -> bool:
+class PlayedRound(Protocol):
+    """What :func:`played_out` reads of a round, every game's (a claim, when the game has
+    claims, is its ``claim``)."""
+
+    @property
+    def over(self) -> bool: ...
+
+
+def played_out(r: PlayedRound) -> bool:
     """Whether every card of round ``r`` was played: its hands are then public knowledge. A
     claim (or a concession) ends the play before the last card, so a claimed round keeps
     its unplayed cards secret, as a round abandoned by a ruling does."""
     return bool(r.over) and getattr(r, "claim", None) is None
-
-
-#: seat_view keys shown by the viewer as they are
-EXTRA = ("sides", "revealed", "side_points", "call", "knocks", "turn_up", "bottom", "dix",
-         "declarations", "bella_calls", "elder", "annulled", "maker")
 
 
 def violation_seen(v: dict[str, Any], seat: int | None) -> bool:
@@ -81,10 +108,9 @@ def violation_seen(v: dict[str, Any], seat: int | None) -> bool:
     return seat is not None and v["seat"] == seat and v["rule"] not in VERDICTS_ON_ALL_HANDS
 
 
-#: what the audit's entry of a secret round keeps: what the table saw
-PUBLIC_ROUND = ("round", "dealer", "elder", "turn_up", "bids", "trump", "chooser", "annulled",
-                "bottom", "dix", "tricks", "points", "tricks_won", "ruling", "call", "knocks",
-                "bella_calls", "declarations")
+#: what the report's entry of a secret round keeps in every game: what the table saw (a
+#: game adds its own, :func:`live_round` and :func:`ended_round`)
+TABLE_ROUND = ("round", "dealer", "tricks", "points", "tricks_won", "ruling")
 
 #: what every round report holds beside the game's own (jaslog.engine.facts): the public
 #: record of the table (how it was recorded, every ruling, the irregularities, the sheet, a
@@ -135,13 +161,6 @@ def redact_common(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, 
     return event
 
 
-def sequence_shown(r: Any) -> bool:
-    """Whether the cards of a declared sequence are shown at the table in round ``r`` (a
-    round of the game now): once its first trick is over. A round abandoned before that
-    never showed them; a round played out shows everything."""
-    return played_out(r) or len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
-
-
 def claim_seen(claim: dict[str, Any] | None) -> dict[str, Any] | None:
     """A report's claim of the rest in a secret round: who claimed what, from which trick and
     the points it gave (the score sheet shows them), never the cards it gave nor the solver's
@@ -172,96 +191,105 @@ def claimed_round(entry: dict[str, Any]) -> dict[str, Any]:
     return {"claim": claim_seen(claim), "result": CLAIMED}
 
 
-def secret_round(seat_view: SeatView, entry: dict[str, Any], head: GameFold, seat: int | None,
-                 live: bool) -> dict[str, Any]:
-    """The report's entry of a secret round as ``seat`` may see it (None: the public): the
-    live round (``live``: what ``seat_view`` shows the seat), or one that ended with cards
-    unplayed (its public record, and the seat's own declarations)."""
-    if live:
-        assert seat is not None  # the public never sees the live round
-        v = seat_view(head, seat)
-        keep = {"round", "dealer", "tricks", "points", "tricks_won", "ruling", *RECORD}
-        out = {k: val for k, val in entry.items() if k in keep}
-        out.update(result="unfinished", score=[0] * len(head.seats), hidden=True)
-        for k in ("sides", "call", "knocks", "bids", "trump", "turn_up", "bottom"):
-            if k in v:
-                out[k] = v[k]
-        return out | claimed_round(out)
-    # a round that ended with cards unplayed: its public record, and the seat's own
-    # declarations; never a hand, a verdict on a call or a knock, or the sides
-    out = {k: val for k, val in entry.items() if k in PUBLIC_ROUND or k in RECORD}
-    r = head.state.rounds[entry["round"] - 1]
-    shown = sequence_shown(r)
-    if "call" in out and out["call"] is not None:
-        out["call"] = {"seat": out["call"]["seat"], "call": out["call"]["call"]}
-    if "knocks" in out:
-        out["knocks"] = [{"seat": k["seat"], "back": k["back"]} for k in out["knocks"]]
-    if "bella_calls" in out:
-        out["bella_calls"] = [{"seat": b["seat"]} for b in out["bella_calls"]]
-    if "declarations" in out:
-        out["declarations"] = [
-            d if d["seat"] == seat else
-            {"seat": d["seat"], "length": len(d["cards"])} | (
-                {"sequence": d["sequence"], "cards": d["cards"]} if shown else {})
-            for d in out["declarations"]]
+def live_round(entry: dict[str, Any], view: dict[str, Any], shown: Iterable[str],
+               players: int) -> dict[str, Any]:
+    """The report's entry of the live round as a seat may see it: what the table saw
+    (:data:`TABLE_ROUND`, :data:`RECORD`), unfinished and unscored, and the keys ``shown``
+    of the game's ``view`` of the table as that seat sees it (the game names them)."""
+    keep = {*TABLE_ROUND, *RECORD}
+    out = {k: val for k, val in entry.items() if k in keep}
+    out.update(result="unfinished", score=[0] * players, hidden=True)
+    for k in shown:
+        if k in view:
+            out[k] = view[k]
+    return out | claimed_round(out)
+
+
+def ended_round(entry: dict[str, Any], shown: Iterable[str]) -> dict[str, Any]:
+    """The report's entry of a round that ended with cards unplayed as a seat or the public
+    may see it: what the table saw (:data:`TABLE_ROUND`, :data:`RECORD`, and the game's
+    keys ``shown``, which the game then trims of what tells a hand), its result and score
+    (the sheet's) and its claim without what tells the unplayed hands."""
+    keep = {*TABLE_ROUND, *RECORD, *shown}
+    out = {k: val for k, val in entry.items() if k in keep}
     out.update(result=entry.get("result"), score=entry.get("score"), hidden=True)
     return out | claimed_round(out)
 
 
 def secret_view(seat_view: SeatView, fold: GameFold, keep: int | None, hidden: bool) -> dict[str, Any]:
-    """The seat view behind a frame, every game's: ``hidden`` (a secret round), the view of
-    seat ``keep`` showing that seat's hand only (whatever the game's view would show of a
-    round that ended with cards unplayed), and for the public (``keep`` None) no seat's
-    secrets at all; otherwise the referee's view (a round played out is public, also seen
-    from the middle of it)."""
+    """The seat view behind a frame, every game's: ``hidden`` (a secret round), what the
+    game's ``seat_view`` shows seat ``keep`` of a secret round (None: the public), never
+    another's hand nor a legal card but to the seat to act nor a verdict on a hand the
+    sight may not see; otherwise the referee's view (a round played out is public, also
+    seen from the middle of it)."""
     if not hidden:
         return dict(seat_view(fold, None))
-    v = dict(seat_view(fold, 0 if keep is None else keep))
+    v = dict(seat_view(fold, PUBLIC if keep is None else keep, secret=True))
     for k in ("hands", "dealt"):
         if isinstance(v.get(k), list):
             v[k] = [h if s == keep else None for s, h in enumerate(v[k])]
-    if v.get("expects") == "call" and (keep is None or v.get("turn") != keep):
-        # Kloepper: a partner call is awaited only from a player holding both black
-        # queens, so "call" (and its seat) would tell the others who that is before the
-        # call or the cards do; to them the forehand is to lead (any card: its hand)
-        lead = v.get("forehand")
-        v["expects"], v["turn"] = "play", lead
-        if keep is not None and lead == keep and isinstance(v.get("hands"), list):
-            v["legal"] = v["hands"][keep]
     if v.get("turn") != keep or keep is None:
         v["legal"] = None
     v["violations"] = [x for x in v.get("violations") or [] if violation_seen(x, keep)]
-    if keep is None:
-        # the declarations of seat 0 as the other player sees them; no sides
-        other = seat_view(fold, 1)["declarations"] if v.get("declarations") else []
-        v["declarations"] = [b if a["seat"] == 0 else a
-                             for a, b in zip(v.get("declarations") or [], other, strict=True)]
-        if "sides" in v:
-            v.update(sides=[None] * len(v["sides"]), revealed=False, side_points=None)
-    for d in v.get("declarations") or []:
-        if d["seat"] != keep:
-            d.pop("valid", None)
-    v["bella_calls"] = [{"seat": b["seat"]} | ({"valid": b["valid"]} if "valid" in b and
-                                               b["seat"] == keep else {})
-                        for b in v.get("bella_calls") or []]
     return v
 
 
-def seat_view_frame(seat_view: SeatView, trump_note: str | None, fold: GameFold, seat: int | None,
-                    hidden: bool) -> dict[str, Any]:
-    """The viewer's frame of the table now, built from the game's ``seat_view`` (so this
-    never decides what a game hides): ``hidden``, the round is secret and ``seat`` sees only
-    its own (None: nobody's secrets, the public)."""
-    v = secret_view(seat_view, fold, seat, hidden)
+class Frame(TypedDict):
+    """The viewer's frame of the table after one event (a game's ``frame``), every game's
+    keys: the round and trick, who deals, trumps and who chose them, the bidding, what is
+    expected of whom, the hands as the sight may see them (None: not seen) and their
+    counts, the legal cards of the seat to act (to that seat only), the trick on the table,
+    the round's tricks, points and roem so far, its result and score once over, its
+    ruling, the violations the sight may see, the game's totals and winner.
+    ``trump_note`` and ``extra`` (the game's own keys of its seat view, shown as they are)
+    are those of a frame built by :func:`seat_view_frame`; ``roem_on_table`` a game's with
+    roem on the table."""
+
+    round: int
+    trick: int
+    dealer: int | None
+    trump: str | None
+    chooser: int | None
+    proposed: str | None
+    turned: list[str]
+    bids: list[dict[str, Any]]
+    expects: str
+    turn: int | None
+    hands: list[list[str] | None]
+    counts: list[int]
+    hands_known: bool
+    legal: list[str] | None
+    leader: int | None
+    table: list[dict[str, Any]]
+    trick_complete: bool
+    trick_winner: int | None
+    tricks_won: list[int]
+    points: list[int]
+    roem: list[int] | None
+    round_over: bool
+    result: str | None
+    score: list[int] | None
+    ruling: dict[str, Any] | None
+    violations: list[dict[str, Any]]
+    totals: list[int]
+    finished: bool
+    winner: int | str | None
+    trump_note: NotRequired[str | None]
+    extra: NotRequired[dict[str, Any]]
+    roem_on_table: NotRequired[list[int]]
+
+
+def seat_view_frame(v: dict[str, Any], trump_note: str | None, extra: Iterable[str],
+                    bids: list[dict[str, Any]] | None = None) -> Frame:
+    """The viewer's frame of the table now, from what a game's ``seat_view`` shows
+    (:func:`secret_view`: so this never decides what a game hides): ``extra``, the keys of
+    the view the viewer shows as they are; ``bids``, what the viewer lists as the bidding
+    (default the view's ``bids``)."""
     tricks = v.get("tricks") or []
     cur = tricks[-1] if tricks else None
-    bids = list(v.get("bids") or [])
-    if v.get("call"):
-        bids.append({"seat": v["call"]["seat"], "call": f"calls {v['call']['call']}"})
-    for k in v.get("knocks") or []:
-        bids.append({"seat": k["seat"], "call": "knocks back" if k["back"] else "knocks"})
+    bids = list(v.get("bids") or []) if bids is None else bids
     hands = v["hands"]
-    fr: dict[str, Any] = {
+    fr: Frame = {
         "round": v["round"], "trick": cur["number"] if cur else 0, "dealer": v["dealer"],
         "trump": v.get("trump"), "trump_note": trump_note, "chooser": v.get("maker"),
         "proposed": None, "turned": [v["turn_up"]] if v.get("turn_up") else [],
@@ -276,5 +304,5 @@ def seat_view_frame(seat_view: SeatView, trump_note: str | None, fold: GameFold,
         "violations": v["violations"], "totals": v["totals"], "finished": v["finished"],
         "winner": v["winner"],
     }
-    fr["extra"] = {k: v[k] for k in EXTRA if k in v}
+    fr["extra"] = {k: v[k] for k in extra if k in v}
     return fr

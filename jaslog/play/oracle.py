@@ -39,7 +39,7 @@ OPS = tuple(dict.fromkeys([op for ops in GAME_OPS.values() for op in ops] + [SOL
 __all__ = ["GAME_OPS", "OPS", "QueryError", "answer", "is_solve", "query_cards", "query_trump"]
 
 
-def is_solve(q: Any) -> bool:
+def is_solve(q: object) -> bool:
     """Whether ``q`` asks the solver (the one question that may take long).
 
     >>> is_solve({"op": "solve"}), is_solve({"op": "legal"}), is_solve([])
@@ -48,7 +48,7 @@ def is_solve(q: Any) -> bool:
     return isinstance(q, dict) and q.get("op") == SOLVE
 
 
-def answer(q: Any, *, budget: Budget | None = None) -> dict[str, Any]:
+def answer(q: object, *, budget: Budget | None = None) -> dict[str, Any]:
     """The answer to one query; a ``solve`` within ``budget`` (None: no limit)."""
     if not isinstance(q, dict):
         raise QueryError("a query is a JSON object")
@@ -70,6 +70,7 @@ def answer(q: Any, *, budget: Budget | None = None) -> dict[str, Any]:
         raise QueryError(f"op {op!r} is not a question for {game.name} (its ops: "
                          f"{', '.join(ops)})")
     if op == SOLVE:
+        # deferred: the solver (its C search) loads only when a query asks for it
         from jaslog.analysis.query import answer_solve
 
         return answer_solve(game, q, opts, budget=budget)

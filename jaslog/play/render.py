@@ -14,7 +14,8 @@ events are here; a game's own events and its bids' words are its render adapter'
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, Protocol, cast
 
 from rich.console import Group
 from rich.table import Table
@@ -31,7 +32,7 @@ from jaslog.cards import (
 )
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import Seen, Sight, played_out
-from jaslog.events import Event
+from jaslog.events import Claim, Event
 from jaslog.games import get_game
 
 SUIT_STYLE = ("bold", "bold red", "bold red", "bold")
@@ -194,12 +195,21 @@ def _describe(fold: GameFold, e: Event, viewer: int | None) -> Text:
     return t
 
 
-def _adapter(fold: GameFold) -> Any:
+class RenderAdapter(Protocol):
+    """A game's ``render`` adapter (``jaslog/games/<g>/render.py``): its table drawn from its
+    ``seat_view`` (:meth:`render`); it may declare ``EVENT_TEXTS`` (its own events' lines:
+    ``{type: text(fold, event, viewer)}``) and ``CALL_WORDS`` (its bids' words), read here
+    when it does."""
+
+    def render(self, fold: GameFold, viewer: int | None = None) -> Group: ...
+
+
+def _adapter(fold: GameFold) -> RenderAdapter:
     """The game's render adapter (its table, its events' lines and its bids' words)."""
-    return get_game(fold.game).adapter("render")
+    return cast(RenderAdapter, get_game(fold.game).adapter("render"))
 
 
-def _claim_text(fold: GameFold, d: Any, viewer: int | None) -> Text:
+def _claim_text(fold: GameFold, d: Claim, viewer: int | None) -> Text:
     """A claim of the rest (or a concession): what it gave, and the solver's verdict (which
     weighs every hand: the referee's only)."""
     verb = "claims" if d.gives == "rest_to_claimer" else "concedes"
@@ -270,10 +280,28 @@ def record_lines(fold: GameFold, rep: dict[str, Any]) -> list[Text]:
 def render_table(fold: GameFold, viewer: int | None = None) -> Group:
     """The table: round, trump, the trick in progress, hands (as ``viewer`` may see them),
     scores so far and the violations of the round."""
-    return get_game(fold.game).adapter("render").render(fold, viewer)
+    return _adapter(fold).render(fold, viewer)
 
 
-def unjudged(r: Any) -> str | None:
+class TrickCards(Protocol):
+    @property
+    def cards(self) -> Sequence[int]: ...
+
+
+class JudgedRound(Protocol):
+    """What :func:`unjudged` reads of a round, every game's."""
+
+    @property
+    def hands_known(self) -> bool: ...
+    @property
+    def over(self) -> bool: ...
+    @property
+    def ruling(self) -> object | None: ...
+    @property
+    def tricks(self) -> Sequence[TrickCards]: ...
+
+
+def unjudged(r: JudgedRound) -> str | None:
     """Whether round ``r``'s plays are unjudged: a round recorded without hands has them
     judged only when its last card is in (the hands are rebuilt from the cards played), so
     until then (``"open"``), or for good when a ruling ended it with cards unplayed

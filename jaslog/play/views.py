@@ -50,6 +50,7 @@ from jaslog.engine.view import (
     PUBLIC as PUBLIC,
 )
 from jaslog.engine.view import (
+    Frame,
     Seen,
     played_out,
     violation_seen,
@@ -221,7 +222,7 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
     #: retracted events applied and not yet taken back by their correction, and the
     #: table before the first of them (what a seat sees of a secret round meanwhile)
     pending: set[int] = set()
-    clean: dict[str, Any] | None = None
+    clean: Frame | None = None
     for i in range(last + 1):
         e = tl.events[i]
         if i:
@@ -231,13 +232,14 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         elif e.type == "correction":
             pending -= set(getattr(e, "retracts", ()))
         hidden = tl.round_of[i] in hidden_rounds
-        fr = game.frame(f, sight.seat, hidden, tl.fold)
+        shown = game.frame(f, sight.seat, hidden, tl.fold)
         if pending and hidden and clean is not None:
             # a seat never learns a retracted card of a secret round from the table
-            fr = dict(clean)
+            shown = clean
         elif not pending:
-            clean = fr
-        fr = {k: v for k, v in fr.items() if k not in ("seq", "type", "text", "at", "retracted")}
+            clean = shown
+        fr: dict[str, Any] = {k: v for k, v in shown.items()
+                              if k not in ("seq", "type", "text", "at", "retracted")}
         fr["seq"], fr["type"] = e.seq, e.type
         viewer = (NOBODY if sight.seat is None else sight.seat) if hidden else None
         fr["text"] = _describe(f, e, viewer)

@@ -247,7 +247,8 @@ class Store(Appending):
         The signatures must be made by ``keys`` (a club's published keys) when given, else by
         a key of the store's key directory (:mod:`jaslog.store.signing`), else, when that
         directory holds none (a copy of the store elsewhere), by a key the store records."""
-        from jaslog.store.verify import Trust, verify
+        from jaslog.store.verify import verify
+        from jaslog.store.verify_chain import Trust
 
         trust = Trust.given(keys) if keys is not None else Trust.of_directory(self.keys)
         with eng.read_tx(self.engine) as conn:

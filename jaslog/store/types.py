@@ -169,7 +169,7 @@ class VerifyReport:
     #: written), and the key that signed the head at that seq (None: not signed there).
     certified: dict[str, Any] | None = None
     #: signatures checked, the keys that made the valid ones, and whose keys were trusted
-    #: (``given``, ``directory`` or ``store``: see :class:`jaslog.store.verify.Trust`)
+    #: (``given``, ``directory`` or ``store``: see :class:`jaslog.store.verify_chain.Trust`)
     signatures: int = 0
     keys: set[str] = field(default_factory=set)
     trust: str | None = None

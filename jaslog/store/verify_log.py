@@ -1,7 +1,7 @@
 """Checking a dumped log against its signatures: ``jaslog verify --log LOG --key KEY``.
 
 Each game's chain is computed from its events' canonical bytes, then its signatures are
-checked as a store's are (:func:`jaslog.store.verify.check_signatures`), against the keys
+checked as a store's are (:func:`jaslog.store.verify_chain.check_signatures`), against the keys
 given.
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from jaslog.events import Event
 from jaslog.store.codec import canonical, link
 from jaslog.store.types import GENESIS, Problem, VerifyReport
-from jaslog.store.verify import Trust, check_signatures
+from jaslog.store.verify_chain import Trust, check_signatures
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,6 +66,7 @@ from jaslog.play.render import card_markup, hand_markup, render_table
 from jaslog.play.share import shared_log
 from jaslog.play.sim import BOT_NAMES, Faults, simulate_game
 from jaslog.play.views import (
+    PUBLIC,
     Sight,
     Timeline,
     frames,
@@ -616,6 +617,12 @@ class GameContract:
                 assert v.get("viewer", s) == s
                 assert [h is None for h in v["hands"]] == [o != s for o in range(game.players)], (
                     cut.what, s, v["hands"])
+            # the public sees no seat's secrets: no hand, no legal card, no verdict on a hand
+            v = game.seat_view(f, PUBLIC, secret=True)
+            json.dumps(v)
+            assert all(h is None for h in v["hands"]), (cut.what, v["hands"])
+            assert all(h is None for h in v.get("dealt") or []), (cut.what, v["dealt"])
+            assert v["legal"] is None and v["violations"] == [], (cut.what, v)
             for sight in [*sights(game), Sight()]:
                 rep = report(tl, sight)
                 assert tuple(rep) == REPORT_KEYS, (cut.what, sight)
@@ -724,18 +731,19 @@ class GameContract:
 
     def test_seat_view_cannot_tell_deals_apart_that_differ_in_cards_the_seat_may_not_see(
             self, game: Game) -> None:
-        """The game's one visibility rule, ``seat_view``, over every such swap of every cut."""
+        """The game's one visibility rule, ``seat_view``, over every such swap of every cut,
+        for every seat and for the public (who sees no hand: every swap is hidden from it)."""
         for n, cut in enumerate(cuts(game.name)):
             tl, found = swaps(game.name, n)
             assert tl.fold is not None
-            for s in range(game.players):
-                mine = json.dumps(game.seat_view(tl.fold, s), sort_keys=True)
+            for s in [*range(game.players), PUBLIC]:
+                mine = json.dumps(game.seat_view(tl.fold, s, secret=True), sort_keys=True)
                 for sw in found:
                     if s in sw.owners:
                         continue
-                    theirs = json.dumps(game.seat_view(sw.fold, s), sort_keys=True)
+                    theirs = json.dumps(game.seat_view(sw.fold, s, secret=True), sort_keys=True)
                     assert mine == theirs, (
-                        f"{cut.what}: seat_view(seat={s}) tells apart the deals where {sw} trade "
+                        f"{cut.what}: seat_view({s}) tells apart the deals where {sw} trade "
                         "places: " + first_difference(mine, theirs))
         # some swaps change more than the hands (a verdict, whose turn): they are tried first
         assert any(sw.derived for n in range(len(cuts(game.name))) for sw in swaps(game.name, n)[1])

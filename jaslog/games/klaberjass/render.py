@@ -10,6 +10,7 @@ from rich.text import Text
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, SUIT_NAMES, SUIT_SYMBOLS
 from jaslog.engine.fold import GameFold
+from jaslog.games.klaberjass.events import SequenceDeclared
 from jaslog.games.klaberjass.view import seat_view
 from jaslog.play.render import (
     SUIT_STYLE,
@@ -30,7 +31,7 @@ CALL_WORDS = {"take": "takes the turn-up's suit", "schmeiss": "schmeisses",
               "annul": "annuls the deal", "play": "plays on"}
 
 
-def _sequence_text(fold: GameFold, d: Any, viewer: int | None) -> str:
+def _sequence_text(fold: GameFold, d: SequenceDeclared, viewer: int | None) -> str:
     shown = "cards" in seen_event(fold, d, viewer)  # the game's one rule: redact_event
     return (f"declares the sequence {cards_text(d.cards)}" if shown
             else f"declares a sequence of {len(d.cards)} cards")

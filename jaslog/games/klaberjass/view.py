@@ -17,15 +17,27 @@ from jaslog.engine.common import (
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
     CLAIMED,
+    Frame,
     Seen,
     Sight,
+    Viewer,
+    ended_round,
+    live_round,
     played_out,
     redact_common,
     seat_view_frame,
-    secret_round,
-    sequence_shown,
+    secret_view,
+    viewer_of,
 )
 from jaslog.games.klaberjass.rules import KlaberjassGame, run_text
+from jaslog.games.klaberjass.rules.round import Round
+
+
+def sequence_shown(r: Round) -> bool:
+    """Whether the cards of a declared sequence are shown at the table in deal ``r`` (a
+    deal of the game now): once its first trick is over. A deal abandoned before that
+    never showed them; a deal played out shows everything."""
+    return played_out(r) or len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -67,16 +79,22 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
-    """The table as ``seat`` may see it now (None: the referee, who sees everything).
+def seat_view(fold: GameFold, viewer: Viewer = None, *, secret: bool = False) -> dict[str, Any]:
+    """The table as ``viewer`` may see it now: a seat, the referee (None, who sees
+    everything) or the public (:data:`jaslog.engine.view.PUBLIC`); ``secret``: the deal is
+    secret to the viewer at the head, though ``fold`` may be past its last card.
 
     During a live deal a seat sees its own hand, the number of cards the other holds, the
     turn-up (and who took it with the dix), the stock's bottom card, the bids, the tricks, the
     bella announcements, the other's declarations as their length only until the first trick
     is over (then the cards, as they are shown at the table), and only its own violations. The
-    stock's order is never shown to a seat; a deal that is over shows everything.
+    stock's order is never shown to a seat; a deal that is over shows everything. The public
+    sees what both seats see: no hand, each declaration as the other seat sees it, no
+    verdict on a declaration or a bella, no violation.
     """
     g: KlaberjassGame = fold.state
+    sight = viewer_of(viewer)
+    seat = sight.seat
     if seat is not None and seat not in (0, 1):
         raise ValueError(f"seat {seat} is not a klaberjass seat (0 or 1)")
     kind, turn = g.expected()
@@ -94,7 +112,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcomes()[-1]
-    full = seat is None or played_out(r)
+    full = sight.full or (played_out(r) and not secret)
     trump = r.trump
     view.update(
         round=r.number, dealer=r.dealer, elder=r.elder, live=not r.closed,
@@ -103,7 +121,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         bids=[{"seat": s, "call": c} for s, c in r.bidding.calls],
         trump=SUIT_LETTERS[trump] if trump is not None else None, maker=r.maker,
         annulled=r.annulled, points=o.points, tricks_won=o.tricks)
-    if seat is None and r.stock is not None:
+    if sight.full and r.stock is not None:
         view["stock"] = [CARD_TEXT[c] for c in r.stock]
     size = 9 if r.second_done else 6
     view["counts"] = [size - r.by_seat[s].bit_count() for s in (0, 1)]
@@ -125,7 +143,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     view["tricks"] = tricks_view(r.tricks, r.winner_of)
     if r.over and not full:  # claimed: the sheet's score, and nothing that tells the hands
         view.update(result=CLAIMED, score=o.score)
-    elif r.over or (seat is None and r.closed):
+    elif r.over or (sight.full and r.closed):
         view.update(sequences=o.sequences, bella=o.bella, deal_totals=o.totals, result=o.result,
                     score=o.score)
     view["ruling"] = ruling_dict(r.ruling)
@@ -142,15 +160,38 @@ def roem_of(entry: dict[str, Any]) -> tuple[int, int | None]:
 TRUMP_NOTE: str | None = None
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+#: the keys of the seat view the viewer shows as they are
+EXTRA = ("turn_up", "bottom", "dix", "declarations", "bella_calls", "elder", "annulled", "maker")
+
+
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the deal is
     secret and ``seat`` sees only its own; None: nobody's secrets)."""
-    return seat_view_frame(seat_view, TRUMP_NOTE, fold, seat, hidden)
+    return seat_view_frame(secret_view(seat_view, fold, seat, hidden), TRUMP_NOTE, EXTRA)
 
 
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
-    """The report's entry of a secret deal as ``seat`` may see it (None: the public)."""
-    return secret_round(seat_view, entry, head, seat, live)
+    """The report's entry of a secret deal as ``seat`` may see it (None: the public): the
+    live deal with the bidding and the cards turned as the seat's view shows them; a deal
+    that ended with cards unplayed with what the table saw, the seat's own declarations and
+    the other's as the table saw them (its length, its cards once the first trick was over),
+    and no verdict on a declaration or a bella (it weighs the hands)."""
+    if live:
+        assert seat is not None  # the public never sees the live deal
+        return live_round(entry, seat_view(head, seat, secret=True),
+                          ("bids", "trump", "turn_up", "bottom"), 2)
+    out = ended_round(entry, ("elder", "turn_up", "bids", "trump", "chooser", "annulled",
+                              "bottom", "dix", "bella_calls", "declarations"))
+    shown = sequence_shown(head.state.rounds[entry["round"] - 1])
+    if "bella_calls" in out:
+        out["bella_calls"] = [{"seat": b["seat"]} for b in out["bella_calls"]]
+    if "declarations" in out:
+        out["declarations"] = [
+            d if d["seat"] == seat else
+            {"seat": d["seat"], "length": len(d["cards"])} | (
+                {"sequence": d["sequence"], "cards": d["cards"]} if shown else {})
+            for d in out["declarations"]]
+    return out
 
 
 def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:

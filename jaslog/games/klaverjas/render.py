@@ -11,6 +11,7 @@ from rich.text import Text
 
 from jaslog.cards import CARD_INDEX, SUIT_LETTERS, SUIT_NAMES, SUIT_SYMBOLS
 from jaslog.engine.fold import GameFold
+from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.view import seat_view
 from jaslog.play.render import (
     SUIT_STYLE,
@@ -26,7 +27,7 @@ from jaslog.play.render import (
 CALL_WORDS = {"accept": "accepts"}
 
 
-def _turned(fold: GameFold, d: Any, viewer: int | None) -> Text:
+def _turned(fold: GameFold, d: TrumpTurned, viewer: int | None) -> Text:
     return Text("turned ").append_text(any_card_markup(d.card))
 
 

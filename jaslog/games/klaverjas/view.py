@@ -7,12 +7,23 @@ The hands are the only secret in Klaverjas; partnerships are fixed by the seats.
 from __future__ import annotations
 
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS, card_text
 from jaslog.engine.common import VERDICTS_ON_ALL_HANDS, card_list, ruling_dict, violation_dict
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import CLAIMED, Seen, Sight, claimed_round, played_out, redact_common, secret_view
+from jaslog.engine.view import (
+    CLAIMED,
+    Frame,
+    Seen,
+    Sight,
+    Viewer,
+    claimed_round,
+    played_out,
+    redact_common,
+    secret_view,
+    viewer_of,
+)
 
 
 def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
@@ -40,12 +51,16 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = None) -> dict[str, Any]:
-    """The table now as ``seat`` sees it (None: the referee, who sees everything): during a
-    live round only its own hand, its legal cards and its own violations (another's name
-    that player's cards), the other hands by their count; every hand once all cards are
-    played. A round ruled with cards unplayed keeps its hands secret. A seat not at the
-    table is refused (ValueError), as in the other games.
+def seat_view(fold: GameFold, viewer: Viewer = None, head: GameFold | None = None, *,
+              secret: bool = False) -> dict[str, Any]:
+    """The table now as ``viewer`` sees it (a seat; None: the referee, who sees everything;
+    :data:`jaslog.engine.view.PUBLIC`: the public): during a live round a seat sees only its
+    own hand, its legal cards and its own violations (another's name that player's cards),
+    the other hands by their count; every hand once all cards are played. A round ruled
+    with cards unplayed keeps its hands secret. The public sees no hand and no violation of
+    a round not played out. A seat not at the table is refused (ValueError), as in the
+    other games. ``secret``: the round is secret to the viewer at the head, though ``fold``
+    may be past its last card.
 
     ``head`` is the game now (default ``fold``): a round recorded without hands shows the
     hands rebuilt from its plays once it was played out at the head, also from a ``fold``
@@ -61,13 +76,15 @@ def seat_view(fold: GameFold, seat: int | None = None, head: GameFold | None = N
     ([True, True, False, True], [6, 6, 6, 5])
     """
     g = fold.state
+    sight = viewer_of(viewer)
+    seat = sight.seat
     if seat is not None and not 0 <= seat < 4:
         raise ValueError(f"seat {seat} is not a klaverjas seat (0-3)")
     head = fold if head is None else head
     rounds = g.rounds
     # a seat sees only its own during a round not played out (live, or ruled with cards
     # unplayed); the referee everything
-    full = seat is None or not rounds or played_out(rounds[-1])
+    full = sight.full or not rounds or (played_out(rounds[-1]) and not secret)
     kind, turn = g.expected()
     view: dict[str, Any] = {
         "round": 0, "trick": 0, "dealer": None, "trump": None, "chooser": None,
@@ -142,13 +159,13 @@ FRAME = ("round", "trick", "dealer", "trump", "chooser", "proposed", "turned", "
          "ruling", "violations", "totals", "finished", "winner", "roem_on_table")
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the round is
     secret and ``seat`` sees only its own; None: nobody's secrets, the public); ``head`` is
     the game now, which knows the hands of a round recorded without hands once it was played
     out. The violations are listed in seq order."""
     v = secret_view(partial(seat_view, head=head), fold, seat, hidden)
-    fr = {k: v[k] for k in FRAME if k in v}
+    fr = cast(Frame, {k: v[k] for k in FRAME if k in v})  # the seat view's keys of FRAME
     fr["violations"] = sorted(fr["violations"], key=lambda x: x["seq"])
     return fr
 

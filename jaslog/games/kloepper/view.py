@@ -14,7 +14,20 @@ from jaslog.engine.common import (
     violations_seen,
 )
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import CLAIMED, Seen, Sight, played_out, redact_common, seat_view_frame, secret_round
+from jaslog.engine.view import (
+    CLAIMED,
+    Frame,
+    Seen,
+    Sight,
+    Viewer,
+    ended_round,
+    live_round,
+    played_out,
+    redact_common,
+    seat_view_frame,
+    secret_view,
+    viewer_of,
+)
 from jaslog.games.kloepper.rules import ACES, KloepperGame, known_sides
 from jaslog.games.kloepper.rules.game import Trick
 
@@ -53,16 +66,21 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
-    """The table as ``seat`` may see it now (None: the referee, who sees everything).
+def seat_view(fold: GameFold, viewer: Viewer = None, *, secret: bool = False) -> dict[str, Any]:
+    """The table as ``viewer`` may see it now: a seat, the referee (None, who sees
+    everything) or the public (:data:`jaslog.engine.view.PUBLIC`); ``secret``: the deal is
+    secret to the viewer at the head, though ``fold`` may be past its last card.
 
     During a live deal a seat sees its own hand, how many cards the others hold, the tricks,
     the partner call and the knocks (that a call is awaited only when it is its own to make);
     the sides only as far as the cards revealed them (``sides``: ``"queens"``, ``"others"`` or
     null per seat; ``revealed``: all known); the points of each side only once revealed; and
-    only its own violations. A deal played out shows everything.
+    only its own violations. A deal played out shows everything. The public sees what every
+    seat sees: no hand, no call awaited (the forehand is to lead), no side and no violation.
     """
     g: KloepperGame = fold.state
+    sight = viewer_of(viewer)
+    seat = sight.seat
     if seat is not None and not 0 <= seat < 4:
         raise ValueError(f"seat {seat} is not a kloepper seat (0-3)")
     kind, turn = g.expected()
@@ -79,7 +97,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcome(r)
-    full = seat is None or played_out(r)
+    full = sight.full or (played_out(r) and not secret)
     view.update(round=r.number, dealer=r.dealer, forehand=r.forehand, live=not r.closed,
                 points=o.points, tricks_won=o.tricks)
     left = [6 - popcount_(r.by_seat[s]) for s in range(4)]
@@ -104,6 +122,8 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     sd = r.sides() if full else None
     if sd is not None:
         view["sides"] = ["queens" if sd.on_queens(s) else "others" for s in range(4)]
+    elif sight.public:  # the public is told no side of a secret deal
+        view["sides"] = [None] * 4
     else:
         own = r.dealt[seat] if r.dealt is not None and seat is not None else None
         plays = [(t.seat_of(i), c) for t in r.tricks for i, c in enumerate(t.cards)]
@@ -131,15 +151,35 @@ def popcount_(mask: int) -> int:
 TRUMP_NOTE: str | None = "permanent trumps: black queens, jacks, diamonds"
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+#: the keys of the seat view the viewer shows as they are
+EXTRA = ("sides", "revealed", "side_points", "call", "knocks")
+
+
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view` (``hidden``: the deal is
-    secret and ``seat`` sees only its own; None: nobody's secrets)."""
-    return seat_view_frame(seat_view, TRUMP_NOTE, fold, seat, hidden)
+    secret and ``seat`` sees only its own; None: nobody's secrets): the partner call and
+    the knocks listed with the bidding."""
+    v = secret_view(seat_view, fold, seat, hidden)
+    bids = [{"seat": v["call"]["seat"], "call": f"calls {v['call']['call']}"}] if v["call"] else []
+    bids += [{"seat": k["seat"], "call": "knocks back" if k["back"] else "knocks"}
+             for k in v["knocks"]]
+    return seat_view_frame(v, TRUMP_NOTE, EXTRA, bids)
 
 
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
-    """The report's entry of a secret deal as ``seat`` may see it (None: the public)."""
-    return secret_round(seat_view, entry, head, seat, live)
+    """The report's entry of a secret deal as ``seat`` may see it (None: the public): the
+    live deal with the sides, the call and the knocks as the seat's view shows them; a deal
+    that ended with cards unplayed with its call and knocks but no verdict on them (it
+    weighs the hands), nor the sides."""
+    if live:
+        assert seat is not None  # the public never sees the live deal
+        return live_round(entry, seat_view(head, seat, secret=True), ("sides", "call", "knocks"), 4)
+    out = ended_round(entry, ("call", "knocks"))
+    if out.get("call") is not None:
+        out["call"] = {"seat": out["call"]["seat"], "call": out["call"]["call"]}
+    if "knocks" in out:
+        out["knocks"] = [{"seat": k["seat"], "back": k["back"]} for k in out["knocks"]]
+    return out
 
 
 def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:

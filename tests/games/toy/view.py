@@ -8,7 +8,20 @@ from typing import Any
 
 from jaslog.engine.common import card_list, ruling_dict, tricks_report, tricks_view, violations_seen
 from jaslog.engine.fold import GameFold
-from jaslog.engine.view import CLAIMED, Seen, Sight, played_out, redact_common, seat_view_frame, secret_round
+from jaslog.engine.view import (
+    CLAIMED,
+    Frame,
+    Seen,
+    Sight,
+    Viewer,
+    ended_round,
+    live_round,
+    played_out,
+    redact_common,
+    seat_view_frame,
+    secret_view,
+    viewer_of,
+)
 from tests.games.toy.rules import Round, ToyGame, Trick, legal
 
 
@@ -44,12 +57,16 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
-def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
-    """The table as ``seat`` may see it now (None: the referee): during a live round its own
-    hand, how many cards the other holds, the doubles and the tricks, its own violations,
-    and (``must_follow``) whether the seat due holds the suit led: to that seat and the
-    referee only."""
+def seat_view(fold: GameFold, viewer: Viewer = None, *, secret: bool = False) -> dict[str, Any]:
+    """The table as ``viewer`` may see it now (None: the referee; or the public,
+    :data:`jaslog.engine.view.PUBLIC`): during a live round a seat's own hand, how many
+    cards the other holds, the doubles and the tricks, its own violations, and
+    (``must_follow``) whether the seat due holds the suit led: to that seat and the referee
+    only. The public sees no hand and no violation. ``secret``: the round is secret to the
+    viewer at the head, though ``fold`` may be past its last card."""
     g: ToyGame = fold.state
+    sight = viewer_of(viewer)
+    seat = sight.seat
     if seat is not None and not 0 <= seat < 2:
         raise ValueError(f"seat {seat} is not a toy seat (0 or 1)")
     kind, turn = g.expected()
@@ -66,7 +83,7 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
         return view
     r = g.rounds[-1]
     o = g.outcome(r)
-    full = seat is None or played_out(r)
+    full = sight.full or (played_out(r) and not secret)
     view.update(round=r.number, dealer=r.dealer, elder=r.elder, live=not r.closed,
                 points=o.tricks, tricks_won=o.tricks, bids=_doubles(r), doubled=r.doubled,
                 counts=[5 - r.by_seat[s].bit_count() for s in range(2)])
@@ -87,14 +104,22 @@ def seat_view(fold: GameFold, seat: int | None = None) -> dict[str, Any]:
     return view
 
 
-def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> dict[str, Any]:
+#: the keys of the seat view the viewer shows as they are
+EXTRA = ("elder",)
+
+
+def frame(fold: GameFold, seat: int | None, hidden: bool, head: GameFold) -> Frame:
     """The viewer's frame of the table now, from :func:`seat_view`."""
-    return seat_view_frame(seat_view, "no trumps", fold, seat, hidden)
+    return seat_view_frame(secret_view(seat_view, fold, seat, hidden), "no trumps", EXTRA)
 
 
 def report_round(entry: dict[str, Any], head: GameFold, seat: int | None, live: bool) -> dict[str, Any]:
-    """The report's entry of a secret round as ``seat`` may see it (None: the public)."""
-    return secret_round(seat_view, entry, head, seat, live)
+    """The report's entry of a secret round as ``seat`` may see it (None: the public): what
+    the table saw, the doubles with it (they are public)."""
+    if live:
+        assert seat is not None  # the public never sees the live round
+        return live_round(entry, seat_view(head, seat, secret=True), ("bids",), 2)
+    return ended_round(entry, ("elder", "bids", "chooser"))
 
 
 def redact_event(event: dict[str, Any], sight: Sight, seen: Seen) -> dict[str, Any]:
