@@ -30,6 +30,7 @@ from jaslog.service import (
     api_feed,
     api_games,
     api_listing,
+    api_log,
     api_online,
     api_record,
     api_stats,
@@ -282,6 +283,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     app.include_router(api_listing.router)  # GET /api/games first, as in /openapi.json
     app.include_router(api_games.router)
+    app.include_router(api_log.router)  # GET /api/games/{id}/log: the log as a file
     app.include_router(api_analysis.router)
     app.include_router(api_admin.router)
     app.include_router(api_tournaments.router)
