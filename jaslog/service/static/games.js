@@ -1,6 +1,6 @@
 /* The games page: GET /api/games with the filters of the form, a page at a time (the
  * X-Next-Cursor header leads to the next page), sorted by a click on a column (Started
- * asks the service for oldest or newest first; the other columns sort the page shown).
+ * asks the service for the games by their start, oldest or newest first; the other columns sort the page shown).
  * A game opens in the viewer (/#game=ID&seq=N) at the event GET /api/games?summary=true
  * names: a live game's newest event, a finished game's first violation. */
 (function () {
@@ -31,6 +31,7 @@
     const p = new URLSearchParams();
     for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
     p.set("order", st.order);
+    p.set("sort", "started");  // by each game's start, over every page (not as stored)
     p.set("summary", "true");
     return p;
   }
