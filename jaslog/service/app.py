@@ -309,6 +309,12 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
+        """The home page: games in play, recent results, tournaments, a search box."""
+        return FileResponse(STATIC / "home.html")
+
+    @app.get("/viewer", include_in_schema=False)
+    def viewer() -> FileResponse:
+        """The replay viewer (``/viewer#game=ID&seq=N``; its file is ``index.html``)."""
         return FileResponse(STATIC / "index.html")
 
     return app

@@ -79,7 +79,7 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
 
     # the live game opens at its newest event
     href = row.locator("td").first.locator("a").get_attribute("href")
-    assert href == f"/#game={made[7]}&seq=59"
+    assert href == f"/viewer#game={made[7]}&seq=59"
     row.locator("td").first.locator("a").click()
     page.wait_for_selector("#main:not([hidden])")
     page.wait_for_function("location.hash.includes('seq=59')")
@@ -89,7 +89,7 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     page.goto(f"{server.url}/static/games.html#limit=10&player={me}")
     page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
     link = page.locator(f"tr[data-game='{made[4]}'] td:first-child a")
-    assert link.get_attribute("href") == f"/#game={made[4]}&seq={first_violation}"
+    assert link.get_attribute("href") == f"/viewer#game={made[4]}&seq={first_violation}"
     link.click()
     page.wait_for_selector("#main:not([hidden])")
     page.wait_for_function(f"location.hash.includes('seq={first_violation}')")

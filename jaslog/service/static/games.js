@@ -1,7 +1,7 @@
 /* The games page: GET /api/games with the filters of the form, a page at a time (the
  * X-Next-Cursor header leads to the next page), sorted by a click on a column (Started
  * asks the service for the games by their start, oldest or newest first; the other columns sort the page shown).
- * A game opens in the viewer (/#game=ID&seq=N) at the event GET /api/games?summary=true
+ * A game opens in the viewer (/viewer#game=ID&seq=N) at the event GET /api/games?summary=true
  * names: a live game's newest event, a finished game's first violation. */
 (function () {
   "use strict";
@@ -96,7 +96,7 @@
       const a = document.createElement("a");
       const h = new URLSearchParams({ game: g.game });
       if (g.open_seq !== null && g.open_seq !== undefined) h.set("seq", String(g.open_seq));
-      a.href = "/#" + h.toString();
+      a.href = "/viewer#" + h.toString();
       a.textContent = g.game;
       const cells = [a, g.ruleset, P.playerLinks(g.seats), (g.created_at || "").replace("T", " ").replace("Z", ""),
         status(g), winnerText(g), g.violations ?? "", g.table ?? "", g.events];
@@ -175,7 +175,7 @@
     if (h.get("order") === "newest") st.order = "newest";
     st.token = localStorage.getItem(TOKEN_KEY);
     wire();
-    if (!st.token) { showError("sign in on the viewer first (/), or open this page with #token=..."); return; }
+    if (!st.token) { showError("sign in with your token (above), or open this page with #token=..."); return; }
     load();
   }
 
