@@ -162,3 +162,24 @@ def test_the_log_is_downloaded_from_the_viewer_and_the_round_page(browser, serve
     text = saved.read_bytes()
     assert text.startswith(b"[Game ") and (text == whole) is (role == "referee")
     assert not errors, errors
+
+
+def test_the_round_page_follows_a_round_in_play(browser, server):
+    """The round page of a game in play draws the round again as its cards are played, with
+    nothing to tick; the tournament page's "watch live" links open the viewer, which does."""
+    gid = "home-round-in-play"
+    events = sim(gid, seed=31)
+    second = [i for i, e in enumerate(events) if e["type"] == "dealt"][1]
+    cut = second + 8
+    with server.client("admin") as c:
+        if create(c, gid, events[0]).status_code == 201:
+            record(c, gid, events[1:cut])
+    page, errors = opened(browser, server, f"/static/round.html#game={gid}&round=2")
+    page.wait_for_selector("#main:not([hidden])")
+    page.wait_for_selector("#live-state:not([hidden])")
+    before = page.locator("#tricks .played").count()
+    with server.client("admin") as c:
+        record(c, gid, events[cut:cut + 4], start=cut)
+    page.wait_for_function(f"document.querySelectorAll('#tricks .played').length >= {before + 4}",
+                           timeout=15000)
+    assert not errors, errors
