@@ -69,6 +69,18 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
         "#rows td:nth-child(9)", "ts => ts.map(t => t.textContent)")]
     assert counts == sorted(counts) and len(counts) == 10
     assert page.get_attribute("th[data-key=events]", "aria-sort") == "ascending"
+    # the column's sort is in the address too: the link gives the same order
+    assert "col=events" in page.url and "desc" not in page.url
+    page.click("th[data-key=events]")
+    assert "col=events" in page.url and "desc=1" in page.url
+    again = ctx.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("#rows tr")
+    again.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+    assert again.get_attribute("th[data-key=events]", "aria-sort") == "descending"
+    assert again.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.game)") == shown()
+    again.close()
+    page.click("th[data-key=events]")
     row = page.locator(f"tr[data-game='{made[7]}']")
     assert row.locator("td").nth(4).inner_text() == "live"
     # a live row is drawn as every other row (no style of the viewer's leaks into it)

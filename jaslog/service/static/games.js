@@ -126,6 +126,7 @@
     const p = new URLSearchParams();
     for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
     if (st.order === "newest") p.set("order", "newest");
+    if (st.sort) { p.set("col", st.sort); if (st.desc) p.set("desc", "1"); }  // the page's column sort
     const hash = p.toString();
     history.replaceState(null, "", location.pathname + (hash ? "#" + hash : ""));
   }
@@ -157,6 +158,7 @@
         }
         st.desc = st.sort === k ? !st.desc : false;
         st.sort = k;
+        writeHash();
         render();
       });
     }
@@ -173,6 +175,10 @@
       if (el.name && h.get(el.name)) el.value = h.get(el.name);
     }
     if (h.get("order") === "newest") st.order = "newest";
+    if (h.get("col") && document.querySelector('#games th[data-key="' + CSS.escape(h.get("col")) + '"]')) {
+      st.sort = h.get("col");
+      st.desc = h.get("desc") === "1";
+    }
     st.token = localStorage.getItem(TOKEN_KEY);
     wire();
     if (!st.token) { showError("sign in with your token (above), or open this page with #token=..."); return; }
