@@ -78,7 +78,7 @@ def serve(
         text, _ = svc.tokens.create("admin", label="first admin (created by jaslog serve)")
         console.print("[bold]No tokens yet; an admin token was created (shown once):[/]")
         console.print(f"  {text}", soft_wrap=True)
-        console.print(f"  viewer: http://{host}:{port}/#token={text}", soft_wrap=True)
+        console.print(f"  home page: http://{host}:{port}/#token={text}", soft_wrap=True)
     app = create_app(service=svc)
     app.state.dataset = dataset or default_dataset(db)
     app.state.failed_logins = FailedLogins(limit=auth_failures)

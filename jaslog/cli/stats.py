@@ -372,15 +372,30 @@ def sql(
     external: bool = typer.Option(False, "--external", help="let the query read files other "
                                   "than the export's, the network, and DuckDB's extensions "
                                   "(by default it reads the export's views only)"),
+    fmt: str | None = typer.Option(None, "--format", "-f", help="table (the default: as "
+                                   "DuckDB's shell, the columns that do not fit the terminal "
+                                   "folded into …), vertical (each row as column = value "
+                                   "lines), csv, json or markdown"),
+    vertical: bool = typer.Option(False, "--vertical", "-x", help="each row as column = value "
+                                  "lines (--format vertical; DuckDB's .mode line, psql's \\x)"),
 ) -> None:
     """Run one SQL query over the export's views (named after the tables); statements that
     change something (DROP, CREATE, COPY, SET...) are refused, and so is reading any other
-    file or the network unless --external."""
+    file or the network unless --external. A table too wide for the terminal shows its first
+    and last columns that fit and folds the rest (…), as DuckDB's shell does: --vertical
+    shows every column, --format csv, json or markdown every column for another program."""
     from jaslog.stats import charts
     from jaslog.stats.analytics import Dataset, check_query
 
-    if json and csv:
-        fail("--json and --csv exclude each other")
+    asked = [f for f, on in (("json", json), ("csv", csv), ("vertical", vertical)) if on]
+    if fmt is not None:
+        if fmt not in SQL_FORMATS:
+            fail(f"--format {fmt!r}: {', '.join(SQL_FORMATS)}")
+        asked.append(fmt)
+    if len(set(asked)) > 1:
+        fail(f"--{' and --'.join(dict.fromkeys(asked))}: one format at a time"
+             if fmt is None else f"--format {fmt} and --{asked[0]}: one format at a time")
+    form = asked[0] if asked else "table"
     with _errors():
         check_query(query)
         if plot is not None:
@@ -393,7 +408,39 @@ def sql(
         if plot is not None:
             charts.plot(res, None, plot)
             err_console.print(f"chart written to {plot}", style="dim", soft_wrap=True)
-    _emit(res, json=json, csv=csv, title=None, caption=None)
+    if form in ("json", "csv"):
+        _emit(res, json=form == "json", csv=form == "csv", title=None, caption=None)
+    else:
+        _print_query(res, form)
+
+
+#: the forms ``jaslog sql --format`` writes an answer in
+SQL_FORMATS = ("table", "vertical", "csv", "json", "markdown")
+
+
+def _print_query(res: Any, form: str) -> None:
+    """A query's answer as a table (folded as DuckDB's shell folds one too wide), each row
+    as ``column = value`` lines, or a Markdown table."""
+    from jaslog.cli.tables import folded_table, markdown_table, vertical_table
+    from jaslog.stats.charts import result_table_data
+
+    cols, rows = result_table_data(res)
+    numeric = [any(isinstance(r[i], int | float) and not isinstance(r[i], bool) for r in res.rows)
+               for i in range(len(cols))]
+    if form == "markdown":
+        sys.stdout.write(markdown_table(cols, rows, numeric))
+    elif form == "vertical":
+        sys.stdout.write(vertical_table(cols, rows))
+    else:
+        table, shown = folded_table(cols, rows, numeric, console.width)
+        console.print(table)
+        if shown < len(cols):
+            console.print(f"{len(cols)} columns, {shown} shown (… the others): --vertical "
+                          "shows each row whole, --format csv, json or markdown every column",
+                          style="dim", highlight=False)
+    if not rows and form != "markdown":
+        console.print("(no rows)", style="dim")
+    sys.stdout.flush()
 
 
 def register(app: typer.Typer) -> None:

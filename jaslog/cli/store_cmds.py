@@ -597,8 +597,6 @@ def dump(
     """Write a stored game back as jaslog/1 (canonical JSON Lines) or as text to stdout;
     with --seat or --public, the log that seat (or the public) could see, to share; with
     --bare, without the ids and store times a recorded game carries on every event."""
-    from jaslog.events import write_events
-
     if fmt not in ("jsonl", "text"):
         fail(f"--format {fmt!r}: jsonl or text")
     shared = seat is not None or public
@@ -617,19 +615,14 @@ def dump(
             fail(str(e))
     if bare and signatures is not None:
         fail("--signatures vouch for the events as stored; --bare leaves out their ids and times")
-    if bare:  # a log still, without what only the store's own record needs
-        events = [e.model_copy(update={"id": None, "recorded_at": None}) for e in events]
     if signatures is not None:
         try:
             signatures.write_bytes(b"".join(orjson.dumps(s) + b"\n" for s in signed))
         except OSError as e:
             fail(f"--signatures {signatures}: {e.strerror or e}")
-    if fmt == "text":
-        from jaslog.notation import write_game
+    from jaslog.play.share import written_log
 
-        sys.stdout.buffer.write(write_game(events).encode())
-    else:
-        write_events(events, sys.stdout.buffer)
+    sys.stdout.buffer.write(written_log(events, fmt, bare=bare))
     sys.stdout.flush()
 
 

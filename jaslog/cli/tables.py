@@ -192,3 +192,86 @@ def _turned(columns: Sequence[str], rows: Sequence[Sequence[str]],
     heads += [" / ".join(r[i] for i in labels) if labels else str(k)
               for k, r in enumerate(rows, 1)]
     return heads, [[columns[i], *(r[i] for r in rows)] for i in nums]
+
+
+#: what stands for the columns a folded table leaves out
+ELIDED = "…"
+
+
+def folded_table(columns: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
+                 width: int, *, out: Console | None = None) -> tuple[Table, int]:
+    """A query's answer as DuckDB's shell draws one too wide for the terminal: the boxed
+    table, or compact with long words broken (as :func:`fit_table`), else only the first and
+    last columns that fit, a ``…`` column between them for the rest; and how many columns it
+    shows (all of them, or fewer when folded)."""
+    lay = _Layout(numeric, width, None, None, out or console)
+    if lay.over(columns, rows, None) <= 0:
+        return lay.build(columns, rows, None), len(columns)
+    table = lay.narrowed(columns, rows, 1)
+    if table is not None:
+        return table, len(columns)
+    order = []  # the first column, the last, the second, the one before the last...
+    lo, hi = 0, len(columns) - 1
+    while lo <= hi:
+        order.append(lo)
+        if hi != lo:
+            order.append(hi)
+        lo, hi = lo + 1, hi - 1
+    shown: list[int] = []
+    for i in order:
+        keep = sorted([*shown, i])
+        heads, cells, right = _fold(columns, rows, numeric, keep)
+        if shown and _Layout(right, width, None, None, lay.out).over(heads, cells, 1) > 0:
+            break
+        shown = keep
+    heads, cells, right = _fold(columns, rows, numeric, shown)
+    return _Layout(right, width, None, None, lay.out).build(heads, cells, 1), len(shown)
+
+
+def _fold(columns: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool],
+          keep: list[int]) -> tuple[list[str], list[list[str]], list[bool]]:
+    """The columns ``keep`` (in order), a ``…`` column where others are left out."""
+    idx: list[int | None] = []
+    for k, i in enumerate(keep):
+        if k and i != keep[k - 1] + 1:
+            idx.append(None)
+        idx.append(i)
+    if keep and keep[-1] != len(columns) - 1:
+        idx.append(None)
+    heads = [ELIDED if i is None else columns[i] for i in idx]
+    cells = [[ELIDED if i is None else r[i] for i in idx] for r in rows]
+    return heads, cells, [False if i is None else bool(numeric[i]) for i in idx]
+
+
+def markdown_table(columns: Sequence[str], rows: Sequence[Sequence[str]],
+                   numeric: Sequence[bool]) -> str:
+    """The cells as a Markdown (GitHub) table: numbers right-aligned, ``|`` escaped.
+
+    >>> print(markdown_table(["game", "points"], [["g|1", "12"]], [False, True]), end="")
+    | game | points |
+    |:--|--:|
+    | g\\|1 | 12 |
+    """
+    def cell(v: str) -> str:
+        return v.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(c) for c in columns) + " |",
+             "|" + "|".join("--:" if n else ":--" for n in numeric) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in r) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def vertical_table(columns: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Each row as lines of ``column = value``, the names aligned, a blank line between
+    rows: DuckDB's ``.mode line`` (psql's ``\\x``), for a row too wide for any table.
+
+    >>> print(vertical_table(["game", "card_points"], [["g1", "11"], ["g2", "0"]]), end="")
+           game = g1
+    card_points = 11
+    <BLANKLINE>
+           game = g2
+    card_points = 0
+    """
+    w = max((len(c) for c in columns), default=0)
+    return "\n".join("".join(f"{c:>{w}} = {v}\n" for c, v in zip(columns, r, strict=True))
+                     for r in rows)

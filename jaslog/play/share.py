@@ -159,3 +159,37 @@ def _valid(d: dict[str, Any], secret: bool) -> dict[str, Any] | None:
 
 
 __all__ = ["NOT_SHOWN", "NotShareable", "shared_log"]
+
+
+#: the formats a log is written in: jaslog/1 (canonical JSON Lines) or the text notation
+LOG_FORMATS = ("jsonl", "text")
+
+
+def written_log(events: list[Event], fmt: str, *, bare: bool = False) -> bytes:
+    """A log as a file: ``jsonl`` (jaslog/1, canonical JSON Lines) or ``text`` (the notation,
+    docs/notation.md); ``bare`` leaves out each event's id and the store's clock
+    (``recorded_at``): the game as a table tells it, to read or print. What ``jaslog dump``
+    writes and ``GET /api/games/{id}/log`` sends, after :func:`shared_log` when a seat or the
+    public is to see it.
+
+    >>> from jaslog.events import event_from_dict
+    >>> from jaslog.play.sim import simulate_game
+    >>> evs = [event_from_dict(e) for e in simulate_game("w1", seed=3)[:3]]
+    >>> written_log(evs, "jsonl").count(b"\\n"), written_log(evs, "text")[:10]
+    (3, b'[Game "w1"')
+    """
+    if fmt not in LOG_FORMATS:
+        raise ValueError(f"format {fmt!r}: jsonl or text")
+    if bare:  # a log still, without what only the store's own record needs
+        events = [e.model_copy(update={"id": None, "recorded_at": None}) for e in events]
+    if fmt == "text":
+        from jaslog.notation import write_game
+
+        return write_game(events).encode()
+    import io
+
+    from jaslog.events import write_events
+
+    out = io.BytesIO()
+    write_events(events, out)
+    return out.getvalue()

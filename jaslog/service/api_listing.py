@@ -115,6 +115,9 @@ def list_games(
         "the X-Next-Cursor of the page before"))] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
     order: Annotated[Literal["oldest", "newest"], Query()] = "oldest",
+    sort: Annotated[Literal["stored", "started"], Query(description=(
+        "stored: in the order the games were stored; started: by each game's start "
+        "(created_at, its game_started's time), as the games page lists them"))] = "stored",
     summary: Annotated[bool, Query(description=(
         "add where each game stands: finished, winner, violations, open_seq"))] = False,
 ) -> Response:
@@ -127,7 +130,8 @@ def list_games(
     a next cursor)."""
     # a parameter it does not take is refused (422) by the app's check of every route's
     # query (jaslog.service.params), not ignored
-    after = decode_cursor(cursor, order) if cursor is not None else None
+    kind = order if sort == "stored" else f"started-{order}"  # a cursor is of one order
+    after = decode_cursor(cursor, kind) if cursor is not None else None
     looked_up = event is not None
     out: list[dict[str, Any]] = []
     scanned, more = 0, False
@@ -138,7 +142,7 @@ def list_games(
                 rows = st.game_page(player=player, ruleset=ruleset, since=date_from,
                                     until=date_to, after=after, newest=order == "newest",
                                     limit=batch, status=status, winner=winner, table=table,
-                                    tournament=tournament)
+                                    tournament=tournament, by_start=sort == "started")
         except StoreError as e:
             raise ApiError(422, "bad_request", str(e)) from None
         for pos, info in rows:
@@ -165,7 +169,7 @@ def list_games(
             break
     headers: dict[str, str] = {}
     if more and after is not None:
-        nxt = page_cursor(order, after)
+        nxt = page_cursor(kind, after)
         headers["X-Next-Cursor"] = nxt
         headers["Link"] = f'<{request.url.include_query_params(cursor=nxt)}>; rel="next"'
     return JSONResponse(out, headers=headers)

@@ -31,6 +31,7 @@ from jaslog.service import (
     api_feed,
     api_games,
     api_listing,
+    api_log,
     api_online,
     api_print,
     api_record,
@@ -284,6 +285,7 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     app.include_router(api_listing.router)  # GET /api/games first, as in /openapi.json
     app.include_router(api_games.router)
+    app.include_router(api_log.router)  # GET /api/games/{id}/log: the log as a file
     app.include_router(api_analysis.router)
     app.include_router(api_board.router)  # the analysis board: POST /api/analysis/line
     app.include_router(api_print.router)  # the whole-game print: GET /api/games/{id}/print
@@ -311,6 +313,12 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
+        """The home page: games in play, recent results, tournaments, a search box."""
+        return FileResponse(STATIC / "home.html")
+
+    @app.get("/viewer", include_in_schema=False)
+    def viewer() -> FileResponse:
+        """The replay viewer (``/viewer#game=ID&seq=N``; its file is ``index.html``)."""
         return FileResponse(STATIC / "index.html")
 
     return app

@@ -9,7 +9,7 @@ import base64
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, select
+from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import Connection, Engine
 
 from jaslog.engine.fold import GameFold
@@ -158,11 +158,14 @@ class Queries:
                   since: str | None = None, until: str | None = None, after: int | None = None,
                   newest: bool = False, limit: int = 50, status: str | None = None,
                   winner: str | None = None, table: str | None = None,
-                  tournament: str | None = None) -> list[tuple[int, GameInfo]]:
+                  tournament: str | None = None, by_start: bool = False
+                  ) -> list[tuple[int, GameInfo]]:
         """One page of games with each game's ``pos`` (its place in the store, the paging
-        cursor): oldest first, or ``newest`` first; ``after`` is the ``pos`` of the last game
-        of the page before. The filters use indexes: ``player`` (``game_players.player``, id
-        or display name), ``ruleset`` and the start ``since``/``until`` (``games.created_at``,
+        cursor): oldest first, or ``newest`` first, in the order stored or (``by_start``) by
+        the game's start (``created_at``; games that started at the same time in the order
+        stored); ``after`` is the ``pos`` of the last game of the page before. The filters
+        use indexes: ``player`` (``game_players.player``, id or display name), ``ruleset``
+        and the start ``since``/``until`` (``games.created_at``,
         RFC 3339 times or dates; ``until`` a date takes the whole day), ``status`` (``live``
         or ``finished``) and ``winner`` (a winning player's id or display name, or ``draw``)
         through where each game stands (``game_results``, ``game_winners``:
@@ -198,9 +201,15 @@ class Queries:
             if tournament is not None:
                 places = places.where(GAME_PLACES.c.tournament == tournament)
             q = q.where(GAMES.c.id.in_(places))
-        if after is not None:
+        if after is not None and by_start:  # after the last game's (start, pos), which never change
+            start = select(GAMES.c.created_at).where(GAMES.c.pos == after).scalar_subquery()
+            q = q.where(or_(GAMES.c.created_at < start, and_(
+                GAMES.c.created_at == start, GAMES.c.pos < after)) if newest else or_(
+                GAMES.c.created_at > start, and_(GAMES.c.created_at == start, GAMES.c.pos > after)))
+        elif after is not None:
             q = q.where(GAMES.c.pos < after if newest else GAMES.c.pos > after)
-        q = q.order_by(GAMES.c.pos.desc() if newest else GAMES.c.pos).limit(limit)
+        keys_order = (GAMES.c.created_at, GAMES.c.pos) if by_start else (GAMES.c.pos,)
+        q = q.order_by(*(k.desc() if newest else k for k in keys_order)).limit(limit)
         with eng.read_tx(self.engine) as conn:
             keys = [(r.pos, r.id) for r in conn.execute(q.with_only_columns(GAMES.c.pos,
                                                                             GAMES.c.id))]

@@ -240,6 +240,43 @@ def test_stats_list(exported: Path) -> None:
     assert res.exit_code == 0 and "roem_saves" in res.stdout
 
 
+def test_sql_select_star_on_a_wide_view_folds_its_middle_columns(exported: Path) -> None:
+    """plays has some two dozen columns: at 100 columns the table keeps whole the first and
+    last columns that fit, one … column for the others, and says how to see them all."""
+    res = jaslog_in("sql", "SELECT * FROM plays ORDER BY game, seq LIMIT 3", "--dataset",
+                    str(exported), "--no-refresh", columns=100)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert all(len(line) <= 100 for line in lines), lines
+    want = orjson.loads(run("sql", "SELECT * FROM plays ORDER BY game, seq LIMIT 3", "--dataset",
+                            str(exported), "--no-refresh", "--json").stdout)
+    cols = want["columns"]
+    head = lines[0].split()
+    assert head[0] == cols[0] and head[-1] == cols[-1] and "…" in head, head
+    shown = [c for c in head if c != "…"]
+    assert shown == [c for c in cols if c in shown] and len(shown) < len(cols)
+    assert set(shown) <= set(cols)  # every name whole
+    rows = [line for line in lines[2:] if line.startswith(want["rows"][0]["game"])]
+    assert len(rows) == 3
+    assert f"{len(cols)} columns, {len(shown)} shown" in res.stdout
+    # --vertical: every column of every row, one line each
+    res = jaslog_in("sql", "SELECT * FROM plays ORDER BY game, seq LIMIT 2", "--dataset",
+                    str(exported), "--no-refresh", "--vertical", columns=100)
+    assert res.returncode == 0, res.stderr
+    pairs = [line.split(" = ", 1) for line in res.stdout.splitlines() if " = " in line]
+    assert [k.strip() for k, _ in pairs] == cols * 2
+    assert pairs[0][1] == str(want["rows"][0][cols[0]])
+    # Markdown, for a note or an issue
+    res = jaslog_in("sql", "SELECT game, seq FROM plays ORDER BY game, seq LIMIT 2", "--dataset",
+                    str(exported), "--no-refresh", "--format", "markdown", columns=100)
+    assert res.stdout.splitlines()[:2] == ["| game | seq |", "|:--|--:|"], res.stdout
+    for bad, said in ((("--format", "html"), "--format 'html': table, vertical, csv, json, "
+                       "markdown"), (("--format", "csv", "--json"), "one format at a time")):
+        res = jaslog_in("sql", "SELECT 1", "--dataset", str(exported), "--no-refresh", *bad,
+                        columns=100)
+        assert res.returncode == 2 and said in res.stderr, res.stderr
+
+
 def test_sql_over_the_views(exported: Path, corpus: list[list[Event]]) -> None:
     res = run("sql", "SELECT count(*) AS n FROM plays", "--dataset", str(exported), "--json",
               "--no-refresh")

@@ -133,7 +133,7 @@ def test_the_viewer_marks_a_costly_card_with_its_loss(browser: Any, server: Serv
     p = want["costly"][0]
     page, errors = open_page(browser, server, "referee", gid)
     page.wait_for_selector("#main:not([hidden])")
-    page.goto(f"{server.url}/#game={gid}&seq={p['seq']}")
+    page.goto(f"{server.url}/viewer#game={gid}&seq={p['seq']}")
     page.reload()
     badge = page.wait_for_selector(f'#trick .card[data-card="{p["card"]}"] .loss-badge')
     assert badge is not None and badge.inner_text() == f"−{p['loss']}"
@@ -143,7 +143,7 @@ def test_the_viewer_marks_a_costly_card_with_its_loss(browser: Any, server: Serv
     # the public sees the same finished round, as the referee does
     page2, errors2 = open_page(browser, server, "public", gid)
     page2.wait_for_selector("#main:not([hidden])")
-    page2.goto(f"{server.url}/#game={gid}&seq={p['seq']}")
+    page2.goto(f"{server.url}/viewer#game={gid}&seq={p['seq']}")
     page2.reload()
     badge2 = page2.wait_for_selector(f'#trick .card[data-card="{p["card"]}"] .loss-badge')
     assert badge2 is not None and badge2.inner_text() == f"−{p['loss']}"

@@ -268,3 +268,39 @@ def test_the_store_pages_by_position(season_db):
         assert [i.game for _, i in back] == ["season-0001", "season-0000"]
     finally:
         store.close()
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Api, list[str]]]:
+    """A store whose games were stored in another order than they started (an old evening
+    imported after a newer one), two of them at the same minute; and the games by start."""
+    db = tmp_path_factory.mktemp("imported") / "imported.sqlite"
+    hours = [30, 5, 50, 5, 0, 70, 20, 5, 60, 10]  # after START, in the order stored
+    lines = [json.dumps({
+        "game": f"old-{i:02d}", "seq": 0, "type": "game_started",
+        "at": (START + timedelta(hours=h)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "ruleset": "amsterdam", "seats": ["ann", "bob", "cor", "dirk"], "dealer": 0})
+        for i, h in enumerate(hours)]
+    store = open_store(str(db))
+    try:
+        assert store.import_lines(lines).games == len(hours)
+    finally:
+        store.close()
+    by_start = [f"old-{i:02d}" for i, _ in sorted(enumerate(hours), key=lambda x: (x[1], x[0]))]
+    for api in serve(db):
+        yield api, by_start
+
+
+def test_sort_started_lists_by_each_game_s_start_over_every_page(imported):
+    api, by_start = imported
+    assert api.all_ids(limit=100) != by_start  # stored order is not the start's
+    for limit in (1, 3, 4, 100):
+        assert api.all_ids(limit=limit, sort="started") == by_start, limit
+        assert api.all_ids(limit=limit, sort="started", order="newest") == by_start[::-1], limit
+    started = [g["created_at"] for g in api.get(sort="started").json()]
+    assert started == sorted(started)
+    # a cursor of one order is not one of another
+    nxt = api.get(limit=3, sort="started").headers["x-next-cursor"]
+    assert api.get(cursor=nxt).json()["code"] == "bad_cursor"
+    assert api.get(cursor=nxt, sort="started", order="newest").json()["code"] == "bad_cursor"
+    assert api.get(sort="begun").status_code == 422

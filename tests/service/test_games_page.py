@@ -69,6 +69,18 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
         "#rows td:nth-child(9)", "ts => ts.map(t => t.textContent)")]
     assert counts == sorted(counts) and len(counts) == 10
     assert page.get_attribute("th[data-key=events]", "aria-sort") == "ascending"
+    # the column's sort is in the address too: the link gives the same order
+    assert "col=events" in page.url and "desc" not in page.url
+    page.click("th[data-key=events]")
+    assert "col=events" in page.url and "desc=1" in page.url
+    again = ctx.new_page()
+    again.goto(page.url)
+    again.wait_for_selector("#rows tr")
+    again.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
+    assert again.get_attribute("th[data-key=events]", "aria-sort") == "descending"
+    assert again.eval_on_selector_all("#rows tr", "rs => rs.map(r => r.dataset.game)") == shown()
+    again.close()
+    page.click("th[data-key=events]")
     row = page.locator(f"tr[data-game='{made[7]}']")
     assert row.locator("td").nth(4).inner_text() == "live"
     # a live row is drawn as every other row (no style of the viewer's leaks into it)
@@ -79,7 +91,7 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
 
     # the live game opens at its newest event
     href = row.locator("td").first.locator("a").get_attribute("href")
-    assert href == f"/#game={made[7]}&seq=59"
+    assert href == f"/viewer#game={made[7]}&seq=59"
     row.locator("td").first.locator("a").click()
     page.wait_for_selector("#main:not([hidden])")
     page.wait_for_function("location.hash.includes('seq=59')")
@@ -89,7 +101,7 @@ def test_search_page_sort_and_open_a_game_at_its_event(browser, server: Server):
     page.goto(f"{server.url}/static/games.html#limit=10&player={me}")
     page.wait_for_function("document.querySelectorAll('#rows tr').length === 10")
     link = page.locator(f"tr[data-game='{made[4]}'] td:first-child a")
-    assert link.get_attribute("href") == f"/#game={made[4]}&seq={first_violation}"
+    assert link.get_attribute("href") == f"/viewer#game={made[4]}&seq={first_violation}"
     link.click()
     page.wait_for_selector("#main:not([hidden])")
     page.wait_for_function(f"location.hash.includes('seq={first_violation}')")

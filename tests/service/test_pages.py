@@ -112,9 +112,10 @@ def test_a_referee_reads_a_disputed_round_and_prints_it(browser, server, dispute
     assert "revoke" in page.inner_text("#costly")
     page.screenshot(path=str(tmp_path / "round-screen.png"), full_page=True)
     # on paper: no navigation, every section
-    assert page.locator("nav").is_visible()
+    assert page.locator("nav.page-tools").is_visible() and page.locator("#site-header").is_visible()
     page.emulate_media(media="print")
-    assert not page.locator("nav").is_visible()
+    assert not page.locator("nav.page-tools").is_visible()
+    assert not page.locator("#site-header").is_visible()
     assert not page.locator("#print").is_visible()
     for box in ("deal", "tricks", "rulings", "score", "violations", "irregularities", "analysis"):
         assert page.locator(f"#{box}-box").is_visible(), box
@@ -237,7 +238,7 @@ def test_a_tournament_followed_from_its_page(browser, server, tmp_path):
 def test_a_round_page_from_the_viewer(browser, server, dispute):
     """The viewer links to the round page of the round it stands on."""
     page = browser.new_context().new_page()
-    page.goto(f"{server.url}/#token={server.tokens['referee']}&game={dispute}")
+    page.goto(f"{server.url}/viewer#token={server.tokens['referee']}&game={dispute}")
     page.wait_for_selector("#game-context:not([hidden])")
     page.select_option("#round-picker", "2")
     page.click("#game-context a.round-page-link")

@@ -40,7 +40,7 @@ def open_page(browser: Any, server: Server, role: str, game: str | None = None,
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    url = f"{server.url}/#token={server.tokens[role]}" + (f"&game={game}" if game else "")
+    url = f"{server.url}/viewer#token={server.tokens[role]}" + (f"&game={game}" if game else "")
     page.goto(url)
     return page, errors
 
@@ -112,7 +112,7 @@ def test_referee_steps_through_a_trick_and_sees_the_violation(browser, server, s
     # a deep link opens the same place
     page2, errors2 = open_page(browser, server, "referee", sample)
     page2.wait_for_selector("#main:not([hidden])")
-    page2.goto(f"{server.url}/#game={sample}&seq=46")
+    page2.goto(f"{server.url}/viewer#game={sample}&seq=46")
     page2.reload()
     page2.wait_for_selector("#banner:not([hidden])")
     assert "must_follow_suit" in page2.inner_text("#banner")
@@ -170,7 +170,7 @@ def test_a_player_sees_only_their_own_hand_in_a_live_round(browser, server, tmp_
 def test_a_bad_token_asks_to_sign_in_again(browser, server, tmp_path):
     ctx = browser.new_context()
     page = ctx.new_page()
-    page.goto(f"{server.url}/#token=jl_00000000_nonsensenonsensenonsense")
+    page.goto(f"{server.url}/viewer#token=jl_00000000_nonsensenonsensenonsense")
     page.wait_for_selector("#error:not([hidden])")
     assert "unknown or has been revoked" in page.inner_text("#error")
     assert page.locator("#login").is_visible()
@@ -521,7 +521,7 @@ def test_a_ruled_round_beside_its_score_as_played(browser, server, sample, tmp_p
     end of round 2, before that ruling, the event panel's game total says why it differs
     from the sheet's; one numbering of events; names and card symbols as everywhere."""
     page, errors = open_page(browser, server, "referee")
-    page.goto(f"{server.url}/#game={sample}&seq=70")
+    page.goto(f"{server.url}/viewer#game={sample}&seq=70")
     page.reload()
     page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 70 ')")
     row = sheet_row(page, 2)
@@ -555,7 +555,7 @@ def test_a_round_recorded_without_hands_says_so(browser, server, tmp_path):
     rebuilt from the plays, and says so, and that legality is judged at the last card."""
     gid = load_replay(server, "amsterdam-no-hands.jsonl")
     page, errors = open_page(browser, server, "referee")
-    page.goto(f"{server.url}/#game={gid}&seq=39")
+    page.goto(f"{server.url}/viewer#game={gid}&seq=39")
     page.reload()
     page.wait_for_function("document.getElementById('event-text').textContent.startsWith('seq 39 ')")
     note = page.inner_text("#round-record")

@@ -1,7 +1,7 @@
 /* The games page: GET /api/games with the filters of the form, a page at a time (the
  * X-Next-Cursor header leads to the next page), sorted by a click on a column (Started
- * asks the service for oldest or newest first; the other columns sort the page shown).
- * A game opens in the viewer (/#game=ID&seq=N) at the event GET /api/games?summary=true
+ * asks the service for the games by their start, oldest or newest first; the other columns sort the page shown).
+ * A game opens in the viewer (/viewer#game=ID&seq=N) at the event GET /api/games?summary=true
  * names: a live game's newest event, a finished game's first violation. */
 (function () {
   "use strict";
@@ -31,6 +31,7 @@
     const p = new URLSearchParams();
     for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
     p.set("order", st.order);
+    p.set("sort", "started");  // by each game's start, over every page (not as stored)
     p.set("summary", "true");
     return p;
   }
@@ -95,7 +96,7 @@
       const a = document.createElement("a");
       const h = new URLSearchParams({ game: g.game });
       if (g.open_seq !== null && g.open_seq !== undefined) h.set("seq", String(g.open_seq));
-      a.href = "/#" + h.toString();
+      a.href = "/viewer#" + h.toString();
       a.textContent = g.game;
       const cells = [a, g.ruleset, P.playerLinks(g.seats), (g.created_at || "").replace("T", " ").replace("Z", ""),
         status(g), winnerText(g), g.violations ?? "", g.table ?? "", g.events];
@@ -125,6 +126,7 @@
     const p = new URLSearchParams();
     for (const [k, v] of new FormData($("filters"))) if (String(v).trim()) p.set(k, String(v).trim());
     if (st.order === "newest") p.set("order", "newest");
+    if (st.sort) { p.set("col", st.sort); if (st.desc) p.set("desc", "1"); }  // the page's column sort
     const hash = p.toString();
     history.replaceState(null, "", location.pathname + (hash ? "#" + hash : ""));
   }
@@ -156,6 +158,7 @@
         }
         st.desc = st.sort === k ? !st.desc : false;
         st.sort = k;
+        writeHash();
         render();
       });
     }
@@ -172,9 +175,13 @@
       if (el.name && h.get(el.name)) el.value = h.get(el.name);
     }
     if (h.get("order") === "newest") st.order = "newest";
+    if (h.get("col") && document.querySelector('#games th[data-key="' + CSS.escape(h.get("col")) + '"]')) {
+      st.sort = h.get("col");
+      st.desc = h.get("desc") === "1";
+    }
     st.token = localStorage.getItem(TOKEN_KEY);
     wire();
-    if (!st.token) { showError("sign in on the viewer first (/), or open this page with #token=..."); return; }
+    if (!st.token) { showError("sign in with your token (above), or open this page with #token=..."); return; }
     load();
   }
 

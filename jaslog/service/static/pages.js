@@ -158,9 +158,12 @@
     const w = await api("/api/whoami");
     const box = document.getElementById("who");
     if (box) {
-      box.textContent = w.role + (w.table ? " · table " + w.table : "") +
-        (w.player ? " · " + w.player : "") + (w.label ? " (" + w.label + ")" : "");
+      box.textContent = roleText(w);
     }
+    const form = document.getElementById("login");
+    const out = document.getElementById("logout");
+    if (form) form.hidden = true;
+    if (out) out.hidden = false;
     return w;
   }
 
@@ -168,7 +171,173 @@
   function gameHref(game, seq) {
     const p = new URLSearchParams({ game: game });
     if (seq !== undefined && seq !== null) p.set("seq", String(seq));
-    return "/#" + p.toString();
+    return "/viewer#" + p.toString();
+  }
+
+  // ---------------------------------------------------------------- the site's header
+  // One header on every page: `<header class="bar" id="site-header"></header>` is filled
+  // with the site's links (home, games, tournaments, players, statistics), the sign-in
+  // form (#login, #token-input) or the token's role (#who) and "sign out" (#logout). A page
+  // that wires #login itself (P.wireLogin, the viewer) takes the form; on any other page
+  // the form keeps the token and reloads. `data-page` on the header marks its own link;
+  // `data-token="page"` (a seat's page, whose link carries a token of its own) keeps the
+  // links only.
+  const SITE_LINKS = [
+    ["home", "/", "home"], ["games", "/static/games.html", "games"],
+    ["tournaments", "/static/tournament.html", "tournaments"],
+    ["players", "/static/players.html", "players"],
+    ["statistics", "/static/stats.html", "statistics"],
+  ];
+
+  function roleText(w) {
+    return w.role + (w.table ? " · table " + w.table : "") + (w.player ? " · " + w.player : "") +
+      (w.tournament ? " · " + w.tournament : "") + (w.label ? " (" + w.label + ")" : "");
+  }
+
+  function siteHeader() {
+    const h = document.getElementById("site-header");
+    if (!h || h.dataset.filled) return h;
+    h.dataset.filled = "1";
+    h.classList.add("bar", "site-header");
+    if (!document.querySelector('link[href="/static/header.css"]')) {
+      const css = document.createElement("link");
+      css.rel = "stylesheet";
+      css.href = "/static/header.css";
+      document.head.appendChild(css);
+    }
+    const brand = link("/", "jaslog", "brand");
+    brand.setAttribute("aria-label", "jaslog: home");
+    h.appendChild(brand);
+    const nav = el("nav", "site-nav");
+    nav.setAttribute("aria-label", "site");
+    const here = h.dataset.page || "";
+    for (const [key, href, text] of SITE_LINKS) {
+      const a = link(href, text, "site-link");
+      a.dataset.key = key;
+      if (key === here) a.setAttribute("aria-current", "page");
+      nav.appendChild(a);
+    }
+    h.appendChild(nav);
+    if (h.dataset.token === "page") return h;  // a page with a token of its own (a seat's link)
+    const form = el("form", "login");
+    form.id = "login";
+    form.autocomplete = "off";
+    form.hidden = true;
+    const label = el("label", null, "Token");
+    label.htmlFor = "token-input";
+    const input = el("input");
+    input.id = "token-input";
+    input.type = "password";
+    input.placeholder = "jl_...";
+    input.spellcheck = false;
+    input.setAttribute("autocomplete", "off");
+    const go = el("button", null, "Sign in");
+    go.type = "submit";
+    form.append(label, input, go);
+    const who = el("span", "who");
+    who.id = "who";
+    const out = el("button", "link", "sign out");
+    out.id = "logout";
+    out.type = "button";
+    out.hidden = true;
+    h.append(form, who, out);
+    out.addEventListener("click", () => {
+      localStorage.removeItem(TOKEN_KEY);
+      location.reload();
+    });
+    // after the page's own handlers (scripts run before DOMContentLoaded): a form no page
+    // took keeps the token and loads the page again, signed in
+    document.addEventListener("DOMContentLoaded", () => {
+      form.addEventListener("submit", (e) => {
+        if (e.defaultPrevented) return;
+        e.preventDefault();
+        const t = input.value.trim();
+        if (!t) return;
+        localStorage.setItem(TOKEN_KEY, t);
+        location.reload();
+      });
+    });
+    token();  // a `#token=` in the address is kept (and taken out of it) before any page reads it
+    headerSignedIn();
+    return h;
+  }
+
+  // the header as the token stands: its role and "sign out", or the sign-in form
+  async function headerSignedIn() {
+    const form = document.getElementById("login");
+    const who = document.getElementById("who");
+    const out = document.getElementById("logout");
+    if (!localStorage.getItem(TOKEN_KEY)) { form.hidden = false; return; }
+    try {
+      const w = await api("/api/whoami");
+      if (!who.textContent) who.textContent = roleText(w);
+      out.hidden = false;
+      form.hidden = true;
+    } catch (e) {
+      if (e.status === 401) { form.hidden = false; out.hidden = true; }
+    }
+  }
+
+  // ---------------------------------------------------------------- following live
+  // A Server-Sent Events stream read with fetch, so that the token travels in the
+  // Authorization header (an EventSource could only put it in the URL, where server logs
+  // keep it): each message ({event, data, id}) to `onMessage` until `ctrl` aborts it.
+  async function readStream(url, ctrl, onMessage) {
+    const t = localStorage.getItem(TOKEN_KEY);
+    const r = await fetch(url, { headers: { Authorization: "Bearer " + t, Accept: "text/event-stream" },
+      signal: ctrl.signal });
+    if (!r.ok || !r.body) throw new Error("the live stream was refused (HTTP " + r.status + ")");
+    const reader = r.body.getReader();
+    const dec = new TextDecoder();
+    let buf = "";
+    let msg = {};
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += dec.decode(value, { stream: true });
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl).replace(/\r$/, "");
+        buf = buf.slice(nl + 1);
+        if (!line) {
+          if (msg.data !== undefined) onMessage(msg);
+          msg = {};
+        } else if (!line.startsWith(":")) {
+          const i = line.indexOf(":");
+          const k = i < 0 ? line : line.slice(0, i);
+          const v = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
+          msg[k] = msg[k] !== undefined && k === "data" ? msg[k] + "\n" + v : v;
+        }
+      }
+    }
+  }
+
+  // Follow `url` (a stream) while the page is open: `onChange` (debounced) on each event; a
+  // stream that ends or fails is opened again after a few seconds. Returns a stop function.
+  function follow(url, onChange) {
+    let ctrl = new AbortController();
+    let timer = null;
+    let stopped = false;
+    const changed = () => { clearTimeout(timer); timer = setTimeout(onChange, 200); };
+    const open = () => {
+      if (stopped) return;
+      ctrl = new AbortController();
+      readStream(url, ctrl, (m) => { if (m.event === "event" || m.event === "round_over") changed(); })
+        .catch(() => null)
+        .then(() => { if (!stopped) setTimeout(open, 3000); });
+    };
+    open();
+    return () => { stopped = true; ctrl.abort(); clearTimeout(timer); };
+  }
+
+  // the page's state in its address (after `#`), so that the view can be shared as a link
+  function writeState(params) {
+    const p = new URLSearchParams();
+    for (const [k, v] of Object.entries(params)) {
+      if (v !== undefined && v !== null && String(v) !== "") p.set(k, String(v));
+    }
+    const h = p.toString();
+    history.replaceState(null, "", location.pathname + location.search + (h ? "#" + h : ""));
   }
 
   function roundHref(game, round) {
@@ -190,6 +359,46 @@
     return span;
   }
 
+  // a game's log to download (GET /api/games/{id}/log): the token goes in the header, so
+  // the page fetches it and hands the browser the file
+  function logHref(game, format) {
+    return "/api/games/" + encodeURIComponent(game) + "/log?format=" + encodeURIComponent(format);
+  }
+
+  async function downloadLog(game, format) {
+    const t = localStorage.getItem(TOKEN_KEY);
+    const r = await fetch(logHref(game, format), { headers: t ? { Authorization: "Bearer " + t } : {} });
+    if (!r.ok) {
+      let body = null;
+      try { body = await r.json(); } catch (_) { body = null; }
+      throw new Error((body && body.message) || ("HTTP " + r.status));
+    }
+    const name = (/filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "") || [])[1] ||
+      game + (format === "text" ? ".txt" : ".jsonl");
+    const url = URL.createObjectURL(await r.blob());
+    const a = link(url, name);
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  }
+
+  // the download buttons of a game's log ("jaslog/1", "text") in `box`
+  function downloadButtons(box, gameOf) {
+    box.innerHTML = "";
+    box.appendChild(el("span", "download-label", "Download"));
+    for (const [format, text, title] of [["jsonl", "jaslog/1", "the log as JSON Lines (jaslog dump)"],
+      ["text", "text", "the log in the text notation (jaslog dump --format text)"]]) {
+      const b = el("button", "download", text);
+      b.type = "button";
+      b.dataset.format = format;
+      b.title = title + ", as this token may see it";
+      b.addEventListener("click", () => downloadLog(gameOf(), format).catch((e) => showError(e.message)));
+      box.appendChild(b);
+    }
+  }
+
   function tournamentHref(id) {
     return "/static/tournament.html#" + new URLSearchParams({ id: id }).toString();
   }
@@ -199,5 +408,10 @@
     showError, api, wireLogin, whoami, gameHref, roundHref, tournamentHref, TOKEN_KEY,
     playerHref, playerLinks,
     signed, parText, costlyClass, costlyText, lossBadge,
+    siteHeader, roleText, readStream, follow, writeState, logHref, downloadLog, downloadButtons,
   };
+  siteHeader();  // the header is in the page before pages.js is loaded: filled at once
+  // a page's download buttons (#download): the log of the game in its address (#game=)
+  const dl = document.getElementById("download");
+  if (dl) downloadButtons(dl, () => hashParams().get("game"));
 })();

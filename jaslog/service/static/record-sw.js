@@ -2,10 +2,11 @@
  * the connection down still opens the pad (its queue is in localStorage). The API is never
  * cached: the pad asks the service, or queues. */
 "use strict";
-const CACHE = "jaslog-pad-v1";
+const CACHE = "jaslog-pad-v2";
 //: the page (the same file at /record and at every /record/{game}) and what it loads
 const PAGE = "/record";
-const FILES = ["/static/record.js", "/static/record.css", "/static/favicon.svg"];
+const FILES = ["/static/record.js", "/static/record.css", "/static/favicon.svg", "/static/pages.js",
+  "/static/header.css"];
 
 self.addEventListener("install", (e) => {
   e.waitUntil(caches.open(CACHE).then((c) => c.addAll([PAGE, ...FILES])).then(() => self.skipWaiting()));

@@ -79,6 +79,19 @@
       return;
     }
     render(game, r, detail);
+    followLive(game, detail);
+  }
+
+  // a game in play is followed (its stream): the round drawn again as events come, with
+  // nothing to tick; a finished game, or another game opened, is not followed any more
+  let following = null;
+  function followLive(game, detail) {
+    const live = !!detail && detail.finished === false;
+    if (following && (following.game !== game || !live)) { following.stop(); following = null; }
+    $("live-state").hidden = !live;
+    if (live && !following) {
+      following = { game: game, stop: P.follow("/api/games/" + encodeURIComponent(game) + "/stream", load) };
+    }
   }
 
   // ---------------------------------------------------------------- drawing

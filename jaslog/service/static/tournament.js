@@ -2,8 +2,9 @@
  * Plain JavaScript.
  *
  * Standings, rounds, tables with their games and scores, links to each game, withdrawals
- * and move clocks, as GET /api/tournaments/{id} gives them for the token's role; with
- * "follow live" it reads the tournament again every few seconds (`&every=S`, default 5).
+ * and move clocks, as GET /api/tournaments/{id} gives them for the token's role. It follows
+ * the tournament with nothing to tick: it reads it again every few seconds (`&every=S`,
+ * default 5). Its "watch live" links open a game in the viewer, which follows it.
  */
 (function () {
   "use strict";
@@ -23,7 +24,7 @@
   function schedule() {
     clearTimeout(timer);
     timer = null;
-    if ($("live").checked && P.hashParams().get("id")) timer = setTimeout(load, every());
+    if (P.hashParams().get("id")) timer = setTimeout(load, every());
   }
 
   let signedIn = false;
@@ -249,7 +250,6 @@
 
   function start() {
     P.wireLogin(load);
-    $("live").addEventListener("change", () => { if ($("live").checked) load(); else schedule(); });
     window.addEventListener("hashchange", load);
     if (P.token()) load(); else $("login").hidden = false;
   }
