@@ -16,7 +16,8 @@ finds. What makes it read: on SQLite a short interval (:data:`SQLITE_INTERVAL_S`
 has no notifications); on PostgreSQL a ``NOTIFY`` on :data:`CHANNEL` (the game's id as its
 payload), which each process sends after it published an append of its own
 (:attr:`Notifier.relay <jaslog.service.core.Notifier.relay>`), and at the latest every
-:data:`PG_INTERVAL_S` (an append from outside the service, ``jaslog append``, sends none).
+:data:`PG_INTERVAL_S` (an append from outside the service, ``jaslog append``, sends none);
+the NOTIFYs that come within :data:`PG_GATHER_S` of each other make one read.
 Reading by ``pos`` misses nothing and sees nothing twice (:mod:`jaslog.store.feed`); a
 stream sends each event once in any case (it goes on from the seq it sent last).
 """
@@ -44,6 +45,10 @@ SQLITE_INTERVAL_S = 0.05
 #: The longest (seconds) the watch of a PostgreSQL store waits for a NOTIFY before it reads
 #: the feed anyway.
 PG_INTERVAL_S = 1.0
+#: How long (seconds) the watch of a PostgreSQL store, woken by a NOTIFY, lets the next ones
+#: come before it reads the feed once for them all: at most some 50 reads a second, however
+#: many appends the other processes make.
+PG_GATHER_S = 0.02
 #: The PostgreSQL channel the processes tell each other of appends on.
 CHANNEL = "jaslog_events"
 #: The environment variable a worker process reads its settings from (JSON).
@@ -133,6 +138,9 @@ class StoreWatch:
             while not self._stop.is_set():
                 self._wake(self.read())
                 for _ in conn.notifies(timeout=PG_INTERVAL_S, stop_after=1):
+                    pass
+                self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
+                for _ in conn.notifies(timeout=0):
                     pass
 
     def _tell(self) -> None:
