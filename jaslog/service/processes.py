@@ -145,25 +145,42 @@ class StoreWatch:
 
     def _tell(self) -> None:
         """Send a NOTIFY for each game this process published (the ones waiting together at
-        once, each game once)."""
+        once, each game once). The database away: the games told meanwhile are dropped (the
+        watches read the feed every :data:`PG_INTERVAL_S` in any case) and it connects again."""
         import psycopg
 
         assert self.dsn is not None
-        with psycopg.connect(self.dsn, autocommit=True) as conn:
-            while True:
-                game = self._told.get()
-                games: set[str] = set()
-                while game is not None:
-                    games.add(game)
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.dsn, autocommit=True) as conn:
+                    while True:
+                        games, stopping = self._gathered()
+                        for g in sorted(games):
+                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, g))
+                        if stopping:  # wake this process's watch, to see it stop at once
+                            conn.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
+                            return
+            except Exception:
+                self._stop.wait(PG_INTERVAL_S)
+                while True:  # what was told while the database was away
                     try:
-                        game = self._told.get_nowait()
+                        if self._told.get_nowait() is None:
+                            return
                     except queue.Empty:
                         break
-                for g in sorted(games):
-                    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, g))
-                if game is None:  # stopping: wake the watch, to see it stop at once
-                    conn.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
-                    return
+
+    def _gathered(self) -> tuple[set[str], bool]:
+        """The games told (waiting for the first, then all that wait with it), and whether
+        the watch is stopping."""
+        game = self._told.get()
+        games: set[str] = set()
+        while game is not None:
+            games.add(game)
+            try:
+                game = self._told.get_nowait()
+            except queue.Empty:
+                return games, False
+        return games, True
 
 
 def _wake_all(notifier: Notifier, games: set[str]) -> None:
