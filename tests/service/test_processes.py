@@ -59,27 +59,32 @@ def admin_token(db: str) -> str:
 
 
 class Watcher:
-    """One game's stream (from seq 0) read on a thread: each event's seq and when it came."""
+    """A stream read on a thread (``path``: a game's, from seq 0, or the feed of every game,
+    from pos 0): the seq of each of ``game``'s events and when it came."""
 
-    def __init__(self, url: str, token: str, game: str) -> None:
+    def __init__(self, url: str, token: str, game: str, path: str,
+                 params: dict[str, int]) -> None:
+        self.game = game
         self.seen: list[tuple[int, float]] = []
         self.ready = threading.Event()
         self._stop = False
-        self._t = threading.Thread(target=self._read, args=(url, token, game), daemon=True)
+        self._t = threading.Thread(target=self._read, args=(url, token, path, params),
+                                   daemon=True)
         self._t.start()
         assert self.ready.wait(30), "the stream did not open"
 
-    def _read(self, url: str, token: str, game: str) -> None:
+    def _read(self, url: str, token: str, path: str, params: dict[str, int]) -> None:
         with httpx.Client(base_url=url, timeout=60) as c, c.stream(
-                "GET", f"/api/games/{game}/stream", params={"since": 0},
-                headers={"Authorization": f"Bearer {token}"}) as s:
+                "GET", path, params=params, headers={"Authorization": f"Bearer {token}"}) as s:
             assert s.status_code == 200
             self.ready.set()
             for line in s.iter_lines():
-                if line.startswith("data:") and not self._stop:
-                    self.seen.append((orjson.loads(line[5:])["seq"], time.monotonic()))
                 if self._stop:
                     return
+                if line.startswith("data:"):
+                    e = orjson.loads(line[5:])
+                    if e.get("game", self.game) == self.game:
+                        self.seen.append((e["seq"], time.monotonic()))
 
     def wait_for(self, seq: int, timeout: float = 20) -> float:
         """When the event ``seq`` came."""
@@ -125,24 +130,30 @@ def appends_through_both_seen_in_one_stream(url_a: str, url_b: str, token: str) 
     with httpx.Client(base_url=url_a, headers=headers, timeout=30) as a, \
             httpx.Client(base_url=url_b, headers=headers, timeout=30) as b:
         assert create(a, "both", events[0]).status_code == 201
-        watcher = Watcher(url_b, token, "both")  # in B
+        # in B: the game's stream, and the feed of every game
+        watchers = [Watcher(url_b, token, "both", "/api/games/both/stream", {"since": 0}),
+                    Watcher(url_b, token, "both", "/api/stream", {"after": 0})]
         try:
-            watcher.wait_for(0)
-            late: list[float] = []
+            for w in watchers:
+                w.wait_for(0)
+            late: list[list[float]] = [[], []]
             for e in events[1:]:
                 through = a if e["seq"] % 2 else b  # odd seqs through A, even through B
                 sent = time.monotonic()
                 r = through.post("/api/games/both/events",
                                  json={"expected_seq": e["seq"], "events": body_of([e])})
                 assert r.status_code == 200, r.text
-                came = watcher.wait_for(e["seq"])
-                if through is a:  # made in the other process than the stream's
-                    late.append(came - sent)
+                for w, lag in zip(watchers, late, strict=True):
+                    came = w.wait_for(e["seq"])
+                    if through is a:  # made in the other process than the streams'
+                        lag.append(came - sent)
             time.sleep(0.3)  # nothing more comes: every event once
-            assert [s for s, _ in watcher.seen] == list(range(len(events)))
-            assert statistics.median(late) < PROMPT_S, late
+            for w, lag in zip(watchers, late, strict=True):
+                assert [s for s, _ in w.seen] == list(range(len(events)))
+                assert statistics.median(lag) < PROMPT_S, lag
         finally:
-            watcher.close()
+            for w in watchers:
+                w.close()
         assert a.get("/api/games/both/head").json()["next_seq"] == len(events)
 
 
@@ -245,3 +256,20 @@ def test_serve_workers_below_one_is_a_sentence(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert "--workers 0: at least 1 process answers" in r.stdout + r.stderr
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_serve_workers_on_a_busy_port_is_a_sentence(tmp_path: Path) -> None:
+    """A port another server holds is refused before any worker starts, as with one."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        r = subprocess.run([*JASLOG, "serve", "--db", str(tmp_path / "s.sqlite"), "--workers",
+                            "2", "--port", str(port)], capture_output=True, text=True, cwd=ROOT,
+                           timeout=60)
+    said = r.stdout + r.stderr
+    assert r.returncode == 2, said
+    assert f"cannot listen on 127.0.0.1:{port}: another server is listening there" in said
+    assert "Traceback" not in said
