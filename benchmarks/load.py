@@ -32,7 +32,8 @@ service dealing and timing every round; printed: the moves a second and their la
 Each is printed with its ratio to the service, and the CPU time it used per append (the
 server's process, and the load script's own: the clients). The clients are threads of one
 process, which one Python lock caps; ``--client-processes N`` spreads the HTTP clients over
-N forked processes.
+N forked processes. ``--workers N`` serves with ``jaslog serve --workers N``: N processes
+over the one store; the server's CPU is then theirs and their supervisor's, summed.
 """
 
 from __future__ import annotations
@@ -83,12 +84,21 @@ def _pct(xs: list[float], p: float) -> float:
 
 
 def _cpu_of(pid: int) -> float | None:
-    """CPU seconds (user + system) process ``pid`` has used, or None where /proc is not."""
+    """CPU seconds (user + system) process ``pid`` and the processes it started (``jaslog
+    serve --workers N``'s workers) have used, or None where /proc is not."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for kid in kids:
+            total += _cpu_of(int(kid)) or 0.0
+    return total
 
 
 def _own_cpu() -> float:
@@ -313,7 +323,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"}
     ids = list(logs)
     reads: list[float] = []
-    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url], url,
+    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
+                   "--workers", str(args.workers)], url,
                   headers) as (base, server):
 
         def reader(window: _Window) -> None:
@@ -331,7 +342,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
                      [reader], server.pid, processes=args.client_processes)
     return {
-        "store": url.split(":", 1)[0], "games": args.games, **out,
+        "store": url.split(":", 1)[0], "games": args.games, "workers": args.workers, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
                     "max": round(max(reads, default=0) * 1000, 1), "reads": len(reads)},
     }
@@ -457,7 +468,8 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
     lat: list[float] = []
     errors: dict[str, int] = {}
     os.environ.setdefault("JASLOG_NONCE_WAIT", "1")
-    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url], url,
+    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
+                   "--workers", str(args.workers)], url,
                   headers) as (base, _server):
         seats = []
         with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
@@ -524,6 +536,8 @@ def main(argv: list[str] | None = None) -> None:
                         "(--runs " + ",".join(RUNS) + ")")
     p.add_argument("--tables", type=int, default=8,
                    help="online-room: online games, four bot clients each (default 8)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="the served process's --workers: N processes answer (default 1)")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -548,8 +562,9 @@ def main(argv: list[str] | None = None) -> None:
         a, r = out["append_ms"], out["read_ms"]
         spread = f" in {out['client_processes']} processes" if out["client_processes"] > 1 \
             else ""
+        workers = f", {out['workers']} serving processes" if out["workers"] > 1 else ""
         print(f"{out['store']}: {out['clients']} clients{spread} over {out['games']} live games "
-              f"for {out['seconds']} s")
+              f"for {out['seconds']} s{workers}")
         print(f"  appends  {out['appends_per_s']:>8}/s  p50 {a['p50']} ms  p99 {a['p99']} ms  "
               f"max {a['max']} ms  ({out['appends']} appends)")
         print(f"  reads    p50 {r['p50']} ms  p99 {r['p99']} ms  max {r['max']} ms  "

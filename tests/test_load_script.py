@@ -27,3 +27,13 @@ def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixtu
     # two deals: a bid at least (forehand may choose at once) and 32 cards each
     assert out["tables"] == 1 and out["moves"] >= 2 * 33
     assert out["seconds"] < 60 and out["move_ms"]["p99"] >= out["move_ms"]["p50"]
+
+
+@pytest.mark.soak
+def test_the_load_script_serves_with_workers(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--workers 2``: the served process runs two workers, the appends go through, and the
+    server's CPU counts its workers' (more than the supervisor, which answers nothing)."""
+    main(["--games", "6", "--clients", "3", "--seconds", "1.5", "--workers", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["workers"] == 2 and out["appends"] > 0 and out["errors"] == {}
+    assert out["cpu_ms_per_append"]["server"] > 0.1

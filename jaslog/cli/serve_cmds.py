@@ -54,6 +54,10 @@ def serve(
     solves_per_minute: int = typer.Option(30, "--solves-per-minute", min=1,
                                           help="the solves a token may ask for in a minute; "
                                                "past them, 429 too_many_solves"),
+    workers: int = typer.Option(1, "--workers",
+                                help="processes answering on the one port over the one store "
+                                     "(each appends itself; the database serializes them; "
+                                     "a live stream sees every process's appends)"),
 ) -> None:
     """Run the HTTP API and the web replay viewer (OpenAPI at /openapi.json, docs at /docs).
 
@@ -61,14 +65,14 @@ def serve(
     """
     import uvicorn
 
-    from jaslog.analysis import Budget
     from jaslog.cli.stats import default_dataset
-    from jaslog.service import Service, create_app
+    from jaslog.service import Service
     from jaslog.service.auth import guard_logs
-    from jaslog.service.deps import FailedLogins
-    from jaslog.service.solves import SolveLimits, SolveRate
+    from jaslog.service.processes import serving_app, worker_settings
     from jaslog.store import StoreError
 
+    if workers < 1:
+        fail(f"--workers {workers}: at least 1 process answers (--workers 1: one process)")
     try:
         svc = Service(db)
     except StoreError as e:
@@ -79,17 +83,44 @@ def serve(
         console.print("[bold]No tokens yet; an admin token was created (shown once):[/]")
         console.print(f"  {text}", soft_wrap=True)
         console.print(f"  home page: http://{host}:{port}/#token={text}", soft_wrap=True)
-    app = create_app(service=svc)
-    app.state.dataset = dataset or default_dataset(db)
-    app.state.failed_logins = FailedLogins(limit=auth_failures)
-    app.state.solve_limits = SolveLimits(Budget(nodes=solve_nodes, seconds=solve_seconds),
-                                         SolveRate(limit=solves_per_minute))
+    settings: dict[str, Any] = {
+        "dataset": dataset or default_dataset(db), "auth_failures": auth_failures,
+        "solve_nodes": solve_nodes, "solve_seconds": solve_seconds,
+        "solves_per_minute": solves_per_minute}
+    if workers > 1:
+        svc.close()  # each worker opens its own
+        _serve_workers(workers, worker_settings(db=db, **settings), host, port, log_level)
+        return
+    app = serving_app(db, service=svc, **settings)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
     guard_logs()  # after uvicorn's logging is set up: no token in a log line
     server = uvicorn.Server(config)
     server.run()
     if not server.started:
         raise typer.Exit(3)  # as uvicorn.run exits when the server could not start
+
+
+def _serve_workers(workers: int, settings: str, host: str, port: int, log_level: str) -> None:
+    """``workers`` processes on one listening socket (uvicorn's supervisor: it starts them,
+    starts again one that dies, and on SIGTERM or SIGINT stops every one and waits for it),
+    each the app of :func:`jaslog.service.processes.worker_app`."""
+    import os
+
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from jaslog.service.auth import guard_logs
+    from jaslog.service.processes import WORKER_SETTINGS
+
+    os.environ[WORKER_SETTINGS] = settings  # the workers' (spawned: they inherit it)
+    config = uvicorn.Config("jaslog.service.processes:worker_app", factory=True, host=host,
+                            port=port, log_level=log_level, workers=workers)
+    guard_logs()
+    try:
+        sock = config.bind_socket()
+    except SystemExit:
+        fail(f"cannot listen on {host}:{port} (choose another with --port)")
+    Multiprocess(config, sockets=[sock]).run()
 
 
 def port_free(host: str, port: int) -> None:

@@ -99,6 +99,9 @@ class Notifier:
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        #: told of each game this process publishes, to wake the other processes over the
+        #: store (:mod:`jaslog.service.processes`); None: this process alone
+        self.relay: Callable[[str], None] | None = None
 
     def subscribe(self, game: str) -> asyncio.Event:
         ev = asyncio.Event()
@@ -114,6 +117,13 @@ class Notifier:
 
     def publish(self, game: str) -> None:
         """Call from the event loop's thread."""
+        self.wake(game)
+        if self.relay is not None:
+            self.relay(game)
+
+    def wake(self, game: str) -> None:
+        """Wake this process's streams of ``game`` (and of every game), telling no other
+        process. Call from the event loop's thread."""
         for ev in self._waiters.get(game, ()):
             ev.set()
         for ev in self._waiters.get(EVERY_GAME, ()):

@@ -24,6 +24,8 @@ MOST_PER_PAGE = 1000
 _PAGE = (select(EVENTS.c.pos, EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload)
          .where(EVENTS.c.pos > bindparam("after")).order_by(EVENTS.c.pos)
          .limit(bindparam("limit")))
+_GAMES = (select(EVENTS.c.pos, EVENTS.c.game).where(EVENTS.c.pos > bindparam("after"))
+          .order_by(EVENTS.c.pos).limit(bindparam("limit")))
 
 
 class FeedRow(NamedTuple):
@@ -48,3 +50,14 @@ def events_after(store: Any, after: int = 0, limit: int = 100) -> list[FeedRow]:
     with eng.read_tx(store.engine) as conn:
         return [FeedRow(r.pos, r.game, r.seq, r.version, bytes(r.payload))
                 for r in conn.execute(_PAGE, {"after": max(after, 0), "limit": limit})]
+
+
+def games_after(store: Any, after: int = 0, limit: int = MOST_PER_PAGE) -> list[tuple[int, str]]:
+    """The ``(pos, game)`` of each event stored after position ``after``, in store order, at
+    most ``limit``: what a watcher of the whole store reads to learn which games moved
+    (no payload is read)."""
+    if not 1 <= limit <= MOST_PER_PAGE:
+        raise ValueError(f"limit must be 1 to {MOST_PER_PAGE}")
+    with eng.read_tx(store.engine) as conn:
+        return [(int(r.pos), str(r.game))
+                for r in conn.execute(_GAMES, {"after": max(after, 0), "limit": limit})]

@@ -9,7 +9,7 @@ import pytest
 
 from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
-from jaslog.store.feed import events_after
+from jaslog.store.feed import events_after, games_after
 
 WRITERS = 8
 
@@ -76,5 +76,23 @@ def test_a_page_after_the_last_event_is_empty_and_limits_are_checked(store_url: 
         assert [r.seq for r in events_after(s, rows[4].pos, 2)] == [5, 6]
         with pytest.raises(ValueError, match="limit"):
             events_after(s, 0, 0)
+    finally:
+        s.close()
+
+
+def test_the_games_after_a_pos_are_the_feed_without_its_payloads(store_url: str) -> None:
+    """What a watch of the store reads (:func:`games_after`): each event's pos and game, as
+    the feed has them, page by page."""
+    s = open_store(store_url)
+    try:
+        for g in ("one", "two"):
+            s.append(g, simulate_game(g, seed=1)[:4])
+        s.append("one", simulate_game("one", seed=1)[4:6], expected_seq=4)
+        feed = [(r.pos, r.game) for r in events_after(s, 0, 100)]
+        assert games_after(s, 0) == feed and [g for _, g in feed[-2:]] == ["one", "one"]
+        assert games_after(s, feed[3][0], 3) == feed[4:7]
+        assert games_after(s, feed[-1][0]) == []
+        with pytest.raises(ValueError, match="limit"):
+            games_after(s, 0, 1001)
     finally:
         s.close()

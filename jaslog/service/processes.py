@@ -1,0 +1,238 @@
+"""More than one process over one store: ``jaslog serve --workers N``, and the watch that
+lets a live stream in any process see the appends of every other.
+
+Every process appends itself, through the same :class:`~jaslog.service.core.Service` as one
+process alone, so every answer (codes, bodies) is the same whichever process gives it. The
+database serializes the writers: SQLite's one writer at a time (``BEGIN IMMEDIATE``, the
+others wait for the file's lock), PostgreSQL's writers' advisory lock; the store's chain
+checks and its unique ``(game, seq)`` make two appends racing on one game one success and
+one 409 ``conflict``.
+
+A stream waits on its process's :class:`~jaslog.service.core.Notifier`. The appends of the
+other processes reach it through a :class:`StoreWatch`, one thread a process, which reads
+the store's feed by ``pos`` (one query for all games, no payload: the ``(pos, game)`` of each
+new event, :func:`jaslog.store.feed.games_after`) and wakes the streams of the games it
+finds. What makes it read: on SQLite a short interval (:data:`SQLITE_INTERVAL_S`; SQLite
+has no notifications); on PostgreSQL a ``NOTIFY`` on :data:`CHANNEL` (the game's id as its
+payload), which each process sends after it published an append of its own
+(:attr:`Notifier.relay <jaslog.service.core.Notifier.relay>`), and at the latest every
+:data:`PG_INTERVAL_S` (an append from outside the service, ``jaslog append``, sends none);
+the NOTIFYs that come within :data:`PG_GATHER_S` of each other make one read.
+Reading by ``pos`` misses nothing and sees nothing twice (:mod:`jaslog.store.feed`); a
+stream sends each event once in any case (it goes on from the seq it sent last).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+
+from jaslog.service.core import Notifier, Service
+from jaslog.store import open_store, resolve_url
+from jaslog.store.feed import MOST_PER_PAGE, games_after
+
+#: How often (seconds) the watch of an SQLite store reads its feed.
+SQLITE_INTERVAL_S = 0.05
+#: The longest (seconds) the watch of a PostgreSQL store waits for a NOTIFY before it reads
+#: the feed anyway.
+PG_INTERVAL_S = 1.0
+#: How long (seconds) the watch of a PostgreSQL store, woken by a NOTIFY, lets the next ones
+#: come before it reads the feed once for them all: at most some 50 reads a second, however
+#: many appends the other processes make.
+PG_GATHER_S = 0.02
+#: The PostgreSQL channel the processes tell each other of appends on.
+CHANNEL = "jaslog_events"
+#: The environment variable a worker process reads its settings from (JSON).
+WORKER_SETTINGS = "JASLOG_SERVE_WORKER"
+
+
+def postgres_dsn(url: str) -> str | None:
+    """The psycopg connection string of a PostgreSQL store (None: an SQLite store)."""
+    from sqlalchemy.engine import make_url
+
+    resolved = resolve_url(url)
+    if not resolved.startswith("postgresql"):
+        return None
+    return make_url(resolved).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+class StoreWatch:
+    """A thread that reads the store's feed after the last ``pos`` it saw and wakes, on the
+    event loop ``loop``, the streams of each game it finds (:meth:`Notifier.wake`). On
+    PostgreSQL it also sends the ``NOTIFY`` of this process's own appends (a thread of its
+    own, fed by :attr:`Notifier.relay`)."""
+
+    def __init__(self, url: str | None, notifier: Notifier,
+                 loop: asyncio.AbstractEventLoop) -> None:
+        self.url = url or str(resolve_url(None))
+        self.notifier, self.loop = notifier, loop
+        self.dsn = postgres_dsn(self.url)
+        self._stop = threading.Event()
+        self._told: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self.store = open_store(self.url)
+        self.after = int(self.store.cursor())
+
+    def start(self) -> None:
+        if self.dsn is not None:
+            self.notifier.relay = self._told.put
+            self._threads.append(threading.Thread(target=self._tell, name="jaslog-notify",
+                                                  daemon=True))
+        self._threads.append(threading.Thread(target=self._watch, name="jaslog-watch",
+                                              daemon=True))
+        for t in self._threads:
+            t.start()
+
+    def stop(self) -> None:
+        self.notifier.relay = None
+        self._stop.set()
+        self._told.put(None)
+        for t in self._threads:
+            t.join(timeout=5)
+        self.store.close()
+
+    def read(self) -> set[str]:
+        """The games with events stored after :attr:`after` (which moves on past them)."""
+        games: set[str] = set()
+        while True:
+            rows = games_after(self.store, self.after, MOST_PER_PAGE)
+            for pos, game in rows:
+                games.add(game)
+                self.after = pos
+            if len(rows) < MOST_PER_PAGE:
+                return games
+
+    def _wake(self, games: set[str]) -> None:
+        if games and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(_wake_all, self.notifier, games)
+
+    def _watch(self) -> None:
+        while not self._stop.is_set():
+            try:
+                if self.dsn is None:
+                    while not self._stop.is_set():
+                        self._wake(self.read())
+                        self._stop.wait(SQLITE_INTERVAL_S)
+                else:
+                    self._listen()
+            except Exception:  # the store away for a while: the streams' own second holds
+                self._stop.wait(PG_INTERVAL_S)
+
+    def _listen(self) -> None:
+        """Read the feed at each NOTIFY on :data:`CHANNEL` (at the latest every
+        :data:`PG_INTERVAL_S`), listening before the first read: nothing is missed."""
+        import psycopg
+
+        assert self.dsn is not None
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            conn.execute(f"LISTEN {CHANNEL}")
+            while not self._stop.is_set():
+                self._wake(self.read())
+                for _ in conn.notifies(timeout=PG_INTERVAL_S, stop_after=1):
+                    pass
+                self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
+                for _ in conn.notifies(timeout=0):
+                    pass
+
+    def _tell(self) -> None:
+        """Send a NOTIFY for each game this process published (the ones waiting together at
+        once, each game once). The database away: the games told meanwhile are dropped (the
+        watches read the feed every :data:`PG_INTERVAL_S` in any case) and it connects again."""
+        import psycopg
+
+        assert self.dsn is not None
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.dsn, autocommit=True) as conn:
+                    while True:
+                        games, stopping = self._gathered()
+                        for g in sorted(games):
+                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, g))
+                        if stopping:  # wake this process's watch, to see it stop at once
+                            conn.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
+                            return
+            except Exception:
+                self._stop.wait(PG_INTERVAL_S)
+                while True:  # what was told while the database was away
+                    try:
+                        if self._told.get_nowait() is None:
+                            return
+                    except queue.Empty:
+                        break
+
+    def _gathered(self) -> tuple[set[str], bool]:
+        """The games told (waiting for the first, then all that wait with it), and whether
+        the watch is stopping."""
+        game = self._told.get()
+        games: set[str] = set()
+        while game is not None:
+            games.add(game)
+            try:
+                game = self._told.get_nowait()
+            except queue.Empty:
+                return games, False
+        return games, True
+
+
+def _wake_all(notifier: Notifier, games: set[str]) -> None:
+    for g in games:
+        notifier.wake(g)
+
+
+def watch_store(app: FastAPI) -> FastAPI:
+    """``app`` (of :func:`jaslog.service.create_app`) with a :class:`StoreWatch` of its
+    service's store running while it serves."""
+    svc: Service = app.state.service
+    inner: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        watch = StoreWatch(svc.url, svc.notifier, asyncio.get_running_loop())
+        watch.start()
+        try:
+            async with inner(a) as state:
+                yield state
+        finally:
+            watch.stop()
+
+    app.router.lifespan_context = lifespan
+    return app
+
+
+def serving_app(db: str | None, *, dataset: Path, auth_failures: int, solve_nodes: int,
+                solve_seconds: float, solves_per_minute: int,
+                service: Service | None = None) -> FastAPI:
+    """The app ``jaslog serve`` runs, in each of its processes, its store watched."""
+    from jaslog.analysis import Budget
+    from jaslog.service.app import create_app
+    from jaslog.service.deps import FailedLogins
+    from jaslog.service.solves import SolveLimits, SolveRate
+
+    app = create_app(db, service=service)
+    app.state.dataset = dataset
+    app.state.failed_logins = FailedLogins(limit=auth_failures)
+    app.state.solve_limits = SolveLimits(Budget(nodes=solve_nodes, seconds=solve_seconds),
+                                         SolveRate(limit=solves_per_minute))
+    return watch_store(app)
+
+
+def worker_settings(**settings: Any) -> str:
+    """The settings of :func:`worker_app`, as :data:`WORKER_SETTINGS` holds them."""
+    return json.dumps({**settings, "dataset": str(settings["dataset"])})
+
+
+def worker_app() -> FastAPI:
+    """The app of one worker process of ``jaslog serve --workers N`` (uvicorn's factory),
+    from the settings the serving process left in :data:`WORKER_SETTINGS`."""
+    settings = json.loads(os.environ[WORKER_SETTINGS])
+    settings["dataset"] = Path(settings["dataset"])
+    return serving_app(settings.pop("db"), **settings)
