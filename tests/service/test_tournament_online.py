@@ -33,8 +33,10 @@ ONE_DEAL = {"game_end": {"type": "deals", "count": 1}}
 
 
 class Desk:
-    def __init__(self, client: TestClient, svc: Any, db: Path, tokens: dict[str, str]) -> None:
+    def __init__(self, client: TestClient, svc: Any, db: Path, tokens: dict[str, str],
+                 clock: ManualClock) -> None:
         self.client, self.svc, self.db, self.tokens = client, svc, db, tokens
+        self.clock = clock
 
     def h(self, role_or_token: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.tokens.get(role_or_token, role_or_token)}"}
@@ -51,13 +53,14 @@ class Desk:
 @pytest.fixture
 def desk(tmp_path: Path) -> Iterator[Desk]:
     path = tmp_path / "online-cup.sqlite"
-    app = create_app(str(path), clock=ManualClock(stamp(system_clock())))
+    clock = ManualClock(stamp(system_clock()))
+    app = create_app(str(path), clock=clock)
     app.state.move_clock_every = 0
     app.state.online_every = 0
     svc = app.state.service
     tokens = {"admin": svc.tokens.create("admin")[0]}
     with TestClient(app) as client:
-        d = Desk(client, svc, path, tokens)
+        d = Desk(client, svc, path, tokens, clock)
         r = d.post("/api/tournaments", {"id": "web", "name": "Webbeker", "players": PLAYERS,
                                         "seed": 7, "options": ONE_DEAL, "online": True,
                                         "clock": 20})
@@ -202,3 +205,23 @@ def test_an_online_tournament_refuses_what_an_online_game_cannot_do(desk: Desk):
     # a director does not create tournaments (the role rules as for any tournament)
     r = desk.post("/api/tournaments", {**base, "online": True}, "director")
     assert r.status_code == 403
+
+
+def test_the_online_tables_time_an_online_tournament_s_games_once(desk: Desk):
+    out = desk.post("/api/tournaments/web/seat-links", {"tables": [1]}, "director").json()
+    game = out["tables"][0]["game"]
+    for s in out["tables"][0]["seat_links"]:
+        r = _send(desk, s["token"], game, [{"type": "nonce", "round": 1, "seat": s["seat"],
+                                            "nonce": f"n{s['seat']}"}])
+        assert r.status_code == 200, r.text
+    desk.clock.advance(21)  # over the 20 seconds a move
+    # the tournament's move clock leaves an online game to the online tables' own
+    r = desk.post("/api/tournaments/web/clock", None, "director")
+    assert r.status_code == 200 and r.json()["appended"] == []
+    assert online_of(desk.svc).step(game)
+    evs = desk.get(f"/api/games/{game}/events")["events"]
+    timeouts = [e for e in evs if e["type"] == "timeout"]
+    assert len(timeouts) == 1 and timeouts[0]["seconds"] >= 20
+    st = desk.get("/api/tournaments/web", "director")
+    assert [t["seat"] for t in st["time_limit"]["timeouts"]] == [timeouts[0]["seat"]]
+    assert st["time_limit"]["timeouts"][0]["autoplayed"] is True
