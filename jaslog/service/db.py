@@ -144,6 +144,15 @@ online_games = Table(
     Column("created_at", String(40), nullable=False),
 )
 
+#: Online games the service no longer deals nor times (a tournament's game decided by a
+#: withdrawal): one row a game, written when it stops, never removed.
+online_stops = Table(
+    "service_online_stops", metadata,
+    Column("game", String(128), primary_key=True),
+    Column("reason", String(200), nullable=False),
+    Column("stopped_at", String(40), nullable=False),
+)
+
 #: A seat token's game and seat (role ``seat``): one row, written with the token.
 seat_tokens = Table(
     "service_seat_tokens", metadata,

@@ -562,6 +562,8 @@ class Tournaments:
         except IntegrityError:  # withdrawn a moment ago by another request
             again = next(x for x in self.withdrawals(tid) if x.player == player)
             raise self._withdrawn(tid, again) from None
+        if game is not None and t.online:  # decided: the service deals and times it no more
+            online_of(self.svc).stop(game, f"withdrawal of {player} from tournament {tid}")
         ruling = self._forfeit(tid, game, player) if game is not None else None
         return {"tournament": tid, **w.to_json(), "ruling": ruling}
 

@@ -225,3 +225,26 @@ def test_the_online_tables_time_an_online_tournament_s_games_once(desk: Desk):
     st = desk.get("/api/tournaments/web", "director")
     assert [t["seat"] for t in st["time_limit"]["timeouts"]] == [timeouts[0]["seat"]]
     assert st["time_limit"]["timeouts"][0]["autoplayed"] is True
+
+
+def test_a_game_decided_by_a_withdrawal_is_no_longer_dealt_nor_timed(desk: Desk):
+    r = desk.post("/api/tournaments/web/withdrawals", {"player": "o3", "reason": "went home"},
+                  "director")
+    assert r.status_code == 201, r.text
+    game = r.json()["game"]
+    before = desk.get(f"/api/games/{game}/events")["events"]
+    desk.clock.advance(600)
+    tables = online_of(desk.svc)
+    assert game not in tables.sweep() and not tables.step(game)
+    assert desk.get(f"/api/games/{game}/events")["events"] == before
+    # and so after a restart: the stop is stored
+    from jaslog.service.online import OnlineTables
+
+    fresh = OnlineTables(desk.svc, nonce_wait=0)
+    assert not fresh.step(game) and game not in fresh.games()
+    st = desk.get("/api/tournaments/web", "director")
+    decided = next(t for t in st["rounds"][0]["tables"] if t["game"] == game)
+    assert decided["finished"] and decided["forfeit"] == "o3"
+    # the other table is still dealt
+    other = next(t["game"] for t in st["rounds"][0]["tables"] if t["game"] != game)
+    assert other in tables.games()
