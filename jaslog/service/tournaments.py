@@ -22,6 +22,11 @@ a scorer token for each table, which records that table's games of this tourname
 and referee tokens for its directors; they all end with the tournament (:meth:`over`). Its
 seed, which says every draw to come, is shown to its directors and the admins only until it
 is over. The HTTP API and ``jaslog tournament`` both call this module.
+
+A tournament created ``online`` draws each round's games as online games
+(:meth:`jaslog.service.online.OnlineTables.create`, the path of ``POST /api/games`` with
+``online: true``): the service deals and times them, and its director hands out each seat's
+link (:meth:`Tournaments.seat_links`) instead of a scorer token a table.
 """
 
 from __future__ import annotations
@@ -613,6 +618,9 @@ class Tournaments:
         that nothing was recorded in yet, table by table, through the service's append (the
         path a scorer's batch takes: every rule is checked). A game begun, over or decided
         by a withdrawal is left as it is. ``progress`` hears of each table when it is done.
+        An online tournament's games are played from their seats instead
+        (:func:`jaslog.service.online_bots.play_online_game`: seat tokens, nonces, the
+        server's deals).
         The answer: the round, each table (``played`` or why not) and the standing."""
         if bot not in BOT_NAMES:
             raise TournamentError(422, "bad_bot", f"unknown bot {bot!r}; the bots are "
