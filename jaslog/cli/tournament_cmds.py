@@ -148,13 +148,20 @@ def new(
                                           help="seconds per move (default 30)"),
     on_timeout: str = typer.Option("record", "--on-timeout",
                                    help="after a timeout: record (the fact) or autoplay (the "
-                                        "service plays the lowest legal card or passes)"),
+                                        "service plays the lowest legal card or passes); "
+                                        "online: autoplay"),
     seed: int | None = typer.Option(None, "--seed", min=0, max=2**31 - 1,
                                     help="for the draws (default: random)"),
+    online: bool = typer.Option(False, "--online",
+                                help="played from the seats: the service deals every game, "
+                                     "each seat plays from its link (`tokens` prints them)"),
+    clock: int | None = typer.Option(None, "--clock", min=1, max=600,
+                                     help="online: seconds a move (default 30)"),
     db: str | None = DB,
     as_json: bool = JSON,
 ) -> None:
-    """Create a tournament and draw its players into the tables of round 1."""
+    """Create a tournament and draw its players into the tables of round 1 (--online: as
+    online games, which the running service deals)."""
     import re
 
     from jaslog.events import PLAYER_ID_PATTERN
@@ -170,7 +177,9 @@ def new(
     opts = _options(ruleset, option)
     with _tournaments(db, as_json, create=True) as ts:
         t = ts.create(name=name, players=names, ruleset=ruleset, options=opts,
-                      move_limit=move_limit, seed=seed, tid=tid, on_timeout=on_timeout)
+                      move_limit=move_limit, seed=seed, tid=tid,
+                      on_timeout=None if online and on_timeout == "record" else on_timeout,
+                      online=online, clock=clock)
         st = ts.standing(t.id, None)
     if as_json:
         write_json_line(st)
@@ -249,7 +258,9 @@ def play(
     as_json: bool = JSON,
 ) -> None:
     """Bots play every game of a round that nothing is recorded in yet, through the same
-    append a scorer's pad uses (every rule checked), one progress line a table."""
+    append a scorer's pad uses (every rule checked), one progress line a table. In an
+    online tournament they play from the seats, each with a seat token, through the append
+    a seat's page uses, and send their nonces: the server deals."""
     from jaslog.cli.common import err_console
 
     if not bots:
@@ -287,12 +298,18 @@ def tokens(
     expires: str | None = typer.Option(None, "--expires",
                                        help="an end before the tournament's: a span (8h), a "
                                             "date or a time"),
+    round_no: int | None = typer.Option(None, "--round", min=1,
+                                        help="online: the round whose seat links to print "
+                                             "(default: the round in play)"),
+    url: str = typer.Option("http://localhost:8000", "--url",
+                            help="online: the service's address, for the seat links"),
     db: str | None = DB,
     as_json: bool = JSON,
 ) -> None:
     """Issue the tournament's tokens, each shown only now: a scorer's for every table (or
     --table N), which records that table's games of this tournament and no other game; or
-    a director's (--director). They all end with the tournament."""
+    a director's (--director). They all end with the tournament. For an online tournament,
+    every seat's link of a round instead (a new seat token in its fragment)."""
     from jaslog.service.auth import expiry
 
     if director and table:
@@ -304,12 +321,28 @@ def tokens(
                 expires_at = expiry(expires, ts.svc.clock())
             except ValueError as e:
                 _refuse("bad_expires", f"--expires: {e}", 2, as_json)
-        if director:
+        online = not director and ts.get(tid).online
+        links: dict[str, Any] = {}
+        made: list[tuple[str, Any]] = []
+        if round_no is not None and not online:
+            _refuse("not_online", f"--round: tournament {tid} is not played online; its "
+                    "scorer tokens are for a table, whatever the round", 2, as_json)
+        if online:
+            nums = []
+            for t in table:
+                if not t.isdigit():
+                    _refuse("bad_table", f"--table {t!r}: a table is a number", 2, as_json)
+                nums.append(int(t))
+            links = ts.seat_links(tid, round_no, nums or None, expires_at)
+        elif director:
             made = [ts.issue_token(tid, "referee", expires_at=expires_at)]
         else:
             tables = table or [str(n) for n in range(1, len(ts.get(tid).players) // 4 + 1)]
             made = [ts.issue_token(tid, "scorer", table=t, expires_at=expires_at)
                     for t in tables]
+    if online:
+        _print_seat_links(links, url.rstrip("/"), as_json)
+        return
     for text, info in made:
         if as_json:
             write_json_line({**info.to_json(), "token": text})
@@ -320,6 +353,25 @@ def tokens(
     if not as_json:
         console.print(f"keep them: they are shown only now, and end with tournament {tid}",
                       highlight=False)
+
+
+def _print_seat_links(links: dict[str, Any], base: str, as_json: bool) -> None:
+    """Each seat's link of an online tournament's round: a JSON line a table, or a line a
+    seat."""
+    for t in links["tables"]:
+        seats = [{**s, "link": base + s["link"]} for s in t["seat_links"]]
+        if as_json:
+            write_json_line({"tournament": links["tournament"], "round": links["round"],
+                             "table": t["table"], "game": t["game"], "seat_links": seats})
+            continue
+        console.print(f"table {t['table']} ({t['game']}), round {links['round']}:",
+                      highlight=False, markup=False)
+        for s in seats:
+            console.print(f"  seat {s['seat']} ({s['player']}): {s['link']}", soft_wrap=True,
+                          highlight=False, markup=False)
+    if not as_json:
+        console.print("keep them: they are shown only now (each seat's earlier links keep "
+                      "working)", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

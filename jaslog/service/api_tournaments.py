@@ -111,6 +111,11 @@ class TournamentIn(BaseModel):
         None, description="after a timeout: record (default: the fact, for the referee) or "
                           "autoplay (the service plays the lowest legal card, or passes)")
     seed: int | None = Field(None, ge=0, le=2**31 - 1, description="for the draws")
+    online: bool = Field(False, description="played from the seats: every game is an online "
+                         "game (the service deals it, each seat plays from its link, a seat "
+                         "out of time is played for)")
+    clock: int | None = Field(None, ge=1, le=600, description="online: seconds a move (the "
+                              "same as move_limit_s; default 30)")
 
     @field_validator("options")
     @classmethod
@@ -166,12 +171,16 @@ async def list_tournaments(svc: Service = Depends(service), who: Principal = Dep
              dependencies=[Depends(Roles("admin", what="create tournaments"))])
 def create_tournament(body: TournamentIn, svc: Service = Depends(service),
                       who: Principal = Depends(principal)) -> dict[str, Any]:
-    """A tournament: its players drawn into tables for round 1, one game per table."""
+    """A tournament: its players drawn into tables for round 1, one game per table. With
+    ``online: true`` every game is an online game, as ``POST /api/games`` with ``online:
+    true`` makes one (the service deals it; ``clock`` seconds a move): its director gets
+    the seats' links from ``POST /api/tournaments/{id}/seat-links``."""
     ts = Tournaments(svc)
     try:
         t = ts.create(name=body.name, players=list(body.players), ruleset=body.ruleset,
                       options=body.options, move_limit=body.move_limit_s, seed=body.seed,
-                      tid=body.id, on_timeout=body.on_timeout)
+                      tid=body.id, on_timeout=body.on_timeout, online=body.online,
+                      clock=body.clock)
     except TournamentError as e:
         raise _tournament_error(e) from None
     return ts.standing(t.id, who)
@@ -326,7 +335,9 @@ def table_cards(tid: TID, body: TableCardsIn, request: Request,
     """A card for each table of a round: its game, its teams, a new scorer token of the
     table (shown this once; the table's earlier tokens keep working), the scorer's link
     (``/record/{game}#token=...``) and that link as a QR code (inline SVG, drawn by segno).
-    An admin or the tournament's director."""
+    An admin or the tournament's director. An online tournament's cards carry no scorer
+    token: each has ``seat_links``, a new seat token, link and QR code per seat (as
+    ``POST /api/tournaments/{id}/seat-links`` gives them)."""
     _director(who, tid, "hand out the tournament's table cards")
     ts = Tournaments(svc)
     try:
@@ -340,6 +351,13 @@ def table_cards(tid: TID, body: TableCardsIn, request: Request,
         if missing:
             raise TournamentError(422, "bad_table", f"round {rno} of {tid} has tables 1 to "
                                   f"{len(games[rno])}, not {missing[0]}")
+        if t.online:  # a QR code per seat link instead of the scorer's
+            links = ts.seat_links(tid, rno, wanted, body.expires_at)
+            return {"tournament": tid, "name": t.name, "round": rno, "online": True,
+                    "cards": [{**c, "token_id": None, "token": None, "expires_at": None,
+                               "link": None, "qr_svg": None,
+                               "seat_links": _absolute(request, c["seat_links"], c["table"])}
+                              for c in links["tables"]]}
         cards = []
         for n in wanted:
             gid = games[rno][n]
@@ -353,7 +371,38 @@ def table_cards(tid: TID, body: TableCardsIn, request: Request,
                           "qr_svg": qr_svg(link, title=f"table {n}: scorer's pad of {gid}")})
     except TournamentError as e:
         raise _tournament_error(e) from None
-    return {"tournament": tid, "name": t.name, "round": rno, "cards": cards}
+    return {"tournament": tid, "name": t.name, "round": rno, "online": False, "cards": cards}
+
+
+def _absolute(request: Request, links: list[dict[str, Any]], table: int) -> list[dict[str, Any]]:
+    """Seat links with the service's address in front and each as a QR code."""
+    base = str(request.base_url).rstrip("/")
+    return [{**s, "link": base + s["link"],
+             "qr_svg": qr_svg(base + s["link"], title=f"table {table}, seat {s['seat']}: "
+                              f"{s['player']}'s link")} for s in links]
+
+
+@router.post("/tournaments/{tid}/seat-links", status_code=201, tags=["tournaments"],
+             responses=responses(400, 401, 403, 404, 409, 422),
+             dependencies=[Depends(Roles("admin", "referee",
+                                         what="hand out the seats' links"))],
+             openapi_extra=small_body())
+def seat_links(tid: TID, body: TableCardsIn, request: Request,
+               svc: Service = Depends(service),
+               who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The seats' links of an online tournament's round (default: the round in play): per
+    table its game and teams, and per seat its player, a new seat token (shown this once;
+    the seat's earlier tokens keep working), its link ``/play/{game}#token=...`` (the token
+    in the fragment, which no browser sends) and that link as a QR code. An admin or the
+    tournament's director; **409** ``not_online`` for a tournament scorers record."""
+    _director(who, tid, "hand out the seats' links")
+    try:
+        out = Tournaments(svc).seat_links(tid, body.round, body.tables, body.expires_at)
+    except TournamentError as e:
+        raise _tournament_error(e) from None
+    return {**out, "tables": [{**c, "seat_links": _absolute(request, c["seat_links"],
+                                                            c["table"])}
+                              for c in out["tables"]]}
 
 
 @router.post("/tournaments/{tid}/clock-settings", tags=["tournaments"],

@@ -99,6 +99,14 @@ tournament_clock_settings = Table(
     Column("by", String(64), nullable=False),
 )
 
+#: A tournament played online (its games dealt by the service and played from seat links):
+#: one row, written when it is created; a tournament without a row is recorded by scorers.
+tournament_online = Table(
+    "service_tournament_online", metadata,
+    Column("tournament", String(64), ForeignKey("service_tournaments.id"), primary_key=True),
+    Column("created_at", String(40), nullable=False),
+)
+
 #: Players who left a tournament: one row each, so a player withdraws once and for good.
 tournament_withdrawals = Table(
     "service_tournament_withdrawals", metadata,
@@ -134,6 +142,15 @@ online_games = Table(
     Column("game", String(128), primary_key=True),
     Column("clock", Integer, nullable=False),
     Column("created_at", String(40), nullable=False),
+)
+
+#: Online games the service no longer deals nor times (a tournament's game decided by a
+#: withdrawal): one row a game, written when it stops, never removed.
+online_stops = Table(
+    "service_online_stops", metadata,
+    Column("game", String(128), primary_key=True),
+    Column("reason", String(200), nullable=False),
+    Column("stopped_at", String(40), nullable=False),
 )
 
 #: A seat token's game and seat (role ``seat``): one row, written with the token.

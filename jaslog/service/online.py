@@ -122,15 +122,33 @@ class OnlineTables:
         with self.svc.engine.connect() as c:
             row = c.execute(select(db.online_games.c.clock)
                             .where(db.online_games.c.game == game)).first()
+            stopped = row is not None and c.execute(select(db.online_stops.c.game).where(
+                db.online_stops.c.game == game)).first() is not None
         clock = None if row is None else int(row[0])
         with self._lock:
             self._clocks[game] = clock
+            if stopped:
+                self._over.add(game)
         return clock
 
     def games(self) -> list[str]:
         with self.svc.engine.connect() as c:
             rows = c.execute(select(db.online_games.c.game)).all()
+            stopped = {str(r[0]) for r in c.execute(select(db.online_stops.c.game))}
+        self._over |= stopped
         return [str(r[0]) for r in rows if str(r[0]) not in self._over]
+
+    def stop(self, game: str, reason: str) -> None:
+        """The service no longer deals nor times ``game`` (a tournament's game decided by a
+        withdrawal); for good."""
+        with self._lock:
+            self._over.add(game)
+        try:
+            with self.svc.engine.begin() as c:
+                c.execute(insert(db.online_stops).values(
+                    game=game, reason=reason[:200], stopped_at=stamp(self.svc.clock())))
+        except IntegrityError:  # stopped already
+            pass
 
     def create(self, fields: dict[str, Any], clock: int, by: str
                ) -> tuple[str, list[dict[str, Any]]]:

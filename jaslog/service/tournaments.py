@@ -22,6 +22,11 @@ a scorer token for each table, which records that table's games of this tourname
 and referee tokens for its directors; they all end with the tournament (:meth:`over`). Its
 seed, which says every draw to come, is shown to its directors and the admins only until it
 is over. The HTTP API and ``jaslog tournament`` both call this module.
+
+A tournament created ``online`` draws each round's games as online games
+(:meth:`jaslog.service.online.OnlineTables.create`, the path of ``POST /api/games`` with
+``online: true``): the service deals and times them, and its director hands out each seat's
+link (:meth:`Tournaments.seat_links`) instead of a scorer token a table.
 """
 
 from __future__ import annotations
@@ -52,6 +57,8 @@ from jaslog.service.auth import Principal, TokenError, TokenInfo, now
 from jaslog.service.bots import BotPlayError, play_stored_game
 from jaslog.service.core import Service
 from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
+from jaslog.service.online import online_of
+from jaslog.service.online_bots import play_online_game
 from jaslog.service.timing import move_times
 from jaslog.store import ConflictError, NoSuchGame
 from jaslog.store.clock import Clock, stamp
@@ -59,6 +66,8 @@ from jaslog.store.clock import Clock, stamp
 DEFAULT_RULESET = "klaverjas-online-501"
 DEFAULT_OPTIONS: dict[str, Any] = {"game_end": {"type": "target", "points": 1001}}
 DEFAULT_MOVE_LIMIT = 30
+#: The longest move clock of an online tournament's games (seconds), as of any online game.
+MOST_ONLINE_CLOCK = 600
 #: a tournament's game ids: ``{tournament}-r{round}-t{table}``
 GAME_ID = re.compile(r"^(.+)-r[0-9]+-t[0-9]+$")
 
@@ -83,6 +92,8 @@ class Tournament:
     created_at: str
     #: what follows a timeout: ``record`` (the fact only) or ``autoplay``
     on_timeout: str = "record"
+    #: played online: the service deals every game and the seats play them from their links
+    online: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,11 +212,13 @@ class Tournaments:
             cs = db.tournament_clock_settings
             last = c.execute(select(cs).where(cs.c.tournament == tid)
                              .order_by(cs.c.n.desc()).limit(1)).first()
+            to = db.tournament_online
+            online = c.execute(select(to.c.tournament).where(to.c.tournament == tid)).first()
         move_limit, on_timeout = (row.move_limit, row.on_timeout or "record") if last is None \
             else (last.move_limit, last.on_timeout)
         return Tournament(row.id, row.name, row.ruleset, json.loads(row.options),
                           json.loads(row.players), move_limit, row.seed, row.created_at,
-                          on_timeout)
+                          on_timeout, online is not None)
 
     def set_clock(self, tid: str, *, move_limit: int | None = None,
                   on_timeout: str | None = None, by: str) -> Tournament:
@@ -220,6 +233,13 @@ class Tournaments:
         if move_limit is not None and not 1 <= move_limit <= 3600:
             raise TournamentError(422, "bad_move_limit", "the time per move is a whole number "
                                   f"of seconds from 1 to 3600, not {move_limit}")
+        if t.online and on_timeout == "record":
+            raise TournamentError(422, "bad_on_timeout", "an online tournament's seats are "
+                                  "played for when their time is up: on_timeout is autoplay")
+        if t.online and move_limit is not None and move_limit > MOST_ONLINE_CLOCK:
+            raise TournamentError(422, "bad_move_limit", "an online game's clock is a whole "
+                                  f"number of seconds from 1 to {MOST_ONLINE_CLOCK}, not "
+                                  f"{move_limit}")
         if self.over(tid):
             raise TournamentError(409, "tournament_over", f"tournament {tid} is over")
         cs = db.tournament_clock_settings
@@ -327,14 +347,87 @@ class Tournaments:
         except TokenError as e:
             raise TournamentError(422, "bad_token_request", e.api_message()) from None
 
+    def round_tables(self, tid: str, round_no: int | None = None,
+                     tables: Iterable[int] | None = None) -> tuple[int, dict[int, str]]:
+        """Round ``round_no`` (default: the round in play) and its games of ``tables``
+        (default: every table), table -> game id; 404 or 422 when there are none such."""
+        games = self.games(tid)
+        rno = max(games) if round_no is None and games else round_no
+        if rno is None or rno not in games:
+            raise TournamentError(404, "no_such_round", f"tournament {tid} has no round {rno} "
+                                  f"(drawn: {', '.join(map(str, sorted(games))) or 'none'})")
+        wanted = sorted(games[rno]) if tables is None else sorted(set(tables))
+        missing = [n for n in wanted if n not in games[rno]]
+        if missing:
+            raise TournamentError(422, "bad_table", f"round {rno} of {tid} has tables 1 to "
+                                  f"{len(games[rno])}, not {missing[0]}")
+        return rno, {n: games[rno][n] for n in wanted}
+
+    def seat_links(self, tid: str, round_no: int | None = None,
+                   tables: Iterable[int] | None = None,
+                   expires_at: str | None = None) -> dict[str, Any]:
+        """Every seat's link of the online games of a round (default: the round in play): per
+        table its game, seats and teams, and per seat its player, a new seat token (shown
+        this once; the seat's earlier tokens keep working) and its link
+        ``/play/{game}#token=...`` (the token in the fragment, which no browser sends).
+        Only an online tournament has them (409 ``not_online``)."""
+        t = self.get(tid)
+        if not t.online:
+            raise TournamentError(409, "not_online", f"tournament {tid} is not played online: "
+                                  "its tables are recorded by scorers (scorer tokens, table "
+                                  "cards); seat links are an online tournament's")
+        if self.over(tid):
+            raise TournamentError(409, "tournament_over", f"tournament {tid} is over")
+        rno, games = self.round_tables(tid, round_no, tables)
+        out = []
+        for n, gid in games.items():
+            seats = list(self.svc.header(gid).seats)
+            links = []
+            for seat, player in enumerate(seats):
+                try:
+                    text, info = self.svc.tokens.create(
+                        "seat", game=gid, seat=seat, expires_at=expires_at,
+                        label=f"seat {seat} ({player}) of {gid}, tournament {tid}")
+                except TokenError as e:
+                    raise TournamentError(422, "bad_token_request", e.api_message()) from None
+                links.append({"seat": seat, "player": player, "token": text,
+                              "token_id": info.id, "expires_at": info.expires_at,
+                              "link": f"/play/{gid}#token={text}"})
+            out.append({"table": n, "game": gid, "seats": seats,
+                        "teams": [seats[0::2], seats[1::2]], "seat_links": links})
+        return {"tournament": tid, "name": t.name, "round": rno, "tables": out}
+
     # ------------------------------------------------------------------ creating
 
     def create(self, *, name: str, players: list[str], ruleset: str | None = None,
                options: dict[str, Any] | None = None, move_limit: int | None = None,
                seed: int | None = None, tid: str | None = None,
-               on_timeout: str | None = None) -> Tournament:
+               on_timeout: str | None = None, online: bool = False,
+               clock: int | None = None) -> Tournament:
+        """A tournament, its round 1 drawn. ``online``: every game is an online game (the
+        service deals it, the seats play it from their links, a seat out of time is played
+        for: ``on_timeout`` is ``autoplay``); ``clock`` is its seconds a move, the same as
+        ``move_limit``."""
         ruleset = ruleset or DEFAULT_RULESET
         options = DEFAULT_OPTIONS if options is None else options
+        if clock is not None:
+            if not online:
+                raise TournamentError(422, "bad_clock", "clock is the move clock of an online "
+                                      "tournament: make it online, or give move_limit")
+            if move_limit is not None and move_limit != clock:
+                raise TournamentError(422, "bad_clock", f"clock ({clock} s) and move_limit "
+                                      f"({move_limit} s) are the same thing: give one")
+            move_limit = clock
+        if online:
+            if on_timeout == "record":
+                raise TournamentError(422, "bad_on_timeout", "an online tournament's seats are "
+                                      "played for when their time is up: on_timeout is "
+                                      "autoplay (or leave it out)")
+            on_timeout = "autoplay"
+            if move_limit is not None and not 1 <= move_limit <= MOST_ONLINE_CLOCK:
+                raise TournamentError(422, "bad_move_limit", "an online game's clock is a whole "
+                                      f"number of seconds from 1 to {MOST_ONLINE_CLOCK}, not "
+                                      f"{move_limit}")
         on_timeout = on_timeout or "record"
         if on_timeout not in ON_TIMEOUT:
             raise TournamentError(422, "bad_on_timeout", f"on_timeout is {' or '.join(ON_TIMEOUT)}"
@@ -370,7 +463,7 @@ class Tournaments:
                                   f"tournament {tid}'s ({', '.join(taken[:3])}); choose another id")
         t = Tournament(tid, name, ruleset, options, list(players),
                        DEFAULT_MOVE_LIMIT if move_limit is None else move_limit, seed, now(),
-                       on_timeout)
+                       on_timeout, online)
         try:
             with self.svc.engine.begin() as c:
                 c.execute(insert(db.tournaments).values(
@@ -379,6 +472,9 @@ class Tournaments:
                     created_at=t.created_at))
                 c.execute(insert(db.tournament_clocks).values(tournament=t.id,
                                                               on_timeout=t.on_timeout))
+                if online:
+                    c.execute(insert(db.tournament_online).values(tournament=t.id,
+                                                                  created_at=t.created_at))
         except IntegrityError:
             raise TournamentError(409, "tournament_exists", f"tournament {tid} exists") from None
         self._start_round(t, 1, t.players, set())
@@ -393,10 +489,15 @@ class Tournaments:
             gid = f"{t.id}-r{round_no}-t{i}"
             meta = {"tournament": t.id, "event": t.name, "round": round_no, "table": str(i),
                     "move_limit_s": t.move_limit, "on_timeout": t.on_timeout}
+            fields = {"game": gid, "ruleset": t.ruleset, "seats": seats,
+                      "dealer": rng.randrange(4), "options": t.options or None, "meta": meta}
             try:
-                self.svc.new_game({"game": gid, "ruleset": t.ruleset, "seats": seats,
-                                   "dealer": rng.randrange(4), "options": t.options or None,
-                                   "meta": meta})
+                if t.online:  # as POST /api/games makes an online game: its seat links come
+                    # from seat_links, each time new (the tokens made here are not kept)
+                    online_of(self.svc).create({k: v for k, v in fields.items()
+                                                if v is not None}, t.move_limit, "tournament")
+                else:
+                    self.svc.new_game(fields)
             except ConflictError:
                 raise TournamentError(409, "round_started",
                                       f"round {round_no} of {t.id} has already started") from None
@@ -466,6 +567,8 @@ class Tournaments:
         except IntegrityError:  # withdrawn a moment ago by another request
             again = next(x for x in self.withdrawals(tid) if x.player == player)
             raise self._withdrawn(tid, again) from None
+        if game is not None and t.online:  # decided: the service deals and times it no more
+            online_of(self.svc).stop(game, f"withdrawal of {player} from tournament {tid}")
         ruling = self._forfeit(tid, game, player) if game is not None else None
         return {"tournament": tid, **w.to_json(), "ruling": ruling}
 
@@ -515,6 +618,9 @@ class Tournaments:
         that nothing was recorded in yet, table by table, through the service's append (the
         path a scorer's batch takes: every rule is checked). A game begun, over or decided
         by a withdrawal is left as it is. ``progress`` hears of each table when it is done.
+        An online tournament's games are played from their seats instead
+        (:func:`jaslog.service.online_bots.play_online_game`: seat tokens, nonces, the
+        server's deals).
         The answer: the round, each table (``played`` or why not) and the standing."""
         if bot not in BOT_NAMES:
             raise TournamentError(422, "bad_bot", f"unknown bot {bot!r}; the bots are "
@@ -534,8 +640,8 @@ class Tournaments:
                        "reason": "decided by a withdrawal"}
             else:
                 try:
-                    done = play_stored_game(self.svc, gid, bot=bot,
-                                            seed=t.seed if seed is None else seed)
+                    play = play_online_game if t.online else play_stored_game
+                    done = play(self.svc, gid, bot=bot, seed=t.seed if seed is None else seed)
                 except BotPlayError as e:
                     if e.code != "game_begun":
                         raise TournamentError(e.status, e.code, e.message) from None
@@ -556,7 +662,7 @@ class Tournaments:
         """Run the move clock over the tournament's games in play: the events it appended."""
         t = self.get(tid)
         games = self.games(tid)
-        if not games:
+        if not games or t.online:  # an online game's clock runs in the online tables' sweep
             return []
         decided = {w.game for w in self.withdrawals(tid) if w.game is not None}
         out: list[dict[str, Any]] = []
@@ -630,6 +736,7 @@ class Tournaments:
         return {"id": t.id, "name": t.name, "ruleset": t.ruleset, "options": t.options,
                 "players": t.players, "move_limit_s": t.move_limit, "on_timeout": t.on_timeout,
                 "seed": seed, "created_at": t.created_at, "rounds_planned": total_rounds,
+                "online": t.online,
                 "status": status, "rounds": rounds, "champions": champions,
                 "runner_up": runner_up, "withdrawn": [x.to_json() for x in gone],
                 "time_limit": {"limit": t.move_limit, "on_timeout": t.on_timeout,

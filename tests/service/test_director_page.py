@@ -173,3 +173,30 @@ def test_the_draw_button_wakes_when_the_round_s_last_game_ends(browser, server):
     assert "round over" in page.inner_text("#status")
     assert page.locator("#pairings tbody tr.done").count() == 2
     assert not errors, errors
+
+
+def test_an_online_tournament_s_cards_carry_a_qr_code_per_seat(browser, server):
+    with server.client("admin") as c:
+        r = c.post("/api/tournaments", json={"id": "webdesk", "name": "Webbureau",
+                                             "players": PLAYERS[:4], "seed": 3,
+                                             "online": True, "clock": 600})
+        assert r.status_code == 201, r.text
+        r = c.post("/api/tournaments/webdesk/tokens", json={"role": "referee"})
+        assert r.status_code == 201, r.text
+        director = str(r.json()["token"])
+    page, errors = director_page(browser, server, director, "id=webdesk")
+    page.wait_for_selector("#main:not([hidden])")
+    assert page.inner_text("#cards") == "Hand out table cards (seat links)"
+    page.click("#cards")
+    page.wait_for_selector("#notice:has-text('new seat tokens')")
+    card = page.locator(".table-card.online-card")
+    assert card.count() == 1
+    seats = card.locator(".seat-link")
+    assert seats.count() == 4
+    for s in range(4):
+        seat = seats.nth(s)
+        assert seat.locator("svg.qr").count() == 1
+        assert f"Seat {s + 1}: " in seat.inner_text()
+        href = seat.locator("a").get_attribute("href") or ""
+        assert href.startswith(f"{server.url}/play/webdesk-r1-t1#token=jl_")
+    assert errors == []

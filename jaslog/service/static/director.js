@@ -5,7 +5,8 @@
  * a player (POST .../withdrawals), set and run the move clock (POST .../clock-settings,
  * POST .../clock), and hand out table cards (POST .../table-cards): a new scorer token a
  * table, its pad's link and that link as a QR code (SVG drawn by the service), printed with
- * the round's pairings (print media). It reads the tournament again every 10 seconds
+ * the round's pairings (print media); for an online tournament a card carries a QR code a
+ * seat instead (each seat's link to its play page, a new seat token in its fragment). It reads the tournament again every 10 seconds
  * (`&every=S`). The address keeps the tournament and the round shown;
  * a token is never put in it (the scorer links carry theirs in the fragment, which a
  * browser does not send).
@@ -145,6 +146,7 @@
     $("withdraw").disabled = over || !$("withdraw-player").value;
     $("clock-set").disabled = over;
     $("cards").disabled = over || !t.rounds.length;
+    $("cards").textContent = t.online ? "Hand out table cards (seat links)" : "Hand out table cards (scorer links)";
     $("print").disabled = !cards;
   }
 
@@ -216,6 +218,21 @@
         teams.appendChild(line);
       });
       card.appendChild(teams);
+      if (c.seat_links) {  // an online tournament: each seat plays from its own link
+        card.classList.add("online-card");
+        for (const s of c.seat_links) {
+          const seat = el("div", "seat-link");
+          seat.dataset.seat = String(s.seat);
+          seat.appendChild(el("div", "hint", "Seat " + (s.seat + 1) + ": " + s.player + " (scan to play)"));
+          const qr = el("div", "qr-box");
+          qr.innerHTML = s.qr_svg;  // the service's SVG (segno), of the link below
+          seat.appendChild(qr);
+          seat.appendChild(link(s.link, s.link, "scorer-link"));
+          card.appendChild(seat);
+        }
+        box.appendChild(card);
+        continue;
+      }
       const qr = el("div", "qr-box");
       qr.innerHTML = c.qr_svg;  // the service's SVG (segno), of the link below
       card.appendChild(qr);
@@ -271,7 +288,7 @@
       const out = await post(base() + "/table-cards", { round: Number($("cards-round").value) });
       renderCards(out);
       notice(out.cards.length + " table card" + (out.cards.length === 1 ? "" : "s") + " for round " + out.round +
-        ": new scorer tokens, shown only on this page.");
+        (out.online ? ": new seat tokens, a link a seat," : ": new scorer tokens,") + " shown only on this page.");
     }));
     $("print").addEventListener("click", () => window.print());
     window.addEventListener("hashchange", load);
