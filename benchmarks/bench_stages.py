@@ -227,7 +227,8 @@ def check(w: Work) -> Measure:
     n = games = 0
     with Meter() as m, contextlib.ExitStack() as stack:
         log = LogFiles([w.log], stack)  # two passes, each game at its last line
-        for g in fold_lines(log.lines(), log.is_last):
+        # canonical plays read without their models, as `jaslog check` reads them
+        for g in fold_lines(log.lines(fast=True), log.is_last):
             if isinstance(g, FileGame):
                 rep = game_report(g.game, g.fold, g.error)
                 if rep["error"]:

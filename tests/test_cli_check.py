@@ -331,3 +331,30 @@ def test_import_workers_has_an_upper_limit(tmp_path: Path) -> None:
     assert not db.exists()
     r = runner.invoke(app, ["import", "--help"], env={"COLUMNS": "200"})
     assert "at most 64" in r.output
+
+
+def test_check_reads_canonical_plays_without_models_and_says_the_same() -> None:
+    """``check`` reads each canonical play as the import does (no model), for every game, and
+    says of each sample game, as text and as JSON, what a reading through the models says."""
+    from jaslog.cli.check import check_game
+    from jaslog.cli.common import read_games
+    from jaslog.events.fast import FastPlay
+    from jaslog.play.fold import FileGame
+
+    files = sorted((ROOT / "replays").glob("*.jsonl"))
+    fast = list(read_games(files, fast=True))
+    slow = list(read_games(files))
+    assert [g.game for g in fast] == [g.game for g in slow]
+    rulesets = set()
+    for f, s in zip(fast, slow, strict=True):
+        assert isinstance(f, FileGame) and isinstance(s, FileGame)
+        assert f.fold is not None and s.fold is not None
+        rulesets.add(f.fold.game)
+        plays = [e for e in f.fold.log if e.type == "play"]
+        assert plays and all(type(e) is FastPlay for e in plays)
+        assert not any(type(e) is FastPlay for e in s.fold.log)
+        for json in (True, False):
+            a, b = check_game(f, json), check_game(s, json)
+            assert (a.exit, a.json, [str(x) for x in a.lines]) == \
+                (b.exit, b.json, [str(x) for x in b.lines])
+    assert rulesets == {"klaverjas", "klaberjass", "kloepper"}

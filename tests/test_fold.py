@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import pytest
 
-from jaslog.engine.fold import FoldError, GameFold, handler
+from jaslog.engine.fold import FoldError, GameFold, Handlers
 from jaslog.events import EVENT_MODELS, Bid, Play, canonical_json, event_from_dict
 from jaslog.events.fast import FastPlay, fast_play
 from jaslog.games.klaverjas.events import TrumpTurned
@@ -337,22 +337,22 @@ def test_a_play_read_without_its_model_folds_as_the_model(ruleset: str) -> None:
     assert reports[0] == reports[1]
 
 
-def test_handlers_are_read_from_their_annotations() -> None:
-    """A fold class's table comes from its marked methods, the event class from the
-    annotation; the most derived method of a name wins; anything else is refused."""
+def test_handlers_are_read_from_the_declared_tables() -> None:
+    """A fold class's table joins the tables it and its bases declare, each event's most
+    derived entry winning, each name read as the most derived method; None drops an event a
+    base takes; anything else is refused."""
 
     class Base(GameFold):
-        @handler
+        handlers: ClassVar[Handlers] = {Bid: "bid", Play: "play"}
+
         def bid(self, e: Bid) -> None: ...
 
-        @handler
         def play(self, e: Play) -> None: ...
 
     class Derived(Base):
-        @handler
-        def bid(self, e: Bid) -> None: ...
+        handlers: ClassVar[Handlers] = {Play: None}  # no longer taken
 
-        def play(self, e: Play) -> None: ...  # not marked: no longer a handler
+        def bid(self, e: Bid) -> None: ...
 
     every = set(GameFold.dispatch)  # the table's facts every game takes
     assert every == {EVENT_MODELS[t] for t in ("note", "correction", "irregularity", "timeout",
@@ -362,15 +362,12 @@ def test_handlers_are_read_from_their_annotations() -> None:
     assert Derived.dispatch[Bid] is Derived.bid and Base.dispatch[Bid] is Base.bid
     assert set(Derived.dispatch) == {Bid} | every
 
-    with pytest.raises(TypeError, match="annotated with its event class"):
-        class Untyped(GameFold):
-            @handler
+    with pytest.raises(TypeError, match="not an event class"):
+        class NotAnEvent(GameFold):
+            handlers: ClassVar[Any] = {int: "bid"}
+
             def bid(self, e: Any) -> None: ...
 
-    with pytest.raises(TypeError, match="two handlers of TrumpTurned"):
-        class Twice(GameFold):
-            @handler
-            def turn(self, e: TrumpTurned) -> None: ...
-
-            @handler
-            def turned(self, e: TrumpTurned) -> None: ...
+    with pytest.raises(TypeError, match="by its method 'turned', which it does not have"):
+        class Missing(GameFold):
+            handlers: ClassVar[Handlers] = {TrumpTurned: "turned"}

@@ -114,7 +114,7 @@ def check(
     if what_if:
         worst, seen = check_as(files, db, as_, option, json)
     elif cluster is None:
-        said = judged(files, db, check_game, json)
+        said = judged(files, db, check_game, json, fast=True)
     else:
         said = judged_on_cluster(cluster, files, db, "checking", CLUSTER_CHUNK, check_game, json)
     for s in said:

@@ -194,10 +194,13 @@ def stored_lines(ref: str, db: str | None) -> list[Line]:
         fail(str(e))
 
 
-def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | FoldError]:
+def read_games(paths: list[Path], db: str | None = None,
+               fast: bool = False) -> Iterator[FileGame | FoldError]:
     """Every game in the files, folded (games may span lines anywhere in a file; each comes
     at its last line), then the stored games named ``store:GAME`` (``store:``: all of them)
-    in the store ``db``."""
+    in the store ``db``. With ``fast``, a file's canonical plays are read without their
+    models (:func:`jaslog.logs.read_line_fast`), as the store gives its plays: for a reader
+    that folds and reports, not one that shows events."""
     paths = [as_stored(p) for p in paths]
     refs = [str(p) for p in paths if is_stored(p)]
     paths = [p for p in paths if not is_stored(p)]
@@ -207,7 +210,7 @@ def read_games(paths: list[Path], db: str | None = None) -> Iterator[FileGame | 
         with contextlib.ExitStack() as stack:
             try:
                 log = LogFiles(paths, stack)
-                yield from fold_lines(log.lines(), log.is_last)
+                yield from fold_lines(log.lines(fast=fast), log.is_last)
             except LogError as e:
                 fail(str(e))
             except OSError as e:

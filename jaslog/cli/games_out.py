@@ -79,9 +79,12 @@ class Said:
             console.print(line, soft_wrap=True)
 
 
-def judged(paths: list[Path], db: str | None, judge: Judge, *args: Any) -> Iterator[Said]:
-    """``judge(game, *args)`` of every game :func:`read_games` gives, in this process."""
-    return (judge(g, *args) for g in read_games(paths, db))
+def judged(paths: list[Path], db: str | None, judge: Judge, *args: Any,
+           fast: bool = False) -> Iterator[Said]:
+    """``judge(game, *args)`` of every game :func:`read_games` gives, in this process
+    (``fast``: canonical plays read without their models, for a judge that only folds and
+    reports; see :func:`jaslog.logs.read_line_fast`)."""
+    return (judge(g, *args) for g in read_games(paths, db, fast=fast))
 
 
 def judged_on_cluster(address: str, paths: list[Path], db: str | None, label: str,

@@ -12,11 +12,11 @@ jaslog.engine.base.IntegrityError: AH is named twice in a hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.engine.base import IntegrityError, Ruling, Trick, Violation
-from jaslog.engine.fold import GameFold, handler
+from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Play
 from jaslog.events import Ruling as RulingEvent
 
@@ -57,11 +57,11 @@ class PlayerFold(GameFold):
     """The handlers of a game where each player scores for himself: ``play`` and ``ruling``
     (one score per player) go to the state's ``play`` and ``rule``."""
 
-    @handler
+    handlers: ClassVar[Handlers] = {Play: "play", RulingEvent: "ruling"}
+
     def play(self, e: Play) -> None:
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
-    @handler
     def ruling(self, e: RulingEvent) -> None:
         check_ruling_scores(e.score, self.game, self.players)
         self.state.rule(e.round, list(e.score), e.reason, e.seq)

@@ -8,9 +8,8 @@ card and rule. Each game subclasses :class:`GameFold` in its own ``fold`` module
 from __future__ import annotations
 
 import copy
-import inspect
-from collections.abc import Callable
-from typing import Any, ClassVar, TypeVar, get_type_hints
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from jaslog.cards import SUIT_LETTERS
 from jaslog.engine.base import ClaimJudge, IntegrityError, ScoreOnly, check_seat
@@ -30,8 +29,6 @@ from jaslog.events import (
     Timeout,
 )
 from jaslog.events.fast import FastPlay
-
-H = TypeVar("H", bound=Callable[..., None])
 
 #: Objects the fold takes in place of an event model: a canonical play read without its
 #: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
@@ -79,60 +76,65 @@ class FoldError(JaslogError, ValueError):
         return self.text()
 
 
-def handler(fn: H) -> H:
-    """Mark a method of a :class:`GameFold` as the handler of the event class its event
-    parameter is annotated with (``def play(self, e: Play) -> None``)."""
-    fn.__fold_handler__ = True  # type: ignore[attr-defined]
-    return fn
-
-
-def handled_event(fn: Callable[..., None]) -> type[Event]:
-    """The event class a handler takes: the annotation of its parameter after ``self``.
-
-    >>> class F(GameFold):
-    ...     @handler
-    ...     def play(self, e: Play) -> None: ...
-    >>> handled_event(F.play).__name__
-    'Play'
-    """
-    params = list(inspect.signature(fn).parameters)
-    event = get_type_hints(fn).get(params[1]) if len(params) == 2 else None
-    if not (isinstance(event, type) and issubclass(event, Event) and event is not Event):
-        raise TypeError(f"handler {fn.__qualname__} takes one event, annotated with its event "
-                        "class (e: Play)")
-    return event
+#: A fold class's declared handlers: event class -> the name of the method that takes it
+#: (None: an event a base class takes and this one does not).
+Handlers = Mapping[type[Event], str | None]
 
 
 def dispatch_table(cls: type) -> dict[type, Callable[[Any, Any], None]]:
-    """The handlers of a fold class (the most derived method of each name that is marked
-    :func:`handler`) by the event class they take, stand-ins included."""
+    """The handlers of a fold class by the event class they take, stand-ins included: the
+    tables its classes declare (:attr:`GameFold.handlers`), a class's entry for an event
+    replacing its bases', each name read as the most derived method of that name.
+
+    >>> class F(GameFold):
+    ...     handlers = {Play: "play"}
+    ...     def play(self, e: Play) -> None: ...
+    >>> F.dispatch[Play] is F.play is F.dispatch[FastPlay]
+    True
+    """
+    names: dict[type, str] = {}
+    for klass in reversed(cls.__mro__):
+        declared = vars(klass).get("handlers")
+        if declared is None:
+            continue
+        for event, name in declared.items():
+            if not (isinstance(event, type) and issubclass(event, Event) and event is not Event):
+                raise TypeError(f"{klass.__qualname__}.handlers names {event!r}, which is not an "
+                                "event class (Play, Bid...)")
+            if name is None:
+                names.pop(event, None)
+            else:
+                names[event] = name
     table: dict[type, Callable[[Any, Any], None]] = {}
-    names: set[str] = set()
-    for klass in cls.__mro__:
-        for name, fn in vars(klass).items():
-            if name in names:
-                continue
-            names.add(name)
-            if getattr(fn, "__fold_handler__", False):
-                event = handled_event(fn)
-                if event in table:
-                    raise TypeError(f"{cls.__qualname__} has two handlers of {event.__name__}")
-                for key in (event, *STAND_INS.get(event, ())):
-                    table[key] = fn
+    for event, name in names.items():
+        fn = getattr(cls, name, None)
+        if not callable(fn):
+            raise TypeError(f"{cls.__qualname__} takes {event.__name__} by its method "
+                            f"{name!r}, which it does not have")
+        for key in (event, *STAND_INS.get(event, ())):
+            table[key] = fn
     return table
 
 
 class GameFold:
     """One game's fold: the state after every event applied so far.
 
-    The game's own events are turned into rule actions by its handlers, one per event class
-    (methods marked :func:`handler`, the event class read from their annotation); the table
-    of them is built once per fold class. Each game registers its fold class in its
+    The game's own events are turned into rule actions by its handlers, one method per event
+    class, declared in the class's :attr:`handlers` table (event class -> method name); the
+    table of functions, :attr:`dispatch`, is built once per fold class from the tables of the
+    class and its bases. Each game registers its fold class in its
     :class:`~jaslog.engine.game.Game` (see :mod:`jaslog.games.klaverjas.fold`).
     """
 
     game = ""
     players = 4
+    #: The handlers this class declares (a subclass declares its own; see
+    #: :func:`dispatch_table`): the facts every game takes.
+    handlers: ClassVar[Handlers] = {
+        Note: "_note", Irregularity: "_irregularity", Timeout: "_timeout",
+        DealCommitted: "_deal_committed", Nonce: "_nonce", DealRevealed: "_deal_revealed",
+        Claim: "_claim", RoundScore: "_round_score", Correction: "_correction",
+    }
     #: Handlers by event class: plain functions, built once per class from its handlers.
     dispatch: ClassVar[dict[type, Callable[[Any, Any], None]]] = {}
 
@@ -237,7 +239,6 @@ class GameFold:
                          seat=err.seat if err.seat is not None else getattr(e, "seat", None),
                          card=getattr(e, "card", None))
 
-    @handler
     def _note(self, e: Note) -> None:
         if e.round is not None and e.round > self.rounds_dealt():
             raise IntegrityError("no_such_round", f"a note names round {e.round}, which was not dealt")
@@ -245,40 +246,32 @@ class GameFold:
             raise IntegrityError("bad_seat", f"{e.seat} is not a seat")
         self.notes.append(e)
 
-    @handler
     def _irregularity(self, e: Irregularity) -> None:
         check_seat(e.seat, self.players)
         self.irregularities.append((self.rounds_dealt(), e))
 
-    @handler
     def _timeout(self, e: Timeout) -> None:
         check_seat(e.seat, self.players)
         self.timeouts.append((self.rounds_dealt(), e))
 
-    @handler
     def _deal_committed(self, e: DealCommitted) -> None:
         """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
 
-    @handler
     def _nonce(self, e: Nonce) -> None:
         check_seat(e.seat, self.players)
 
-    @handler
     def _deal_revealed(self, e: DealRevealed) -> None:
         """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
 
-    @handler
     def _claim(self, e: Claim) -> None:
         self.state.claim(e.seat, e.gives, e.seq, self.claim_judge)
 
-    @handler
     def _round_score(self, e: RoundScore) -> None:
         trump = SUIT_LETTERS.index(e.trump) if e.trump is not None else None
         self.state.record_score(e.round, ScoreOnly(
             list(e.score), e.seq, e.chooser, trump, e.points and list(e.points),
             e.roem and list(e.roem), e.result))
 
-    @handler
     def _correction(self, e: Correction) -> None:
         """Retract the most recent events (rule book 9.1, decision 9): check which, then fold
         the log again without them. Nothing changes when the correction is refused."""

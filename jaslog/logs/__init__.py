@@ -29,6 +29,7 @@ from jaslog.logs.lines import (
     line_game,
     read_file,
     read_line,
+    read_line_fast,
     read_lines,
     skip_bom,
 )
@@ -36,4 +37,4 @@ from jaslog.logs.lines import (
 __all__ = ["BOM", "COMPRESSED", "SNIFF", "Line", "LogError", "LogFiles", "RawLine",
            "canonical_game_end", "compressed_problem", "guess_game", "line_game",
            "lines_of_game", "path_problem", "paths_problem", "read_file", "read_line",
-           "read_lines", "repeated_path", "skip_bom"]
+           "read_line_fast", "read_lines", "repeated_path", "skip_bom"]

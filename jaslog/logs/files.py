@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO
 
 from jaslog.errors import JaslogError
-from jaslog.logs.lines import Line, line_game, read_line, skip_bom
+from jaslog.logs.lines import Line, line_game, read_line, read_line_fast, skip_bom
 
 #: One line of a log file: (file name, line number, bytes).
 RawLine = tuple[str, int, bytes]
@@ -195,14 +195,17 @@ class LogFiles:
     def games(self) -> int:
         return len(self.last)
 
-    def lines(self) -> Iterator[Line]:
-        """Every non-blank line of the files, parsed, in order (never raises for bad input)."""
+    def lines(self, fast: bool = False) -> Iterator[Line]:
+        """Every non-blank line of the files, parsed, in order (never raises for bad input);
+        with ``fast``, canonical plays without their models (:func:`~jaslog.logs.lines.
+        read_line_fast`: for a reader that folds and reports, not one that shows events)."""
+        read = read_line_fast if fast else read_line
         for k, (name, fh) in enumerate(self._each()):
             self._file = k
             for number, raw in enumerate(fh, 1):
                 if raw.strip():
                     self._number = number  # a notation text's line may hold several events
-                    yield read_line(raw, name, number)
+                    yield read(raw, name, number)
 
     def is_last(self, game: str, ln: Line) -> bool:
         """Is ``ln`` (the line :meth:`lines` gave last) the last line of ``game``?"""

@@ -24,6 +24,7 @@ from typing import IO, Any
 import orjson
 
 from jaslog.events import Event, EventError, parse_event
+from jaslog.events.fast import fast_play
 from jaslog.events.limits import MAX_LINE
 from jaslog.notation import TextView, ViewLine, is_notation
 
@@ -196,6 +197,28 @@ def read_line(raw: bytes, source: str, number: int) -> Line:
         return Line(source, number, None, error, guess_game(raw))
     game, seq = _peek_dict(d)
     return Line(source, number, None, error, game, seq)
+
+
+def read_line_fast(raw: bytes, source: str, number: int) -> Line:
+    """:func:`read_line` for a reader that only folds and reports (``jaslog check``): a line
+    that is the canonical text of a play is read without its model, as the import reads it
+    (:func:`jaslog.events.fast.fast_play`: a :class:`~jaslog.events.fast.FastPlay`, which a
+    fold takes in place of the model); any other line, or any doubt, as :func:`read_line`
+    reads it. The event of a fast line has no ``model_dump``: a reader that shows events
+    (``replay``, ``show``) reads with :func:`read_line`.
+
+    >>> ln = read_line_fast(b'{"game":"g","seq":3,"type":"play","seat":1,"card":"AS"}\\n', "a", 4)
+    >>> type(ln.event).__name__, ln.event.card, ln.number
+    ('FastPlay', 'AS', 4)
+    >>> type(read_line_fast(b'{"game": "g", "seq": 3, "type": "play", "seat": 1, "card": "AS"}',
+    ...                     "a", 4).event).__name__
+    'Play'
+    """
+    if type(raw) is bytes:  # (a line of a notation text knows its own line and column)
+        fp = fast_play(raw)
+        if fp is not None:
+            return Line(source, number, fp)  # type: ignore[arg-type]  # every field a fold reads
+    return read_line(raw, source, number)
 
 
 def _text_line(raw: ViewLine, source: str) -> Line:

@@ -8,6 +8,8 @@ is refused.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.common import (
@@ -15,7 +17,7 @@ from jaslog.engine.common import (
     cards_mask,
     hand_masks,
 )
-from jaslog.engine.fold import handler
+from jaslog.engine.fold import Handlers
 from jaslog.events import Bid, Dealt, GameStarted
 from jaslog.games.klaberjass.events import Bella, Dix, SecondDeal, SequenceDeclared
 from jaslog.games.klaberjass.rules import KlaberjassGame
@@ -29,11 +31,12 @@ class KlaberjassFold(PlayerFold):
     game = "klaberjass"
     players = 2
     state: KlaberjassGame
+    handlers: ClassVar[Handlers] = {Dealt: "dealt", Bid: "bid", SecondDeal: "second_deal",
+                                    Dix: "dix", SequenceDeclared: "sequence", Bella: "bella"}
 
     def initial(self, started: GameStarted) -> KlaberjassGame:
         return KlaberjassGame(self.options, started.dealer)
 
-    @handler
     def dealt(self, e: Dealt) -> None:
         if e.turn_up is None:
             raise IntegrityError("bad_deal", "a klaberjass deal names its turn-up card (turn_up)")
@@ -41,23 +44,18 @@ class KlaberjassFold(PlayerFold):
         stock = [CARD_INDEX[c] for c in e.stock] if e.stock is not None else None
         self.state.deal(hands, CARD_INDEX[e.turn_up], stock, e.dealer, e.seq)
 
-    @handler
     def bid(self, e: Bid) -> None:
         self.state.bid(e.seat, e.call, e.seq)
 
-    @handler
     def second_deal(self, e: SecondDeal) -> None:
         self.state.second_deal(_hands(e.hands, 3, "a second deal"), CARD_INDEX[e.bottom], e.seq)
 
-    @handler
     def dix(self, e: Dix) -> None:
         self.state.dix(e.seat, e.seq)
 
-    @handler
     def sequence(self, e: SequenceDeclared) -> None:
         self.state.declare(e.seat, cards_mask(e.cards, "a sequence"), e.seq)
 
-    @handler
     def bella(self, e: Bella) -> None:
         self.state.bella(e.seat, e.seq)
 

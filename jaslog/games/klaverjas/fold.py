@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
-from jaslog.engine.fold import GameFold, handler
+from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
 from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
@@ -23,11 +23,12 @@ class KlaverjasFold(GameFold):
     game = "klaverjas"
     players = 4
     state: KlaverjasGame
+    handlers: ClassVar[Handlers] = {Dealt: "dealt", TrumpTurned: "trump_turned", Bid: "bid",
+                                    Play: "play", Roem: "roem", Ruling: "ruling"}
 
     def initial(self, started: GameStarted) -> KlaverjasGame:
         return KlaverjasGame(self.options, started.dealer)
 
-    @handler
     def dealt(self, e: Dealt) -> None:
         for unused in ("turn_up", "stock"):
             if getattr(e, unused) is not None:
@@ -47,15 +48,12 @@ class KlaverjasFold(GameFold):
                                          seat=seat)
         self.state.deal(hands, e.dealer, e.seq)
 
-    @handler
     def trump_turned(self, e: TrumpTurned) -> None:
         self.state.turn_trump(e.card, e.seq)
 
-    @handler
     def bid(self, e: Bid) -> None:
         self.state.bid(e.seat, e.call, e.seq)
 
-    @handler
     def play(self, e: Play) -> None:
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
@@ -77,11 +75,9 @@ class KlaverjasFold(GameFold):
             return
         super().apply(e)
 
-    @handler
     def roem(self, e: Roem) -> None:
         self.state.claim_roem(e.seat, e.points, e.seq)
 
-    @handler
     def ruling(self, e: Ruling) -> None:
         if len(e.score) != 2:
             raise IntegrityError("bad_ruling", f"a klaverjas ruling gives 2 scores (one per team), "

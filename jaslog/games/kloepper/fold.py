@@ -11,12 +11,14 @@ renderer and the service build on it; a live round never shows another hand.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.common import (
     PlayerFold,
     hand_masks,
 )
-from jaslog.engine.fold import handler
+from jaslog.engine.fold import Handlers
 from jaslog.events import Dealt, GameStarted
 from jaslog.games.kloepper.events import Knock, KnockBack, PartnerCall
 from jaslog.games.kloepper.rules import KloepperGame
@@ -26,11 +28,12 @@ class KloepperFold(PlayerFold):
     game = "kloepper"
     players = 4
     state: KloepperGame
+    handlers: ClassVar[Handlers] = {Dealt: "dealt", PartnerCall: "partner_call", Knock: "knock",
+                                    KnockBack: "knock_back"}
 
     def initial(self, started: GameStarted) -> KloepperGame:
         return KloepperGame(self.options, started.dealer)
 
-    @handler
     def dealt(self, e: Dealt) -> None:
         for unused in ("turn_up", "stock"):
             if getattr(e, unused) is not None:
@@ -38,15 +41,12 @@ class KloepperFold(PlayerFold):
                                      "(it belongs to a klaberjass deal)")
         self.state.deal(hand_masks(e.hands, 4, 6, "a kloepper deal"), e.dealer, e.seq)
 
-    @handler
     def partner_call(self, e: PartnerCall) -> None:
         self.state.call(e.seat, e.call, e.seq)
 
-    @handler
     def knock(self, e: Knock) -> None:
         self.state.knock(e.seat, e.seq)
 
-    @handler
     def knock_back(self, e: KnockBack) -> None:
         self.state.knock_back(e.seat, e.seq)
 

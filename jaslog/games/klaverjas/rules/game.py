@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from mypy_extensions import mypyc_attr
 
@@ -54,7 +54,6 @@ from jaslog.engine.base import (
     check_seat,
     seats_text,
 )
-from jaslog.engine.base import Trick as TrickBase
 from jaslog.games.klaverjas.rules.play import (
     PlayRules,
     RoemRules,
@@ -71,24 +70,67 @@ from jaslog.games.klaverjas.rules.trump import TrumpSelection, make_selection
 __all__ = ["KlaverjasGame", "Round", "Trick", "parse_card"]
 
 
-@mypyc_attr(native_class=False)  # (its base is a plain Python class)
-@dataclass(slots=True)
-class Trick(TrickBase, players=4):
-    """A trick of four cards; ``points`` has the last-trick bonus on trick 8. It keeps the
-    card winning so far, and once complete its roem."""
+class Trick:
+    """A trick of four cards: its number in the round (from 1), the seat that led, the cards
+    in play order and the seq of each card's event, its card points once complete (with the
+    last-trick bonus on trick 8), the card winning so far, and once complete its roem.
 
-    win: int = 0          # index in cards of the card winning so far
-    roem: int = 0         # roem on the table, once complete
-    claimed: int = 0      # roem validly claimed for this trick
+    It has the fields and methods of every game's trick (:class:`jaslog.engine.base.Trick`),
+    written out in a class of its own: compiled, it is a native class, whose fields the play
+    path reads and writes directly, and a native class cannot derive from a plain one.
+
+    >>> t = Trick(1, leader=3, cards=[0, 8])
+    >>> t.complete, t.seat_of(1), t.winner, t
+    (False, 0, 3, Trick(number=1, leader=3, cards=[0, 8], seqs=[], points=0, win=0, roem=0, claimed=0))
+    """
+
+    players: ClassVar[int] = 4
+
+    def __init__(self, number: int, leader: int, cards: list[int] | None = None,
+                 seqs: list[int] | None = None, points: int = 0, win: int = 0, roem: int = 0,
+                 claimed: int = 0) -> None:
+        self.number = number
+        self.leader = leader
+        self.cards: list[int] = [] if cards is None else cards
+        self.seqs: list[int] = [] if seqs is None else seqs
+        self.points = points    # card points (and the last-trick bonus), once complete
+        self.win = win          # index in cards of the card winning so far
+        self.roem = roem        # roem on the table, once complete
+        self.claimed = claimed  # roem validly claimed for this trick
+
+    def _fields(self) -> tuple[int, int, list[int], list[int], int, int, int, int]:
+        return (self.number, self.leader, self.cards, self.seqs, self.points, self.win,
+                self.roem, self.claimed)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trick) and self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, compared by its fields)
+
+    def __repr__(self) -> str:
+        return (f"Trick(number={self.number}, leader={self.leader}, cards={self.cards}, "
+                f"seqs={self.seqs}, points={self.points}, win={self.win}, roem={self.roem}, "
+                f"claimed={self.claimed})")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Trick:
+        """A copy that shares no list with this trick (written out, as a compiled class is
+        copied by its constructor)."""
+        return Trick(self.number, self.leader, list(self.cards), list(self.seqs), self.points,
+                     self.win, self.roem, self.claimed)
+
+    @property
+    def complete(self) -> bool:
+        """Every player has played to it."""
+        return len(self.cards) == 4
+
+    def seat_of(self, i: int) -> int:
+        """The seat that played the ``i``-th card."""
+        return (self.leader + i) % 4
 
     @property
     def winner(self) -> int:
         """Seat winning (or that won) the trick."""
         return (self.leader + self.win) % 4
-
-
-if not Trick.players:  # compiled, a class is made without its class arguments (players=4)
-    Trick.players = 4
 
 
 @dataclass(slots=True)
