@@ -100,6 +100,14 @@ class OptionalBuildExt(build_ext):
         otherwise remove what was built of them (half a build never runs)."""
         native = [e for e in self.extensions if e.name != "jaslog.analysis._solver"]
         stamp = Path(self.get_ext_fullpath("jaslog.native")).parent / STAMP
+        # a module compiled by an earlier build and since taken off the hot path: its
+        # compiled file would still be imported before its source, so it goes
+        kept = {e.name for e in native}
+        if stamp.exists():
+            for line in stamp.read_text(encoding="ascii").splitlines():
+                old = line.split(" ", 1)[0]
+                if old and old not in kept:
+                    Path(self.get_ext_fullpath(old)).unlink(missing_ok=True)
         if not native:
             stamp.unlink(missing_ok=True)  # (a working copy's earlier build)
             return
