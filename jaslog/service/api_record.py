@@ -403,7 +403,7 @@ async def pad_append(game: GamePath, body: AppendIn, svc: Service = Depends(serv
     """``POST /api/games/{id}/events``, the same checks and the same append, with who
     appended (the token's label) kept beside the events stored (``by`` in
     ``GET /api/games/{id}/turn``'s ``recent``; not part of any hash)."""
-    out = await api_games.append_events(game, body, svc, who)
+    out = await api_games.appended(game, body, svc, who)
     if await run_in_threadpool(online_of(svc).clock_of, game) is not None:
         return out  # an online game's append says who appended it itself
     await run_in_threadpool(record_authors, svc, who, game, body.events, int(out["appended"]),

@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jaslog.engine.fold import FoldError
-from jaslog.events import Event, EventError, GameStarted, event_from_dict
+from jaslog.events import Event, GameStarted
 from jaslog.play.audit import violation_dict
 from jaslog.play.views import Sight, Timeline, timeline
 from jaslog.service.auth import Principal, Tokens
@@ -27,7 +26,7 @@ from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, ope
 from jaslog.store.appending import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
-from jaslog.store.foldcache import FoldCache, cache_events
+from jaslog.store.foldcache import cache_events
 
 
 class StorePool:
@@ -133,11 +132,11 @@ class Service:
     appends wait for the writer on a thread of their own (:meth:`append_soon`), never on the
     threads that answer reads: however many appends queue behind a slow write, a read is
     answered at once. The appends that wait together are written in one transaction (group
-    commit, at most :data:`GROUP_APPENDS`), each checked in turn and answered on its own.
-    Next to it, the service keeps each recorded game's fold at its head
-    ("tip") to say which violations an append brought without folding the game again.
+    commit, at most :data:`GROUP_APPENDS`), each checked in turn and answered on its own,
+    with the violations the writer's fold found as it checked the append (the game is folded
+    once an append).
 
-    The folded games it keeps (tips, and the timelines reads are answered from) are bounded
+    The folded games it keeps (the timelines reads are answered from) are bounded
     by the memory they hold (``$JASLOG_CACHE_MB`` each, as the store's folds:
     :func:`jaslog.store.foldcache.cache_events`), not by a count of games: every live game of
     a busy service stays folded as long as they fit.
@@ -157,7 +156,6 @@ class Service:
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
         self._writer_thread: threading.Thread | None = None
         self._closed = False
-        self._tips = FoldCache(lambda tip: int(tip.next_seq))
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine, self.clock)
         self.notifier = Notifier()
@@ -211,6 +209,12 @@ class Service:
             with self._lock:
                 self._headers[game] = h
         return h
+
+    def header_known(self, game: str) -> bool:
+        """Whether the service has ``game``'s ``game_started`` in memory (:meth:`header`
+        reads nothing then)."""
+        with self._lock:
+            return game in self._headers
 
     def games(self, *, player: str | None = None, ruleset: str | None = None,
               since: str | None = None, limit: int | None = None) -> list[GameInfo]:
@@ -325,7 +329,7 @@ class Service:
                 w.future.set_exception(res)
                 continue
             try:
-                new = self._new_violations(w.game, res, w.stamped)
+                new = self._new_violations(res)
             except Exception as e:
                 w.future.set_exception(e)
             else:
@@ -364,32 +368,14 @@ class Service:
             if done == len(events):
                 return AppendResult(game, 0, done, g.head(game))
             rest = g.append(game, w.stamped[done:], (expected_seq or 0) + done)
-            return AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
+            return AppendResult(game, rest.appended, done + rest.already_stored, rest.head,
+                                rest.violations)
 
-    def _new_violations(self, game: str, res: AppendResult,
-                        stamped: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Move the game's tip fold over the appended events; the violations that added."""
-        if not res.appended:
-            return []
-        first = res.head.next_seq - res.appended
-        tip = self._tips.pop(game, None)
-        before = 0
-        try:
-            if tip is not None and tip.next_seq == first:
-                before = len(tip.state.violations)
-                for j, e in enumerate(stamped[len(stamped) - res.appended:]):
-                    tip.apply(event_from_dict({**e, "game": game, "seq": first + j}))
-            else:
-                tip = self.writer.fold(game, res.head.seq)
-                before = -1
-        except (FoldError, EventError):
-            tip = self.writer.fold(game, res.head.seq)
-            before = -1
-        self._tips[game] = tip
-        self._tips.trim(cache_events())
-        vs = tip.state.violations
-        new = vs[before:] if before >= 0 else [v for v in vs if v.seq >= first]
-        return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]
+    @staticmethod
+    def _new_violations(res: AppendResult) -> list[dict[str, Any]]:
+        """The violations the appended events brought, as the writer's fold found them when
+        it checked them (the game is not folded again to answer)."""
+        return [violation_dict(v) for v in sorted(res.violations, key=lambda v: v.seq)]
 
     @staticmethod
     def _retried(stored_events: Callable[[str], list[Event]], game: str,

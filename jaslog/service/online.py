@@ -127,6 +127,11 @@ class OnlineTables:
             self._clocks[game] = clock
         return clock
 
+    def known_offline(self, game: str) -> bool:
+        """Whether the service knows, without a database read, that ``game`` is not online
+        (read without a lock: a step holds the tables' lock while it appends)."""
+        return self._clocks.get(game, 0) is None
+
     def games(self) -> list[str]:
         with self.svc.engine.connect() as c:
             rows = c.execute(select(db.online_games.c.game)).all()
