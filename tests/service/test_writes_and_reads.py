@@ -130,3 +130,34 @@ def test_an_append_folds_its_events_once_and_answers_with_their_violations(
     assert res.appended == 3 and sorted(applied) == [3, 4, 5]
     assert violations == []
     svc.close()
+
+
+def test_a_timeline_behind_the_head_reads_only_the_events_since(tmp_path: Path) -> None:
+    """A game read again after appends reads and parses only the new events, and folds to
+    the same timeline as a game read whole."""
+    logs = _games(tmp_path / "s.sqlite", 1)
+    (gid, evs), = logs.items()
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    svc.append(gid, evs[1:2], 1)
+    svc.timeline(gid)
+    svc.append(gid, evs[2:4], 2)
+    read_whole: list[str] = []
+    with svc.pool.get() as store:
+        kind = type(store)
+    whole = kind.events
+
+    def counted(self: Any, game: str, upto: int | None = None) -> Any:
+        read_whole.append(game)
+        return whole(self, game, upto)
+
+    kind.events = counted  # type: ignore[method-assign]
+    try:
+        head, tl = svc.timeline(gid)
+    finally:
+        kind.events = whole  # type: ignore[method-assign]
+    assert read_whole == [] and head.next_seq == 4
+    assert [e.seq for e in tl.events] == [0, 1, 2, 3]
+    with svc.pool.get() as store:
+        assert tl.events == store.events(gid)
+    svc.close()
