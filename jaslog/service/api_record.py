@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path as PathLib
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,10 +39,11 @@ from jaslog.play.views import report
 from jaslog.record.core import InputError, Recorder, next_item, prepare_one
 from jaslog.service import api_games
 from jaslog.service.api_games import AppendIn, AppendOut, GamePath, _check_append, _read, view_name
+from jaslog.service.api_online import TURN_WAIT_MAX, wait_for_seat
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.db import event_authors
-from jaslog.service.deps import ApiError, principal, responses, service
+from jaslog.service.deps import ApiError, principal, responses, service, the_service
 from jaslog.service.online import online_of
 from jaslog.store.clock import stamp
 from jaslog.store.codec import norm_id
@@ -153,6 +154,29 @@ def actions_now(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
+def calls_of(fold: GameFold, seat: int) -> list[dict[str, Any]]:
+    """The calls ``seat`` may make now, as the events to send: each event of the game that
+    takes a word (a bid's call, a partner call) tried word by word on a copy of the fold,
+    those the rules take without breaking a rule. None when the rules do not expect the
+    seat to act, or expect a card (``legal`` says which) or a deal."""
+    kind, due = fold.state.expected()
+    if due != seat or kind in ("play", "deal", "over"):
+        return []
+    out: list[dict[str, Any]] = []
+    for t in taken_types(fold):
+        if t in NOT_ACTIONS:
+            continue
+        choices = _literal_choices(EVENT_MODELS[t])
+        if not choices or len(choices) > 1:
+            continue
+        name, values = next(iter(choices.items()))
+        for v in values:
+            ok, broken = _tried(fold, {"type": t, "seat": seat, name: v})
+            if ok and not broken:
+                out.append({"type": t, "seat": seat, name: v})
+    return out
+
+
 def _last_trick_roem(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The roem the last completed trick holds (the game's round report says; None when
     the game has no roem, or no trick is complete)."""
@@ -225,6 +249,8 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
         "trick_complete": fr["trick_complete"], "trick_winner": fr["trick_winner"],
         "bids": fr["bids"], "extra": fr.get("extra", {}),
         "actions": actions_now(fold) if s.full and writer else [],
+        "calls": calls_of(fold, s.seat) if s.seat is not None
+        and (writer or (who.role == "seat" and who.game == game)) else [],
         "accepted": rec.accepted_now() if s.full and writer else [],
         "types": taken_types(fold),
         "roem": _last_trick_roem(rep["rounds"]) if s.full else None,
@@ -251,15 +277,25 @@ def _may_write(svc: Service, who: Principal, game: str) -> bool:
 
 
 @router.get("/api/games/{game}/turn", responses=responses(401, 403, 404, 422))
-def get_turn(game: GamePath, svc: Service = Depends(service),
-             who: Principal = Depends(principal)) -> dict[str, Any]:
+async def get_turn(game: GamePath, wait: Annotated[float | None, Query(
+                       gt=0, le=TURN_WAIT_MAX, description=(
+                           "a seat's token: wait up to this many seconds until the seat has "
+                           "something to do (its move, its nonce, the game over) or, with "
+                           "after, until the game has moved on"))] = None,
+                   after: Annotated[int | None, Query(ge=0, le=1_000_000_000, description=(
+                       "with wait: the next_seq the caller has seen"))] = None,
+                   svc: Service = Depends(the_service),
+                   who: Principal = Depends(principal)) -> dict[str, Any]:
     """The scorer's pad's view of the table: whose turn (``expects``, ``turn``), what is
     legal now (``legal`` cards; ``actions``: the calls, knocks and the like the rules take,
     each with the rules it would break; ``accepted``: what the recorder takes now, in its
     words), the roem the last trick holds, the score sheet,
     the certificate and the last events with who recorded them; as the token may see the
-    game (a seat: its own hand; the public: refused, 403)."""
-    return turn_of(svc, who, game)
+    game (a seat: its own hand, and ``calls``: the calls the rules let it make now; the
+    public: refused, 403). A seat's page waits for its turn with ``wait`` (a long poll)."""
+    if wait is not None:
+        await wait_for_seat(svc, who, game, wait, after)
+    return await run_in_threadpool(turn_of, svc, who, game)
 
 
 # ---------------------------------------------------------------------- words
