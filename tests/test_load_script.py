@@ -21,7 +21,7 @@ def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture
 @pytest.mark.soak
 def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JASLOG_NONCE_WAIT", "1")  # as the script sets it, undone after
+    monkeypatch.setenv("JASLOG_NONCE_WAIT", "5")  # as the script sets it, undone after
     main(["--runs", "online-room", "--tables", "2", "--seconds", "60", "--think", "0.01",
           "--client-processes", "2", "--json"])
     out = json.loads(capsys.readouterr().out)["online_room"]

@@ -529,30 +529,43 @@ async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(t
                     media_type="application/json")
 
 
+#: How many times a batch sent without ``expected_seq`` to an online game is checked and
+#: appended at the game's head when other appends keep moving the head first (four seats
+#: sending their nonces at once).
+AT_THE_HEAD_ATTEMPTS = 8
+
+
 async def appended(game: str, body: AppendIn, svc: Service, who: Principal) -> dict[str, Any]:
     """The append of ``POST /api/games/{id}/events``: checked, written, and its answer
-    (:class:`AppendOut`'s fields)."""
-    # one hop from the request to the writer: the checks run on the event loop when they
-    # read nothing from the database (the game's header known, an offline game)
-    if _checks_in_memory(svc, game, body.events):
-        online, expected_seq = _prepare_append(svc, who, game, body.events, body.expected_seq)
-    else:
-        online, expected_seq = await run_in_threadpool(_prepare_append, svc, who, game,
-                                                       body.events, body.expected_seq)
-    try:
-        res, new = await svc.append_soon(game, body.events, expected_seq)
-    except ConflictError as e:
-        raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
-                       actual=e.actual) from None
-    except RejectedError as e:
-        fe = e.fold_error
-        raise ApiError(422, e.code or "rejected", fe.message if fe is not None else str(e),
-                       detail=str(e), game=game, seq=e.seq,
-                       seat=getattr(fe, "seat", None), card=getattr(fe, "card", None)) from None
-    except NoSuchGame as e:
-        raise ApiError(404, "no_such_game", str(e), game=game) from None
-    except StoreError as e:
-        raise ApiError(409, "store_refused", str(e), game=game) from None
+    (:class:`AppendOut`'s fields). A batch to an online game is checked at the game's head
+    and appended there; sent without ``expected_seq``, it is checked again at the new head
+    when another append came first (:data:`AT_THE_HEAD_ATTEMPTS` times at most)."""
+    for attempt in range(1, AT_THE_HEAD_ATTEMPTS + 1):
+        # one hop from the request to the writer: the checks run on the event loop when they
+        # read nothing from the database (the game's header known, an offline game)
+        if _checks_in_memory(svc, game, body.events):
+            online, expected_seq = _prepare_append(svc, who, game, body.events,
+                                                   body.expected_seq)
+        else:
+            online, expected_seq = await run_in_threadpool(_prepare_append, svc, who, game,
+                                                           body.events, body.expected_seq)
+        try:
+            res, new = await svc.append_soon(game, body.events, expected_seq)
+        except ConflictError as e:
+            if online and body.expected_seq is None and attempt < AT_THE_HEAD_ATTEMPTS:
+                continue  # checked at a head another append moved on: checked again
+            raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
+                           actual=e.actual) from None
+        except RejectedError as e:
+            fe = e.fold_error
+            raise ApiError(422, e.code or "rejected", fe.message if fe is not None else str(e),
+                           detail=str(e), game=game, seq=e.seq, seat=getattr(fe, "seat", None),
+                           card=getattr(fe, "card", None)) from None
+        except NoSuchGame as e:
+            raise ApiError(404, "no_such_game", str(e), game=game) from None
+        except StoreError as e:
+            raise ApiError(409, "store_refused", str(e), game=game) from None
+        break
     if online:
         await run_in_threadpool(_after_online_append, svc, who, game, res, body.events)
     svc.notifier.publish(game)

@@ -90,7 +90,13 @@ async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
     try:
         while True:
             wake.clear()
-            if await run_in_threadpool(_woken, svc, tables, game, who.seat, after):
+            tl = svc.timeline_in_memory(game)  # the game as the last append left it
+            if tl is not None:
+                woken = (after is not None and len(tl.events) > after) or \
+                    tables.has_to_act(tl, who.seat)
+            else:
+                woken = await run_in_threadpool(_woken, svc, tables, game, who.seat, after)
+            if woken:
                 return
             left = until - loop.time()
             if left <= 0:

@@ -229,18 +229,21 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
     recent = []
     shown = [e for e in tl.events[max(1, len(tl.events) - 12):]]
     by = _authors(svc, game, shown[0].seq if shown else 0)
-    with svc.pool.get() as store:
-        rec = _recorder(store, game, fold)
+    pack = get_game(fold.game).adapter("record").RECORDER.pack
+    rec: Recorder | None = None
+    if s.full:  # its words (a copy of the fold) only for whoever records: a seat reads
+        with svc.pool.get() as store:
+            rec = _recorder(store, game, fold)
     for e in shown:
         gone = e.seq in fold.retracted
-        recent.append({"seq": e.seq, "type": e.type, "said": rec.said(e) if s.full else e.type,
+        recent.append({"seq": e.seq, "type": e.type, "said": rec.said(e) if rec else e.type,
                        "retracted": gone, "by": by.get(e.seq)})
     last = fold.latest_actions(1)
     h = svc.header(game)
     return {
         "game": game, "kind": fold.game, "title": g.title, "ruleset": h.ruleset,
         "seats": list(h.seats), "players": g.players, "scoring": g.scoring,
-        "round_word": g.round_word, "pack": [CARD_TEXT[c] for c in cards_of(rec.pack)],
+        "round_word": g.round_word, "pack": [CARD_TEXT[c] for c in cards_of(pack)],
         "view": view_name(s), "seat": s.seat,
         "may_record": writer, "next_seq": head.next_seq, "expects": fr["expects"],
         "turn": fr["turn"], "round": fr["round"], "trick": fr["trick"], "dealer": fr["dealer"],
@@ -251,10 +254,11 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
         "actions": actions_now(fold) if s.full and writer else [],
         "calls": calls_of(fold, s.seat) if s.seat is not None
         and (writer or (who.role == "seat" and who.game == game)) else [],
-        "accepted": rec.accepted_now() if s.full and writer else [],
+        "accepted": rec.accepted_now() if rec is not None and writer else [],
         "types": taken_types(fold),
         "roem": _last_trick_roem(rep["rounds"]) if s.full else None,
-        "fix": {"seq": last[0], "said": rec.said(fold.log[last[0]])} if last and s.full else None,
+        "fix": {"seq": last[0], "said": rec.said(fold.log[last[0]])}
+        if last and rec is not None else None,
         "sheet": _sheet(rep), "totals": rep.get("totals"), "finished": rep.get("finished"),
         "winner": rep.get("winner"),
         "certificate": head.certificate if s.full else None, "recent": recent,

@@ -163,6 +163,8 @@ class Service:
         self.notifier = Notifier()
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._headers: dict[str, GameStarted] = {}
+        #: Each game's next seq as this service's writer last wrote it.
+        self._written: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -222,6 +224,17 @@ class Service:
             with self._lock:
                 self._headers[game] = h
         return h
+
+    def timeline_in_memory(self, game: str) -> Timeline | None:
+        """The game's timeline when the one kept is at the head this service's writer last
+        wrote (no database read; None when the service does not know it is: read it with
+        :meth:`timeline`). Another process's appends are not seen here."""
+        with self._lock:
+            hit = self._cache.get(game)
+            known = self._written.get(game)
+        if hit is None or known is None or hit.head.next_seq != known:
+            return None
+        return hit.tl
 
     def header_known(self, game: str) -> bool:
         """Whether the service has ``game``'s ``game_started`` in memory (:meth:`header`
@@ -346,6 +359,7 @@ class Service:
             except Exception as e:
                 w.future.set_exception(e)
             else:
+                self._written[w.game] = res.head.next_seq
                 w.future.set_result((res, new))
 
     def _group_results(self, group: list[_Waiting]) -> list[AppendResult | Exception]:

@@ -39,6 +39,7 @@ from jaslog.engine.fairdeal import commit_of, deck, nonce_problem
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, EventError, event_from_dict
 from jaslog.games import get_game
+from jaslog.play.views import Timeline
 from jaslog.service import db
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
@@ -315,7 +316,11 @@ class OnlineTables:
         """Whether ``seat`` of ``game`` has something to do now: the rules expect its move
         (whatever they expect of it: a bid, a card, a call), the round committed waits for
         its nonce, or the game is over (or does not fold: nothing to wait for)."""
-        _, tl = self.svc.timeline(game)
+        return self.has_to_act(self.svc.timeline(game)[1], seat)
+
+    @staticmethod
+    def has_to_act(tl: Timeline, seat: int) -> bool:
+        """:meth:`seat_has_to_act` of the game as ``tl`` has it."""
         fold = tl.fold
         if fold is None or tl.error is not None:
             return True

@@ -139,3 +139,34 @@ def test_turn_offers_a_seat_the_calls_the_rules_take_and_no_other(
                     json={"expected_seq": t["next_seq"], "events": [t["calls"][0]]})
     assert r.status_code == 200, r.text
     assert svc.timeline(game)[0].next_seq == t["next_seq"] + 1
+
+
+def test_four_seats_sending_their_nonces_at_once_are_all_stored(
+        app: tuple[TestClient, Any, str]) -> None:
+    """A nonce is sent without expected_seq: when another seat's nonce moved the head
+    between the check and the write, it is checked again at the new head, not refused
+    (before: three of four refused as conflicts, and the round dealt without them)."""
+    import threading
+
+    client, svc, admin = app
+    online_of(svc).nonce_wait = 60  # the deal waits for all four
+    game, tokens = _create(client, admin, "klaverjas-online-501", ["ann", "bob", "cor", "dirk"],
+                           {"game_end": {"type": "deals", "count": 1}})
+    go = threading.Barrier(4)
+    codes: list[int] = []
+
+    def send(seat: int) -> None:
+        go.wait()
+        r = client.post(f"/api/games/{game}/events", headers=_h(tokens[seat]), json={
+            "events": [{"type": "nonce", "round": 1, "seat": seat, "nonce": f"n{seat}x"}]})
+        codes.append(r.status_code)
+
+    threads = [threading.Thread(target=send, args=(s,)) for s in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert codes == [200] * 4
+    types = [e["type"] for e in client.get(f"/api/games/{game}/events",
+                                           headers=_h(admin)).json()["events"]]
+    assert types[:7] == ["game_started", "deal_committed", *["nonce"] * 4, "dealt"]

@@ -161,3 +161,20 @@ def test_a_timeline_behind_the_head_reads_only_the_events_since(tmp_path: Path) 
     with svc.pool.get() as store:
         assert tl.events == store.events(gid)
     svc.close()
+
+
+def test_the_services_own_tables_commit_as_the_stores_events_do(tmp_path: Path) -> None:
+    """Who appended an online game's move is written beside it in a transaction of its own:
+    on SQLite it waits for no disk flush (synchronous NORMAL in WAL mode), as the store's
+    own commits do, not for a flush a move."""
+    from sqlalchemy import text
+
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    with svc.engine.connect() as c:
+        service_sync = c.execute(text("PRAGMA synchronous")).scalar()
+        journal = c.execute(text("PRAGMA journal_mode")).scalar()
+    with svc.pool.get() as store, store.engine.connect() as c:
+        store_sync = c.execute(text("PRAGMA synchronous")).scalar()
+    assert (journal, service_sync) == ("wal", store_sync) == ("wal", 1)
+    svc.close()
