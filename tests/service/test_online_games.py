@@ -8,7 +8,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 
@@ -127,7 +127,7 @@ def test_turn_offers_a_seat_the_calls_the_rules_take_and_no_other(
                          for tok in tokens) if t["turn"] == t["seat"])
     seat, tok = t["seat"], tokens[t["seat"]]
     offered = {c["call"] for c in t["calls"]}
-    words = set(EVENT_MODELS["bid"].model_fields["call"].annotation.__args__)
+    words = set(get_args(EVENT_MODELS["bid"].model_fields["call"].annotation))
     assert t["expects"] == "bid" and offered and offered < words
     assert all(c == {"type": "bid", "seat": seat, "call": c["call"]} for c in t["calls"])
     for word in sorted(words - offered):  # every word not offered is refused, nothing stored

@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 import time
-from typing import Any
+from typing import Any, get_args
 
 import httpx
 
@@ -17,7 +17,7 @@ from jaslog.events import EVENT_MODELS
 from tests.service.conftest import Server
 
 #: Every word a bid may say (the event format's): the page shows those the rules take now.
-WORDS = EVENT_MODELS["bid"].model_fields["call"].annotation.__args__
+WORDS = get_args(EVENT_MODELS["bid"].model_fields["call"].annotation)
 
 
 def act(page: Any) -> bool:
