@@ -24,10 +24,15 @@ Two baselines, run in the same run after the service (``--baselines``, or each a
   :meth:`Service.append_soon` awaits, waited for), no HTTP: what the group-commit writer
   itself takes, and the mean size of its groups.
 
-An online room (``online-room``): ``--tables`` online games (rule book 9.3), each played by
-four bot clients from their seat tokens (a thread each: it polls its seat's ``/turn``, sends
-its nonce, bids the first call the service takes and plays its first legal card), the
-service dealing and timing every round; printed: the moves a second and their latency.
+An online room (``online-room``): ``--tables`` online games (rule book 9.3) of two deals,
+each played by four bot clients from their seat tokens, the move clock on (``--clock``
+seconds a move, default 30), the service dealing and timing every round. A bot plays as the
+seat's page does: it waits for its turn on ``GET /turn?wait=`` (a long poll), thinks about
+``--think`` seconds, then sends its nonce, the first call ``turn.calls`` offers or its
+first legal card. The bots are threads, spread over ``--client-processes`` processes.
+Printed: the moves a second, their latency (p50, p99), the timeouts the move clock recorded
+and of them those the server caused (:func:`server_timeouts`: the seat's client had sent its
+move for that wait, or its move was refused ``too_late``), the server's CPU per move.
 
 Each is printed with its ratio to the service, and the CPU time it used per append (the
 server's process, and the load script's own: the clients). The clients are threads of one
@@ -42,6 +47,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -422,77 +428,159 @@ def run_writer_alone(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-def _seat_bot(base: str, game: str, token: str, seat: int, deadline: float,
-              lat: list[float], errors: dict[str, int]) -> None:
-    """One seat of an online game, played by a bot until the game ends (or the deadline)."""
+def _seat_bot(base: str, game: str, token: str, seat: int, deadline: float, think: float,
+              out: dict[str, Any]) -> None:
+    """One seat of an online game played as its page plays it, until the game ends (or the
+    deadline): it waits for its turn on ``GET /turn?wait=`` (a long poll: the service
+    answers when the seat has something to do), thinks about ``think`` seconds, then sends
+    its nonce (a round committed), the first call ``turn.calls`` offers or its first legal
+    card. Into ``out``: each move's latency, what each move was sent at (``sent``: game,
+    seat, expected seq, answer code) and the errors by status."""
     headers = {"Authorization": f"Bearer {token}"}
-    sent: set[int] = set()
+    rng = random.Random(f"{game}:{seat}")
     with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
         while time.monotonic() < deadline:
-            t = c.get(f"/api/games/{game}/turn").json()
+            wait = max(1.0, min(25.0, deadline - time.monotonic()))
+            try:
+                t = c.get(f"/api/games/{game}/turn", params={"wait": wait}).json()
+            except httpx.HTTPError:
+                out["errors"]["turn"] = out["errors"].get("turn", 0) + 1
+                time.sleep(1)
+                continue
             if t.get("finished"):
                 return
-            batch: list[list[dict[str, Any]]] = []
-            if t["expects"] == "deal":
-                o = c.get(f"/api/games/{game}/online").json()
-                n = max((int(r) for r in o["commits"]), default=0)
-                if n and n not in sent and str(n) not in o["reveals"]:
-                    sent.add(n)
-                    batch = [[{"type": "nonce", "round": n, "seat": seat, "nonce": f"b{seat}"}]]
-            elif t["turn"] == seat and t["expects"] == "bid":
-                batch = [[{"type": "bid", "seat": seat, "call": c_}]
-                         for c_ in ("pass", "C", "D", "H", "S")]
+            events: list[dict[str, Any]] = []
+            expected: int | None = t["next_seq"]
+            if t["expects"] == "deal":  # the long poll answered: the next round's nonce is due
+                n = int(t.get("round") or 0) + 1
+                events, expected = [{"type": "nonce", "round": n, "seat": seat,
+                                     "nonce": f"b{seat}r{n}"}], None
+            elif t["turn"] == seat and t.get("calls"):
+                events = [t["calls"][0]]
             elif t["turn"] == seat and t["expects"] == "play" and t.get("legal"):
-                batch = [[{"type": "play", "seat": seat, "card": t["legal"][0]}]]
-            if not batch:
-                time.sleep(0.05)
-                continue
-            for events in batch:
-                start = time.perf_counter()
+                events = [{"type": "play", "seat": seat, "card": t["legal"][0]}]
+            if not events:
+                continue  # the long poll ran out: nothing to do yet
+            time.sleep(think * rng.uniform(0.5, 1.5))
+            start = time.perf_counter()
+            try:
                 r = c.post(f"/api/games/{game}/events",
-                           json={"expected_seq": t["next_seq"], "events": events})
+                           json={"events": events, **({"expected_seq": expected}
+                                                      if expected is not None else {})})
+            except httpx.HTTPError as e:  # no answer within a minute: counted, played on
+                with out["lock"]:
+                    out["sent"].append((game, seat, t["next_seq"], type(e).__name__))
+                    out["errors"][type(e).__name__] = out["errors"].get(type(e).__name__, 0) + 1
+                continue
+            took = time.perf_counter() - start
+            code = "" if r.status_code == 200 else str(r.json().get("code", r.status_code))
+            with out["lock"]:
+                out["sent"].append((game, seat, t["next_seq"], code))
                 if r.status_code == 200:
-                    lat.append(time.perf_counter() - start)
-                    break
-                if r.status_code != 422:  # a call the rules refuse: the bot tries the next
-                    errors[str(r.status_code)] = errors.get(str(r.status_code), 0) + 1
-                    break
+                    out["lat"].append(took)
+                else:
+                    out["errors"][code] = out["errors"].get(code, 0) + 1
+
+
+def _seat_bots(base: str, seats: list[tuple[str, str, int]], deadline: float, think: float,
+               results: Any = None) -> dict[str, Any]:
+    """A thread a seat (:func:`_seat_bot`), joined; their moves (and, forked, put to
+    ``results``)."""
+    out: dict[str, Any] = {"lat": [], "sent": [], "errors": {}, "lock": threading.Lock()}
+    threads = [threading.Thread(target=_seat_bot, args=(base, g, tok, seat, deadline, think,
+                                                        out)) for g, tok, seat in seats]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    del out["lock"]
+    if results is not None:
+        results.put(out)
+    return out
+
+
+def server_timeouts(events: dict[str, list[dict[str, Any]]],
+                    sent: list[tuple[str, int, int, str]]) -> tuple[int, int]:
+    """The timeouts the move clock recorded, and of them those the server caused: a timeout
+    recorded for a seat whose client had sent its move for that very wait (at the seq the
+    timeout took), or a move refused ``too_late``.
+
+    >>> evs = {"g": [{"type": "timeout", "seat": 1, "seq": 9}, {"type": "timeout", "seat": 2,
+    ...        "seq": 14}]}
+    >>> server_timeouts(evs, [("g", 1, 9, "conflict"), ("g", 3, 20, "too_late")])
+    (2, 2)
+    """
+    timeouts = {(g, int(e["seat"]), int(e["seq"])) for g, evs in events.items() for e in evs
+                if e.get("type") == "timeout"}
+    caused = {(g, seat, seq) for g, seat, seq, code in sent
+              if (g, seat, seq) in timeouts or code == "too_late"}
+    return len(timeouts), len(caused)
 
 
 def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
-    """``--tables`` online games, four bot clients each, against ``jaslog serve``."""
+    """``--tables`` online games, four bot clients each (in ``--client-processes``
+    processes), against ``jaslog serve``, the move clock on (``--clock`` seconds a move)."""
     tmp = Path(tempfile.mkdtemp(prefix="jaslog-online-"))
     url = args.db or f"sqlite:///{tmp / 'online.sqlite'}"
     _, token = prepare(url, 0)
     headers = {"Authorization": f"Bearer {token}"}
-    lat: list[float] = []
-    errors: dict[str, int] = {}
-    os.environ.setdefault("JASLOG_NONCE_WAIT", "1")
+    # the service's own wait for the nonces (5 s): the first deal of the tables made first
+    # waits for their bots, which start once every table is made
+    os.environ.setdefault("JASLOG_NONCE_WAIT", "5")
     with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
                    "--workers", str(args.workers)], url,
-                  headers) as (base, _server):
-        seats = []
+                  headers) as (base, server):
+        seats: list[tuple[str, str, int]] = []
+        games: list[str] = []
         with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
             for _ in range(args.tables):
                 out = c.post("/api/games", json={
-                    "online": True, "ruleset": "klaverjas-online-501",
+                    "online": True, "ruleset": "klaverjas-online-501", "clock": args.clock,
                     "seats": ["ann", "bob", "cor", "dirk"],
                     "options": {"game_end": {"type": "deals", "count": 2}}}).json()
+                games.append(out["game"])
                 seats += [(out["game"], s["token"], s["seat"]) for s in out["seat_tokens"]]
+        load_before = os.getloadavg()
+        cpu_server = _cpu_of(server.pid)
         began = time.monotonic()
         deadline = began + args.seconds
-        threads = [threading.Thread(target=_seat_bot, args=(base, g, tok, seat, deadline, lat,
-                                                            errors)) for g, tok, seat in seats]
-        for th in threads:
-            th.start()
-        for th in threads:
-            th.join()
+        processes = max(1, args.client_processes)
+        if processes == 1:
+            parts = [_seat_bots(base, seats, deadline, args.think)]
+        else:
+            ctx = multiprocessing.get_context("fork")
+            results = ctx.Queue()
+            children = [ctx.Process(target=_seat_bots, args=(base, seats[j::processes],
+                                                             deadline, args.think, results))
+                        for j in range(processes)]
+            for ch in children:
+                ch.start()
+            parts = [results.get() for _ in children]
+            for ch in children:
+                ch.join()
         took = time.monotonic() - began
+        after = _cpu_of(server.pid)
+        with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+            logs = {g: c.get(f"/api/games/{g}/events").json()["events"] for g in games}
+    lat = [x for p in parts for x in p["lat"]]
+    errors: Counter[str] = Counter()
+    for p in parts:
+        errors.update(p["errors"])
+    timeouts, caused = server_timeouts(logs, [tuple(x) for p in parts for x in p["sent"]])
+    finished = sum(1 for evs in logs.values() if any(e["type"] == "deal_revealed" and
+                                                      e.get("round") == 2 for e in evs))
     return {"store": url.split(":", 1)[0], "tables": args.tables, "moves": len(lat),
+            "clock": args.clock, "think_s": args.think, "client_processes": processes,
             "moves_per_s": round(len(lat) / took, 1) if took else 0.0,
             "move_ms": {"p50": round(_pct(lat, 50) * 1000, 1),
                         "p99": round(_pct(lat, 99) * 1000, 1)},
-            "seconds": round(took, 1), "errors": errors}
+            "timeouts": timeouts, "server_caused_timeouts": caused,
+            "games_finished": finished,
+            "cpu_ms_per_move": round((after - cpu_server) * 1000 / len(lat), 3)
+            if after is not None and cpu_server is not None and lat else None,
+            "load_average": {"before": [round(x, 2) for x in load_before],
+                             "after": [round(x, 2) for x in os.getloadavg()]},
+            "seconds": round(took, 1), "errors": dict(errors)}
 
 
 def _ratio(a: float, b: float) -> str:
@@ -538,6 +626,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="online-room: online games, four bot clients each (default 8)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="the served process's --workers: N processes answer (default 1)")
+    p.add_argument("--clock", type=int, default=30,
+                   help="online-room: the move clock, seconds a move (default 30)")
+    p.add_argument("--think", type=float, default=0.2,
+                   help="online-room: a bot's think time before each move, seconds, "
+                        "+-50%% (default 0.2)")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -579,10 +672,16 @@ def main(argv: list[str] | None = None) -> None:
     for name in runs:
         if name == "online-room":
             o = results[name]
-            print(f"online room: {o['tables']} tables of four bots for {o['seconds']} s: "
-                  f"{o['moves_per_s']} moves/s, p50 {o['move_ms']['p50']} ms, p99 "
-                  f"{o['move_ms']['p99']} ms ({o['moves']} moves); errors "
-                  f"{o['errors'] or 'none'}")
+            print(f"online room: {o['tables']} tables of four bots (in "
+                  f"{o['client_processes']} processes, think {o['think_s']} s, clock "
+                  f"{o['clock']} s) for {o['seconds']} s: {o['moves_per_s']} moves/s, p50 "
+                  f"{o['move_ms']['p50']} ms, p99 {o['move_ms']['p99']} ms ({o['moves']} "
+                  f"moves, {o['games_finished']} games finished)")
+            print(f"  timeouts {o['timeouts']}, caused by the server "
+                  f"{o['server_caused_timeouts']}; CPU per move: server "
+                  f"{o['cpu_ms_per_move']} ms; errors {o['errors'] or 'none'}")
+            print(f"  load average before {o['load_average']['before']}, after "
+                  f"{o['load_average']['after']}")
         elif name != "service":
             _print(name, results[name], service)
 

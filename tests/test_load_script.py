@@ -21,12 +21,16 @@ def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture
 @pytest.mark.soak
 def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixture[str],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("JASLOG_NONCE_WAIT", "1")  # as the script sets it, undone after
-    main(["--runs", "online-room", "--tables", "1", "--seconds", "60", "--json"])
+    monkeypatch.setenv("JASLOG_NONCE_WAIT", "5")  # as the script sets it, undone after
+    main(["--runs", "online-room", "--tables", "2", "--seconds", "60", "--think", "0.01",
+          "--client-processes", "2", "--json"])
     out = json.loads(capsys.readouterr().out)["online_room"]
-    # two deals: a bid at least (forehand may choose at once) and 32 cards each
-    assert out["tables"] == 1 and out["moves"] >= 2 * 33
+    # two deals a table: four nonces, a bid at least (forehand may choose at once) and 32
+    # cards each; the bots wait for their turn and answer at once, so no clock runs out
+    assert out["tables"] == 2 and out["games_finished"] == 2 and out["moves"] >= 2 * 2 * 37
     assert out["seconds"] < 60 and out["move_ms"]["p99"] >= out["move_ms"]["p50"]
+    assert (out["timeouts"], out["server_caused_timeouts"], out["errors"]) == (0, 0, {})
+    assert out["client_processes"] == 2
 
 
 @pytest.mark.soak

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -44,6 +44,7 @@ from jaslog.service.deps import (
     responses,
     service,
     stream_principal,
+    the_service,
 )
 from jaslog.service.online import DEFAULT_CLOCK, by_of, online_of, record_by, seat_may_append
 from jaslog.service.timing import move_times
@@ -484,47 +485,87 @@ def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any
                                "it; a referee does", game=game, seq=s)
 
 
+def _prepare_append(svc: Service, who: Principal, game: str, events: list[dict[str, Any]],
+                    expected_seq: int | None) -> tuple[bool, int | None]:
+    """Every check of an append before the writer: who may append it (:func:`_check_append`),
+    its events' game, and in an online game what the room refuses (a seat's move out of
+    turn, an illegal move); whether the game is online and the seq to append at."""
+    _check_append(svc, who, game, events)
+    for i, e in enumerate(events):
+        if "game" in e and e["game"] != game:
+            raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
+                           f"{e['game']!r}, not {game}", game=game)
+    tables = online_of(svc)
+    if tables.clock_of(game) is None:
+        return False, expected_seq
+    if who.role == "seat":
+        return True, tables.seat_refusal(who, game, events, expected_seq)
+    if any(e.get("type") in MOVE_TYPES for e in events):
+        return True, tables.check_moves(game, events, expected_seq, None)
+    return True, expected_seq
+
+
+def _checks_in_memory(svc: Service, game: str, events: list[dict[str, Any]]) -> bool:
+    """Whether :func:`_prepare_append` reads nothing from the database for this append (the
+    game's header and whether it is online are known, it is not online, and no scorer's
+    correction is to be checked against the log): then it runs on the event loop."""
+    return svc.header_known(game) and online_of(svc).known_offline(game) and \
+        not any(e.get("type") == "correction" for e in events)
+
+
 @router.post("/games/{game}/events", response_model=AppendOut,
              responses=responses(400, 401, 403, 404, 409, 422),
              dependencies=[Depends(Roles("admin", "scorer", "referee", "seat",
                                          what="append events"))])
-async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(service),
-                        who: Principal = Depends(principal)) -> dict[str, Any]:
+async def append_events(game: GamePath, body: AppendIn, svc: Service = Depends(the_service),
+                        who: Principal = Depends(principal)) -> Response:
     """Append events in one batch with an expected seq.
 
     A conflict (the game moved on) is **409** with ``expected`` and ``actual``; a refusal by
     the rules is **422** with the rule ``code`` and a sentence. Sending the same batch again
     with the same event ``id``s is a success that stores nothing twice (``already_stored``).
     """
-    await run_in_threadpool(_check_append, svc, who, game, body.events)
-    for i, e in enumerate(body.events):
-        if "game" in e and e["game"] != game:
-            raise ApiError(422, "wrong_game", f"event {i + 1} of the batch is of game "
-                           f"{e['game']!r}, not {game}", game=game)
-    tables = online_of(svc)
-    online = await run_in_threadpool(tables.clock_of, game) is not None
-    expected_seq = body.expected_seq
-    if online:
-        if who.role == "seat":
-            expected_seq = await run_in_threadpool(tables.seat_refusal, who, game, body.events,
+    return Response(orjson.dumps(await appended(game, body, svc, who)),
+                    media_type="application/json")
+
+
+#: How many times a batch sent without ``expected_seq`` to an online game is checked and
+#: appended at the game's head when other appends keep moving the head first (four seats
+#: sending their nonces at once).
+AT_THE_HEAD_ATTEMPTS = 8
+
+
+async def appended(game: str, body: AppendIn, svc: Service, who: Principal) -> dict[str, Any]:
+    """The append of ``POST /api/games/{id}/events``: checked, written, and its answer
+    (:class:`AppendOut`'s fields). A batch to an online game is checked at the game's head
+    and appended there; sent without ``expected_seq``, it is checked again at the new head
+    when another append came first (:data:`AT_THE_HEAD_ATTEMPTS` times at most)."""
+    for attempt in range(1, AT_THE_HEAD_ATTEMPTS + 1):
+        # one hop from the request to the writer: the checks run on the event loop when they
+        # read nothing from the database (the game's header known, an offline game)
+        if _checks_in_memory(svc, game, body.events):
+            online, expected_seq = _prepare_append(svc, who, game, body.events,
                                                    body.expected_seq)
-        elif any(e.get("type") in MOVE_TYPES for e in body.events):
-            expected_seq = await run_in_threadpool(tables.check_moves, game, body.events,
-                                                   body.expected_seq, None)
-    try:
-        res, new = await svc.append_soon(game, body.events, expected_seq)
-    except ConflictError as e:
-        raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
-                       actual=e.actual) from None
-    except RejectedError as e:
-        fe = e.fold_error
-        raise ApiError(422, e.code or "rejected", fe.message if fe is not None else str(e),
-                       detail=str(e), game=game, seq=e.seq,
-                       seat=getattr(fe, "seat", None), card=getattr(fe, "card", None)) from None
-    except NoSuchGame as e:
-        raise ApiError(404, "no_such_game", str(e), game=game) from None
-    except StoreError as e:
-        raise ApiError(409, "store_refused", str(e), game=game) from None
+        else:
+            online, expected_seq = await run_in_threadpool(_prepare_append, svc, who, game,
+                                                           body.events, body.expected_seq)
+        try:
+            res, new = await svc.append_soon(game, body.events, expected_seq)
+        except ConflictError as e:
+            if online and body.expected_seq is None and attempt < AT_THE_HEAD_ATTEMPTS:
+                continue  # checked at a head another append moved on: checked again
+            raise ApiError(409, "conflict", str(e), game=game, expected=e.expected,
+                           actual=e.actual) from None
+        except RejectedError as e:
+            fe = e.fold_error
+            raise ApiError(422, e.code or "rejected", fe.message if fe is not None else str(e),
+                           detail=str(e), game=game, seq=e.seq, seat=getattr(fe, "seat", None),
+                           card=getattr(fe, "card", None)) from None
+        except NoSuchGame as e:
+            raise ApiError(404, "no_such_game", str(e), game=game) from None
+        except StoreError as e:
+            raise ApiError(409, "store_refused", str(e), game=game) from None
+        break
     if online:
         await run_in_threadpool(_after_online_append, svc, who, game, res, body.events)
     svc.notifier.publish(game)

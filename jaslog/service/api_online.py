@@ -68,6 +68,53 @@ async def online_sweep(app: FastAPI) -> AsyncIterator[None]:
 router = APIRouter(lifespan=online_sweep)
 
 
+#: The longest a seat's ``GET /api/games/{id}/turn?wait=`` waits (seconds).
+TURN_WAIT_MAX = 30.0
+#: How often (seconds) a waiting seat looks at its game although nothing woke it.
+LOOK_AGAIN_S = 5.0
+
+
+async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
+                        after: int | None = None) -> None:
+    """Wait, up to ``seconds``, until the seat of ``who`` has something to do in ``game``
+    (:meth:`~jaslog.service.online.OnlineTables.seat_has_to_act`) or, with ``after`` (the
+    ``next_seq`` the caller has seen), until the game has moved past it: woken by every
+    append the service makes to the game, and every :data:`LOOK_AGAIN_S` seconds anyway
+    (another process may have appended)."""
+    if who.seat is None or who.game != game:
+        return
+    tables = online_of(svc)
+    loop = asyncio.get_running_loop()
+    until = loop.time() + min(seconds, TURN_WAIT_MAX)
+    wake = svc.notifier.subscribe(game)
+    try:
+        while True:
+            wake.clear()
+            tl = svc.timeline_in_memory(game)  # the game as the last append left it
+            if tl is not None:
+                woken = (after is not None and len(tl.events) > after) or \
+                    tables.has_to_act(tl, who.seat)
+            else:
+                woken = await run_in_threadpool(_woken, svc, tables, game, who.seat, after)
+            if woken:
+                return
+            left = until - loop.time()
+            if left <= 0:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=min(left, LOOK_AGAIN_S))
+    finally:
+        svc.notifier.unsubscribe(game, wake)
+
+
+def _woken(svc: Service, tables: Any, game: str, seat: int, after: int | None) -> bool:
+    if after is not None:
+        head, _ = svc.timeline(game)
+        if head.next_seq > after:
+            return True
+    return bool(tables.seat_has_to_act(game, seat))
+
+
 @router.get("/play/{game}", include_in_schema=False)
 def play_page(game: GamePath) -> FileResponse:
     """A seat's page of an online game (the token is in the link's fragment, never sent)."""

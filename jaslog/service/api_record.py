@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path as PathLib
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import FileResponse
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,10 +39,11 @@ from jaslog.play.views import report
 from jaslog.record.core import InputError, Recorder, next_item, prepare_one
 from jaslog.service import api_games
 from jaslog.service.api_games import AppendIn, AppendOut, GamePath, _check_append, _read, view_name
+from jaslog.service.api_online import TURN_WAIT_MAX, wait_for_seat
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.db import event_authors
-from jaslog.service.deps import ApiError, principal, responses, service
+from jaslog.service.deps import ApiError, principal, responses, service, the_service
 from jaslog.service.online import online_of
 from jaslog.store.clock import stamp
 from jaslog.store.codec import norm_id
@@ -153,6 +154,29 @@ def actions_now(fold: GameFold) -> list[dict[str, Any]]:
     return out
 
 
+def calls_of(fold: GameFold, seat: int) -> list[dict[str, Any]]:
+    """The calls ``seat`` may make now, as the events to send: each event of the game that
+    takes a word (a bid's call, a partner call) tried word by word on a copy of the fold,
+    those the rules take without breaking a rule. None when the rules do not expect the
+    seat to act, or expect a card (``legal`` says which) or a deal."""
+    kind, due = fold.state.expected()
+    if due != seat or kind in ("play", "deal", "over"):
+        return []
+    out: list[dict[str, Any]] = []
+    for t in taken_types(fold):
+        if t in NOT_ACTIONS:
+            continue
+        choices = _literal_choices(EVENT_MODELS[t])
+        if not choices or len(choices) > 1:
+            continue
+        name, values = next(iter(choices.items()))
+        for v in values:
+            ok, broken = _tried(fold, {"type": t, "seat": seat, name: v})
+            if ok and not broken:
+                out.append({"type": t, "seat": seat, name: v})
+    return out
+
+
 def _last_trick_roem(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The roem the last completed trick holds (the game's round report says; None when
     the game has no roem, or no trick is complete)."""
@@ -205,18 +229,21 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
     recent = []
     shown = [e for e in tl.events[max(1, len(tl.events) - 12):]]
     by = _authors(svc, game, shown[0].seq if shown else 0)
-    with svc.pool.get() as store:
-        rec = _recorder(store, game, fold)
+    pack = get_game(fold.game).adapter("record").RECORDER.pack
+    rec: Recorder | None = None
+    if s.full:  # its words (a copy of the fold) only for whoever records: a seat reads
+        with svc.pool.get() as store:
+            rec = _recorder(store, game, fold)
     for e in shown:
         gone = e.seq in fold.retracted
-        recent.append({"seq": e.seq, "type": e.type, "said": rec.said(e) if s.full else e.type,
+        recent.append({"seq": e.seq, "type": e.type, "said": rec.said(e) if rec else e.type,
                        "retracted": gone, "by": by.get(e.seq)})
     last = fold.latest_actions(1)
     h = svc.header(game)
     return {
         "game": game, "kind": fold.game, "title": g.title, "ruleset": h.ruleset,
         "seats": list(h.seats), "players": g.players, "scoring": g.scoring,
-        "round_word": g.round_word, "pack": [CARD_TEXT[c] for c in cards_of(rec.pack)],
+        "round_word": g.round_word, "pack": [CARD_TEXT[c] for c in cards_of(pack)],
         "view": view_name(s), "seat": s.seat,
         "may_record": writer, "next_seq": head.next_seq, "expects": fr["expects"],
         "turn": fr["turn"], "round": fr["round"], "trick": fr["trick"], "dealer": fr["dealer"],
@@ -225,10 +252,13 @@ def turn_of(svc: Service, who: Principal, game: str) -> dict[str, Any]:
         "trick_complete": fr["trick_complete"], "trick_winner": fr["trick_winner"],
         "bids": fr["bids"], "extra": fr.get("extra", {}),
         "actions": actions_now(fold) if s.full and writer else [],
-        "accepted": rec.accepted_now() if s.full and writer else [],
+        "calls": calls_of(fold, s.seat) if s.seat is not None
+        and (writer or (who.role == "seat" and who.game == game)) else [],
+        "accepted": rec.accepted_now() if rec is not None and writer else [],
         "types": taken_types(fold),
         "roem": _last_trick_roem(rep["rounds"]) if s.full else None,
-        "fix": {"seq": last[0], "said": rec.said(fold.log[last[0]])} if last and s.full else None,
+        "fix": {"seq": last[0], "said": rec.said(fold.log[last[0]])}
+        if last and rec is not None else None,
         "sheet": _sheet(rep), "totals": rep.get("totals"), "finished": rep.get("finished"),
         "winner": rep.get("winner"),
         "certificate": head.certificate if s.full else None, "recent": recent,
@@ -251,15 +281,25 @@ def _may_write(svc: Service, who: Principal, game: str) -> bool:
 
 
 @router.get("/api/games/{game}/turn", responses=responses(401, 403, 404, 422))
-def get_turn(game: GamePath, svc: Service = Depends(service),
-             who: Principal = Depends(principal)) -> dict[str, Any]:
+async def get_turn(game: GamePath, wait: Annotated[float | None, Query(
+                       gt=0, le=TURN_WAIT_MAX, description=(
+                           "a seat's token: wait up to this many seconds until the seat has "
+                           "something to do (its move, its nonce, the game over) or, with "
+                           "after, until the game has moved on"))] = None,
+                   after: Annotated[int | None, Query(ge=0, le=1_000_000_000, description=(
+                       "with wait: the next_seq the caller has seen"))] = None,
+                   svc: Service = Depends(the_service),
+                   who: Principal = Depends(principal)) -> dict[str, Any]:
     """The scorer's pad's view of the table: whose turn (``expects``, ``turn``), what is
     legal now (``legal`` cards; ``actions``: the calls, knocks and the like the rules take,
     each with the rules it would break; ``accepted``: what the recorder takes now, in its
     words), the roem the last trick holds, the score sheet,
     the certificate and the last events with who recorded them; as the token may see the
-    game (a seat: its own hand; the public: refused, 403)."""
-    return turn_of(svc, who, game)
+    game (a seat: its own hand, and ``calls``: the calls the rules let it make now; the
+    public: refused, 403). A seat's page waits for its turn with ``wait`` (a long poll)."""
+    if wait is not None:
+        await wait_for_seat(svc, who, game, wait, after)
+    return await run_in_threadpool(turn_of, svc, who, game)
 
 
 # ---------------------------------------------------------------------- words
@@ -403,7 +443,7 @@ async def pad_append(game: GamePath, body: AppendIn, svc: Service = Depends(serv
     """``POST /api/games/{id}/events``, the same checks and the same append, with who
     appended (the token's label) kept beside the events stored (``by`` in
     ``GET /api/games/{id}/turn``'s ``recent``; not part of any hash)."""
-    out = await api_games.append_events(game, body, svc, who)
+    out = await api_games.appended(game, body, svc, who)
     if await run_in_threadpool(online_of(svc).clock_of, game) is not None:
         return out  # an online game's append says who appended it itself
     await run_in_threadpool(record_authors, svc, who, game, body.events, int(out["appended"]),

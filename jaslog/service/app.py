@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -124,16 +123,14 @@ class RequestGate:
     async def _token_refused(scope: Scope, headers: Headers
                              ) -> tuple[Principal | None, JSONResponse | None]:
         """The token's holder, or the answer to a request whose token does not pass."""
-        from fastapi.security import HTTPAuthorizationCredentials
         from fastapi.security.utils import get_authorization_scheme_param
 
-        from jaslog.service.deps import principal
+        from jaslog.service.deps import checked_principal
 
         scheme, token = get_authorization_scheme_param(headers.get("authorization"))
-        creds = HTTPAuthorizationCredentials(scheme=scheme, credentials=token) \
-            if scheme.lower() == "bearer" and token else None
+        given = token if scheme.lower() == "bearer" and token else None
         try:
-            who = await run_in_threadpool(principal, Request(scope), creds)
+            who = await checked_principal(Request(scope), given)
         except ApiError as e:
             extra = dict(getattr(e, "headers", None) or {})
             if e.status == 401:

@@ -36,6 +36,9 @@ import hmac
 import logging
 import re
 import secrets
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -268,13 +271,44 @@ _LIVE = (select(_T.c.id, _R.c.revoked_at, _X.c.expires_at)
          .select_from(_JOINED).where(_T.c.id == bindparam("tid")))
 
 
+#: How long (seconds) a token checked against the database is taken from memory before it
+#: is checked there again: what a revocation written by another process on the same database
+#: (``jaslog token revoke`` while the service runs) may take to hold. A revocation through
+#: the service itself holds at once (:attr:`Tokens.generation`).
+RECHECK_S = 2.0
+#: How many checked tokens the service keeps in memory (the least recently used go first).
+REMEMBERED = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class _Remembered:
+    """A token checked against the database: its holder, when it expires, and the
+    revocation generation and the moment it was checked in."""
+
+    who: Principal
+    expires: datetime | None
+    generation: int
+    checked: float
+
+
 class Tokens:
     """The token tables: create, list, revoke (an inserted revocation), check. ``clock``
-    (default: the system's) says when a token is made and whether it has expired."""
+    (default: the system's) says when a token is made and whether it has expired.
+
+    A token that passed is kept in memory, keyed by the SHA-256 of the whole token (never
+    the token itself), so the next request with it reads no row (:meth:`remembered`). Every
+    revocation through these tokens moves :attr:`generation` on, which forgets every token
+    kept: the revoked one is refused at its next request. A revocation written by another
+    process is seen when a kept token is checked again, :data:`RECHECK_S` after it was."""
 
     def __init__(self, engine: Engine, clock: Clock = system_clock) -> None:
         self.engine = engine
         self.clock = clock
+        #: Moves on with every revocation through this object: a kept token of an older
+        #: generation is checked against the database again.
+        self.generation = 0
+        self._kept: OrderedDict[str, _Remembered] = OrderedDict()
+        self._kept_lock = threading.Lock()
 
     def create(self, role: str, *, table: str | None = None, player: str | None = None,
                label: str = "", tournament: str | None = None, event: str | None = None,
@@ -372,7 +406,43 @@ class Tokens:
                 return False
             c.execute(insert(db.revocations).values(token_id=token_id, revoked_at=now(),
                                                     reason=reason[:200]))
+        self.forget()
         return True
+
+    def forget(self) -> None:
+        """Forget every token kept in memory (a revocation: each is checked again)."""
+        with self._kept_lock:
+            self.generation += 1
+            self._kept.clear()
+
+    def remembered(self, token: str) -> Principal | None:
+        """The holder of ``token`` from memory, with no database read: a token that passed
+        :meth:`authenticate` in this generation, less than :data:`RECHECK_S` ago, and has not
+        expired since; else None (check it with :meth:`authenticate`)."""
+        key = hashlib.sha256(token.encode()).hexdigest()
+        with self._kept_lock:
+            hit = self._kept.get(key)
+            if hit is None:
+                return None
+            if hit.generation != self.generation or \
+                    time.monotonic() - hit.checked >= RECHECK_S:
+                del self._kept[key]
+                return None
+            self._kept.move_to_end(key)
+        if hit.expires is not None and hit.expires <= self.clock():
+            return None
+        return hit.who
+
+    def _keep(self, token: str, who: Principal, generation: int) -> None:
+        expires = parse_stamp(who.expires_at) if who.expires_at is not None else None
+        key = hashlib.sha256(token.encode()).hexdigest()
+        with self._kept_lock:
+            if generation != self.generation:  # revoked meanwhile: not kept
+                return
+            self._kept[key] = _Remembered(who, expires, generation, time.monotonic())
+            self._kept.move_to_end(key)
+            while len(self._kept) > REMEMBERED:
+                self._kept.popitem(last=False)
 
     def live(self, token_id: str) -> bool:
         """Whether the token ``token_id`` exists, has not been revoked and has not expired (an
@@ -408,6 +478,7 @@ class Tokens:
         if m is None:
             raise TokenRefused("bad_token", unknown, guess=True)
         tid, secret = m.groups()
+        generation = self.generation  # read before the row: a revocation after it forgets
         with self.engine.connect() as c:
             row = c.execute(_CHECK, {"tid": tid}).first()
         if row is None or not hmac.compare_digest(row.secret_hash, _hash(secret)):
@@ -417,8 +488,10 @@ class Tokens:
         if row.expires_at is not None and parse_stamp(row.expires_at) <= self.clock():
             raise TokenRefused("token_expired", f"the token expired at {row.expires_at}: ask "
                                "for a new one")
-        return Principal(tid, row.role, row.table_id, row.player, row.label, row.tournament,
-                         row.event, row.expires_at, row.game, row.seat)
+        who = Principal(tid, row.role, row.table_id, row.player, row.label, row.tournament,
+                        row.event, row.expires_at, row.game, row.seat)
+        self._keep(token, who, generation)
+        return who
 
 
 #: What a token looks like in a line of text (a URL's ``access_token=...``, or the token).

@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from jaslog.engine.fold import FoldError
-from jaslog.events import Event, EventError, GameStarted, event_from_dict
+from jaslog.events import Event, GameStarted
 from jaslog.play.audit import violation_dict
 from jaslog.play.views import Sight, Timeline, timeline
 from jaslog.service.auth import Principal, Tokens
@@ -27,7 +26,7 @@ from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, ope
 from jaslog.store.appending import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
-from jaslog.store.foldcache import FoldCache, cache_events
+from jaslog.store.foldcache import cache_events
 
 
 class StorePool:
@@ -70,6 +69,8 @@ class StorePool:
 #: (at ~300 bytes each, about 1 MiB of rows): past either, the rest wait for the next one.
 GROUP_APPENDS = 256
 GROUP_EVENTS = 4096
+#: Seconds of a group's work after which the writer lets the threads that answer reads run.
+YIELD_EVERY_S = 0.004
 
 
 @dataclass(frozen=True)
@@ -143,11 +144,11 @@ class Service:
     appends wait for the writer on a thread of their own (:meth:`append_soon`), never on the
     threads that answer reads: however many appends queue behind a slow write, a read is
     answered at once. The appends that wait together are written in one transaction (group
-    commit, at most :data:`GROUP_APPENDS`), each checked in turn and answered on its own.
-    Next to it, the service keeps each recorded game's fold at its head
-    ("tip") to say which violations an append brought without folding the game again.
+    commit, at most :data:`GROUP_APPENDS`), each checked in turn and answered on its own,
+    with the violations the writer's fold found as it checked the append (the game is folded
+    once an append).
 
-    The folded games it keeps (tips, and the timelines reads are answered from) are bounded
+    The folded games it keeps (the timelines reads are answered from) are bounded
     by the memory they hold (``$JASLOG_CACHE_MB`` each, as the store's folds:
     :func:`jaslog.store.foldcache.cache_events`), not by a count of games: every live game of
     a busy service stays folded as long as they fit.
@@ -167,12 +168,13 @@ class Service:
         self._queue: queue.SimpleQueue[_Waiting | None] = queue.SimpleQueue()
         self._writer_thread: threading.Thread | None = None
         self._closed = False
-        self._tips = FoldCache(lambda tip: int(tip.next_seq))
         self.engine = service_engine(url)
         self.tokens = Tokens(self.engine, self.clock)
         self.notifier = Notifier()
         self._cache: OrderedDict[str, Cached] = OrderedDict()
         self._headers: dict[str, GameStarted] = {}
+        #: Each game's next seq as this service's writer last wrote it.
+        self._written: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -199,7 +201,7 @@ class Service:
                 with self._lock:
                     self._cache.move_to_end(game)
                 return hit.head, hit.tl
-            events = s.events(game, upto=head.seq)
+            events = self._events_to(s, game, head, hit)
         tl = timeline(events)
         with self._lock:
             self._cache[game] = Cached(head, tl)
@@ -208,6 +210,17 @@ class Service:
             while held > cache_events() and len(self._cache) > 1:
                 held -= self._cache.popitem(last=False)[1].head.next_seq
         return head, tl
+
+    @staticmethod
+    def _events_to(s: Store, game: str, head: Head, hit: Cached | None) -> list[Event]:
+        """The game's events up to ``head``: those of the timeline kept (``hit``) when it is
+        behind, and only the events since read and parsed (folding them all again takes a
+        fraction of reading them)."""
+        if hit is not None and hit.tl.error is None and 0 < hit.head.next_seq < head.next_seq:
+            new = [e for e in s.events_since(game, hit.head.next_seq) if e.seq <= head.seq]
+            if len(new) == head.next_seq - hit.head.next_seq:
+                return [*hit.tl.events, *new]
+        return s.events(game, upto=head.seq)
 
     def header(self, game: str) -> GameStarted:
         """A game's ``game_started`` event (it never changes)."""
@@ -221,6 +234,23 @@ class Service:
             with self._lock:
                 self._headers[game] = h
         return h
+
+    def timeline_in_memory(self, game: str) -> Timeline | None:
+        """The game's timeline when the one kept is at the head this service's writer last
+        wrote (no database read; None when the service does not know it is: read it with
+        :meth:`timeline`). Another process's appends are not seen here."""
+        with self._lock:
+            hit = self._cache.get(game)
+            known = self._written.get(game)
+        if hit is None or known is None or hit.head.next_seq != known:
+            return None
+        return hit.tl
+
+    def header_known(self, game: str) -> bool:
+        """Whether the service has ``game``'s ``game_started`` in memory (:meth:`header`
+        reads nothing then)."""
+        with self._lock:
+            return game in self._headers
 
     def games(self, *, player: str | None = None, ruleset: str | None = None,
               since: str | None = None, limit: int | None = None) -> list[GameInfo]:
@@ -335,15 +365,17 @@ class Service:
                 w.future.set_exception(res)
                 continue
             try:
-                new = self._new_violations(w.game, res, w.stamped)
+                new = self._new_violations(res)
             except Exception as e:
                 w.future.set_exception(e)
             else:
+                self._written[w.game] = res.head.next_seq
                 w.future.set_result((res, new))
 
     def _group_results(self, group: list[_Waiting]) -> list[AppendResult | Exception]:
         """Each append's result or refusal, the group committed (see :meth:`_write_group`)."""
         results: list[AppendResult | Exception] = []
+        held = time.perf_counter()
         with self.writer.group() as g:
             for w in group:
                 try:
@@ -356,7 +388,11 @@ class Service:
                             raise _WriteAlone from e
                         raise  # alone: its own answer, as an append of its own
                     results.append(e)  # refused: nothing of it was written
-                time.sleep(0)  # let the threads that answer reads run between appends
+                if time.perf_counter() - held >= YIELD_EVERY_S:
+                    # let the threads that answer reads run: after a few appends, not after
+                    # each (a yield costs the writer up to Python's switch interval, 5 ms)
+                    time.sleep(0)
+                    held = time.perf_counter()
         return results
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
@@ -374,32 +410,14 @@ class Service:
             if done == len(events):
                 return AppendResult(game, 0, done, g.head(game))
             rest = g.append(game, w.stamped[done:], (expected_seq or 0) + done)
-            return AppendResult(game, rest.appended, done + rest.already_stored, rest.head)
+            return AppendResult(game, rest.appended, done + rest.already_stored, rest.head,
+                                rest.violations)
 
-    def _new_violations(self, game: str, res: AppendResult,
-                        stamped: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Move the game's tip fold over the appended events; the violations that added."""
-        if not res.appended:
-            return []
-        first = res.head.next_seq - res.appended
-        tip = self._tips.pop(game, None)
-        before = 0
-        try:
-            if tip is not None and tip.next_seq == first:
-                before = len(tip.state.violations)
-                for j, e in enumerate(stamped[len(stamped) - res.appended:]):
-                    tip.apply(event_from_dict({**e, "game": game, "seq": first + j}))
-            else:
-                tip = self.writer.fold(game, res.head.seq)
-                before = -1
-        except (FoldError, EventError):
-            tip = self.writer.fold(game, res.head.seq)
-            before = -1
-        self._tips[game] = tip
-        self._tips.trim(cache_events())
-        vs = tip.state.violations
-        new = vs[before:] if before >= 0 else [v for v in vs if v.seq >= first]
-        return [violation_dict(v) for v in sorted(new, key=lambda v: v.seq)]
+    @staticmethod
+    def _new_violations(res: AppendResult) -> list[dict[str, Any]]:
+        """The violations the appended events brought, as the writer's fold found them when
+        it checked them (the game is not folded again to answer)."""
+        return [violation_dict(v) for v in sorted(res.violations, key=lambda v: v.seq)]
 
     @staticmethod
     def _retried(stored_events: Callable[[str], list[Event]], game: str,

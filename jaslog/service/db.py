@@ -188,6 +188,10 @@ def service_engine(url: str | None) -> Engine:
         def _connect(dbapi_conn: Any, _record: Any) -> None:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA busy_timeout = 60000")
+            # as the store's own connections: in WAL mode a commit waits for no disk flush
+            # (safe from a crash of the service; the last commits may go with the machine's
+            # power, the events' with them)
+            cur.execute("PRAGMA synchronous = NORMAL")
             cur.close()
     else:
         engine = create_engine(full, pool_pre_ping=True)

@@ -175,6 +175,11 @@ def service(request: Request) -> Service:
     return svc
 
 
+async def the_service(request: Request) -> Service:
+    """:func:`service`, as a dependency answered on the event loop (no worker thread)."""
+    return service(request)
+
+
 class FailedLogins:
     """Failed authentications per client address: after :attr:`limit` within :attr:`window`
     seconds, the address is answered 429 (with ``Retry-After``) before any token it sends is
@@ -272,13 +277,41 @@ def _check(request: Request, token: str | None) -> Principal:
     return who
 
 
-def principal(request: Request,
-              creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
-    """The caller, from ``Authorization: Bearer <token>``."""
-    return _check(request, creds.credentials if creds is not None else None)
+def _from_memory(request: Request, token: str | None) -> Principal | None:
+    """The holder of ``token`` when the service has it in memory (checked in this revocation
+    generation, not expired, no tournament to ask about) and the address is not locked out:
+    no database read, no worker thread. None: check it with :func:`_check`."""
+    if not token:
+        return None
+    who = service(request).tokens.remembered(token)
+    if who is None or who.tournament is not None:
+        return None
+    if failed_logins(request).wait(client_address(request)):
+        return None
+    return who
 
 
-def stream_principal(
+async def checked_principal(request: Request, token: str | None) -> Principal:
+    """The holder of ``token``: from memory on the event loop when the service has it
+    (:meth:`jaslog.service.auth.Tokens.remembered`), else checked against the database in a
+    worker thread (:func:`_check`)."""
+    who = _from_memory(request, token)
+    if who is not None:
+        return who
+    return await anyio.to_thread.run_sync(_check, request, token)
+
+
+async def principal(request: Request,
+                    creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> Principal:
+    """The caller, from ``Authorization: Bearer <token>`` (the one the request gate already
+    checked, when it did: a token is checked once a request)."""
+    gated = request.scope.get(PRINCIPAL)
+    if isinstance(gated, Principal):
+        return gated
+    return await checked_principal(request, creds.credentials if creds is not None else None)
+
+
+async def stream_principal(
     request: Request,
     creds: HTTPAuthorizationCredentials | None = Depends(bearer),
     access_token: str | None = Query(None, max_length=200,
@@ -287,7 +320,7 @@ def stream_principal(
 ) -> Principal:
     """The caller of a stream: the header, or ``?access_token=``."""
     token = creds.credentials if creds is not None else access_token
-    return _check(request, token)
+    return await checked_principal(request, token)
 
 
 def require(who: Principal, *roles: str, what: str) -> None:
@@ -323,7 +356,7 @@ class Roles:
             return e
         return None
 
-    def __call__(self, who: Principal = Depends(principal)) -> None:
+    async def __call__(self, who: Principal = Depends(principal)) -> None:
         refused = self.refusal(who)
         if refused is not None:
             raise refused

@@ -29,6 +29,7 @@ import os
 import secrets
 import threading
 import uuid
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import insert, select
@@ -38,6 +39,7 @@ from jaslog.engine.fairdeal import commit_of, deck, nonce_problem
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, EventError, event_from_dict
 from jaslog.games import get_game
+from jaslog.play.views import Timeline
 from jaslog.service import db
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
@@ -50,6 +52,9 @@ from jaslog.store.clock import parse_stamp, stamp
 DEFAULT_CLOCK = 30
 #: Seconds the server waits for the seats' nonces after the commit.
 NONCE_WAIT = 5.0
+#: The longest the sweep leaves a game unstepped when nothing is owed (an append by another
+#: process to the same database is seen by then).
+RESTEP_S = 5.0
 #: What a seat token appends: its own actions and its nonce.
 SEAT_TYPES = frozenset({"bid", "trump_turned", "play", "roem", "claim", "knock", "knock_back",
                         "dix", "sequence", "bella", "partner_call", "nonce"})
@@ -111,6 +116,11 @@ class OnlineTables:
         self._clocks: dict[str, int | None] = {}
         self._over: set[str] = set()
         self._lock = threading.RLock()
+        #: Each game's own lock: a step holds it while it appends (games step side by side).
+        self._game_locks: dict[str, threading.Lock] = {}
+        #: When each game next owes something by the clock (a deal whose nonces are late, a
+        #: move over the clock), as its last step found it: the sweep steps it no sooner.
+        self._due: dict[str, tuple[int, datetime]] = {}
 
     # ------------------------------------------------------------------ which games
 
@@ -130,6 +140,11 @@ class OnlineTables:
             if stopped:
                 self._over.add(game)
         return clock
+
+    def known_offline(self, game: str) -> bool:
+        """Whether the service knows, without a database read, that ``game`` is not online
+        (read without a lock: a step holds the tables' lock while it appends)."""
+        return self._clocks.get(game, 0) is None
 
     def games(self) -> list[str]:
         with self.svc.engine.connect() as c:
@@ -208,13 +223,31 @@ class OnlineTables:
         clock = self.clock_of(game)
         if clock is None or game in self._over:
             return False
-        moved = False
         with self._lock:
+            lock = self._game_locks.setdefault(game, threading.Lock())
+        moved = False
+        with lock:
+            self._due.pop(game, None)
             for _ in range(8):  # each pass appends at most one batch
                 if not self._step_once(game, clock):
                     break
                 moved = True
         return moved
+
+    def due(self, game: str, now: datetime) -> bool:
+        """Whether the sweep should step ``game`` now: not when its last step, at the head
+        the game still has, found nothing owed before a time still to come (a head read,
+        no fold)."""
+        known = self._due.get(game)
+        if known is None or known[1] <= now:
+            return True
+        with self.svc.pool.get() as s:
+            return s.head(game).next_seq != known[0]
+
+    def _owed_at(self, game: str, next_seq: int, at: datetime) -> None:
+        """Remember when ``game``, at ``next_seq``, next owes something by the clock (see
+        :meth:`due`; at most :data:`RESTEP_S` seconds ahead)."""
+        self._due[game] = (next_seq, min(at, self.svc.clock() + timedelta(seconds=RESTEP_S)))
 
     def _step_once(self, game: str, clock: int) -> bool:
         try:
@@ -258,6 +291,7 @@ class OnlineTables:
             since = parse_stamp(c.recorded_at) if c.recorded_at else self.svc.clock()
             waited = (self.svc.clock() - since).total_seconds()
             if len(sent) < fold.players and waited < self.nonce_wait:
+                self._owed_at(game, head.next_seq, since + timedelta(seconds=self.nonce_wait))
                 return False
             return self._deal(game, fold, n, sent, head.next_seq)
         if dealt in committed and kind in LATER_DEALS:  # the rest of a deal (Klaberjass)
@@ -266,6 +300,9 @@ class OnlineTables:
         if appended:
             record_by(self.svc, game, int(appended[0]["seq"]), appended, "server")
             return True
+        w = self.move_clock.waiting(game, fold, events)
+        if w is not None:
+            self._owed_at(game, head.next_seq, w.since + timedelta(seconds=clock))
         return False
 
     def _deal(self, game: str, fold: GameFold, n: int, sent: dict[int, str], at_seq: int,
@@ -286,8 +323,38 @@ class OnlineTables:
         return self._append(game, batch, at_seq)
 
     def sweep(self) -> list[str]:
-        """Step every online game not over; the games that moved."""
-        return [g for g in self.games() if self.step(g)]
+        """Step every online game not over that owes something by now (:meth:`due`); the
+        games that moved."""
+        now = self.svc.clock()
+        return [g for g in self.games() if self.due(g, now) and self.step(g)]
+
+    # ------------------------------------------------------------------ a seat's wait
+
+    def seat_has_to_act(self, game: str, seat: int) -> bool:
+        """Whether ``seat`` of ``game`` has something to do now: the rules expect its move
+        (whatever they expect of it: a bid, a card, a call), the round committed waits for
+        its nonce, or the game is over (or does not fold: nothing to wait for)."""
+        return self.has_to_act(self.svc.timeline(game)[1], seat)
+
+    @staticmethod
+    def has_to_act(tl: Timeline, seat: int) -> bool:
+        """:meth:`seat_has_to_act` of the game as ``tl`` has it."""
+        fold = tl.fold
+        if fold is None or tl.error is not None:
+            return True
+        kind, due = fold.state.expected()
+        if kind == "over":
+            return True
+        if kind != "deal":
+            return due == seat
+        n = len(fold.state.rounds) + 1
+        for e in reversed(tl.events):  # the nonces come after the round's commit
+            if e.type == "nonce" and getattr(e, "round", None) == n and \
+                    getattr(e, "seat", None) == seat:
+                return False
+            if e.type == "deal_committed":
+                return getattr(e, "round", None) == n
+        return False
 
     # ------------------------------------------------------------------ a seat's append
 
@@ -345,9 +412,11 @@ class OnlineTables:
                 if self._timed_out(tl.events, seat):
                     raise ApiError(409, "too_late", f"seat {seat}'s time was up: the service "
                                    "recorded its timeout and played for it", game=game)
-                raise ApiError(409, "not_your_turn", f"event {i + 1}: the rules expect "
-                               f"{kind}" + (f" of seat {due}" if due is not None else "")
-                               + f", not a {t} of seat {seat}", game=game, seat=seat)
+                # which seat is due and for what is not said: the rules may keep it from
+                # the others (a partner call awaited from whoever holds the queens)
+                raise ApiError(409, "not_your_turn", f"event {i + 1}: the rules do not take "
+                               f"a {t} of seat {seat} now: it is not this seat's turn",
+                               game=game, seat=seat)
             before = len(trial.state.violations)
             try:
                 trial.apply(event_from_dict({**e, "game": game, "seq": trial.next_seq,

@@ -35,7 +35,7 @@ def declared(route: APIRoute) -> frozenset[str]:
 HINTS = {"/api/games": " (pages go on with cursor, not offset)"}
 
 
-def refuse_unknown_parameters(request: Request) -> None:
+async def refuse_unknown_parameters(request: Request) -> None:
     """422 ``unknown_parameter`` when the query names a parameter the route does not take."""
     route = request.scope.get("route")
     if not isinstance(route, APIRoute) or not request.query_params \

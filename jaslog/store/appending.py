@@ -289,10 +289,10 @@ class Appending(Signing):
         _refuse_future_at(game, rest, now)
         rest = stamped(rest, now)
         self._check_ids(conn, game, rest)
-        f, before = self._validate(conn, head, rest)
+        f, before, held = self._validate(conn, head, rest)
         payloads = _payloads(rest)
         return AppendResult(game, len(rest), skip, head), _Plan(head, skip, rest, payloads,
-                                                                now, f, before)
+                                                                now, f, before, held)
 
     def _write_head(self, conn: Connection, game: str) -> Head:
         """:meth:`_head` through the driver's own cursor (the statement built once as text):
@@ -322,7 +322,8 @@ class Appending(Signing):
         stands = standing(f)
         if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
             note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])
-        return AppendResult(game, len(rest), plan.skip, new_head)
+        return AppendResult(game, len(rest), plan.skip, new_head,
+                            tuple(f.state.violations[plan.violations_before:]))
 
     def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
@@ -397,8 +398,9 @@ class Appending(Signing):
                                 code="duplicate_id")
 
     def _validate(self, conn: Connection, head: Head,
-                  evs: list[Event]) -> tuple[GameFold, Marks]:
-        """The fold of the game after ``evs``, and where it stood before them (:func:`marks`)."""
+                  evs: list[Event]) -> tuple[GameFold, Marks, int]:
+        """The fold of the game after ``evs``, where it stood before them (:func:`marks`) and
+        how many violations it held before them."""
         try:
             if head.next_seq == 0:
                 f = start_fold(evs[0])
@@ -407,6 +409,7 @@ class Appending(Signing):
                 f = self._stored_fold(conn, head)
                 todo = evs
             before = marks(f)
+            held = len(f.state.violations)
             for e in todo:
                 f.apply(e)
         except FoldError as err:
@@ -416,7 +419,7 @@ class Appending(Signing):
                         "a new game begins with its game_started event")
             raise RejectedError(f"{err}{hint}; nothing was written", game=err.game, seq=err.seq,
                                 code=err.code, fold_error=err) from None
-        return f, before
+        return f, before, held
 
     def new_game(self, ruleset: str, seats: list[str], *, dealer: int = 0,
                  options: dict[str, Any] | None = None, game: str | None = None,
@@ -589,6 +592,8 @@ class _Plan:
     now: datetime
     fold: GameFold
     before: Marks
+    #: How many violations the fold held before the batch.
+    violations_before: int = 0
 
 
 class AppendGroup:

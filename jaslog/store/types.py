@@ -89,6 +89,9 @@ class AppendResult:
     appended: int
     already_stored: int
     head: Head
+    #: The rule violations the appended events brought, as the fold that checked them found
+    #: them (the fold's own violation objects; empty when nothing was appended).
+    violations: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

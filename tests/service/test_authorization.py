@@ -314,3 +314,43 @@ def test_scopes_a_token_cannot_have(tmp_path: Path, role: str, kw: dict[str, Any
     with live_service(tmp_path) as live:
         r = live.post("/api/tokens", {"role": role, **kw})
         assert r.status_code == 422 and words in r.json()["message"], r.text
+
+
+# ---------------------------------------------------------------------- tokens in memory
+
+
+def test_a_token_is_checked_from_memory_and_its_revocation_holds_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A token that passed is taken from memory (no row read: the database could be gone);
+    revoked through the service, it is refused at its very next request, from memory or
+    not; revoked by another process, once it is checked again."""
+    import jaslog.service.auth as auth
+
+    with live_service(tmp_path) as live:
+        svc = live.app.state.service
+        tok = token(live, "referee")
+        assert call(live, "GET", "/api/whoami", tok).status_code == 200
+        assert svc.tokens.remembered(tok) is not None
+        check = auth._CHECK
+        monkeypatch.setattr(auth, "_CHECK", None)  # a read of the token's row would fail
+        try:
+            for _ in range(3):
+                assert call(live, "GET", "/api/whoami", tok).status_code == 200
+        finally:
+            monkeypatch.setattr(auth, "_CHECK", check)
+        tid = tok.split("_")[1]
+        r = call(live, "DELETE", f"/api/tokens/{tid}", live.tokens["admin"])
+        assert r.status_code == 200
+        assert svc.tokens.remembered(tok) is None
+        for method, path in (("GET", "/api/whoami"), ("POST", "/api/games/x/events")):
+            r = call(live, method, path, tok, {"events": [{"type": "note", "text": "x"}]}
+                     if method == "POST" else None)
+            assert r.status_code == 401 and r.json()["code"] == "bad_token", r.text
+        # revoked by another process (its own Tokens on the same database): seen once the
+        # kept token is checked again
+        other = token(live, "referee")
+        assert call(live, "GET", "/api/whoami", other).status_code == 200
+        Tokens(service_engine(str(tmp_path / "service.sqlite"))).revoke(other.split("_")[1])
+        monkeypatch.setattr(auth, "RECHECK_S", 0.0)
+        r = call(live, "GET", "/api/whoami", other)
+        assert r.status_code == 401 and r.json()["code"] == "bad_token"

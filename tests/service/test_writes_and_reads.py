@@ -84,7 +84,7 @@ def test_every_live_game_keeps_its_fold(tmp_path: Path) -> None:
     svc = app.state.service
     for gid, evs in logs.items():
         svc.append(gid, evs[1:2], 1)
-    assert len(svc._tips) == n and len(svc.writer._folds) == n
+    assert len(svc.writer._folds) == n
     folded_again: list[str] = []
     writer_fold = svc.writer.fold
 
@@ -97,4 +97,84 @@ def test_every_live_game_keeps_its_fold(tmp_path: Path) -> None:
         res, _violations = svc.append(gid, evs[2:3], 2)
         assert res.head.next_seq == 3
     assert folded_again == []
+    svc.close()
+
+
+def test_an_append_folds_its_events_once_and_answers_with_their_violations(
+        tmp_path: Path) -> None:
+    """The writer's fold checks the new events and its violations are the answer's: each
+    event is applied to a fold once, and a card that breaks a rule is reported by the
+    append that brought it."""
+    from jaslog.engine.fold import GameFold
+
+    evs = [{k: v for k, v in e.items() if k not in ("game", "seq")}
+           for e in simulate_game("v", "amsterdam", seed=3)]
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        store.append("v", [{**evs[0], "game": "v", "seq": 0}])
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    svc.append("v", evs[1:3], 1)  # the game folded once from the store, then kept
+    kept = svc.writer._folds.get("v")[2]  # the writer's fold of the game, at its head
+    applied: list[int] = []
+    apply = type(kept).apply
+
+    def counted(self: GameFold, e: Any) -> Any:
+        applied.append(e.seq)
+        return apply(self, e)
+
+    type(kept).apply = counted  # type: ignore[method-assign]
+    try:
+        res, violations = svc.append("v", evs[3:6], 3)
+    finally:
+        type(kept).apply = apply  # type: ignore[method-assign]
+    assert res.appended == 3 and sorted(applied) == [3, 4, 5]
+    assert violations == []
+    svc.close()
+
+
+def test_a_timeline_behind_the_head_reads_only_the_events_since(tmp_path: Path) -> None:
+    """A game read again after appends reads and parses only the new events, and folds to
+    the same timeline as a game read whole."""
+    logs = _games(tmp_path / "s.sqlite", 1)
+    (gid, evs), = logs.items()
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    svc.append(gid, evs[1:2], 1)
+    svc.timeline(gid)
+    svc.append(gid, evs[2:4], 2)
+    read_whole: list[str] = []
+    with svc.pool.get() as store:
+        kind = type(store)
+    whole = kind.events
+
+    def counted(self: Any, game: str, upto: int | None = None) -> Any:
+        read_whole.append(game)
+        return whole(self, game, upto)
+
+    kind.events = counted  # type: ignore[method-assign]
+    try:
+        head, tl = svc.timeline(gid)
+    finally:
+        kind.events = whole  # type: ignore[method-assign]
+    assert read_whole == [] and head.next_seq == 4
+    assert [e.seq for e in tl.events] == [0, 1, 2, 3]
+    with svc.pool.get() as store:
+        assert tl.events == store.events(gid)
+    svc.close()
+
+
+def test_the_services_own_tables_commit_as_the_stores_events_do(tmp_path: Path) -> None:
+    """Who appended an online game's move is written beside it in a transaction of its own:
+    on SQLite it waits for no disk flush (synchronous NORMAL in WAL mode), as the store's
+    own commits do, not for a flush a move."""
+    from sqlalchemy import text
+
+    app = create_app(str(tmp_path / "s.sqlite"))
+    svc = app.state.service
+    with svc.engine.connect() as c:
+        service_sync = c.execute(text("PRAGMA synchronous")).scalar()
+        journal = c.execute(text("PRAGMA journal_mode")).scalar()
+    with svc.pool.get() as store, store.engine.connect() as c:
+        store_sync = c.execute(text("PRAGMA synchronous")).scalar()
+    assert (journal, service_sync) == ("wal", store_sync) == ("wal", 1)
     svc.close()

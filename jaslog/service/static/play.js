@@ -53,21 +53,26 @@
     const t = turn, seat = t.seat;
     $("seat-page").hidden = false;
     $("title").textContent = `${t.title || "jaslog"} · seat ${seat} (${t.seats[seat]})`;
-    const mine = t.turn === seat && (t.expects === "play" || t.expects === "bid");
+    const calls = t.calls || [];
+    const mine = !t.finished && t.turn === seat && (t.expects === "play" || calls.length > 0);
     $("status").textContent = t.finished ? "The game is over."
       : t.expects === "deal" ? "Dealing…"
-      : mine ? (t.expects === "bid" ? "Your turn: bid." : "Your turn: play a card.")
+      : mine ? (t.expects === "play" ? "Your turn: play a card." : "Your turn: bid.")
       : `Waiting for seat ${t.turn} (${t.seats[t.turn] || ""}).`;
     $("status").dataset.mine = mine ? "yes" : "no";
     const legal = new Set(mine && t.expects === "play" ? (t.legal || []) : []);
     const hand = $("hand"); hand.textContent = "";
     for (const c of (t.hands && t.hands[seat]) || []) hand.appendChild(cardButton(c, legal.has(c)));
     $("trick").textContent = (t.table || []).map((p) => p && (p.card || p)).filter(Boolean).join(" ") || "—";
-    $("bids").hidden = !(mine && t.expects === "bid");
+    // only the calls the rules let this seat make now, as the service says (turn.calls):
+    // each is the event to send, its word the field besides type and seat
+    $("bids").hidden = !(mine && calls.length > 0);
     const bb = $("bid-buttons"); bb.textContent = "";
-    for (const call of ["pass", "C", "D", "H", "S"]) {
-      const b = document.createElement("button"); b.type = "button"; b.textContent = call;
-      b.dataset.call = call; b.onclick = () => send([{ type: "bid", seat, call }]); bb.appendChild(b);
+    for (const call of mine ? calls : []) {
+      const word = Object.keys(call).filter((k) => k !== "type" && k !== "seat").map((k) => call[k]).join(" ");
+      const b = document.createElement("button"); b.type = "button"; b.textContent = word;
+      b.dataset.call = word; b.dataset.type = call.type;
+      b.onclick = () => send([call]); bb.appendChild(b);
     }
     const wonLast = t.trick_complete && t.trick_winner !== null && t.trick_winner % 2 === seat % 2;
     $("roem").hidden = !wonLast;
@@ -111,17 +116,31 @@
     $("clock").textContent = turn.expects === "deal" ? "" : `${Math.max(0, Math.ceil(left))} s`;
   }
 
-  async function refresh() {
+  // after: the next_seq the page has; the service answers once the game moved past it or
+  // the seat has something to do (a long poll), else after WAIT seconds
+  const WAIT = 25;
+  async function refresh(after) {
     try {
+      turn = await api(after === undefined ? "/turn" : `/turn?wait=${WAIT}&after=${after}`);
       const o = await api("/online"); o.fetchedAt = Date.now(); online = o;
-      turn = await api("/turn");
       await nonceAndChecks();
       await render();
-    } catch (e) { show(e.message); }
+      return true;
+    } catch (e) { show(e.message); return false; }
   }
 
-  refresh();
-  setInterval(() => { if (!busy) refresh(); }, 500);
+  async function follow() {
+    await refresh();
+    for (;;) {
+      if (busy || !turn) { await new Promise((r) => setTimeout(r, 200)); continue; }
+      if (turn.finished) {  // once more, for the last deal's reveal, then nothing moves
+        await new Promise((r) => setTimeout(r, 1000)); await refresh(); return;
+      }
+      if (!(await refresh(turn.next_seq))) await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+
+  follow();
   setInterval(tick, 250);
   document.querySelectorAll("[data-roem]").forEach((b) => {
     b.onclick = () => send([{ type: "roem", seat: turn.seat, points: Number(b.dataset.roem) }]);
