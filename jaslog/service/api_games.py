@@ -46,7 +46,13 @@ from jaslog.service.deps import (
     stream_principal,
     the_service,
 )
-from jaslog.service.online import DEFAULT_CLOCK, by_of, online_of, record_by, seat_may_append
+from jaslog.service.online import (
+    DEFAULT_CLOCK,
+    after_append,
+    by_of,
+    online_of,
+    seat_may_append,
+)
 from jaslog.service.timing import move_times
 from jaslog.service.tournaments import Tournaments
 from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
@@ -457,17 +463,6 @@ MOVE_TYPES = frozenset({"bid", "trump_turned", "play", "roem", "claim", "knock",
                         "dix", "sequence", "bella", "partner_call"})
 
 
-def _after_online_append(svc: Service, who: Principal, game: str, res: Any,
-                         events: list[dict[str, Any]]) -> None:
-    """Who appended (a seat number or the token's role), then what the server owes the
-    game now (the next deal, a reveal)."""
-    if res.appended:
-        first = res.head.next_seq - res.appended
-        record_by(svc, game, first, events[len(events) - res.appended:], by_of(who),
-                  who.token_id, who.role)
-    online_of(svc).step(game)
-
-
 def _check_scorer_correction(svc: Service, game: str, events: list[dict[str, Any]]) -> None:
     """Refuse a scorer's correction that retracts a referee's ruling or the service's
     timeout (``referee_only``); what else it may retract is the fold's to say."""
@@ -567,7 +562,7 @@ async def appended(game: str, body: AppendIn, svc: Service, who: Principal) -> d
             raise ApiError(409, "store_refused", str(e), game=game) from None
         break
     if online:
-        await run_in_threadpool(_after_online_append, svc, who, game, res, body.events)
+        await run_in_threadpool(after_append, svc, who, game, res, body.events)
     svc.notifier.publish(game)
     return {"game": game, "appended": res.appended, "already_stored": res.already_stored,
             "next_seq": res.head.next_seq, "head_hash": res.head.hash,

@@ -45,7 +45,7 @@ from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError
 from jaslog.service.move_clock import ID_SPACE, MoveClock
-from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
+from jaslog.store import AppendResult, ConflictError, NoSuchGame, RejectedError, StoreError
 from jaslog.store.clock import parse_stamp, stamp
 
 #: Seconds a move, by default.
@@ -87,6 +87,17 @@ def record_by(svc: Service, game: str, first: int, events: list[dict[str, Any]],
 def by_of(who: Principal) -> str:
     """What ``by`` says of a token in an online game: its seat, or its role."""
     return str(who.seat) if who.role == "seat" and who.seat is not None else who.role
+
+
+def after_append(svc: Service, who: Principal, game: str, res: AppendResult,
+                 events: list[dict[str, Any]]) -> None:
+    """After a batch is appended to an online game: who appended it (a seat number or the
+    token's role), then what the server owes the game now (the next deal, a reveal)."""
+    if res.appended:
+        first = res.head.next_seq - res.appended
+        record_by(svc, game, first, events[len(events) - res.appended:], by_of(who),
+                  who.token_id, who.role)
+    online_of(svc).step(game)
 
 
 def seat_may_append(who: Principal, game: str, events: list[dict[str, Any]]) -> None:

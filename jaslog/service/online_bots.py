@@ -26,7 +26,7 @@ from jaslog.service.bots import BotPlayError
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError
 from jaslog.service.move_clock import autoplay_event
-from jaslog.service.online import by_of, online_of, record_by
+from jaslog.service.online import after_append, online_of
 from jaslog.store import NoSuchGame
 
 #: The most appends one game's bots make (a game to 1001 points takes a few hundred).
@@ -41,11 +41,7 @@ def append_as_seat(svc: Service, who: Principal, game: str,
     tables = online_of(svc)
     at = tables.seat_refusal(who, game, events, None)
     res, _ = svc.append(game, events, at)
-    if res.appended:
-        first = res.head.next_seq - res.appended
-        record_by(svc, game, first, events[len(events) - res.appended:], by_of(who),
-                  who.token_id, who.role)
-    tables.step(game)
+    after_append(svc, who, game, res, events)
     return int(res.head.next_seq)
 
 
