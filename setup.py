@@ -72,13 +72,14 @@ def native_extensions(modules: list[str]) -> list[Extension]:
 
 def cache_key(modules: list[str]) -> str:
     """The SHA-256 of everything a build of the hot path reads: this file, the modules'
-    sources, the Python that runs it (version and extension suffix) and mypy's version."""
+    names and sources, the Python that runs it (version and extension suffix) and mypy's
+    version."""
     try:
         mypy = metadata.version("mypy")
     except metadata.PackageNotFoundError:
         mypy = "none"
     h = hashlib.sha256()
-    for part in (sys.version, str(sysconfig.get_config_var("EXT_SUFFIX")), mypy):
+    for part in (sys.version, str(sysconfig.get_config_var("EXT_SUFFIX")), mypy, " ".join(modules)):
         h.update(part.encode() + b"\0")
     for path in [Path(__file__).resolve(), *(HERE / Path(*m.split(".")).with_suffix(".py")
                                              for m in modules)]:
