@@ -24,12 +24,14 @@ lint:
 
 # The tests' modules are compiled with pytest's assertions once and kept in __pycache__,
 # also where the environment says not to write bytecode (PYTHONDONTWRITEBYTECODE).
-# Then the rules, the fold and the export once more on the pure-Python hot path
-# (JASLOG_PURE=1: the modules `pip install` compiles load from their sources), with those
-# modules' doctests, which only a pure run can read; not the slow tests, which time
-# processes, clusters and memory rather than the rules (docs/testing.md).
-PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper tests/games \
-	tests/test_cards.py tests/test_fold.py tests/test_native.py tests/export \
+# Then, once more on the pure-Python hot path (JASLOG_PURE=1: the modules `pip install`
+# compiles load from their sources), the tests of what those modules compute: the games'
+# rules, the cards, the fold, the golden replays through the notation and the export of a
+# corpus of games, with those modules' doctests, which only a pure run can read; not the
+# slow tests (docs/testing.md). It proves the pure fallback gives the compiled answers.
+PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
+	tests/test_cards.py tests/test_fold.py tests/test_native.py \
+	tests/notation/test_roundtrip.py tests/export/test_tables.py \
 	jaslog/cards.py jaslog/engine/jacknine.py jaslog/games/klaverjas/rules
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint

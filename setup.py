@@ -10,11 +10,21 @@
 Both are optional: without mypyc, a C compiler or the Python headers, ``pip install`` says so
 in one note and goes on, and jaslog runs on its pure-Python modules, which give the same
 answers, more slowly. ``JASLOG_PURE_BUILD=1`` builds nothing compiled on purpose.
+
+``JASLOG_BUILD_CACHE=DIR`` (``scripts/setup`` sets it to ``~/.cache/jaslog/build``) keeps the
+compiled hot path of each build in ``DIR/<key>``, the key being the SHA-256 of everything the
+build reads (this file, the hot path's sources, the Python and the mypy that compile them);
+an install whose key is there copies those files instead of compiling again (a fresh clone of
+the same sources: a second instead of a minute).
 """
 
 import ast
 import hashlib
 import os
+import shutil
+import sys
+import sysconfig
+from importlib import metadata
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -60,6 +70,45 @@ def native_extensions(modules: list[str]) -> list[Extension]:
         return []
 
 
+def cache_key(modules: list[str]) -> str:
+    """The SHA-256 of everything a build of the hot path reads: this file, the modules'
+    names and sources, the Python that runs it (version and extension suffix) and mypy's
+    version."""
+    try:
+        mypy = metadata.version("mypy")
+    except metadata.PackageNotFoundError:
+        mypy = "none"
+    h = hashlib.sha256()
+    for part in (sys.version, str(sysconfig.get_config_var("EXT_SUFFIX")), mypy, " ".join(modules)):
+        h.update(part.encode() + b"\0")
+    for path in [Path(__file__).resolve(), *(HERE / Path(*m.split(".")).with_suffix(".py")
+                                             for m in modules)]:
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def cached_build(modules: list[str]) -> Path | None:
+    """The folder of ``$JASLOG_BUILD_CACHE`` for a build of ``modules`` (None: no cache)."""
+    root = os.environ.get("JASLOG_BUILD_CACHE", "")
+    if not root or os.environ.get("JASLOG_PURE_BUILD", "") not in ("", "0"):
+        return None
+    return Path(root) / cache_key(modules)
+
+
+def cached_names(folder: Path | None) -> list[str]:
+    """The extensions a cached build holds, all of them there (otherwise none)."""
+    if folder is None:
+        return []
+    try:
+        names = (folder / "names.txt").read_text(encoding="ascii").split()
+    except OSError:
+        return []
+    suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
+    if not names or not all((folder / (n + suffix)).is_file() for n in names):
+        return []
+    return names
+
+
 class OptionalBuildExt(build_ext):
     """Build what can be built; the hot path all or nothing, with its stamp."""
 
@@ -67,11 +116,17 @@ class OptionalBuildExt(build_ext):
 
     def finalize_options(self) -> None:
         # mypyc type-checks and writes the C of the hot path here, when something is built,
-        # not each time setup.py is read (pip reads it for the metadata too)
+        # not each time setup.py is read (pip reads it for the metadata too); not at all when
+        # the build cache holds this very build
         dist = self.distribution
         if not getattr(dist, "jaslog_native", False):
             dist.jaslog_native = True  # type: ignore[attr-defined]
-            dist.ext_modules = [*native_extensions(hot_path()), *(dist.ext_modules or [])]
+            modules = hot_path()
+            cache = cached_build(modules)
+            dist.jaslog_cached = cached_names(cache)  # type: ignore[attr-defined]
+            dist.jaslog_cache = cache  # type: ignore[attr-defined]
+            native = [] if dist.jaslog_cached else native_extensions(modules)  # type: ignore[attr-defined]
+            dist.ext_modules = [*native, *(dist.ext_modules or [])]
         super().finalize_options()
 
     def run(self) -> None:
@@ -80,7 +135,46 @@ class OptionalBuildExt(build_ext):
         except Exception as e:  # no compiler at all (setuptools raises before compiling)
             self.native_failed = True
             note("jaslog's compiled parts were not built", e)
+        if self.distribution.jaslog_cached:  # type: ignore[attr-defined]
+            self._from_cache()
+            return
         self._stamp()
+        self._to_cache()
+
+    def _from_cache(self) -> None:
+        """Copy the cached build of the hot path (its modules and its stamp) into place."""
+        cache: Path = self.distribution.jaslog_cache  # type: ignore[attr-defined]
+        suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
+        names = self.distribution.jaslog_cached  # type: ignore[attr-defined]
+        for name in names:
+            dest = Path(self.get_ext_fullpath(name))
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(cache / (name + suffix), dest)
+        stamp = Path(self.get_ext_fullpath("jaslog.native")).parent / STAMP
+        shutil.copy2(cache / STAMP, stamp)
+        print(f"jaslog: the compiled hot path ({len(hot_path())} modules) taken from the build "
+              f"cache {cache}")
+
+    def _to_cache(self) -> None:
+        """Keep a complete build of the hot path in the build cache, for the next install
+        of the same sources (written to a new folder, then renamed: never half a build)."""
+        cache: Path | None = self.distribution.jaslog_cache  # type: ignore[attr-defined]
+        native = [e.name for e in self.extensions if e.name != "jaslog.analysis._solver"]
+        stamp = Path(self.get_ext_fullpath("jaslog.native")).parent / STAMP
+        if cache is None or not native or not stamp.exists() or cache.exists():
+            return
+        suffix = str(sysconfig.get_config_var("EXT_SUFFIX"))
+        part = cache.with_name(f"{cache.name}.{os.getpid()}.part")
+        try:
+            part.mkdir(parents=True, exist_ok=True)
+            for name in native:
+                shutil.copy2(self.get_ext_fullpath(name), part / (name + suffix))
+            shutil.copy2(stamp, part / STAMP)
+            (part / "names.txt").write_text("\n".join(native) + "\n", encoding="ascii")
+            part.rename(cache)
+        except OSError as e:  # a cache is a convenience: the build itself is done
+            shutil.rmtree(part, ignore_errors=True)
+            print(f"note: the compiled hot path was not kept in the build cache ({e})")
 
     def build_extension(self, ext: Extension) -> None:
         solver = ext.name == "jaslog.analysis._solver"

@@ -52,6 +52,7 @@ def served(season: Season, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         stop_server(proc)
 
 
+@pytest.mark.soak  # a browser test beyond make test's one (the games page)
 @pytest.mark.slow
 def test_the_page_in_a_browser_linked_from_the_games_page(browser: Any,
                                                           served: tuple[str, str]) -> None:

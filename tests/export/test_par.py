@@ -326,10 +326,11 @@ def _cheap(games: list[list[Event]]) -> list[list[Event]]:
     return [g for g in games if g[0].game in CHEAP]
 
 
+@pytest.mark.soak
 def test_workers_and_the_cluster_build_the_same_par(games: list[list[Event]],
                                                     tmp_path: Path) -> None:
     """From files and from a store, with workers and without: the same bytes; a cluster's
-    worker builds its chunk with par when told."""
+    worker builds its chunk with par when told (worker processes: ``make soak``)."""
     few = _cheap(games)
     log = write_log(tmp_path / "few.jsonl", few)
     one = export_files([log], tmp_path / "one", chunk_games=1, workers=0, par=True)

@@ -145,7 +145,7 @@ def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Even
     assert not (out / "current").exists()  # nothing was published
 
 
-@pytest.mark.parametrize("workers", [0, 2])
+@pytest.mark.parametrize("workers", [0, pytest.param(2, marks=pytest.mark.soak)])  # worker processes: soak
 def test_the_number_of_games_is_told_before_the_export(tmp_path: Path, workers: int,
                                                       corpus: list[list[Event]]) -> None:
     """``on_total`` (the progress bar's total) is the number of games to read, once, before

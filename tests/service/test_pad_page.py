@@ -1,7 +1,11 @@
 """The scorer's pad in headless Chromium at a phone's width (390 px), on the real service: a
 whole Klaverjas game (a typo fixed, a revoke recorded as one, a claim, a round by its score,
 a referee's ruling, ten cards recorded with the network cut and a reload meanwhile), a whole
-Klaberjass and Kloepper game, and a conflict with another writer (in Dutch, printed)."""
+Klaberjass and Kloepper game, and a conflict with another writer (in Dutch, printed).
+
+Soak tests (``make soak``): whole games typed in a browser take minutes; ``make test``'s
+browser smoke test is the games page (tests/service/test_games_page.py) and the pad's routes
+are tested without a browser (tests/service/test_pad_api.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from jaslog.store import open_store
 from tests.service.conftest import Server
 from tests.service.inprocess import HANDS
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.soak]
 
 SEATS = ["ann", "bob", "cor", "dirk"]
 PHONE = {"width": 390, "height": 844}

@@ -1,7 +1,9 @@
 """The seat's page of an online game (``/play/{game}``) in a real Chromium: four browser
 contexts, one a seat each, play a one-deal Klaverjas game from their links (one reloading in
 the middle of the round); each page sends its nonce, shows only legal cards and marks the
-revealed deal as checked; the stored game verifies, deals included."""
+revealed deal as checked; the stored game verifies, deals included. A soak test (``make
+soak``): the browser smoke test of ``make test`` is the games page
+(tests/service/test_games_page.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import time
 from typing import Any, get_args
 
 import httpx
+import pytest
 
 from jaslog.events import EVENT_MODELS
 from tests.service.conftest import Server
@@ -46,6 +49,8 @@ def act(page: Any) -> bool:
     return True
 
 
+@pytest.mark.soak
+@pytest.mark.slow
 def test_four_seats_play_an_online_game_in_their_browsers(server: Server, browser: Any) -> None:
     with server.client("admin") as c:
         r = c.post("/api/games", json={

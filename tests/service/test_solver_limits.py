@@ -1,7 +1,8 @@
 """The solver behind ``POST /api/oracle`` holds nothing up: a hard deal's solve runs in a
 worker thread (the compiled core without the GIL) while the service answers everyone else
 at once; it stops at its budget with 422 ``too_hard``; a token gets so many solves a minute
-(429 ``too_many_solves``, ``Retry-After``)."""
+(429 ``too_many_solves``, ``Retry-After``). The hard solves run at once beside a server
+answering are a load test: ``make soak``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from jaslog.analysis import Budget
 from jaslog.service.solves import SolveLimits, SolveRate
@@ -25,6 +27,7 @@ EASY = {"op": "solve", "ruleset": "amsterdam", "trump": "H", "chooser": 0, "lead
         "tricks": [4, 2], "points": [63, 30], "roem": [20, 0]}
 
 
+@pytest.mark.soak
 def test_the_service_answers_at_once_while_hard_solves_run(tmp_path: Path) -> None:
     """Three solves of a deal hill-climbed to be hard, each allowed 4 s, run at once; the
     whole while, a public token's /api/whoami answers within a second, every time. Then each

@@ -65,10 +65,12 @@ def _same_as_the_command_line(live: Any, club: Any, names: Any) -> None:
         assert api_answer(live, name, "public") == public, name
 
 
+@pytest.mark.soak
 @pytest.mark.slow
 def test_every_answer_is_the_command_lines(live, club):
     """Each question, for an admin as `jaslog stats Q --json` prints it, for the public as
-    `jaslog stats Q --public --json` does."""
+    `jaslog stats Q --public --json` does (``make soak``; ``make test`` asks some of each
+    kind, below)."""
     _same_as_the_command_line(live, club, questions())
 
 

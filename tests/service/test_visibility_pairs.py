@@ -17,7 +17,8 @@ from tests.games.test_contract import Swap, cuts, swaps, swaps_hidden_from, typo
 from tests.service.conftest import SEATS
 from tests.service.inprocess import Live, live_service
 
-#: the cuts tried: a round being played, and rounds ended with cards unplayed
+#: the cuts tried: a round being played, and rounds ended with cards unplayed; ``make test``
+#: tries the first (a round in play, the one most of a deal is hidden in), ``make soak`` the others
 CUTS = ("live, half played", "ended by a ruling with cards unplayed", "claimed with cards unplayed",
         "conceded with cards unplayed")
 #: what each token reads of a game (``{g}``: its id), what-if included
@@ -58,10 +59,23 @@ def read(live: Live, gid: str, role: str) -> dict[str, str]:
 @pytest.mark.parametrize("name", list(GAMES))
 def test_no_token_tells_apart_games_that_differ_in_cards_it_may_not_see(live: Live,
                                                                           name: str) -> None:
+    tells_no_token_apart(live, name, CUTS[:1])
+
+
+@pytest.mark.soak
+@pytest.mark.parametrize("name", list(GAMES))
+def test_no_token_tells_apart_games_ended_with_cards_unplayed(live: Live, name: str) -> None:
+    """The same, on the rounds ended by a ruling, a claim or a concession."""
+    tells_no_token_apart(live, name, CUTS[1:])
+
+
+def tells_no_token_apart(live: Live, name: str, tried_cuts: tuple[str, ...]) -> None:
+    """Every token but the referee's reads the same of two games that differ in cards it may
+    not see, on every route, for each cut of ``tried_cuts`` and one swap per token."""
     players = GAMES[name].players
     tried = 0
     for n, cut in enumerate(cuts(name)):
-        if cut.what not in CUTS:
+        if cut.what not in tried_cuts:
             continue
         tl, _ = swaps(name, n)
         for seat in [*range(players), None]:

@@ -79,14 +79,18 @@ class _Server:
         self.start()
 
     def start(self) -> None:
-        """Start the server on its data directory and port; wait until it takes connections."""
+        """Start the server on its data directory and port; wait until it takes connections.
+        Its log goes to ``server.log`` in its folder, never to a pipe: a pipe nobody reads
+        fills (64 KB of errors the tests provoke) and the server, writing to it, stops
+        answering, and stopping it waits out its timeout."""
         data = self.dir / "data"
-        self.proc = subprocess.Popen(
-            _as_postgres([str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port),
-                          "-h", "127.0.0.1", "-k", str(self.dir), "-c", "fsync=off",
-                          "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
-                          "-c", "max_connections=100"]),
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(
+                _as_postgres([str(self.bin / "postgres"), "-D", str(data), "-p", str(self.port),
+                              "-h", "127.0.0.1", "-k", str(self.dir), "-c", "fsync=off",
+                              "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+                              "-c", "max_connections=100"]),
+                stdout=subprocess.DEVNULL, stderr=log)
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         import atexit
 
@@ -100,7 +104,7 @@ class _Server:
                 break
             except psycopg.OperationalError as e:
                 if self.proc.poll() is not None or time.monotonic() > deadline:
-                    err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                    err = self.log.read_text(errors="replace")
                     self.stop()
                     _no_pg(f"the server did not start: {e} {err[-500:]}")
                 time.sleep(0.1)
