@@ -225,7 +225,8 @@ class Queries:
             self.upgrade()
         self._schema_at_least = max(version, since)
 
-    def upgrade(self) -> None:
+    def upgrade(self, *, games: int | None = None,
+                progress: Callable[[int], None] | None = None) -> bool:
         """Bring the store to this jaslog's schema (:meth:`jaslog.store.Store.upgrade`)."""
         raise NotImplementedError
 

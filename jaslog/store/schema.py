@@ -288,7 +288,9 @@ def tables_version(conn: Connection) -> int:
     from sqlalchemy import inspect
 
     have = inspect(conn)
-    for version, table in ((COMPACT_SINCE, "event_types"), (VERIFIED_SINCE, "verified_heads"),
+    if have.has_table("event_types") and have.has_table("verified_heads"):
+        return COMPACT_SINCE  # (the upgrade to it adds every table before it too)
+    for version, table in ((VERIFIED_SINCE, "verified_heads"),
                            (PLACES_SINCE, "game_places"), (RESULTS_SINCE, "game_results"),
                            (2, "signatures")):
         if have.has_table(table):

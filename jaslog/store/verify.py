@@ -156,6 +156,14 @@ def check_chain(game: str, rows: list[Any], header: Any, seats: list[str] | None
                            "was altered"), prev
         h = link(bytes.fromhex(prev), payload).hex()
         if r.hash != h:
+            if i > start and link(bytes.fromhex(rows[i - start - 1].prev_hash),
+                                  as_bytes(rows[i - start - 1].payload)).hex() == prev:
+                # the event before holds together, this one does not link to it: either this
+                # one was edited, or the one before was rewritten and rehashed (the chain
+                # keeps no copy of the link to tell which)
+                return Problem(game, i, "changed", "its bytes no longer match its hash: it was "
+                               f"edited after it was written, or seq {i - 1} was rewritten and "
+                               "rehashed"), prev
             return Problem(game, i, "changed", "its bytes no longer match its hash: edited "
                            "after it was written"), prev
         if r.type != raw.get("type") or r.event_id != norm_id(_str_or_none(raw.get("id"))) \
@@ -453,8 +461,8 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
     whole = [i for i in ids if i not in start]
     by_game: dict[str, list[Any]] = {i: [] for i in ids}
     if whole:
-        for r in read_rows(conn, GAMES.c.id.in_(_IDS), params={"ids": whole}, lenient=True):
-            by_game[r.game].append(r)
+        for sr in read_rows(conn, GAMES.c.id.in_(_IDS), params={"ids": whole}, lenient=True):
+            by_game[sr.game].append(sr)
     firsts: dict[str, Any] = {}
     page_sigs = signatures_of(conn, whole) if run.signing else {i: [] for i in whole}
     if start:
@@ -462,13 +470,13 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
               .where(VERIFIED_HEADS.c.game.in_(_IDS)).group_by(VERIFIED_HEADS.c.game).subquery())
         from_head = event_select().join(vh, and_(vh.c.game == GAMES.c.id,
                                                  EVENTS.c.seq >= vh.c.seq))
-        for r in stored_rows(conn, list(conn.execute(
+        for sr in stored_rows(conn, list(conn.execute(
                 from_head.order_by(GAMES.c.id, EVENTS.c.seq), {"ids": list(start)})),
                 lenient=True):
-            by_game[r.game].append(r)
-        for r in read_rows(conn, GAMES.c.id.in_(_IDS), EVENTS.c.seq == 0,
-                           params={"ids": list(start)}, lenient=True):
-            firsts[r.game] = r
+            by_game[sr.game].append(sr)
+        for sr in read_rows(conn, GAMES.c.id.in_(_IDS), EVENTS.c.seq == 0,
+                            params={"ids": list(start)}, lenient=True):
+            firsts[sr.game] = sr
         if run.signing:
             page_sigs.update({i: [] for i in start})
             for r in conn.execute(select(SIGNATURES, EVENTS.c.pos.label("event_pos")).select_from(
