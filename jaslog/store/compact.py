@@ -11,8 +11,10 @@ writes the canonical bytes back from the row, and :meth:`Codec.encode` keeps a r
 its rebuild gives the bytes back exactly: otherwise (a type no model knows, an older format
 version, a value a column cannot hold exactly) the row keeps the bytes whole in ``rest`` (a
 JSON object: ``{...``), so nothing the store was given is ever lost. When a field with a
-column has a value that column cannot hold, :data:`SPILLED` is added to ``kind`` and that
-field takes its place in ``rest`` too.
+column has a value that column cannot hold, :data:`SPILLED` is added to ``kind`` and every
+field with a column takes its place in ``rest`` too: its text there when its column cannot
+hold it, ``null`` when the column does (an id spilled so keeps its 16 bytes in ``event_id``
+all the same, for the index that finds a retry).
 
 The hash chain is not stored twice: ``hash`` is the raw 32-byte digest of
 ``sha256(previous hash + canonical bytes)``, and an event's ``prev_hash`` is the hash of the
@@ -211,9 +213,13 @@ class Codec:
             code = _COLUMNS[name][1](v) if v is not None else None
             if code is not None:
                 cols[slot] = code
+                spill.append(None)
             else:
                 spill.append(v)
-                spilled = spilled or v is not None
+                if v is not None:
+                    spilled = True
+                    if name == "id":  # the index keys the id all the same
+                        cols[1] = index_id(v)
         if spilled:
             cols[0] = kind | SPILLED
             rest = spill
@@ -258,12 +264,15 @@ class Codec:
         cols = (None, event_id, at, recorded_at, seat, card)
         for name, slot, read in plan:
             if slot >= 0:
+                if spilled:  # the field's text in the rest, else the column's
+                    v = next(left, None)
+                    if v is not None:
+                        d[name] = v
+                        continue
                 v = cols[slot]
                 if v is not None:
                     d[name] = read(v)  # type: ignore[misc]
-                    continue
-                if not spilled:
-                    continue
+                continue
             v = next(left, None)
             if v is not None:
                 d[name] = v
