@@ -18,7 +18,7 @@ from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import UnreadableEvent, parse_time
 from jaslog.store.compact import time_text
-from jaslog.store.rows import PARTS, event_select, events_of, head_hashes, key_of, read_rows
+from jaslog.store.rows import PARTS, events_of, head_hashes, key_of, read_rows
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
 from jaslog.store.types import GENESIS, GameInfo, Head, NoSuchGame, StoredEvent
 
@@ -326,17 +326,26 @@ class Queries:
     @staticmethod
     def _games_of(conn: Connection, ids: list[str], until: int | None, fast: bool,
                   unreadable: Unreadable | None = None) -> Iterator[tuple[str, list[Event]]]:
-        q = event_select(GAMES.c.id.in_(bindparam("ids", expanding=True)))
-        if until is not None:
-            q = q.where(EVENTS.c.pos <= until)
+        # the driver's own cursor: the rows as plain tuples, in one query for the batch
+        ph = "%s" if conn.dialect.name == "postgresql" else "?"
+        sql = (f"SELECT g.id, e.seq, e.pos, {', '.join('e.' + c.name for c in PARTS)}, e.hash "
+               f"FROM events e JOIN games g ON g.pos = e.game "
+               f"WHERE g.id IN ({', '.join([ph] * len(ids))})"
+               + (f" AND e.pos <= {ph}" if until is not None else "") + " ORDER BY g.id, e.seq")
         by_game: dict[str, list[Any]] = {gid: [] for gid in ids}
-        for r in conn.execute(q.order_by(GAMES.c.id, EVENTS.c.seq), {"ids": ids}):
-            by_game[r.game].append(r)
+        if ids:
+            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cur.execute(sql, (*ids, *(() if until is None else (until,))))
+                for r in cur.fetchall():
+                    by_game[r[0]].append(r)
+            finally:
+                cur.close()
         out: dict[str, list[Event]] = {}
         bad: dict[str, UnreadableEvent] = {}
         for gid, rows in by_game.items():
             try:
-                out[gid] = events_of(conn, rows, fast=fast, game=gid)
+                out[gid] = events_of(conn, rows, fast=fast)
             except UnreadableEvent as e:
                 if unreadable is None:
                     raise

@@ -194,22 +194,34 @@ def read_rows(conn: Connection, *where: Any, params: dict[str, Any] | None = Non
 
 def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
               game: str | None = None) -> list[Event]:
-    """Rows of :data:`COLUMNS` (or with ``game``, ``seq`` and :data:`PARTS`) as events, read
-    through one decoder: a play in columns alone as a :class:`FastPlay` when ``fast``, else
-    its bytes rebuilt and parsed (upcast when of an older format). ``game``: the game of
-    every row, when the rows do not say it."""
-    c = _refreshed(conn, codec(conn), rows)
+    """Rows of :data:`COLUMNS`, or of ``seq`` and :data:`PARTS` with ``game`` (the game of
+    every row), as events, read through one decoder: a play in columns alone as a
+    :class:`FastPlay` when ``fast`` (no JSON, no model), else its bytes rebuilt and parsed
+    (upcast when of an older format)."""
+    c = codec(conn)
+    names = c.names
+    fast_of, rebuild = c.fast, c.rebuild
     out: list[Event] = []
-    fast_of = c.fast
+    append = out.append
     for r in rows:
-        g = game if game is not None else r.game
-        if fast:
-            fp = fast_of(g, r.seq, r.version, r.kind, r.event_id, r.at, r.recorded_at,
-                         r.seat, r.card, r.rest)
+        if game is None:
+            g, seq, _pos, kind, version, eid, at, rec, seat, card, rest, _h = r
+        else:
+            g = game
+            seq, kind, version, eid, at, rec, seat, card, rest = r
+        if fast and kind == 1 and rest is None:
+            fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
             if fp is not None:
-                out.append(fp)  # type: ignore[arg-type]
+                append(fp)  # type: ignore[arg-type]
                 continue
-        out.append(decode(payload_of(c, g, r.seq, r), r.version, g, r.seq))
+        if kind & 0xFFFF not in names:
+            c = codec(conn, refresh=True)
+            names, fast_of, rebuild = c.names, c.fast, c.rebuild
+        try:
+            payload = rebuild(g, seq, version, kind, eid, at, rec, seat, card, rest)
+        except (UnknownKind, ValueError, TypeError, IndexError) as e:
+            raise UnreadableEvent(f"the stored event cannot be rebuilt: {e}", g, seq) from None
+        append(decode(payload, version, g, seq))
     return out
 
 
