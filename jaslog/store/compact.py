@@ -58,7 +58,20 @@ _TIME = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{3})?Z$")
 Row = tuple[int, bytes | None, int | None, int | None, int | None, int | None, bytes | None]
 
 
+_TIME_CODES: dict[str, int | None] = {}
+
+
 def time_code(text: Any) -> int | None:
+    """:func:`parse_time_code`, remembered (the times of a batch repeat: its ``recorded_at``)."""
+    code = _TIME_CODES.get(text, -1) if isinstance(text, str) else None
+    if code == -1:
+        if len(_TIME_CODES) > 50_000:
+            _TIME_CODES.clear()
+        code = _TIME_CODES[text] = parse_time_code(text)
+    return code
+
+
+def parse_time_code(text: Any) -> int | None:
     """A time as an integer that gives its text back exactly, or None: whole seconds
     (``...:55Z``) as seconds since 1970, milliseconds (``...:55.123Z``) as milliseconds.
 
@@ -191,6 +204,11 @@ class Codec:
         them (a model's or a :class:`FastPlay`'s ``__dict__``), else they are read from the
         payload. The bytes whole in ``rest`` when the row would not rebuild them exactly."""
         payload = bytes(payload)
+        if kind == 1 and fields is not None and version == VERSION and \
+                self.names.get(1) == "play":
+            row = self._play_row(payload, fields)
+            if row is not None:
+                return row
         plan = self.plan(kind) if version == VERSION else None
         d = fields
         if plan is not None and d is None:
@@ -238,6 +256,26 @@ class Codec:
         except (UnknownKind, orjson.JSONDecodeError, ValueError, TypeError, IndexError):
             same = False
         return row if same else self._verbatim(kind, payload, d)
+
+    @staticmethod
+    def _play_row(payload: bytes, d: Mapping[str, Any]) -> Row | None:
+        """A play's row from its fields, when every one is in its column's canonical form
+        and its bytes are what :func:`play_bytes` writes (else None: the general way)."""
+        eid, at, rec, seat, card = (d.get("id"), d.get("at"), d.get("recorded_at"),
+                                    d.get("seat"), d.get("card"))
+        i = None if eid is None else id_code(eid)
+        a = None if at is None else time_code(at)
+        r = None if rec is None else time_code(rec)
+        c = CARD_CODE.get(card) if isinstance(card, str) else None
+        if (eid is not None and i is None) or (at is not None and a is None) or \
+                (rec is not None and r is None) or c is None or type(seat) is not int or \
+                not 0 <= seat <= 3:
+            return None
+        game, seq = d.get("game"), d.get("seq")
+        if not isinstance(game, str) or type(seq) is not int or \
+                _play(game, seq, at, eid, rec, seat, card) != payload:
+            return None
+        return (1, i, a, r, seat, c, None)
 
     @staticmethod
     def _verbatim(kind: int, payload: bytes, d: Any) -> Row:
