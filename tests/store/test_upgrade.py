@@ -124,3 +124,65 @@ def test_an_upgraded_store_takes_new_events(old_store: Path) -> None:
                          expected_seq=head.next_seq).appended
         assert n == 1 and store.events(game)[-1].type == "bid"
         assert store.verify(game).ok
+
+
+def load_into_postgresql(db: Path, url: str) -> None:
+    """The schema-5 store's rows in a PostgreSQL database, its events in schema 5's layout
+    (the other tables are as schema 6 has them)."""
+    import psycopg
+    from sqlalchemy import create_engine
+
+    from jaslog.store.schema import EVENT_TYPES, EVENTS, METADATA
+
+    engine = create_engine(url.replace("postgresql://", "postgresql+psycopg://", 1))
+    try:
+        with engine.begin() as conn:
+            METADATA.create_all(conn, tables=[t for t in METADATA.sorted_tables
+                                              if t not in (EVENTS, EVENT_TYPES)])
+    finally:
+        engine.dispose()
+    src = sqlite3.connect(db)
+    with psycopg.connect(url) as pg:
+        pg.execute("CREATE TABLE events (game VARCHAR(128) NOT NULL, seq INTEGER NOT NULL, "
+                   "pos BIGINT NOT NULL UNIQUE, type VARCHAR(32) NOT NULL, "
+                   "version INTEGER NOT NULL, event_id VARCHAR(36), at VARCHAR(40), "
+                   "payload BYTEA NOT NULL, prev_hash VARCHAR(64) NOT NULL, "
+                   "hash VARCHAR(64) NOT NULL, PRIMARY KEY (game, seq))")
+        pg.execute("CREATE UNIQUE INDEX events_event_id ON events (game, event_id) "
+                   "WHERE event_id IS NOT NULL")
+        tables = [r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = "
+                                            "'table' AND name NOT LIKE 'sqlite_%'")]
+        for t in tables:
+            cols = [r[1] for r in src.execute(f"PRAGMA table_info({t})")]
+            rows = [tuple(bool(v) if (t, c) == ("game_results", "finished") else v
+                          for c, v in zip(cols, r, strict=True))
+                    for r in src.execute(f"SELECT {', '.join(cols)} FROM {t}")]
+            if rows:
+                with pg.cursor() as cur:
+                    cur.executemany(f"INSERT INTO {t} ({', '.join(cols)}) VALUES "
+                                    f"({', '.join(['%s'] * len(cols))})", rows)
+    src.close()
+
+
+def test_a_postgresql_store_of_schema_5_is_upgraded_in_parts(
+        old_store: Path, pg_url: str) -> None:
+    import os
+
+    load_into_postgresql(old_store, pg_url)
+    keys = Path(os.environ["JASLOG_KEYS"])
+    shutil.copytree(Path(str(old_store) + ".keys"), keys)
+    with pytest.raises(StoreError, match="jaslog upgrade"):
+        open_store(pg_url, create=False)
+    with open_store(pg_url, create=False, upgrade=False) as store:
+        assert store.upgrade(games=4) is False  # stopped halfway
+    with open_store(pg_url) as store:  # opened to write: finished
+        assert store.schema_version() == SCHEMA_VERSION
+        got: dict[str, Any] = {}
+        for info in store.games():
+            buf = io.BytesIO()
+            write_events(store.events(info.game), buf)
+            head = store.head(info.game)
+            got[info.game] = {"dump": buf.getvalue().decode(), "certificate": head.certificate,
+                              "head": head.hash, "signatures": store.signatures(info.game)}
+        assert got == EXPECTED
+        assert store.verify().ok
