@@ -206,9 +206,9 @@ class Codec:
         payload = bytes(payload)
         if kind == 1 and fields is not None and version == VERSION and \
                 self.names.get(1) == "play":
-            row = self._play_row(payload, fields)
-            if row is not None:
-                return row
+            play = self._play_row(payload, fields)
+            if play is not None:
+                return play
         plan = self.plan(kind) if version == VERSION else None
         d = fields
         if plan is not None and d is None:
@@ -273,7 +273,7 @@ class Codec:
             return None
         game, seq = d.get("game"), d.get("seq")
         if not isinstance(game, str) or type(seq) is not int or \
-                _play(game, seq, at, eid, rec, seat, card) != payload:
+                _play(game, seq, at, eid, rec, seat, str(card)) != payload:
             return None
         return (1, i, a, r, seat, c, None)
 
