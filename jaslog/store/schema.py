@@ -1,6 +1,6 @@
 """The store's tables (sqlmodel) and the triggers that make them append-only.
 
-``events`` and ``games`` (with ``game_players``) are insert-only: the database refuses
+``events``, ``event_types`` and ``games`` (with ``game_players``) are insert-only: the database refuses
 UPDATE, DELETE (and on PostgreSQL TRUNCATE) on them. A game's head (next seq, last hash)
 is derived from ``events`` through its primary key, so nothing ever needs an UPDATE.
 ``signatures`` (a game's head signed by the store's key, :mod:`jaslog.store.signing`) and
@@ -14,7 +14,9 @@ next run may start: :mod:`jaslog.store.verify`) is insert-only too.
 and erased. ``jaslog_meta`` records the schema version.
 
 Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
-``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``
+``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``;
+6 stores the events in parts (``event_types``, :mod:`jaslog.store.compact`), which
+:mod:`jaslog.store.migrate` moves an older store's events to, in place
 (:func:`upgrade` adds what a
 store of an older version lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade`
 then records where each of its games stands and where it is played).
