@@ -90,6 +90,7 @@ ROWS = (
     Row("import into SQLite", "import", "executemany", 0.6),
     Row("import into SQLite", "import", "es_store"),
     Row("replay from the store", "replay", "es_replay"),
+    Row("replay from the store", "replay", "fold", 0.5),
     Row("export to Parquet", "export", "write_table", 0.5),
     Row("export to Parquet", "export", "write_rows"),
     Row("export to Parquet", "export", "read_write", 0.8),
@@ -218,6 +219,18 @@ def ratios(results: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
                     "target": row.target,
                     "met": (ratio >= row.target) if ratio is not None and row.target else None})
     return out
+
+
+#: The store's bytes an event, the log and its chain: imported, and recorded live.
+STORE_TARGET, STORE_LIVE_TARGET = 100, 110
+
+
+def store_sizes(results: dict[str, dict[str, Any]]) -> dict[str, float | None]:
+    """The store's size an event as the import stage measured it (None when it did not run)."""
+    extra = results.get("import", {}).get("extra") or {}
+    return {k: extra.get(k) for k in ("store_bytes_per_event", "store_bytes_per_event_live",
+                                      "store_projection_bytes_per_event",
+                                      "store_projection_bytes_per_event_live")}
 
 
 def export_floor(results: dict[str, dict[str, Any]]) -> float | None:
@@ -553,6 +566,14 @@ def main(argv: list[str] | None = None) -> int:
             met = "[green]met[/]" if fold >= FOLD_TARGET else "[red]missed[/]"
             console.print(f"fold: {fold / 1e6:.2f}M events/s on one core (target >= "
                           f"{FOLD_TARGET / 1e6:g}M: {met})")
+        size = store_sizes(results)
+        if size["store_bytes_per_event"] is not None:
+            console.print(f"store: {size['store_bytes_per_event']:.1f} bytes an event imported "
+                          f"(target <= {STORE_TARGET}), "
+                          f"{size['store_bytes_per_event_live']:.1f} recorded live (target <= "
+                          f"{STORE_LIVE_TARGET}), the log and its chain; the projections beside: "
+                          f"{size['store_projection_bytes_per_event']:.1f} and "
+                          f"{size['store_projection_bytes_per_event_live']:.1f}")
         floor = export_floor(results)
         if floor is not None:
             console.print(f"export floor: fetching the stored events and writing the finished "
@@ -585,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
                    "workload": meta, "stages": {k: {kk: vv for kk, vv in v.items() if kk != "answer"}
                                                 for k, v in results.items()},
                    "ratios": ratios(results), "export_floor": export_floor(results),
+                   **store_sizes(results),
                    "answers_agree": agree, "scale": scale, "solver": solver}
             a.json.write_text(json.dumps(doc, indent=1, default=str) + "\n")
             console.print(f"figures written to {a.json}", style="dim")

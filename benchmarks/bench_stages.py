@@ -30,6 +30,8 @@ import orjson
 
 #: Tables of the store that an import writes (append-only; the raw baseline copies them).
 STORE_TABLES = ("games", "game_players", "events")
+#: Games the import stage also records live, round by round, to measure that store's size.
+LIVE_GAMES = 100
 
 
 class Unavailable(Exception):
@@ -300,8 +302,21 @@ def import_(w: Work) -> Measure:
     if summary.rejected:
         raise RuntimeError(f"the store rejected {len(summary.rejected)} games: "
                            f"{summary.rejected[0]}")
+    # the store's size (not timed): the log and its chain, the projections beside; and the
+    # same for a part of the games recorded live (recorded_at, a signed head every round)
+    size = perf.store_size(w.store)
+    live_path = w.dir / "live.sqlite"
+    perf.record_live(lines, live_path, games=LIVE_GAMES)
+    live = perf.store_size(live_path)
+    _fresh(live_path)
     return m.measure(summary.events, note=f"Store.import_lines: {summary.games} games, "
-                                          "validated, hash-chained")
+                                          "validated, hash-chained",
+                     extra={"store_bytes_per_event": size["bytes_per_event"],
+                            "store_projection_bytes_per_event": size["projection_bytes_per_event"],
+                            "store_bytes_per_event_live": live["bytes_per_event"],
+                            "store_projection_bytes_per_event_live":
+                                live["projection_bytes_per_event"],
+                            "store_live_games": live["games"]})
 
 
 @stage("executemany")
@@ -432,7 +447,8 @@ def read_write(w: Work) -> Measure:
     with Meter() as m:
         con = sqlite3.connect(w.store)
         try:
-            cur = con.execute("SELECT game, seq, version, payload FROM events ORDER BY game, seq")
+            cur = con.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, "
+                              "card, rest FROM events ORDER BY game, seq")
             while batch := cur.fetchmany(20_000):
                 events += len(batch)
         finally:
@@ -467,10 +483,11 @@ def write_rows(w: Work) -> Measure:
 #: The question both sides answer: how often is each suit chosen as trumps, per ruleset?
 TRUMP_SQL_PARQUET = ("SELECT ruleset, trump, count(*) AS rounds FROM rounds "
                      "WHERE trump IS NOT NULL GROUP BY ALL ORDER BY 1, 2")
+#: (A bid's row keeps its ``call``, its one field without a column, first in ``rest``.)
 TRUMP_SQL_SQLITE = """
-SELECT g.ruleset, json_extract(CAST(e.payload AS TEXT), '$.call') AS trump, count(*) AS rounds
-FROM events e JOIN games g ON g.id = e.game
-WHERE e.type = 'bid' AND json_extract(CAST(e.payload AS TEXT), '$.call') IN ('C', 'D', 'H', 'S')
+SELECT g.ruleset, json_extract(CAST(e.rest AS TEXT), '$[0]') AS trump, count(*) AS rounds
+FROM events e JOIN games g ON g.pos = e.game JOIN event_types t ON t.code = e.kind
+WHERE t.name = 'bid' AND json_extract(CAST(e.rest AS TEXT), '$[0]') IN ('C', 'D', 'H', 'S')
 GROUP BY 1, 2 ORDER BY 1, 2
 """
 

@@ -92,13 +92,84 @@ def raw_sqlite_executemany(rows: Sequence[tuple[Any, ...]], path: str | Path) ->
     return dt
 
 
+#: The tables of the log and its chain; every other table is a projection of it.
+LOG_TABLES = ("events", "event_types", "games", "signatures", "signing_keys", "jaslog_meta")
+
+
+def store_size(path: str | Path) -> dict[str, Any]:
+    """An SQLite store's size per event after ``VACUUM`` (SQLite's ``dbstat``): the log and
+    its chain (:data:`LOG_TABLES` with their indexes), the projections apart."""
+    import sqlite3
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        copy = Path(d) / "vacuumed.sqlite"
+        con = sqlite3.connect(str(path))
+        try:
+            con.execute("VACUUM INTO ?", (str(copy),))
+        finally:
+            con.close()
+        con = sqlite3.connect(str(copy))
+        try:
+            owner = {r[0]: r[1] for r in con.execute("SELECT name, tbl_name FROM sqlite_master")}
+            log = proj = 0
+            for name, size in con.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name"):
+                table = owner.get(name, name)
+                if table in LOG_TABLES:
+                    log += size
+                elif table != "sqlite_schema":
+                    proj += size
+            events = con.execute("SELECT count(*) FROM events").fetchone()[0]
+            games = con.execute("SELECT count(*) FROM games").fetchone()[0]
+        finally:
+            con.close()
+    return {"events": events, "games": games, "log_bytes": log, "projection_bytes": proj,
+            "bytes_per_event": round(log / max(events, 1), 1),
+            "projection_bytes_per_event": round(proj / max(events, 1), 1)}
+
+
+def record_live(lines: Sequence[bytes], path: str | Path, games: int | None = None) -> int:
+    """Record the games of ``lines`` (the first ``games`` of them) into a fresh store at
+    ``path`` as a live recorder does: one append per round (a ``dealt`` begins one), the
+    store's clock at the round's last ``at``, so every event gets its ``recorded_at`` and
+    every round's end a signed head. The events appended."""
+    import orjson
+
+    from jaslog.store.clock import ManualClock, parse_stamp
+
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        e = orjson.loads(line)
+        if e["game"] not in by_game and games is not None and len(by_game) >= games:
+            continue
+        by_game.setdefault(e["game"], []).append(e)
+    clock = ManualClock()
+    n = 0
+    with open_store(str(path), clock=clock) as store:
+        for game, evs in by_game.items():
+            rounds: list[list[dict[str, Any]]] = []
+            for e in evs:
+                if not rounds or e["type"] == "dealt":
+                    rounds.append([])
+                rounds[-1].append(e)
+            for batch in rounds:
+                last_at = next((e["at"] for e in reversed(batch) if e.get("at")), None)
+                if last_at is not None:
+                    clock.now = parse_stamp(last_at)
+                n += store.append(game, batch, expected_seq=batch[0]["seq"]).appended
+    return n
+
+
 def replay_store(store: Store | str | Path) -> tuple[int, int]:
-    """Read every game from the store and fold it through the rules: (games, events)."""
+    """Read every game from the store and fold it through the rules: (games, events). A play
+    stored in columns alone comes as a :class:`jaslog.events.fast.FastPlay` (no model)."""
     own = not isinstance(store, Store)
     s = open_store(str(store)) if not isinstance(store, Store) else store
     games = events = 0
     try:
-        for _gid, evs in s.iter_games():
+        for _gid, evs in s.iter_games(fast=True):
             f = start_fold(evs[0])
             for e in evs[1:]:
                 f.apply(e)

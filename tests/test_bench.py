@@ -53,6 +53,8 @@ def test_every_stage_and_baseline_is_reported(bench: tuple[Path, subprocess.Comp
     assert "failed" not in out
     assert "give the same answer" in out  # DuckDB on Parquet and SQL on SQLite agree
     assert "export floor: fetching the stored events and writing the finished tables" in out
+    assert "bytes an event imported (target <= 100)" in out and "recorded live (target <= 110)" \
+        in out
 
 
 def test_json_holds_every_figure(bench: tuple[Path, subprocess.CompletedProcess[str]]) -> None:
@@ -84,6 +86,10 @@ def test_json_holds_every_figure(bench: tuple[Path, subprocess.CompletedProcess[
     assert ratios[("export", "write_table")]["target"] == 0.5
     assert ratios[("export", "read_write")]["target"] == 0.8
     assert ratios[("fold", "fold_pure")]["target"] is None
+    assert ratios[("replay", "fold")]["target"] == 0.5
+    # the store's size an event, the log and its chain, imported and recorded live
+    assert 40 < doc["store_bytes_per_event"] < doc["store_bytes_per_event_live"] < 400
+    assert doc["store_projection_bytes_per_event"] > 0
     for r in doc["ratios"]:
         assert r["ratio"] is not None and r["ratio"] > 0
         assert r["met"] in (True, False, None)

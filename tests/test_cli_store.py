@@ -489,9 +489,11 @@ def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> Non
 
     con = sqlite3.connect(db)
     con.execute("DROP TRIGGER events_no_update")
-    # even one space more in the stored bytes is found
-    con.execute("UPDATE events SET payload = CAST(replace(payload, '\"seq\":', '\"seq\": ') "
-                "AS BLOB) WHERE game = ? AND seq = 7", (gid,))
+    # even one space more in the bytes the row gives back is found
+    with open_store(db, create=False) as store:
+        stored = store.stored_events(gid)[7].payload
+    con.execute("UPDATE events SET rest = ? WHERE game = (SELECT pos FROM games WHERE id = ?) "
+                "AND seq = 7", (stored.replace(b'"seq":', b'"seq": '), gid))
     con.commit()
     con.close()
     res = run("verify", code=1)

@@ -45,19 +45,21 @@ OnError = Callable[[Exception, str, int], None]
 
 
 @contextmanager
-def opened(db: str | None, create: bool = True, on_error: OnError | None = None) -> Iterator[Store]:
+def opened(db: str | None, create: bool = True, on_error: OnError | None = None,
+           upgrade: bool = True) -> Iterator[Store]:
     """The store, with every store or database error turned into ``jaslog: ...`` (exit 2, 3
     for a conflict); ``on_error`` sees each first (``append --json-out`` prints it as JSON).
 
     A missing store is created for commands that write, and refused (``create=False``) by
-    commands that only read."""
+    commands that only read. ``upgrade`` false: a store of an older schema is neither
+    upgraded nor refused (``jaslog upgrade`` upgrades it)."""
     from sqlalchemy.exc import SQLAlchemyError
 
     from jaslog.store.engine import DatabaseError, database_error
 
     store: Store | None = None
     try:
-        store = open_store(db, create)
+        store = open_store(db, create, upgrade=upgrade)
         yield store
     except (StoreError, DatabaseError, SQLAlchemyError) as e:
         code = 3 if isinstance(e, ConflictError) else 2
@@ -626,6 +628,41 @@ def dump(
     sys.stdout.flush()
 
 
+def upgrade(
+    games: int | None = typer.Option(None, "--games", min=1,
+                                     help="move at most this many games' events now; the next "
+                                          "run goes on from there"),
+    db: str | None = DB,
+) -> None:
+    """Upgrade a store written by an older jaslog to this one's schema, in place: its events
+    are rewritten into the compact layout a batch of games per transaction (an upgrade that
+    stops halfway is finished by the next run), the old table dropped once every event is in
+    the new one. The events' bytes, hashes and signatures stay as they were. Opening the
+    store to write does the same, at once."""
+    from jaslog.store.schema import SCHEMA_VERSION
+
+    moved = 0
+
+    def progress(n: int) -> None:
+        nonlocal moved
+        moved += n
+
+    with opened(db, create=False, upgrade=False) as store:
+        before = store.schema_version()
+        if before is not None and before >= SCHEMA_VERSION:
+            console.print(f"the store is at schema version {before}: nothing to upgrade",
+                          highlight=False)
+            return
+        done = store.upgrade(games=games, progress=progress)
+    if not done:
+        console.print(f"moved the events of {moved} games; run `jaslog upgrade` again to go on "
+                      f"(the store stays at schema version {before} until every game is moved)",
+                      highlight=False)
+        return
+    console.print(f"upgraded the store from schema version {before} to {SCHEMA_VERSION} "
+                  f"({moved} games' events moved)", highlight=False)
+
+
 players_app = typer.Typer(help="Display names of players (personal data kept outside the hash "
                           "chains: edit or erase them freely).", invoke_without_command=True,
                           no_args_is_help=False)
@@ -676,4 +713,5 @@ def register(app: typer.Typer) -> None:
     app.command()(games)
     app.command()(show)
     app.command()(dump)
+    app.command()(upgrade)
     app.add_typer(players_app, name="players")

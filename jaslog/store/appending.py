@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -41,9 +42,11 @@ from jaslog.store.codec import (
     parse_time,
     utc_text,
 )
+from jaslog.store.compact import id_text, index_id
 from jaslog.store.foldcache import FoldCache, cache_events
-from jaslog.store.queries import EVENT_COLUMNS, LAST_POS
+from jaslog.store.queries import LAST_POS
 from jaslog.store.results import PLAYING, note_results, standing
+from jaslog.store.rows import INSERT_COLUMNS, encode_rows, key_of, read_rows
 from jaslog.store.schema import EVENTS, GAME_PLACES, GAME_PLAYERS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
@@ -99,10 +102,10 @@ class Appending(Signing):
             eid = norm_id(first["id"])
         except ValueError:
             return head.next_seq  # the event's validation says what is wrong with it
-        row = conn.execute(select(EVENTS.c.seq, EVENTS.c.type, EVENTS.c.payload, EVENTS.c.version)
-                           .where(EVENTS.c.game == head.game, EVENTS.c.event_id == eid)).first()
-        if row is None:
+        hit = read_rows(conn, GAMES.c.id == head.game, EVENTS.c.event_id == index_id(eid))
+        if not hit:
             return head.next_seq
+        row = hit[0]
         try:
             sent = event_from_dict({**first, "game": first.get("game", head.game), "seq": row.seq})
         except EventError:
@@ -305,7 +308,7 @@ class Appending(Signing):
             cur.close()
         if row is None:
             return Head(game, 0, GENESIS)
-        return Head(game, row[0] + 1, row[1])
+        return Head(game, row[0] + 1, bytes(row[1]).hex())
 
     def _store(self, conn: Connection, plan: _Plan, pos: int) -> AppendResult:
         """Write a checked batch (:meth:`_check`) after event position ``pos``: its rows, a
@@ -315,7 +318,7 @@ class Appending(Signing):
         rows, new_head = _rows(head, rest, plan.payloads, pos)
         if head.next_seq == 0:
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
-        self.insert_rows(conn, rows)
+        self.insert_rows(conn, rows, rest)
         if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
                              utc_text(now))
@@ -325,15 +328,19 @@ class Appending(Signing):
         return AppendResult(game, len(rest), plan.skip, new_head,
                             tuple(f.state.violations[plan.violations_before:]))
 
-    def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
-        """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order) in the caller's transaction:
-        ``COPY`` on PostgreSQL, one ``executemany`` on SQLite. Never row by row."""
+    def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]],
+                    events: Sequence[Any] | None = None) -> None:
+        """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order; ``events``: the events
+        they are of, when at hand) in the caller's transaction, in parts
+        (:func:`jaslog.store.rows.encode_rows`): ``COPY`` on PostgreSQL, one ``executemany``
+        on SQLite. Never row by row."""
         if not rows:
             return
+        rows = encode_rows(conn, rows, events)
         if self.dialect == "postgresql":
             cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
-                with cur.copy(f"COPY events ({', '.join(EVENT_COLUMNS)}) FROM STDIN") as cp:
+                with cur.copy(f"COPY events ({', '.join(INSERT_COLUMNS)}) FROM STDIN") as cp:
                     for row in rows:
                         cp.write_row(row)
             finally:
@@ -366,9 +373,8 @@ class Appending(Signing):
         if evs[0].seq >= head.next_seq or evs[0].id is None:
             return 0
         top = min(evs[-1].seq, head.next_seq - 1)
-        stored = {r.seq: r for r in conn.execute(
-            select(EVENTS.c.seq, EVENTS.c.event_id, EVENTS.c.payload, EVENTS.c.version)
-            .where(EVENTS.c.game == head.game, EVENTS.c.seq.between(evs[0].seq, top)))}
+        stored = {r.seq: r for r in read_rows(conn, GAMES.c.id == head.game,
+                                              EVENTS.c.seq.between(evs[0].seq, top))}
         n = 0
         for e in evs:
             row = stored.get(e.seq)
@@ -388,8 +394,11 @@ class Appending(Signing):
         if len(ids) != sum(1 for e in evs if e.id is not None):
             raise RejectedError(f"game {game}: the batch uses one event id twice; nothing was "
                                 "written", game=game, code="duplicate_id")
-        hit = conn.execute(select(EVENTS.c.seq, EVENTS.c.event_id).where(
-            EVENTS.c.game == game, EVENTS.c.event_id.in_(list(ids)))).first()
+        found = conn.execute(select(EVENTS.c.seq, EVENTS.c.event_id).where(
+            EVENTS.c.game == key_of(game),
+            EVENTS.c.event_id.in_([index_id(i) for i in ids]))).first()
+        hit = None if found is None else SimpleNamespace(seq=found.seq,
+                                                         event_id=id_text(found.event_id))
         if hit is not None:
             raise RejectedError(f"game {game} seq {ids[hit.event_id]}: event id {hit.event_id} "
                                 f"is already stored at seq {hit.seq}; an id names one event (a "

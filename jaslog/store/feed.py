@@ -16,15 +16,17 @@ from sqlalchemy import bindparam, select
 from jaslog.events import Event
 from jaslog.store import engine as eng
 from jaslog.store.codec import decode
-from jaslog.store.schema import EVENTS
+from jaslog.store.rows import codec, event_select, payload_of
+from jaslog.store.schema import EVENTS, GAMES
 
 #: The most events one page holds.
 MOST_PER_PAGE = 1000
 
-_PAGE = (select(EVENTS.c.pos, EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload)
-         .where(EVENTS.c.pos > bindparam("after")).order_by(EVENTS.c.pos)
+_PAGE = (event_select(EVENTS.c.pos > bindparam("after")).order_by(EVENTS.c.pos)
          .limit(bindparam("limit")))
-_GAMES = (select(EVENTS.c.pos, EVENTS.c.game).where(EVENTS.c.pos > bindparam("after"))
+_GAMES = (select(EVENTS.c.pos, GAMES.c.id.label("game"))
+          .join_from(EVENTS, GAMES, GAMES.c.pos == EVENTS.c.game)
+          .where(EVENTS.c.pos > bindparam("after"))
           .order_by(EVENTS.c.pos).limit(bindparam("limit")))
 
 
@@ -48,8 +50,12 @@ def events_after(store: Any, after: int = 0, limit: int = 100) -> list[FeedRow]:
     if not 1 <= limit <= MOST_PER_PAGE:
         raise ValueError(f"limit must be 1 to {MOST_PER_PAGE}")
     with eng.read_tx(store.engine) as conn:
-        return [FeedRow(r.pos, r.game, r.seq, r.version, bytes(r.payload))
-                for r in conn.execute(_PAGE, {"after": max(after, 0), "limit": limit})]
+        c = codec(conn)
+        rows = list(conn.execute(_PAGE, {"after": max(after, 0), "limit": limit}))
+        if any(int(r.kind) & 0xFFFF not in c.names for r in rows):
+            c = codec(conn, refresh=True)
+        return [FeedRow(r.pos, r.game, r.seq, r.version, payload_of(c, r.game, r.seq, r))
+                for r in rows]
 
 
 def games_after(store: Any, after: int = 0, limit: int = MOST_PER_PAGE) -> list[tuple[int, str]]:

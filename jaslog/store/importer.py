@@ -33,6 +33,8 @@ from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
 from jaslog.store.results import PLAYING, Standing, note_results, standing
+from jaslog.store.rows import read_rows
+from jaslog.store.schema import GAMES
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GENESIS_BYTES = bytes.fromhex(GENESIS)
@@ -402,7 +404,7 @@ class Validator:
             self._probe = sqlite3.connect(self._probe_path, isolation_level=None,
                                           check_same_thread=False)
         if self._probe is not None and self._probe.execute(
-                "SELECT 1 FROM events WHERE game = ? LIMIT 1", (game,)).fetchone() is None:
+                "SELECT 1 FROM games WHERE id = ?", (game,)).fetchone() is None:
             # not in the store (the common case of an import): the quick look, one SELECT in
             # autocommit, is a hundred times cheaper than a read transaction through the
             # engine; a writer that stores the game meanwhile is caught when the batch is
@@ -416,7 +418,7 @@ class Validator:
             if head.next_seq == 0:
                 p = _Pending(game, head, prev, head.hash)
             else:
-                rows = self.store._rows_of(conn, game)
+                rows = read_rows(conn, GAMES.c.id == game)
                 p = _Pending(game, head, prev, head.hash,
                              [current_canonical(r.payload, r.version) for r in rows], len(rows),
                              expect=None)
@@ -516,7 +518,7 @@ class Validator:
             p.started = e
         eid = e.id
         rows.append([gid, e.seq, 0, e.type, VERSION, None if eid is None else norm_id(eid), e.at,
-                     payload, p.prev_hex, h_hex])
+                     payload, p.prev_hex, h_hex, e.__dict__])
         p.prev = h
         p.prev_hex = h_hex
         p.last = number

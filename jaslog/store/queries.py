@@ -14,10 +14,11 @@ from sqlalchemy.engine import Connection, Engine
 
 from jaslog.engine.fold import GameFold
 from jaslog.events import Event
-from jaslog.events.fast import fast_play
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.codec import VERSION, UnreadableEvent, decode, parse_time
+from jaslog.store.codec import UnreadableEvent, parse_time
+from jaslog.store.compact import time_text
+from jaslog.store.rows import PARTS, events_of, head_hashes, key_of, read_rows
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
 from jaslog.store.types import GENESIS, GameInfo, Head, NoSuchGame, StoredEvent
 
@@ -31,10 +32,10 @@ EVENT_COLUMNS = ("game", "seq", "pos", "type", "version", "event_id", "at", "pay
 
 #: The statements every append and every game's read runs, built once (building and keying
 #: a statement costs more than running it: ~0.35 ms against ~0.07 ms on SQLite).
-_HEAD = (select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == bindparam("game"))
+_HEAD = (select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == key_of(bindparam("game")))
          .order_by(EVENTS.c.seq.desc()).limit(1))
-_ROWS = select(EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
-    EVENTS.c.game == bindparam("game"), EVENTS.c.seq >= bindparam("since"),
+_ROWS = select(EVENTS.c.seq, *PARTS).where(
+    EVENTS.c.game == key_of(bindparam("game")), EVENTS.c.seq >= bindparam("since"),
     EVENTS.c.seq <= bindparam("upto")).order_by(EVENTS.c.seq)
 #: The highest seq a game's rows are asked up to when no ``upto`` is given.
 _NO_END = 2**31 - 1  # the seq column is a 32-bit integer on PostgreSQL
@@ -53,21 +54,12 @@ class Queries:
         row = conn.execute(_HEAD, {"game": game}).first()
         if row is None:
             return Head(game, 0, GENESIS)
-        return Head(game, row.seq + 1, row.hash)
+        return Head(game, row.seq + 1, bytes(row.hash).hex())
 
     @staticmethod
     def _heads(conn: Connection, games: Sequence[str]) -> dict[str, Head]:
         """Heads of many games at once (games without events are left out)."""
-        out: dict[str, Head] = {}
-        for i in range(0, len(games), 500):
-            chunk = list(games[i:i + 500])
-            last = (select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq"))
-                    .where(EVENTS.c.game.in_(chunk)).group_by(EVENTS.c.game).subquery())
-            q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.hash).join(
-                last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
-            for r in conn.execute(q):
-                out[r.game] = Head(r.game, r.seq + 1, r.hash)
-        return out
+        return {g: Head(g, seq + 1, h) for g, (seq, h) in head_hashes(conn, games).items()}
 
     def head(self, game: str) -> Head:
         """The game's head: next seq and last hash (raises :class:`NoSuchGame`)."""
@@ -95,8 +87,7 @@ class Queries:
 
     def _read_events(self, conn: Connection, game: str, upto: int | None = None, since: int = 0
                      ) -> list[Event]:
-        return [decode(r.payload, r.version, game, r.seq)
-                for r in self._rows_of(conn, game, upto, since)]
+        return events_of(conn, self._rows_of(conn, game, upto, since), game=game)
 
     def events(self, game: str, upto: int | None = None) -> list[Event]:
         """The game's events in seq order (upcast to the current format), up to seq ``upto``.
@@ -125,13 +116,11 @@ class Queries:
 
     def stored_events(self, game: str) -> list[StoredEvent]:
         """The game's rows as stored: raw payload bytes, format version, hash chain."""
-        q = select(*[EVENTS.c[c] for c in EVENT_COLUMNS]).where(EVENTS.c.game == game)
         with eng.read_tx(self.engine) as conn:
-            rows = conn.execute(q.order_by(EVENTS.c.seq)).all()
+            rows = read_rows(conn, GAMES.c.id == game)
         if not rows:
             raise NoSuchGame(game)
-        return [StoredEvent(r.game, r.seq, r.pos, r.type, r.version, r.event_id, r.at,
-                            bytes(r.payload), r.prev_hash, r.hash) for r in rows]
+        return [StoredEvent(*r) for r in rows]
 
     def _game_query(self, *, player: str | None, ruleset: str | None, since: str | None) -> Any:
         q = select(GAMES)
@@ -245,22 +234,24 @@ class Queries:
             self.upgrade()
         self._schema_at_least = max(version, since)
 
-    def upgrade(self) -> None:
+    def upgrade(self, *, games: int | None = None,
+                progress: Callable[[int], None] | None = None) -> bool:
         """Bring the store to this jaslog's schema (:meth:`jaslog.store.Store.upgrade`)."""
         raise NotImplementedError
 
     def _infos(self, query: Any) -> list[GameInfo]:
         g = query.subquery()
         last = select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq")) \
-            .where(EVENTS.c.game.in_(select(g.c.id))).group_by(EVENTS.c.game).subquery()
+            .where(EVENTS.c.game.in_(select(g.c.pos))).group_by(EVENTS.c.game).subquery()
         q = (select(g, EVENTS.c.seq.label("head_seq"), EVENTS.c.hash, EVENTS.c.at.label("last_at"))
-             .join(last, last.c.game == g.c.id)
+             .join(last, last.c.game == g.c.pos)
              .join(EVENTS, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq))
              .order_by(g.c.pos))
         with eng.read_tx(self.engine) as conn:
             rows = conn.execute(q).all()
         return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
-                         r.head_seq + 1, r.hash, r.last_at) for r in rows]
+                         r.head_seq + 1, bytes(r.hash).hex(),
+                         None if r.last_at is None else time_text(r.last_at)) for r in rows]
 
     def info(self, game: str) -> GameInfo:
         """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""
@@ -326,12 +317,12 @@ class Queries:
             touched = select(EVENTS.c.game).where(EVENTS.c.pos > after)
             if until is not None:
                 touched = touched.where(EVENTS.c.pos <= until)
-            base = base.where(GAMES.c.id.in_(touched))
+            base = base.where(GAMES.c.pos.in_(touched))
         elif until is not None:
             # A game exists at ``until`` when its first event does (seq 0 comes first): one
             # primary-key lookup per game, not a scan of every event per batch.
             base = base.where(select(EVENTS.c.seq).where(
-                EVENTS.c.game == GAMES.c.id, EVENTS.c.seq == 0, EVENTS.c.pos <= until).exists())
+                EVENTS.c.game == GAMES.c.pos, EVENTS.c.seq == 0, EVENTS.c.pos <= until).exists())
         last_pos = 0
         while True:
             rows = conn.execute(base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos)
@@ -344,38 +335,37 @@ class Queries:
     @staticmethod
     def _games_of(conn: Connection, ids: list[str], until: int | None, fast: bool,
                   unreadable: Unreadable | None = None) -> Iterator[tuple[str, list[Event]]]:
-        read = _read_fast if fast else decode
-        q = select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.version, EVENTS.c.payload).where(
-            EVENTS.c.game.in_(bindparam("ids", expanding=True)))
-        if until is not None:
-            q = q.where(EVENTS.c.pos <= until)
-        by_game: dict[str, list[Event]] = {gid: [] for gid in ids}
-        bad: dict[str, UnreadableEvent] = {}
-        for game, seq, version, payload in conn.execute(q.order_by(EVENTS.c.game, EVENTS.c.seq),
-                                                        {"ids": ids}):
-            if game in bad:
-                continue
+        # the driver's own cursor: the rows as plain tuples, in one query for the batch
+        ph = "%s" if conn.dialect.name == "postgresql" else "?"
+        sql = (f"SELECT g.id, e.seq, e.pos, {', '.join('e.' + c.name for c in PARTS)}, e.hash "
+               f"FROM events e JOIN games g ON g.pos = e.game "
+               f"WHERE g.id IN ({', '.join([ph] * len(ids))})"
+               + (f" AND e.pos <= {ph}" if until is not None else "") + " ORDER BY g.id, e.seq")
+        by_game: dict[str, list[Any]] = {gid: [] for gid in ids}
+        if ids:
+            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
-                by_game[game].append(read(payload, version, game, seq))
+                cur.execute(sql, (*ids, *(() if until is None else (until,))))
+                for r in cur.fetchall():
+                    by_game[r[0]].append(r)
+            finally:
+                cur.close()
+        out: dict[str, list[Event]] = {}
+        bad: dict[str, UnreadableEvent] = {}
+        for gid, rows in by_game.items():
+            try:
+                out[gid] = events_of(conn, rows, fast=fast)
             except UnreadableEvent as e:
                 if unreadable is None:
                     raise
-                bad[game] = e
+                bad[gid] = e
+        by_game = out  # type: ignore[assignment]
         for gid in ids:
             if gid in bad:
                 assert unreadable is not None
                 unreadable(bad[gid])
             elif by_game[gid]:
                 yield gid, by_game[gid]
-
-
-def _read_fast(payload: bytes, version: int, game: str, seq: int) -> Event:
-    """A stored payload as a :class:`FastPlay` when it is a canonical play, else as a model."""
-    if version == VERSION and type(payload) is bytes:
-        fp = fast_play(payload)
-        if fp is not None:
-            return fp  # type: ignore[return-value]  # a FastPlay has every field a fold reads
-    return decode(payload, version, game, seq)
 
 
 def page_cursor(order: str, pos: int) -> str:

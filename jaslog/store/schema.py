@@ -1,6 +1,6 @@
 """The store's tables (sqlmodel) and the triggers that make them append-only.
 
-``events`` and ``games`` (with ``game_players``) are insert-only: the database refuses
+``events``, ``event_types`` and ``games`` (with ``game_players``) are insert-only: the database refuses
 UPDATE, DELETE (and on PostgreSQL TRUNCATE) on them. A game's head (next seq, last hash)
 is derived from ``events`` through its primary key, so nothing ever needs an UPDATE.
 ``signatures`` (a game's head signed by the store's key, :mod:`jaslog.store.signing`) and
@@ -14,7 +14,9 @@ next run may start: :mod:`jaslog.store.verify`) is insert-only too.
 and erased. ``jaslog_meta`` records the schema version.
 
 Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
-``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``
+``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``;
+6 stores the events in parts (``event_types``, :mod:`jaslog.store.compact`), which
+:mod:`jaslog.store.migrate` moves an older store's events to, in place
 (:func:`upgrade` adds what a
 store of an older version lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade`
 then records where each of its games stands and where it is played).
@@ -43,14 +45,16 @@ from sqlmodel import Field, SQLModel
 
 from jaslog.store.types import StoreError
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: the first schema version with ``game_results`` and ``game_winners``
 RESULTS_SINCE = 3
 #: the first schema version with ``game_places``
 PLACES_SINCE = 4
 #: the first schema version with ``verified_heads``
 VERIFIED_SINCE = 5
-APPEND_ONLY = ("events", "games", "game_players", "signing_keys", "signatures", "game_results",
+#: the first schema version with events in parts (``event_types``, :mod:`jaslog.store.compact`)
+COMPACT_SINCE = 6
+APPEND_ONLY = ("events", "event_types", "games", "game_players", "signing_keys", "signatures", "game_results",
                "game_winners", "game_places", "verified_heads")
 
 
@@ -81,25 +85,39 @@ class GamePlayerRow(StoreModel, table=True):
 
 
 class EventRow(StoreModel, table=True):
-    """One event: its canonical bytes in the format version it was written in, chained."""
+    """One event, in parts its canonical bytes are rebuilt from exactly
+    (:mod:`jaslog.store.compact`): the game as its ``games.pos``, the type as a code of
+    ``event_types``, the hot fields in typed columns, the others in ``rest``, and the chain's
+    ``hash`` as a raw digest (the previous event's is its ``prev_hash``)."""
 
     __tablename__ = "events"
     __table_args__: Any = (
-        Index("events_event_id", "game", "event_id", unique=True,
+        Index("events_by_event_id", "game", "event_id", unique=True,
               sqlite_where=text("event_id IS NOT NULL"),
               postgresql_where=text("event_id IS NOT NULL")),
         {"sqlite_with_rowid": False},
     )
-    game: str = Field(sa_column=Column(String(128), primary_key=True))
+    game: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
     seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     pos: int = Field(sa_column=Column(BigInteger, nullable=False, unique=True))
-    type: str = Field(sa_column=Column(String(32), nullable=False))
+    kind: int = Field(sa_column=Column(Integer, nullable=False))
     version: int = Field(sa_column=Column(Integer, nullable=False))
-    event_id: str | None = Field(default=None, sa_column=Column(String(36), nullable=True))
-    at: str | None = Field(default=None, sa_column=Column(String(40), nullable=True))
-    payload: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
-    prev_hash: str = Field(sa_column=Column(String(64), nullable=False))
-    hash: str = Field(sa_column=Column(String(64), nullable=False))
+    event_id: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    at: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    recorded_at: int | None = Field(default=None, sa_column=Column(BigInteger, nullable=True))
+    seat: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    card: int | None = Field(default=None, sa_column=Column(Integer, nullable=True))
+    rest: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    hash: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+class EventTypeRow(StoreModel, table=True):
+    """An event type's code in ``events.kind``: written the first time the store holds an
+    event of that type, never changed."""
+
+    __tablename__ = "event_types"
+    code: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    name: str = Field(sa_column=Column(String(64), nullable=False, unique=True))
 
 
 class PlayerRow(StoreModel, table=True):
@@ -200,6 +218,7 @@ METADATA: MetaData = StoreModel.metadata
 GAMES = GameRow.__table__  # type: ignore[attr-defined]
 GAME_PLAYERS = GamePlayerRow.__table__  # type: ignore[attr-defined]
 EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+EVENT_TYPES = EventTypeRow.__table__  # type: ignore[attr-defined]
 PLAYERS = PlayerRow.__table__  # type: ignore[attr-defined]
 META = MetaRow.__table__  # type: ignore[attr-defined]
 SIGNING_KEYS = SigningKeyRow.__table__  # type: ignore[attr-defined]
@@ -271,8 +290,11 @@ def tables_version(conn: Connection) -> int:
     from sqlalchemy import inspect
 
     have = inspect(conn)
-    for version, table in ((VERIFIED_SINCE, "verified_heads"), (PLACES_SINCE, "game_places"),
-                           (RESULTS_SINCE, "game_results"), (2, "signatures")):
+    if have.has_table("event_types") and have.has_table("verified_heads"):
+        return COMPACT_SINCE  # (the upgrade to it adds every table before it too)
+    for version, table in ((VERIFIED_SINCE, "verified_heads"),
+                           (PLACES_SINCE, "game_places"), (RESULTS_SINCE, "game_results"),
+                           (2, "signatures")):
         if have.has_table(table):
             return version
     return 1
@@ -299,7 +321,10 @@ def _tables_and_triggers(conn: Connection) -> None:
 
 def create(conn: Connection) -> None:
     """Create the tables and triggers (inside the caller's write transaction)."""
+    from jaslog.store.compact import first_codes
+
     _tables_and_triggers(conn)
+    conn.execute(EVENT_TYPES.insert(), [{"code": c, "name": n} for c, n in first_codes().items()])
     conn.execute(META.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
                                  {"key": "format", "value": "jaslog/1"}])
 

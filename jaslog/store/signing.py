@@ -527,9 +527,12 @@ def with_event_pos(q: Any) -> Any:
     """A select from ``signatures`` with the stored position of each signed head's event
     added (``event_pos``, None when that event is gone): what a signature of message version
     2 signs besides the head."""
+    from jaslog.store.schema import GAMES
+
     return q.add_columns(EVENTS.c.pos.label("event_pos")).join_from(
-        SIGNATURES, EVENTS, and_(EVENTS.c.game == SIGNATURES.c.game,
-                                 EVENTS.c.seq == SIGNATURES.c.seq), isouter=True)
+        SIGNATURES, GAMES, GAMES.c.id == SIGNATURES.c.game, isouter=True).join(
+        EVENTS, and_(EVENTS.c.game == GAMES.c.pos, EVENTS.c.seq == SIGNATURES.c.seq),
+        isouter=True)
 
 
 def signatures_of(conn: Connection, games: Sequence[str]) -> dict[str, list[Any]]:
@@ -652,8 +655,9 @@ class Signing(Queries):
                     .where(SIGNATURES.c.game.in_(bindparam("g", expanding=True)))
                     .group_by(SIGNATURES.c.game), {"g": ids})}
                 todo = [(g, h.seq, h.hash) for g, h in heads.items() if (g, h.seq) not in signed]
-                at_pos = {(r.game, r.seq): r.pos for r in conn.execute(
-                    select(EVENTS.c.game, EVENTS.c.seq, EVENTS.c.pos)
-                    .where(tuple_(EVENTS.c.game, EVENTS.c.seq).in_(
+                at_pos = {(r.id, r.seq): r.pos for r in conn.execute(
+                    select(GAMES.c.id, EVENTS.c.seq, EVENTS.c.pos)
+                    .join_from(EVENTS, GAMES, GAMES.c.pos == EVENTS.c.game)
+                    .where(tuple_(GAMES.c.id, EVENTS.c.seq).in_(
                         [(g, q) for g, q, _ in todo])))} if todo else {}
                 done += self._sign_heads(conn, [(g, q, h, at_pos[(g, q)]) for g, q, h in todo])

@@ -21,8 +21,11 @@ from jaslog.store.appending import Appending, EventLike, created_at, insert_game
 from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.foldcache import FoldCache
+from jaslog.store.migrate import needs_events
 from jaslog.store.queries import EVENT_COLUMNS
+from jaslog.store.rows import INSERT_COLUMNS, event_select, events_of
 from jaslog.store.schema import (
+    COMPACT_SINCE,
     EVENTS,
     GAME_PLACES,
     GAME_RESULTS,
@@ -56,7 +59,7 @@ class Store(Appending):
     """
 
     def __init__(self, url: str | None = None, create: bool = True,
-                 clock: Clock = system_clock) -> None:
+                 clock: Clock = system_clock, *, upgrade: bool = True) -> None:
         self.url = eng.resolve_url(url)
         self.clock = clock
         if not create and self.url.startswith("sqlite:///"):
@@ -72,18 +75,18 @@ class Store(Appending):
         self.dialect = self.engine.dialect.name
         self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold)
         ph = "%s" if self.dialect == "postgresql" else "?"
-        self._insert_events_sql = (f"INSERT INTO events ({', '.join(EVENT_COLUMNS)}) "
-                                   f"VALUES ({', '.join([ph] * len(EVENT_COLUMNS))})")
-        self._head_sql = (f"SELECT seq, hash FROM events WHERE game = {ph} "
-                          "ORDER BY seq DESC LIMIT 1")
+        self._insert_events_sql = (f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) "
+                                   f"VALUES ({', '.join([ph] * len(INSERT_COLUMNS))})")
+        self._head_sql = ("SELECT e.seq, e.hash FROM events e JOIN games g ON g.pos = e.game "
+                          f"WHERE g.id = {ph} ORDER BY e.seq DESC LIMIT 1")
         try:
-            self._ensure_schema(may_create=create)
+            self._ensure_schema(may_create=create, may_upgrade=upgrade)
         except SQLAlchemyError as e:
             self.engine.dispose()
             raise StoreError(f"cannot open the store at {eng.describe(self.url)}: "
                              f"{eng.db_message(e)}") from None
 
-    def _ensure_schema(self, may_create: bool) -> None:
+    def _ensure_schema(self, may_create: bool, may_upgrade: bool = True) -> None:
         with self.engine.connect() as conn:
             try:
                 v = schema_version(conn)
@@ -91,6 +94,7 @@ class Store(Appending):
                 if may_create:
                     raise
                 v = e.tables  # opened to read: verify reports it
+            old_events = v is not None and v < COMPACT_SINCE and needs_events(conn)
             conn.rollback()
         if v is None:
             if not may_create:
@@ -105,20 +109,43 @@ class Store(Appending):
             raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}; "
                              f"this jaslog knows up to {SCHEMA_VERSION}: upgrade jaslog")
         if v < SCHEMA_VERSION and may_create:  # opened to write: add what is new
-            self.upgrade()
+            if may_upgrade:
+                self.upgrade()
+        elif v < COMPACT_SINCE and old_events and may_upgrade:
+            self.engine.dispose()
+            raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}, "
+                             f"whose events this jaslog reads only once they are upgraded to "
+                             f"version {SCHEMA_VERSION}: run `jaslog upgrade` (in place, nothing "
+                             "lost; or open the store to write)")
 
-    def upgrade(self) -> None:
-        """Bring a store of an older schema version to this jaslog's (a write transaction):
+    def schema_version(self) -> int | None:
+        """The schema version the store records."""
+        with eng.read_tx(self.engine) as conn:
+            return schema_version(conn)
+
+    def upgrade(self, *, games: int | None = None,
+                progress: Callable[[int], None] | None = None) -> bool:
+        """Bring a store of an older schema version to this jaslog's: its events to schema 6's
+        layout, in place, a transaction per step and per batch of games
+        (:mod:`jaslog.store.migrate`; ``games``: that many games' events at most, then
+        False, the next call goes on; ``progress`` is told the games of each batch); then
         the tables it lacks (:func:`jaslog.store.schema.upgrade`) and, for a store that kept
         no games' results (before version 3), where each of its games stands, from its fold
         (:mod:`jaslog.store.results`). Opening a store to write does it; a store opened to
         read is upgraded when a listing filters by status or winner."""
+        from jaslog.store.migrate import migrate_events
         from jaslog.store.results import note_every_result
 
+        with eng.read_tx(self.engine) as conn:
+            before = schema_version(conn)
+        if before is None or before >= SCHEMA_VERSION:
+            return True
+        if not migrate_events(self, games, progress):
+            return False
         with eng.write_tx(self.engine) as conn:
             before = schema_version(conn)
             if before is None or before >= SCHEMA_VERSION:
-                return
+                return True
             upgrade(conn)
             if before < RESULTS_SINCE:  # each game without a result yet
                 ids = [r.id for r in conn.execute(select(GAMES.c.id).where(
@@ -126,6 +153,7 @@ class Store(Appending):
                 note_every_result(conn, self._readable_games(conn, ids))
             if before < PLACES_SINCE:  # where each game is played, from its game_started
                 self._note_places(conn)
+        return True
 
     @staticmethod
     def _note_places(conn: Connection) -> None:
@@ -133,15 +161,12 @@ class Store(Appending):
         (a game whose first event cannot be read gets none: no place filter finds it)."""
         from jaslog.events import GameStarted
         from jaslog.store.appending import place_of
-        from jaslog.store.codec import decode
-
-        q = (select(EVENTS.c.game, EVENTS.c.payload, EVENTS.c.version)
-             .where(EVENTS.c.seq == 0, EVENTS.c.game.not_in(select(GAME_PLACES.c.game)))
-             .order_by(EVENTS.c.game))
+        q = (event_select(EVENTS.c.seq == 0, GAMES.c.id.not_in(select(GAME_PLACES.c.game)))
+             .order_by(GAMES.c.id))
         rows: list[dict[str, Any]] = []
-        for game, payload, version in conn.execute(q):
+        for r in conn.execute(q):
             try:
-                started = decode(payload, version, game, 0)
+                started = events_of(conn, [r])[0]
             except JaslogError:
                 continue
             if isinstance(started, GameStarted):
@@ -326,12 +351,14 @@ def _must_be_a_store(path: Path) -> None:
 
 
 def open_store(url: str | None = None, create: bool = True,
-               clock: Clock = system_clock) -> Store:
+               clock: Clock = system_clock, *, upgrade: bool = True) -> Store:
     """Open the store at ``url``: a path, ``sqlite:///path``, ``postgresql://...``; None means
     ``$JASLOG_DB`` or the platform's user data folder. A missing store is created, unless
     ``create`` is false (commands that only read): then it is a :class:`StoreError`.
-    ``clock``: the store's own clock, for the ``recorded_at`` of live appends."""
-    return Store(url, create, clock)
+    ``clock``: the store's own clock, for the ``recorded_at`` of live appends. A store of an
+    older schema opened to write is upgraded (:meth:`Store.upgrade`), unless ``upgrade`` is
+    false: then only its ``upgrade`` may be called (``jaslog upgrade`` does, in parts)."""
+    return Store(url, create, clock, upgrade=upgrade)
 
 
 __all__ = ["EVENT_COLUMNS", "EventLike", "Store", "created_at", "insert_games", "open_store",

@@ -33,6 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.events import Event
 from jaslog.store.codec import as_bytes, decode, link
+from jaslog.store.rows import event_select, read_rows, stored_rows
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES, VERIFIED_HEADS
 from jaslog.store.signing import (
     KeyDir,
@@ -55,8 +56,6 @@ from jaslog.store.verify_derived import (
     derived_tables,
 )
 
-_COLS = (EVENTS.c.game, EVENTS.c.seq, EVENTS.c.type, EVENTS.c.version, EVENTS.c.event_id,
-         EVENTS.c.at, EVENTS.c.payload, EVENTS.c.prev_hash, EVENTS.c.hash)
 PAGE = 200
 
 
@@ -73,8 +72,7 @@ def verify(conn: Connection, game: str | None, cert: str | None,
     signing = has_tables(conn)
     if game is not None:
         header = conn.execute(select(GAMES).where(GAMES.c.id == game)).first()
-        rows = list(conn.execute(select(*_COLS).where(EVENTS.c.game == game)
-                                 .order_by(EVENTS.c.seq)))
+        rows = read_rows(conn, GAMES.c.id == game, lenient=True)
         if header is None and not rows:
             raise NoSuchGame(game)
         players = [r.player for r in conn.execute(
@@ -97,15 +95,16 @@ def verify(conn: Connection, game: str | None, cert: str | None,
 def _store_wide(conn: Connection, rep: VerifyReport, signing: bool) -> None:
     """What no one game shows: events of a deleted header, signatures of a deleted game,
     derived rows of no game, holes in the store's positions."""
-    orphans = conn.execute(select(EVENTS.c.game).distinct().where(
-        EVENTS.c.game.not_in(select(GAMES.c.id)))).scalars().all()
+    orphans = [f"(game #{k})" for k in conn.execute(select(EVENTS.c.game).distinct().where(
+        EVENTS.c.game.not_in(select(GAMES.c.pos)))).scalars().all()]
     for g in orphans:
         rep.games += 1
         rep.problems.append(Problem(g, 0, "header", "events without a row in the games table "
                                     "(the game's header was deleted)"))
     if signing:
         gone = conn.execute(select(SIGNATURES.c.game).distinct().where(
-            SIGNATURES.c.game.not_in(select(EVENTS.c.game)),
+            SIGNATURES.c.game.not_in(select(GAMES.c.id).where(
+                GAMES.c.pos.in_(select(EVENTS.c.game)))),
             SIGNATURES.c.game.not_in(select(GAMES.c.id)))).scalars().all()
         for g in gone:
             rep.problems.append(Problem(g, None, "removed", "the game was signed but its events "
@@ -216,27 +215,29 @@ def _page(conn: Connection, rep: VerifyReport, run: _Run, headers: list[Any]) ->
     whole = [i for i in ids if i not in start]
     by_game: dict[str, list[Any]] = {i: [] for i in ids}
     if whole:
-        for r in conn.execute(select(*_COLS).where(EVENTS.c.game.in_(_IDS))
-                              .order_by(EVENTS.c.game, EVENTS.c.seq), {"ids": whole}):
-            by_game[r.game].append(r)
+        for sr in read_rows(conn, GAMES.c.id.in_(_IDS), params={"ids": whole}, lenient=True):
+            by_game[sr.game].append(sr)
     firsts: dict[str, Any] = {}
     page_sigs = signatures_of(conn, whole) if run.signing else {i: [] for i in whole}
     if start:
         vh = (select(VERIFIED_HEADS.c.game, func.max(VERIFIED_HEADS.c.seq).label("seq"))
               .where(VERIFIED_HEADS.c.game.in_(_IDS)).group_by(VERIFIED_HEADS.c.game).subquery())
-        for r in conn.execute(select(*_COLS).select_from(vh.join(
-                EVENTS, and_(EVENTS.c.game == vh.c.game, EVENTS.c.seq >= vh.c.seq)))
-                .order_by(EVENTS.c.game, EVENTS.c.seq), {"ids": list(start)}):
-            by_game[r.game].append(r)
-        for r in conn.execute(select(*_COLS).where(EVENTS.c.game.in_(_IDS), EVENTS.c.seq == 0),
-                              {"ids": list(start)}):
-            firsts[r.game] = r
+        from_head = event_select().join(vh, and_(vh.c.game == GAMES.c.id,
+                                                 EVENTS.c.seq >= vh.c.seq))
+        for sr in stored_rows(conn, list(conn.execute(
+                from_head.order_by(GAMES.c.id, EVENTS.c.seq), {"ids": list(start)})),
+                lenient=True):
+            by_game[sr.game].append(sr)
+        for sr in read_rows(conn, GAMES.c.id.in_(_IDS), EVENTS.c.seq == 0,
+                            params={"ids": list(start)}, lenient=True):
+            firsts[sr.game] = sr
         if run.signing:
             page_sigs.update({i: [] for i in start})
             for r in conn.execute(select(SIGNATURES, EVENTS.c.pos.label("event_pos")).select_from(
                     vh.join(SIGNATURES, and_(SIGNATURES.c.game == vh.c.game,
                                              SIGNATURES.c.seq >= vh.c.seq))
-                    .outerjoin(EVENTS, and_(EVENTS.c.game == SIGNATURES.c.game,
+                    .outerjoin(GAMES, GAMES.c.id == SIGNATURES.c.game)
+                    .outerjoin(EVENTS, and_(EVENTS.c.game == GAMES.c.pos,
                                             EVENTS.c.seq == SIGNATURES.c.seq)))
                     .order_by(SIGNATURES.c.game, SIGNATURES.c.seq, SIGNATURES.c.pos),
                     {"ids": list(start)}):
@@ -314,8 +315,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
         ok = ok and isinstance(raw0, dict)
     if not ok:
         before = len(rep.problems)
-        all_rows = list(conn.execute(select(*_COLS).where(EVENTS.c.game == game)
-                                     .order_by(EVENTS.c.seq)))
+        all_rows = read_rows(conn, GAMES.c.id == game, lenient=True)
         all_sigs = signatures_of(conn, [game])[game] if run.signing else []
         _one(rep, game, all_rows, header, seats, all_sigs, trust, derived, run.tables or frozenset())
         run.checked.full_games += 1
@@ -342,8 +342,7 @@ def _from_head(conn: Connection, rep: VerifyReport, run: _Run, header: Any,
     hashes = [""] * seq + [r.hash for r in rows]
 
     def events() -> list[Event]:
-        every = list(conn.execute(select(*_COLS).where(EVENTS.c.game == game)
-                                  .order_by(EVENTS.c.seq)))
+        every = read_rows(conn, GAMES.c.id == game)
         run.checked.read += len(every)
         return [decode(r.payload, r.version, game, r.seq) for r in every]
 

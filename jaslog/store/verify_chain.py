@@ -123,6 +123,14 @@ def check_chain(game: str, rows: list[Any], header: Any, seats: list[str] | None
                            "was altered"), prev
         h = link(bytes.fromhex(prev), payload).hex()
         if r.hash != h:
+            if i > start and link(bytes.fromhex(rows[i - start - 1].prev_hash),
+                                  as_bytes(rows[i - start - 1].payload)).hex() == prev:
+                # the event before holds together, this one does not link to it: either this
+                # one was edited, or the one before was rewritten and rehashed (the chain
+                # keeps no copy of the link to tell which)
+                return Problem(game, i, "changed", "its bytes no longer match its hash: it was "
+                               f"edited after it was written, or seq {i - 1} was rewritten and "
+                               "rehashed"), prev
             return Problem(game, i, "changed", "its bytes no longer match its hash: edited "
                            "after it was written"), prev
         if r.type != raw.get("type") or r.event_id != norm_id(_str_or_none(raw.get("id"))) \

@@ -207,6 +207,7 @@ def raw_sql(store: Store) -> Callable[..., Any]:
             res = conn.execute(text(sql), params)
             return res.all() if res.returns_rows else res.rowcount
 
+    run.store = store  # type: ignore[attr-defined]  # to read an event's bytes as stored
     return run
 
 

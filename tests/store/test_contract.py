@@ -151,7 +151,9 @@ def test_violations_are_stored_unless_revoke_is_reject(store: Store) -> None:
 
 
 @pytest.mark.parametrize("table,sql", [
-    ("events", "UPDATE events SET type = 'note' WHERE seq = 1"),
+    ("events", "UPDATE events SET kind = 2 WHERE seq = 1"),
+    ("event_types", "UPDATE event_types SET name = 'note' WHERE code = 1"),
+    ("event_types", "DELETE FROM event_types"),
     ("events", "DELETE FROM events WHERE seq = 2"),
     ("games", "UPDATE games SET ruleset = 'rotterdam'"),
     ("games", "DELETE FROM games"),
@@ -207,12 +209,13 @@ def test_v0_event_is_read_through_the_upcaster(store: Store, raw_sql: Any) -> No
         v0["card"] = "T" + v0["card"][2:]
     payload = orjson.dumps(v0)
     head = store.head("c-11")
-    h = link(bytes.fromhex(head.hash), payload).hex()
+    h = link(bytes.fromhex(head.hash), payload)
     pos = store.cursor() + 1
-    raw_sql("INSERT INTO events (game, seq, pos, type, version, event_id, at, payload, prev_hash, "
-            "hash) VALUES (:g, :s, :p, :t, 0, NULL, :at, :pl, :prev, :h)",
-            g="c-11", s=play["seq"], p=pos, t=play["type"], at=play.get("at"), pl=payload,
-            prev=head.hash, h=h)
+    # an event of an older format is stored whole: its bytes in ``rest``
+    raw_sql("INSERT INTO events (game, seq, pos, kind, version, rest, hash) VALUES "
+            "((SELECT pos FROM games WHERE id = :g), :s, :p, "
+            "(SELECT code FROM event_types WHERE name = :t), 0, :pl, :h)",
+            g="c-11", s=play["seq"], p=pos, t=play["type"], pl=payload, h=h)
     back = store.events("c-11")[-1]
     assert canonical_json(back) == canonical_json(event_from_dict(play))
     assert store.stored_events("c-11")[-1].version == 0

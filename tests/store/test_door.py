@@ -83,9 +83,9 @@ def store_unreadable_game(db: Path, gid: str) -> None:
                   "'2026-01-01T00:00:00.000000Z')", (gid, gpos, orjson.dumps(SEATS).decode()))
         c.executemany("INSERT INTO game_players (game, seat, player) VALUES (?, ?, ?)",
                       [(gid, i, p) for i, p in enumerate(SEATS)])
-        c.execute("INSERT INTO events (game, seq, pos, type, version, event_id, at, payload, "
-                  "prev_hash, hash) VALUES (?, 0, ?, 'game_started', 1, NULL, NULL, ?, ?, ?)",
-                  (gid, pos, payload, "0" * 64, hashlib.sha256(bytes(32) + payload).hexdigest()))
+        c.execute("INSERT INTO events (game, seq, pos, kind, version, rest, hash) VALUES "
+                  "(?, 0, ?, (SELECT code FROM event_types WHERE name = 'game_started'), 1, ?, ?)",
+                  (gpos, pos, payload, hashlib.sha256(bytes(32) + payload).digest()))
 
 
 @pytest.fixture

@@ -63,7 +63,8 @@ def test_a_worker_that_stops_ends_the_parallel_import_with_a_sentence(tmp_path: 
     db = tmp_path / "s.sqlite"
     open_store(str(db)).close()
     with sqlite3.connect(db) as c:
-        c.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.game = 'f-1-7' "
+        c.execute("CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.game = "
+                  "(SELECT pos FROM games WHERE id = 'f-1-7') "
                   "BEGIN SELECT RAISE(ABORT, 'the test refuses this game'); END")
     log = tmp_path / "games.jsonl"
     games = _games_file(log, 12)

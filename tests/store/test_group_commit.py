@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import event, select, text
 
 from jaslog.engine.sim import Faults
 from jaslog.play.audit import violation_dict
@@ -134,8 +134,12 @@ def _answer(fut: Future[Any]) -> Any:
 def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of the tables an append writes, in a fixed order."""
     with open_store(url) as s, s.engine.connect() as conn:
-        return {t.name: sorted((tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
-                                for r in conn.execute(select(t))), key=repr) for t in TABLES}
+        ids = {int(r.pos): r.id for r in conn.execute(text("SELECT id, pos FROM games"))}
+        out = {t.name: sorted((tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
+                               for r in conn.execute(select(t))), key=repr) for t in TABLES}
+    # an event's game is its game's position among the games: its id, to compare stores
+    out["events"] = sorted(((ids[r[0]], *r[1:]) for r in out["events"]), key=repr)
+    return out
 
 
 def kept_folds(svc: Service) -> dict[str, Any]:

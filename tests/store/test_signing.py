@@ -45,15 +45,16 @@ def round_ends(events: list[dict[str, Any]]) -> list[int]:
 def rewrite_and_rehash(raw_sql: Callable[..., Any], game: str) -> None:
     """What an attacker with the database does: every event's ``recorded_at`` moved back a
     year, and the whole chain hashed again so that it holds."""
-    rows = raw_sql("SELECT seq, payload FROM events WHERE game = :g ORDER BY seq", g=game)
+    rows = [(r.seq, r.payload) for r in raw_sql.store.stored_events(game)]  # type: ignore[attr-defined]
     prev = bytes.fromhex(GENESIS)
     for seq, payload in rows:
         e = orjson.loads(bytes(payload))
         e["recorded_at"] = "2025-06-01T00:00:00.000Z"
         new = orjson.dumps(e)
         h = link(prev, new)
-        raw_sql("UPDATE events SET payload = :p, prev_hash = :ph, hash = :h "
-                "WHERE game = :g AND seq = :s", p=new, ph=prev.hex(), h=h.hex(), g=game, s=seq)
+        # the new bytes whole in the row, and the chain hashed again
+        raw_sql("UPDATE events SET rest = :p, hash = :h WHERE game = "
+                "(SELECT pos FROM games WHERE id = :g) AND seq = :s", p=new, h=h, g=game, s=seq)
         prev = h
 
 
@@ -111,8 +112,9 @@ def test_a_game_rewritten_and_rehashed_fails_verify_without_paper(store: Store,
     assert "changed after they were signed" in rep.problems[0].message
     assert store.verify("s-4").ok
     # without the signatures the chain alone is fooled: it holds everywhere
-    assert rep.heads["s-3"] == raw_sql("SELECT hash FROM events WHERE game = 's-3' "
-                                       "ORDER BY seq DESC LIMIT 1")[0][0]
+    assert rep.heads["s-3"] == bytes(raw_sql(
+        "SELECT hash FROM events WHERE game = (SELECT pos FROM games WHERE id = 's-3') "
+        "ORDER BY seq DESC LIMIT 1")[0][0]).hex()
 
 
 def test_removing_the_signatures_too_leaves_a_round_end_unsigned(store: Store,
@@ -292,7 +294,9 @@ def test_verify_on_the_command_line_fails_a_rewritten_store(tmp_path: Path) -> N
         con.commit()
         return cur.fetchall()
 
-    rewrite_and_rehash(run, "c-1")
+    with open_store(str(db), create=False) as store:
+        run.store = store  # type: ignore[attr-defined]  # the bytes as stored, to rewrite
+        rewrite_and_rehash(run, "c-1")
     con.close()
     out = jaslog("verify", "--db", str(db), text=True)
     assert out.returncode == 1 and "c-1" in out.stdout and "signature" in out.stdout

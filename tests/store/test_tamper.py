@@ -45,15 +45,26 @@ def only_problem(store: Store) -> Any:
 
 
 def payload_of(raw_sql: Callable[..., Any], seq: int, game: str = "t-1") -> bytes:
-    return bytes(raw_sql("SELECT payload FROM events WHERE game = :g AND seq = :s", g=game,
-                         s=seq)[0][0])
+    """The bytes an event's row gives back (rebuilt by the store from its parts)."""
+    store: Store = raw_sql.store  # type: ignore[attr-defined]
+    return store.stored_events(game)[seq].payload
+
+
+def code_of(raw_sql: Callable[..., Any], name: str) -> int:
+    return int(raw_sql("SELECT code FROM event_types WHERE name = :n", n=name)[0][0])
+
+
+#: An event's row in parts, after its game and seq (the bytes are rebuilt from them).
+PARTS = "kind, version, event_id, at, recorded_at, seat, card, rest, hash"
 
 
 def test_edited_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
     old = payload_of(raw_sql, 40)
     e = orjson.loads(old)
     e["seat"] = (e.get("seat", 0) + 2) % 4
-    raw_sql("UPDATE events SET payload = :p WHERE game = 't-1' AND seq = 40", p=orjson.dumps(e))
+    # bytes whole in ``rest`` are what the row gives back
+    raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+            "AND seq = 40", p=orjson.dumps(e))
     p = only_problem(two_games)
     assert (p.game, p.seq, p.kind) == ("t-1", 40, "changed")
     assert "no longer match its hash" in p.message
@@ -61,22 +72,26 @@ def test_edited_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
 
 
 def test_edited_and_rehashed(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    prev = raw_sql("SELECT hash FROM events WHERE game = 't-1' AND seq = 39")[0][0]
+    prev = raw_sql("SELECT hash FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+                   "AND seq = 39")[0][0]
     e = orjson.loads(payload_of(raw_sql, 40))
     e["type"] = "note"
     e["text"] = "forged"
     for k in ("seat", "card", "call", "points", "hands"):
         e.pop(k, None)
     new = orjson.dumps(e)
-    raw_sql("UPDATE events SET payload = :p, type = 'note', hash = :h WHERE game = 't-1' "
-            "AND seq = 40", p=new, h=link(bytes.fromhex(prev), new).hex())
+    raw_sql("UPDATE events SET rest = :p, kind = :k, hash = :h WHERE game = "
+            "(SELECT pos FROM games WHERE id = 't-1') AND seq = 40", p=new,
+            k=code_of(raw_sql, "note"), h=link(bytes(prev), new))
+    # seq 40 holds together now; seq 41 still links to the original
     p = only_problem(two_games)
-    assert (p.game, p.seq, p.kind) == ("t-1", 40, "changed")
+    assert (p.game, p.seq, p.kind) == ("t-1", 41, "changed")
     assert "rewritten and rehashed" in p.message
 
 
 def test_deleted_event(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    assert raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = 77") == 1
+    assert raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+                   "AND seq = 77") == 1
     p = only_problem(two_games)
     assert (p.game, p.seq, p.kind) == ("t-1", 77, "removed")
     store_level = [q for q in two_games.verify().problems if q.game == "(store)"]
@@ -85,19 +100,22 @@ def test_deleted_event(two_games: Store, raw_sql: Callable[..., Any]) -> None:
 
 def test_deleted_event_renumbered(two_games: Store, raw_sql: Callable[..., Any]) -> None:
     n = two_games.head("t-1").next_seq
-    raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = 50")
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = 50")
     for s in range(51, n):
-        raw_sql("UPDATE events SET seq = :a WHERE game = 't-1' AND seq = :b", a=s - 1, b=s)
+        raw_sql("UPDATE events SET seq = :a WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+                "AND seq = :b", a=s - 1, b=s)
+    # a row's seq is part of the bytes it gives back: seq 51's event renumbered 50 is not
+    # the event its hash covers
     p = only_problem(two_games)
-    assert (p.game, p.seq, p.kind) == ("t-1", 50, "removed")
-    assert "written as seq 51" in p.message
+    assert (p.game, p.seq, p.kind) == ("t-1", 50, "changed")
+    assert "no longer match its hash" in p.message
 
 
 def test_deleted_tail_is_found_by_positions_and_certificate(two_games: Store,
                                                            raw_sql: Callable[..., Any]) -> None:
     cert = two_games.head("t-1").certificate
     last = two_games.head("t-1").seq
-    raw_sql("DELETE FROM events WHERE game = 't-1' AND seq = :s", s=last)
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = :s", s=last)
     rep = two_games.verify()
     assert not rep.ok
     assert any(q.game == "(store)" and q.kind == "removed" for q in rep.problems)
@@ -108,25 +126,29 @@ def test_deleted_tail_is_found_by_positions_and_certificate(two_games: Store,
 
 
 def test_swapped_rows(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    raw_sql("UPDATE events SET seq = -1 WHERE game = 't-1' AND seq = 60")
-    raw_sql("UPDATE events SET seq = 60 WHERE game = 't-1' AND seq = 61")
-    raw_sql("UPDATE events SET seq = 61 WHERE game = 't-1' AND seq = -1")
+    raw_sql("UPDATE events SET seq = -1 WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = 60")
+    raw_sql("UPDATE events SET seq = 60 WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = 61")
+    raw_sql("UPDATE events SET seq = 61 WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = -1")
     p = only_problem(two_games)
-    assert (p.game, p.seq, p.kind) == ("t-1", 60, "reordered")
+    assert (p.game, p.seq, p.kind) == ("t-1", 60, "changed")
 
 
 def test_swapped_contents(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    rows = raw_sql("SELECT seq, type, payload, hash, prev_hash FROM events WHERE game = 't-1' "
-                   "AND seq IN (30, 31) ORDER BY seq")
-    for (seq, *_), (_, t, pl, h, ph) in zip(rows, reversed(rows), strict=True):
-        raw_sql("UPDATE events SET type = :t, payload = :p, hash = :h, prev_hash = :ph "
-                "WHERE game = 't-1' AND seq = :s", t=t, p=bytes(pl), h=h, ph=ph, s=seq)
+    rows = raw_sql(f"SELECT seq, {PARTS} FROM events WHERE game = "
+                   "(SELECT pos FROM games WHERE id = 't-1') AND seq IN (30, 31) ORDER BY seq")
+    names = PARTS.split(", ")
+    for (seq, *_), (_, *parts) in zip(rows, reversed(rows), strict=True):
+        raw_sql(f"UPDATE events SET {', '.join(f'{n} = :{n}' for n in names)} WHERE game = "
+                "(SELECT pos FROM games WHERE id = 't-1') AND seq = :s", s=seq,
+                **dict(zip(names, parts, strict=True)))
+    # the row at seq 30 rebuilds the bytes of seq 31's event written as seq 30: not its hash
     p = only_problem(two_games)
-    assert (p.game, p.seq, p.kind) == ("t-1", 30, "reordered")
+    assert (p.game, p.seq, p.kind) == ("t-1", 30, "changed")
 
 
 def test_event_moved_to_another_game(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    raw_sql("UPDATE events SET game = 't-2', seq = 100000 WHERE game = 't-1' AND seq = 5")
+    raw_sql("UPDATE events SET game = (SELECT pos FROM games WHERE id = 't-2'), seq = 100000 "
+            "WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = 5")
     rep = two_games.verify()
     kinds = {(q.game, q.seq, q.kind) for q in rep.problems}
     assert ("t-1", 5, "removed") in kinds
@@ -144,7 +166,7 @@ def test_edited_header(two_games: Store, raw_sql: Callable[..., Any]) -> None:
 
 
 def test_whole_game_deleted(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    raw_sql("DELETE FROM events WHERE game = 't-1'")
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1')")
     p = only_problem(two_games)
     assert (p.game, p.kind) == ("t-1", "removed")
     raw_sql("DELETE FROM game_players WHERE game = 't-1'")
@@ -156,7 +178,8 @@ def test_whole_game_deleted(two_games: Store, raw_sql: Callable[..., Any]) -> No
 
 
 def test_column_edit_outside_the_payload(two_games: Store, raw_sql: Callable[..., Any]) -> None:
-    raw_sql("UPDATE events SET at = '1999-01-01T00:00:00Z' WHERE game = 't-2' AND seq = 12")
+    raw_sql("UPDATE events SET at = 915148800 WHERE game = (SELECT pos FROM games WHERE id = 't-2') "
+            "AND seq = 12")
     p = only_problem(two_games)
     assert (p.game, p.seq, p.kind) == ("t-2", 12, "changed")
 
@@ -193,7 +216,8 @@ def renumber(raw_sql: Callable[..., Any], table: str, key: str) -> None:
 def cut_back(raw_sql: Callable[..., Any], game: str, after: int) -> None:
     """Cut ``game`` back to seq ``after`` with plain SQL: its later events and signatures,
     its results and winners and its verified heads go, and the positions are renumbered."""
-    raw_sql("DELETE FROM events WHERE game = :g AND seq > :s", g=game, s=after)
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = :g) "
+            "AND seq > :s", g=game, s=after)
     raw_sql("DELETE FROM signatures WHERE game = :g AND seq > :s", g=game, s=after)
     for t in ("game_winners", "game_results", "verified_heads"):
         raw_sql(f"DELETE FROM {t} WHERE game = :g", g=game)
@@ -241,7 +265,8 @@ def test_a_cut_left_unrenumbered_leaves_holes(store: Store, raw_sql: Callable[..
     played_side_by_side(store)
     signed = [s["seq"] for s in store.signatures("cut-a")]
     disable_every_trigger(store, raw_sql)
-    raw_sql("DELETE FROM events WHERE game = 'cut-a' AND seq > :s", s=signed[1])
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 'cut-a') "
+            "AND seq > :s", s=signed[1])
     raw_sql("DELETE FROM signatures WHERE game = 'cut-a' AND seq > :s", s=signed[1])
     rep = store.verify()
     store_wide = " ".join(p.message for p in rep.problems if p.game == "(store)")
@@ -316,7 +341,8 @@ def test_an_edited_place_fails_verify(won_and_live: Store, raw_sql: Callable[...
 
 def test_an_unreadable_format_version_fails_verify(won_and_live: Store,
                                                    raw_sql: Callable[..., Any]) -> None:
-    raw_sql("UPDATE events SET version = 7 WHERE game = 'w-1' AND seq = 12")
+    raw_sql("UPDATE events SET version = 7 WHERE game = (SELECT pos FROM games WHERE id = 'w-1') "
+            "AND seq = 12")
     p = only_problem(won_and_live)
     assert (p.game, p.seq, p.kind) == ("w-1", 12, "version")
     assert "its format version column says 7, in which its hashed bytes do not read" in p.message
@@ -340,13 +366,13 @@ def test_an_unreadable_schema_version_fails_verify_and_refuses_writes(
         rep = verify_store(reader)
     assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "derived")]
     assert "jaslog_meta records the schema version 'five', which is not a version (the " \
-           "store's tables are those of version 5)" in rep.problems[0].message
+           "store's tables are those of version 6)" in rep.problems[0].message
     with pytest.raises(StoreError) as err:
         open_store(won_and_live.url)
     assert err.value.code == "unreadable_schema_version"
     raw_sql("UPDATE jaslog_meta SET value = '3' WHERE key = 'schema_version'")
     assert "jaslog_meta records schema version 3, but the store's tables are those of " \
-           "version 5" in won_and_live.verify().problems[0].message
+           "version 6" in won_and_live.verify().problems[0].message
 
 
 # ---------------------------------------------------------------------- the store's end

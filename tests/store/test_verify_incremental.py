@@ -91,7 +91,7 @@ def test_a_payload_changed_after_the_verified_head(verified: Store,
     s1, _ = head_of(raw_sql, "t-1")
     e = orjson.loads(payload_of(raw_sql, s1 + 3))
     e["recorded_at"] = "2025-06-01T00:00:00.000Z"
-    raw_sql("UPDATE events SET payload = :p WHERE game = 't-1' AND seq = :s",
+    raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 't-1') AND seq = :s",
             p=orjson.dumps(e), s=s1 + 3)
     rep = same_as_full(verified)
     assert [(p.game, p.seq, p.kind) for p in rep.problems] == [("t-1", s1 + 3, "changed")]
@@ -111,15 +111,18 @@ def test_an_event_changed_and_rehashed_alone_before_the_head(
         verified: Store, raw_sql: Callable[..., Any]) -> None:
     """Rehashing only the edited event (not those after it) leaves the head's hash as it
     was: the incremental run does not read that far back; --full finds it."""
-    prev = raw_sql("SELECT hash FROM events WHERE game = 't-1' AND seq = 39")[0][0]
+    prev = raw_sql("SELECT hash FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+                   "AND seq = 39")[0][0]
     e = orjson.loads(payload_of(raw_sql, 40))
     e["recorded_at"] = "2025-06-01T00:00:00.000Z"
     new = orjson.dumps(e)
-    raw_sql("UPDATE events SET payload = :p, hash = :h WHERE game = 't-1' AND seq = 40",
-            p=new, h=link(bytes.fromhex(prev), new).hex())
+    raw_sql("UPDATE events SET rest = :p, hash = :h WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+            "AND seq = 40",
+            p=new, h=link(bytes(prev), new))
     assert verify_store(verified).ok
     full = verify_store(verified, full=True)
-    assert [(p.game, p.seq, p.kind) for p in full.problems] == [("t-1", 40, "changed")]
+    # seq 40 holds together alone; seq 41 no longer links to it
+    assert [(p.game, p.seq, p.kind) for p in full.problems] == [("t-1", 41, "changed")]
 
 
 def test_a_payload_changed_before_the_head_without_rehashing(
@@ -129,7 +132,8 @@ def test_a_payload_changed_before_the_head_without_rehashing(
     read, so an edit there is found either way."""
     e = orjson.loads(payload_of(raw_sql, 40))
     e["recorded_at"] = "2025-06-01T00:00:00.000Z"
-    raw_sql("UPDATE events SET payload = :p WHERE game = 't-1' AND seq = 40", p=orjson.dumps(e))
+    raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+            "AND seq = 40", p=orjson.dumps(e))
     assert verify_store(verified).ok
     assert [(p.seq, p.kind) for p in verify_store(verified, full=True).problems] == \
         [(40, "changed")]
@@ -137,16 +141,19 @@ def test_a_payload_changed_before_the_head_without_rehashing(
         old = payload_of(raw_sql, seq, "t-2")
         e = orjson.loads(old)
         e["recorded_at"] = "2025-06-01T00:00:00.000Z"
-        raw_sql("UPDATE events SET payload = :p WHERE game = 't-2' AND seq = :s",
+        raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 't-2') "
+                "AND seq = :s",
                 p=orjson.dumps(e), s=seq)
         rep = verify_store(verified)
         assert ("t-2", seq, "changed") in [(p.game, p.seq, p.kind) for p in rep.problems]
-        raw_sql("UPDATE events SET payload = :p WHERE game = 't-2' AND seq = :s", p=old, s=seq)
+        raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 't-2') "
+                "AND seq = :s", p=old, s=seq)
 
 
 def test_a_deleted_tail(verified: Store, raw_sql: Callable[..., Any]) -> None:
     s2, _ = head_of(raw_sql, "t-2")
-    assert raw_sql("DELETE FROM events WHERE game = 't-2' AND seq >= :s", s=s2 - 5) == 6
+    assert raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-2') "
+                   "AND seq >= :s", s=s2 - 5) == 6
     rep = same_as_full(verified)
     assert ("t-2", s2, "signature") in [(p.game, p.seq, p.kind) for p in rep.problems]
     assert "events were removed after they were signed" in " ".join(map(str, rep.problems))
@@ -155,7 +162,8 @@ def test_a_deleted_tail(verified: Store, raw_sql: Callable[..., Any]) -> None:
 def test_a_forged_verified_head(verified: Store, raw_sql: Callable[..., Any]) -> None:
     # a head no signature covers, recorded behind verify's back: the game is checked in full,
     # finds nothing, and the record is reported
-    hash10 = raw_sql("SELECT hash FROM events WHERE game = 't-2' AND seq = 10")[0][0]
+    hash10 = bytes(raw_sql("SELECT hash FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-2') "
+                           "AND seq = 10")[0][0]).hex()
     raw_sql("DELETE FROM verified_heads WHERE game = 't-2'")
     raw_sql("INSERT INTO verified_heads (game, seq, hash, pos, verified_at) "
             "VALUES ('t-2', 10, :h, 1, 'x')", h=hash10)
@@ -167,7 +175,8 @@ def test_a_forged_verified_head(verified: Store, raw_sql: Callable[..., Any]) ->
     # the head's signature still names the old hash
     rewrite_and_rehash(raw_sql, "t-1")
     s1, _ = head_of(raw_sql, "t-1")
-    new = raw_sql("SELECT hash FROM events WHERE game = 't-1' AND seq = :s", s=s1)[0][0]
+    new = bytes(raw_sql("SELECT hash FROM events WHERE game = (SELECT pos FROM games WHERE id = 't-1') "
+                        "AND seq = :s", s=s1)[0][0]).hex()
     raw_sql("DELETE FROM verified_heads WHERE game = 't-1'")
     raw_sql("INSERT INTO verified_heads (game, seq, hash, pos, verified_at) "
             "VALUES ('t-1', :s, :h, 1, 'x')", s=s1, h=new)
@@ -187,8 +196,9 @@ def test_two_workers_give_the_same_report(store: Store, raw_sql: Callable[..., A
     rewrite_and_rehash(raw_sql, "w-1")
     e = orjson.loads(payload_of(raw_sql, 30, "w-3"))
     e["recorded_at"] = "2025-06-01T00:00:00.000Z"
-    raw_sql("UPDATE events SET payload = :p WHERE game = 'w-3' AND seq = 30", p=orjson.dumps(e))
-    raw_sql("DELETE FROM events WHERE game = 'w-4' AND seq = 3")
+    raw_sql("UPDATE events SET rest = :p WHERE game = (SELECT pos FROM games WHERE id = 'w-3') "
+            "AND seq = 30", p=orjson.dumps(e))
+    raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = 'w-4') AND seq = 3")
     for full in (True, False):
         one, two = verify_store(store, full=full), verify_store(store, full=full, workers=2)
         assert one.checked.incremental != full and two.checked.incremental != full

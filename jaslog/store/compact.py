@@ -1,0 +1,354 @@
+"""An event's row in the store (schema 6) and its canonical bytes rebuilt from it, exactly.
+
+A stored event is not its canonical bytes but the parts they are made of: the event type as a
+small code (``kind``, from the store's own ``event_types`` table, appended to when a type is
+first stored: a game registered later, a test's toy game, gets a code too), and the fields a
+fold reads most in typed columns: ``event_id`` (the UUID as 16 bytes), ``at`` and
+``recorded_at`` (whole seconds since 1970, or milliseconds when the text has them), ``seat``
+and ``card`` (0-31); every other field is in ``rest``, a JSON array in the order of the
+type's fields (``null`` for a field left out; NULL when none is left). :meth:`Codec.rebuild`
+writes the canonical bytes back from the row, and :meth:`Codec.encode` keeps a row only when
+its rebuild gives the bytes back exactly: otherwise (a type no model knows, an older format
+version, a value a column cannot hold exactly) the row keeps the bytes whole in ``rest`` (a
+JSON object: ``{...``), so nothing the store was given is ever lost. When a field with a
+column has a value that column cannot hold, :data:`SPILLED` is added to ``kind`` and every
+field with a column takes its place in ``rest`` too: its text there when its column cannot
+hold it, ``null`` when the column does (an id spilled so keeps its 16 bytes in ``event_id``
+all the same, for the index that finds a retry).
+
+The hash chain is not stored twice: ``hash`` is the raw 32-byte digest of
+``sha256(previous hash + canonical bytes)``, and an event's ``prev_hash`` is the hash of the
+game's event before it (:data:`GENESIS_RAW` for seq 0), read, not stored.
+
+>>> c = Codec({1: "play"})
+>>> row = c.encode(b'{"game":"g","seq":3,"type":"play","at":"2026-01-05T19:30:55Z","seat":2,"card":"7C"}', 1)
+>>> row
+(1, None, 1767641455, None, 2, 0, None)
+>>> c.rebuild("g", 3, 1, *row)
+b'{"game":"g","seq":3,"type":"play","at":"2026-01-05T19:30:55Z","seat":2,"card":"7C"}'
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from jaslog.cards import card_text
+from jaslog.events import EVENT_MODELS, VERSION
+from jaslog.events.fast import FastPlay
+
+#: The hash seq 0 links to, as a raw digest.
+GENESIS_RAW = bytes(32)
+#: Added to ``kind`` when the fields with a column whose column is NULL are in ``rest``.
+SPILLED = 1 << 16
+#: The latest time in whole seconds (9999-12-31T23:59:59Z): a stored time up to it is in
+#: seconds, a larger one in milliseconds (every millisecond time after 1978-01-12 is larger).
+SECONDS_MAX = 253_402_300_799
+CARD_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(32))
+CARD_CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
+_TIME = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{3})?Z$")
+
+#: An event's row after ``game`` and ``seq``: kind, event_id, at, recorded_at, seat, card, rest.
+Row = tuple[int, bytes | None, int | None, int | None, int | None, int | None, bytes | None]
+
+
+_TIME_CODES: dict[str, int | None] = {}
+
+
+def time_code(text: Any) -> int | None:
+    """:func:`parse_time_code`, remembered (the times of a batch repeat: its ``recorded_at``)."""
+    code = _TIME_CODES.get(text, -1) if isinstance(text, str) else None
+    if code == -1:
+        if len(_TIME_CODES) > 50_000:
+            _TIME_CODES.clear()
+        code = _TIME_CODES[text] = parse_time_code(text)
+    return code
+
+
+def parse_time_code(text: Any) -> int | None:
+    """A time as an integer that gives its text back exactly, or None: whole seconds
+    (``...:55Z``) as seconds since 1970, milliseconds (``...:55.123Z``) as milliseconds.
+
+    >>> time_code("2026-01-05T19:30:55Z"), time_code("2026-01-05T19:30:55.120Z")
+    (1767641455, 1767641455120)
+    >>> time_code("2026-01-05T20:30:55+01:00") is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    m = _TIME.match(text)
+    if m is None:
+        return None
+    try:
+        secs = calendar.timegm(tuple(int(x) for x in m.groups()[:6]))  # type: ignore[arg-type]
+    except (ValueError, OverflowError):
+        return None
+    frac = m.group(7)
+    code = secs if frac is None else secs * 1000 + int(frac[1:])
+    if secs < 0 or (frac is None and code > SECONDS_MAX) or (frac is not None
+                                                              and code <= SECONDS_MAX):
+        return None
+    return code if time_text(code) == text else None
+
+
+def time_text(code: int) -> str:
+    """The text of a :func:`time_code`.
+
+    >>> time_text(1767641455), time_text(1767641455120)
+    ('2026-01-05T19:30:55Z', '2026-01-05T19:30:55.120Z')
+    """
+    if code <= SECONDS_MAX:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(code))
+    secs, ms = divmod(code, 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{ms:03d}Z"
+
+
+def id_code(v: Any) -> bytes | None:
+    """An event id as 16 bytes when its text is the UUID's canonical text, else None."""
+    if not isinstance(v, str) or len(v) != 36:
+        return None
+    try:
+        u = uuid.UUID(v)
+    except ValueError:
+        return None
+    return u.bytes if str(u) == v else None
+
+
+def id_text(b: bytes) -> str:
+    """The canonical text of a UUID held as 16 bytes."""
+    h = bytes(b).hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def index_id(v: Any) -> bytes | None:
+    """The event id's 16 bytes for the ``(game, event_id)`` index: its canonical UUID
+    (an id in upper case or without dashes is the same id), None when it is none."""
+    if not isinstance(v, str):
+        return None
+    try:
+        return uuid.UUID(v).bytes
+    except ValueError:
+        return None
+
+
+def _card_code(v: Any) -> int | None:
+    return CARD_CODE.get(v) if isinstance(v, str) else None
+
+
+def _seat_code(v: Any) -> int | None:
+    return v if type(v) is int and -2**31 <= v < 2**31 else None
+
+
+#: The fields with a column: (index in :data:`Row`, value to column, column to value).
+_COLUMNS: dict[str, tuple[int, Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "id": (1, id_code, id_text),
+    "at": (2, time_code, time_text),
+    "recorded_at": (3, time_code, time_text),
+    "seat": (4, _seat_code, int),
+    "card": (5, _card_code, CARD_TEXT.__getitem__),
+}
+Plan = tuple[tuple[str, int, Callable[[Any], Any] | None], ...]
+
+
+def plan_of(name: str) -> Plan | None:
+    """A type's fields after ``game``, ``seq`` and ``type`` in the order of its canonical
+    bytes, each with its column (-1: in ``rest``); None for a type no model knows."""
+    model = EVENT_MODELS.get(name)
+    if model is None:
+        return None
+    return tuple((n, _COLUMNS[n][0], _COLUMNS[n][2]) if n in _COLUMNS else (n, -1, None)
+                 for n in tuple(model.model_fields)[3:])
+
+
+class UnknownKind(Exception):
+    """A row's ``kind`` names no type of the store's ``event_types`` (or one no model knows
+    now): the row cannot be rebuilt."""
+
+
+class Codec:
+    """The store's event types by code (its ``event_types`` table) and the rows' encoding.
+
+    ``names`` maps a code to its type's name; :meth:`code` hands out a new one for a type not
+    seen yet, through ``new_code`` (which writes it to the store, in the caller's transaction)."""
+
+    def __init__(self, names: Mapping[int, str] | None = None) -> None:
+        self.names: dict[int, str] = dict(names or {})
+        self.codes: dict[str, int] = {n: c for c, n in self.names.items()}
+        self._plans: dict[int, Plan | None] = {}
+
+    def learn(self, names: Mapping[int, str]) -> None:
+        """Take in the codes of ``names`` (read from the store)."""
+        for c, n in names.items():
+            self.names[c] = n
+            self.codes[n] = c
+
+    def plan(self, kind: int) -> Plan | None:
+        p = self._plans.get(kind, ())
+        if p == ():
+            name = self.names.get(kind)
+            p = None if name is None else plan_of(name)
+            if p is not None:  # a type registered later may be known on the next read
+                self._plans[kind] = p
+        return p  # type: ignore[return-value]
+
+    def encode(self, payload: bytes, kind: int, fields: Mapping[str, Any] | None = None,
+               version: int = VERSION) -> Row:
+        """The row of the event whose canonical bytes are ``payload`` (format ``version``)
+        and whose type has code ``kind``. ``fields``: the event's fields when the caller has
+        them (a model's or a :class:`FastPlay`'s ``__dict__``), else they are read from the
+        payload. The bytes whole in ``rest`` when the row would not rebuild them exactly."""
+        payload = bytes(payload)
+        if kind == 1 and fields is not None and version == VERSION and \
+                self.names.get(1) == "play":
+            play = self._play_row(payload, fields)
+            if play is not None:
+                return play
+        plan = self.plan(kind) if version == VERSION else None
+        d = fields
+        if plan is not None and d is None:
+            try:
+                d = orjson.loads(payload)
+            except orjson.JSONDecodeError:
+                d = None
+        if plan is None or not isinstance(d, Mapping):
+            return self._verbatim(kind, payload, d)
+        cols: list[Any] = [kind, None, None, None, None, None]
+        rest: list[Any] = []
+        spill: list[Any] = []  # rest as it is when a column cannot hold its field's value
+        spilled = False
+        for name, slot, _ in plan:
+            v = d.get(name)
+            if slot < 0:
+                rest.append(v)
+                spill.append(v)
+                continue
+            code = _COLUMNS[name][1](v) if v is not None else None
+            if code is not None:
+                cols[slot] = code
+                spill.append(None)
+            else:
+                spill.append(v)
+                if v is not None:
+                    spilled = True
+                    if name == "id":  # the index keys the id all the same
+                        cols[1] = index_id(v)
+        if spilled:
+            cols[0] = kind | SPILLED
+            rest = spill
+        while rest and rest[-1] is None:
+            rest.pop()
+        try:
+            rest_b = orjson.dumps(rest) if rest else None
+        except TypeError:
+            return self._verbatim(kind, payload, d)
+        row: Row = (cols[0], cols[1], cols[2], cols[3], cols[4], cols[5], rest_b)
+        game, seq = d.get("game"), d.get("seq")
+        if not isinstance(game, str) or type(seq) is not int:
+            return self._verbatim(kind, payload, d)
+        try:
+            same = self.rebuild(game, seq, VERSION, *row) == payload
+        except (UnknownKind, orjson.JSONDecodeError, ValueError, TypeError, IndexError):
+            same = False
+        return row if same else self._verbatim(kind, payload, d)
+
+    @staticmethod
+    def _play_row(payload: bytes, d: Mapping[str, Any]) -> Row | None:
+        """A play's row from its fields, when every one is in its column's canonical form
+        and its bytes are what :func:`play_bytes` writes (else None: the general way)."""
+        eid, at, rec, seat, card = (d.get("id"), d.get("at"), d.get("recorded_at"),
+                                    d.get("seat"), d.get("card"))
+        i = None if eid is None else id_code(eid)
+        a = None if at is None else time_code(at)
+        r = None if rec is None else time_code(rec)
+        c = CARD_CODE.get(card) if isinstance(card, str) else None
+        if (eid is not None and i is None) or (at is not None and a is None) or \
+                (rec is not None and r is None) or c is None or type(seat) is not int or \
+                not 0 <= seat <= 3:
+            return None
+        game, seq = d.get("game"), d.get("seq")
+        if not isinstance(game, str) or type(seq) is not int or \
+                _play(game, seq, at, eid, rec, seat, str(card)) != payload:
+            return None
+        return (1, i, a, r, seat, c, None)
+
+    @staticmethod
+    def _verbatim(kind: int, payload: bytes, d: Any) -> Row:
+        eid = index_id(d.get("id")) if isinstance(d, Mapping) else None
+        return (kind, eid, None, None, None, None, payload)
+
+    def rebuild(self, game: str, seq: int, version: int, kind: int, event_id: Any, at: Any,
+                recorded_at: Any, seat: Any, card: Any, rest: Any) -> bytes:
+        """The canonical bytes of the event whose row this is (in ``game`` at ``seq``)."""
+        if rest is not None:
+            rest = bytes(rest) if not isinstance(rest, bytes) else rest
+            if rest[:1] == b"{":
+                return rest
+        if kind == 1 and rest is None and version == VERSION and self.names.get(1) == "play":
+            return play_bytes(game, seq, at, event_id, recorded_at, seat, card)
+        spilled = kind & SPILLED
+        k = kind & (SPILLED - 1)
+        plan = self.plan(k)
+        if plan is None:
+            raise UnknownKind(f"event type code {k} is not one this jaslog knows "
+                              f"({self.names.get(k, 'not in the store')})")
+        d: dict[str, Any] = {"game": game, "seq": seq, "type": self.names[k]}
+        left = iter(orjson.loads(rest)) if rest is not None else iter(())
+        cols = (None, event_id, at, recorded_at, seat, card)
+        for name, slot, read in plan:
+            if slot >= 0:
+                if spilled:  # the field's text in the rest, else the column's
+                    v = next(left, None)
+                    if v is not None:
+                        d[name] = v
+                        continue
+                v = cols[slot]
+                if v is not None:
+                    d[name] = read(v)  # type: ignore[misc]
+                continue
+            v = next(left, None)
+            if v is not None:
+                d[name] = v
+        return orjson.dumps(d)
+
+    def fast(self, game: str, seq: int, version: int, kind: int, event_id: Any, at: Any,
+             recorded_at: Any, seat: Any, card: Any, rest: Any) -> FastPlay | None:
+        """The event as a :class:`FastPlay` when it is a play stored in columns alone (no
+        JSON to read, no model to build), else None."""
+        if kind != 1 or rest is not None or version != VERSION or self.names.get(1) != "play" \
+                or seat is None or card is None or not 0 <= seat <= 3:
+            return None
+        a = None if at is None else time_text(at)
+        i = None if event_id is None else id_text(event_id)
+        r = None if recorded_at is None else time_text(recorded_at)
+        return FastPlay(game, seq, seat, CARD_TEXT[card], a, i,
+                        _play(game, seq, a, i, r, seat, CARD_TEXT[card]), r)
+
+
+def _play(game: str, seq: int, at: str | None, eid: str | None, rec: str | None, seat: int,
+          card: str) -> bytes:
+    return (f'{{"game":"{game}","seq":{seq},"type":"play"'
+            + ("" if at is None else f',"at":"{at}"')
+            + ("" if eid is None else f',"id":"{eid}"')
+            + ("" if rec is None else f',"recorded_at":"{rec}"')
+            + f',"seat":{seat},"card":"{card}"}}').encode()
+
+
+def play_bytes(game: str, seq: int, at: Any, event_id: Any, recorded_at: Any, seat: Any,
+               card: Any) -> bytes:
+    """A ``play``'s canonical bytes from its columns (a game id needs no escapes)."""
+    return _play(game, seq, None if at is None else time_text(at),
+                 None if event_id is None else id_text(event_id),
+                 None if recorded_at is None else time_text(recorded_at), seat, CARD_TEXT[card])
+
+
+def first_codes() -> dict[int, str]:
+    """The codes a new store starts with: ``play`` first (code 1, the most frequent type,
+    rebuilt without JSON), then every registered type by name."""
+    names = ["play", *sorted(n for n in EVENT_MODELS if n != "play")]
+    return {i: n for i, n in enumerate(names, 1)}

@@ -1,0 +1,292 @@
+"""Every read and write of ``events`` goes through here: rows in parts to the events' canonical
+bytes and chain (:class:`StoredRow`, :func:`read_rows`), and back (:func:`encode_rows`).
+
+The store's event type codes (``event_types``) are read once per engine and kept: they are
+only ever added to, so what is kept never goes stale, it may only lack a code written since
+(then it is read again).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
+
+from sqlalchemy import and_, bindparam, select, tuple_
+from sqlalchemy.engine import Connection, Engine
+
+from jaslog.events import VERSION, Event
+from jaslog.events.fast import FastPlay
+from jaslog.store.codec import UnreadableEvent, decode
+from jaslog.store.compact import GENESIS_RAW, Codec, UnknownKind, first_codes
+from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
+
+_CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
+
+#: The columns of a row in parts after ``game`` (the game's id) and ``seq``.
+PARTS = (EVENTS.c.kind, EVENTS.c.version, EVENTS.c.event_id, EVENTS.c.at, EVENTS.c.recorded_at,
+         EVENTS.c.seat, EVENTS.c.card, EVENTS.c.rest)
+#: The columns :func:`read_rows` reads, the game as its id.
+COLUMNS = (GAMES.c.id.label("game"), EVENTS.c.seq, EVENTS.c.pos, *PARTS, EVENTS.c.hash)
+#: Insert order of an event row in parts.
+INSERT_COLUMNS = ("game", "seq", "pos", "kind", "version", "event_id", "at", "recorded_at",
+                  "seat", "card", "rest", "hash")
+
+
+def codec(conn: Connection, refresh: bool = False) -> Codec:
+    """The store's event type codes (read from ``event_types`` when not yet kept, or
+    ``refresh``)."""
+    engine = conn.engine
+    c = _CODECS.get(engine)
+    if c is None or refresh:
+        c = c or Codec()
+        c.learn({int(r.code): str(r.name) for r in conn.execute(select(EVENT_TYPES))})
+        _CODECS[engine] = c
+    return c
+
+
+def type_code(conn: Connection, name: str) -> int:
+    """The code of event type ``name``: a new one, written in the caller's (write)
+    transaction, the first time the store holds that type."""
+    c = codec(conn)
+    code = c.codes.get(name)
+    if code is None:
+        c = codec(conn, refresh=True)
+        code = c.codes.get(name)
+        if code is None:
+            code = max(c.names, default=0) + 1
+            conn.execute(EVENT_TYPES.insert().values(code=code, name=name))
+            c.learn({code: name})
+    return code
+
+
+def seed_types(conn: Connection) -> None:
+    """A new store's first codes (:func:`jaslog.store.compact.first_codes`)."""
+    conn.execute(EVENT_TYPES.insert(), [{"code": c, "name": n} for c, n in first_codes().items()])
+
+
+class StoredRow(NamedTuple):
+    """An event as stored, in the shape every reader takes: its canonical bytes
+    (``payload``, in its format ``version``), its type, id and time as text, and its chain
+    (``prev_hash``, ``hash``: hex)."""
+
+    game: str
+    seq: int
+    pos: int
+    type: str
+    version: int
+    event_id: str | None
+    at: str | None
+    payload: bytes
+    prev_hash: str
+    hash: str
+
+
+def game_keys(conn: Connection, ids: Sequence[str]) -> dict[str, int]:
+    """The ``games.pos`` of each of ``ids`` that has a header."""
+    out: dict[str, int] = {}
+    ids = list(dict.fromkeys(ids))
+    for i in range(0, len(ids), 500):
+        for r in conn.execute(select(GAMES.c.id, GAMES.c.pos)
+                              .where(GAMES.c.id.in_(bindparam("g", expanding=True))),
+                              {"g": ids[i:i + 500]}):
+            out[r.id] = int(r.pos)
+    return out
+
+
+def key_of(game: Any) -> Any:
+    """``games.pos`` of game ``game`` (a scalar subquery), to filter ``events`` by."""
+    return select(GAMES.c.pos).where(GAMES.c.id == game).scalar_subquery()
+
+
+def keys_of(ids: Any) -> Any:
+    """``games.pos`` of the games ``ids`` (a subquery or a list), for ``events.game IN``."""
+    return select(GAMES.c.pos).where(GAMES.c.id.in_(ids))
+
+
+def event_select(*where: Any) -> Any:
+    """A select of :data:`COLUMNS` (events joined to their games' headers)."""
+    return select(*COLUMNS).join_from(EVENTS, GAMES, GAMES.c.pos == EVENTS.c.game).where(*where)
+
+
+def payload_of(c: Codec, game: str, seq: int, r: Any) -> bytes:
+    """A row's canonical bytes (``r``: a row with :data:`PARTS`' fields)."""
+    try:
+        return c.rebuild(game, seq, r.version, r.kind, r.event_id, r.at, r.recorded_at, r.seat,
+                         r.card, r.rest)
+    except (UnknownKind, ValueError, TypeError, IndexError) as e:
+        raise UnreadableEvent(f"the stored event cannot be rebuilt: {e}", game, seq) from None
+
+
+def _kind_name(c: Codec, kind: Any) -> str:
+    return c.names.get(int(kind) & 0xFFFF, "?") if kind is not None else "?"
+
+
+def _refreshed(conn: Connection, c: Codec, rows: Sequence[Any]) -> Codec:
+    if any(int(r.kind) & 0xFFFF not in c.names for r in rows):
+        return codec(conn, refresh=True)
+    return c
+
+
+def stored_rows(conn: Connection, rows: Sequence[Any], lenient: bool = False
+                ) -> list[StoredRow]:
+    """Rows of :data:`COLUMNS` (ordered by game, seq) as :class:`StoredRow` s: the bytes
+    rebuilt, each ``prev_hash`` the hash of the game's row before it (of seq - 1, read when
+    it is not among ``rows``; the genesis hash for seq 0). ``lenient``: a row whose bytes
+    cannot be rebuilt (changed behind the store's back) gets empty bytes, for ``verify`` to
+    report, instead of an :class:`UnreadableEvent`."""
+    c = _refreshed(conn, codec(conn), rows)
+    need = {(r.game, r.seq - 1) for i, r in enumerate(rows)
+            if r.seq > 0 and (i == 0 or rows[i - 1].game != r.game)}
+    before = _hashes_at(conn, need) if need else {}
+    out: list[StoredRow] = []
+    prev_game, prev = None, GENESIS_RAW
+    for r in rows:
+        if r.game != prev_game:
+            prev = GENESIS_RAW if r.seq == 0 else before.get((r.game, r.seq - 1), GENESIS_RAW)
+            prev_game = r.game
+        h = bytes(r.hash)
+        eid = r.event_id
+        try:
+            payload = payload_of(c, r.game, r.seq, r)
+            at = None if r.at is None else _time_text(r.at)
+        except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError):
+            if not lenient:
+                raise
+            payload, at = b"", None
+        out.append(StoredRow(r.game, r.seq, r.pos, _kind_name(c, r.kind), r.version,
+                             None if eid is None else _id_text(eid), at, payload, prev.hex(),
+                             h.hex()))
+        prev = h
+    return out
+
+
+def _id_text(b: Any) -> str:
+    from jaslog.store.compact import id_text
+    return id_text(bytes(b))
+
+
+def _time_text(v: int) -> str:
+    from jaslog.store.compact import time_text
+    return time_text(int(v))
+
+
+def _hashes_at(conn: Connection, keys: Iterable[tuple[str, int]]) -> dict[tuple[str, int], bytes]:
+    keys = list(keys)
+    out: dict[tuple[str, int], bytes] = {}
+    for i in range(0, len(keys), 300):
+        part = keys[i:i + 300]
+        q = select(GAMES.c.id, EVENTS.c.seq, EVENTS.c.hash).join_from(
+            EVENTS, GAMES, GAMES.c.pos == EVENTS.c.game).where(
+            tuple_(GAMES.c.id, EVENTS.c.seq).in_(part))
+        for r in conn.execute(q):
+            out[(r.id, r.seq)] = bytes(r.hash)
+    return out
+
+
+def read_rows(conn: Connection, *where: Any, params: dict[str, Any] | None = None,
+              lenient: bool = False) -> list[StoredRow]:
+    """The rows of ``events`` (with ``where``) as :class:`StoredRow` s, by game id and seq
+    (``lenient`` as in :func:`stored_rows`)."""
+    q = event_select(*where).order_by(GAMES.c.id, EVENTS.c.seq)
+    return stored_rows(conn, list(conn.execute(q, params or {})), lenient)
+
+
+def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
+              game: str | None = None) -> list[Event]:
+    """Rows of :data:`COLUMNS`, or of ``seq`` and :data:`PARTS` with ``game`` (the game of
+    every row), as events, read through one decoder: a play in columns alone as a
+    :class:`FastPlay` when ``fast`` (no JSON, no model), else its bytes rebuilt and parsed
+    (upcast when of an older format)."""
+    c = codec(conn)
+    names = c.names
+    fast_of, rebuild = c.fast, c.rebuild
+    out: list[Event] = []
+    append = out.append
+    for r in rows:
+        if game is None:
+            g, seq, _pos, kind, version, eid, at, rec, seat, card, rest, _h = r
+        else:
+            g = game
+            seq, kind, version, eid, at, rec, seat, card, rest = r
+        if fast and kind == 1 and rest is None:
+            fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
+            if fp is not None:
+                append(fp)  # type: ignore[arg-type]
+                continue
+        if kind & 0xFFFF not in names:
+            c = codec(conn, refresh=True)
+            names, fast_of, rebuild = c.names, c.fast, c.rebuild
+        try:
+            payload = rebuild(g, seq, version, kind, eid, at, rec, seat, card, rest)
+        except (UnknownKind, ValueError, TypeError, IndexError) as e:
+            raise UnreadableEvent(f"the stored event cannot be rebuilt: {e}", g, seq) from None
+        append(decode(payload, version, g, seq))
+    return out
+
+
+def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
+                events: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Event rows in the logical order (game id, seq, pos, type, version, event_id, at,
+    payload, prev_hash, hash: hex or raw; then, optionally, the event's fields as a dict)
+    as rows in parts (:data:`INSERT_COLUMNS`), in the
+    caller's write transaction (a new type gets its code). ``events``: the events the rows
+    are of, when the caller has them (their fields are then not read again from the bytes)."""
+    keys = game_keys(conn, [r[0] for r in rows])
+    c = codec(conn)
+    out = []
+    for i, r in enumerate(rows):
+        game, seq, pos, type_, version, _eid, _at, payload, _prev, h = r[:10]
+        kind = c.codes.get(type_)
+        if kind is None:
+            kind = type_code(conn, type_)
+        fields = r[10] if len(r) > 10 else None
+        if events is not None:
+            e = events[i]
+            fields = e.__dict__ if isinstance(e, (Event, FastPlay)) else None
+        parts = c.encode(payload, kind, fields, version)
+        key = keys.get(game)
+        if key is None:
+            raise UnreadableEvent("the game has no header row (game_started) to key its events "
+                                  "by", game, seq)
+        out.append((key, seq, pos, parts[0], version, *parts[1:],
+                    h if isinstance(h, bytes) else bytes.fromhex(h)))
+    return out
+
+
+def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, str]]:
+    """Each game's last seq and hash (hex), of those of ``games`` that have events."""
+    from sqlalchemy import func
+
+    out: dict[str, tuple[int, str]] = {}
+    for i in range(0, len(games), 500):
+        chunk = list(games[i:i + 500])
+        last = (select(EVENTS.c.game, func.max(EVENTS.c.seq).label("seq"))
+                .where(EVENTS.c.game.in_(keys_of(chunk))).group_by(EVENTS.c.game).subquery())
+        q = select(GAMES.c.id, EVENTS.c.seq, EVENTS.c.hash).join_from(
+            EVENTS, last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq)).join(
+            GAMES, GAMES.c.pos == EVENTS.c.game)
+        for r in conn.execute(q):
+            out[r.id] = (int(r.seq), bytes(r.hash).hex())
+    return out
+
+
+__all__ = [
+    "COLUMNS",
+    "INSERT_COLUMNS",
+    "PARTS",
+    "VERSION",
+    "StoredRow",
+    "codec",
+    "encode_rows",
+    "event_select",
+    "events_of",
+    "game_keys",
+    "head_hashes",
+    "key_of",
+    "keys_of",
+    "read_rows",
+    "seed_types",
+    "stored_rows",
+    "type_code",
+]
