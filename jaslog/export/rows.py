@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 import orjson
 
 from jaslog.cards import CARD_TEXT
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
+from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
@@ -241,6 +242,21 @@ def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | N
     return f, None
 
 
+@runtime_checkable
+class ExportAdapter(Protocol):
+    """A game's ``export`` adapter (``jaslog/games/<g>/export.py``), loaded by name
+    (:func:`export_adapter`): its row builder for the game-specific tables, which writes
+    them from the folded game and returns what the ``games`` row says of it."""
+
+    def build(self, ctx: GameContext) -> Summary: ...
+
+
+def export_adapter(game: Game) -> ExportAdapter:
+    """The game's ``export`` adapter (:class:`~jaslog.engine.game.NotSupported` when it
+    declares none)."""
+    return cast(ExportAdapter, game.adapter("export"))
+
+
 def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
                par: bool = False) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
@@ -321,7 +337,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
                           kinds.count("ruling") - sum(1 for s in retracted
                                                       if kind_of[s] == "ruling"),
                           game_par(fold) if par else GamePar())
-        summary = get_game(fold.game).adapter("export").build(ctx)
+        summary = export_adapter(get_game(fold.game)).build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((
         fold.game if fold is not None else None,

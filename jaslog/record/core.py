@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 from jaslog.cards import CARD_TEXT, CardError, hand_text, parse_card
 from jaslog.engine.fold import FoldError
+from jaslog.engine.game import Game
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
 from jaslog.play.render import describe_event, render_table
@@ -466,3 +467,19 @@ def next_item(rec: Recorder, ask: Ask, show: Show) -> dict[str, Any] | Batch | s
         show(f"✗ {e}")
         return None
     return item
+
+
+@runtime_checkable
+class RecordAdapter(Protocol):
+    """A game's ``record`` adapter (``jaslog/games/<g>/record.py``), loaded by name
+    (:func:`record_adapter`): its recorder class, the game's words over the shared
+    :class:`Recorder`."""
+
+    @property
+    def RECORDER(self) -> type[Recorder]: ...
+
+
+def record_adapter(game: Game) -> RecordAdapter:
+    """The game's ``record`` adapter (:class:`~jaslog.engine.game.NotSupported` when it
+    declares none)."""
+    return cast(RecordAdapter, game.adapter("record"))
