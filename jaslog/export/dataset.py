@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 from jaslog.errors import JaslogError
 from jaslog.events import Event
 from jaslog.export.plays import columns_for
+from jaslog.export.ratings import outcomes, rate, ratings_tables
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import (
     DERIVED_TABLES,
@@ -505,8 +506,6 @@ def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
                    file_rows: int, row_group_rows: int) -> list[dict[str, Any]]:
     """Write the ``ratings`` table of the snapshot in ``staging`` (whose game tables are
     ``files``), rebuilt from every game's ``games`` and ``players`` rows."""
-    from jaslog.export.ratings import outcomes, rate, ratings_tables
-
     games, players, parts = read_outcome_tables(staging, files)
     writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
     try:

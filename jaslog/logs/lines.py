@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,8 +213,6 @@ def _text_line(raw: ViewLine, source: str) -> Line:
 def read_file(path: str | Path) -> Iterator[Line]:
     """The lines of a log file (``-`` is standard input)."""
     if str(path) == "-":
-        import sys
-
         yield from read_lines(skip_bom(sys.stdin.buffer), "<stdin>")
         return
     with open(path, "rb") as f:

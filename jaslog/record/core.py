@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import random
+import textwrap
 from typing import Any, Protocol, cast, runtime_checkable
 
 from jaslog.cards import CARD_TEXT, CardError, hand_text, parse_card
@@ -89,8 +90,6 @@ class Recorder(TableRepairs, HandEntry):
     def help_text(self) -> str:
         """What ``help`` shows: what is accepted now, then every word; no line is longer than
         :data:`HELP_WIDTH` (what is accepted now is wrapped at spaces)."""
-        import textwrap
-
         now = [textwrap.fill(x, HELP_WIDTH, initial_indent="  ", subsequent_indent="    ",
                              break_long_words=False, break_on_hyphens=False)
                for x in self.accepted_now()]

@@ -11,10 +11,12 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from jaslog.engine.options import OptionError
 from jaslog.export import load_manifest
 from jaslog.export.dataset import build_chunks
 from jaslog.export.ratings import Rating, from_rows, latest, outcomes, rate
 from jaslog.export.schema import SCHEMAS
+from jaslog.games import GAMES, game_of
 from jaslog.stats.analytics import AnalyticsError
 
 
@@ -103,8 +105,6 @@ def check_kind(kind: str | None) -> str | None:
     """``--game``: a game family's name (klaverjas, klaberjass, kloepper) or a ruleset's."""
     if kind is None:
         return None
-    from jaslog.engine.options import OptionError
-    from jaslog.games import GAMES, game_of
 
     if kind in GAMES:
         return kind
