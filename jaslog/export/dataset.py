@@ -84,7 +84,7 @@ class ExportResult:
     files_linked: int = 0
     rows_added: dict[str, int] = field(default_factory=dict)
     rows_total: dict[str, int] = field(default_factory=dict)
-    cursor: Any = None
+    cursor: int | None = None
     #: a sentence for each stored game that could not be read, and so was not exported
     unreadable: list[str] = field(default_factory=list)
 
@@ -536,7 +536,7 @@ def read_outcome_tables(snap: Path, files: list[dict[str, Any]]
     return g, p, parts
 
 
-def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: Any = None,
+def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: int | None = None,
                  source: str | None = None, filters: dict[str, Any] | None = None,
                  chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
                  file_rows: int = FILE_ROWS, row_group_rows: int = ROW_GROUP_ROWS,
@@ -568,7 +568,7 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
 
 
 def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_dir: str | Path,
-                  *, cursor: Any = None, source: str | None = None,
+                  *, cursor: int | None = None, source: str | None = None,
                   filters: dict[str, Any] | None = None, chunk_games: int = DEFAULT_CHUNK,
                   full: bool = False, keep: int = 2, file_rows: int = FILE_ROWS,
                   row_group_rows: int = ROW_GROUP_ROWS,

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
@@ -131,7 +132,7 @@ def rate(games: Iterable[Outcome]) -> list[Rating]:
 
 
 def latest(rows: Sequence[Rating], *, kind: str | None = None,
-           as_of: Any = None) -> list[Rating]:
+           as_of: datetime | None = None) -> list[Rating]:
     """Each player's latest rating (of ``kind``; after the games that ended before ``as_of``,
     a datetime), best first (by :attr:`Rating.ordinal`)."""
     last: dict[tuple[str, str], Rating] = {}

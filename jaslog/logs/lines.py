@@ -20,7 +20,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import orjson
 
@@ -41,7 +41,7 @@ class Line:
     seq: int | None = None
 
 
-def _peek_dict(d: Any) -> tuple[str | None, int | None]:
+def _peek_dict(d: object) -> tuple[str | None, int | None]:
     """Best-effort game and seq of a decoded line that failed, for the error message."""
     if not isinstance(d, dict):
         return None, None
