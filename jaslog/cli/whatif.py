@@ -3,6 +3,8 @@
 The comparison itself is :mod:`jaslog.play.whatif`; this module only prints it: the options that
 differ, each event whose verdict changes (as recorded → as if), each round whose result or
 score changes, the standing of both, and the first refusal where the comparison stops.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
