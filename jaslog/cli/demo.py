@@ -44,6 +44,7 @@ from rich.progress import (
 from rich.text import Text
 
 from jaslog.cards import SUIT_NAMES, card_text, hand_text
+from jaslog.cli.tables import fit_table
 from jaslog.errors import JaslogError
 from jaslog.games.klaverjas import GAME as KLAVERJAS
 from jaslog.games.klaverjas.rules import explain, score_round
@@ -386,8 +387,6 @@ DEMO_CHART = ("declarer_success", "trump")
 
 
 def _statistics(console: Console, res: DemoResult) -> None:
-    from jaslog.cli.tables import fit_table
-
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
         from jaslog.stats.analytics import AnalyticsError, Dataset, questions
@@ -433,7 +432,7 @@ def _statistics(console: Console, res: DemoResult) -> None:
 
 def available(argv: list[str]) -> bool:
     """Does the ``jaslog`` command line take ``argv`` (its command and every --option)?"""
-    from jaslog.cli import app
+    from jaslog.cli import app  # import cycle: the app's commands import this module
 
     cmd: Any = typer.main.get_command(app)
     words = list(argv)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from jaslog.cli.common import DB_OPTION, STORE_PREFIX, as_stored, check_readable, fail, is_stored
+from jaslog.cli.store_cmds import opened
 from jaslog.engine.view import Sight
 from jaslog.errors import JaslogError
 from jaslog.logs import lines_of_game
@@ -103,8 +104,6 @@ def _events(source: str, db: str | None) -> list[Event]:
     """The events of the game ``source`` names: a stored game (a bare id, ``store:GAME``) or
     the first game of a log file."""
     if is_stored(as_stored(Path(source))):
-        from jaslog.cli.store_cmds import opened
-
         gid = source[len(STORE_PREFIX):] if is_stored(source) else source
         if not gid:
             fail("name one stored game: GAME or store:GAME (see `jaslog games`)")

@@ -17,6 +17,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from jaslog.cli.check import standing
 from jaslog.cli.common import (
     STORE_PREFIX,
     as_stored,
@@ -68,8 +69,6 @@ def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
 
 def _sheet_lines(fold: GameFold, sheet: dict[str, Any]) -> list[Text]:
     """The sheet for people: a line per round, the columns fitted to their values."""
-    from jaslog.cli.check import standing
-
     game = get_game(fold.game)
     word = game.round_word
     k = len(sheet["sides"])

@@ -71,7 +71,7 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
     >>> what_if_lines(w)[0], what_if_lines(w)[-1]
     ('    options differ: play amsterdam → rotterdam', '    as if:       not finished, 162–0')
     """
-    from jaslog.cli.check import standing
+    from jaslog.cli.check import standing  # import cycle: check imports this module
 
     d = w.to_dict()
     fold = w.recorded
