@@ -14,12 +14,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast, runtime_checkable
 
-from jaslog.analysis.model import Deal, NoPar
+from jaslog.analysis.model import Deal, NoPar, Problem
 from jaslog.cards import card_text
 from jaslog.engine.base import Ruling
 from jaslog.engine.fold import GameFold
+from jaslog.engine.game import Game
 from jaslog.engine.oracle import QueryError
 
 #: The events that open a round (a correction may retract one and a new one follow).
@@ -30,6 +31,25 @@ SCORE_ONLY = "recorded by its score alone"
 #: or its hands are not known.
 HANDS_UNKNOWN = ("its hands were not recorded and it was not played out "
                  "(hands are rebuilt from the plays at its last card)")
+
+
+@runtime_checkable
+class SolverAdapter(Protocol):
+    """A game's ``solver`` adapter (``jaslog/games/<g>/solver.py``), loaded by name
+    (:func:`solver_of`): how a ``solve`` query reads as a position, its recorded rounds as
+    deals, and whether a claim of the rest is guaranteed (the claim judge of its fold)."""
+
+    def problem(self, q: dict[str, Any], opts: dict[str, Any]) -> Problem: ...
+
+    def deals(self, fold: GameFold) -> list[Deal | NoPar]: ...
+
+    def claim_guaranteed(self, game: Any, r: Any, seat: int) -> bool: ...
+
+
+def solver_of(game: Game) -> SolverAdapter:
+    """The game's ``solver`` adapter (:class:`~jaslog.engine.game.NotSupported` when it
+    declares none)."""
+    return cast(SolverAdapter, game.adapter("solver"))
 
 
 class PlayedRound(Protocol):

@@ -45,7 +45,7 @@ def start_of(deal: Deal, seq: int) -> int:
     return sum(1 for _, _, s in deal.plays if s <= seq)
 
 
-def _card(text: Any, i: int) -> int:
+def _card(text: object, i: int) -> int:
     c = CARD_INDEX.get(text) if isinstance(text, str) else None
     if c is None:
         raise BoardError(f"move {i + 1}: {text!r} is not a card (a card is like 10H, QS, 7C)",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from jaslog.analysis.adapt import solver_of
 from jaslog.analysis.core import Budget, solve
 from jaslog.analysis.model import Problem
 from jaslog.cards import card_text
@@ -35,7 +36,7 @@ def problem_of(game: Game, q: dict[str, Any], opts: dict[str, Any]) -> Problem:
     jaslog.engine.oracle.QueryError: hand 3 shares a card with an earlier hand
     """
     try:
-        return game.adapter("solver").problem(q, opts)  # type: ignore[no-any-return]
+        return solver_of(game).problem(q, opts)
     except QueryError:
         raise
     except ValueError as e:

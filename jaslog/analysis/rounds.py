@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from jaslog.analysis.adapt import solver_of
 from jaslog.analysis.core import Budget, Solver
 from jaslog.analysis.model import Deal, NoPar, Position
 from jaslog.cards import card_text
@@ -204,7 +205,7 @@ def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | N
                  budget: Budget | None = None) -> list[RoundAnalysis]:
     """Every round of a folded game analysed (or only round ``round``), in order; each
     round within ``budget`` (None: no limit)."""
-    adapter = get_game(fold.game).adapter("solver")
+    adapter = solver_of(get_game(fold.game))
     out = []
     for d in adapter.deals(fold):
         if round is not None and d.round != round:

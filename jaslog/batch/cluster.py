@@ -47,9 +47,9 @@ def _handshake(address: str) -> None:
     within :data:`CONNECT_SECONDS`: Dask's own client waits for a handshake without a time
     limit (a server that accepts and never answers holds it for ever), and reads whatever
     answers as Dask's frames (an HTTP server's answer is read as a frame of exabytes)."""
-    import asyncio
+    import asyncio  # deferred with Dask, which it drives
 
-    from distributed.comm import connect
+    from distributed.comm import connect  # deferred: Dask, the optional cluster extra
 
     async def hello() -> None:
         comm = await connect(address, timeout=CONNECT_SECONDS)
@@ -64,7 +64,7 @@ def cluster_client(address: str, error: type[JaslogError] = ClusterError) -> Ite
     ``error`` (a :class:`ClusterError` by default) when Dask is not installed, nothing
     answers within :data:`CONNECT_SECONDS`, or what answers is not a Dask scheduler."""
     try:
-        from distributed import Client
+        from distributed import Client  # deferred: Dask, the optional cluster extra
     except ImportError:
         raise error("--cluster needs Dask: pip install 'jaslog[cluster]' (or "
                     "'dask[distributed]')") from None
@@ -129,7 +129,7 @@ def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
 def worker_store(url: str) -> Store:
     """On a worker: the store at ``url``, opened once per worker process and kept open for
     the tasks that follow."""
-    from jaslog.store import open_store
+    from jaslog.store import open_store  # deferred: the store (SQLAlchemy), on a worker only
 
     store = _stores.get(url)
     if store is None:

@@ -1,5 +1,8 @@
 """``jaslog ratings`` and ``jaslog standings``: a club's players rated, and a season's
-competition table."""
+competition table.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
+"""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from jaslog.cli.stats import (
     refresh,
 )
 from jaslog.cli.tables import fit_table
+from jaslog.store import open_store, resolve_url
 
 
 def _names(db: str | None) -> dict[str, str]:
@@ -63,8 +67,6 @@ def ratings(
         kind = check_kind(game)
         when = as_of_time(as_of)
         if rebuild:
-            from jaslog.store import open_store, resolve_url
-
             url = resolve_url(db)
             if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists():
                 fail(f"no store at {url[len('sqlite:///'):]}; import games first")

@@ -1,4 +1,13 @@
-"""What the commands share: reading games from files, failing without a traceback."""
+"""What the commands share: reading games from files, failing without a traceback.
+
+The commands' import convention: a command module imports at its top what ``jaslog --help``
+loads anyway (typer, rich, the store, the games and their folds, the analysis); what one
+command alone needs and is heavy (pyarrow and DuckDB for export and statistics, FastAPI and
+uvicorn for the service, Dask, the sheet readers, the printout, the verifiers, the
+simulator) is imported at the top of that command's function, so that ``jaslog --help`` and
+every other command start without it. An import of another ``jaslog.cli`` module inside a
+function breaks an import cycle between two command modules.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +18,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+import orjson
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -20,10 +30,14 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.engine.fold import FoldError
+from jaslog.errors import JaslogError
 from jaslog.logs import Line, LogError, LogFiles, paths_problem
 from jaslog.play.fold import FileGame, fold_lines, start_fold
+from jaslog.store import StoreError, open_store
+from jaslog.store.engine import database_error, is_driver_error
 
 if TYPE_CHECKING:
     from jaslog.events import Event
@@ -46,9 +60,6 @@ def reported_errors() -> Iterator[None]:
     store refusal, a database that is full, read-only, locked or gone) and any error of the
     database's own that a command did not catch is said in a sentence on stderr, exit 2 —
     never a traceback. Other exceptions (bugs) go on as they are."""
-    from jaslog.errors import JaslogError
-    from jaslog.store.engine import database_error, is_driver_error
-
     said: JaslogError | None = None
     try:
         yield
@@ -129,10 +140,6 @@ def as_stored(p: Path) -> Path:
 
 def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
     """Stored games folded like games read from files (``store:`` alone: every game)."""
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from jaslog.store import StoreError, open_store
-
     try:
         store = open_store(db, create=False)
     except StoreError as e:
@@ -182,8 +189,6 @@ def fold_stored(read: Callable[..., Iterator[tuple[str, list[Event]]]]) -> Itera
 
 def stored_lines(ref: str, db: str | None) -> list[Line]:
     """A stored game's events as lines: source ``store:GAME``, line number = seq."""
-    from jaslog.store import StoreError, open_store
-
     gid = ref[len(STORE_PREFIX):]
     if not gid:
         fail("name one stored game: store:GAME (see `jaslog games`)")
@@ -220,7 +225,5 @@ def read_games(paths: list[Path], db: str | None = None,
 
 
 def write_json_line(obj: object) -> None:
-    import orjson
-
     sys.stdout.buffer.write(orjson.dumps(obj) + b"\n")
     sys.stdout.flush()

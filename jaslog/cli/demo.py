@@ -13,6 +13,8 @@
 Everything lands in one folder (``jaslog-demo`` by default), made fresh on every run. The
 output keeps to the terminal's width: sentences wrap under their indent, long commands go on
 over lines ending in `` \\`` (as a shell takes them), tables are laid out to fit.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import typer.main
 from rich.console import Console
 from rich.markup import escape
 from rich.padding import Padding
@@ -40,9 +43,14 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from jaslog.cards import SUIT_NAMES, card_text, hand_text
+from jaslog.cli.tables import fit_table
 from jaslog.errors import JaslogError
 from jaslog.games.klaverjas import GAME as KLAVERJAS
+from jaslog.games.klaverjas.rules import explain, score_round
+from jaslog.play.render import describe_event, render_table
 from jaslog.play.sim import Faults
+from jaslog.store import StoreError, open_store
 
 MARKER = ".jaslog-demo"
 LOG = "games.jsonl"
@@ -186,7 +194,6 @@ def run_demo(folder: Path, *, games: int = 240, seed: int = 2026,
 
     _simulate(console, res, rulesets, games, seed)
     lap("simulate")
-    from jaslog.store import StoreError, open_store
 
     try:
         store = open_store(str(res.db))
@@ -241,8 +248,6 @@ def _simulate(console: Console, res: DemoResult, rulesets: list[str], games: int
 
 
 def _import(console: Console, res: DemoResult, store: Any) -> None:
-    from jaslog.store import StoreError
-
     _step(console, 2, "Import into a fresh SQLite store")
     size = res.log.stat().st_size
     t0 = time.perf_counter()
@@ -304,10 +309,6 @@ def _hands_seen(store: Any, gid: str, number: int) -> bool:
 
 
 def _disputed_round(console: Console, res: DemoResult, store: Any) -> dict[str, Any] | None:
-    from jaslog.cards import SUIT_NAMES, card_text
-    from jaslog.games.klaverjas.rules import explain, score_round
-    from jaslog.play.render import describe_event, render_table
-
     _step(console, 3, "A disputed round, replayed from the store")
     ids = [g.game for g in store.games()]
     found = find_revoke(store, ids)
@@ -332,7 +333,6 @@ def _disputed_round(console: Console, res: DemoResult, store: Any) -> dict[str, 
     console.print(Padding(describe_event(after, events[-1]), (0, 0, 0, 3)))
     _say(console, f"[yellow]✗ {v.rule}[/]: {escape(v.message)}")
     legal, why = explain(hand, trick, r.trump, g.play_rules)
-    from jaslog.cards import hand_text
 
     _say(console, f"[bold]The rule:[/] {escape(why)} Legal were: {hand_text(legal) or '-'}; "
          f"{card_text(v.card)} was not.")
@@ -387,8 +387,6 @@ DEMO_CHART = ("declarer_success", "trump")
 
 
 def _statistics(console: Console, res: DemoResult) -> None:
-    from jaslog.cli.tables import fit_table
-
     _step(console, 5, "Statistics (DuckDB over the Parquet dataset)")
     try:
         from jaslog.stats.analytics import AnalyticsError, Dataset, questions
@@ -434,9 +432,7 @@ def _statistics(console: Console, res: DemoResult) -> None:
 
 def available(argv: list[str]) -> bool:
     """Does the ``jaslog`` command line take ``argv`` (its command and every --option)?"""
-    import typer.main
-
-    from jaslog.cli import app
+    from jaslog.cli import app  # import cycle: the app's commands import this module
 
     cmd: Any = typer.main.get_command(app)
     words = list(argv)

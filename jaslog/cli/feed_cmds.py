@@ -1,4 +1,7 @@
-"""``jaslog tail``: every event of every game in store order, as the store holds them."""
+"""``jaslog tail``: every event of every game in store order, as the store holds them.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from jaslog.cli.common import DB_OPTION, console, fail, write_json_line
+from jaslog.store import open_store, resolve_url
 
 
 def _line(pos: int, e: dict[str, Any]) -> str:
@@ -36,7 +40,6 @@ def tail(
     """Print every event of every game in store order, each with its pos (its place in the
     store): the newest few, everything after --after POS, and with --follow whatever comes
     next. Nothing is missed or shown twice, also while others append."""
-    from jaslog.store import open_store, resolve_url
     from jaslog.store.feed import MOST_PER_PAGE, events_after
 
     url = resolve_url(db)

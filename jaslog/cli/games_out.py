@@ -12,6 +12,8 @@ them, and gives the answers back in the order a local run gives them. Printing e
 From log files this process reads the lines and groups them by game (as the export does);
 from a store, a worker opens the store by its URL and reads its share of the game ids up to
 the store position this process saw first (:mod:`jaslog.batch.cluster`).
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.cli.common import (
     STORE_PREFIX,
@@ -38,8 +41,9 @@ from jaslog.cli.common import (
     write_json_line,
 )
 from jaslog.engine.fold import FoldError
-from jaslog.logs import LogError, LogFiles, RawLine
+from jaslog.logs import LogError, LogFiles, RawLine, read_line
 from jaslog.play.fold import FileGame, fold_lines
+from jaslog.store import StoreError, open_store
 
 #: The ``--cluster`` option of the commands that judge games on a cluster.
 CLUSTER_OPTION = typer.Option(None, "--cluster", metavar="ADDRESS",
@@ -138,9 +142,6 @@ def _stored_shares(refs: list[str], db: str | None, chunk_games: int,
     shares for the workers, all read at the store position of now."""
     if not refs:
         return []
-    from sqlalchemy.exc import SQLAlchemyError
-
-    from jaslog.store import StoreError, open_store
 
     try:
         store = stack.enter_context(open_store(db, create=False))
@@ -169,10 +170,8 @@ def judge_share(judge: Judge, args: tuple[Any, ...], lines: list[list[RawLine]] 
     if lines is not None:
         return [judge(g, *args) for group in lines for g in _fold_group(group)]
     assert stored is not None
-    from sqlalchemy.exc import SQLAlchemyError
 
     from jaslog.batch import cluster
-    from jaslog.store import StoreError
 
     url, until, ids, one = stored
     out: list[Said] = []
@@ -188,6 +187,4 @@ def judge_share(judge: Judge, args: tuple[Any, ...], lines: list[list[RawLine]] 
 
 
 def _fold_group(group: list[RawLine]) -> Iterator[FileGame | FoldError]:
-    from jaslog.logs import read_line
-
     return fold_lines(read_line(raw, name, number) for name, number, raw in group)

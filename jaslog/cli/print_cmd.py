@@ -5,6 +5,8 @@ The PDF is the HTML printed by the system's Chromium in headless mode (Debian's
 own print does, with the same print style, and needs no Python package. Without it,
 ``--pdf`` fails with :class:`NoPdfEngine` (``no_pdf_engine``) and says what to install;
 ``--html`` works everywhere.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,11 @@ from typing import TYPE_CHECKING
 import typer
 
 from jaslog.cli.common import DB_OPTION, STORE_PREFIX, as_stored, check_readable, fail, is_stored
+from jaslog.cli.store_cmds import opened
+from jaslog.engine.view import Sight
 from jaslog.errors import JaslogError
+from jaslog.logs import lines_of_game
+from jaslog.play.views import timeline
 
 if TYPE_CHECKING:
     from jaslog.events import Event
@@ -98,14 +104,11 @@ def _events(source: str, db: str | None) -> list[Event]:
     """The events of the game ``source`` names: a stored game (a bare id, ``store:GAME``) or
     the first game of a log file."""
     if is_stored(as_stored(Path(source))):
-        from jaslog.cli.store_cmds import opened
-
         gid = source[len(STORE_PREFIX):] if is_stored(source) else source
         if not gid:
             fail("name one stored game: GAME or store:GAME (see `jaslog games`)")
         with opened(db, create=False) as store:
             return list(store.events(gid))
-    from jaslog.logs import lines_of_game
 
     check_readable([Path(source)])
     try:
@@ -139,8 +142,6 @@ def print_game(
     the tricks with their points and roem, rulings, claim, violations, irregularities), as
     HTML (--html FILE, or on stdout) or as a PDF (--pdf FILE, through Chromium). With --seat
     or --public, only what that seat or the public may see, as on the round page."""
-    from jaslog.engine.view import Sight
-    from jaslog.play.views import timeline
     from jaslog.sheet.printout import game_print
 
     if seat is not None and public:

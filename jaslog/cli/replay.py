@@ -1,4 +1,7 @@
-"""``jaslog replay``: the table after each event, as a player or referee would see it."""
+"""``jaslog replay``: the table after each event, as a player or referee would see it.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from jaslog.analysis.rounds import analyze_fold
 from jaslog.cli.analyze import cost_line, round_lines, round_lines_head
 from jaslog.cli.common import (
     DB_OPTION,
@@ -216,8 +220,6 @@ class Notes:
     (for a seat: each round's analysis once its last card is in, as the viewer shows it)."""
 
     def __init__(self, events: list[Any], seat: int | None, number: int | None) -> None:
-        from jaslog.analysis.rounds import analyze_fold
-
         whole = start_fold(events[0].event)
         for ln in events[1:]:
             try:

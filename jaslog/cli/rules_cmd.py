@@ -10,7 +10,7 @@ import typer
 
 from jaslog.cli.common import console, fail, write_json_line
 from jaslog.engine.options import OptionError
-from jaslog.games import CATALOGUES, PRESETS, game_of, get_game, parse_option_text
+from jaslog.games import CATALOGUES, PRESETS, game_of, get_game, parse_option_text, resolve
 from jaslog.play.oracle import QueryError, answer
 
 rules_app = typer.Typer(help="The rule book on demand: options, legal plays, winners, roem, "
@@ -88,8 +88,6 @@ def presets(as_json: bool = JSON) -> None:
 @rules_app.command()
 def options(ruleset: str = RULESET, option: list[str] = OPTION, as_json: bool = JSON) -> None:
     """Every option of a ruleset with its value (after any --option overrides)."""
-    from jaslog.games import resolve
-
     try:
         values = resolve(ruleset, _opts(ruleset, option))
     except OptionError as e:

@@ -4,6 +4,8 @@ GAME is a stored game's id (``--db`` or ``$JASLOG_DB``, as ``show``), ``store:GA
 jaslog/1 log file (``-`` for standard input; ``--game`` picks a game, default the first),
 as ``replay`` reads it. Exit codes: 0 the sheet (agrees), 1 the typed sheet differs, 2 bad
 input (an unreadable sheet, a log or game that cannot be read).
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import typer
 from rich.text import Text
 
+from jaslog.cli.check import standing
 from jaslog.cli.common import (
     STORE_PREFIX,
     as_stored,
@@ -26,7 +29,10 @@ from jaslog.cli.common import (
     write_json_line,
 )
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.play.fold import FileGame
+from jaslog.games import get_game
+from jaslog.logs import lines_of_game
+from jaslog.play.audit import game_report
+from jaslog.play.fold import FileGame, fold_lines
 
 DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
                   help="the store of a stored game (path or URL); default: jaslog.sqlite in "
@@ -34,9 +40,6 @@ DB = typer.Option(None, "--db", envvar="JASLOG_DB", show_envvar=True,
 
 def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
     """The game to print: stored (an id, ``store:GAME``) or read from a log file."""
-    from jaslog.logs import lines_of_game
-    from jaslog.play.fold import fold_lines
-
     stored = is_stored(as_stored(Path(source)))
     found: list[FileGame | FoldError]
     if stored:
@@ -66,9 +69,6 @@ def _one_game(source: str, game: str | None, db: str | None) -> GameFold:
 
 def _sheet_lines(fold: GameFold, sheet: dict[str, Any]) -> list[Text]:
     """The sheet for people: a line per round, the columns fitted to their values."""
-    from jaslog.cli.check import standing
-    from jaslog.games import get_game
-
     game = get_game(fold.game)
     word = game.round_word
     k = len(sheet["sides"])
@@ -176,8 +176,6 @@ def sheet(
 ) -> None:
     """A game's score sheet as a club keeps it; --compare holds a paper sheet against it:
     exit 0 it agrees, 1 it differs, 2 bad input."""
-    from jaslog.games import get_game
-    from jaslog.play.audit import game_report
     from jaslog.sheet import SheetError, read_sheet, score_sheet
     from jaslog.sheet import compare as compare_sheet
     from jaslog.sheet.paper import MAX_SHEET

@@ -1,22 +1,27 @@
-"""``jaslog simulate`` (bots play games into a file or the store) and ``jaslog demo``."""
+"""``jaslog simulate`` (bots play games into a file or the store) and ``jaslog demo``.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from jaslog.cli.common import fail, write_json_line
 from jaslog.engine.options import OptionError
-from jaslog.games import PRESETS, parse_option_text
+from jaslog.games import PRESETS, parse_option_text, resolve
+from jaslog.store import StoreError, open_store
 
 err = Console(stderr=True, highlight=False, emoji=False)
 out = Console(highlight=False, emoji=False)
@@ -47,8 +52,6 @@ def _rulesets(names: list[str]) -> list[str]:
 
 
 def _options(rulesets: list[str], texts: list[str]) -> dict[str, dict[str, Any]]:
-    from jaslog.games import resolve
-
     by_ruleset: dict[str, dict[str, Any]] = {}
     for rs in rulesets:
         opts: dict[str, Any] = {}
@@ -80,15 +83,11 @@ def _start(text: str | None, times: bool) -> datetime | None:
     except ValueError:
         fail(f"--start {text!r} is not a date or time (e.g. 2026-01-05 or 2026-01-05T19:30:00Z)")
     if t.tzinfo is None:
-        from datetime import UTC
-
         t = t.replace(tzinfo=UTC)
     return t
 
 
 def _stats_table(stats: dict[str, Any], bot: str) -> Table:
-    from rich import box
-
     table = Table(title=f"How the rounds ended ({bot} bots)", title_justify="left",
                   box=box.SIMPLE_HEAD, padding=(0, 0), show_edge=False,
                   caption="made / failed / tied: the playing side (Klaverjas: the side that "
@@ -246,7 +245,6 @@ def _play_stored(game: str, db: str | None, bot: str, seed: int, as_json: bool) 
     from jaslog.service.bots import BotPlayError, play_stored_game
     from jaslog.service.core import Service
     from jaslog.service.tournaments import GAME_ID, Tournaments
-    from jaslog.store import StoreError, open_store
 
     m = GAME_ID.fullmatch(game)
     hint = (f" (a round of tournament {m.group(1)}: `jaslog tournament play {m.group(1)} "
@@ -287,8 +285,6 @@ def _refused(summary: dict[str, Any]) -> None:
 
 
 def _into_store(url: str, lines: Iterator[bytes], progress: Progress) -> dict[str, Any]:
-    from jaslog.store import StoreError, open_store
-
     try:
         store = open_store(url)
     except StoreError as e:

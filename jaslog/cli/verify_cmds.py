@@ -4,10 +4,13 @@ what was stored before it had one).
 
 Exit codes as the store's commands: 0 intact, 1 something was changed behind jaslog's back,
 2 bad input.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -16,11 +19,16 @@ import orjson
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn
+from sqlalchemy import func, inspect, select
 
 from jaslog.cli.common import console, err_console, fail, write_json_line
 from jaslog.cli.store_cmds import DB, JSON, opened
-from jaslog.logs import skip_bom
+from jaslog.logs import read_lines, skip_bom
+from jaslog.play.fairdeal import check_deals
 from jaslog.store import certificate
+from jaslog.store import engine as eng
+from jaslog.store.schema import EVENTS, VERIFIED_HEADS
+from jaslog.store.signing import V2, PublicKey, parse_anchor
 
 #: The most checking processes ``verify --workers`` starts.
 MAX_VERIFY_WORKERS = 64
@@ -33,13 +41,6 @@ def auto_workers(store: Any, full: bool) -> int:
     """How many processes a whole-store ``verify`` deserves (0: this one): on 2+ CPUs, one
     per CPU (at most 8) when the events to read (all of them for a full run; those stored
     since the oldest verified head otherwise) are more than :data:`AUTO_WORKERS_EVENTS`."""
-    import os
-
-    from sqlalchemy import func, inspect, select
-
-    from jaslog.store import engine as eng
-    from jaslog.store.schema import EVENTS, VERIFIED_HEADS
-
     cpus = os.cpu_count() or 1
     if cpus < 2 or not store.workers_ok():
         return 0
@@ -54,8 +55,6 @@ def auto_workers(store: Any, full: bool) -> int:
 
 def _public_keys(texts: list[str]) -> list[Any]:
     """The keys of ``--key`` (each a key as `jaslog key` prints it, or a file holding one)."""
-    from jaslog.store.signing import PublicKey
-
     out = []
     for t in texts:
         try:
@@ -67,8 +66,6 @@ def _public_keys(texts: list[str]) -> list[Any]:
 
 def _log_report(log: Path, sig_file: Path | None, keys: list[Any]) -> Any:
     """``verify --log``: a dumped log and its signatures checked against ``keys``."""
-    from jaslog.logs import read_lines
-    from jaslog.store.signing import V2
     from jaslog.store.verify_chain import Trust
     from jaslog.store.verify_log import Signed, verify_log
 
@@ -151,8 +148,6 @@ def verify(
              "(3f2a-9c41-0b7e-d815; at least the first 8)")  # bad input: 2, not a change (1)
     keys = _public_keys(key)
     if anchor is not None:
-        from jaslog.store.signing import parse_anchor
-
         try:
             parse_anchor(anchor)
         except ValueError as e:
@@ -242,8 +237,6 @@ def verify(
 def _check_store_deals(db: str | None, game: str | None, as_json: bool) -> bool:
     """Recompute every revealed deal of the store's games (or of ``game``); print what was
     found; whether every deal checks out."""
-    from jaslog.play.fairdeal import check_deals
-
     checked = pending = 0
     problems: list[dict[str, Any]] = []
     with opened(db, create=False) as store:

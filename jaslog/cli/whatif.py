@@ -3,6 +3,8 @@
 The comparison itself is :mod:`jaslog.play.whatif`; this module only prints it: the options that
 differ, each event whose verdict changes (as recorded → as if), each round whose result or
 score changes, the standing of both, and the first refusal where the comparison stops.
+
+Heavy imports sit in the command functions (the import convention of :mod:`jaslog.cli.common`).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ def what_if_lines(w: WhatIf, seat: int | None = None, verdicts: bool = True,
     >>> what_if_lines(w)[0], what_if_lines(w)[-1]
     ('    options differ: play amsterdam → rotterdam', '    as if:       not finished, 162–0')
     """
-    from jaslog.cli.check import standing
+    from jaslog.cli.check import standing  # import cycle: check imports this module
 
     d = w.to_dict()
     fold = w.recorded

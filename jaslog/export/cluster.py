@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from jaslog.batch import cluster
 from jaslog.export.dataset import Chunk, ExportError, build_chunks
+from jaslog.export.sources import game_lines, parse_game
+from jaslog.logs import line_game
 
 if TYPE_CHECKING:
     from jaslog.logs import LogFiles, RawLine
@@ -50,7 +52,6 @@ def build_file_chunk(games_lines: list[list[RawLine]], known: dict[str, int],
                      par: bool = False) -> Chunk:
     """On a worker: one chunk of log-file games, each given as its lines, parsed, folded and
     built (``par``: with the analysis columns)."""
-    from jaslog.export.sources import parse_game
 
     games = (parse_game(lines) for lines in games_lines)
     [chunk] = build_chunks(games, known, chunk_games=len(games_lines) + 1, par=par)
@@ -70,8 +71,6 @@ def file_chunks(address: str, log: LogFiles, index: dict[str, int], chunk_games:
                 par: bool = False) -> Iterator[Chunk]:
     """The chunks of the games of ``log``, ``chunk_games`` games each, built on the cluster
     at ``address``, in order (``par``: with the analysis columns)."""
-    from jaslog.export.sources import game_lines
-    from jaslog.logs import line_game
 
     def tasks() -> Iterator[tuple[Any, ...]]:
         for batch in cluster.batches(game_lines(log), chunk_games):

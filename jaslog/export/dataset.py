@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 from jaslog.errors import JaslogError
 from jaslog.events import Event
 from jaslog.export.plays import columns_for
+from jaslog.export.ratings import outcomes, rate, ratings_tables
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import (
     DERIVED_TABLES,
@@ -83,7 +84,7 @@ class ExportResult:
     files_linked: int = 0
     rows_added: dict[str, int] = field(default_factory=dict)
     rows_total: dict[str, int] = field(default_factory=dict)
-    cursor: Any = None
+    cursor: int | None = None
     #: a sentence for each stored game that could not be read, and so was not exported
     unreadable: list[str] = field(default_factory=list)
 
@@ -505,8 +506,6 @@ def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
                    file_rows: int, row_group_rows: int) -> list[dict[str, Any]]:
     """Write the ``ratings`` table of the snapshot in ``staging`` (whose game tables are
     ``files``), rebuilt from every game's ``games`` and ``players`` rows."""
-    from jaslog.export.ratings import outcomes, rate, ratings_tables
-
     games, players, parts = read_outcome_tables(staging, files)
     writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
     try:
@@ -537,7 +536,7 @@ def read_outcome_tables(snap: Path, files: list[dict[str, Any]]
     return g, p, parts
 
 
-def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: Any = None,
+def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: int | None = None,
                  source: str | None = None, filters: dict[str, Any] | None = None,
                  chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
                  file_rows: int = FILE_ROWS, row_group_rows: int = ROW_GROUP_ROWS,
@@ -569,7 +568,7 @@ def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, curso
 
 
 def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_dir: str | Path,
-                  *, cursor: Any = None, source: str | None = None,
+                  *, cursor: int | None = None, source: str | None = None,
                   filters: dict[str, Any] | None = None, chunk_games: int = DEFAULT_CHUNK,
                   full: bool = False, keep: int = 2, file_rows: int = FILE_ROWS,
                   row_group_rows: int = ROW_GROUP_ROWS,

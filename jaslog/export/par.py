@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from jaslog.analysis.adapt import solver_of
+from jaslog.analysis.model import NoPar
+from jaslog.analysis.rounds import analyze_deal
 from jaslog.engine.fold import GameFold
+from jaslog.games import get_game
 
 
 @dataclass(slots=True)
@@ -48,15 +52,11 @@ def game_par(fold: GameFold) -> GamePar:
     >>> len(gp.losses), min(gp.losses.values()) >= 0   # 18 cards of deal 2, 8 of deal 3
     (26, True)
     """
-    from jaslog.analysis.model import NoPar
-    from jaslog.analysis.rounds import analyze_deal
-    from jaslog.games import get_game
-
     out = GamePar()
     game = get_game(fold.game)
     if not game.supports("solver"):  # no par for a game without a solver: NULL columns
         return out
-    for deal in game.adapter("solver").deals(fold):
+    for deal in solver_of(game).deals(fold):
         if isinstance(deal, NoPar):
             continue
         try:

@@ -25,6 +25,8 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from jaslog.export.dataset import Chunk, build_chunks
+from jaslog.export.sources import game_lines, parse_game
+from jaslog.logs import line_game
 
 if TYPE_CHECKING:
     from jaslog.logs import LogFiles, RawLine
@@ -50,6 +52,7 @@ def auto_workers(chunks: int, par: bool = False) -> int:
 
 
 def _init(url: str, until: int | None, parent: int) -> None:
+    # deferred: the store (SQLAlchemy) loads in a worker that reads one, not with the export
     from jaslog.store import open_store
     from jaslog.store.parallel import die_with_parent
 
@@ -76,7 +79,7 @@ def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
                  until: int | None, workers: int, *, par: bool = False) -> Iterator[Chunk]:
     """The chunks of ``batches`` (lists of game ids), built by ``workers`` processes, in order
     (``par``: with the analysis columns)."""
-    from jaslog.store.parallel import start_method
+    from jaslog.store.parallel import start_method  # deferred: the store (SQLAlchemy)
 
     ctx: Any = mp.get_context(start_method())
     tasks = ((ids, {g: index[g] for g in ids if g in index}, par) for ids in batches)
@@ -85,14 +88,13 @@ def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
 
 
 def _init_files(parent: int) -> None:
-    from jaslog.store.parallel import die_with_parent
+    from jaslog.store.parallel import die_with_parent  # deferred: the store (SQLAlchemy)
 
     die_with_parent(parent)
 
 
 def _build_files(task: tuple[list[list[RawLine]], dict[str, int], bool]) -> Chunk:
     """One chunk from log files: its games' lines parsed, folded and built."""
-    from jaslog.export.sources import parse_game
 
     games_lines, known, par = task
     games = (parse_game(lines) for lines in games_lines)
@@ -105,9 +107,7 @@ def file_chunks(log: LogFiles, index: dict[str, int], chunk_games: int,
     """The chunks of the games of ``log``, ``chunk_games`` games each, built by ``workers``
     processes, in order; at most two chunks per worker are read ahead (``par``: with the
     analysis columns)."""
-    from jaslog.export.sources import game_lines
-    from jaslog.logs import line_game
-    from jaslog.store.parallel import start_method
+    from jaslog.store.parallel import start_method  # deferred: the store (SQLAlchemy)
 
     ctx: Any = mp.get_context(start_method())
     games = game_lines(log)

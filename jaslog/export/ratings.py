@@ -31,10 +31,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
+from openskill.models import PlackettLuce
 
+from jaslog.export.schema import SCHEMAS
 from jaslog.games import get_game
 
 #: openskill's default belief of a new player: mean 25, standard deviation 25/3
@@ -111,8 +114,6 @@ def outcomes(games: pa.Table, players: pa.Table, parts: dict[str, str]) -> list[
 def rate(games: Iterable[Outcome]) -> list[Rating]:
     """Every player's rating after each game of ``games`` (rated in :func:`outcomes`' order),
     one row per player per game."""
-    from openskill.models import PlackettLuce
-
     model = PlackettLuce(mu=START_RATING, sigma=START_UNCERTAINTY)
     now: dict[tuple[str, str], Any] = {}
     played: dict[tuple[str, str], int] = {}
@@ -131,7 +132,7 @@ def rate(games: Iterable[Outcome]) -> list[Rating]:
 
 
 def latest(rows: Sequence[Rating], *, kind: str | None = None,
-           as_of: Any = None) -> list[Rating]:
+           as_of: datetime | None = None) -> list[Rating]:
     """Each player's latest rating (of ``kind``; after the games that ended before ``as_of``,
     a datetime), best first (by :attr:`Rating.ordinal`)."""
     last: dict[tuple[str, str], Rating] = {}
@@ -146,8 +147,6 @@ def latest(rows: Sequence[Rating], *, kind: str | None = None,
 
 def ratings_tables(rows: Sequence[Rating]) -> dict[str, pa.Table]:
     """The ``ratings`` rows as Arrow tables, by the partition of the game each follows."""
-    from jaslog.export.schema import SCHEMAS
-
     by_part: dict[str, list[Rating]] = {}
     for r in rows:
         by_part.setdefault(r.part, []).append(r)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast, runtime_checkable
 
 import orjson
 
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.base import RoundLike
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
+from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
@@ -80,7 +82,7 @@ def rule_by_seq(violations: Sequence[Any], only_cards: bool) -> dict[int, str | 
     return {v.seq: (v.rule if v.card is not None else None) for v in violations}
 
 
-def ruling_columns(r: Any) -> tuple[str | None, int | None, int, bool | None]:
+def ruling_columns(r: RoundLike) -> tuple[str | None, int | None, int, bool | None]:
     """A round's ``ruling_reason``, ``ruling_seq``, ``rulings`` and ``ruled_after_end``: the
     last ruling (the one that counts) and how many there were."""
     last = r.ruling
@@ -89,7 +91,7 @@ def ruling_columns(r: Any) -> tuple[str | None, int | None, int, bool | None]:
     return last.reason, last.seq, len(r.rulings), last.after_end
 
 
-def claim_columns(r: Any) -> tuple[int | None, str | None, bool | None]:
+def claim_columns(r: RoundLike) -> tuple[int | None, str | None, bool | None]:
     """A round's ``claimed_by``, ``claim_gives`` and ``claim_guaranteed``: the claim of the
     rest that ended its play (rule book 9.1, decision 13), or NULLs."""
     c = getattr(r, "claim", None)
@@ -241,6 +243,21 @@ def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | N
     return f, None
 
 
+@runtime_checkable
+class ExportAdapter(Protocol):
+    """A game's ``export`` adapter (``jaslog/games/<g>/export.py``), loaded by name
+    (:func:`export_adapter`): its row builder for the game-specific tables, which writes
+    them from the folded game and returns what the ``games`` row says of it."""
+
+    def build(self, ctx: GameContext) -> Summary: ...
+
+
+def export_adapter(game: Game) -> ExportAdapter:
+    """The game's ``export`` adapter (:class:`~jaslog.engine.game.NotSupported` when it
+    declares none)."""
+    return cast(ExportAdapter, game.adapter("export"))
+
+
 def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
                par: bool = False) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
@@ -321,7 +338,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
                           kinds.count("ruling") - sum(1 for s in retracted
                                                       if kind_of[s] == "ruling"),
                           game_par(fold) if par else GamePar())
-        summary = get_game(fold.game).adapter("export").build(ctx)
+        summary = export_adapter(get_game(fold.game)).build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((
         fold.game if fold is not None else None,

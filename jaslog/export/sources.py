@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from jaslog.engine.options import OptionError
 from jaslog.events import Event
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
@@ -18,6 +19,7 @@ from jaslog.export.dataset import (
     load_manifest,
     usable_previous,
 )
+from jaslog.games import game_of
 from jaslog.logs import Line, LogError, LogFiles, RawLine, read_line
 
 if TYPE_CHECKING:
@@ -38,8 +40,6 @@ def _filters(since: str | None, ruleset: str | None) -> dict[str, Any]:
 def check_ruleset(ruleset: str) -> None:
     """:class:`ExportError` for a ruleset that is not a preset (a mistyped ``--ruleset`` would
     export no game and leave an empty dataset), in the words of ``jaslog rules``."""
-    from jaslog.engine.options import OptionError
-    from jaslog.games import game_of
 
     try:
         game_of(ruleset)
@@ -85,6 +85,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     (:mod:`jaslog.export.par`), on the workers when there are some. A snapshot written with
     ``par`` the other way is not built on: everything is exported afresh.
     """
+    # import cycle: the parallel and cluster builders read games with this module's parse_game
     from jaslog.export.parallel import auto_workers, store_chunks
 
     if chunk_games < 1:
@@ -109,7 +110,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
         if on_total is not None:
             on_total(sum(len(b) for b in batches))
     if cluster is not None:
-        from jaslog.export import cluster as on_cluster
+        from jaslog.export import cluster as on_cluster  # import cycle (as above)
 
         address = cluster
         return export_chunks(
@@ -220,6 +221,7 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
     that parse, fold and build the games (as :func:`export_store`; the files are the same
     either way); ``cluster`` as in :func:`export_store` (the lines are sent to the cluster).
     """
+    # import cycle: the parallel and cluster builders read games with this module's parse_game
     from jaslog.export.parallel import auto_workers, file_chunks
 
     if chunk_games < 1:
@@ -229,7 +231,7 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
         if on_total is not None:
             on_total(log.games)
         if cluster is not None:
-            from jaslog.export import cluster as on_cluster
+            from jaslog.export import cluster as on_cluster  # import cycle (as above)
 
             address = cluster
             return export_chunks(

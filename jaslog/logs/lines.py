@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import orjson
 
@@ -41,7 +42,7 @@ class Line:
     seq: int | None = None
 
 
-def _peek_dict(d: Any) -> tuple[str | None, int | None]:
+def _peek_dict(d: object) -> tuple[str | None, int | None]:
     """Best-effort game and seq of a decoded line that failed, for the error message."""
     if not isinstance(d, dict):
         return None, None
@@ -235,8 +236,6 @@ def _text_line(raw: ViewLine, source: str) -> Line:
 def read_file(path: str | Path) -> Iterator[Line]:
     """The lines of a log file (``-`` is standard input)."""
     if str(path) == "-":
-        import sys
-
         yield from read_lines(skip_bom(sys.stdin.buffer), "<stdin>")
         return
     with open(path, "rb") as f:

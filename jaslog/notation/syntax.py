@@ -89,12 +89,12 @@ def table() -> Table:
 registry.on_change(_TABLE.clear)
 
 
-def fields_of(event_type: Any) -> tuple[str, ...]:
+def fields_of(event_type: object) -> tuple[str, ...]:
     """An event type's own fields after the envelope, in canonical order (() if unknown)."""
     return table().fields.get(event_type, ()) if isinstance(event_type, str) else ()
 
 
-def words_of(event_type: Any) -> Words | None:
+def words_of(event_type: object) -> Words | None:
     """An event type's words, or None for a type not registered."""
     return table().words.get(event_type) if isinstance(event_type, str) else None
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -434,7 +434,7 @@ def _said(e: dict[str, Any], words: Words) -> tuple[str, list[str]] | None:
 _FULL_CARD = re.compile(r"(?:[2-9]|10|J|Q|K|A)[CDHS]")
 
 
-def _arg_ok(arg: Arg, v: Any) -> bool:
+def _arg_ok(arg: Arg, v: object) -> bool:
     """Can ``v`` be written as the argument ``arg`` (and read back as it is)?"""
     kind = arg.kind
     if kind == "seat":
@@ -450,7 +450,7 @@ def _arg_ok(arg: Arg, v: Any) -> bool:
     return isinstance(v, str) and _PLAYER.fullmatch(v) is not None  # a choice
 
 
-def _ints(v: Any) -> bool:
+def _ints(v: object) -> bool:
     return isinstance(v, list) and bool(v) and all(type(x) is int for x in v)
 
 
@@ -458,20 +458,20 @@ def _join(v: list[int]) -> str:
     return " ".join(str(x) for x in v)
 
 
-def _seat_ok(v: Any) -> bool:
+def _seat_ok(v: object) -> bool:
     return type(v) is int and v >= 0
 
 
 _CARD = re.compile(r"(?:7|8|9|10|J|Q|K|A)[CDHS]")
 
 
-def _card_ok(v: Any) -> bool:
+def _card_ok(v: object) -> bool:
     return isinstance(v, str) and _CARD.fullmatch(v) is not None
 
 
-def _cards_ok(v: Any) -> bool:
+def _cards_ok(v: object) -> TypeGuard[list[str]]:
     return isinstance(v, list) and all(_card_ok(c) for c in v)
 
 
-def _hands_ok(v: Any) -> bool:
+def _hands_ok(v: object) -> bool:
     return isinstance(v, list) and bool(v) and all(_cards_ok(h) for h in v)

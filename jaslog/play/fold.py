@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from jaslog.engine.base import ClaimJudge, IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
@@ -27,6 +27,9 @@ from jaslog.engine.options import OptionError
 from jaslog.events import Event, GameStarted
 from jaslog.games import GAMES, game_of, resolve
 from jaslog.logs import Line
+
+if TYPE_CHECKING:  # the solver loads on the first claim judged, not with every fold
+    from jaslog.analysis.adapt import SolverAdapter
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class SolverJudge:
     game: str
 
     def __call__(self, state: Any, r: Any, seat: int) -> bool:
-        judge: ClaimJudge = GAMES[self.game].adapter("solver").claim_guaranteed
+        adapter = cast("SolverAdapter", GAMES[self.game].adapter("solver"))
+        judge: ClaimJudge = adapter.claim_guaranteed
         return judge(state, r, seat)
 
 

@@ -9,15 +9,26 @@ Kloepper); :func:`run` is the loop, with the terminal (or a test) supplying ``as
 from __future__ import annotations
 
 from jaslog.games import get_game
-from jaslog.record.core import Ask, InputError, Outcome, Recorder, Show, record_one, run
+from jaslog.record.core import (
+    Ask,
+    InputError,
+    Outcome,
+    RecordAdapter,
+    Recorder,
+    Show,
+    record_adapter,
+    record_one,
+    run,
+)
 from jaslog.store import Store
 
 
 def open_recorder(store: Store, game: str, *, stamp: bool = True) -> Recorder:
     """The recorder for stored game ``game`` (its kind decides which)."""
     fold = store.fold(game)
-    cls: type[Recorder] = get_game(fold.game).adapter("record").RECORDER
+    cls = record_adapter(get_game(fold.game)).RECORDER
     return cls(store, game, stamp=stamp, fold=fold)
 
 
-__all__ = ["Ask", "InputError", "Outcome", "Recorder", "Show", "open_recorder", "record_one", "run"]
+__all__ = ["Ask", "InputError", "Outcome", "RecordAdapter", "Recorder", "Show", "open_recorder",
+           "record_adapter", "record_one", "run"]

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import copy
 import random
-from typing import Any
+import textwrap
+from typing import Any, Protocol, cast, runtime_checkable
 
 from jaslog.cards import CARD_TEXT, CardError, hand_text, parse_card
 from jaslog.engine.fold import FoldError
+from jaslog.engine.game import Game
 from jaslog.errors import JaslogError
 from jaslog.events import Event, event_from_dict
 from jaslog.play.render import describe_event, render_table
@@ -88,8 +90,6 @@ class Recorder(TableRepairs, HandEntry):
     def help_text(self) -> str:
         """What ``help`` shows: what is accepted now, then every word; no line is longer than
         :data:`HELP_WIDTH` (what is accepted now is wrapped at spaces)."""
-        import textwrap
-
         now = [textwrap.fill(x, HELP_WIDTH, initial_indent="  ", subsequent_indent="    ",
                              break_long_words=False, break_on_hyphens=False)
                for x in self.accepted_now()]
@@ -466,3 +466,19 @@ def next_item(rec: Recorder, ask: Ask, show: Show) -> dict[str, Any] | Batch | s
         show(f"✗ {e}")
         return None
     return item
+
+
+@runtime_checkable
+class RecordAdapter(Protocol):
+    """A game's ``record`` adapter (``jaslog/games/<g>/record.py``), loaded by name
+    (:func:`record_adapter`): its recorder class, the game's words over the shared
+    :class:`Recorder`."""
+
+    @property
+    def RECORDER(self) -> type[Recorder]: ...
+
+
+def record_adapter(game: Game) -> RecordAdapter:
+    """The game's ``record`` adapter (:class:`~jaslog.engine.game.NotSupported` when it
+    declares none)."""
+    return cast(RecordAdapter, game.adapter("record"))

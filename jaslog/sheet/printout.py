@@ -21,6 +21,7 @@ the public's print leaves out what their round page leaves out. ``jaslog print``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
@@ -31,6 +32,9 @@ from jaslog.play.fold import start_fold
 from jaslog.play.render import card_text, table_words
 from jaslog.play.views import Timeline, frames, report
 from jaslog.sheet.rows import dash, score_sheet
+
+#: a seat's name as the print shows it ("–" for none)
+SeatName = Callable[[int | None], str]
 
 #: the events shown in their own parts of a round (the deal, the bids, the tricks, the rulings)
 OWN_PARTS = frozenset({"game_started", "dealt", "bid", "play", "ruling"})
@@ -167,7 +171,7 @@ def _document(gid: str, main: str) -> str:
             f"<style>{CSS}</style></head><body>{main}</body></html>\n")
 
 
-def _sheet_html(tl: Timeline, sight: Sight, rep: dict[str, Any], seat: Any) -> str:
+def _sheet_html(tl: Timeline, sight: Sight, rep: dict[str, Any], seat: SeatName) -> str:
     """The score sheet of the rounds the report holds (:func:`jaslog.sheet.score_sheet` of a
     fold of as many rounds: the public's stops before the round in play)."""
     assert tl.fold is not None
@@ -220,7 +224,7 @@ def _ruling_reason(x: dict[str, Any]) -> str:
 
 
 def _round_html(r: dict[str, Any], frs: list[dict[str, Any]], violations: list[dict[str, Any]],
-                seats: list[str], seat: Any, scoring: str) -> str:
+                seats: list[str], seat: SeatName, scoring: str) -> str:
     n = r["round"]
     out = [f'<section class="print-round" id="round-{n}" data-round="{n}">',
            f"<h2>Round {n}</h2><dl>"]
@@ -282,7 +286,7 @@ def _round_html(r: dict[str, Any], frs: list[dict[str, Any]], violations: list[d
     return "".join(out)
 
 
-def _deal_html(r: dict[str, Any], frs: list[dict[str, Any]], seats: list[str], seat: Any,
+def _deal_html(r: dict[str, Any], frs: list[dict[str, Any]], seats: list[str], seat: SeatName,
                scoring: str) -> str:
     dealt = next((f for f in frs if f.get("type") == "dealt"), None)
     out = ["<h3>The deal</h3>"]
@@ -313,7 +317,7 @@ def _deal_html(r: dict[str, Any], frs: list[dict[str, Any]], seats: list[str], s
 
 
 def _tricks_html(r: dict[str, Any], violations: list[dict[str, Any]], players: int,
-                 seat: Any) -> str:
+                 seat: SeatName) -> str:
     tricks = r.get("tricks") or []
     out = ["<h3>Tricks</h3>"]
     if not tricks:
@@ -346,7 +350,7 @@ def _tricks_html(r: dict[str, Any], violations: list[dict[str, Any]], players: i
     return "".join(out)
 
 
-def _claim_text(c: dict[str, Any], seat: Any, players: int) -> str:
+def _claim_text(c: dict[str, Any], seat: SeatName, players: int) -> str:
     tricks = f"{c.get('tricks')} trick{'s' * (c.get('tricks') != 1)}"
     verdict = (" · sound" if c.get("guaranteed") is True else
                " · not guaranteed against every defence (claim_not_guaranteed)"
@@ -357,7 +361,7 @@ def _claim_text(c: dict[str, Any], seat: Any, players: int) -> str:
             + ("" if players == 2 else "'s side") + verdict)
 
 
-def _irregularity_text(x: dict[str, Any], seat: Any) -> str:
+def _irregularity_text(x: dict[str, Any], seat: SeatName) -> str:
     cards = " ".join(card_text(c) for c in x.get("cards") or [])
     return (f"{x['kind'].replace('_', ' ')} by {seat(x.get('seat'))}"
             + (f" {cards}" if cards else "") + (f": {x['text']}" if x.get("text") else ""))

@@ -6,16 +6,21 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from jaslog.engine.options import OptionError
 from jaslog.export import load_manifest
 from jaslog.export.dataset import build_chunks
 from jaslog.export.ratings import Rating, from_rows, latest, outcomes, rate
 from jaslog.export.schema import SCHEMAS
+from jaslog.games import GAMES, game_of
 from jaslog.stats.analytics import AnalyticsError
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) is the caller's; ratings read its games
+    from jaslog.store import Store
 
 
 def as_of_time(text: str | None) -> datetime | None:
@@ -63,7 +68,7 @@ def rate_order(rows: list[Rating]) -> list[Rating]:
     return sorted(rows, key=lambda r: (r.at is None, r.at or 0, r.game))
 
 
-def store_ratings(store: Any) -> list[Rating]:
+def store_ratings(store: Store) -> list[Rating]:
     """Every player's rating after each finished game, rebuilt from the store's games."""
     games: list[pa.Table] = []
     players: list[pa.Table] = []
@@ -103,8 +108,6 @@ def check_kind(kind: str | None) -> str | None:
     """``--game``: a game family's name (klaverjas, klaberjass, kloepper) or a ruleset's."""
     if kind is None:
         return None
-    from jaslog.engine.options import OptionError
-    from jaslog.games import GAMES, game_of
 
     if kind in GAMES:
         return kind
