@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from jaslog.events import AT_PATTERN
 
@@ -51,6 +52,19 @@ class FastPlay:
 
     def __repr__(self) -> str:
         return f"FastPlay({self.payload.decode()})"
+
+    def model_dump(self, exclude_none: bool = False) -> dict[str, Any]:
+        """The fields in the play model's order, as its ``model_dump`` gives them (so a
+        reader that writes an event's canonical bytes, or shows it, takes this one too).
+
+        >>> fast_play(b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}').model_dump(
+        ...     exclude_none=True)
+        {'game': 'g1', 'seq': 4, 'type': 'play', 'seat': 2, 'card': '10H'}
+        """
+        d = {"game": self.game, "seq": self.seq, "type": self.type, "at": self.at,
+             "id": self.id, "recorded_at": self.recorded_at, "seat": self.seat,
+             "card": self.card}
+        return {k: v for k, v in d.items() if v is not None} if exclude_none else d
 
 
 def fast_play(line: bytes) -> FastPlay | None:

@@ -69,8 +69,7 @@ def play_stored_game(svc: Service, game: str, *, bot: str = "heuristic", seed: i
         head, tl = svc.timeline(game)
     except NoSuchGame:
         raise BotPlayError(404, "no_such_game", f"no game {game} in the store; the bots play "
-                           "a game already created (a tournament's table: `jaslog tournament "
-                           "play ID --bots`)") from None
+                           "a game already created (a tournament's table)") from None
     if head.next_seq > 1:
         rep = report(tl, FULL)
         state = "is over" if rep["finished"] else f"is in play ({head.next_seq} events)"

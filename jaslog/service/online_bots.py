@@ -66,7 +66,7 @@ def play_online_game(svc: Service, game: str, *, bot: str = "heuristic",
     tables = online_of(svc)
     if tables.clock_of(game) is None:
         raise BotPlayError(409, "not_online", f"game {game} is not an online game: its bots "
-                           "play it as a scorer records (`jaslog tournament play --bots`)")
+                           "play it as a scorer records")
     try:
         head, tl = svc.timeline(game)
     except NoSuchGame:

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from jaslog.events import parse_event
+from jaslog.events import Dealt, GameStarted, parse_event
 from jaslog.play.fold import fold
 from tests.service.conftest import JASLOG, ROOT, Server, create, record, sim
 
@@ -53,8 +53,8 @@ def test_a_seat_s_log_hides_the_other_hands_and_still_folds(server, live_game):
     with server.client("player2") as c:
         r = c.get(f"/api/games/{live_game}/log")
     events = [parse_event(line) for line in r.content.splitlines()]
-    assert events[0].meta["shared"]["seat"] == 2
-    deals = [e for e in events if e.type == "dealt"]
+    assert isinstance(events[0], GameStarted) and (events[0].meta or {})["shared"]["seat"] == 2
+    deals = [e for e in events if isinstance(e, Dealt)]
     assert deals[0].hands is not None and deals[-1].hands is None  # the live round's: none
     assert len(fold(events).state.rounds) == 2
 

@@ -138,15 +138,14 @@ def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
         out = {t.name: sorted((tuple(bytes(v) if isinstance(v, memoryview) else v for v in r)
                                for r in conn.execute(select(t))), key=repr) for t in TABLES}
     # an event's game is its game's position among the games: its id, to compare stores
-    out["events"] = sorted(((ids[r[0]], *r[1:]) for r in out["events"]), key=repr)
+    out["events"] = sorted(((ids[int(r[0])], *r[1:]) for r in out["events"]), key=repr)
     return out
 
 
 def kept_folds(svc: Service) -> dict[str, Any]:
-    """The folds the service and its writer store keep between appends, as data."""
-    return {g: (tip.next_seq, [violation_dict(v) for v in tip.state.violations],
-                svc.writer._folds.get(g, (None, None))[:2])
-            for g, tip in sorted(svc._tips.items())}
+    """The folds the service's writer keeps between appends, as data."""
+    return {g: (seq, head, [violation_dict(v) for v in f.state.violations])
+            for g, (seq, head, f) in sorted(svc.writer._folds.items())}
 
 
 def test_appends_from_several_threads_store_what_one_by_one_stores(
