@@ -4,7 +4,9 @@ benchmarks' way to see where the server's time goes under load
 
 ``python -m benchmarks.profiled_serve OUT serve ARGS...`` runs ``jaslog serve ARGS`` and,
 when the server stops (SIGTERM, as the load script stops it), writes the stats of all its
-threads, merged, to ``OUT`` (each thread's CPU time, not the wall clock's) (read them with ``python -m pstats OUT``)."""
+threads, merged, to ``OUT``: each thread's CPU time, not the wall clock's (read them with
+``python -m pstats OUT``). A frame still open when the server stops (an idle pool thread's
+wait on its queue) is closed on the stopping thread's clock: its time there means nothing."""
 
 from __future__ import annotations
 
