@@ -441,12 +441,16 @@ def _seat_bot(base: str, game: str, token: str, seat: int, deadline: float, thin
     with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
         while time.monotonic() < deadline:
             wait = max(1.0, min(25.0, deadline - time.monotonic()))
+            polled = time.perf_counter()
             try:
                 t = c.get(f"/api/games/{game}/turn", params={"wait": wait}).json()
             except httpx.HTTPError:
-                out["errors"]["turn"] = out["errors"].get("turn", 0) + 1
+                with out["lock"]:
+                    out["errors"]["turn"] = out["errors"].get("turn", 0) + 1
                 time.sleep(1)
                 continue
+            with out["lock"]:  # how long the long poll took, and how long it was asked to
+                out["polls"].append((time.perf_counter() - polled, wait))
             if t.get("finished"):
                 return
             events: list[dict[str, Any]] = []
@@ -482,15 +486,24 @@ def _seat_bot(base: str, game: str, token: str, seat: int, deadline: float, thin
                     out["errors"][code] = out["errors"].get(code, 0) + 1
 
 
-def _seat_bots(base: str, seats: list[tuple[str, str, int]], deadline: float, think: float,
-               results: Any = None) -> dict[str, Any]:
-    """A thread a seat (:func:`_seat_bot`), joined; their moves (and, forked, put to
-    ``results``)."""
-    out: dict[str, Any] = {"lat": [], "sent": [], "errors": {}, "lock": threading.Lock()}
-    threads = [threading.Thread(target=_seat_bot, args=(base, g, tok, seat, deadline, think,
-                                                        out)) for g, tok, seat in seats]
-    for th in threads:
-        th.start()
+def _seat_bots(base: str, headers: dict[str, str], new_game: dict[str, Any], tables: int,
+               deadline: float, think: float, results: Any = None) -> dict[str, Any]:
+    """Make ``tables`` online games (``new_game``, with the admin's ``headers``), one by
+    one, each table's four seats a thread (:func:`_seat_bot`) started as soon as it is made
+    (its first deal waits for their nonces); joined; their games and moves (and, forked,
+    put to ``results``)."""
+    out: dict[str, Any] = {"lat": [], "sent": [], "polls": [], "errors": {}, "games": [],
+                           "lock": threading.Lock()}
+    threads = []
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+        for _ in range(tables):
+            made = c.post("/api/games", json=new_game).json()
+            out["games"].append(made["game"])
+            for s in made["seat_tokens"]:
+                th = threading.Thread(target=_seat_bot, args=(base, made["game"], s["token"],
+                                                              s["seat"], deadline, think, out))
+                th.start()
+                threads.append(th)
     for th in threads:
         th.join()
     del out["lock"]
@@ -524,33 +537,29 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
     url = args.db or f"sqlite:///{tmp / 'online.sqlite'}"
     _, token = prepare(url, 0)
     headers = {"Authorization": f"Bearer {token}"}
-    # the service's own wait for the nonces (5 s): the first deal of the tables made first
-    # waits for their bots, which start once every table is made
+    # the service's own wait for the nonces (5 s): each table's bots start as soon as it
+    # is made, so its first deal waits for them as every later one does
     os.environ.setdefault("JASLOG_NONCE_WAIT", "5")
-    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
-                   "--workers", str(args.workers)], url,
+    serve = [sys.executable, "-m", "benchmarks.profiled_serve", args.profile] \
+        if args.profile else [sys.executable, "-m", "jaslog"]
+    new_game = {"online": True, "ruleset": "klaverjas-online-501", "clock": args.clock,
+                "seats": ["ann", "bob", "cor", "dirk"],
+                "options": {"game_end": {"type": "deals", "count": 2}}}
+    with _serving([*serve, "serve", "--db", url, "--workers", str(args.workers)], url,
                   headers) as (base, server):
-        seats: list[tuple[str, str, int]] = []
-        games: list[str] = []
-        with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
-            for _ in range(args.tables):
-                out = c.post("/api/games", json={
-                    "online": True, "ruleset": "klaverjas-online-501", "clock": args.clock,
-                    "seats": ["ann", "bob", "cor", "dirk"],
-                    "options": {"game_end": {"type": "deals", "count": 2}}}).json()
-                games.append(out["game"])
-                seats += [(out["game"], s["token"], s["seat"]) for s in out["seat_tokens"]]
         load_before = os.getloadavg()
         cpu_server = _cpu_of(server.pid)
         began = time.monotonic()
         deadline = began + args.seconds
         processes = max(1, args.client_processes)
+        shares = [args.tables // processes + (j < args.tables % processes)
+                  for j in range(processes)]
         if processes == 1:
-            parts = [_seat_bots(base, seats, deadline, args.think)]
+            parts = [_seat_bots(base, headers, new_game, args.tables, deadline, args.think)]
         else:
             ctx = multiprocessing.get_context("fork")
             results = ctx.Queue()
-            children = [ctx.Process(target=_seat_bots, args=(base, seats[j::processes],
+            children = [ctx.Process(target=_seat_bots, args=(base, headers, new_game, shares[j],
                                                              deadline, args.think, results))
                         for j in range(processes)]
             for ch in children:
@@ -560,9 +569,12 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
                 ch.join()
         took = time.monotonic() - began
         after = _cpu_of(server.pid)
+        games = [g for p in parts for g in p["games"]]
         with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
             logs = {g: c.get(f"/api/games/{g}/events").json()["events"] for g in games}
     lat = [x for p in parts for x in p["lat"]]
+    polls = [x for p in parts for x, _ in p["polls"]]
+    over = sum(1 for p in parts for took_s, asked in p["polls"] if took_s > asked + 1.0)
     errors: Counter[str] = Counter()
     for p in parts:
         errors.update(p["errors"])
@@ -575,6 +587,10 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
             "move_ms": {"p50": round(_pct(lat, 50) * 1000, 1),
                         "p99": round(_pct(lat, 99) * 1000, 1)},
             "timeouts": timeouts, "server_caused_timeouts": caused,
+            "long_poll_s": {"polls": len(polls), "p50": round(_pct(polls, 50), 2),
+                            "p99": round(_pct(polls, 99), 2),
+                            "max": round(max(polls), 2) if polls else 0.0,
+                            "over_asked": over},
             "games_finished": finished,
             "cpu_ms_per_move": round((after - cpu_server) * 1000 / len(lat), 3)
             if after is not None and cpu_server is not None and lat else None,
@@ -631,6 +647,9 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--think", type=float, default=0.2,
                    help="online-room: a bot's think time before each move, seconds, "
                         "+-50%% (default 0.2)")
+    p.add_argument("--profile", metavar="OUT",
+                   help="online-room: serve under cProfile (every thread) and write the "
+                        "merged stats to OUT when the server stops")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -680,6 +699,9 @@ def main(argv: list[str] | None = None) -> None:
             print(f"  timeouts {o['timeouts']}, caused by the server "
                   f"{o['server_caused_timeouts']}; CPU per move: server "
                   f"{o['cpu_ms_per_move']} ms; errors {o['errors'] or 'none'}")
+            lp = o["long_poll_s"]
+            print(f"  long polls {lp['polls']}: p50 {lp['p50']} s, p99 {lp['p99']} s, max "
+                  f"{lp['max']} s, {lp['over_asked']} answered over a second past their wait")
             print(f"  load average before {o['load_average']['before']}, after "
                   f"{o['load_average']['after']}")
         elif name != "service":

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import pstats
+from pathlib import Path
 
 import pytest
 
@@ -20,10 +22,11 @@ def test_the_load_script_appends_reads_and_reports(capsys: pytest.CaptureFixture
 
 @pytest.mark.soak
 def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixture[str],
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
     monkeypatch.setenv("JASLOG_NONCE_WAIT", "5")  # as the script sets it, undone after
     main(["--runs", "online-room", "--tables", "2", "--seconds", "60", "--think", "0.01",
-          "--client-processes", "2", "--json"])
+          "--client-processes", "2", "--profile", str(tmp_path / "room.prof"), "--json"])
     out = json.loads(capsys.readouterr().out)["online_room"]
     # two deals a table: four nonces, a bid at least (forehand may choose at once) and 32
     # cards each; the bots wait for their turn and answer at once, so no clock runs out
@@ -31,6 +34,14 @@ def test_the_online_room_plays_its_tables_to_the_end(capsys: pytest.CaptureFixtu
     assert out["seconds"] < 60 and out["move_ms"]["p99"] >= out["move_ms"]["p50"]
     assert (out["timeouts"], out["server_caused_timeouts"], out["errors"]) == (0, 0, {})
     assert out["client_processes"] == 2
+    # every long poll is timed, and none is answered long after the wait it asked for
+    polls = out["long_poll_s"]
+    assert polls["polls"] >= out["moves"] and polls["over_asked"] == 0
+    assert 0 <= polls["p50"] <= polls["p99"] <= polls["max"] <= 26
+    # the served process ran under cProfile, every thread: the turn route's work is in it
+    profiled = pstats.Stats(str(tmp_path / "room.prof"))
+    assert any(name == "turn_of" and file.endswith("api_record.py")
+               for file, _, name in profiled.stats)  # type: ignore[attr-defined]
 
 
 @pytest.mark.soak

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import AsyncIterator
 from pathlib import Path as PathLib
 from typing import Any
@@ -87,15 +88,19 @@ async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
     loop = asyncio.get_running_loop()
     until = loop.time() + min(seconds, TURN_WAIT_MAX)
     wake = svc.notifier.subscribe(game)
+    reading = _reading(svc, game)
     try:
         while True:
             wake.clear()
-            tl = svc.timeline_in_memory(game)  # the game as the last append left it
-            if tl is not None:
-                woken = (after is not None and len(tl.events) > after) or \
-                    tables.has_to_act(tl, who.seat)
-            else:
-                woken = await run_in_threadpool(_woken, svc, tables, game, who.seat, after)
+            # one waiter of a game at a time reads the game when the timeline kept is
+            # behind the last append: the seats woken with it then find it in memory
+            async with reading:
+                tl = svc.timeline_in_memory(game)  # the game as the last append left it
+                if tl is not None:
+                    woken = (after is not None and len(tl.events) > after) or \
+                        tables.has_to_act(tl, who.seat)
+                else:
+                    woken = await run_in_threadpool(_woken, svc, tables, game, who.seat, after)
             if woken:
                 return
             left = until - loop.time()
@@ -105,6 +110,19 @@ async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
                 await asyncio.wait_for(wake.wait(), timeout=min(left, LOOK_AGAIN_S))
     finally:
         svc.notifier.unsubscribe(game, wake)
+
+
+_READING: weakref.WeakKeyDictionary[Service, weakref.WeakValueDictionary[str, asyncio.Lock]] = \
+    weakref.WeakKeyDictionary()
+
+
+def _reading(svc: Service, game: str) -> asyncio.Lock:
+    """The lock the seats waiting on ``game`` read it under (one a game while any waits)."""
+    locks = _READING.setdefault(svc, weakref.WeakValueDictionary())
+    lock = locks.get(game)
+    if lock is None:
+        lock = locks[game] = asyncio.Lock()
+    return lock
 
 
 def _woken(svc: Service, tables: Any, game: str, seat: int, after: int | None) -> bool:

@@ -36,8 +36,9 @@ from typing import Any
 from jaslog.cards import CARD_TEXT, PLAIN_STRENGTH, SUIT_LETTERS, TRUMP_STRENGTH, cards_of
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, EventError, event_from_dict
+from jaslog.play.views import Timeline
 from jaslog.service.core import Service
-from jaslog.store import ConflictError, NoSuchGame, RejectedError, StoreError
+from jaslog.store import ConflictError, Head, NoSuchGame, RejectedError, StoreError
 from jaslog.store.clock import Clock, parse_stamp, stamp
 
 #: What follows a timeout (a tournament's ``on_timeout``).
@@ -175,12 +176,14 @@ class MoveClock:
                  else self._first_seen(game, start.seq, now))
         return Wait(game, seat, str(kind), start.seq, since, (now - since).total_seconds())
 
-    def check(self, game: str, limit: float, on_timeout: str = "record") -> list[dict[str, Any]]:
+    def check(self, game: str, limit: float, on_timeout: str = "record",
+              read: tuple[Head, Timeline] | None = None) -> list[dict[str, Any]]:
         """Record the timeout of the seat due when its wait is over ``limit`` seconds (and
         with ``autoplay``, its move); the events appended (none when nothing was due, or
-        when another check recorded it first)."""
+        when another check recorded it first). ``read``: the game's head and timeline as
+        the caller just read them (else they are read here)."""
         try:
-            head, tl = self.svc.timeline(game)
+            head, tl = read if read is not None else self.svc.timeline(game)
         except NoSuchGame:
             return []
         if tl.fold is None or tl.error is not None:

@@ -307,7 +307,7 @@ class OnlineTables:
             return self._deal(game, fold, n, sent, head.next_seq)
         if dealt in committed and kind in LATER_DEALS:  # the rest of a deal (Klaberjass)
             return self._deal(game, fold, dealt, nonces.get(dealt, {}), head.next_seq, kind)
-        appended = self.move_clock.check(game, clock, "autoplay")
+        appended = self.move_clock.check(game, clock, "autoplay", (head, tl))
         if appended:
             record_by(self.svc, game, int(appended[0]["seq"]), appended, "server")
             return True

@@ -5,6 +5,7 @@ says who appended it, the seed is nowhere before the round ends, and the game ve
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -21,6 +22,7 @@ from sqlalchemy import select
 
 from jaslog.cards import CARD_TEXT, cards_of
 from jaslog.service import create_app, db
+from jaslog.service.api_online import wait_for_seat
 from jaslog.service.move_clock import autoplay_event
 from jaslog.service.online import online_of
 from jaslog.store.clock import ManualClock, stamp, system_clock
@@ -367,3 +369,54 @@ def test_an_online_klaberjass_game_gets_its_second_deal_from_the_deck(room: Room
     from jaslog.play.fairdeal import check_deals
     report = check_deals(room.game, room.events())
     assert report.problems == [] and 1 in report.checked
+
+
+class ReadCount:
+    """Counts the service's reads of a game at its head (``Service.timeline``), passing each
+    on to the real method."""
+
+    def __init__(self, svc: Any) -> None:
+        self.svc, self.real, self.n = svc, svc.timeline, 0
+
+    def __enter__(self) -> ReadCount:
+        def counted(game: str) -> Any:
+            self.n += 1
+            return self.real(game)
+        self.svc.timeline = counted
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        del self.svc.timeline
+
+
+def test_a_step_with_nothing_owed_reads_the_game_once(room: Room) -> None:
+    start(room)
+    kind, seat, _ = room.due()
+    assert kind == "bid" and seat is not None  # dealt: a seat's move is due, nothing owed
+    with ReadCount(room.svc) as reads:
+        assert online_of(room.svc).step(room.game) is False
+    assert reads.n == 1  # the move clock looks at the game as the step read it
+
+
+def test_the_seats_woken_by_one_append_read_the_game_once(room: Room) -> None:
+    start(room)
+    _, due, move = room.due()
+    assert due is not None and move is not None
+    others = [s for s in range(4) if s != due]
+    who = {s: room.svc.tokens.authenticate(room.seats[s]) for s in others}
+    head = room.head()
+    room.svc.timeline(room.game)  # the timeline kept is at the head: waiting reads nothing
+
+    async def three_wait_then_one_moves() -> int:
+        waits = [asyncio.create_task(wait_for_seat(room.svc, who[s], room.game, 10, head))
+                 for s in others]
+        await asyncio.sleep(0.2)
+        assert not any(w.done() for w in waits)  # nothing moved: all three wait
+        with ReadCount(room.svc) as reads:
+            await asyncio.to_thread(room.svc.append, room.game, [move], head)
+            room.svc.notifier.publish(room.game)
+            await asyncio.wait_for(asyncio.gather(*waits), 5)
+        return reads.n
+
+    portal = room.client.portal  # the loop the app serves on
+    assert portal is not None and portal.call(three_wait_then_one_moves) == 1
