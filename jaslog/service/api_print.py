@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from jaslog.service.api_games import GamePath, _read
 from jaslog.service.auth import Principal
@@ -19,8 +19,10 @@ from jaslog.sheet.printout import game_print
 router = APIRouter(prefix="/api", tags=["games"])
 
 
-@router.get("/games/{game}/print", response_class=HTMLResponse,
-            responses=responses(401, 403, 404, 422))
+@router.get("/games/{game}/print", response_class=Response, responses={
+    **responses(401, 403, 404, 422),
+    200: {"description": "the whole game as one printable HTML page",
+          "content": {"text/html": {}}}})
 def get_print(game: GamePath, svc: Service = Depends(service),
               who: Principal = Depends(principal)) -> HTMLResponse:
     """The whole game as one printable HTML page (``jaslog print``'s): the score sheet, then
