@@ -79,7 +79,9 @@ async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
                         after: int | None = None) -> None:
     """Wait, up to ``seconds``, until the seat of ``who`` has something to do in ``game``
     (:meth:`~jaslog.service.online.OnlineTables.seat_has_to_act`) or, with ``after`` (the
-    ``next_seq`` the caller has seen), until the game has moved past it: woken by every
+    ``next_seq`` the caller has seen, and so what is due there), only until the game has
+    moved past it (a page that answered at once while its seat is to act would redraw
+    without end): woken by every
     append the service makes to the game, and every :data:`LOOK_AGAIN_S` seconds anyway
     (another process may have appended)."""
     if who.seat is None or who.game != game:
@@ -97,7 +99,7 @@ async def wait_for_seat(svc: Service, who: Principal, game: str, seconds: float,
             async with reading:
                 tl = svc.timeline_in_memory(game)  # the game as the last append left it
                 if tl is not None:
-                    woken = (after is not None and len(tl.events) > after) or \
+                    woken = len(tl.events) > after if after is not None else \
                         tables.has_to_act(tl, who.seat)
                 else:
                     woken = await run_in_threadpool(_woken, svc, tables, game, who.seat, after)
@@ -126,10 +128,9 @@ def _reading(svc: Service, game: str) -> asyncio.Lock:
 
 
 def _woken(svc: Service, tables: Any, game: str, seat: int, after: int | None) -> bool:
-    if after is not None:
+    if after is not None:  # the caller has the game at ``after``: what is due there, it knows
         head, _ = svc.timeline(game)
-        if head.next_seq > after:
-            return True
+        return bool(head.next_seq > after)
     return bool(tables.seat_has_to_act(game, seat))
 
 
