@@ -420,3 +420,25 @@ def test_the_seats_woken_by_one_append_read_the_game_once(room: Room) -> None:
 
     portal = room.client.portal  # the loop the app serves on
     assert portal is not None and portal.call(three_wait_then_one_moves) == 1
+
+
+def test_a_seat_to_act_that_waits_after_the_head_waits_until_the_game_moves(room: Room) -> None:
+    """The seat's page long-polls with the ``next_seq`` it has: its seat being to act there
+    is no news, so the answer waits (a page answered at once would redraw without end); the
+    same seat asking without ``after`` is answered at once."""
+    start(room)
+    _, due, _ = room.due()
+    assert due is not None
+    who = room.svc.tokens.authenticate(room.seats[due])
+    head = room.head()
+
+    async def waits() -> tuple[bool, bool]:
+        held = asyncio.create_task(wait_for_seat(room.svc, who, room.game, 10, head))
+        fresh = asyncio.create_task(wait_for_seat(room.svc, who, room.game, 10))
+        await asyncio.sleep(0.3)
+        out = (held.done(), fresh.done())
+        held.cancel()
+        return out
+
+    portal = room.client.portal
+    assert portal is not None and portal.call(waits) == (False, True)
