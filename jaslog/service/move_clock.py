@@ -212,3 +212,33 @@ class MoveClock:
 
 
 __all__ = ["ON_TIMEOUT", "MoveClock", "Wait", "autoplay_event", "event_id", "lowest_card"]
+
+
+def recorded_timeouts(game: str, events: list[dict[str, Any]],
+                      seats: list[str]) -> list[dict[str, Any]]:
+    """The ``timeout`` events of a game (as dicts, in seq order), each with its player, the
+    round (counted by deals) and whether the service then played for the seat (``autoplayed``).
+
+    >>> evs = [{"seq": 0, "type": "game_started"}, {"seq": 1, "type": "dealt"},
+    ...        {"seq": 2, "type": "timeout", "seat": 1, "seconds": 31, "at": "2026-12-01T20:00:31Z"}]
+    >>> [(x["seq"], x["round"], x["player"], x["seconds"], x["autoplayed"])
+    ...  for x in recorded_timeouts("g", evs, ["a", "b", "c", "d"])]
+    [(2, 1, 'b', 31, False)]
+    """
+    out: list[dict[str, Any]] = []
+    rnd, since = 0, 0
+    for i, e in enumerate(events):
+        if e["type"] in ("dealt", "round_score"):
+            rnd += 1
+        if e["type"] == "timeout":
+            nxt = events[i + 1] if i + 1 < len(events) else None
+            seat = e["seat"]
+            out.append({"seq": e["seq"], "round": rnd, "seat": seat,
+                        "player": seats[seat] if 0 <= seat < len(seats) else None,
+                        "seconds": e["seconds"], "at": e.get("at"),
+                        "recorded_at": e.get("recorded_at"),
+                        "autoplayed": nxt is not None and nxt.get("seat") == seat
+                        and nxt.get("id") == event_id(game, since, seat, "move")})
+        if e["type"] not in NOT_MOVES:
+            since = e["seq"]
+    return out

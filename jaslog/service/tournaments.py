@@ -13,7 +13,8 @@ decision 15).
 A player may withdraw (:meth:`Tournaments.withdraw`) and cannot re-enter: their game in
 play ends with a ruling on the round in play (the round to the other side, as a forfeit)
 and is won by the other team; the next round leaves them out, and when a winner is missing
-the best player of the last round's losing teams takes the place (:func:`lucky_losers`).
+the best player of the last round's losing teams takes the place
+(:func:`~jaslog.service.tournament_draw.lucky_losers`).
 
 The tournament and its games are rows of the service's own insert-only tables; the games
 themselves are ordinary games in the store, at their table (``meta.table``) of the tournament
@@ -44,9 +45,7 @@ from typing import Any
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
-from jaslog.engine.fold import GameFold
 from jaslog.engine.options import OptionError
-from jaslog.errors import JaslogError
 from jaslog.events import PLAYER_ID_PATTERN
 from jaslog.events.limits import NOT_IDS, not_an_id
 from jaslog.games import game_of, get_game, resolve
@@ -56,10 +55,17 @@ from jaslog.service import db
 from jaslog.service.auth import Principal, TokenError, TokenInfo, now
 from jaslog.service.bots import BotPlayError, play_stored_game
 from jaslog.service.core import Service
-from jaslog.service.move_clock import ID_SPACE, NOT_MOVES, ON_TIMEOUT, MoveClock, event_id
+from jaslog.service.move_clock import ID_SPACE, ON_TIMEOUT, MoveClock, recorded_timeouts
 from jaslog.service.online import online_of
 from jaslog.service.online_bots import play_online_game
 from jaslog.service.timing import move_times
+from jaslog.service.tournament_draw import (
+    TournamentError,
+    draw_tables,
+    forfeit_score,
+    lucky_losers,
+    rounds_for,
+)
 from jaslog.store import ConflictError, NoSuchGame
 from jaslog.store.clock import Clock, stamp
 
@@ -70,14 +76,6 @@ DEFAULT_MOVE_LIMIT = 30
 MOST_ONLINE_CLOCK = 600
 #: a tournament's game ids: ``{tournament}-r{round}-t{table}``
 GAME_ID = re.compile(r"^(.+)-r[0-9]+-t[0-9]+$")
-
-
-class TournamentError(JaslogError, ValueError):
-    """A tournament request that cannot be carried out; ``status`` is the HTTP answer."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 @dataclass(frozen=True)
@@ -111,77 +109,6 @@ class Withdrawal:
     def to_json(self) -> dict[str, Any]:
         return {"player": self.player, "round": self.round, "game": self.game,
                 "withdrawn_at": self.withdrawn_at, "by": self.by, "reason": self.reason}
-
-
-def _rounds_for(n: int) -> int | None:
-    """How many rounds ``n`` players play (4 * 2**k players), or None."""
-    k, m = 1, 4
-    while m < n:
-        m, k = m * 2, k + 1
-    return k if m == n else None
-
-
-def draw_tables(players: list[str], seed: int, round_no: int,
-                partners: set[frozenset[str]]) -> list[list[str]]:
-    """Shuffle ``players`` into tables of four (seats 0 and 2, 1 and 3 are partners) so that
-    no pair in ``partners`` (last round's teams) is a team again. Deterministic for a seed.
-
-    >>> t = draw_tables(["a", "b", "c", "d"], 1, 2, {frozenset("ab"), frozenset("cd")})
-    >>> sorted(map(frozenset, (t[0][0::2], t[0][1::2]))) != sorted([frozenset("ab"), frozenset("cd")])
-    True
-    """
-    rng = random.Random(f"{seed}:{round_no}")
-    order = list(players)
-    for _ in range(10000):
-        rng.shuffle(order)
-        tables = [order[i:i + 4] for i in range(0, len(order), 4)]
-        teams = [frozenset(t[k::2]) for t in tables for k in (0, 1)]
-        if not any(team in partners for team in teams):
-            return tables
-    raise TournamentError(409, "no_new_teams", "no draw of new teams was found")  # pragma: no cover
-
-
-def forfeit_score(fold: GameFold, seat: int) -> list[int]:
-    """The score of a round given up by ``seat`` (a withdrawal): nothing for its side, and
-    for the other side all the card points of a round (Klaverjas: 162), within what one round
-    can score (:meth:`~jaslog.engine.base.RoundBook.most_round_score`).
-
-    >>> from jaslog.play.fold import start_fold
-    >>> from jaslog.events import parse_event
-    >>> f = start_fold(parse_event('{"game":"g","seq":0,"type":"game_started",'
-    ...     '"ruleset":"amsterdam","seats":["a","b","c","d"],"dealer":0}'))
-    >>> forfeit_score(f, 1)
-    [162, 0]
-    """
-    state = fold.state
-    most = int(state.most_round_score())
-    points = min(int(getattr(getattr(state, "score_rules", None), "total", most)), most)
-    teams = state.scores * 2 == len(fold.seats)
-    score = [points] * state.scores
-    score[seat % state.scores if teams else seat] = 0
-    return score
-
-
-def lucky_losers(tables: list[dict[str, Any]], out: set[str], seed: int, round_no: int,
-                 places: int) -> list[str]:
-    """``places`` players of the losing teams of a finished round (``tables`` as the standing
-    shows them), for the places of winners who withdrew: the players whose team scored most
-    first, then in an order drawn from the tournament's seed; nobody in ``out``.
-
-    >>> t = [{"winner": 0, "teams": [["a", "c"], ["b", "d"]], "totals": [1001, 640]},
-    ...      {"winner": 1, "teams": [["e", "g"], ["f", "h"]], "totals": [980, 1010]}]
-    >>> sorted(lucky_losers(t, {"b"}, 1, 1, 2))
-    ['e', 'g']
-    """
-    rng = random.Random(f"{seed}:{round_no}:lucky")
-    ranked: list[tuple[int, float, str]] = []
-    for g in tables:
-        w = g["winner"]
-        if not isinstance(w, int):
-            continue
-        ranked += [(-g["totals"][1 - w], rng.random(), p) for p in g["teams"][1 - w]
-                   if p not in out]
-    return [p for _, _, p in sorted(ranked)[:places]]
 
 
 #: The tournaments known to be over, by service: an end is for good (games only grow).
@@ -448,7 +375,7 @@ class Tournaments:
         if bad:
             raise TournamentError(422, "bad_players", f"{bad[0]!r} is not a player id "
                                   "(letters, digits, ._:@-)")
-        if _rounds_for(len(players)) is None:
+        if rounds_for(len(players)) is None:
             raise TournamentError(422, "bad_players", f"a tournament needs 4, 8, 16, 32... players "
                                   f"(tables of four, half go on each round), not {len(players)}")
         if tid in NOT_IDS:  # a path's step: /api/tournaments/.. is no tournament's
@@ -507,7 +434,8 @@ class Tournaments:
 
     def next_round(self, tid: str) -> dict[str, Any]:
         """Start the next round with the winners of the last, in new teams. A winner who
-        withdrew is left out; their place goes to a lucky loser (:func:`lucky_losers`)."""
+        withdrew is left out; their place goes to a lucky loser
+        (:func:`~jaslog.service.tournament_draw.lucky_losers`)."""
         t = self.get(tid)
         st = self.standing(tid, None)
         if st["status"] == "finished":
@@ -683,7 +611,7 @@ class Tournaments:
     def standing(self, tid: str, who: Principal | None) -> dict[str, Any]:
         """The tournament as ``who`` may see it (None: everything)."""
         t = self.get(tid)
-        total_rounds = _rounds_for(len(t.players))
+        total_rounds = rounds_for(len(t.players))
         rounds: list[dict[str, Any]] = []
         exceeded: list[dict[str, Any]] = []
         timeouts: list[dict[str, Any]] = []
@@ -746,33 +674,3 @@ class Tournaments:
 def _own_id(game: str, player: str, what: str) -> str:
     """The id of an event the service appends for a withdrawal (one per player and game)."""
     return str(uuid.uuid5(ID_SPACE, f"{game}:withdrawal:{player}:{what}"))
-
-
-def recorded_timeouts(game: str, events: list[dict[str, Any]],
-                      seats: list[str]) -> list[dict[str, Any]]:
-    """The ``timeout`` events of a game (as dicts, in seq order), each with its player, the
-    round (counted by deals) and whether the service then played for the seat (``autoplayed``).
-
-    >>> evs = [{"seq": 0, "type": "game_started"}, {"seq": 1, "type": "dealt"},
-    ...        {"seq": 2, "type": "timeout", "seat": 1, "seconds": 31, "at": "2026-12-01T20:00:31Z"}]
-    >>> [(x["seq"], x["round"], x["player"], x["seconds"], x["autoplayed"])
-    ...  for x in recorded_timeouts("g", evs, ["a", "b", "c", "d"])]
-    [(2, 1, 'b', 31, False)]
-    """
-    out: list[dict[str, Any]] = []
-    rnd, since = 0, 0
-    for i, e in enumerate(events):
-        if e["type"] in ("dealt", "round_score"):
-            rnd += 1
-        if e["type"] == "timeout":
-            nxt = events[i + 1] if i + 1 < len(events) else None
-            seat = e["seat"]
-            out.append({"seq": e["seq"], "round": rnd, "seat": seat,
-                        "player": seats[seat] if 0 <= seat < len(seats) else None,
-                        "seconds": e["seconds"], "at": e.get("at"),
-                        "recorded_at": e.get("recorded_at"),
-                        "autoplayed": nxt is not None and nxt.get("seat") == seat
-                        and nxt.get("id") == event_id(game, since, seat, "move")})
-        if e["type"] not in NOT_MOVES:
-            since = e["seq"]
-    return out

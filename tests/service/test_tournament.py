@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 
 from jaslog.play.sim import simulate_game
-from jaslog.service.tournaments import draw_tables
+from jaslog.service.tournament_draw import draw_tables
 from jaslog.store.clock import stamp
 from tests.service.conftest import Server, record, timed
 from tests.service.inprocess import live_service

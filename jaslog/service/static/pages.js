@@ -281,9 +281,10 @@
   // ---------------------------------------------------------------- following live
   // A Server-Sent Events stream read with fetch, so that the token travels in the
   // Authorization header (an EventSource could only put it in the URL, where server logs
-  // keep it): each message ({event, data, id}) to `onMessage` until `ctrl` aborts it.
-  async function readStream(url, ctrl, onMessage) {
-    const t = localStorage.getItem(TOKEN_KEY);
+  // keep it): each message ({event, data, id}) to `onMessage` until `ctrl` aborts it;
+  // `token`: the page's own (default: the one kept in the browser's storage).
+  async function readStream(url, ctrl, onMessage, token) {
+    const t = token || localStorage.getItem(TOKEN_KEY);
     const r = await fetch(url, { headers: { Authorization: "Bearer " + t, Accept: "text/event-stream" },
       signal: ctrl.signal });
     if (!r.ok || !r.body) throw new Error("the live stream was refused (HTTP " + r.status + ")");

@@ -725,35 +725,9 @@
     showUnseen(0);
   }
 
-  // The stream is read with fetch, so that the token travels in the Authorization header
-  // (an EventSource could only put it in the URL, where server logs keep it).
-  async function readStream(url, ctrl, onMessage) {
-    const r = await fetch(url, { headers: { Authorization: "Bearer " + st.token, Accept: "text/event-stream" },
-      signal: ctrl.signal });
-    if (!r.ok || !r.body) throw new Error("the live stream was refused (HTTP " + r.status + ")");
-    const reader = r.body.getReader();
-    const dec = new TextDecoder();
-    let buf = "";
-    let msg = {};
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buf += dec.decode(value, { stream: true });
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl).replace(/\r$/, "");
-        buf = buf.slice(nl + 1);
-        if (!line) {
-          if (msg.data !== undefined) onMessage(msg);
-          msg = {};
-        } else if (!line.startsWith(":")) {
-          const i = line.indexOf(":");
-          const k = i < 0 ? line : line.slice(0, i);
-          const v = i < 0 ? "" : line.slice(i + 1).replace(/^ /, "");
-          msg[k] = msg[k] !== undefined && k === "data" ? msg[k] + "\n" + v : v;
-        }
-      }
-    }
+  // The stream is read with fetch, the token in the Authorization header (pages.js).
+  function readStream(url, ctrl, onMessage) {
+    return P.readStream(url, ctrl, onMessage, st.token);
   }
 
   function startLive() {
