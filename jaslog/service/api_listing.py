@@ -15,10 +15,11 @@ from fastapi.responses import JSONResponse
 from pydantic import Field
 
 from jaslog.play.views import NotVisible, report
-from jaslog.service.api_games import GameOut, game_out, kind_of, view_name
+from jaslog.service.api_games import game_out, kind_of, view_name
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.deps import ApiError, api_words, principal, responses, service
+from jaslog.service.game_models import GameOut
 from jaslog.store import StoreError
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.queries import cursor_pos, page_cursor

@@ -38,12 +38,13 @@ from jaslog.games import get_game
 from jaslog.play.views import report
 from jaslog.record.core import InputError, Recorder, next_item, prepare_one
 from jaslog.service import api_games
-from jaslog.service.api_games import AppendIn, AppendOut, GamePath, _check_append, _read, view_name
+from jaslog.service.api_games import GamePath, _check_append, _read, view_name
 from jaslog.service.api_online import TURN_WAIT_MAX, wait_for_seat
 from jaslog.service.auth import Principal
 from jaslog.service.core import Service
 from jaslog.service.db import event_authors
 from jaslog.service.deps import ApiError, principal, responses, service, the_service
+from jaslog.service.game_models import AppendIn, AppendOut
 from jaslog.service.online import online_of
 from jaslog.store.clock import stamp
 from jaslog.store.codec import norm_id
