@@ -63,7 +63,7 @@ def broken_lines(text: str, width: int) -> list[str]:
     return bad
 
 
-@pytest.mark.parametrize("width", [80, 120])
+@pytest.mark.parametrize("width", [80, pytest.param(120, marks=pytest.mark.soak)])
 def test_no_help_line_is_broken_mid_sentence(width):
     paths = [(), *_commands(app)]
     assert ("games",) in paths and ("token", "list") in paths

@@ -218,6 +218,7 @@ def test_the_suggested_commands_work(demo: tuple[Path, subprocess.CompletedProce
         assert r.stdout.strip(), c
 
 
+@pytest.mark.soak
 def test_demo_again_starts_fresh_and_refuses_a_foreign_folder(tmp_path: Path) -> None:
     first = jaslog("demo", "--dir", "d", "--games", "4", "--seed", "5", cwd=tmp_path)
     assert first.returncode == 0, first.stderr

@@ -52,6 +52,7 @@ def test_every_replay_is_analysed(path: Path) -> None:
             assert r["end"] == r["difference"], r
 
 
+@pytest.mark.soak
 def test_rounds_without_hands_are_solved_once_played_out() -> None:
     (game,) = analysed(str(ROOT / "replays" / "amsterdam-no-hands.jsonl"))
     rebuilt = [r for r in game["rounds"] if r["note"] and "hands rebuilt" in r["note"]]

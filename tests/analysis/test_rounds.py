@@ -107,7 +107,7 @@ def test_best_play_costs_nothing_and_ends_at_par(ruleset: str, options: dict[str
 
 
 @pytest.mark.parametrize(("ruleset", "options"), GAMES)
-@pytest.mark.parametrize("erring", [0, 1])
+@pytest.mark.parametrize("erring", [0, pytest.param(1, marks=pytest.mark.soak)])
 def test_one_sides_losses_are_the_gap_to_par(ruleset: str, options: dict[str, Any] | None,
                                              erring: int) -> None:
     rng = random.Random(erring + 7)
@@ -160,7 +160,7 @@ def cores_agree(deal: Deal) -> None:
         assert (a.par, a.par_result, a.pars) == (b.par, b.par_result, b.pars)
 
 
-@pytest.mark.parametrize("ruleset", ["klaberjass-2p", "kloepper"])
+@pytest.mark.parametrize("ruleset", ["klaberjass-2p", pytest.param("kloepper", marks=pytest.mark.soak)])
 def test_the_cores_agree_on_whole_rounds(ruleset: str) -> None:
     for deal in deals_of(folded(simulate_game("c", ruleset, seed=5)))[:4]:
         cores_agree(deal)

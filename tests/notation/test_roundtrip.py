@@ -234,7 +234,7 @@ def games(draw: st.DrawFn) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games())
 def test_any_valid_events_round_trip(events: list[dict[str, Any]]) -> None:
     models = [event_from_dict(e) for e in events]

@@ -10,6 +10,9 @@ import pytest
 
 from tests.service.conftest import Server, create, record, sim
 
+#: Browser tests beyond the games page: in `make soak`.
+pytestmark = pytest.mark.soak
+
 #: where the board starts: four tricks played (quick for the pure-Python solver too)
 LATE = 16
 

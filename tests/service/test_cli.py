@@ -101,6 +101,7 @@ def test_serve_makes_the_first_admin_token_and_serves(tmp_path: Path) -> None:
     assert len(r.stdout.splitlines()) == 1  # one admin token, made once
 
 
+@pytest.mark.soak
 def test_serve_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     bad = tmp_path / "not-a-db.sqlite"
     bad.write_bytes(b"this is not a database" * 100)
@@ -110,6 +111,7 @@ def test_serve_refuses_a_store_it_cannot_open(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+@pytest.mark.soak
 def test_serve_on_a_busy_port_says_so_and_makes_no_token(tmp_path: Path) -> None:
     """A port another server holds is a sentence and exit 2 (3 means a concurrency conflict),
     before the first admin token would be made and shown once (and lost)."""

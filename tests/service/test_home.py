@@ -12,7 +12,7 @@ import pytest
 
 from tests.service.conftest import Server, create, record, sim
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.soak]
 
 #: every page of the site, as a club member opens it (the id of the game, the round, the
 #: tournament filled in)

@@ -24,6 +24,9 @@ from jaslog.store import open_store
 from tests.service.conftest import JASLOG, ROOT, body_of, create, free_port, sim, stop_server
 from tests.store.conftest import pg_server, pg_url  # noqa: F401  (a real PostgreSQL)
 
+#: Many real processes: in `make soak`.
+pytestmark = pytest.mark.soak
+
 #: How long after an append in one process its event may take, at the median, to reach a
 #: stream in another (the streams' own fallback looks every second: this is well under it).
 PROMPT_S = 0.4

@@ -74,6 +74,7 @@ def test_every_answer_is_the_command_lines(live, club):
     _same_as_the_command_line(live, club, questions())
 
 
+@pytest.mark.soak
 def test_answers_are_the_command_lines_for_every_role(live, club):
     """Some questions as the command line answers them, for an admin and the public; grouped
     by each dimension of one question; and for every role, the referee's as the admin's, a
@@ -187,6 +188,7 @@ def test_the_command_line_says_an_answer_is_the_publics(club):
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_serve_answers_from_the_export_beside_the_store(club, tmp_path):
     """`jaslog serve` without --dataset answers from the `parquet` folder beside its SQLite
     store, as `jaslog stats` does (here: the club's export)."""

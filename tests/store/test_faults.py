@@ -82,6 +82,7 @@ def test_a_worker_that_stops_ends_the_parallel_import_with_a_sentence(tmp_path: 
     _all_there_once(str(db), {g: len(games[g]) for g in stored})
 
 
+@pytest.mark.soak
 def test_a_full_disk_stops_the_parallel_import_with_a_sentence(tmp_path: Path) -> None:
     log = tmp_path / "games.jsonl"
     _games_file(log, 60)

@@ -148,6 +148,7 @@ def kept_folds(svc: Service) -> dict[str, Any]:
             for g, (seq, head, f) in sorted(svc.writer._folds.items())}
 
 
+@pytest.mark.soak
 def test_appends_from_several_threads_store_what_one_by_one_stores(
         two_urls: tuple[str, str]) -> None:
     grouped_url, one_by_one_url = two_urls
