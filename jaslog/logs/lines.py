@@ -25,7 +25,7 @@ from typing import IO
 import orjson
 
 from jaslog.events import Event, EventError, parse_event
-from jaslog.events.fast import fast_event
+from jaslog.events.fast import fast_play
 from jaslog.events.limits import MAX_LINE
 from jaslog.notation import TextView, ViewLine, is_notation
 
@@ -202,11 +202,11 @@ def read_line(raw: bytes, source: str, number: int) -> Line:
 
 def read_line_fast(raw: bytes, source: str, number: int) -> Line:
     """:func:`read_line` for a reader that only folds and reports (``jaslog check``): a line
-    that is the canonical text of an event is read without validating it again
-    (:func:`jaslog.events.fast.fast_event`: a play is a :class:`~jaslog.events.fast.FastPlay`,
-    which a fold takes in place of the model; another event its model, built from fields
-    already checked); any other line, or any doubt, as :func:`read_line` reads it. A reader
-    that shows events (``replay``, ``show``) reads with :func:`read_line`.
+    that is the canonical text of a play is read without its model, as the import reads it
+    (:func:`jaslog.events.fast.fast_play`: a :class:`~jaslog.events.fast.FastPlay`, which a
+    fold takes in place of the model); any other line, or any doubt, as :func:`read_line`
+    reads it. The event of a fast line has no ``model_dump``: a reader that shows events
+    (``replay``, ``show``) reads with :func:`read_line`.
 
     >>> ln = read_line_fast(b'{"game":"g","seq":3,"type":"play","seat":1,"card":"AS"}\\n', "a", 4)
     >>> type(ln.event).__name__, ln.event.card, ln.number
@@ -216,9 +216,9 @@ def read_line_fast(raw: bytes, source: str, number: int) -> Line:
     'Play'
     """
     if type(raw) is bytes:  # (a line of a notation text knows its own line and column)
-        fe = fast_event(raw)
-        if fe is not None:
-            return Line(source, number, fe)  # type: ignore[arg-type]  # every field a fold reads
+        fp = fast_play(raw)
+        if fp is not None:
+            return Line(source, number, fp)  # type: ignore[arg-type]  # every field a fold reads
     return read_line(raw, source, number)
 
 

@@ -2,11 +2,12 @@
 
 :func:`fold_log` gives what :func:`jaslog.play.fold.fold_lines` gives of ``log.lines(fast=True)``
 with ``log.is_last`` (the same games, in the same order, with the same errors at the same
-file and line), with less work a line: a line in canonical form goes from the file to its
-game's fold as its event read without its model (:func:`jaslog.events.fast.fast_event`),
-with no :class:`~jaslog.logs.Line` between; any other line is read as every reader reads it
-(:func:`jaslog.logs.read_line`: its model, or its error), and so is every line of a
-notation text.
+file and line), with less work a line: a line goes from the file to its game's fold as its event, with no
+:class:`~jaslog.logs.Line` between (a canonical play read without its model,
+:func:`jaslog.events.fast.fast_play`; any other valid line by its model,
+:func:`jaslog.events.parse_event`); a line the models refuse is read as every reader reads
+it (:func:`jaslog.logs.read_line`: its error, with the game and seq it names), and so is
+every line of a notation text.
 
 >>> import contextlib, os, tempfile, orjson
 >>> from jaslog.play.sim import simulate_game
@@ -22,9 +23,11 @@ notation text.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from jaslog.engine.fold import FoldError
-from jaslog.events.fast import fast_event
+from jaslog.events import EventError, parse_event
+from jaslog.events.fast import fast_play
 from jaslog.logs import Line, LogFiles, read_line
 from jaslog.notation import TextView
 from jaslog.play.fold import FileGame, start_fold
@@ -76,10 +79,15 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
                         yield games.pop(gid)  # type: ignore[arg-type]
             continue
         for number, raw in enumerate(stream, 1):
-            e = fast_event(raw)
+            e: Any = fast_play(raw)
             if e is None:
-                if not raw.strip():
-                    continue
+                try:  # a valid line: its model (read_line says what is wrong with any other)
+                    e = parse_event(raw)
+                except EventError:
+                    if not raw.strip():
+                        continue
+                    e = None
+            if e is None:
                 gid, bare = _take(games, read_line(raw, name, number))
                 if bare is not None:
                     yield bare
@@ -93,9 +101,9 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
                     g.lines.append((name, number))
                     try:
                         if g.fold is None:
-                            g.fold = start_fold(e)  # type: ignore[arg-type]
+                            g.fold = start_fold(e)
                         else:
-                            g.fold.apply(e)  # type: ignore[arg-type]
+                            g.fold.apply(e)
                     except FoldError as err:
                         g.error = err.located(name, number)
             if last.get(number) == gid:
