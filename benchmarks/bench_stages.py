@@ -230,7 +230,7 @@ def check(w: Work) -> Measure:
     n = games = 0
     with Meter() as m, contextlib.ExitStack() as stack:
         log = LogFiles([w.log], stack)  # two passes, each game at its last line
-        # canonical lines read without their models, as `jaslog check` reads them
+        # each line straight into its game's fold, as `jaslog check` reads them
         for g in fold_log(log):
             if isinstance(g, FileGame):
                 rep = game_report(g.game, g.fold, g.error)

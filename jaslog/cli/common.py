@@ -204,9 +204,9 @@ def read_games(paths: list[Path], db: str | None = None,
                fast: bool = False) -> Iterator[FileGame | FoldError]:
     """Every game in the files, folded (games may span lines anywhere in a file; each comes
     at its last line), then the stored games named ``store:GAME`` (``store:``: all of them)
-    in the store ``db``. With ``fast``, a file's canonical lines are read without their
-    models (:func:`jaslog.play.logfold.fold_log`): for a reader that folds and reports, not
-    one that shows events."""
+    in the store ``db``. With ``fast``, a file's lines go straight into their games' folds,
+    its canonical plays without their models (:func:`jaslog.play.logfold.fold_log`): for a
+    reader that folds and reports, not one that shows events."""
     paths = [as_stored(p) for p in paths]
     refs = [str(p) for p in paths if is_stored(p)]
     paths = [p for p in paths if not is_stored(p)]

@@ -1,9 +1,11 @@
-"""Log files folded game by game at the pace of their parse: what ``jaslog check`` reads.
+"""Log files folded game by game, each line straight into its game's fold: what ``jaslog
+check`` reads.
 
-:func:`fold_log` gives what :func:`jaslog.play.fold.fold_lines` gives of ``log.lines(fast=True)``
-with ``log.is_last`` (the same games, in the same order, with the same errors at the same
-file and line), with less work a line: a line goes from the file to its game's fold as its event, with no
-:class:`~jaslog.logs.Line` between (a canonical play read without its model,
+:func:`fold_log` gives what :func:`jaslog.play.fold.fold_lines` gives of
+``log.lines(fast=True)`` with ``log.is_last`` (the same games, in the same order, with the
+same errors at the same file and line), with less work a line: a line goes from the file to
+its game's fold as its event, with no :class:`~jaslog.logs.Line`, no generator and no
+``is_last`` call between (a canonical play read without its model,
 :func:`jaslog.events.fast.fast_play`; any other valid line by its model,
 :func:`jaslog.events.parse_event`); a line the models refuse is read as every reader reads
 it (:func:`jaslog.logs.read_line`: its error, with the game and seq it names), and so is
