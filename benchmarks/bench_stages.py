@@ -224,13 +224,14 @@ def check(w: Work) -> Measure:
 
     from jaslog.logs import LogFiles
     from jaslog.play.audit import game_report
-    from jaslog.play.fold import FileGame, fold_lines
+    from jaslog.play.fold import FileGame
+    from jaslog.play.logfold import fold_log
 
     n = games = 0
     with Meter() as m, contextlib.ExitStack() as stack:
         log = LogFiles([w.log], stack)  # two passes, each game at its last line
-        # canonical plays read without their models, as `jaslog check` reads them
-        for g in fold_lines(log.lines(fast=True), log.is_last):
+        # each line straight into its game's fold, as `jaslog check` reads them
+        for g in fold_log(log):
             if isinstance(g, FileGame):
                 rep = game_report(g.game, g.fold, g.error)
                 if rep["error"]:

@@ -251,3 +251,41 @@ def test_standard_input_and_the_file_or_pipe_it_reads_are_one_log(tmp_path: Path
     with open(log, "rb") as f:  # alone, standard input is read as ever
         alone = subprocess.run([*cmd, "-"], stdin=f, capture_output=True, env=env, timeout=60)
     assert alone.returncode == 0, alone
+
+
+def _last_line_by_line(data: bytes) -> dict[str, tuple[int, int]]:
+    """The first pass as it reads one line at a time: each game's last line."""
+    import io
+
+    from jaslog.logs import line_game
+
+    last: dict[str, tuple[int, int]] = {}
+    for number, raw in enumerate(io.BytesIO(data), 1):
+        game = line_game(raw)
+        if game is not None:
+            last[game] = (0, number)
+    return last
+
+
+@pytest.mark.parametrize("block", [1 << 22, 1000, 61])
+def test_the_first_pass_by_blocks_finds_what_line_by_line_finds(
+        block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of canonical lines are read by one regex, any other block line by line: the
+    games' last lines are the same either way, whatever the blocks' size (a block may end
+    in the middle of a line), blank lines, CRLF, spaced JSON, a line naming "game" twice,
+    one that names none and a last line without its line break included."""
+    import io
+
+    from jaslog.logs import files
+
+    monkeypatch.setattr(files, "BLOCK", block)
+    games = b"".join(orjson.dumps(e) + b"\n" for g in ("a", "b") for e in
+                     simulate_game(g, seed=len(g))[:40])
+    odd = (b'\n{"game": "x", "seq": 0}\n{"game":"y","seq":1,"game":"z"}\n{"seq":1}\r\n'
+           b'{"game":"a b","seq":3}\n{"game":"q","seq":2}')
+    for data in (games, games + b"\n\n", games.replace(b"\n", b"\r\n"), odd + b"\n" + games,
+                 games + odd):
+        last: dict[str, tuple[int, int]] = {}
+        files.last_lines(io.BytesIO(data), 0, last)
+        expected = _last_line_by_line(data)
+        assert last == expected and list(last) == list(expected)

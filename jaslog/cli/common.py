@@ -36,6 +36,7 @@ from jaslog.engine.fold import FoldError
 from jaslog.errors import JaslogError
 from jaslog.logs import Line, LogError, LogFiles, paths_problem
 from jaslog.play.fold import FileGame, fold_lines, start_fold
+from jaslog.play.logfold import fold_log
 from jaslog.store import StoreError, open_store
 from jaslog.store.engine import database_error, is_driver_error
 
@@ -203,9 +204,9 @@ def read_games(paths: list[Path], db: str | None = None,
                fast: bool = False) -> Iterator[FileGame | FoldError]:
     """Every game in the files, folded (games may span lines anywhere in a file; each comes
     at its last line), then the stored games named ``store:GAME`` (``store:``: all of them)
-    in the store ``db``. With ``fast``, a file's canonical plays are read without their
-    models (:func:`jaslog.logs.read_line_fast`), as the store gives its plays: for a reader
-    that folds and reports, not one that shows events."""
+    in the store ``db``. With ``fast``, a file's lines go straight into their games' folds,
+    its canonical plays without their models (:func:`jaslog.play.logfold.fold_log`): for a
+    reader that folds and reports, not one that shows events."""
     paths = [as_stored(p) for p in paths]
     refs = [str(p) for p in paths if is_stored(p)]
     paths = [p for p in paths if not is_stored(p)]
@@ -215,7 +216,7 @@ def read_games(paths: list[Path], db: str | None = None,
         with contextlib.ExitStack() as stack:
             try:
                 log = LogFiles(paths, stack)
-                yield from fold_lines(log.lines(fast=fast), log.is_last)
+                yield from fold_log(log) if fast else fold_lines(log.lines(), log.is_last)
             except LogError as e:
                 fail(str(e))
             except OSError as e:

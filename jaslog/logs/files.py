@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shlex
 import shutil
 import stat
@@ -35,6 +36,7 @@ from typing import IO
 
 from jaslog.errors import JaslogError
 from jaslog.logs.lines import Line, line_game, read_line, read_line_fast, skip_bom
+from jaslog.notation import TextView
 
 #: One line of a log file: (file name, line number, bytes).
 RawLine = tuple[str, int, bytes]
@@ -137,6 +139,65 @@ def paths_problem(paths: Iterable[str | Path]) -> str | None:
     return repeated_path(paths)
 
 
+#: How much of a file the first pass reads at a time (whole lines of it).
+BLOCK = 1 << 22
+#: The game a canonical line starts with (``{"game":"<id>"``).
+_GAME_START = re.compile(rb'\{"game":"([A-Za-z0-9._:-]{1,128})"')
+
+
+def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> None:
+    """The first pass over one file (``stream``, at its start; file index ``k``): set
+    ``last[game]`` to ``(k, number)`` of each game's last line, as :func:`~jaslog.logs.
+    line_game` of each line would. A block of lines that all start in canonical form, each
+    naming ``"game"`` once, is read by one regex over the block; any other block line by
+    line.
+
+    >>> import io
+    >>> last: dict[str, tuple[int, int]] = {}
+    >>> last_lines(io.BytesIO(b'{"game":"a"}\\n{"game":"b"}\\n\\n{"game": "a"}'), 0, last)
+    >>> last
+    {'a': (0, 4), 'b': (0, 2)}
+    """
+    base = 0  # lines before the block
+    rest = b""
+    while True:
+        chunk = stream.read(BLOCK)
+        if not chunk:
+            break
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            continue
+        rest = data[cut:]
+        base = _block_last(data[:cut] if rest else data, base, k, last)
+    if rest:
+        _block_last(rest, base, k, last)
+
+
+def _block_last(block: bytes, base: int, k: int, last: dict[str, tuple[int, int]]) -> int:
+    """:func:`last_lines` of one block of whole lines (the last may lack its line break),
+    the first of them line ``base + 1``; returns the number of the block's last line."""
+    n = block.count(b"\n") + (not block.endswith(b"\n"))
+    # every line starts {"game":" and names "game" once: then the regex finds each line's id
+    # at its start, and finds them all when each id is one line_game reads off the text
+    if block.count(b'\n{"game":"') + block.startswith(b'{"game":"') == n and \
+            block.count(b'"game"') == n and len(ids := _GAME_START.findall(block)) == n:
+        ends = {g: i for i, g in enumerate(ids, base + 1)}
+        for g, i in ends.items():
+            last[g.decode()] = (k, i)
+        return base + n
+    lines = block.split(b"\n")
+    ended = block.endswith(b"\n")
+    if ended:
+        lines.pop()  # the empty text after the block's last line break
+    for i, raw in enumerate(lines, base + 1):
+        game = line_game(raw + b"\n" if ended or i < base + n else raw)
+        if game is not None:
+            last[game] = (k, i)
+    return base + n
+
+
 class LogFiles:
     """Log files to read game by game. Each is open only while it is read (any number of
     files); ``-`` (standard input) and pipes (``<(zcat log.jsonl.gz)``), which can be read
@@ -171,10 +232,13 @@ class LogFiles:
             self.files.append(("<stdin>" if str(p) == "-" else str(p), spool))
         self.last: dict[str, tuple[int, int]] = {}
         for k, (_name, fh) in enumerate(self._each()):
-            for number, raw in enumerate(fh, 1):
-                game = line_game(raw)
-                if game is not None:
-                    self.last[game] = (k, number)
+            if isinstance(fh, TextView):  # a notation text: its events' lines, one by one
+                for number, raw in enumerate(fh, 1):
+                    game = line_game(raw)
+                    if game is not None:
+                        self.last[game] = (k, number)
+            else:
+                last_lines(fh, k, self.last)
         self._file = self._number = 0
 
     def _each(self) -> Iterator[tuple[str, IO[bytes]]]:
@@ -194,6 +258,21 @@ class LogFiles:
     @property
     def games(self) -> int:
         return len(self.last)
+
+    def streams(self) -> Iterator[tuple[int, str, IO[bytes]]]:
+        """(index, name, stream at its start) of each file in turn, for a reader that reads
+        the lines itself (a notation text's stream is a ``jaslog.notation.TextView``: its
+        events' lines); each file is open only while it is read."""
+        for k, (name, fh) in enumerate(self._each()):
+            yield k, name, fh
+
+    def ends(self) -> dict[int, dict[int, str]]:
+        """Where games end: file index -> line number -> the game whose last line it is (as
+        :meth:`is_last` tells it, line by line)."""
+        out: dict[int, dict[int, str]] = {}
+        for game, (k, number) in self.last.items():
+            out.setdefault(k, {})[number] = game
+        return out
 
     def lines(self, fast: bool = False) -> Iterator[Line]:
         """Every non-blank line of the files, parsed, in order (never raises for bad input);

@@ -122,3 +122,23 @@ def test_api_serves_the_toy_game_state(log: Path, tmp_path: Path) -> None:
     state = r.json()
     assert state["game"] == "toy-1" and state["finished"] and len(state["totals"]) == 2, state
     assert state["winner"] in (0, 1)
+
+
+def test_checks_reading_folds_the_toy_as_the_models_do(log: Path) -> None:
+    """check's reading (fold_log: canonical plays without their models, the toy's own event
+    by its model) folds the toy game as the reading line by line does."""
+    import contextlib
+
+    from jaslog.logs import LogFiles
+    from jaslog.play.audit import game_report
+    from jaslog.play.fold import fold_lines
+    from jaslog.play.logfold import fold_log
+
+    def reports(fast: bool) -> list[Any]:
+        with contextlib.ExitStack() as stack:
+            files = LogFiles([log], stack)
+            games = fold_log(files) if fast else fold_lines(files.lines(), files.is_last)
+            return [game_report(g.game, g.fold, g.error) for g in games]  # type: ignore[union-attr]
+
+    got = reports(True)
+    assert got == reports(False) and got[0]["error"] is None

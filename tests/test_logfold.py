@@ -1,0 +1,107 @@
+"""``jaslog check``'s reading (:func:`jaslog.play.logfold.fold_log`) gives, game for game, what
+the reading line by line through the models gives: the same folds, errors and places."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from jaslog.engine.fold import FoldError
+from jaslog.logs import LogFiles
+from jaslog.play.audit import game_report
+from jaslog.play.fold import FileGame, fold_lines
+from jaslog.play.logfold import fold_log
+from jaslog.play.sim import simulate_game
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAYS = sorted((ROOT / "replays").glob("*.jsonl"))
+
+
+def read(paths: list[Path], fast: bool) -> list[Any]:
+    """What check reports of each game of ``paths``: read by fold_log (``fast``) or line by
+    line through the models."""
+    out: list[Any] = []
+    with contextlib.ExitStack() as stack:
+        log = LogFiles(paths, stack)
+        games = fold_log(log) if fast else fold_lines(log.lines(), log.is_last)
+        for g in games:
+            if isinstance(g, FoldError):
+                out.append(("bare", str(g)))
+                continue
+            assert isinstance(g, FileGame)
+            out.append((g.game, None if g.error is None else str(g.error), list(g.lines),
+                        json.dumps(game_report(g.game, g.fold, g.error), sort_keys=True)))
+    return out
+
+
+def spaced(line: bytes) -> bytes:
+    """The same event, not in canonical form (spaces after the separators)."""
+    return json.dumps(orjson.loads(line)).encode() + b"\n"
+
+
+@pytest.mark.parametrize("path", REPLAYS, ids=[p.name for p in REPLAYS])
+def test_a_canonical_log_and_its_spaced_twin_fold_alike(path: Path, tmp_path: Path) -> None:
+    twin = tmp_path / path.name
+    twin.write_bytes(b"".join(spaced(ln) for ln in path.read_bytes().splitlines() if ln.strip()))
+    fast = read([path], fast=True)
+    assert fast == read([path], fast=False)
+    twin_fast = read([twin], fast=True)
+    assert twin_fast == read([twin], fast=False)
+    # the same games, folds and reports; only the file named in each place differs
+    assert [(g[0], g[1], [n for _, n in g[2]], g[3]) for g in fast] == \
+        [(g[0], g[1], [n for _, n in g[2]], g[3]) for g in twin_fast]
+
+
+def _game(gid: str, seed: int) -> list[bytes]:
+    return [orjson.dumps(e) + b"\n" for e in simulate_game(gid, seed=seed)[:30]]
+
+
+BAD = {  # a bad line in place of seq 5, and the error check gives for it
+    "seat": (b'{"game":"g","seq":5,"type":"play","seat":4,"card":"AS"}\n',
+             "bad.jsonl:36: game g seq 5: field 'seat': Input should be less than or equal to 3 "
+             "(got 4) [bad_event]"),
+    "card": (b'{"game":"g","seq":5,"type":"play","seat":1,"card":"1S"}\n',
+             "bad.jsonl:36: game g seq 5: field 'card': '1S' is not a card (canonical text: "
+             "10H, JC, AS) [bad_event]"),
+    "call": (b'{"game":"g","seq":5,"type":"bid","seat":1,"call":"nope"}\n', None),
+    "type": (b'{"game":"g","seq":5,"type":"nope","seat":1}\n', None),
+    "gap": (b'{"game":"g","seq":7,"type":"bid","seat":1,"call":"pass"}\n',
+            "bad.jsonl:36: game g seq 7: seq 7 is a gap before the expected seq 5 [seq_gap]"),
+    "json": (b'{"game":"g","seq":5,"type":"bid",\n', None),
+    "nogame": (b'{"seq":5,"type":"bid","seat":1,"call":"pass"}\n', None),
+    "rules": (b'{"game":"g","seq":5,"type":"play","seat":0,"card":"7C"}\n', None),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD))
+def test_a_bad_line_gives_the_same_error_where_it_stands(kind: str, tmp_path: Path) -> None:
+    line, said = BAD[kind]
+    lines = _game("g", 3)
+    lines[5] = line
+    other = _game("h", 4)
+    path = tmp_path / "bad.jsonl"  # game h within game g: the bad line is line 36
+    path.write_bytes(b"".join(lines[:3] + other + lines[3:]))
+    fast = read([path], fast=True)
+    assert fast == read([path], fast=False)
+    errors = [g[1] for g in fast if g[0] == "bare" or g[1] is not None]
+    assert errors, fast
+    if said is not None:
+        assert errors == [said.replace("bad.jsonl", str(path))]
+
+
+def test_a_last_line_cut_short_and_a_notation_text_read_alike(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    lines = _game("g", 5)
+    cut.write_bytes(b"".join(lines[:-1]) + lines[-1][:20])
+    text = tmp_path / "game.jtxt"
+    text.write_text('[Game "t"]\n[Ruleset "amsterdam"]\n[Seats "a b c d"]\n[Dealer 0]\n'
+                    '[Seq 1]\nDeal\n', encoding="utf-8")
+    fast = read([cut, text], fast=True)
+    assert fast == read([cut, text], fast=False)
+    assert fast[0][1] is not None and "truncated" in fast[0][1]
+    assert [g[0] for g in fast] == ["g", "t"]
