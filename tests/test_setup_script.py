@@ -24,7 +24,15 @@ def test_setup_compiles_the_hot_path_once_per_machine_for_the_same_sources() -> 
     """scripts/setup hands pip the build cache; setup.py keys a build on everything it reads
     and copies a cached build in place of compiling it again."""
     setup = (ROOT / "scripts" / "setup").read_text()
-    assert re.search(r'^\s*JASLOG_BUILD_CACHE="\$cache" \.venv/bin/python -m pip install', setup, re.M)
+    assert re.search(r'^\s*pip=\(\.venv/bin/python -m pip install .*--no-compile\)$', setup, re.M)
+    # the build's needs go into the virtualenv first, and the build uses them there
+    needs = setup.index("\"${pip[@]}\" 'setuptools>=68' 'mypy>=1.10'")
+    build_at = setup.index('JASLOG_BUILD_CACHE="$cache" "${pip[@]}" --no-build-isolation -e')
+    assert needs < build_at
+    import tomllib
+
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    assert setup[needs:].split("\n")[0] == '"${pip[@]}" ' + " ".join(f"'{r}'" for r in requires)
     assert 'cache="${XDG_CACHE_HOME:-$HOME/.cache}/jaslog/build"' in setup
     build = (ROOT / "setup.py").read_text()
     assert 'os.environ.get("JASLOG_BUILD_CACHE", "")' in build
