@@ -1,15 +1,21 @@
 """More than one process over one store: ``jaslog serve --workers N``, and the watch that
 lets a live stream in any process see the appends of every other.
 
-Every process appends itself, through the same :class:`~jaslog.service.core.Service` as one
+Over SQLite the serving process is the one writer of its workers
+(:mod:`jaslog.service.writer`): each worker checks an append as one process alone would (who
+may append it, the online room's checks), sends it to the writer and answers what the
+writer answers; the writer tells every worker of each game it moved, which wakes that
+game's streams there. Over PostgreSQL, and for two ``jaslog serve`` over one store, every
+process appends itself, through the same :class:`~jaslog.service.core.Service` as one
 process alone, so every answer (codes, bodies) is the same whichever process gives it. The
 database serializes the writers: SQLite's one writer at a time (``BEGIN IMMEDIATE``, the
 others wait for the file's lock), PostgreSQL's writers' advisory lock; the store's chain
 checks and its unique ``(game, seq)`` make two appends racing on one game one success and
 one 409 ``conflict``.
 
-A stream waits on its process's :class:`~jaslog.service.core.Notifier`. The appends of the
-other processes reach it through a :class:`StoreWatch`, one thread a process, which reads
+A stream waits on its process's :class:`~jaslog.service.core.Notifier`. Where processes
+append themselves, the appends of the others reach it through a :class:`StoreWatch`, one
+thread a process, which reads
 the store's feed by ``pos`` (one query for all games, no payload: the ``(pos, game)`` of each
 new event, :func:`jaslog.store.feed.games_after`) and wakes the streams of the games it
 finds. What makes it read: on SQLite a short interval (:data:`SQLITE_INTERVAL_S`; SQLite
@@ -208,10 +214,41 @@ def watch_store(app: FastAPI) -> FastAPI:
     return app
 
 
+def linked_to_writer(app: FastAPI, path: str) -> FastAPI:
+    """``app`` (of :func:`jaslog.service.create_app`) with its service's appends sent to
+    the one writer on the socket ``path`` (:class:`~jaslog.service.writer.WriterLink`)
+    while it serves; the games the writer tells of wake this process's streams."""
+    from jaslog.service.writer import WriterLink
+
+    svc: Service = app.state.service
+    inner: Callable[[Any], AbstractAsyncContextManager[Any]] = app.router.lifespan_context
+
+    def moved(game: str, next_seq: int) -> None:
+        svc.moved(game, next_seq)
+        svc.notifier.wake(game)
+
+    @asynccontextmanager
+    async def lifespan(a: Any) -> AsyncIterator[Any]:
+        link = WriterLink(path, moved)
+        await link.connect()
+        svc.link = link
+        try:
+            async with inner(a) as state:
+                yield state
+        finally:
+            svc.link = None
+            link.close()
+
+    app.router.lifespan_context = lifespan
+    return app
+
+
 def serving_app(db: str | None, *, dataset: Path, auth_failures: int, solve_nodes: int,
                 solve_seconds: float, solves_per_minute: int,
-                service: Service | None = None) -> FastAPI:
-    """The app ``jaslog serve`` runs, in each of its processes, its store watched."""
+                service: Service | None = None, writer: str | None = None) -> FastAPI:
+    """The app ``jaslog serve`` runs, in each of its processes, its store watched; with
+    ``writer`` (a worker over SQLite), its appends sent to the one writer on that socket,
+    whose word of each game moved wakes the streams."""
     from jaslog.analysis import Budget
     from jaslog.service.app import create_app
     from jaslog.service.deps import FailedLogins
@@ -222,6 +259,8 @@ def serving_app(db: str | None, *, dataset: Path, auth_failures: int, solve_node
     app.state.failed_logins = FailedLogins(limit=auth_failures)
     app.state.solve_limits = SolveLimits(Budget(nodes=solve_nodes, seconds=solve_seconds),
                                          SolveRate(limit=solves_per_minute))
+    if writer is not None:
+        return linked_to_writer(app, writer)
     return watch_store(app)
 
 
