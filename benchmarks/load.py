@@ -17,8 +17,8 @@ Two baselines, run in the same run after the service (``--baselines``, or each a
 
 * the HTTP floor (``http-floor``): the same clients, requests and bodies against a bare ASGI
   app (:mod:`benchmarks.http_floor`: the append route, nothing behind it) served by uvicorn
-  as ``jaslog serve`` serves the service: the most a Python HTTP front end in one process
-  gives on this machine;
+  as ``jaslog serve`` serves the service, with as many processes (``--workers``): the most a
+  Python HTTP front end gives on this machine;
 * the writer alone (``writer-alone``): the same events to the same fresh games, ``--clients``
   threads calling the service's append path in process (:meth:`Service.submit`, the future
   :meth:`Service.append_soon` awaits, waited for), no HTTP: what the group-commit writer
@@ -38,7 +38,12 @@ Each is printed with its ratio to the service, and the CPU time it used per appe
 server's process, and the load script's own: the clients). The clients are threads of one
 process, which one Python lock caps; ``--client-processes N`` spreads the HTTP clients over
 N forked processes. ``--workers N`` serves with ``jaslog serve --workers N``: N processes
-over the one store; the server's CPU is then theirs and their supervisor's, summed.
+over the one store (over SQLite, the serving process their one writer); the server's CPU is
+then theirs and their supervisor's, summed. The HTTP floor is served by as many processes.
+With the service and the floor in one run, the service's figures over the floor's are
+``ratio_to_floor`` (appends/s, p50, p99, server CPU per append; in ``--json`` beside the
+service's own keys). ``--db postgresql://...`` runs on that server (the writer alone in a
+fresh database of its own there); ``--profile OUT`` serves under cProfile.
 """
 
 from __future__ import annotations
@@ -329,8 +334,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {token}"}
     ids = list(logs)
     reads: list[float] = []
-    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
-                   "--workers", str(args.workers)], url,
+    serve = [sys.executable, "-m", "benchmarks.profiled_serve", args.profile] \
+        if args.profile else [sys.executable, "-m", "jaslog"]
+    with _serving([*serve, "serve", "--db", url, "--workers", str(args.workers)], url,
                   headers) as (base, server):
 
         def reader(window: _Window) -> None:
@@ -355,10 +361,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_http_floor(args: argparse.Namespace) -> dict[str, Any]:
-    """The same clients and bodies against :mod:`benchmarks.http_floor` (no store)."""
+    """The same clients and bodies against :mod:`benchmarks.http_floor` (no store), served by
+    as many processes as the service (``--workers``)."""
     logs = simulated(args.games)
     headers = {"Authorization": "Bearer load-floor"}
-    with _serving([sys.executable, "-m", "benchmarks.http_floor"], None, headers) as (base, server):
+    with _serving([sys.executable, "-m", "benchmarks.http_floor", "--workers", str(args.workers)],
+                  None, headers) as (base, server):
         return _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
                       server_pid=server.pid, processes=args.client_processes)
 
@@ -599,6 +607,27 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
             "seconds": round(took, 1), "errors": dict(errors)}
 
 
+def ratio_to_floor(service: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
+    """The service's figures over the HTTP floor's (same clients, same workers): appends/s
+    (the target: at least 0.7), the appends' p50 and p99 (at most 2), the server's CPU per
+    append.
+
+    >>> ratio_to_floor({"appends_per_s": 70.0, "append_ms": {"p50": 3.0, "p99": 30.0},
+    ...                 "cpu_ms_per_append": {"server": 0.6}},
+    ...                {"appends_per_s": 100.0, "append_ms": {"p50": 2.0, "p99": 20.0},
+    ...                 "cpu_ms_per_append": {"server": 0.3}})
+    {'appends_per_s': 0.7, 'p50': 1.5, 'p99': 1.5, 'cpu_ms_per_append': 2.0}
+    """
+    def over(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 2) if a is not None and b else None
+
+    return {"appends_per_s": over(service["appends_per_s"], floor["appends_per_s"]),
+            "p50": over(service["append_ms"]["p50"], floor["append_ms"]["p50"]),
+            "p99": over(service["append_ms"]["p99"], floor["append_ms"]["p99"]),
+            "cpu_ms_per_append": over(service["cpu_ms_per_append"]["server"],
+                                      floor["cpu_ms_per_append"]["server"])}
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
@@ -648,8 +677,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="online-room: a bot's think time before each move, seconds, "
                         "+-50%% (default 0.2)")
     p.add_argument("--profile", metavar="OUT",
-                   help="online-room: serve under cProfile (every thread) and write the "
-                        "merged stats to OUT when the server stops")
+                   help="service, online-room: serve under cProfile (every thread) and "
+                        "write the merged stats to OUT when the server stops")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -662,6 +691,8 @@ def main(argv: list[str] | None = None) -> None:
                          "writer-alone": run_writer_alone,
                          "online-room": run_online_room}[name](args)
     service = results.get("service")
+    if service is not None and "http-floor" in results:
+        service["ratio_to_floor"] = ratio_to_floor(service, results["http-floor"])
     if args.json:
         if service is None:
             print(json.dumps({k.replace("-", "_"): v for k, v in results.items()}))
@@ -688,6 +719,10 @@ def main(argv: list[str] | None = None) -> None:
         if cpu["server"] is not None:
             print(f"  CPU      per append: server {cpu['server']} ms, "
                   f"load script {cpu['load_script']} ms")
+        if "ratio_to_floor" in out:
+            r = out["ratio_to_floor"]
+            print(f"  to the HTTP floor: appends/s {r['appends_per_s']}x, p50 {r['p50']}x, "
+                  f"p99 {r['p99']}x, server CPU per append {r['cpu_ms_per_append']}x")
     for name in runs:
         if name == "online-room":
             o = results[name]
