@@ -6,9 +6,9 @@ A fresh store (SQLite by default, ``--db URL`` for PostgreSQL) gets ``--games`` 
 (each begun with its ``game_started``), then ``jaslog serve`` runs on it in its own process
 and ``--clients`` threads append the games' simulated events one at a time over HTTP, each
 client to its own games in turn: one append to each game first (not timed: the service folds
-every game once), then for ``--seconds``. Beside them one reader asks
-``GET /api/whoami`` and a game's state over and over: its latency says whether reads wait
-behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
+every game once), then for ``--seconds``. Beside them one reader, a process of its own (the
+clients' threads do not hold its Python lock), asks ``GET /api/whoami`` and a game's state
+over and over: its latency says whether reads wait behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
 errors by status, and the machine's load average while it ran (the clients share the
 machine with the server: on two cores they take about half of it).
 
@@ -326,6 +326,24 @@ def _serving(cmd: list[str], url: str | None, headers: dict[str, str]
         server.wait(20)
 
 
+def _reader(base: str, headers: dict[str, str], ids: list[str], stop: Any, out: Any) -> None:
+    """The reader beside the appends, in a process of its own (forked: the clients' threads
+    do not hold its Python lock): ``GET /api/whoami`` and a game's state in turn, 20 a
+    second, until ``stop``; each read's start (monotonic, the same clock in every process)
+    and latency put to ``out``."""
+    reads: list[tuple[float, float]] = []
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+        n = 0
+        while not stop.is_set():
+            path = "/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state"
+            n += 1
+            at, t = time.monotonic(), time.perf_counter()
+            c.get(path)
+            reads.append((at, time.perf_counter() - t))
+            time.sleep(0.05)
+    out.put(reads)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """The service under load (``jaslog serve`` in its own process) and a reader beside."""
     tmp = Path(tempfile.mkdtemp(prefix="jaslog-load-"))
@@ -333,26 +351,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     logs, token = prepare(url, args.games)
     headers = {"Authorization": f"Bearer {token}"}
     ids = list(logs)
-    reads: list[float] = []
     serve = [sys.executable, "-m", "benchmarks.profiled_serve", args.profile] \
         if args.profile else [sys.executable, "-m", "jaslog"]
     with _serving([*serve, "serve", "--db", url, "--workers", str(args.workers)], url,
                   headers) as (base, server):
-
-        def reader(window: _Window) -> None:
-            window.warm.wait()
-            with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
-                n = 0
-                while window.open():
-                    path = "/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state"
-                    n += 1
-                    t = time.perf_counter()
-                    c.get(path)
-                    reads.append(time.perf_counter() - t)
-                    time.sleep(0.05)
-
-        out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
-                     [reader], server.pid, processes=args.client_processes)
+        ctx = multiprocessing.get_context("fork")
+        stop, got = ctx.Event(), ctx.Queue()
+        reader = ctx.Process(target=_reader, args=(base, headers, ids, stop, got))
+        reader.start()
+        began: list[float] = []
+        try:
+            out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
+                         server_pid=server.pid, processes=args.client_processes,
+                         at_start=lambda: began.append(time.monotonic()))
+        finally:
+            stop.set()
+            timed = got.get(timeout=120)
+            reader.join(30)
+    # the reads of the timed window only (the reader began before it)
+    reads = [took for at, took in timed if began and began[0] <= at <= began[0] + out["seconds"]]
     return {
         "store": url.split(":", 1)[0], "games": args.games, "workers": args.workers, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
