@@ -359,3 +359,26 @@ def test_serve_workers_on_a_busy_port_is_a_sentence(tmp_path: Path) -> None:
     assert r.returncode == 2, said
     assert f"cannot listen on 127.0.0.1:{port}: another server is listening there" in said
     assert "Traceback" not in said
+
+
+def test_a_serving_process_keeps_what_it_loaded_out_of_the_collectors_sight(
+        tmp_path: Path) -> None:
+    """What a serving process loaded at start is frozen out of the cyclic collector (a full
+    collection then walks only what the service made since: the games it holds), and its
+    young collections are rarer than Python's default."""
+    import gc
+
+    from jaslog.service.processes import GC_THRESHOLDS, serving_app
+
+    before = gc.get_threshold()
+    try:
+        gc.unfreeze()
+        app = serving_app(str(tmp_path / "gc.sqlite"), dataset=tmp_path / "parquet",
+                          auth_failures=20, solve_nodes=1000, solve_seconds=1.0,
+                          solves_per_minute=30)
+        assert gc.get_threshold() == GC_THRESHOLDS != before
+        assert gc.get_freeze_count() > 10_000  # the modules, the app and its routes
+        app.state.service.close()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)
