@@ -113,12 +113,18 @@ def _serve_workers(svc: Any, workers: int, settings: dict[str, Any], host: str, 
     from uvicorn.supervisors import Multiprocess
 
     from jaslog.service.auth import guard_logs
-    from jaslog.service.processes import WORKER_SETTINGS, postgres_dsn, worker_settings
+    from jaslog.service.processes import (
+        WORKER_SETTINGS,
+        postgres_dsn,
+        tune_collector,
+        worker_settings,
+    )
     from jaslog.service.writer import WriterServer, writer_socket
     from jaslog.store import resolve_url
 
     writer = None
     if postgres_dsn(svc.url or str(resolve_url(None))) is None:
+        tune_collector()  # the writer holds the games' folds, as a worker would
         writer = WriterServer(svc, writer_socket()).start()
         settings = {**settings, "writer": writer.path}
     else:
