@@ -151,7 +151,7 @@ class StoreWatch:
 
     def _tell(self) -> None:
         """Send a NOTIFY for each game this process published (the ones waiting together at
-        once, each game once). The database away: the games told meanwhile are dropped (the
+        once, in one statement, each game once). The database away: the games told meanwhile are dropped (the
         watches read the feed every :data:`PG_INTERVAL_S` in any case) and it connects again."""
         import psycopg
 
@@ -161,8 +161,9 @@ class StoreWatch:
                 with psycopg.connect(self.dsn, autocommit=True) as conn:
                     while True:
                         games, stopping = self._gathered()
-                        for g in sorted(games):
-                            conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, g))
+                        if games:  # one statement for the games told together
+                            conn.execute("SELECT pg_notify(%s, g) FROM unnest(%s::text[]) AS g",
+                                         (CHANNEL, sorted(games)))
                         if stopping:  # wake this process's watch, to see it stop at once
                             conn.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
                             return
