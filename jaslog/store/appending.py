@@ -60,6 +60,9 @@ from jaslog.store.types import (
 )
 
 EventLike = Event | dict[str, Any] | bytes | str
+#: The fewest rows PostgreSQL takes by ``COPY`` (fewer, an append's few: one
+#: ``executemany``, which psycopg pipelines; a ``COPY`` costs several exchanges to set up).
+COPY_FROM_ROWS = 32
 #: How many games' keys (``games.pos``) a store keeps between appends (the oldest go first).
 KEPT_KEYS = 100_000
 def created_at(started: GameStarted) -> str:
@@ -374,12 +377,12 @@ class Appending(Signing):
                     keys: dict[str, int] | None = None) -> None:
         """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order; ``events``: the events
         they are of, when at hand) in the caller's transaction, in parts
-        (:func:`jaslog.store.rows.encode_rows`): ``COPY`` on PostgreSQL, one ``executemany``
-        on SQLite. Never row by row."""
+        (:func:`jaslog.store.rows.encode_rows`): ``COPY`` on PostgreSQL (past
+        :data:`COPY_FROM_ROWS` rows), else one ``executemany``. Never row by row."""
         if not rows:
             return
         rows = encode_rows(conn, rows, events, keys)
-        if self.dialect == "postgresql":
+        if self.dialect == "postgresql" and len(rows) > COPY_FROM_ROWS:
             cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
                 with cur.copy(f"COPY events ({', '.join(INSERT_COLUMNS)}) FROM STDIN") as cp:
