@@ -8,9 +8,10 @@ and ``--clients`` threads append the games' simulated events one at a time over 
 client to its own games in turn: one append to each game first (not timed: the service folds
 every game once), then for ``--seconds``. Beside them one reader, a process of its own (the
 clients' threads do not hold its Python lock), asks ``GET /api/whoami`` and a game's state
-over and over: its latency says whether reads wait behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
-errors by status, and the machine's load average while it ran (the clients share the
-machine with the server: on two cores they take about half of it).
+over and over: its latency says whether reads wait behind writes. Printed: appends/s, the
+append latency (p50, p99, max), the reads' latency, errors by status, and the machine's load
+average while it ran (the clients share the machine with the server: on two cores they take
+about half of it).
 
 Two baselines, run in the same run after the service (``--baselines``, or each alone with
 ``--runs``), say where the time goes:
