@@ -1,6 +1,7 @@
 """The HTTP floor of ``make load``: a bare ASGI app with the append route's path and nothing
 behind it, served as ``jaslog serve`` serves the service (one uvicorn process, the same
-settings). ``python -m benchmarks.http_floor --port N`` runs it.
+settings; ``--workers N``: N processes on the one port, as ``jaslog serve --workers N``).
+``python -m benchmarks.http_floor --port N`` runs it.
 
 Its one POST route reads the JSON body and answers a small JSON, as the service's append
 answers; no token is checked, nothing is validated or stored. What clients get from it is the
@@ -49,8 +50,15 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--log-level", default="info")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes answering on the one port (uvicorn's supervisor, as "
+                        "jaslog serve --workers N runs them)")
     args = p.parse_args(argv)
     # as jaslog serve configures uvicorn (jaslog/cli/serve_cmds.py)
+    if args.workers > 1:
+        uvicorn.run("benchmarks.http_floor:app", host=args.host, port=args.port,
+                    log_level=args.log_level, workers=args.workers)
+        return
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
     uvicorn.Server(config).run()
 

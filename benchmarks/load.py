@@ -6,19 +6,20 @@ A fresh store (SQLite by default, ``--db URL`` for PostgreSQL) gets ``--games`` 
 (each begun with its ``game_started``), then ``jaslog serve`` runs on it in its own process
 and ``--clients`` threads append the games' simulated events one at a time over HTTP, each
 client to its own games in turn: one append to each game first (not timed: the service folds
-every game once), then for ``--seconds``. Beside them one reader asks
-``GET /api/whoami`` and a game's state over and over: its latency says whether reads wait
-behind writes. Printed: appends/s, the append latency (p50, p99, max), the reads' latency,
-errors by status, and the machine's load average while it ran (the clients share the
-machine with the server: on two cores they take about half of it).
+every game once), then for ``--seconds``. Beside them one reader, a process of its own (the
+clients' threads do not hold its Python lock), asks ``GET /api/whoami`` and a game's state
+over and over: its latency says whether reads wait behind writes. Printed: appends/s, the
+append latency (p50, p99, max), the reads' latency, errors by status, and the machine's load
+average while it ran (the clients share the machine with the server: on two cores they take
+about half of it).
 
 Two baselines, run in the same run after the service (``--baselines``, or each alone with
 ``--runs``), say where the time goes:
 
 * the HTTP floor (``http-floor``): the same clients, requests and bodies against a bare ASGI
   app (:mod:`benchmarks.http_floor`: the append route, nothing behind it) served by uvicorn
-  as ``jaslog serve`` serves the service: the most a Python HTTP front end in one process
-  gives on this machine;
+  as ``jaslog serve`` serves the service, with as many processes (``--workers``): the most a
+  Python HTTP front end gives on this machine;
 * the writer alone (``writer-alone``): the same events to the same fresh games, ``--clients``
   threads calling the service's append path in process (:meth:`Service.submit`, the future
   :meth:`Service.append_soon` awaits, waited for), no HTTP: what the group-commit writer
@@ -38,7 +39,12 @@ Each is printed with its ratio to the service, and the CPU time it used per appe
 server's process, and the load script's own: the clients). The clients are threads of one
 process, which one Python lock caps; ``--client-processes N`` spreads the HTTP clients over
 N forked processes. ``--workers N`` serves with ``jaslog serve --workers N``: N processes
-over the one store; the server's CPU is then theirs and their supervisor's, summed.
+over the one store (over SQLite, the serving process their one writer); the server's CPU is
+then theirs and their supervisor's, summed. The HTTP floor is served by as many processes.
+With the service and the floor in one run, the service's figures over the floor's are
+``ratio_to_floor`` (appends/s, p50, p99, server CPU per append; in ``--json`` beside the
+service's own keys). ``--db postgresql://...`` runs on that server (the writer alone in a
+fresh database of its own there); ``--profile OUT`` serves under cProfile.
 """
 
 from __future__ import annotations
@@ -321,6 +327,24 @@ def _serving(cmd: list[str], url: str | None, headers: dict[str, str]
         server.wait(20)
 
 
+def _reader(base: str, headers: dict[str, str], ids: list[str], stop: Any, out: Any) -> None:
+    """The reader beside the appends, in a process of its own (forked: the clients' threads
+    do not hold its Python lock): ``GET /api/whoami`` and a game's state in turn, 20 a
+    second, until ``stop``; each read's start (monotonic, the same clock in every process)
+    and latency put to ``out``."""
+    reads: list[tuple[float, float]] = []
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+        n = 0
+        while not stop.is_set():
+            path = "/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state"
+            n += 1
+            at, t = time.monotonic(), time.perf_counter()
+            c.get(path)
+            reads.append((at, time.perf_counter() - t))
+            time.sleep(0.05)
+    out.put(reads)
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """The service under load (``jaslog serve`` in its own process) and a reader beside."""
     tmp = Path(tempfile.mkdtemp(prefix="jaslog-load-"))
@@ -328,25 +352,25 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     logs, token = prepare(url, args.games)
     headers = {"Authorization": f"Bearer {token}"}
     ids = list(logs)
-    reads: list[float] = []
-    with _serving([sys.executable, "-m", "jaslog", "serve", "--db", url,
-                   "--workers", str(args.workers)], url,
+    serve = [sys.executable, "-m", "benchmarks.profiled_serve", args.profile] \
+        if args.profile else [sys.executable, "-m", "jaslog"]
+    with _serving([*serve, "serve", "--db", url, "--workers", str(args.workers)], url,
                   headers) as (base, server):
-
-        def reader(window: _Window) -> None:
-            window.warm.wait()
-            with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
-                n = 0
-                while window.open():
-                    path = "/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state"
-                    n += 1
-                    t = time.perf_counter()
-                    c.get(path)
-                    reads.append(time.perf_counter() - t)
-                    time.sleep(0.05)
-
-        out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
-                     [reader], server.pid, processes=args.client_processes)
+        ctx = multiprocessing.get_context("fork")
+        stop, got = ctx.Event(), ctx.Queue()
+        reader = ctx.Process(target=_reader, args=(base, headers, ids, stop, got))
+        reader.start()
+        began: list[float] = []
+        try:
+            out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
+                         server_pid=server.pid, processes=args.client_processes,
+                         at_start=lambda: began.append(time.monotonic()))
+        finally:
+            stop.set()
+            timed = got.get(timeout=120)
+            reader.join(30)
+    # the reads of the timed window only (the reader began before it)
+    reads = [took for at, took in timed if began and began[0] <= at <= began[0] + out["seconds"]]
     return {
         "store": url.split(":", 1)[0], "games": args.games, "workers": args.workers, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
@@ -355,10 +379,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run_http_floor(args: argparse.Namespace) -> dict[str, Any]:
-    """The same clients and bodies against :mod:`benchmarks.http_floor` (no store)."""
+    """The same clients and bodies against :mod:`benchmarks.http_floor` (no store), served by
+    as many processes as the service (``--workers``)."""
     logs = simulated(args.games)
     headers = {"Authorization": "Bearer load-floor"}
-    with _serving([sys.executable, "-m", "benchmarks.http_floor"], None, headers) as (base, server):
+    with _serving([sys.executable, "-m", "benchmarks.http_floor", "--workers", str(args.workers)],
+                  None, headers) as (base, server):
         return _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
                       server_pid=server.pid, processes=args.client_processes)
 
@@ -599,6 +625,27 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
             "seconds": round(took, 1), "errors": dict(errors)}
 
 
+def ratio_to_floor(service: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
+    """The service's figures over the HTTP floor's (same clients, same workers): appends/s
+    (the target: at least 0.7), the appends' p50 and p99 (at most 2), the server's CPU per
+    append.
+
+    >>> ratio_to_floor({"appends_per_s": 70.0, "append_ms": {"p50": 3.0, "p99": 30.0},
+    ...                 "cpu_ms_per_append": {"server": 0.6}},
+    ...                {"appends_per_s": 100.0, "append_ms": {"p50": 2.0, "p99": 20.0},
+    ...                 "cpu_ms_per_append": {"server": 0.3}})
+    {'appends_per_s': 0.7, 'p50': 1.5, 'p99': 1.5, 'cpu_ms_per_append': 2.0}
+    """
+    def over(a: float | None, b: float | None) -> float | None:
+        return round(a / b, 2) if a is not None and b else None
+
+    return {"appends_per_s": over(service["appends_per_s"], floor["appends_per_s"]),
+            "p50": over(service["append_ms"]["p50"], floor["append_ms"]["p50"]),
+            "p99": over(service["append_ms"]["p99"], floor["append_ms"]["p99"]),
+            "cpu_ms_per_append": over(service["cpu_ms_per_append"]["server"],
+                                      floor["cpu_ms_per_append"]["server"])}
+
+
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b else "n/a"
 
@@ -648,8 +695,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="online-room: a bot's think time before each move, seconds, "
                         "+-50%% (default 0.2)")
     p.add_argument("--profile", metavar="OUT",
-                   help="online-room: serve under cProfile (every thread) and write the "
-                        "merged stats to OUT when the server stops")
+                   help="service, online-room: serve under cProfile (every thread) and "
+                        "write the merged stats to OUT when the server stops")
     p.add_argument("--json", action="store_true", help="the figures as one JSON object")
     args = p.parse_args(argv)
     runs = list(RUNS) if args.baselines else [r.strip() for r in args.runs.split(",") if r.strip()]
@@ -662,6 +709,8 @@ def main(argv: list[str] | None = None) -> None:
                          "writer-alone": run_writer_alone,
                          "online-room": run_online_room}[name](args)
     service = results.get("service")
+    if service is not None and "http-floor" in results:
+        service["ratio_to_floor"] = ratio_to_floor(service, results["http-floor"])
     if args.json:
         if service is None:
             print(json.dumps({k.replace("-", "_"): v for k, v in results.items()}))
@@ -688,6 +737,10 @@ def main(argv: list[str] | None = None) -> None:
         if cpu["server"] is not None:
             print(f"  CPU      per append: server {cpu['server']} ms, "
                   f"load script {cpu['load_script']} ms")
+        if "ratio_to_floor" in out:
+            r = out["ratio_to_floor"]
+            print(f"  to the HTTP floor: appends/s {r['appends_per_s']}x, p50 {r['p50']}x, "
+                  f"p99 {r['p99']}x, server CPU per append {r['cpu_ms_per_append']}x")
     for name in runs:
         if name == "online-room":
             o = results[name]

@@ -56,8 +56,9 @@ def serve(
                                                "past them, 429 too_many_solves"),
     workers: int = typer.Option(1, "--workers",
                                 help="processes answering on the one port over the one store "
-                                     "(each appends itself; the database serializes them; "
-                                     "a live stream sees every process's appends)"),
+                                     "(over SQLite this process writes the appends of them "
+                                     "all; over PostgreSQL each appends itself; a live "
+                                     "stream sees every process's appends)"),
 ) -> None:
     """Run the HTTP API and the web replay viewer (OpenAPI at /openapi.json, docs at /docs).
 
@@ -68,7 +69,7 @@ def serve(
     from jaslog.cli.stats import default_dataset
     from jaslog.service import Service
     from jaslog.service.auth import guard_logs
-    from jaslog.service.processes import serving_app, worker_settings
+    from jaslog.service.processes import serving_app
     from jaslog.store import StoreError
 
     if workers < 1:
@@ -88,8 +89,7 @@ def serve(
         "solve_nodes": solve_nodes, "solve_seconds": solve_seconds,
         "solves_per_minute": solves_per_minute}
     if workers > 1:
-        svc.close()  # each worker opens its own
-        _serve_workers(workers, worker_settings(db=db, **settings), host, port, log_level)
+        _serve_workers(svc, workers, settings, host, port, log_level)
         return
     app = serving_app(db, service=svc, **settings)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
@@ -100,27 +100,50 @@ def serve(
         raise typer.Exit(3)  # as uvicorn.run exits when the server could not start
 
 
-def _serve_workers(workers: int, settings: str, host: str, port: int, log_level: str) -> None:
+def _serve_workers(svc: Any, workers: int, settings: dict[str, Any], host: str, port: int,
+                   log_level: str) -> None:
     """``workers`` processes on one listening socket (uvicorn's supervisor: it starts them,
     starts again one that dies, and on SIGTERM or SIGINT stops every one and waits for it),
-    each the app of :func:`jaslog.service.processes.worker_app`."""
+    each the app of :func:`jaslog.service.processes.worker_app`. Over SQLite this process
+    is the one writer of them all (:class:`jaslog.service.writer.WriterServer`, through
+    ``svc``); over PostgreSQL each worker writes itself and ``svc`` is closed."""
     import os
 
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
     from jaslog.service.auth import guard_logs
-    from jaslog.service.processes import WORKER_SETTINGS
+    from jaslog.service.processes import (
+        WORKER_SETTINGS,
+        postgres_dsn,
+        tune_collector,
+        worker_settings,
+    )
+    from jaslog.service.writer import WriterServer, writer_socket
+    from jaslog.store import resolve_url
 
-    os.environ[WORKER_SETTINGS] = settings  # the workers' (spawned: they inherit it)
+    writer = None
+    if postgres_dsn(svc.url or str(resolve_url(None))) is None:
+        tune_collector()  # the writer holds the games' folds, as a worker would
+        writer = WriterServer(svc, writer_socket()).start()
+        settings = {**settings, "writer": writer.path}
+    else:
+        svc.close()  # each worker opens its own
+    # the workers' settings (spawned: they inherit them)
+    os.environ[WORKER_SETTINGS] = worker_settings(db=svc.url, **settings)
     config = uvicorn.Config("jaslog.service.processes:worker_app", factory=True, host=host,
                             port=port, log_level=log_level, workers=workers)
     guard_logs()
     try:
-        sock = config.bind_socket()
-    except SystemExit:
-        fail(f"cannot listen on {host}:{port} (choose another with --port)")
-    Multiprocess(config, sockets=[sock]).run()
+        try:
+            sock = config.bind_socket()
+        except SystemExit:
+            fail(f"cannot listen on {host}:{port} (choose another with --port)")
+        Multiprocess(config, sockets=[sock]).run()
+    finally:
+        if writer is not None:
+            writer.stop()
+            svc.close()
 
 
 def port_free(host: str, port: int) -> None:

@@ -89,8 +89,9 @@ class NewTokenOut(TokenOut):
 
 
 @router.get("/whoami", response_model=WhoAmI, tags=["tokens"], responses=responses(401))
-def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
-    """The caller's token: role, table or player, tournament or event, label, expiry."""
+async def whoami(who: Principal = Depends(principal)) -> dict[str, Any]:
+    """The caller's token: role, table or player, tournament or event, label, expiry
+    (answered from memory, on the event loop)."""
     return who.to_json()
 
 

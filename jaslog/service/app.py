@@ -48,6 +48,7 @@ from jaslog.service.deps import (
     pattern_sentence,
     too_large,
 )
+from jaslog.service.fast_append import GZIP_MINIMUM, FastAppend
 from jaslog.service.params import refuse_unknown_parameters
 from jaslog.store.clock import Clock
 from jaslog.store.codec import UnreadableEvent
@@ -180,7 +181,8 @@ def create_app(url: str | None = None, *, service: Service | None = None,
     app.state.service = svc
     app.state.clock = svc.clock
     guard_logs()  # no token in a log line (the access log prints ?access_token=...)
-    app.add_middleware(GZipMiddleware, minimum_size=2000)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM)
+    app.add_middleware(FastAppend)  # the append's short way, inside the gate
     app.add_middleware(RequestGate)
 
     @app.exception_handler(ApiError)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jaslog.events import Event, GameStarted
 from jaslog.play.audit import violation_dict
@@ -27,6 +27,9 @@ from jaslog.store.appending import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
 from jaslog.store.foldcache import cache_events
+
+if TYPE_CHECKING:
+    from jaslog.service.writer import WriterLink
 
 
 class StorePool:
@@ -176,6 +179,9 @@ class Service:
         #: Each game's next seq as this service's writer last wrote it.
         self._written: dict[str, int] = {}
         self._lock = threading.Lock()
+        #: The one writer this service's appends go to (``jaslog serve --workers N`` over
+        #: SQLite: :mod:`jaslog.service.writer`); None: this service writes them itself.
+        self.link: WriterLink | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -272,6 +278,10 @@ class Service:
         """Queue an append for the writer's thread; its answer (as :meth:`append`'s) when it
         is written. The appends that wait together are written in one transaction (group
         commit: :meth:`_write_group`); each gets its own answer."""
+        if self.link is not None and not self.link.on_loop():
+            fut = self.link.submit(game, events, expected_seq)
+            fut.add_done_callback(self._note_written)
+            return fut
         w = _Waiting(game, events, self._stamped(events), expected_seq, Future())
         with self._lock:
             if self._closed:
@@ -286,8 +296,26 @@ class Service:
     async def append_soon(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
                           ) -> tuple[AppendResult, list[dict[str, Any]]]:
         """:meth:`append`, run on the writer's own thread and awaited: a request waiting for
-        its turn to write holds none of the threads that answer reads."""
+        its turn to write holds none of the threads that answer reads. With a
+        :attr:`link`, the append goes from the event loop to the one writer and back."""
+        if self.link is not None:
+            res, new = await self.link.append(game, events, expected_seq)
+            self.moved(game, res.head.next_seq)
+            return res, new
         return await asyncio.wrap_future(self.submit(game, events, expected_seq))
+
+    def _note_written(self, fut: Future[tuple[AppendResult, list[dict[str, Any]]]]) -> None:
+        if fut.exception() is None:
+            res = fut.result()[0]
+            self.moved(res.game, res.head.next_seq)
+
+    def moved(self, game: str, next_seq: int) -> None:
+        """Note that the one writer (:attr:`link`) moved ``game`` to ``next_seq``: a
+        timeline kept at an older head is no longer the game's
+        (:meth:`timeline_in_memory`)."""
+        with self._lock:
+            if self._written.get(game, -1) < next_seq:
+                self._written[game] = next_seq
 
     def append(self, game: str, events: list[dict[str, Any]],
                expected_seq: int | None) -> tuple[AppendResult, list[dict[str, Any]]]:
@@ -298,6 +326,8 @@ class Service:
         from the stored one. The store stamps every new event's ``recorded_at`` with the same
         clock.
         """
+        if self.link is not None and not self.link.on_loop():
+            return self.submit(game, events, expected_seq).result()
         w = _Waiting(game, events, self._stamped(events), expected_seq, Future())
         w.future.set_running_or_notify_cancel()
         with self._write_lock:

@@ -34,6 +34,7 @@ from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
 from jaslog.store.codec import (
+    UnreadableEvent,
     canonical,
     event_dict,
     link,
@@ -44,7 +45,6 @@ from jaslog.store.codec import (
 )
 from jaslog.store.compact import id_text, index_id
 from jaslog.store.foldcache import FoldCache, cache_events
-from jaslog.store.queries import LAST_POS
 from jaslog.store.results import PLAYING, note_results, standing
 from jaslog.store.rows import INSERT_COLUMNS, encode_rows, key_of, read_rows
 from jaslog.store.schema import EVENTS, GAME_PLACES, GAME_PLAYERS, GAMES
@@ -60,6 +60,11 @@ from jaslog.store.types import (
 )
 
 EventLike = Event | dict[str, Any] | bytes | str
+#: The fewest rows PostgreSQL takes by ``COPY`` (fewer, an append's few: one
+#: ``executemany``, which psycopg pipelines; a ``COPY`` costs several exchanges to set up).
+COPY_FROM_ROWS = 32
+#: How many games' keys (``games.pos``) a store keeps between appends (the oldest go first).
+KEPT_KEYS = 100_000
 def created_at(started: GameStarted) -> str:
     """The sortable UTC start of a game: its ``at``, else now."""
     if started.at:
@@ -198,15 +203,15 @@ class Appending(Signing):
             with eng.write_tx(self.engine) as conn:
                 res, plan = self._check(conn, game, prep)
                 if plan is not None:
-                    res = self._store(conn, plan, int(conn.execute(LAST_POS).scalar_one()))
+                    res = self._store(conn, plan, self._last_pos(conn))
                     f = plan.fold
         except IntegrityError as e:
-            self._folds.pop(game, None)
+            self._forget(game)
             actual = self._head_quiet(game)
             raise ConflictError(game, prep.first_seq, actual,
                                 f"the database refused the rows: {eng.db_message(e)}") from None
         except BaseException:  # whatever stopped it, Ctrl-C too: the cached fold may be ahead
-            self._folds.pop(game, None)
+            self._forget(game)
             raise
         if f is not None:
             self._remember(game, res.head, f)
@@ -244,7 +249,7 @@ class Appending(Signing):
                 yield g
             except BaseException:
                 for game in g.games:
-                    self._folds.pop(game, None)
+                    self._forget(game)
                 raise
         # committed: the folds the group left in the cache are the stored games' folds
 
@@ -318,7 +323,7 @@ class Appending(Signing):
         rows, new_head = _rows(head, rest, plan.payloads, pos)
         if head.next_seq == 0:
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
-        self.insert_rows(conn, rows, rest)
+        self.insert_rows(conn, rows, rest, {game: self._game_key(conn, game)})
         if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
                              utc_text(now))
@@ -328,16 +333,56 @@ class Appending(Signing):
         return AppendResult(game, len(rest), plan.skip, new_head,
                             tuple(f.state.violations[plan.violations_before:]))
 
+    def _game_key(self, conn: Connection, game: str) -> int:
+        """The game's ``games.pos`` (its events' key), read once through the driver's cursor
+        and kept: a game's header row never changes. Dropped with the game's cached fold
+        when a write fails (:meth:`_forget`): a new game's row may not have been committed."""
+        keys: dict[str, int] = self.__dict__.setdefault("_game_keys", {})
+        key = keys.get(game)
+        if key is None:
+            ph = "%s" if self.dialect == "postgresql" else "?"
+            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cur.execute(f"SELECT pos FROM games WHERE id = {ph}", (game,))
+                row = cur.fetchone()
+            finally:
+                cur.close()
+            if row is None:
+                raise UnreadableEvent("the game has no header row (game_started) to key its "
+                                      "events by", game, 0)
+            key = keys[game] = int(row[0])
+            if len(keys) > KEPT_KEYS:
+                keys.pop(next(iter(keys)))
+        return key
+
+    def _forget(self, game: str) -> None:
+        """Drop what is kept of ``game`` between appends (its fold, its key): a write of it
+        failed, or its transaction was not committed."""
+        self._folds.pop(game, None)
+        self.__dict__.get("_game_keys", {}).pop(game, None)
+
+    def _last_pos(self, conn: Connection) -> int:
+        """The store's last event position, through the driver's cursor (once a write
+        transaction)."""
+        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            cur.execute("SELECT coalesce(max(pos), 0) FROM events")
+            row = cur.fetchone()
+            return int(row[0]) if row is not None else 0
+        finally:
+            cur.close()
+
     def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]],
-                    events: Sequence[Any] | None = None) -> None:
+                    events: Sequence[Any] | None = None,
+                    keys: dict[str, int] | None = None) -> None:
         """Bulk-insert event rows (in :data:`EVENT_COLUMNS` order; ``events``: the events
         they are of, when at hand) in the caller's transaction, in parts
-        (:func:`jaslog.store.rows.encode_rows`): ``COPY`` on PostgreSQL, one ``executemany``
-        on SQLite. Never row by row."""
+        (:func:`jaslog.store.rows.encode_rows`): ``COPY`` on PostgreSQL (past
+        :data:`COPY_FROM_ROWS` rows), else one ``executemany``. Never row by row."""
         if not rows:
             return
-        rows = encode_rows(conn, rows, events)
-        if self.dialect == "postgresql":
+        rows = encode_rows(conn, rows, events, keys)
+        if self.dialect == "postgresql" and len(rows) > COPY_FROM_ROWS:
             cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
                 with cur.copy(f"COPY events ({', '.join(INSERT_COLUMNS)}) FROM STDIN") as cp:
@@ -632,22 +677,22 @@ class AppendGroup:
         try:
             res, plan = s._check(self.conn, game, prep)
         except BaseException:
-            s._folds.pop(game, None)
+            s._forget(game)
             raise
         if plan is None:
             return res
         try:
             if self._pos is None:
-                self._pos = int(self.conn.execute(LAST_POS).scalar_one())
+                self._pos = s._last_pos(self.conn)
             res = s._store(self.conn, plan, self._pos)
         except IntegrityError as e:
             self.broken = True
-            s._folds.pop(game, None)
+            s._forget(game)
             raise ConflictError(game, prep.first_seq, s._head_quiet(game),
                                 f"the database refused the rows: {eng.db_message(e)}") from None
         except BaseException:
             self.broken = True
-            s._folds.pop(game, None)
+            s._forget(game)
             raise
         self._pos += res.appended
         s._remember(game, res.head, plan.fold)

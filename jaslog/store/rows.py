@@ -9,7 +9,7 @@ only ever added to, so what is kept never goes stale, it may only lack a code wr
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import and_, bindparam, select, tuple_
@@ -226,13 +226,16 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
 
 
 def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
-                events: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
+                events: Sequence[Any] | None = None,
+                keys: Mapping[str, int] | None = None) -> list[tuple[Any, ...]]:
     """Event rows in the logical order (game id, seq, pos, type, version, event_id, at,
     payload, prev_hash, hash: hex or raw; then, optionally, the event's fields as a dict)
     as rows in parts (:data:`INSERT_COLUMNS`), in the
     caller's write transaction (a new type gets its code). ``events``: the events the rows
-    are of, when the caller has them (their fields are then not read again from the bytes)."""
-    keys = game_keys(conn, [r[0] for r in rows])
+    are of, when the caller has them (their fields are then not read again from the bytes).
+    ``keys``: the games' ``games.pos``, when the caller has them (else they are read)."""
+    if keys is None:
+        keys = game_keys(conn, [r[0] for r in rows])
     c = codec(conn)
     out = []
     for i, r in enumerate(rows):

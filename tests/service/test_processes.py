@@ -69,6 +69,8 @@ class Watcher:
                  params: dict[str, int]) -> None:
         self.game = game
         self.seen: list[tuple[int, float]] = []
+        #: the stream's own port (of the connection it is read on)
+        self.port = 0
         self.ready = threading.Event()
         self._stop = False
         self._t = threading.Thread(target=self._read, args=(url, token, path, params),
@@ -80,6 +82,7 @@ class Watcher:
         with httpx.Client(base_url=url, timeout=60) as c, c.stream(
                 "GET", path, params=params, headers={"Authorization": f"Bearer {token}"}) as s:
             assert s.status_code == 200
+            self.port = client_port(s)
             self.ready.set()
             for line in s.iter_lines():
                 if self._stop:
@@ -252,6 +255,89 @@ def test_serve_workers_runs_n_processes_and_stops_them_all(tmp_path: Path) -> No
         stop_server(proc)
 
 
+def client_port(r: httpx.Response) -> int:
+    """The client's port of the connection ``r`` came on."""
+    return int(r.extensions["network_stream"].get_extra_info("client_addr")[1])
+
+
+def answering(pids: list[int], server_port: int, port: int) -> int:
+    """Which of the processes ``pids`` holds the server's end of the connection from the
+    client's ``port`` to ``server_port`` (read from /proc: the socket's inode, then whose
+    file it is)."""
+    local, remote = f"0100007F:{server_port:04X}", f"0100007F:{port:04X}"
+    inodes = {line.split()[9] for line in Path("/proc/net/tcp").read_text().splitlines()[1:]
+              if line.split()[1:3] == [local, remote]}
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith("socket:[") and target[8:-1] in inodes:
+                return pid
+    raise AssertionError(f"no process of {pids} holds the connection from port {port}")
+
+
+@pytest.mark.soak  # three processes started: some 10 s on a quiet machine
+def test_serve_workers_over_sqlite_append_through_the_one_writer(tmp_path: Path) -> None:
+    """``jaslog serve --workers 2`` over SQLite: appends through both workers (each
+    connection's worker found from /proc), one game's stream watched in one of them sees
+    every event once, those appended through the other within :data:`PROMPT_S` at the
+    median; a race on one game through both is one 200 and one 409."""
+    db = str(tmp_path / "w.sqlite")
+    token = admin_token(db)
+    proc, url = serve(db, tmp_path / "w.log", "--workers", "2")
+    headers = {"Authorization": f"Bearer {token}"}
+    server_port = int(url.rsplit(":", 1)[1])
+    clients: list[httpx.Client] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(kids := children(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(kids) == 2, kids
+        events = sim("both", 1)[:16]
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as c:
+            assert create(c, "both", events[0]).status_code == 201
+        watcher = Watcher(url, token, "both", "/api/games/both/stream", {"since": 0})
+        watched = answering(kids, server_port, watcher.port)
+        by_worker: dict[int, httpx.Client] = {}
+        while len(by_worker) < 2 and time.monotonic() < deadline + 30:
+            c = httpx.Client(base_url=url, headers=headers, timeout=30)
+            clients.append(c)
+            r = c.get("/api/games/both/head")
+            assert r.status_code == 200, r.text
+            by_worker.setdefault(answering(kids, server_port, client_port(r)), c)
+        assert sorted(by_worker) == sorted(kids)
+        other = next(k for k in kids if k != watched)
+        try:
+            watcher.wait_for(0)
+            lag: list[float] = []
+            for e in events[1:]:
+                through = other if e["seq"] % 2 else watched
+                sent = time.monotonic()
+                r = by_worker[through].post("/api/games/both/events",
+                                            json={"expected_seq": e["seq"],
+                                                  "events": body_of([e])})
+                assert r.status_code == 200, r.text
+                came = watcher.wait_for(e["seq"])
+                if through == other:
+                    lag.append(came - sent)
+            time.sleep(0.3)  # nothing more comes: every event once
+            assert [s for s, _ in watcher.seen] == list(range(len(events)))
+            assert statistics.median(lag) < PROMPT_S, lag
+        finally:
+            watcher.close()
+        one, two = sim("race-w", 1), sim("race-w", 2)
+        assert create(by_worker[other], "race-w", one[0]).status_code == 201
+        answers = race("race-w", (by_worker[other], one[1]), (by_worker[watched], two[1]))
+        assert sorted(r.status_code for r in answers.values()) == [200, 409]
+        assert by_worker[watched].get("/api/games/both/head").json()["next_seq"] == 16
+    finally:
+        for c in clients:
+            c.close()
+        stop_server(proc)
+
+
 def test_serve_workers_below_one_is_a_sentence(tmp_path: Path) -> None:
     r = subprocess.run([*JASLOG, "serve", "--db", str(tmp_path / "s.sqlite"), "--workers", "0",
                         "--port", str(free_port())], capture_output=True, text=True, cwd=ROOT,
@@ -276,3 +362,26 @@ def test_serve_workers_on_a_busy_port_is_a_sentence(tmp_path: Path) -> None:
     assert r.returncode == 2, said
     assert f"cannot listen on 127.0.0.1:{port}: another server is listening there" in said
     assert "Traceback" not in said
+
+
+def test_a_serving_process_keeps_what_it_loaded_out_of_the_collectors_sight(
+        tmp_path: Path) -> None:
+    """What a serving process loaded at start is frozen out of the cyclic collector (a full
+    collection then walks only what the service made since: the games it holds), and its
+    young collections are rarer than Python's default."""
+    import gc
+
+    from jaslog.service.processes import GC_THRESHOLDS, serving_app
+
+    before = gc.get_threshold()
+    try:
+        gc.unfreeze()
+        app = serving_app(str(tmp_path / "gc.sqlite"), dataset=tmp_path / "parquet",
+                          auth_failures=20, solve_nodes=1000, solve_seconds=1.0,
+                          solves_per_minute=30)
+        assert gc.get_threshold() == GC_THRESHOLDS != before
+        assert gc.get_freeze_count() > 10_000  # the modules, the app and its routes
+        app.state.service.close()
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*before)

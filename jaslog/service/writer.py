@@ -1,0 +1,315 @@
+"""One writer for the workers of ``jaslog serve --workers N`` over an SQLite store.
+
+SQLite takes one writer at a time, store-wide. Rather than every worker taking the file's
+lock in turn (a group commit per process, the lock passed between them), the serving
+process (uvicorn's supervisor) runs a :class:`WriterServer`: it takes the appends of every
+worker over a local socket, writes them through its own
+:class:`~jaslog.service.core.Service` (the fold once an append, the appends waiting
+together in one transaction whichever worker sent them) and answers each. Every worker
+holds a :class:`WriterLink` to it: its service's appends (:meth:`Service.append_soon
+<jaslog.service.core.Service.append_soon>`, :meth:`~jaslog.service.core.Service.submit`,
+:meth:`~jaslog.service.core.Service.append`) go there, checked as before on the worker (who
+may append, the online room's checks), written and answered by the writer, with the same
+codes and bodies as one process alone.
+
+The writer tells every worker of each game it moved (a :data:`MOVED` frame), so a live
+stream in any worker wakes at once, whichever worker took the append; no worker reads the
+store's feed to find them.
+
+A frame is its length (4 bytes, big-endian, of what follows the kind), its kind (one byte)
+and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` from a worker;
+:data:`DONE` ``[id, appended, already_stored, next_seq, hash, violations]`` or
+:data:`FAILED` ``[id, error...]`` (:func:`error_fields`) back; :data:`MOVED` ``[game,
+next_seq]`` to every worker. The socket is a file in a folder only the serving user may
+enter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import struct
+import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from jaslog.engine.fold import FoldError
+from jaslog.store import AppendResult, ConflictError, Head, StoreError
+from jaslog.store.engine import DatabaseError
+from jaslog.store.types import NoSuchGame, RejectedError
+
+if TYPE_CHECKING:
+    from jaslog.service.core import Service
+
+#: A frame's header: the length of its body, its kind.
+HEADER = struct.Struct(">IB")
+#: The kinds of frames.
+APPEND, DONE, FAILED, MOVED = 1, 2, 3, 4
+#: What an append is answered: the store's result, the violations its events brought.
+Answer = tuple[AppendResult, list[dict[str, Any]]]
+
+
+def frame(kind: int, body: Any) -> bytes:
+    data = orjson.dumps(body)
+    return HEADER.pack(len(data), kind) + data
+
+
+def error_fields(e: BaseException) -> list[Any]:
+    """An append's refusal as a frame carries it (:func:`error_of` makes it again)."""
+    if isinstance(e, ConflictError):
+        return ["conflict", str(e), e.game, e.expected, e.actual]
+    if isinstance(e, RejectedError):
+        fe = e.fold_error
+        fold = None if fe is None else [fe.message, fe.code, fe.game, fe.seq, fe.source,
+                                        fe.line, fe.seat, fe.card]
+        return ["rejected", str(e), e.game, e.seq, e.code, fold]
+    if isinstance(e, NoSuchGame):
+        return ["no_such_game", str(e), e.game]
+    if isinstance(e, DatabaseError):
+        return ["database", str(e), e.code, e.retry_after]
+    if isinstance(e, StoreError):
+        return ["store", str(e), getattr(e, "code", StoreError.code)]
+    return ["error", f"{type(e).__name__}: {e}"]
+
+
+def error_of(fields: list[Any]) -> Exception:
+    """The refusal :func:`error_fields` carried, as the writer raised it (its class, its
+    sentence, its fields)."""
+    kind, message = fields[0], fields[1]
+    e: Exception
+    if kind == "conflict":
+        e = ConflictError(fields[2], fields[3], fields[4])
+    elif kind == "rejected":
+        fold = fields[5]
+        fe = None if fold is None else FoldError(
+            fold[0], code=fold[1], game=fold[2], seq=fold[3], source=fold[4], line=fold[5],
+            seat=fold[6], card=fold[7])
+        e = RejectedError(message, game=fields[2], seq=fields[3], code=fields[4],
+                          fold_error=fe)
+    elif kind == "no_such_game":
+        e = NoSuchGame(fields[2])
+    elif kind == "database":
+        e = DatabaseError(message, fields[2], fields[3])
+    elif kind == "store":
+        e = StoreError(message)
+        e.code = fields[2]
+    else:
+        e = RuntimeError(message)
+    e.args = (message,)
+    return e
+
+
+def answer_of(game: str, fields: list[Any]) -> Answer:
+    """A :data:`DONE` frame's append result and violations."""
+    _, appended, already, next_seq, head_hash, violations = fields
+    return AppendResult(game, appended, already, Head(game, next_seq, head_hash)), violations
+
+
+def writer_socket() -> str:
+    """A new socket path in a folder of its own that only this user may enter."""
+    folder = tempfile.mkdtemp(prefix="jaslog-writer-")
+    os.chmod(folder, 0o700)
+    return str(Path(folder) / "writer.sock")
+
+
+class WriterServer:
+    """The one writer: takes the appends of every :class:`WriterLink` on the socket
+    ``path`` and writes them through ``svc`` (its group commit), a thread reading each
+    worker's frames; each answer is sent by the writer's thread as it is written, and every
+    other worker is told the game moved."""
+
+    def __init__(self, svc: Service, path: str) -> None:
+        self.svc, self.path = svc, path
+        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._links: dict[socket.socket, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self._stopping = False
+
+    def start(self) -> WriterServer:
+        self._sock.bind(self.path)
+        self._sock.listen(64)
+        threading.Thread(target=self._accept, name="jaslog-writer-accept", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopping = True
+            links = list(self._links)
+        with contextlib.suppress(OSError):
+            self._sock.shutdown(socket.SHUT_RDWR)
+        self._sock.close()
+        for c in links:
+            with contextlib.suppress(OSError):
+                c.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+            os.rmdir(os.path.dirname(self.path))
+
+    def _accept(self) -> None:
+        while not self._stopping:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            with self._lock:
+                if self._stopping:
+                    conn.close()
+                    return
+                self._links[conn] = threading.Lock()
+            threading.Thread(target=self._serve, args=(conn,), name="jaslog-writer-link",
+                             daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        """Read one worker's frames until it goes; each append queued for the writer."""
+        buf = b""
+        try:
+            while True:
+                data = conn.recv(1 << 16)
+                if not data:
+                    return
+                buf += data
+                while len(buf) >= HEADER.size:
+                    size, kind = HEADER.unpack_from(buf)
+                    end = HEADER.size + size
+                    if len(buf) < end:
+                        break
+                    body, buf = buf[HEADER.size:end], buf[end:]
+                    if kind == APPEND:
+                        self._take(conn, orjson.loads(body))
+        except OSError:
+            return
+        finally:
+            with self._lock:
+                self._links.pop(conn, None)
+            conn.close()
+
+    def _take(self, conn: socket.socket, fields: list[Any]) -> None:
+        ident, game, events, expected_seq = fields
+        try:
+            fut = self.svc.submit(game, events, expected_seq)
+        except Exception as e:  # the service closing
+            self._send(conn, frame(FAILED, [ident, *error_fields(e)]))
+            return
+        fut.add_done_callback(lambda f: self._answer(conn, ident, game, f))
+
+    def _answer(self, conn: socket.socket, ident: int, game: str, fut: Future[Answer]) -> None:
+        e = fut.exception()
+        if e is not None:
+            self._send(conn, frame(FAILED, [ident, *error_fields(e)]))
+            return
+        res, new = fut.result()
+        head = res.head
+        self._send(conn, frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
+                                      head.hash, new]))
+        if res.appended:
+            moved = frame(MOVED, [game, head.next_seq])
+            with self._lock:
+                others = [c for c in self._links if c is not conn]
+            for c in others:
+                self._send(c, moved)
+
+    def _send(self, conn: socket.socket, data: bytes) -> None:
+        with self._lock:
+            lock = self._links.get(conn)
+        if lock is None:
+            return
+        with lock, contextlib.suppress(OSError):
+            conn.sendall(data)
+
+
+class WriterLink(asyncio.Protocol):
+    """A worker's link to the :class:`WriterServer` at ``path``, on the worker's event
+    loop: an append awaits its answer there (no thread between the request and the
+    socket); from another thread, :meth:`submit` gives a future. ``moved(game,
+    next_seq)`` is called on the loop for each game another worker's append moved."""
+
+    def __init__(self, path: str, moved: Callable[[str, int], None]) -> None:
+        self.path, self.moved = path, moved
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._transport: asyncio.Transport | None = None
+        self._buf = b""
+        self._next = 0
+        self._waiting: dict[int, tuple[str, asyncio.Future[Answer]]] = {}
+
+    async def connect(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        await self.loop.create_unix_connection(lambda: self, self.path)
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
+        gone = DatabaseError("the service's writer process is gone: the append was not "
+                             "answered (the service is stopping, or it failed)",
+                             "store_unreachable", 5)
+        waiting, self._waiting = self._waiting, {}
+        for _, fut in waiting.values():
+            if not fut.done():
+                fut.set_exception(gone)
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        buf = self._buf + data if self._buf else data
+        n, at = len(buf), 0
+        while n - at >= HEADER.size:
+            size, kind = HEADER.unpack_from(buf, at)
+            end = at + HEADER.size + size
+            if n < end:
+                break
+            fields = orjson.loads(buf[at + HEADER.size:end])
+            at = end
+            if kind == MOVED:
+                self.moved(fields[0], fields[1])
+                continue
+            game, fut = self._waiting.pop(fields[0], (None, None))
+            if fut is None or fut.done() or game is None:
+                continue
+            if kind == DONE:
+                fut.set_result(answer_of(game, fields))
+            else:
+                fut.set_exception(error_of(fields[1:]))
+        self._buf = buf[at:]
+
+    def append(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
+               ) -> asyncio.Future[Answer]:
+        """Send an append (on the loop's thread); its answer's future."""
+        assert self.loop is not None
+        fut: asyncio.Future[Answer] = self.loop.create_future()
+        if self._transport is None:
+            self.connection_lost(None)
+            fut.set_exception(DatabaseError("the service's writer process is gone: the "
+                                            "append was not sent", "store_unreachable", 5))
+            return fut
+        self._next += 1
+        self._waiting[self._next] = (game, fut)
+        self._transport.write(frame(APPEND, [self._next, game, events, expected_seq]))
+        return fut
+
+    def on_loop(self) -> bool:
+        """Whether this thread runs the link's loop."""
+        try:
+            return asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            return False
+
+    def submit(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
+               ) -> Future[Answer]:
+        """:meth:`append` from any thread but the loop's: a future of its answer."""
+        assert self.loop is not None
+
+        async def sent() -> Answer:
+            return await self.append(game, events, expected_seq)
+
+        return asyncio.run_coroutine_threadsafe(sent(), self.loop)

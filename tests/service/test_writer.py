@@ -1,0 +1,129 @@
+"""The one writer of ``jaslog serve --workers N`` over SQLite, in process: two workers'
+services linked to one :class:`WriterServer` over its real socket, appending to one real
+SQLite store (the processes themselves: tests/service/test_processes.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from jaslog.service.core import Service
+from jaslog.service.writer import WriterLink, WriterServer, error_fields, error_of, writer_socket
+from jaslog.store import ConflictError, open_store
+from jaslog.store.engine import DatabaseError
+from jaslog.store.types import NoSuchGame, RejectedError
+from tests.service.conftest import body_of, sim
+
+
+def _fields(e: BaseException) -> dict[str, Any]:
+    """What an append's refusal says: its class, its sentence, its fields (and its fold
+    error's)."""
+    fe = getattr(e, "fold_error", None)
+    return {"type": type(e), "text": str(e), "code": getattr(e, "code", None),
+            **{k: getattr(e, k, None) for k in ("game", "expected", "actual", "seq")},
+            "fold": None if fe is None else (fe.message, fe.code, fe.seat, fe.card, str(fe))}
+
+
+def told_to(into: list[tuple[str, int]]) -> Callable[[str, int], None]:
+    return lambda game, next_seq: into.append((game, next_seq))
+
+
+def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'one.sqlite'}"
+    events = sim("g", 1)[:14]
+    with open_store(url) as s:
+        s.append("g", events[:1])
+    writer = Service(url)
+    server = WriterServer(writer, writer_socket()).start()
+    a, b = Service(url), Service(url)
+    told: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+    refusals: list[tuple[dict[str, Any], dict[str, Any]]] = []
+
+    async def run() -> None:
+        for name, svc in (("a", a), ("b", b)):
+            link = WriterLink(server.path, told_to(told[name]))
+            await link.connect()
+            svc.link = link
+        for e in events[1:12]:
+            through = a if e["seq"] % 2 else b  # odd seqs through A, even through B
+            res, new = await through.append_soon("g", body_of([e]), e["seq"])
+            assert (res.game, res.appended, res.already_stored, res.head.next_seq) == \
+                ("g", 1, 0, e["seq"] + 1)
+            assert new == []
+        # each refusal as the writer's own service gives it, class, sentence and fields
+        card = events[12].get("card")
+        stolen = {**body_of(events[12:13])[0], "seat": (events[12].get("seat", 0) + 1) % 4} \
+            if card else {"type": "play", "seat": 0, "card": "7x"}
+        for game, sent, seq in (("g", body_of(events[12:13]), 3),  # a conflict
+                                ("g", [stolen], 12)):  # refused by the rules
+            with pytest.raises(Exception) as linked:
+                await a.append_soon(game, sent, seq)
+            with pytest.raises(Exception) as alone:
+                writer.append(game, sent, seq)
+            refusals.append((_fields(linked.value), _fields(alone.value)))
+        # from a thread (as the move clock and the online room append): a future
+        res, _ = await asyncio.to_thread(b.append, "g", body_of(events[12:13]), 12)
+        assert res.head.next_seq == 13
+        # an append on the event loop's own thread of the sync API is written here (SQLite
+        # serializes it with the writer's)
+        res, _ = b.append("g", body_of(events[13:14]), 13)
+        assert res.head.next_seq == 14
+
+    try:
+        asyncio.run(run())
+    finally:
+        for svc in (a, b, writer):
+            svc.close()
+        server.stop()
+    assert [linked["type"] for linked, _ in refusals] == [ConflictError, RejectedError]
+    for linked, alone in refusals:
+        assert linked == alone
+    assert refusals[1][0]["fold"] is not None  # the rule's own words, seat and card
+    # each worker was told of the games the other's appends moved, at once
+    assert told["b"] == [("g", s + 1) for s in range(1, 12, 2)]
+    assert told["a"][:5] == [("g", s + 1) for s in range(2, 12, 2)]
+    assert ("g", 13) in told["a"]
+    with open_store(url) as s:
+        assert [e.seq for e in s.events("g")] == list(range(14))
+    assert not Path(server.path).exists()
+
+
+def test_a_refusal_crosses_the_socket_whole() -> None:
+    """Each kind of refusal, made again from its frame: the same class, sentence and
+    fields."""
+    for e in (ConflictError("g", 3, 7, "a detail"), NoSuchGame("g9"),
+              DatabaseError("the disk is full", "store_full", 30),
+              RejectedError("no such card", game="g", seq=4, code="bad_card")):
+        again = error_of(error_fields(e))
+        assert _fields(again) == _fields(e)
+        assert getattr(again, "retry_after", None) == getattr(e, "retry_after", None)
+
+
+def test_an_append_to_a_writer_gone_is_503_unreachable(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'gone.sqlite'}"
+    writer = Service(url)
+    server = WriterServer(writer, writer_socket()).start()
+    worker = Service(url)
+
+    async def run() -> BaseException:
+        link = WriterLink(server.path, lambda g, n: None)
+        await link.connect()
+        worker.link = link
+        server.stop()
+        await asyncio.sleep(0.2)
+        with pytest.raises(DatabaseError) as gone:
+            await worker.append_soon("g", [{"type": "note", "text": "x"}], 1)
+        return gone.value
+
+    try:
+        err = asyncio.run(run())
+    finally:
+        worker.close()
+        writer.close()
+    assert isinstance(err, DatabaseError)
+    assert err.code == "store_unreachable"
+    assert "writer process is gone" in str(err)
