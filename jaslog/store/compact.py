@@ -97,6 +97,25 @@ def parse_time_code(text: Any) -> int | None:
     return code if time_text(code) == text else None
 
 
+#: The text of each minute met (``2026-01-05T19:30:``), by minutes since 1970, and of each
+#: second in a minute (``55Z``): a time in seconds is the two joined (the events of a game
+#: fall in a few hundred minutes; the store's reader writes a time per event).
+MINUTES: dict[int, str] = {}
+SECONDS: tuple[str, ...] = tuple(f"{s:02d}Z" for s in range(60))
+
+
+def minute_text(minute: int) -> str:
+    """The text of a minute (minutes since 1970) up to its seconds, kept in :data:`MINUTES`.
+
+    >>> minute_text(1767641455 // 60)
+    '2026-01-05T19:30:'
+    """
+    if len(MINUTES) > 100_000:
+        MINUTES.clear()
+    text = MINUTES[minute] = time.strftime("%Y-%m-%dT%H:%M:", time.gmtime(minute * 60))
+    return text
+
+
 def time_text(code: int) -> str:
     """The text of a :func:`time_code`.
 
@@ -104,7 +123,8 @@ def time_text(code: int) -> str:
     ('2026-01-05T19:30:55Z', '2026-01-05T19:30:55.120Z')
     """
     if code <= SECONDS_MAX:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(code))
+        minute, second = divmod(code, 60)
+        return (MINUTES.get(minute) or minute_text(minute)) + SECONDS[second]
     secs, ms = divmod(code, 1000)
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{ms:03d}Z"
 
@@ -326,8 +346,7 @@ class Codec:
         a = None if at is None else time_text(at)
         i = None if event_id is None else id_text(event_id)
         r = None if recorded_at is None else time_text(recorded_at)
-        return FastPlay(game, seq, seat, CARD_TEXT[card], a, i,
-                        _play(game, seq, a, i, r, seat, CARD_TEXT[card]), r)
+        return FastPlay(game, seq, seat, CARD_TEXT[card], a, i, None, r)  # bytes when asked
 
 
 def _play(game: str, seq: int, at: str | None, eid: str | None, rec: str | None, seat: int,
