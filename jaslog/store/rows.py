@@ -301,23 +301,25 @@ def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
     are of, when the caller has them (their fields are then not read again from the bytes)."""
     keys = game_keys(conn, [r[0] for r in rows])
     c = codec(conn)
-    out = []
-    for i, r in enumerate(rows):
-        game, seq, pos, type_, version, _eid, _at, payload, _prev, h = r[:10]
-        kind = c.codes.get(type_)
+    codes, encode = c.codes, c.encode
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    for i, r in enumerate(rows):  # the hot loop of every write: one tuple per row
+        game, seq, pos, type_, version, payload, h = r[0], r[1], r[2], r[3], r[4], r[7], r[9]
+        kind = codes.get(type_)
         if kind is None:
             kind = type_code(conn, type_)
         fields = r[10] if len(r) > 10 else None
         if events is not None:
             e = events[i]
             fields = e.__dict__ if isinstance(e, (Event, FastPlay)) else None
-        parts = c.encode(payload, kind, fields, version)
+        k, eid, at, rec, seat, card, rest = encode(payload, kind, fields, version)
         key = keys.get(game)
         if key is None:
             raise UnreadableEvent("the game has no header row (game_started) to key its events "
                                   "by", game, seq)
-        out.append((key, seq, pos, parts[0], version, *parts[1:],
-                    h if isinstance(h, bytes) else bytes.fromhex(h)))
+        append((key, seq, pos, k, version, eid, at, rec, seat, card, rest,
+                h if type(h) is bytes else bytes.fromhex(h)))
     return out
 
 
