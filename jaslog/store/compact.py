@@ -343,6 +343,13 @@ class Codec:
                 return rest
         if kind == 1 and rest is None and version == VERSION and self.names.get(1) == "play":
             return play_bytes(game, seq, at, event_id, recorded_at, seat, card)
+        return orjson.dumps(self.fields(game, seq, kind, event_id, at, recorded_at, seat, card,
+                                        rest))
+
+    def fields(self, game: str, seq: int, kind: int, event_id: Any, at: Any, recorded_at: Any,
+               seat: Any, card: Any, rest: Any) -> dict[str, Any]:
+        """The fields of the event whose row this is, in the order of its canonical bytes
+        (``rest``: not whole bytes, ``{...``, which hold them as they are)."""
         spilled = kind & SPILLED
         k = kind & (SPILLED - 1)
         plan = self.plan(k)
@@ -366,7 +373,7 @@ class Codec:
             v = next(left, None)
             if v is not None:
                 d[name] = v
-        return orjson.dumps(d)
+        return d
 
     def fast(self, game: str, seq: int, version: int, kind: int, event_id: Any, at: Any,
              recorded_at: Any, seat: Any, card: Any, rest: Any) -> FastPlay | None:

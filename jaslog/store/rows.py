@@ -12,10 +12,12 @@ import weakref
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
+import orjson
+from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, select, tuple_
 from sqlalchemy.engine import Connection, Engine
 
-from jaslog.events import VERSION, Event
+from jaslog.events import EVENT_MODELS, VERSION, Event, event_problem
 from jaslog.events.fast import FastPlay
 from jaslog.store.codec import UnreadableEvent, decode
 from jaslog.store.compact import (
@@ -228,12 +230,32 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         if kind & 0xFFFF not in names:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
+        if version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
+            e = _model_of(c, g, seq, kind, eid, at, rec, seat, card, rest)
+            if e is not None:
+                append(e)
+                continue
         try:
             payload = rebuild(g, seq, version, kind, eid, at, rec, seat, card, rest)
         except (UnknownKind, ValueError, TypeError, IndexError) as e:
             raise UnreadableEvent(f"the stored event cannot be rebuilt: {e}", g, seq) from None
         append(decode(payload, version, g, seq))
     return out
+
+
+def _model_of(c: Codec, game: str, seq: int, kind: int, eid: Any, at: Any, rec: Any, seat: Any,
+              card: Any, rest: Any) -> Event | None:
+    """The model of a row of the current format built from its fields (no JSON written and
+    read again), or None: its bytes are then rebuilt and parsed, which says what is wrong."""
+    try:
+        d = c.fields(game, seq, kind, eid, at, rec, seat, card, bytes(rest) if rest else rest)
+        model = EVENT_MODELS.get(d["type"])
+        if model is None:
+            return None
+        e = model.model_validate(d)
+    except (UnknownKind, ValidationError, ValueError, TypeError, IndexError):
+        return None
+    return e if event_problem(e) is None else None
 
 
 #: A row that is a play in its typed columns alone (current format, nothing in ``rest``, no id
@@ -251,24 +273,27 @@ def game_events(conn: Connection, key: int, game: str, until: int | None = None)
     only when asked), every other event as :func:`events_of` reads it (``fast``).
 
     Two queries, each in seq order: the seq, time, seat and card of every row with a flag
-    for the plainest plays (most of a game), then the whole rows of the others. Neither reads
-    the hash chain (``verify`` checks it)."""
+    for the plainest plays (most of a game), then the whole rows of the others, by their
+    keys. Neither reads the hash chain (``verify`` checks it)."""
     c = codec(conn)
-    ph = "%s" if conn.dialect.name == "postgresql" else "?"
+    pg = conn.dialect.name == "postgresql"
+    ph = "%s" if pg else "?"
     where = f"WHERE game = {ph}" + ("" if until is None else f" AND pos <= {ph}")
     params = (key,) if until is None else (key, until)
-    if c.names.get(1) != "play":  # no play in columns (a store whose codes say otherwise)
-        plain = "0"
-    else:
-        plain = _PLAIN_PLAY
+    plain = _PLAIN_PLAY if c.names.get(1) == "play" else "0"  # else: no play in columns
     cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         cur.execute(f"SELECT seq, at, seat, card, {plain} FROM events {where} ORDER BY seq",
                     params)
         rows = cur.fetchall()
-        cur.execute(f"SELECT seq, {', '.join(c.name for c in PARTS)} FROM events {where} "
-                    f"AND {plain} = 0 ORDER BY seq", params)
-        others = cur.fetchall()
+        seqs = [r[0] for r in rows if not r[4]]
+        others: list[Any] = []
+        if seqs:  # by their keys, not a second scan of the game
+            cur.execute(f"SELECT seq, {', '.join(c.name for c in PARTS)} FROM events "
+                        f"WHERE game = {ph} AND seq "
+                        + ("= ANY(%s)" if pg else "IN (SELECT value FROM json_each(?))")
+                        + " ORDER BY seq", (key, seqs if pg else orjson.dumps(seqs).decode()))
+            others = list(cur.fetchall())
     finally:
         cur.close()
     decoded = iter(events_of(conn, others, fast=True, game=game))
