@@ -248,7 +248,9 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
 def _model_of(c: Codec, game: str, seq: int, kind: int, eid: Any, at: Any, rec: Any, seat: Any,
               card: Any, rest: Any) -> Event | None:
     """The model of a row of the current format built from its fields (no JSON written and
-    read again), or None: its bytes are then rebuilt and parsed, which says what is wrong."""
+    read again), or None: its bytes are then rebuilt and parsed, which says what is wrong.
+    The limits hold as they do for a parsed line (:func:`jaslog.events.limits.event_problem`
+    measures the line of an event with free JSON; every other field is bounded)."""
     try:
         d = c.fields(game, seq, kind, eid, at, rec, seat, card, bytes(rest) if rest else rest)
         model = EVENT_MODELS.get(d["type"])
