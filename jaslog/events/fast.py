@@ -39,16 +39,36 @@ _PLAY = re.compile(
 
 
 class FastPlay:
-    """A ``play`` event read by :func:`fast_play`: the fields the fold and the store read, and
-    ``payload``, its canonical bytes. Its ``__dict__`` holds the fields as a model's does
-    (plus ``payload``), for readers that take an event's fields as a dict (the export)."""
+    """A ``play`` event read by :func:`fast_play` (or by the store from its columns): the
+    fields the fold and the store read, and ``payload``, its canonical bytes (a play the store
+    read writes them only when asked: a fold never asks). Its ``__dict__`` holds the fields as
+    a model's does (plus ``payload`` once it is there), for readers that take an event's
+    fields as a dict (the export)."""
 
     type: str
+    payload: bytes
 
     def __init__(self, game: str, seq: int, seat: int, card: str, at: str | None,
-                 id: str | None, payload: bytes, recorded_at: str | None = None) -> None:
+                 id: str | None, payload: bytes | None, recorded_at: str | None = None) -> None:
         self.game, self.seq, self.type, self.seat, self.card = game, seq, "play", seat, card
-        self.at, self.id, self.recorded_at, self.payload = at, id, recorded_at, payload
+        self.at, self.id, self.recorded_at = at, id, recorded_at
+        if payload is not None:
+            self.payload = payload
+
+    def __getattr__(self, name: str) -> Any:
+        """``payload`` of a play made from its fields alone (``payload`` None: a play the
+        store read from its columns), written when first asked for and kept.
+
+        >>> p = FastPlay("g1", 4, 2, "10H", None, None, None)
+        >>> "payload" in p.__dict__, p.payload, "payload" in p.__dict__
+        (False, b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}', True)
+        """
+        if name != "payload":
+            raise AttributeError(f"'FastPlay' object has no attribute {name!r}")
+        d = self.__dict__
+        payload = d["payload"] = play_payload(d["game"], d["seq"], d["at"], d["id"],
+                                              d["recorded_at"], d["seat"], d["card"])
+        return payload
 
     def __repr__(self) -> str:
         return f"FastPlay({self.payload.decode()})"
@@ -65,6 +85,21 @@ class FastPlay:
              "id": self.id, "recorded_at": self.recorded_at, "seat": self.seat,
              "card": self.card}
         return {k: v for k, v in d.items() if v is not None} if exclude_none else d
+
+
+def play_payload(game: str, seq: int, at: str | None, id: str | None, recorded_at: str | None,
+                 seat: int, card: str) -> bytes:
+    """The canonical bytes of a play whose fields are in their canonical text (a game id, a
+    time, an id and a card need no escapes).
+
+    >>> play_payload("g1", 4, "2026-01-05T19:30:55Z", None, None, 2, "10H")
+    b'{"game":"g1","seq":4,"type":"play","at":"2026-01-05T19:30:55Z","seat":2,"card":"10H"}'
+    """
+    return (f'{{"game":"{game}","seq":{seq},"type":"play"'
+            + ("" if at is None else f',"at":"{at}"')
+            + ("" if id is None else f',"id":"{id}"')
+            + ("" if recorded_at is None else f',"recorded_at":"{recorded_at}"')
+            + f',"seat":{seat},"card":"{card}"}}').encode()
 
 
 def fast_play(line: bytes) -> FastPlay | None:

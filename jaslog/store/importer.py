@@ -210,7 +210,8 @@ class Part:
     """Events of one game ready to insert: chained from ``base_hash`` at ``base_seq``.
 
     ``rows`` are in :data:`~jaslog.store.store.EVENT_COLUMNS` order, ``pos`` (index 2) still
-    to give; ``started`` is the game's ``game_started`` event when the part opens the game.
+    to give, ``prev_hash`` and ``hash`` as raw digests; ``started`` is the game's
+    ``game_started`` event when the part opens the game.
     """
 
     game: str
@@ -311,8 +312,7 @@ class _Pending:
 
     game: str
     base: Head
-    prev: bytes  # the hash the next event links to (raw digest, and as text)
-    prev_hex: str
+    prev: bytes  # the hash the next event links to (raw digest)
     stored: list[bytes] = field(default_factory=list)  # canonical payloads in the store
     stored_len: int = 0
     expect: int | None = 0
@@ -409,17 +409,17 @@ class Validator:
             # autocommit, is a hundred times cheaper than a read transaction through the
             # engine; a writer that stores the game meanwhile is caught when the batch is
             # written (its head moved: a conflict)
-            p = _Pending(game, Head(game, 0, GENESIS), _GENESIS_BYTES, GENESIS)
+            p = _Pending(game, Head(game, 0, GENESIS), _GENESIS_BYTES)
             self.pending[game] = p
             return p
         with eng.read_tx(self.store.engine) as conn:
             head = self.store._head(conn, game)
             prev = bytes.fromhex(head.hash)
             if head.next_seq == 0:
-                p = _Pending(game, head, prev, head.hash)
+                p = _Pending(game, head, prev)
             else:
                 rows = read_rows(conn, GAMES.c.id == game)
-                p = _Pending(game, head, prev, head.hash,
+                p = _Pending(game, head, prev,
                              [current_canonical(r.payload, r.version) for r in rows], len(rows),
                              expect=None)
                 self.seen_existing.add(game)
@@ -511,16 +511,15 @@ class Validator:
         except StoreError as err:
             self.reject(gid, f"{source}:{number}: {err}", source, number)
             return
-        h = sha256(p.prev + payload).digest()
-        h_hex = h.hex()
+        link = p.prev
+        h = sha256(link + payload).digest()  # the chain, raw: in hex only at a part's head
         rows = p.rows
         if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
             p.started = e
         eid = e.id
         rows.append([gid, e.seq, 0, e.type, VERSION, None if eid is None else norm_id(eid), e.at,
-                     payload, p.prev_hex, h_hex, e.__dict__])
+                     payload, link, h, e.__dict__])
         p.prev = h
-        p.prev_hex = h_hex
         p.last = number
         if p.stored_len:
             p.expect = e.seq + 1
@@ -593,7 +592,7 @@ class Validator:
     def flush(self, games: list[_Pending]) -> None:
         """Hand ``games`` to the sink as one batch; ready games leave the pending set."""
         todo = [p for p in games if p.rows and p.game not in self.rejected]
-        parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev_hex,
+        parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev.hex(),
                               (p.source, p.first, p.last),
                               standing(p.fold) if p.fold is not None else p.standing)
                  for p in todo}

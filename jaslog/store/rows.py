@@ -12,13 +12,28 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import orjson
+from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, select, tuple_
 from sqlalchemy.engine import Connection, Engine
 
-from jaslog.events import VERSION, Event
+from jaslog.events import EVENT_MODELS, VERSION, Event, event_problem
 from jaslog.events.fast import FastPlay
 from jaslog.store.codec import UnreadableEvent, decode
-from jaslog.store.compact import GENESIS_RAW, Codec, UnknownKind, first_codes
+from jaslog.store.compact import (
+    CARD_CODE,
+    CARD_TEXT,
+    GENESIS_RAW,
+    MINUTES,
+    SECONDS,
+    SECONDS_MAX,
+    Codec,
+    UnknownKind,
+    first_codes,
+    minute_text,
+    time_code,
+    time_text,
+)
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
@@ -217,11 +232,92 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         if kind & 0xFFFF not in names:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
+        if version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
+            e = _model_of(c, g, seq, kind, eid, at, rec, seat, card, rest)
+            if e is not None:
+                append(e)
+                continue
         try:
             payload = rebuild(g, seq, version, kind, eid, at, rec, seat, card, rest)
         except (UnknownKind, ValueError, TypeError, IndexError) as e:
             raise UnreadableEvent(f"the stored event cannot be rebuilt: {e}", g, seq) from None
         append(decode(payload, version, g, seq))
+    return out
+
+
+def _model_of(c: Codec, game: str, seq: int, kind: int, eid: Any, at: Any, rec: Any, seat: Any,
+              card: Any, rest: Any) -> Event | None:
+    """The model of a row of the current format built from its fields (no JSON written and
+    read again), or None: its bytes are then rebuilt and parsed, which says what is wrong.
+    The limits hold as they do for a parsed line (:func:`jaslog.events.limits.event_problem`
+    measures the line of an event with free JSON; every other field is bounded)."""
+    try:
+        d = c.fields(game, seq, kind, eid, at, rec, seat, card, bytes(rest) if rest else rest)
+        model = EVENT_MODELS.get(d["type"])
+        if model is None:
+            return None
+        e = model.model_validate(d)
+    except (UnknownKind, ValidationError, ValueError, TypeError, IndexError):
+        return None
+    return e if event_problem(e) is None else None
+
+
+#: A row that is a play in its typed columns alone (current format, nothing in ``rest``, no id
+#: nor ``recorded_at``, a seat and a card in range), as SQL: 1 for such a row, else 0
+#: (NULL-safe, on both backends).
+_PLAIN_PLAY = (f"CASE WHEN kind = 1 AND version = {VERSION} AND rest IS NULL AND event_id IS "
+               "NULL AND recorded_at IS NULL AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31 "
+               "THEN 1 ELSE 0 END")
+
+
+def game_events(conn: Connection, key: int, game: str, until: int | None = None) -> list[Event]:
+    """The events of one game (``key``: its ``games.pos``), up to store position ``until``,
+    for a reader that folds them: a play stored in columns alone as a :class:`FastPlay`
+    made straight from its typed columns (no JSON, no model, its canonical bytes written
+    only when asked), every other event as :func:`events_of` reads it (``fast``).
+
+    Two queries, each in seq order: the seq, time, seat and card of every row with a flag
+    for the plainest plays (most of a game), then the whole rows of the others, by their
+    keys. Neither reads the hash chain (``verify`` checks it)."""
+    c = codec(conn)
+    pg = conn.dialect.name == "postgresql"
+    ph = "%s" if pg else "?"
+    where = f"WHERE game = {ph}" + ("" if until is None else f" AND pos <= {ph}")
+    params = (key,) if until is None else (key, until)
+    plain = _PLAIN_PLAY if c.names.get(1) == "play" else "0"  # else: no play in columns
+    cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cur.execute(f"SELECT seq, at, seat, card, {plain} FROM events {where} ORDER BY seq",
+                    params)
+        rows = cur.fetchall()
+        seqs = [r[0] for r in rows if not r[4]]
+        others: list[Any] = []
+        if seqs:  # by their keys, not a second scan of the game
+            cur.execute(f"SELECT seq, {', '.join(c.name for c in PARTS)} FROM events "
+                        f"WHERE game = {ph} AND seq "
+                        + ("= ANY(%s)" if pg else "IN (SELECT value FROM json_each(?))")
+                        + " ORDER BY seq", (key, seqs if pg else orjson.dumps(seqs).decode()))
+            others = list(cur.fetchall())
+    finally:
+        cur.close()
+    decoded = iter(events_of(conn, others, fast=True, game=game))
+    minutes, seconds, card_text, play = MINUTES, SECONDS, CARD_TEXT, FastPlay
+    out: list[Event] = []
+    append = out.append
+    for seq, at, seat, card, is_plain in rows:
+        if is_plain:
+            if at is not None:
+                if at <= SECONDS_MAX:  # time_text, inlined: the hot path
+                    m, s = divmod(at, 60)
+                    at = (minutes.get(m) or minute_text(m)) + seconds[s]
+                else:
+                    at = time_text(at)
+            append(play(game, seq, seat, card_text[card], at, None, None))  # type: ignore[arg-type]
+            continue
+        e = next(decoded, None)
+        if e is None or e.seq != seq:
+            raise UnreadableEvent("the store changed while it was read", game, seq)
+        append(e)
     return out
 
 
@@ -237,23 +333,37 @@ def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
     if keys is None:
         keys = game_keys(conn, [r[0] for r in rows])
     c = codec(conn)
-    out = []
-    for i, r in enumerate(rows):
-        game, seq, pos, type_, version, _eid, _at, payload, _prev, h = r[:10]
-        kind = c.codes.get(type_)
-        if kind is None:
-            kind = type_code(conn, type_)
-        fields = r[10] if len(r) > 10 else None
-        if events is not None:
-            e = events[i]
-            fields = e.__dict__ if isinstance(e, (Event, FastPlay)) else None
-        parts = c.encode(payload, kind, fields, version)
+    codes, encode = c.codes, c.encode
+    plays = c.names.get(1) == "play"
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    for i, r in enumerate(rows):  # the hot loop of every write: one tuple per row
+        game, seq, pos, type_, version, payload, h = r[0], r[1], r[2], r[3], r[4], r[7], r[9]
         key = keys.get(game)
         if key is None:
             raise UnreadableEvent("the game has no header row (game_started) to key its events "
                                   "by", game, seq)
-        out.append((key, seq, pos, parts[0], version, *parts[1:],
-                    h if isinstance(h, bytes) else bytes.fromhex(h)))
+        if type(h) is not bytes:
+            h = bytes.fromhex(h)
+        fields = r[10] if len(r) > 10 else None
+        if events is not None:
+            e = events[i]
+            fields = e.__dict__ if isinstance(e, (Event, FastPlay)) else None
+        if plays and type_ == "play" and fields is not None and fields.get("payload") is payload \
+                and version == VERSION and fields["id"] is None and fields["recorded_at"] is None:
+            # a canonical play as the import reads it (jaslog.events.fast): its seat and card
+            # checked by the regex that read them, its bytes its own; only its time to read
+            at = fields["at"]
+            a = None if at is None else time_code(at)
+            if at is None or a is not None:
+                append((key, seq, pos, 1, version, None, a, None, fields["seat"],
+                        CARD_CODE[fields["card"]], None, h))
+                continue
+        kind = codes.get(type_)
+        if kind is None:
+            kind = type_code(conn, type_)
+        k, eid, at, rec, seat, card, rest = encode(payload, kind, fields, version)
+        append((key, seq, pos, k, version, eid, at, rec, seat, card, rest, h))
     return out
 
 
@@ -284,6 +394,7 @@ __all__ = [
     "encode_rows",
     "event_select",
     "events_of",
+    "game_events",
     "game_keys",
     "head_hashes",
     "key_of",

@@ -89,3 +89,25 @@ def test_a_game_registered_later_gets_codes_for_its_own_events(store: Store, toy
     stored = store.stored_events("toy-s")
     assert [r.payload for r in stored] == [canonical_json(event_from_dict(e)) for e in events]
     assert store.verify("toy-s").ok
+
+
+@pytest.mark.parametrize("at", ["2026-01-05T19:30:55Z", "2026-01-05T20:30:55+01:00", None])
+def test_an_imported_play_gets_the_row_its_model_would(store: Store, at: str | None) -> None:
+    """A canonical play as the import reads it (by its regex, not a model) goes to the row the
+    same play as a model gets from the codec: its time in its column, or in ``rest`` when the
+    column cannot hold its text (an offset); its bytes come back exactly."""
+    from jaslog.events import parse_event
+
+    game = simulate_game("p-1", seed=3)
+    i = next(k for k, e in enumerate(game) if e["type"] == "play")
+    game[i] = {k: v for k, v in {**game[i], "at": at}.items() if v is not None}
+    lines = [canonical_json(event_from_dict(e)) for e in game]
+    assert store.import_lines(lines).events == len(game)
+    with store.engine.connect() as conn:
+        row = conn.execute(text("SELECT kind, event_id, at, recorded_at, seat, card, rest FROM "
+                                "events WHERE seq = :s"), {"s": i}).one()
+    codec = Codec(first_codes())
+    assert (*row[:6], row[6] and bytes(row[6])) == \
+        codec.encode(lines[i], 1, parse_event(lines[i]).__dict__)
+    assert (row[2] is None) == (at != "2026-01-05T19:30:55Z")
+    assert store.stored_events("p-1")[i].payload == lines[i]

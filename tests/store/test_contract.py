@@ -245,6 +245,35 @@ def test_fast_streaming_gives_the_same_events(store: Store, raw_sql: Any) -> Non
     assert "FastPlay" in kinds and "Play" not in kinds and len(kinds) > 2
 
 
+def test_fast_streaming_makes_plays_from_their_columns(store: Store) -> None:
+    """``iter_games(fast=True)`` on a game imported (its plays in their columns alone) and one
+    recorded live (an id and ``recorded_at`` on every event): the events the models give,
+    each play's canonical bytes written only when asked (a fold never asks); ``until`` cuts
+    a game where it says."""
+    imported, live = game_events("c-20", seed=20), game_events("c-21", seed=21)
+    assert store.import_lines([orjson.dumps(e) for e in imported]).games == 1
+    store.append("c-21", live)
+    plain = dict(store.iter_games())
+    fast = dict(store.iter_games(fast=True))
+    for gid in ("c-20", "c-21"):
+        assert len(fast[gid]) == len(plain[gid])
+        plays = 0
+        for f, p in zip(fast[gid], plain[gid], strict=True):
+            if isinstance(f, FastPlay):
+                plays += 1
+                assert "payload" not in f.__dict__
+                assert (f.game, f.seq, f.seat, f.card, f.at, f.id, f.recorded_at) == \
+                    (p.game, p.seq, p.seat, p.card, p.at, p.id, p.recorded_at)  # type: ignore[attr-defined]
+                assert f.payload == canonical_json(p) == f.__dict__["payload"]
+            else:
+                assert f == p
+        assert plays == sum(e["type"] == "play" for e in (imported if gid == "c-20" else live))
+    first = store.cursor() - len(live)  # the imported game's last position
+    cut = dict(store.games_by_id(["c-20", "c-21"], until=first - 10, fast=True))
+    assert list(cut) == ["c-20"] and [e.seq for e in cut["c-20"]] == \
+        [e.seq for e in plain["c-20"][:-10]]
+
+
 def test_games_listing_filters_and_streaming(store: Store) -> None:
     a = game_events("g-a", seed=1, seats=["ann", "bob", "cor", "dirk"],
                     at="2026-03-01T19:00:00Z")

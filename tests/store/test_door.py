@@ -130,3 +130,30 @@ def test_check_export_and_dump_go_on_past_the_unreadable_game(with_unreadable: P
     assert jaslog("dump", "ok-1", "--db", db).returncode == 0
     r = jaslog("dump", "old-1", "--db", db, text=True)
     assert r.returncode == 2 and r.stderr.startswith("jaslog: game old-1 seq 0: the stored event")
+
+
+def test_an_event_over_the_limit_stored_in_parts_is_unreadable_too(tmp_path: Path) -> None:
+    """The same game_started as above, stored by an older jaslog in parts (its fields in
+    ``rest``, not its bytes whole): its line is still over the limit, so its game is still
+    unreadable, however the reader builds its model."""
+    from jaslog.store.compact import Codec
+
+    db = tmp_path / "s.sqlite"
+    open_store(str(db)).close()
+    payload = orjson.dumps({**HUGE, "game": "old-2"})
+    with sqlite3.connect(db) as c:
+        codec = Codec(dict(c.execute("SELECT code, name FROM event_types").fetchall()))
+        row = codec.encode(payload, codec.codes["game_started"])
+        assert row[6] is not None and row[6][:1] == b"["  # in parts, not whole
+        c.execute("INSERT INTO games (id, pos, ruleset, dealer, seats, created_at, stored_at) "
+                  "VALUES ('old-2', 1, 'amsterdam', 0, ?, '2026-01-01T00:00:00.000000Z', "
+                  "'2026-01-01T00:00:00.000000Z')", (orjson.dumps(SEATS).decode(),))
+        c.execute("INSERT INTO events (game, seq, pos, kind, version, rest, hash) VALUES "
+                  "(1, 0, 1, ?, 1, ?, ?)", (row[0], row[6],
+                                           hashlib.sha256(bytes(32) + payload).digest()))
+    with open_store(str(db)) as s:
+        told: list[UnreadableEvent] = []
+        assert list(s.iter_games(unreadable=told.append)) == []
+        assert [(e.game, e.seq) for e in told] == [("old-2", 0)] and "line is " in str(told[0])
+        with pytest.raises(UnreadableEvent, match="line is "):
+            s.events("old-2")

@@ -277,3 +277,55 @@ def test_games_that_run_on_into_the_next_file_are_whole(store: Store, tmp_path: 
     assert (s.games, s.events, s.rejected, s.extended) == (2, len(a) + len(b), [], [])
     assert len(store.events("span-a")) == len(a) and len(store.events("span-b")) == len(b)
     assert store.verify().ok
+
+
+def test_the_import_chains_raw_digests_and_stores_the_chain_exactly(store: Store) -> None:
+    """The validator hands its writer each event's link and hash as raw 32-byte digests (no
+    hex text per event), the part's head in hex; what the store holds then links exactly:
+    each hash is sha256(previous hash + canonical bytes), and verify says so."""
+    from hashlib import sha256
+
+    from jaslog.store.importer import Part, Validator
+
+    events = game_events("x-40", seed=40)
+    parts: list[Part] = []
+
+    def sink(batch: list[Part]) -> set[str]:
+        parts.extend(batch)
+        return {p.game for p in batch}
+
+    v = Validator(store, sink, lambda *a: None, lambda r: None)
+    for n, line in enumerate(lines_of(events), 1):
+        v.take_bytes(line, "<test>", n)
+    v.flush_all()
+    rows = [r for p in parts for r in p.rows]
+    assert len(rows) == len(events)
+    prev = bytes(32)
+    for r in rows:
+        assert r[8] == prev and r[9] == sha256(prev + r[7]).digest() and len(r[9]) == 32
+        prev = r[9]
+    assert parts[-1].head == prev.hex()
+    assert store.import_lines(lines_of(events)).events == len(events)
+    stored = store.stored_events("x-40")
+    assert [bytes.fromhex(s.hash) for s in stored] == [r[9] for r in rows]
+    assert store.verify("x-40").ok
+
+
+def test_the_import_reads_times_to_columns_as_the_slow_parse_does() -> None:
+    """:func:`time_code`'s fast way (a time in whole seconds by its minute) takes exactly the
+    texts the full parse takes, to the same number, and refuses the rest."""
+    import random
+
+    from jaslog.store.compact import parse_time_code, time_code
+
+    rng = random.Random(7)
+    texts = ["2026-01-05T19:30:55Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59Z",
+             "9999-12-31T23:59:59Z", "2026-02-30T10:00:00Z", "2024-02-29T12:00:00Z",
+             "2023-02-29T12:00:00Z", "2026-01-05T24:00:00Z", "2026-01-05T19:30:60Z",
+             "2026-01-05t19:30:55Z", "2026-01-05T19:30:5aZ", "x" * 20, "0000-01-01T00:00:00Z"]
+    texts += [f"{rng.randint(1960, 2100):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
+              f"T{rng.randint(0, 25):02d}:{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}Z"
+              for _ in range(5000)]
+    took = [t for t in texts if time_code(t) is not None]
+    assert [time_code(t) for t in texts] == [parse_time_code(t) for t in texts]
+    assert 1000 < len(took) < len(texts)
