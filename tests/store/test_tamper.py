@@ -14,6 +14,7 @@ import pytest
 
 from jaslog.store import Store
 from jaslog.store.codec import link
+from jaslog.store.schema import SCHEMA_VERSION
 from tests.store.conftest import game_events
 
 
@@ -366,13 +367,13 @@ def test_an_unreadable_schema_version_fails_verify_and_refuses_writes(
         rep = verify_store(reader)
     assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "derived")]
     assert "jaslog_meta records the schema version 'five', which is not a version (the " \
-           "store's tables are those of version 6)" in rep.problems[0].message
+           f"store's tables are those of version {SCHEMA_VERSION})" in rep.problems[0].message
     with pytest.raises(StoreError) as err:
         open_store(won_and_live.url)
     assert err.value.code == "unreadable_schema_version"
     raw_sql("UPDATE jaslog_meta SET value = '3' WHERE key = 'schema_version'")
     assert "jaslog_meta records schema version 3, but the store's tables are those of " \
-           "version 6" in won_and_live.verify().problems[0].message
+           f"version {SCHEMA_VERSION}" in won_and_live.verify().problems[0].message
 
 
 # ---------------------------------------------------------------------- the store's end
