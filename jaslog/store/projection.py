@@ -21,18 +21,17 @@ What a round's facts are is the game's to say: the result word and scores of its
 broken (``state.violations``). Only closed rounds have facts: an open round's are still
 changing (an export folds it).
 
-``round_par`` holds a solved round (:func:`deal_key`): written the first time ``jaslog export
---par`` solves it, read by every export after. Its key is a digest of the deal the solver was
-given (hands, plays, rules), so a round the log changed since is solved again, and a reindex
-keeps it.
+``round_par`` holds a solved round (:func:`jaslog.analysis.rounds.deal_key`): written the
+first time ``jaslog export --par`` solves it, read by every export after. Its key is a
+digest of the deal the solver was given (hands, plays, rules), so a round the log changed
+since is solved again, and a reindex keeps it.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import inspect, select, text
 from sqlalchemy.engine import Connection
@@ -44,14 +43,15 @@ from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.schema import GAMES, META, ROUND_FACTS, ROUND_PAR
 
+if TYPE_CHECKING:
+    from jaslog.analysis.rounds import Solved
+
 #: Games folded and written in one transaction of a rebuild.
 BATCH_GAMES = 200
 #: ``jaslog_meta``'s key for how far a build of ``round_facts`` got: ``built``, or
 #: ``building:<pos>`` (the games up to that ``games.pos`` are in).
 STATE_KEY = "round_facts"
 BUILT = "built"
-#: The solver's answers a ``round_par`` row holds: bumped when they change.
-PAR_VERSION = b"par/1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,17 +218,6 @@ def read_round_facts(conn: Connection, games: Sequence[str] | None = None
 # ---------------------------------------------------------------------- par
 
 
-def deal_key(deal: Any) -> bytes:
-    """The digest a solved round is stored under: of the deal the solver was given (its
-    rules, sides, first position, plays and what is pending) and the solver's answers'
-    version, so any change to the round (or to the answers) makes another key."""
-    h = hashlib.blake2b(PAR_VERSION, digest_size=12)
-    h.update(repr((deal.rules, deal.side, deal.start, deal.plays, deal.pending)).encode())
-    return h.digest()
-
-
-#: A solved round: (round, deal key, par, par result, losses as [seq, loss]).
-Solved = tuple[int, bytes, int, str | None, list[list[int]]]
 
 
 def stored_pars(conn: Connection, games: Sequence[str]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
@@ -24,7 +24,6 @@ from jaslog.store.foldcache import FoldCache
 from jaslog.store.migrate import needs_events
 from jaslog.store.projection import (
     BUILT,
-    Solved,
     StoredRound,
     build_state,
     note_pars,
@@ -57,6 +56,9 @@ from jaslog.store.types import (
     StoreError,
     VerifyReport,
 )
+
+if TYPE_CHECKING:
+    from jaslog.analysis.rounds import Solved
 
 
 class Store(Appending):
