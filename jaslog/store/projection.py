@@ -121,7 +121,9 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
         out.append(RoundFacts(r.number, o.result,
                               "score_only" if r.score_only is not None else "played",
                               [int(x) for x in o.score], [int(x) for x in o.final],
-                              roem(o) if roem is not None else None, broken.get(r.number)))
+                              roem(o) if roem is not None else None,
+                              sorted(broken[r.number], key=lambda v: v[0])
+                              if r.number in broken else None))
     return out
 
 
