@@ -143,13 +143,15 @@ def principal_end(solver: Solver, pos: Position, par: int) -> Position:
 
 def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool = True,
                  results: bool = True, play_results: bool = True,
-                 budget: Budget | None = None) -> RoundAnalysis:
+                 budget: Budget | None = None, solver: Solver | None = None) -> RoundAnalysis:
     """A recorded round with its hands known, analysed (see the module). ``best_cards`` and
     ``results``: find the best cards and the par results of the costly plays (and the
     round's par result), which take a little longer; without ``play_results``, only the
     round's par result (what an export keeps: about half the time of them all).
     ``budget``: the most the whole analysis may search (past it,
-    :class:`~jaslog.analysis.core.TooHard`; None: no limit).
+    :class:`~jaslog.analysis.core.TooHard`; None: no limit). ``solver``: one of the deal's
+    rules and sides to search with (its tables kept from an earlier analysis of the same
+    deal, played otherwise at another table); None: a new one.
 
     >>> from jaslog.play.sim import simulate_game
     >>> from jaslog.play.fold import fold
@@ -159,7 +161,10 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
     >>> a.pars[0] == a.par and a.par_result is None, len(a.pars) == len(a.plays) + 1
     (True, True)
     """
-    solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled, budget=budget)
+    if solver is None:
+        solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled, budget=budget)
+    elif (solver.rules, solver.side, solver.pending) != (deal.rules, deal.side, deal.pending):
+        raise ValueError("the solver given searches other rules or sides than the deal's")
     pos = deal.start
     par = solver.par(pos)
     out = RoundAnalysis(deal.round, deal.result, deal.score, deal.difference, par=par,

@@ -20,12 +20,14 @@ them back (``stored``), so only the rounds no export solved before are solved.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from jaslog.analysis.adapt import solver_of
-from jaslog.analysis.model import NoPar
+from jaslog.analysis.core import Solver
+from jaslog.analysis.model import Deal, NoPar
 from jaslog.analysis.rounds import Solved, analyze_deal, deal_key
 from jaslog.engine.fold import GameFold
 from jaslog.games import get_game
@@ -51,6 +53,27 @@ class GamePar:
         ((52, 'made'), (None, None))
         """
         return self.rounds.get(number, (None, None))
+
+
+#: The solvers of the last deals this process solved (a Klaverjas game's sixteen), by the
+#: deal as dealt (rules, sides, first position): the same deal played at another table (a
+#: duplicate tournament's) is solved with the tables its first solve filled, its positions
+#: shared: some 0.002 s a round instead of 0.15 s, for about 6 MB a solver kept.
+_FAMILIES: OrderedDict[tuple[Any, ...], Solver] = OrderedDict()
+FAMILIES = 16
+
+
+def family_solver(deal: Deal) -> Solver:
+    """The solver of ``deal``'s family (the deal as dealt, whatever was played): the one
+    kept from the last deal of the family solved here, or a new one."""
+    key = (deal.rules, deal.side, deal.pending, deal.start)
+    s = _FAMILIES.pop(key, None)
+    if s is None:
+        s = Solver(deal.rules, deal.side, deal.pending)
+    _FAMILIES[key] = s
+    while len(_FAMILIES) > FAMILIES:
+        _FAMILIES.popitem(last=False)
+    return s
 
 
 def game_par(fold: GameFold, *, stored: Known | None = None) -> GamePar:
@@ -90,7 +113,8 @@ def game_par(fold: GameFold, *, stored: Known | None = None) -> GamePar:
                 out.losses[seq] = loss
             continue
         try:
-            a = analyze_deal(deal, best_cards=False, play_results=False)
+            a = analyze_deal(deal, best_cards=False, play_results=False,
+                             solver=family_solver(deal))
         except ValueError:  # rules worth more than the solver holds: no par, said by NULL
             continue
         if a.par is None:

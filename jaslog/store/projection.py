@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from sqlalchemy import inspect, select, text
 from sqlalchemy.engine import Connection
 
@@ -202,19 +203,21 @@ def read_round_facts(conn: Connection, games: Sequence[str] | None = None
         params["ids"] = list(games)
         if not params["ids"]:
             return
-    json_cols = (ROUND_FACTS.c.score, ROUND_FACTS.c.final, ROUND_FACTS.c.roem,
-                 ROUND_FACTS.c.verdicts)
-    typed = q.columns(GAMES.c.id, ROUND_FACTS.c.round, ROUND_FACTS.c.result, ROUND_FACTS.c.recorded,
-                  *json_cols, ROUND_PAR.c.par, ROUND_PAR.c.par_result)
     last: tuple[str, int] | None = None
-    for r in conn.execution_options(yield_per=2000).execute(typed, params):
+    for r in conn.execution_options(yield_per=2000).execute(q, params):
         key = (r[0], r[1])
         if key == last:  # two par rows of one seq: the first is as good
             continue
         last = key
         if r[2] is None:  # gone
             continue
-        yield StoredRound(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7] or [], r[8], r[9])
+        yield StoredRound(r[0], r[1], r[2], r[3], _json(r[4]), _json(r[5]), _json(r[6]),
+                          _json(r[7]) or [], r[8], r[9])
+
+
+def _json(v: Any) -> Any:
+    """A JSON column's value as read: text on SQLite (parsed here), parsed on PostgreSQL."""
+    return orjson.loads(v) if isinstance(v, str | bytes) else v
 
 
 # ---------------------------------------------------------------------- par

@@ -458,3 +458,27 @@ def test_a_round_solved_once_is_kept_in_the_store_and_read_back(games: list[list
         moved = sql(tmp_path / "three", "SELECT round, par FROM ROUNDS WHERE game = 'moved' "
                                          "AND par IS NOT NULL")
     assert moved and 4321 not in {p for _, p in moved}
+
+
+def test_a_deal_played_again_is_solved_with_its_first_solve_and_the_same_answers(
+        analysis: dict[tuple[str, int], RoundAnalysis]) -> None:
+    """The same deals played at another table (here: the same game under another id, cut
+    short in its last round: other positions of the same deals) are solved with the
+    solvers their first solve filled (those solvers search on), and answer what a fresh
+    solve does."""
+    from jaslog.export.par import _FAMILIES, game_par
+
+    events = make_games()[1]  # par-rot: two rounds and half of a third, hands known
+    first = game_par(fold(events))
+    assert len(first.rounds) == 3
+    solvers = {id(s): s for s in _FAMILIES.values()}
+    nodes = {k: s.nodes for k, s in solvers.items()}
+    again = [event_from_dict(e.model_dump(exclude_none=True) | {"game": "par-rot-2"})
+             for e in events[:-3]]
+    second = game_par(fold(again))
+    assert second.rounds == first.rounds
+    assert second.losses == {s: v for s, v in first.losses.items() if s < len(again)}
+    assert {id(s) for s in _FAMILIES.values()} == set(solvers)  # no new solver
+    assert sum(1 for k, s in solvers.items() if s.nodes > nodes[k]) == 3  # each searched on
+    assert set(first.rounds.items()) == {(r, (a.par, a.par_result)) for (g, r), a
+                                         in analysis.items() if g == "par-rot"}
