@@ -313,6 +313,10 @@ def rebuild(store: Any, *, resume: bool = True, games: int | None = None,
         if most <= 0:
             return False
         with eng.write_tx(store.engine) as conn:
+            state = build_state(conn)  # (another process may have built some meanwhile)
+            if state is None or not state.startswith("building:"):
+                return state == BUILT
+            after = int(state.split(":", 1)[1])
             batch = [(r.id, int(r.pos)) for r in conn.execute(
                 select(GAMES.c.id, GAMES.c.pos).where(GAMES.c.pos > after)
                 .order_by(GAMES.c.pos).limit(most))]
@@ -323,8 +327,8 @@ def rebuild(store: Any, *, resume: bool = True, games: int | None = None,
             for gid, events in store._readable_games(conn, [g for g, _ in batch]):
                 fold = _fold_far(events)
                 if fold is not None:
-                    items.append((gid, events[-1].seq, facts_of(fold), True))
-            note_facts(conn, items)
+                    items.append((gid, events[-1].seq, facts_of(fold), False))
+            note_facts(conn, items)  # (an append during the build may have written some)
             after = batch[-1][1]
             _set_state(conn, f"building:{after}")
         done += len(batch)

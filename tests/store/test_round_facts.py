@@ -161,3 +161,20 @@ def test_an_import_extending_a_stored_game_writes_only_its_new_rounds(store: Sto
     with store.engine.connect() as conn:  # no round written twice
         n = conn.execute(text("SELECT count(*) FROM round_facts")).scalar_one()
     assert n == len(after)
+
+
+def test_appends_during_a_reindex_leave_the_facts_a_build_alone_gives(store: Store) -> None:
+    """Games appended to while a reindex is halfway (their rows written before the build
+    reaches them); a store opened to write then finishes the build: no round twice, the
+    facts a build alone gives."""
+    games = club("co")
+    store.import_lines(json.dumps(e) for g in games.values() for e in g[:len(g) // 2])
+    assert store.reindex(games=1) is False
+    for gid, evs in games.items():  # the games the build has not reached get their rows now
+        store.append(gid, evs[len(evs) // 2:], expected_seq=len(evs) // 2)
+    with open_store(store.url) as other, other.engine.connect() as conn:  # finishes it
+        assert conn.execute(text("SELECT value FROM jaslog_meta WHERE key = 'round_facts'")
+                            ).scalar_one() == "built"
+    got = list(store.round_facts())
+    assert store.reindex() is True
+    assert list(store.round_facts()) == got and len(got) > 20
