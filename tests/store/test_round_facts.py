@@ -178,3 +178,19 @@ def test_appends_during_a_reindex_leave_the_facts_a_build_alone_gives(store: Sto
     got = list(store.round_facts())
     assert store.reindex() is True
     assert list(store.round_facts()) == got and len(got) > 20
+
+
+def test_verify_finds_a_round_fact_edited_behind_the_stores_back(store: Store) -> None:
+    """The facts are checked against the folds by ``verify``; an edited row is a problem
+    that names ``jaslog reindex``, which mends it; the log is whole all along."""
+    games = club("vf")
+    store.import_lines(json.dumps(e) for g in games.values() for e in g)
+    assert store.verify().ok
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE round_facts SET result = 'pit' WHERE round = 2 AND game = "
+                          "(SELECT pos FROM games WHERE id = 'vf-0')"))
+    rep = store.verify()
+    assert [(p.game, p.kind) for p in rep.problems] == [("vf-0", "derived")]
+    assert "round_facts of round 2 says pit" in rep.problems[0].message
+    assert "jaslog reindex" in rep.problems[0].message
+    assert store.reindex() is True and store.verify().ok

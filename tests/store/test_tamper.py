@@ -216,8 +216,11 @@ def renumber(raw_sql: Callable[..., Any], table: str, key: str) -> None:
 
 def cut_back(raw_sql: Callable[..., Any], game: str, after: int) -> None:
     """Cut ``game`` back to seq ``after`` with plain SQL: its later events and signatures,
-    its results and winners and its verified heads go, and the positions are renumbered."""
+    its results and winners, its verified heads and its later round facts go, and the
+    positions are renumbered."""
     raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = :g) "
+            "AND seq > :s", g=game, s=after)
+    raw_sql("DELETE FROM round_facts WHERE game = (SELECT pos FROM games WHERE id = :g) "
             "AND seq > :s", g=game, s=after)
     raw_sql("DELETE FROM signatures WHERE game = :g AND seq > :s", g=game, s=after)
     for t in ("game_winners", "game_results", "verified_heads"):
