@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 from jaslog.analysis.rounds import Solved
 from jaslog.errors import JaslogError
 from jaslog.events import Event
-from jaslog.export.par import Known
+from jaslog.export.par import Known, forget_families
 from jaslog.export.plays import columns_for
 from jaslog.export.ratings import outcomes, rate, ratings_tables
 from jaslog.export.rows import Partition, Rows, build_game
@@ -512,6 +512,8 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
     finally:
         if gc_was_on:
             gc.enable()
+        if par:  # the solvers kept for deals played again: not past the games built here
+            forget_families()
 
 
 def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,

@@ -58,7 +58,8 @@ class GamePar:
 #: The solvers of the last deals this process solved (a Klaverjas game's sixteen), by the
 #: deal as dealt (rules, sides, first position): the same deal played at another table (a
 #: duplicate tournament's) is solved with the tables its first solve filled, its positions
-#: shared: some 0.002 s a round instead of 0.15 s, for about 6 MB a solver kept.
+#: shared: some 0.002 s a round instead of 0.15 s, for about 6 MB a solver kept. An export
+#: keeps them while it builds a chunk of games (:func:`forget_families` after it).
 _FAMILIES: OrderedDict[tuple[Any, ...], Solver] = OrderedDict()
 FAMILIES = 16
 
@@ -74,6 +75,11 @@ def family_solver(deal: Deal) -> Solver:
     while len(_FAMILIES) > FAMILIES:
         _FAMILIES.popitem(last=False)
     return s
+
+
+def forget_families() -> None:
+    """Let go of the solvers kept for deals played again (and of their tables' memory)."""
+    _FAMILIES.clear()
 
 
 def game_par(fold: GameFold, *, stored: Known | None = None) -> GamePar:
