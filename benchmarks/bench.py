@@ -420,8 +420,10 @@ def _json_run(args: list[str]) -> dict[str, Any]:
     return dict(json.loads(lines[-1]))
 
 
-def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict[str, Any]:
-    """The solver on the workload's deals, DDS on random bridge deals, and the comparison."""
+def run_solver(work: Work, deals: int, dds_deals: int, console: Console,
+               par_games: int = 0) -> dict[str, Any]:
+    """The solver on the workload's deals, DDS on random bridge deals, and the comparison;
+    ``export --par`` against ``export`` on the workload's first ``par_games`` games."""
     from benchmarks.solve_perf import (
         DDS_REFERENCE_MS,
         DEAL_MEDIAN_MS,
@@ -436,6 +438,10 @@ def run_solver(work: Work, deals: int, dds_deals: int, console: Console) -> dict
         if dds_deals:
             dds = _json_run(["benchmarks.solve_perf", "--dds", str(dds_deals)])
     out: dict[str, Any] = {"ours": ours, "dds": dds}
+    if par_games:
+        with console.status(f"export --par against export, {par_games} games ..."):
+            out["export_par"] = _json_run(["benchmarks.solve_perf", "--work", str(work.dir),
+                                           "--export-par", str(par_games)])
     if "error" in ours:
         return out
     par, ann = ours["deal_par_ms"], ours["round_annotated_ms"]
@@ -481,6 +487,12 @@ def solver_table(sv: dict[str, Any]) -> Table:
     t.caption = (f"per card: {pc['ours_ms'] * 1000:,.0f} µs (a deal's median over its 32 cards) "
                  f"against DDS's {pc['dds_ms'] * 1000:,.0f} µs (its median over 52 cards): "
                  f"{pc['ratio']:.2f}x ({how})")
+    ep = sv.get("export_par")
+    if ep and "error" not in ep:
+        t.caption += (f"\nexport --par against export, {ep['games']} games ({ep['rounds']:,} "
+                      f"rounds), one process: {ep['ratio']:.2f}x once the rounds are kept "
+                      f"(target <= {ep['target']:g}x {mark(ep['met'])}); the first, which "
+                      f"solves and keeps them, {ep['ratio_first']:.1f}x")
     return t
 
 
@@ -501,6 +513,9 @@ def main(argv: list[str] | None = None) -> int:
                    "time at --scale-games and 10 times as many (takes minutes)")
     p.add_argument("--scale-games", type=int, default=10_000)
     p.add_argument("--scale-factor", type=int, default=10)
+    p.add_argument("--par-games", type=int, default=40, help="games of the workload `export "
+                   "--par` is timed on against `export` in the solver section (default 40; 0: "
+                   "not timed)")
     p.add_argument("--solve-deals", type=int, default=200, help="Klaverjas deals of the workload "
                    "the solver times (default 200; 0: no solver section)")
     p.add_argument("--dds-deals", type=int, default=200, help="bridge deals DDS times, when its "
@@ -589,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
             agree = bool(agree) and agree2
         solver = None
         if a.solve_deals > 0 and (only is None or "solve" in only):
-            solver = run_solver(work, a.solve_deals, a.dds_deals, console)
+            solver = run_solver(work, a.solve_deals, a.dds_deals, console, a.par_games)
             if "error" in solver["ours"]:
                 console.print(f"[red]solver: {solver['ours']['error']}[/]")
             else:

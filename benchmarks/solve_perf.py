@@ -11,6 +11,12 @@ process's CPU time, which a busy machine disturbs less than the wall clock):
   best cards and par results), and the full analysis ``jaslog analyze`` does (best cards of
   the costly plays, par results, blunders).
 
+``python -m benchmarks.solve_perf --work DIR --export-par G`` imports the log's first ``G``
+games into a fresh SQLite store and times, on one process (CPU time), a plain ``export``, then
+``export --par`` twice: the first solves every round and keeps it in the store
+(``round_par``), the second reads them back, as every export after the first does. The ratios
+``export --par`` / ``export`` of both are the figures (target: the second <= 3x).
+
 ``python -m benchmarks.solve_perf --dds N`` times DDS's ``SolveBoard`` (the most tricks the
 side to play takes, one strain, one thread) on ``N`` random 52-card bridge deals through
 Debian's ``libdds0`` (``apt-get install libdds0``). Each prints one JSON line. The benchmark
@@ -110,6 +116,49 @@ def measure_solver(log: Path, count: int) -> dict[str, Any]:
             "nodes_median": int(statistics.median(nodes))}
 
 
+#: ``export --par`` against a plain ``export`` on the same store, once its rounds are kept.
+EXPORT_PAR_RATIO = 3.0
+
+
+def measure_export_par(log: Path, games: int) -> dict[str, Any]:
+    """A plain export, and ``export --par`` twice, of the log's first ``games`` games in a
+    fresh store (see the module): CPU seconds of each, and the ratios."""
+    import tempfile
+    from itertools import islice
+
+    from jaslog.export import export_store
+    from jaslog.store import open_store
+
+    with open(log, "rb") as fh:
+        wanted: dict[bytes, None] = {}
+        lines = []
+        for line in fh:  # the lines of the first ``games`` games (they may interleave)
+            gid = json.loads(line)["game"].encode()
+            if gid not in wanted and len(wanted) >= games:
+                continue
+            wanted.setdefault(gid, None)
+            lines.append(line)
+    with tempfile.TemporaryDirectory(prefix="jaslog-par-") as tmp:
+        store = open_store(f"sqlite:///{tmp}/store.sqlite")
+        store.import_lines(lines)
+        rounds = sum(1 for _ in islice(store.round_facts(), 10_000_000))
+
+        def timed(out: str, par: bool) -> float:
+            t = clock()
+            export_store(store, f"{tmp}/{out}", par=par, workers=0, full=True)
+            return clock() - t
+
+        plain = timed("plain", False)  # and once more at the end: the first pays the imports
+        first = timed("first", True)
+        again = timed("again", True)
+        plain = min(plain, timed("plain-2", False))
+        store.close()
+    return {"games": len(wanted), "rounds": rounds, "export_s": round(plain, 3),
+            "export_par_first_s": round(first, 3), "export_par_s": round(again, 3),
+            "ratio_first": round(first / plain, 2), "ratio": round(again / plain, 2),
+            "target": EXPORT_PAR_RATIO, "met": again / plain <= EXPORT_PAR_RATIO}
+
+
 class _Deal(ctypes.Structure):
     _fields_ = [("trump", ctypes.c_int), ("first", ctypes.c_int),
                 ("currentTrickSuit", ctypes.c_int * 3), ("currentTrickRank", ctypes.c_int * 3),
@@ -158,9 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--work", type=Path, help="the benchmark's work folder (its events.jsonl)")
     p.add_argument("--deals", type=int, default=200, help="rounds of the workload to solve")
     p.add_argument("--dds", type=int, metavar="N", help="time DDS on N random bridge deals instead")
+    p.add_argument("--export-par", type=int, metavar="G",
+                   help="time export --par against export on the log's first G games instead")
     a = p.parse_args(argv)
     if a.dds is not None:
         out = measure_dds(a.dds)
+    elif a.export_par is not None:
+        if a.work is None:
+            p.error("--work is needed with --export-par")
+        out = measure_export_par(a.work / "events.jsonl", a.export_par)
     else:
         if a.work is None:
             p.error("--work is needed (or --dds N)")

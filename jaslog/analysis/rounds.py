@@ -27,6 +27,7 @@ plays with one :class:`~jaslog.analysis.core.Solver`, whose tables serve every p
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,11 +142,16 @@ def principal_end(solver: Solver, pos: Position, par: int) -> Position:
 
 
 def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool = True,
-                 results: bool = True, budget: Budget | None = None) -> RoundAnalysis:
+                 results: bool = True, play_results: bool = True,
+                 budget: Budget | None = None, solver: Solver | None = None) -> RoundAnalysis:
     """A recorded round with its hands known, analysed (see the module). ``best_cards`` and
     ``results``: find the best cards and the par results of the costly plays (and the
-    round's par result), which take a little longer. ``budget``: the most the whole
-    analysis may search (past it, :class:`~jaslog.analysis.core.TooHard`; None: no limit).
+    round's par result), which take a little longer; without ``play_results``, only the
+    round's par result (what an export keeps: about half the time of them all).
+    ``budget``: the most the whole analysis may search (past it,
+    :class:`~jaslog.analysis.core.TooHard`; None: no limit). ``solver``: one of the deal's
+    rules and sides to search with (its tables kept from an earlier analysis of the same
+    deal, played otherwise at another table); None: a new one.
 
     >>> from jaslog.play.sim import simulate_game
     >>> from jaslog.play.fold import fold
@@ -155,7 +161,10 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
     >>> a.pars[0] == a.par and a.par_result is None, len(a.pars) == len(a.plays) + 1
     (True, True)
     """
-    solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled, budget=budget)
+    if solver is None:
+        solver = Solver(deal.rules, deal.side, deal.pending, compiled=compiled, budget=budget)
+    elif (solver.rules, solver.side, solver.pending) != (deal.rules, deal.side, deal.pending):
+        raise ValueError("the solver given searches other rules or sides than the deal's")
     pos = deal.start
     par = solver.par(pos)
     out = RoundAnalysis(deal.round, deal.result, deal.score, deal.difference, par=par,
@@ -186,7 +195,7 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
             if best_cards:
                 values = solver.values(pos, par)
                 note.best = [c for c, v in values.items() if v == par]
-            if results:
+            if results and play_results:
                 note.result_before = par_result(i, pos, par)
                 note.result_after = par_result(i + 1, nxt, after)
         out.plays.append(note)
@@ -198,6 +207,35 @@ def analyze_deal(deal: Deal, *, compiled: bool | None = None, best_cards: bool =
     out.end = par
     out.nodes = solver.nodes
     return out
+
+
+#: The version of a solved round's answers (par, par result, losses): part of every
+#: :func:`deal_key`, bumped when the answers for the same deal change.
+PAR_VERSION = b"par/1"
+
+
+def deal_key(deal: Deal) -> bytes:
+    """A digest of what a round's solve depends on: the deal the solver is given (its
+    rules, sides, first position, plays and what is pending) and :data:`PAR_VERSION`. A
+    solved round is stored under it (``round_par``): any change to the round gives another.
+
+    >>> from jaslog.play.sim import simulate_game
+    >>> from jaslog.play.fold import fold
+    >>> from jaslog.events import event_from_dict
+    >>> from dataclasses import replace
+    >>> f = fold(event_from_dict(e) for e in simulate_game("k", seed=3)[:40])
+    >>> d = get_game("klaverjas").adapter("solver").deals(f)[0]
+    >>> len(deal_key(d)), deal_key(d) == deal_key(d), deal_key(d) == deal_key(replace(d, round=2))
+    (12, True, True)
+    """
+    h = hashlib.blake2b(PAR_VERSION, digest_size=12)
+    h.update(repr((deal.rules, deal.side, deal.start, deal.plays, deal.pending)).encode())
+    return h.digest()
+
+
+#: A solved round as the store keeps it (``round_par``): (round, :func:`deal_key`, par, par
+#: result, the losses of its plays as ``[seq, loss]`` pairs).
+Solved = tuple[int, bytes, int, str | None, list[list[int]]]
 
 
 def analyze_fold(fold: GameFold, *, round: int | None = None, compiled: bool | None = None,

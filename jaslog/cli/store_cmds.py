@@ -630,7 +630,7 @@ def dump(
 
 def register(app: typer.Typer) -> None:
     # store_upkeep reads this module's options and `opened`: imported once this one is
-    from jaslog.cli.store_upkeep import players_app, upgrade
+    from jaslog.cli.store_upkeep import players_app, reindex, upgrade
 
     app.command()(new)
     app.command()(record)
@@ -640,4 +640,5 @@ def register(app: typer.Typer) -> None:
     app.command()(show)
     app.command()(dump)
     app.command()(upgrade)
+    app.command()(reindex)
     app.add_typer(players_app, name="players")

@@ -1,11 +1,12 @@
-"""Keeping a store: ``upgrade`` (an older store to this schema, in place) and ``players``
-(display names, kept outside the hash chains)."""
+"""Keeping a store: ``upgrade`` (an older store to this schema, in place), ``reindex`` (the
+round facts built again from the events) and ``players`` (display names, kept outside the
+hash chains)."""
 
 from __future__ import annotations
 
 import typer
 
-from jaslog.cli.common import console, write_json_line
+from jaslog.cli.common import console, games_progress, write_json_line
 from jaslog.cli.store_cmds import DB, JSON, opened
 
 
@@ -42,6 +43,42 @@ def upgrade(
         return
     console.print(f"upgraded the store from schema version {before} to {SCHEMA_VERSION} "
                   f"({moved} games' events moved)", highlight=False)
+
+
+def reindex(
+    resume: bool = typer.Option(False, "--resume",
+                                help="go on from where an interrupted reindex stopped, "
+                                     "instead of starting afresh"),
+    games: int | None = typer.Option(None, "--games", min=1,
+                                     help="build at most this many games now; `reindex "
+                                          "--resume` goes on from there"),
+    as_json: bool = JSON,
+    db: str | None = DB,
+) -> None:
+    """Build the store's round facts again from its events: each closed round's result,
+    scores, roem and the rules' verdicts (the projection an export reads, kept beside the
+    events, never part of the hashed log). The facts table is dropped and built again, a
+    batch of games per transaction; the events, hashes and signatures are not touched, and
+    the rounds an export solved (`export --par`) are kept."""
+    built = 0
+    with opened(db, create=False) as store, games_progress("reindexing") as bar:
+        def progress(n: int) -> None:
+            nonlocal built
+            built += n
+            bar(built)
+
+        done = store.reindex(resume=resume, games=games, progress=progress,
+                             on_total=bar.total)
+        rounds = sum(1 for _ in store.round_facts()) if done else None
+    if as_json:
+        write_json_line({"done": done, "games": built, "rounds": rounds})
+        return
+    if not done:
+        console.print(f"built the round facts of {built} games; run `jaslog reindex --resume` "
+                      "to go on", highlight=False)
+        return
+    console.print(f"built the round facts of {built} games ({rounds} closed rounds)",
+                  highlight=False)
 
 
 players_app = typer.Typer(help="Display names of players (personal data kept outside the hash "

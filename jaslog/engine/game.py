@@ -129,6 +129,10 @@ class Game:
     #: the game's own event models (``games/<g>/events.py``), which it registers beside the
     #: shared events (:mod:`jaslog.events.registry`) with its presets' names
     events: tuple[type[Event], ...] = ()
+    #: a round's roem per side (team or seat) from its outcome (``state.outcomes()``), for
+    #: the round facts the store keeps beside the events (:mod:`jaslog.store.projection`);
+    #: None: the game has no roem
+    outcome_roem: Callable[[Any], list[int]] | None = None
     #: the package its adapters are imported from (default ``jaslog.games.<name>``; a game
     #: registered at run time, such as the test suite's toy, names its own)
     package: str = field(default="")

@@ -43,7 +43,9 @@ def build_store_chunk(url: str, until: int | None, ids: list[str], known: dict[s
     unreadable: list[str] = []
     games = (events for _gid, events in store.games_by_id(
         ids, until=until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
-    [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1, par=par)
+    pars = store.stored_pars(ids) if par else {}  # the rounds solved before: not again
+    [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1, par=par,
+                           known_pars=pars.get)
     chunk.unreadable = unreadable
     return chunk
 

@@ -39,8 +39,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from jaslog.analysis.rounds import Solved
 from jaslog.errors import JaslogError
 from jaslog.events import Event
+from jaslog.export.par import Known, forget_families
 from jaslog.export.plays import columns_for
 from jaslog.export.ratings import outcomes, rate, ratings_tables
 from jaslog.export.rows import Partition, Rows, build_game
@@ -426,17 +428,23 @@ class Chunk:
     unchanged: int = 0
     seen: int = 0
     unreadable: list[str] = field(default_factory=list)  # games that could not be read
+    #: the rounds solved for the chunk (``par``), as (game, last seq, solved round), for
+    #: the store to keep (:func:`jaslog.export.par.game_par`)
+    solved: list[tuple[str, int, Solved]] = field(default_factory=list)
 
 
 def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_games: int,
                  progress: Callable[[int], None] | None = None, *,
-                 par: bool = False) -> Iterator[Chunk]:
+                 par: bool = False,
+                 known_pars: Callable[[str], Known | None] | None = None) -> Iterator[Chunk]:
     """Fold and build the rows of ``games``, ``chunk_games`` built games to a chunk (and a last,
     maybe empty, chunk). A game in ``index`` (game -> last seq exported) with the same last seq
     or an earlier one is left out (unchanged: the dataset already holds as many of its events,
     or more); with a later one (more events) it replaces its old rows. ``progress`` is called
     with the number of games read so far, game by game. ``par``: fill the analysis columns
-    (:func:`jaslog.export.rows.build_game`).
+    (:func:`jaslog.export.rows.build_game`); ``known_pars(game)``: the game's rounds solved
+    before (the store's), which are not solved again; the others solved are in
+    :attr:`Chunk.solved`.
 
     The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
     them again and again (half the export's time), so it is paused here and sweeps the young
@@ -492,7 +500,11 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
                 chunk.replaced.append(gid)
             else:
                 chunk.added += 1
-            build_game(events, rows_for, par=par)
+            solved: list[Solved] = []
+            build_game(events, rows_for, par=par, solved=solved,
+                       stored_par=known_pars(gid) if par and known_pars is not None else None)
+            if solved:
+                chunk.solved += [(gid, last, x) for x in solved]
             if chunk.added + len(chunk.replaced) >= chunk_games:
                 yield take()
                 chunk = Chunk()
@@ -500,6 +512,8 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
     finally:
         if gc_was_on:
             gc.enable()
+        if par:  # the solvers kept for deals played again: not past the games built here
+            forget_families()
 
 
 def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,

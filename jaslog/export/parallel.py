@@ -69,8 +69,9 @@ def _build(task: tuple[list[str], dict[str, int], bool]) -> Chunk:
     unreadable: list[str] = []  # a game no reader can read is left out, and said
     games = (events for _gid, events in _store.games_by_id(
         ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
+    pars = _store.stored_pars(ids) if par else {}  # the rounds solved before: not again
     [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1,  # all of it: one chunk
-                           par=par)
+                           par=par, known_pars=pars.get)
     chunk.unreadable = unreadable
     return chunk
 

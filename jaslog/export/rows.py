@@ -19,6 +19,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import orjson
 
+from jaslog.analysis.rounds import Solved
 from jaslog.cards import CARD_TEXT
 from jaslog.engine.base import RoundLike
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
@@ -26,7 +27,7 @@ from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
-from jaslog.export.par import GamePar, game_par
+from jaslog.export.par import GamePar, Known, game_par
 from jaslog.games import get_game
 from jaslog.play.fold import start_fold
 
@@ -259,13 +260,16 @@ def export_adapter(game: Game) -> ExportAdapter:
 
 
 def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
-               par: bool = False) -> tuple[str, int]:
+               par: bool = False, stored_par: Known | None = None,
+               solved: list[Solved] | None = None) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
 
     Returns (game id, last seq). An integrity error does not stop the export: the rows hold
     what was folded before it and ``games.error`` says what stopped it. ``par``: fill the
     analysis columns (``rounds.par``, ``rounds.par_result``, ``plays.loss``) by solving
-    every round whose hands are known (:mod:`jaslog.export.par`; slow), else leave them NULL.
+    every round whose hands are known (:mod:`jaslog.export.par`; slow), else leave them NULL:
+    the rounds of ``stored_par`` are not solved again, those solved here are added to
+    ``solved``.
     """
     first = events[0]
     gid = first.game
@@ -337,7 +341,9 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
                           kinds.count("ruling") - sum(1 for s in retracted
                                                       if kind_of[s] == "ruling"),
-                          game_par(fold) if par else GamePar())
+                          game_par(fold, stored=stored_par) if par else GamePar())
+        if solved is not None:
+            solved += ctx.par.solved
         summary = export_adapter(get_game(fold.game)).build(ctx)
     ok = error is None and summary.violations == 0
     rows["games"].add((

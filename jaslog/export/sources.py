@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,8 +13,10 @@ from jaslog.engine.options import OptionError
 from jaslog.events import Event
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
+    Chunk,
     ExportError,
     ExportResult,
+    build_chunks,
     export_chunks,
     export_games,
     load_manifest,
@@ -82,8 +85,9 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
     ``par``: fill the analysis columns (``rounds.par``, ``rounds.par_result``, ``plays.loss``)
     by solving every round whose hands are known: about a tenth of a second per Klaverjas round
-    (:mod:`jaslog.export.par`), on the workers when there are some. A snapshot written with
-    ``par`` the other way is not built on: everything is exported afresh.
+    (:mod:`jaslog.export.par`), on the workers when there are some. A round is solved once:
+    the store keeps it (``round_par``), and every later export reads it back. A snapshot
+    written with ``par`` the other way is not built on: everything is exported afresh.
     """
     # import cycle: the parallel and cluster builders read games with this module's parse_game
     from jaslog.export.parallel import auto_workers, store_chunks
@@ -114,15 +118,15 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
 
         address = cluster
         return export_chunks(
-            lambda index: on_cluster.store_chunks(address, store, batches, index, until,
-                                                  par=par),
+            lambda index: keeping_pars(store, on_cluster.store_chunks(address, store, batches,
+                                                                      index, until, par=par)),
             out_dir, cursor=until, source=source, filters=filters, chunk_games=chunk_games,
             full=full, keep=keep, progress=progress, par=par)
     if parallel:
         n = auto_workers(len(batches), par) if workers is None else min(workers, len(batches))
         if n > 0:
-            return export_chunks(lambda index: store_chunks(store, batches, index, until, n,
-                                                            par=par),
+            return export_chunks(lambda index: keeping_pars(store, store_chunks(
+                                     store, batches, index, until, n, par=par)),
                                  out_dir, cursor=until, source=source, filters=filters,
                                  chunk_games=chunk_games, full=full, keep=keep,
                                  progress=progress, par=par)
@@ -130,11 +134,46 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     games = (events for _gid, events in store.iter_games(
         since=since, ruleset=ruleset, after=after, until=until, fast=True,
         unreadable=lambda e: unreadable.append(str(e))))
-    result = export_games(games, out_dir, cursor=until, source=source, filters=filters,
-                          chunk_games=chunk_games, full=full, keep=keep, progress=progress,
-                          par=par)
+    if not par:
+        result = export_games(games, out_dir, cursor=until, source=source, filters=filters,
+                              chunk_games=chunk_games, full=full, keep=keep, progress=progress,
+                              par=par)
+    else:  # the rounds solved before read back a batch of games at a time
+        known: dict[str, Any] = {}
+        result = export_chunks(
+            lambda index: keeping_pars(store, build_chunks(
+                _prefetched(store, games, known, chunk_games), index, chunk_games, progress,
+                par=True, known_pars=lambda g: known.pop(g, None))),
+            out_dir, cursor=until, source=source, filters=filters, chunk_games=chunk_games,
+            full=full, keep=keep, par=True)
     result.unreadable += unreadable
     return result
+
+
+def _prefetched(store: Store, games: Iterable[list[Event]], known: dict[str, Any],
+                batch: int) -> Iterator[list[Event]]:
+    """``games``, with the rounds the store holds solved of each put in ``known`` (by game)
+    before it comes, read ``batch`` games at a time."""
+    it = iter(games)
+    while chunk := list(islice(it, batch)):
+        known.update(store.stored_pars([evs[0].game for evs in chunk if evs]))
+        yield from chunk
+
+
+def keeping_pars(store: Store, chunks: Iterable[Chunk]) -> Iterator[Chunk]:
+    """``chunks``, passed on once the rounds solved for each are stored (``round_par``), so
+    the next export reads them instead of solving them again. A store that cannot take them
+    (read-only) keeps none: the export goes on."""
+    from jaslog.store.engine import DatabaseError  # deferred: the store (SQLAlchemy)
+
+    writable = True
+    for chunk in chunks:
+        if chunk.solved and writable:
+            try:
+                store.note_pars(chunk.solved)
+            except DatabaseError:
+                writable = False
+        yield chunk
 
 
 def read_log_games(paths: Iterable[str | Path]) -> list[list[Event]]:

@@ -45,6 +45,7 @@ from jaslog.store.codec import (
 )
 from jaslog.store.compact import id_text, index_id
 from jaslog.store.foldcache import FoldCache, cache_events
+from jaslog.store.projection import facts_of, note_facts
 from jaslog.store.results import PLAYING, note_results, standing
 from jaslog.store.rows import INSERT_COLUMNS, encode_rows, key_of, read_rows
 from jaslog.store.schema import EVENTS, GAME_PLACES, GAME_PLAYERS, GAMES
@@ -324,9 +325,14 @@ class Appending(Signing):
         if head.next_seq == 0:
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
         self.insert_rows(conn, rows, rest, {game: self._game_key(conn, game)})
-        if due(before, marks(f)):  # a round or the game ended, or a ruling: sign
+        now_marks = marks(f)
+        if due(before, now_marks):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
                              utc_text(now))
+        if now_marks[0] > before[0] or now_marks[2] > before[2] \
+                or any(e.type == "correction" for e in rest):
+            # a round ended, a ruling or a correction: the facts of the rounds that changed
+            note_facts(conn, [(game, new_head.seq, facts_of(f), head.next_seq == 0)])
         stands = standing(f)
         if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
             note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])

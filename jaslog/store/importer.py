@@ -32,6 +32,7 @@ from jaslog.notation import ViewLine
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical, norm_id
+from jaslog.store.projection import RoundFacts, facts_of, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results, standing
 from jaslog.store.rows import read_rows
 from jaslog.store.schema import GAMES
@@ -224,6 +225,8 @@ class Part:
     lines: tuple[str, int, int] | None = None
     #: where the game stands after these events (:mod:`jaslog.store.results`)
     standing: Standing | None = None
+    #: the facts of its closed rounds after these events (:mod:`jaslog.store.projection`)
+    facts: list[RoundFacts] | None = None
 
     @property
     def next_seq(self) -> int:
@@ -279,6 +282,9 @@ class Writer:
             # and where it stands, when it ended (or had, before these events: results.py)
             note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
                                 if p.standing is not None and (p.standing != PLAYING or p.base_seq)])
+            # and the facts of its closed rounds (projection.py)
+            note_facts(conn, [(p.game, p.next_seq - 1, p.facts, p.base_seq == 0) for p in ok
+                              if p.facts is not None and (p.facts or p.base_seq)])
         for p in ok:
             self.summary.events += len(p.rows)
             if p.base_seq == 0:
@@ -330,6 +336,8 @@ class _Pending:
     #: fold holds every event as a model: a batch of games waiting for their write would
     #: hold them all)
     standing: Standing | None = None
+    #: the facts of its closed rounds, kept with where it stands
+    facts: list[RoundFacts] | None = None
 
 
 class Validator:
@@ -561,7 +569,7 @@ class Validator:
             if before is not None and q.last >= before:
                 keep.append(q)
             elif q.fold is not None:
-                q.standing, q.fold = standing(q.fold), None
+                q.standing, q.facts, q.fold = standing(q.fold), facts_of(q.fold), None
         self.closing = keep
 
     def _past_store(self, p: _Pending, e: Event | FastPlay, payload: bytes, source: str,
@@ -594,7 +602,8 @@ class Validator:
         todo = [p for p in games if p.rows and p.game not in self.rejected]
         parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev.hex(),
                               (p.source, p.first, p.last),
-                              standing(p.fold) if p.fold is not None else p.standing)
+                              standing(p.fold) if p.fold is not None else p.standing,
+                              facts_of(p.fold) if p.fold is not None else p.facts)
                  for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:

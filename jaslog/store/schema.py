@@ -16,7 +16,9 @@ and erased. ``jaslog_meta`` records the schema version.
 Schema versions: 1 had no signatures; 2 adds ``signatures`` and ``signing_keys``; 3 adds
 ``game_results`` and ``game_winners``; 4 adds ``game_places``; 5 adds ``verified_heads``;
 6 stores the events in parts (``event_types``, :mod:`jaslog.store.compact`), which
-:mod:`jaslog.store.migrate` moves an older store's events to, in place
+:mod:`jaslog.store.migrate` moves an older store's events to, in place; 7 adds the round
+facts, a projection of the events (``round_facts``, ``round_par``:
+:mod:`jaslog.store.projection`), which an upgrade builds
 (:func:`upgrade` adds what a
 store of an older version lacks when it is opened to write; :meth:`jaslog.store.Store.upgrade`
 then records where each of its games stands and where it is played).
@@ -45,7 +47,7 @@ from sqlmodel import Field, SQLModel
 
 from jaslog.store.types import StoreError
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: the first schema version with ``game_results`` and ``game_winners``
 RESULTS_SINCE = 3
 #: the first schema version with ``game_places``
@@ -54,6 +56,8 @@ PLACES_SINCE = 4
 VERIFIED_SINCE = 5
 #: the first schema version with events in parts (``event_types``, :mod:`jaslog.store.compact`)
 COMPACT_SINCE = 6
+#: the first schema version with the round facts (``round_facts``, ``round_par``)
+FACTS_SINCE = 7
 APPEND_ONLY = ("events", "event_types", "games", "game_players", "signing_keys", "signatures", "game_results",
                "game_winners", "game_places", "verified_heads")
 
@@ -208,6 +212,47 @@ class VerifiedHeadRow(StoreModel, table=True):
     verified_at: str = Field(sa_column=Column(String(32), nullable=False))
 
 
+class RoundFactsRow(StoreModel, table=True):
+    """A closed round's facts as the game's rules fold them (:mod:`jaslog.store.projection`):
+    its ``result`` word, ``score`` as played and ``final`` (what counts) per side, ``roem``
+    per side, the rules' ``verdicts`` on it (``[seq, rule, card]`` of each rule broken) and
+    how it was ``recorded``. A projection of the events, never part of the hashed log: a
+    row is written when the facts of a round change (``seq``: the game's last event then),
+    never updated; a round's row of the highest ``seq`` is its facts, and a row without a
+    ``result`` says the round is gone (a correction retracted its deal). ``jaslog reindex``
+    drops the table and builds it again from the events."""
+
+    __tablename__ = "round_facts"
+    game: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    round: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    seq: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    result: str | None = Field(default=None, sa_column=Column(String(16), nullable=True))
+    recorded: str | None = Field(default=None, sa_column=Column(String(16), nullable=True))
+    score: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    final: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    roem: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    verdicts: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
+class RoundParRow(StoreModel, table=True):
+    """A solved round (:mod:`jaslog.store.projection`): its ``par`` from the first card, the
+    ``par_result`` at the end of the principal line and each play's ``losses`` (``[seq,
+    loss]``), for the deal ``deal`` (a digest of the hands, the plays and the rules the
+    solver was given, so a changed round is never answered from an old solve). Written the
+    first time ``jaslog export --par`` solves the round, read by the next; ``seq`` is the
+    game's last event then. Kept by ``jaslog reindex`` (a solve is a pure function of its
+    deal)."""
+
+    __tablename__ = "round_par"
+    game: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
+    round: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    deal: bytes = Field(sa_column=Column(LargeBinary, primary_key=True))
+    seq: int = Field(sa_column=Column(Integer, nullable=False))
+    par: int = Field(sa_column=Column(Integer, nullable=False))
+    par_result: str | None = Field(default=None, sa_column=Column(String(16), nullable=True))
+    losses: list[Any] = Field(sa_column=Column(JSON, nullable=False))
+
+
 class MetaRow(StoreModel, table=True):
     __tablename__ = "jaslog_meta"
     key: str = Field(sa_column=Column(String(64), primary_key=True))
@@ -227,6 +272,8 @@ GAME_RESULTS = GameResultRow.__table__  # type: ignore[attr-defined]
 GAME_WINNERS = GameWinnerRow.__table__  # type: ignore[attr-defined]
 GAME_PLACES = GamePlaceRow.__table__  # type: ignore[attr-defined]
 VERIFIED_HEADS = VerifiedHeadRow.__table__  # type: ignore[attr-defined]
+ROUND_FACTS = RoundFactsRow.__table__  # type: ignore[attr-defined]
+ROUND_PAR = RoundParRow.__table__  # type: ignore[attr-defined]
 
 
 def _sqlite_triggers() -> list[str]:
@@ -291,7 +338,8 @@ def tables_version(conn: Connection) -> int:
 
     have = inspect(conn)
     if have.has_table("event_types") and have.has_table("verified_heads"):
-        return COMPACT_SINCE  # (the upgrade to it adds every table before it too)
+        # (the upgrade to them adds every table before them too)
+        return FACTS_SINCE if have.has_table("round_facts") else COMPACT_SINCE
     for version, table in ((VERIFIED_SINCE, "verified_heads"),
                            (PLACES_SINCE, "game_places"), (RESULTS_SINCE, "game_results"),
                            (2, "signatures")):
@@ -326,7 +374,8 @@ def create(conn: Connection) -> None:
     _tables_and_triggers(conn)
     conn.execute(EVENT_TYPES.insert(), [{"code": c, "name": n} for c, n in first_codes().items()])
     conn.execute(META.insert(), [{"key": "schema_version", "value": str(SCHEMA_VERSION)},
-                                 {"key": "format", "value": "jaslog/1"}])
+                                 {"key": "format", "value": "jaslog/1"},
+                                 {"key": "round_facts", "value": "built"}])
 
 
 def upgrade(conn: Connection) -> None:
@@ -334,7 +383,8 @@ def upgrade(conn: Connection) -> None:
     write transaction): version 1 gets the tables of signatures and keys, versions 1 and 2
     those of the games' results, versions 1 to 3 that of the games' places, versions 1 to 4
     that of the verified heads (empty: the next ``verify`` checks every game in full),
-    append-only (which
+    versions 1 to 6 those of the round facts (empty: :meth:`jaslog.store.Store.upgrade`
+    builds them), append-only (which
     games' results and places to write then is :meth:`jaslog.store.Store.upgrade`'s
     business)."""
     v = schema_version(conn)

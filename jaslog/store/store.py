@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
@@ -22,11 +22,22 @@ from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.foldcache import FoldCache
 from jaslog.store.migrate import needs_events
+from jaslog.store.projection import (
+    BUILT,
+    StoredRound,
+    build_state,
+    note_pars,
+    read_round_facts,
+    rebuild,
+    start_build,
+    stored_pars,
+)
 from jaslog.store.queries import EVENT_COLUMNS
 from jaslog.store.rows import INSERT_COLUMNS, event_select, events_of
 from jaslog.store.schema import (
     COMPACT_SINCE,
     EVENTS,
+    FACTS_SINCE,
     GAME_PLACES,
     GAME_RESULTS,
     GAMES,
@@ -45,6 +56,9 @@ from jaslog.store.types import (
     StoreError,
     VerifyReport,
 )
+
+if TYPE_CHECKING:
+    from jaslog.analysis.rounds import Solved
 
 
 class Store(Appending):
@@ -111,6 +125,8 @@ class Store(Appending):
         if v < SCHEMA_VERSION and may_create:  # opened to write: add what is new
             if may_upgrade:
                 self.upgrade()
+        elif v == SCHEMA_VERSION and may_create and may_upgrade:
+            self._finish_facts()
         elif v < COMPACT_SINCE and old_events and may_upgrade:
             self.engine.dispose()
             raise StoreError(f"the store at {eng.describe(self.url)} has schema version {v}, "
@@ -153,7 +169,44 @@ class Store(Appending):
                 note_every_result(conn, self._readable_games(conn, ids))
             if before < PLACES_SINCE:  # where each game is played, from its game_started
                 self._note_places(conn)
+            if before < FACTS_SINCE:  # the round facts: built below, resumably
+                start_build(conn)
+        self._finish_facts()
         return True
+
+    def _finish_facts(self) -> None:
+        """Go on with a build of the round facts an upgrade or a ``reindex`` left unfinished
+        (:func:`jaslog.store.projection.rebuild`)."""
+        with eng.read_tx(self.engine) as conn:
+            state = build_state(conn)
+        if state is not None and state != BUILT:
+            rebuild(self)
+
+    def reindex(self, *, resume: bool = False, games: int | None = None,
+                progress: Callable[[int], None] | None = None,
+                on_total: Callable[[int], None] | None = None) -> bool:
+        """Build the round facts again from the events (``jaslog reindex``;
+        :func:`jaslog.store.projection.rebuild`): True when done, False when ``games`` games
+        were built and more are left (``resume``: go on from where the last build stopped)."""
+        return rebuild(self, resume=resume, games=games, progress=progress, on_total=on_total)
+
+    def round_facts(self, games: list[str] | None = None) -> Iterator[StoredRound]:
+        """Every closed round's stored facts (of ``games`` only, when given), in the store's
+        order, with its par once an export solved it (:mod:`jaslog.store.projection`)."""
+        with eng.read_tx(self.engine) as conn:
+            yield from read_round_facts(conn, games)
+
+    def stored_pars(self, games: list[str]) -> dict[str, dict[tuple[int, bytes], Any]]:
+        """The solved rounds of ``games`` (:func:`jaslog.store.projection.stored_pars`)."""
+        with eng.read_tx(self.engine) as conn:
+            return stored_pars(conn, games)
+
+    def note_pars(self, solved: list[tuple[str, int, Solved]]) -> int:
+        """Store solved rounds (:func:`jaslog.store.projection.note_pars`), one transaction."""
+        if not solved:
+            return 0
+        with eng.write_tx(self.engine) as conn:
+            return note_pars(conn, solved)
 
     @staticmethod
     def _note_places(conn: Connection) -> None:

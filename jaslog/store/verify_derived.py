@@ -18,9 +18,12 @@ What must hold, for a game whose chain holds:
   stands) is where the game's events stand at that seq; the latest one is where they stand at
   the head, and a game over by its events has one;
 * the ``game_winners`` of each ``game_results`` row are the players its winner names, and
-  no others.
+  no others;
+* its round facts (``round_facts``, once a build of them is complete: a projection,
+  :mod:`jaslog.store.projection`) are what its fold says of each closed round; when they
+  are not, ``jaslog reindex`` builds them again.
 
-The last two need the game folded; a run from the verified heads (``--incremental``) checks
+The last three need the game folded; a run from the verified heads (``--incremental``) checks
 them only for the games it checks in full (what that leaves to a full run is in
 docs/recording-and-store.md).
 """
@@ -34,12 +37,13 @@ from typing import Any
 from sqlalchemy import bindparam, inspect, select
 from sqlalchemy.engine import Connection
 
-from jaslog.engine.fold import FoldError
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.games import get_game
 from jaslog.play.fold import start_fold
 from jaslog.store.appending import place_of
 from jaslog.store.codec import UnreadableEvent, decode, parse_time
+from jaslog.store.projection import BUILT, StoredRound, build_state, facts_of, read_round_facts
 from jaslog.store.queries import winning_players
 from jaslog.store.results import PLAYING, Standing, standing
 from jaslog.store.schema import (
@@ -67,12 +71,17 @@ class Derived:
     results: list[Any] = field(default_factory=list)
     winners: dict[int, list[str]] = field(default_factory=dict)
     place: Any = None
+    #: its stored round facts, by round (None: the store keeps none to check)
+    facts: dict[int, StoredRound] | None = None
 
 
 def derived_tables(conn: Connection) -> frozenset[str]:
-    """Which of the derived tables the store has."""
+    """Which of the derived tables the store has (``round_facts`` once fully built)."""
     have = inspect(conn)
-    return frozenset(t for t in DERIVED if have.has_table(t))
+    out = {t for t in DERIVED if have.has_table(t)}
+    if have.has_table("round_facts") and build_state(conn) == BUILT:
+        out.add("round_facts")
+    return frozenset(out)
 
 
 def derived_of(conn: Connection, ids: list[str], tables: frozenset[str]) -> dict[str, Derived]:
@@ -93,6 +102,11 @@ def derived_of(conn: Connection, ids: list[str], tables: frozenset[str]) -> dict
         for r in conn.execute(select(GAME_PLACES).where(GAME_PLACES.c.game.in_(_IDS)),
                               {"ids": ids}):
             out[r.game].place = r
+    if "round_facts" in tables:
+        for d in out.values():
+            d.facts = {}
+        for f in read_round_facts(conn, ids):
+            out[f.game].facts[f.round] = f  # type: ignore[index]
     return out
 
 
@@ -177,10 +191,11 @@ def check_winners(rep: VerifyReport, game: str, kind: str, seats: list[str],
             return
 
 
-def check_results(rep: VerifyReport, game: str, events: list[Event], d: Derived) -> None:
+def check_results(rep: VerifyReport, game: str, events: list[Event],
+                  d: Derived) -> GameFold | None:
     """Every ``game_results`` row against where the game's events stand at its seq, and the
-    latest against the head. A log that no longer folds is left alone here (the store says
-    so when it is read)."""
+    latest against the head; the game's fold (None: a problem was found, or the log no
+    longer folds, which is left alone here: the store says so when it is read)."""
     rows = {r.seq: r for r in d.results}
     head = events[-1].seq
     past = [s for s in rows if s > head or s < 0]
@@ -188,7 +203,7 @@ def check_results(rep: VerifyReport, game: str, events: list[Event], d: Derived)
         rep.problems.append(Problem(game, past[0], "derived", f"game_results has a row at seq "
                                     f"{past[0]}, past the game's last event (seq {head}): it was "
                                     "written behind the store's back"))
-        return
+        return None
     try:
         f = start_fold(events[0])
         now = standing(f)
@@ -196,7 +211,7 @@ def check_results(rep: VerifyReport, game: str, events: list[Event], d: Derived)
             rep.problems.append(Problem(game, 0, "derived", f"game_results says that at seq 0 "
                                         f"the game {_said(rows[0])}: the row was written behind "
                                         "the store's back"))
-            return
+            return None
         for e in events[1:]:
             f.apply(e)
             r = rows.get(e.seq)
@@ -207,10 +222,10 @@ def check_results(rep: VerifyReport, game: str, events: list[Event], d: Derived)
                         game, e.seq, "derived", f"game_results says that at seq {e.seq} the game "
                         f"{_said(r)}, but its events say it {_said(now)}: the row was written "
                         "or edited behind the store's back"))
-                    return
+                    return None
         now = standing(f)
     except FoldError:
-        return
+        return None
     last = d.results[-1] if d.results else None
     if last is None:
         if now != PLAYING:
@@ -218,12 +233,36 @@ def check_results(rep: VerifyReport, game: str, events: list[Event], d: Derived)
                                         "events, but game_results has no row for it (the "
                                         "listings take it for a game being played): the rows "
                                         "were removed behind the store's back"))
-        return
+            return None
+        return f
     if (bool(last.finished), last.winner) != (now.finished, now.winner):
         rep.problems.append(Problem(
             game, last.seq, "derived", f"game_results says the game {_said(last)} (its latest "
             f"row, at seq {last.seq}), but by its events it {_said(now)} at its head (seq "
             f"{head}): a row was removed behind the store's back"))
+        return None
+    return f
+
+
+def check_facts(rep: VerifyReport, game: str, f: GameFold, d: Derived) -> None:
+    """The game's stored round facts against what its fold says of each closed round: the
+    first difference is a problem (a stale or edited projection: ``jaslog reindex``)."""
+    if d.facts is None:
+        return
+    want = {x.round: x for x in facts_of(f)}
+    for number in sorted(set(want) | set(d.facts)):
+        w, got = want.get(number), d.facts.get(number)
+        if w is not None and got is not None and (
+                got.result, got.recorded, got.score, got.final, got.roem, got.verdicts) == (
+                w.result, w.recorded, w.score, w.final, w.roem, w.verdicts or []):
+            continue
+        said = "has none" if got is None else f"says {got.result} {got.final}"
+        truth = "has no such closed round" if w is None else f"say {w.result} {w.final}"
+        rep.problems.append(Problem(
+            game, None, "derived", f"round_facts of round {number} {said}, but the game's "
+            f"events {truth}: the projection is stale or was edited behind the store's back "
+            "(the log is not: `jaslog reindex` builds the round facts again)"))
+        return
 
 
 def check_game(rep: VerifyReport, game: str, header: Any, seats: list[str], rows: list[Any],
@@ -238,10 +277,11 @@ def check_game(rep: VerifyReport, game: str, header: Any, seats: list[str], rows
     except FoldError:
         return
     before = len(rep.problems)
-    if "game_results" in tables:
-        check_results(rep, game, events, d)
+    f = check_results(rep, game, events, d) if "game_results" in tables else None
     if "game_winners" in tables and "game_results" in tables and len(rep.problems) == before:
         check_winners(rep, game, kind, seats, d)  # (a wrong result says it first)
+    if f is not None and len(rep.problems) == before:
+        check_facts(rep, game, f, d)
 
 
 def check_from_head(rep: VerifyReport, game: str, header: Any, seats: list[str], first: Any,
@@ -270,7 +310,7 @@ def derived_orphans(conn: Connection, rep: VerifyReport, tables: frozenset[str])
     """Derived rows of a game the store does not have (and of which nothing was said yet: a
     deleted game's signatures say it first)."""
     said = {p.game for p in rep.problems}
-    for name in sorted(tables):
+    for name in sorted(tables & set(DERIVED)):  # (round_facts: by games.pos, none orphaned)
         t = {"game_results": GAME_RESULTS, "game_winners": GAME_WINNERS,
              "game_places": GAME_PLACES}[name]
         for g in conn.execute(select(t.c.game).distinct().where(

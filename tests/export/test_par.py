@@ -410,3 +410,75 @@ def test_the_command_line_exports_par_and_answers_the_questions(games: list[list
         assert out["name"] == name and (out["rows"] or name == "nat_by_play"), out
     help_text = " ".join(run("export", "--help").stdout.split())
     assert "--par" in help_text
+
+
+def test_a_round_solved_once_is_kept_in_the_store_and_read_back(games: list[list[Event]],
+                                                               tmp_path: Path) -> None:
+    """The first ``export --par`` from a store keeps each round it solved (``round_par``);
+    the next reads them back instead of solving them (a value put in the store behind its
+    back comes out as it is), in this process and in a cluster's worker; a game stored
+    since is solved (its rounds kept too), the others read back."""
+    from sqlalchemy import text
+
+    few = _cheap(games)
+    url = f"sqlite:///{tmp_path / 's.sqlite'}"
+    with open_store(url) as store:
+        for g in few:
+            archive(store, [e.model_dump(exclude_none=True) for e in g])
+        export_store(store, tmp_path / "one", workers=0, par=True)
+        solved = sql(tmp_path / "one", "SELECT count(par) FROM ROUNDS")[0][0]
+        with store.engine.begin() as conn:
+            kept = conn.execute(text("SELECT count(*) FROM round_par")).scalar_one()
+            assert kept == solved > 5
+            conn.execute(text("UPDATE round_par SET par = 4321 WHERE round = 1"))
+        export_store(store, tmp_path / "two", workers=0, par=True)
+        pars = sql(tmp_path / "two", "SELECT round, par FROM ROUNDS WHERE par IS NOT NULL")
+        assert {p for r, p in pars if r == 1} == {4321}
+        assert all(p != 4321 for r, p in pars if r != 1) and len(pars) == solved
+        ids = [gid for batch in store.game_id_batches(batch=10) for gid in batch]
+        with store.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM round_par")).scalar_one() == kept
+        # the stored facts say the par beside each round's result
+        facts = [r for r in store.round_facts() if r.par is not None]
+        assert facts and {r.par for r in facts if r.round == 1} == {4321}
+    try:
+        chunk = build_store_chunk(url, None, ids, {}, True)
+    finally:  # the store a cluster worker keeps open for its next chunks
+        on_cluster._stores.pop(url).close()
+    assert chunk.solved == []  # every round read back
+    # a game stored since: solved and kept; the rounds kept before read back
+    other = [e.model_dump(exclude_none=True) for e in few[1]]
+    for e in other:
+        e["game"] = "moved"
+    with open_store(url) as store:
+        archive(store, other)
+        export_store(store, tmp_path / "three", workers=0, par=True)
+        with store.engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM round_par")).scalar_one() > kept
+        moved = sql(tmp_path / "three", "SELECT round, par FROM ROUNDS WHERE game = 'moved' "
+                                         "AND par IS NOT NULL")
+    assert moved and 4321 not in {p for _, p in moved}
+
+
+def test_a_deal_played_again_is_solved_with_its_first_solve_and_the_same_answers(
+        analysis: dict[tuple[str, int], RoundAnalysis]) -> None:
+    """The same deals played at another table (here: the same game under another id, cut
+    short in its last round: other positions of the same deals) are solved with the
+    solvers their first solve filled (those solvers search on), and answer what a fresh
+    solve does."""
+    from jaslog.export.par import _FAMILIES, game_par
+
+    events = make_games()[1]  # par-rot: two rounds and half of a third, hands known
+    first = game_par(fold(events))
+    assert len(first.rounds) == 3
+    solvers = {id(s): s for s in _FAMILIES.values()}
+    nodes = {k: s.nodes for k, s in solvers.items()}
+    again = [event_from_dict(e.model_dump(exclude_none=True) | {"game": "par-rot-2"})
+             for e in events[:-3]]
+    second = game_par(fold(again))
+    assert second.rounds == first.rounds
+    assert second.losses == {s: v for s, v in first.losses.items() if s < len(again)}
+    assert {id(s) for s in _FAMILIES.values()} == set(solvers)  # no new solver
+    assert sum(1 for k, s in solvers.items() if s.nodes > nodes[k]) == 3  # each searched on
+    assert set(first.rounds.items()) == {(r, (a.par, a.par_result)) for (g, r), a
+                                         in analysis.items() if g == "par-rot"}

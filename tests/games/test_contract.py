@@ -81,6 +81,7 @@ from jaslog.play.whatif import what_if_view
 from jaslog.record import Recorder, open_recorder, run
 from jaslog.store import open_store
 from jaslog.store.codec import link
+from jaslog.store.projection import facts_of
 from jaslog.store.types import certificate
 
 GAME_LIST = list(GAMES.values())
@@ -594,6 +595,29 @@ class GameContract:
             violations += len(rep["violations"])
         assert results & game.won and results & game.lost, results
         assert violations, "the faults injected gave no violation"
+
+    def test_the_round_facts_the_store_keeps_say_what_the_report_says(self, game: Game) -> None:
+        """The facts of each closed round (:func:`jaslog.store.projection.facts_of`): the
+        report's result and final score, its roem (``Game.outcome_roem`` against
+        ``roem_of``), and each rule broken in the round."""
+        for sim, f, rep in audited(game.name):
+            where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
+            facts = {x.round: x for x in facts_of(f)}
+            closed = [r for r in f.state.rounds if r.closed]
+            assert sorted(facts) == [r.number for r in closed], where
+            for r in rep["rounds"]:
+                x = facts.get(r["round"])
+                if x is None:
+                    continue
+                assert (x.result, x.final) == (r["result"], r["final"]), (where, r["round"])
+                if game.roem_of is None:
+                    assert game.outcome_roem is None and x.roem is None
+                else:
+                    assert x.roem is not None and sum(x.roem) == game.roem_of(r)[0], where
+                broken = [[v["seq"], v["rule"], v.get("card")] for v in rep["violations"]
+                          if v.get("round") == r["round"]]
+                assert sorted([s, rule] for s, rule, _ in x.verdicts or []) == \
+                    sorted([s, rule] for s, rule, _ in broken), (where, r["round"])
 
     def test_a_game_without_faults_is_clean_and_the_simulator_is_deterministic(self, game: Game) -> None:
         for preset in game.presets:

@@ -14,6 +14,7 @@ import pytest
 
 from jaslog.store import Store
 from jaslog.store.codec import link
+from jaslog.store.schema import SCHEMA_VERSION
 from tests.store.conftest import game_events
 
 
@@ -215,8 +216,11 @@ def renumber(raw_sql: Callable[..., Any], table: str, key: str) -> None:
 
 def cut_back(raw_sql: Callable[..., Any], game: str, after: int) -> None:
     """Cut ``game`` back to seq ``after`` with plain SQL: its later events and signatures,
-    its results and winners and its verified heads go, and the positions are renumbered."""
+    its results and winners, its verified heads and its later round facts go, and the
+    positions are renumbered."""
     raw_sql("DELETE FROM events WHERE game = (SELECT pos FROM games WHERE id = :g) "
+            "AND seq > :s", g=game, s=after)
+    raw_sql("DELETE FROM round_facts WHERE game = (SELECT pos FROM games WHERE id = :g) "
             "AND seq > :s", g=game, s=after)
     raw_sql("DELETE FROM signatures WHERE game = :g AND seq > :s", g=game, s=after)
     for t in ("game_winners", "game_results", "verified_heads"):
@@ -366,13 +370,13 @@ def test_an_unreadable_schema_version_fails_verify_and_refuses_writes(
         rep = verify_store(reader)
     assert [(p.game, p.kind) for p in rep.problems] == [("(store)", "derived")]
     assert "jaslog_meta records the schema version 'five', which is not a version (the " \
-           "store's tables are those of version 6)" in rep.problems[0].message
+           f"store's tables are those of version {SCHEMA_VERSION})" in rep.problems[0].message
     with pytest.raises(StoreError) as err:
         open_store(won_and_live.url)
     assert err.value.code == "unreadable_schema_version"
     raw_sql("UPDATE jaslog_meta SET value = '3' WHERE key = 'schema_version'")
     assert "jaslog_meta records schema version 3, but the store's tables are those of " \
-           "version 6" in won_and_live.verify().problems[0].message
+           f"version {SCHEMA_VERSION}" in won_and_live.verify().problems[0].message
 
 
 # ---------------------------------------------------------------------- the store's end

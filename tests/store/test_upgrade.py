@@ -87,7 +87,7 @@ def test_upgrade_keeps_every_dump_certificate_and_signature(old_store: Path) -> 
     before = event_count(old_store, "events")
     r = run_cli(["upgrade", "--db", str(old_store)])
     assert r.exit_code == 0, r.output
-    assert "from schema version 5 to 6" in r.output and "7 games" in r.output
+    assert f"from schema version 5 to {SCHEMA_VERSION}" in r.output and "7 games" in r.output
     assert "events_v5" not in tables(old_store) and "event_types" in tables(old_store)
     assert event_count(old_store, "events") == before
     assert what_it_gives(old_store) == EXPECTED

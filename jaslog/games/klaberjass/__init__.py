@@ -28,6 +28,7 @@ GAME = Game(
     report_round=view.report_round,
     redact_event=view.redact_event,
     roem_of=view.roem_of,
+    outcome_roem=view.outcome_roem,
     simulate=sim.simulate_klaberjass,
     oracle_ops=oracle.OPS,
     answer=oracle.answer,

@@ -150,6 +150,12 @@ def seat_view(fold: GameFold, viewer: Viewer = None, *, secret: bool = False) ->
     view["violations"] = violations_seen(r.violations, full, seat)
     return view
 
+def outcome_roem(outcome: Any) -> list[int]:
+    """A deal's roem from its outcome: the sequences and bella that scored, per seat (the
+    store's round facts)."""
+    return [int(s) + int(b) for s, b in zip(outcome.sequences, outcome.bella, strict=True)]
+
+
 def roem_of(entry: dict[str, Any]) -> tuple[int, int | None]:
     """A reported deal's roem: the sequences and bella that scored (nothing lies on the
     table to be claimed)."""

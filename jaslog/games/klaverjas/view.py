@@ -147,6 +147,11 @@ def seat_view(fold: GameFold, viewer: Viewer = None, head: GameFold | None = Non
     return view
 
 
+def outcome_roem(outcome: Any) -> list[int]:
+    """A round's roem from its outcome: the roem that scored, per team (the store's round facts)."""
+    return [int(x) for x in outcome.roem]
+
+
 def roem_of(entry: dict[str, Any]) -> tuple[int, int | None]:
     """A reported round's roem: claimed (what scored), and held on the table."""
     return sum(entry["roem"]), sum(entry["roem_on_table"])
