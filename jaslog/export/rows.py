@@ -66,6 +66,11 @@ class GameContext:
     hands_recorded: dict[int, bool]      # round -> the deal event carried hands
     rulings: int = 0                     # ruling events in the log, not retracted
     par: GamePar = field(default_factory=GamePar)  # the analysis columns (empty: no --par)
+    error: FoldError | None = None       # the integrity error that stopped the fold
+    types: frozenset[str] = frozenset()  # the event types in the log
+    #: the game's plays and tricks are built a column at a time (:mod:`jaslog.export.columnar`):
+    #: the row builder leaves them out
+    columnar: bool = False
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
@@ -259,13 +264,16 @@ def export_adapter(game: Game) -> ExportAdapter:
 
 
 def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
-               par: bool = False) -> tuple[str, int]:
+               par: bool = False, columnar: bool = True) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
 
     Returns (game id, last seq). An integrity error does not stop the export: the rows hold
     what was folded before it and ``games.error`` says what stopped it. ``par``: fill the
     analysis columns (``rounds.par``, ``rounds.par_result``, ``plays.loss``) by solving
     every round whose hands are known (:mod:`jaslog.export.par`; slow), else leave them NULL.
+    ``columnar``: a game whose adapter can build its plays and tricks a column at a time
+    (:mod:`jaslog.export.columnar`) leaves them to it (False: every row by the row builder,
+    the same values; for the tests that check so).
     """
     first = events[0]
     gid = first.game
@@ -287,6 +295,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     kinds = [d["type"] for d in dicts]
     kind_of = dict(zip(seqs, kinds, strict=True)) if retracted else {}
     out = rows["events"]
+    start = len(out["seq"])
     out["seq"].extend(seqs)
     out["type"].extend(kinds)
     out["event_time"].extend(at)
@@ -337,8 +346,15 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
                           kinds.count("ruling") - sum(1 for s in retracted
                                                       if kind_of[s] == "ruling"),
-                          game_par(fold) if par else GamePar())
-        summary = export_adapter(get_game(fold.game)).build(ctx)
+                          game_par(fold) if par else GamePar(), error, frozenset(kinds))
+        adapter = export_adapter(get_game(fold.game))
+        by_columns = getattr(adapter, "columnar", None)
+        plan = by_columns(ctx) if by_columns is not None and columnar and not par else None
+        ctx.columnar = plan is not None
+        summary = adapter.build(ctx)
+        if plan is not None:
+            plan.start, plan.size = start, n
+            out.columnar.append(plan)
     ok = error is None and summary.violations == 0
     rows["games"].add((
         fold.game if fold is not None else None,
