@@ -473,17 +473,16 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
 
     rule_names: list[str] = []
     p_rule = np.full(p_n, -1, np.int64)
-    if any(g.verdicts.rules for g in games):
-        at_play = {(int(gi), int(s)): i for i, (gi, s) in enumerate(zip(p_game, p_seq,
-                                                                        strict=True))}
-        for gi, g in enumerate(games):
-            for s, rule in g.verdicts.rules.items():
-                i = at_play.get((gi, s))
-                if i is None:
-                    continue
-                if rule not in rule_names:
-                    rule_names.append(rule)
-                p_rule[i] = rule_names.index(rule)
+    broken = [(gi, s, rule) for gi, g in enumerate(games) for s, rule in g.verdicts.rules.items()]
+    if broken:  # each to its play: (game, seq) keys, in the plays' order
+        for _, _, rule in broken:
+            if rule not in rule_names:
+                rule_names.append(rule)
+        key = np.array([gi << 32 | s for gi, s, _ in broken], np.int64)
+        p_key = p_game.astype(np.int64) << 32 | p_seq.astype(np.int64)
+        at = np.minimum(np.searchsorted(p_key, key), max(p_n - 1, 0))
+        hit = (p_key[at] == key) if p_n else np.zeros(len(key), bool)
+        p_rule[at[hit]] = np.array([rule_names.index(r) for _, _, r in broken], np.int64)[hit]
     broke = p_rule >= 0
     known = known_r[p_round]
     p_incomplete = incomplete[trick_of]
