@@ -252,7 +252,10 @@ def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | N
 class ExportAdapter(Protocol):
     """A game's ``export`` adapter (``jaslog/games/<g>/export.py``), loaded by name
     (:func:`export_adapter`): its row builder for the game-specific tables, which writes
-    them from the folded game and returns what the ``games`` row says of it."""
+    them from the folded game and returns what the ``games`` row says of it. It may also
+    have ``columnar(ctx)``, which returns a :class:`jaslog.export.columnar.ColumnarGame` for
+    a game whose tables it builds a column at a time (``ctx.columnar`` is then set, and
+    ``build`` leaves those tables out), else None."""
 
     def build(self, ctx: GameContext) -> Summary: ...
 
