@@ -105,3 +105,19 @@ def test_a_play_the_rules_refused_carries_its_rule() -> None:
     rules = {r for (t, _), tab in plays.items() if t == "plays"
              for r in tab.column("rule").to_pylist() if r is not None}
     assert rules == set(v.rules.values())
+
+
+@pytest.mark.parametrize("cut", ["started", "dealt", "bid", "first_play", "first_roem"])
+def test_a_game_cut_early_is_the_same_both_ways(cut: str) -> None:
+    """A game in a chunk alone and beside a whole one, cut before its first play, at it, or
+    at its first roem claim: no plays, one, or a trick without its claim."""
+    whole = to_events(simulate_game("e-whole", "amsterdam", seed=11,
+                                    at=datetime(2026, 2, 2, 20, 0, tzinfo=UTC)))
+    types = [e.type for e in whole]
+    end = {"started": 1, "dealt": types.index("dealt") + 1, "bid": types.index("bid") + 1,
+           "first_play": types.index("play") + 1, "first_roem": types.index("roem") + 1}[cut]
+    short = [e.model_copy(update={"game": "e-short"}) for e in whole[:end]]
+    assert columnar_games([short]) == 1
+    assert_same([short], chunk=1)
+    assert_same([short, whole], chunk=2)
+    assert_same([whole, short], chunk=2)
