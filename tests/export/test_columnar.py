@@ -121,3 +121,28 @@ def test_a_game_cut_early_is_the_same_both_ways(cut: str) -> None:
     assert_same([short], chunk=1)
     assert_same([short, whole], chunk=2)
     assert_same([whole, short], chunk=2)
+
+
+def test_claims_of_the_rest_and_notes_are_the_same_both_ways() -> None:
+    """Rounds ended by a claim of the rest, and notes between any two cards (between a trick's
+    last card and its roem claim too), with a seat and with or without a round."""
+    faults = Faults(claim_rate=0.5, revoke_rate=0.05, false_roem_rate=0.1, no_hands_rate=0.2)
+    games = [to_events(simulate_game(f"k-{rs}-{i}", rs, seed=100 + i, faults=faults,
+                                     at=datetime(2026, 3, 3, tzinfo=UTC)))
+             for rs in ("amsterdam", "rotterdam") for i in range(4)]
+    assert sum(any(e.type == "claim" for e in g) for g in games) >= 6
+    for i in range(4):
+        d = simulate_game(f"n-{i}", "amsterdam", seed=200 + i, at=datetime(2026, 3, 3, tzinfo=UTC),
+                          faults=Faults(claim_rate=0.2, false_roem_rate=0.1))
+        out: list[dict[str, object]] = []
+        plays = 0
+        for e in d:
+            out.append(e)
+            if e["type"] == "play":
+                plays += 1
+                if plays % (4 + i) == 0:
+                    out.append({"game": e["game"], "seq": 0, "type": "note", "text": "a note",
+                                "seat": plays % 4, **({"round": 1} if i % 2 else {})})
+        games.append(to_events([{**e, "seq": k} for k, e in enumerate(out)]))
+    assert columnar_games(games) == len(games)
+    assert_same(games, chunk=3)

@@ -269,7 +269,8 @@ def build(ctx: GameContext) -> Summary:
 # ------------------------------------------------------------------ a column at a time
 
 #: The event types a game built a column at a time may hold.
-COLUMNAR_TYPES = frozenset({"game_started", "dealt", "bid", "play", "roem"})
+COLUMNAR_TYPES = frozenset({"game_started", "dealt", "bid", "play", "roem", "claim",
+                            "note"})
 #: The tables :func:`build_columns` makes.
 COLUMNAR_TABLES = ("plays", "tricks")
 #: The roem kinds of ``tricks.roem_parts``, by code.
@@ -305,8 +306,8 @@ class ColumnOptions:
 
 def columnar(ctx: GameContext) -> ColumnarGame | None:
     """The game as :func:`build_columns` builds its plays and tricks, or None when its log
-    holds what only the row builder handles (corrections, irregularities, claims of the
-    rest, rulings, notes, score-only rounds, three of a kind, an integrity error)."""
+    holds what only the row builder handles (corrections, irregularities, rulings,
+    score-only rounds, three of a kind, an integrity error)."""
     fold = ctx.fold
     g: KlaverjasGame = fold.state
     if ctx.error is not None or fold.retracted or fold.irregularities or ctx.rulings \
@@ -316,7 +317,7 @@ def columnar(ctx: GameContext) -> ColumnarGame | None:
     if rules.three_of_a_kind:
         return None
     for r in g.rounds:
-        if r.score_only is not None or r.claim is not None or r.rulings or r.ruling is not None:
+        if r.score_only is not None or r.rulings or r.ruling is not None:
             return None
         if r.tricks and (r.trump is None or r.chooser is None):
             return None
