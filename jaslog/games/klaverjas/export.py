@@ -269,8 +269,8 @@ def build(ctx: GameContext) -> Summary:
 # ------------------------------------------------------------------ a column at a time
 
 #: The event types a game built a column at a time may hold.
-COLUMNAR_TYPES = frozenset({"game_started", "dealt", "bid", "play", "roem", "claim",
-                            "note"})
+COLUMNAR_TYPES = frozenset({"game_started", "dealt", "trump_turned", "bid", "play", "roem",
+                            "claim", "note", "ruling"})
 #: The tables :func:`build_columns` makes.
 COLUMNAR_TABLES = ("plays", "tricks")
 #: The roem kinds of ``tricks.roem_parts``, by code.
@@ -306,18 +306,18 @@ class ColumnOptions:
 
 def columnar(ctx: GameContext) -> ColumnarGame | None:
     """The game as :func:`build_columns` builds its plays and tricks, or None when its log
-    holds what only the row builder handles (corrections, irregularities, rulings,
-    score-only rounds, three of a kind, an integrity error)."""
+    holds what only the row builder handles (corrections, irregularities, score-only rounds,
+    three of a kind, an integrity error, an event type not named here)."""
     fold = ctx.fold
     g: KlaverjasGame = fold.state
-    if ctx.error is not None or fold.retracted or fold.irregularities or ctx.rulings \
+    if ctx.error is not None or fold.retracted or fold.irregularities \
             or len(fold.seats) != 4 or not ctx.types <= COLUMNAR_TYPES:
         return None
     rules = g.roem_rules
     if rules.three_of_a_kind:
         return None
     for r in g.rounds:
-        if r.score_only is not None or r.rulings or r.ruling is not None:
+        if r.score_only is not None:
             return None
         if r.tricks and (r.trump is None or r.chooser is None):
             return None
