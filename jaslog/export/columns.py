@@ -50,13 +50,16 @@ class Columns:
     table uses one way only.
     """
 
-    __slots__ = ("lists", "names", "rows", "table")
+    __slots__ = ("columnar", "lists", "names", "rows", "table")
 
     def __init__(self, table: str) -> None:
         self.table = table
         self.names = [c.name for c in COLUMNS[table]]
         self.lists: list[list[Any]] = [[] for _ in self.names]
         self.rows: list[tuple[Any, ...]] = []
+        #: (``events``) the games of these rows whose other tables are built from them a
+        #: column at a time (:class:`jaslog.export.columnar.ColumnarGame`)
+        self.columnar: list[Any] = []
 
     def __getitem__(self, name: str) -> list[Any]:
         return self.lists[self.names.index(name)]

@@ -67,6 +67,11 @@ class GameContext:
     hands_recorded: dict[int, bool]      # round -> the deal event carried hands
     rulings: int = 0                     # ruling events in the log, not retracted
     par: GamePar = field(default_factory=GamePar)  # the analysis columns (empty: no --par)
+    error: FoldError | None = None       # the integrity error that stopped the fold
+    types: frozenset[str] = frozenset()  # the event types in the log
+    #: the game's plays and tricks are built a column at a time (:mod:`jaslog.export.columnar`):
+    #: the row builder leaves them out
+    columnar: bool = False
 
     def at_seq(self, seq: int) -> str | None:
         return self.at[seq] if 0 <= seq < len(self.at) else None
@@ -248,7 +253,10 @@ def fold_events(events: Sequence[Event]) -> tuple[GameFold | None, FoldError | N
 class ExportAdapter(Protocol):
     """A game's ``export`` adapter (``jaslog/games/<g>/export.py``), loaded by name
     (:func:`export_adapter`): its row builder for the game-specific tables, which writes
-    them from the folded game and returns what the ``games`` row says of it."""
+    them from the folded game and returns what the ``games`` row says of it. It may also
+    have ``columnar(ctx)``, which returns a :class:`jaslog.export.columnar.ColumnarGame` for
+    a game whose tables it builds a column at a time (``ctx.columnar`` is then set, and
+    ``build`` leaves those tables out), else None."""
 
     def build(self, ctx: GameContext) -> Summary: ...
 
@@ -261,7 +269,7 @@ def export_adapter(game: Game) -> ExportAdapter:
 
 def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *,
                par: bool = False, stored_par: Known | None = None,
-               solved: list[Solved] | None = None) -> tuple[str, int]:
+               solved: list[Solved] | None = None, columnar: bool = True) -> tuple[str, int]:
     """Append the rows of one game (its events in seq order) to ``rows_for(partition)``.
 
     Returns (game id, last seq). An integrity error does not stop the export: the rows hold
@@ -269,7 +277,9 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     analysis columns (``rounds.par``, ``rounds.par_result``, ``plays.loss``) by solving
     every round whose hands are known (:mod:`jaslog.export.par`; slow), else leave them NULL:
     the rounds of ``stored_par`` are not solved again, those solved here are added to
-    ``solved``.
+    ``solved``. ``columnar``: a game whose adapter can build its plays and tricks a column at
+    a time (:mod:`jaslog.export.columnar`) leaves them to it (False: every row by the row
+    builder, the same values; for the tests that check so).
     """
     first = events[0]
     gid = first.game
@@ -291,6 +301,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     kinds = [d["type"] for d in dicts]
     kind_of = dict(zip(seqs, kinds, strict=True)) if retracted else {}
     out = rows["events"]
+    start = len(out["seq"])
     out["seq"].extend(seqs)
     out["type"].extend(kinds)
     out["event_time"].extend(at)
@@ -341,10 +352,18 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
                           kinds.count("ruling") - sum(1 for s in retracted
                                                       if kind_of[s] == "ruling"),
-                          game_par(fold, stored=stored_par) if par else GamePar())
+                          game_par(fold, stored=stored_par) if par else GamePar(), error,
+                          frozenset(kinds))
         if solved is not None:
             solved += ctx.par.solved
-        summary = export_adapter(get_game(fold.game)).build(ctx)
+        adapter = export_adapter(get_game(fold.game))
+        by_columns = getattr(adapter, "columnar", None)
+        plan = by_columns(ctx) if by_columns is not None and columnar and not par else None
+        ctx.columnar = plan is not None
+        summary = adapter.build(ctx)
+        if plan is not None:
+            plan.start, plan.size = start, n
+            out.columnar.append(plan)
     ok = error is None and summary.violations == 0
     rows["games"].add((
         fold.game if fold is not None else None,

@@ -7,10 +7,17 @@ no rule is re-implemented.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from jaslog.cards import CARD_TEXT, SUIT_LETTERS
-from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from jaslog.cards import CARD_TEXT, PLAIN_STRENGTH, RANK_MASK, SUIT_LETTERS, TRUMP_STRENGTH
+from jaslog.engine.jacknine import CARD_POINTS, RUN_LENGTH
+from jaslog.export.columnar import ColumnarGame, arrow, game_verdicts, lookup, np_of, rows_of
+from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS, RANK_OF, SUIT_OF
 from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
@@ -23,7 +30,9 @@ from jaslog.export.rows import (
     rule_by_seq,
     ruling_columns,
 )
+from jaslog.export.schema import SCHEMAS
 from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts, score_round
+from jaslog.games.klaverjas.rules.play import STUK
 from jaslog.games.klaverjas.rules.trump import TrumpSelection
 
 JUDGED = ("made", "nat", "pit")
@@ -118,6 +127,7 @@ def build(ctx: GameContext) -> Summary:
     g: KlaverjasGame = fold.state
     seats, rows = fold.seats, ctx.rows
     tricks_out, rounds_out = rows["tricks"], rows["rounds"]
+    by_rows = not ctx.columnar  # else the plays and tricks are built a column at a time
     plays = PlaysOut(rows["plays"], seats, TEAM_OF, ctx.at, rule_by_seq(g.violations, False),
                      ctx.par.losses)
     add_trick = tricks_out.rows.append
@@ -146,17 +156,27 @@ def build(ctx: GameContext) -> Summary:
         if r.score_only is not None:
             score_only_row(ctx, r, o, method, per_seat)
             continue
-        plays.round(n, trump_l, r.hands_known, IS_TRUMP[trump] if trump is not None else NO_TRUMP,
-                    POINTS[trump] if trump is not None else NO_TRUMP,
-                    NO_SEAT if pteam is None else PLAYING[pteam],
-                    NO_SEAT if chooser is None else DECLARER[chooser])
+        if by_rows:
+            plays.round(n, trump_l, r.hands_known,
+                        IS_TRUMP[trump] if trump is not None else NO_TRUMP,
+                        POINTS[trump] if trump is not None else NO_TRUMP,
+                        NO_SEAT if pteam is None else PLAYING[pteam],
+                        NO_SEAT if chooser is None else DECLARER[chooser])
         kinds: list[str] = []
         for t in r.tricks:
             cards = t.cards
             if not cards:
                 continue
-            texts = [CARD_TEXT[c] for c in cards]
             lead = t.leader
+            if not by_rows:
+                for i in range(len(cards)):
+                    per_seat[(lead + i) & 3][7] += 1
+                if t.complete:
+                    per_seat[t.winner][10] += 1
+                    if trump is not None:
+                        kinds.extend(k for k, p in roem_parts(cards, trump, roem_rules) if p > 0)
+                continue
+            texts = [CARD_TEXT[c] for c in cards]
             if t.complete:
                 winner = t.winner
                 wt = winner & 1
@@ -212,7 +232,8 @@ def build(ctx: GameContext) -> Summary:
         if result in COMPLETE and chooser is not None:
             count_roles(per_seat, chooser, made)
 
-    plays.per_seat(per_seat, 7)
+    if by_rows:
+        plays.per_seat(per_seat, 7)
     viol = rows["violations"]
     for v in g.violations:
         if v.seat is not None:
@@ -243,3 +264,243 @@ def build(ctx: GameContext) -> Summary:
         violations=len(g.violations),
         rulings=ctx.rulings,
     )
+
+
+# ------------------------------------------------------------------ a column at a time
+
+#: The event types a game built a column at a time may hold.
+COLUMNAR_TYPES = frozenset({"game_started", "dealt", "trump_turned", "bid", "play", "roem",
+                            "claim", "note", "ruling"})
+#: The tables :func:`build_columns` makes.
+COLUMNAR_TABLES = ("plays", "tricks")
+#: The roem kinds of ``tricks.roem_parts``, by code.
+ROEM_KINDS = ("four_jacks", "four_of_a_kind", "run4", "run3", "stuk")
+JACK = 4
+_CARD = pa.array(CARD_TEXT, pa.string())
+_SUIT = pa.array(SUIT_OF, pa.string())
+_RANK = pa.array(RANK_OF, pa.string())
+_SUIT_LETTER = pa.array(list(SUIT_LETTERS), pa.string())
+_KIND = pa.array(ROEM_KINDS, pa.string())
+_TRUMP_STRENGTH = np.array(TRUMP_STRENGTH, np.int16)
+_PLAIN_STRENGTH = np.array(PLAIN_STRENGTH, np.int16)
+_POINTS = np.array(CARD_POINTS, np.int16)                    # [trump, card]
+_RUN_LENGTH = np.array(RUN_LENGTH, np.int8)                  # by an 8-bit rank set
+_RANK_MASK = np.array(RANK_MASK, np.uint32)                  # by rank: its four cards
+_STUK = np.array(STUK, np.uint32)                            # by trump: its king and queen
+
+
+@dataclass(slots=True)
+class ColumnOptions:
+    """What :func:`build_columns` reads of a game's options."""
+
+    bonus: int
+    run3: int
+    run4: int
+    stuk: int
+    four_kind: int
+    four_jacks: int
+    four_ranks: int      # 8-bit set of the ranks whose four of a kind score four_kind
+    claimed: bool        # roem credited as claimed (else: as on the table)
+    by_winner: bool      # only the trick's winning team may claim its roem
+
+
+def columnar(ctx: GameContext) -> ColumnarGame | None:
+    """The game as :func:`build_columns` builds its plays and tricks, or None when its log
+    holds what only the row builder handles (corrections, irregularities, score-only rounds,
+    three of a kind, an integrity error, an event type not named here)."""
+    fold = ctx.fold
+    g: KlaverjasGame = fold.state
+    if ctx.error is not None or fold.retracted or fold.irregularities \
+            or len(fold.seats) != 4 or not ctx.types <= COLUMNAR_TYPES:
+        return None
+    rules = g.roem_rules
+    if rules.three_of_a_kind:
+        return None
+    for r in g.rounds:
+        if r.score_only is not None:
+            return None
+        if r.tricks and (r.trump is None or r.chooser is None):
+            return None
+    options = ColumnOptions(g.last_bonus, rules.run3, rules.run4, rules.stuk, rules.four_kind,
+                            rules.four_jacks, sum(1 << r for r in rules.four_kind_ranks),
+                            g.claimed_mode, g.claim_by_winner)
+    return ColumnarGame(ctx.game, COLUMNAR_TABLES, build_columns, fold.seats, options,
+                        game_verdicts(ctx))
+
+
+def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.Table]:
+    """The ``plays`` and ``tricks`` of ``games`` from their rows of the partition's ``events``
+    table, a column at a time: positions in the trick and trick numbers from counts over
+    each round's plays, winners from the largest card strength of each trick
+    (``np.maximum.reduceat``), card and trick points from a table by trump and card, the roem
+    on the table from the trick's card mask against lookup tables (as the rules'
+    ``trick_value``), the roem credited from each claim against the trick it follows; the
+    trump, the declarer, whether the hands are known and the rules broken are the rules'
+    verdicts."""
+    ev, game_of = rows_of(events, games, ("seq", "type", "round", "seat", "card", "points",
+                                          "event_time"))
+    n = ev.num_rows
+    opts = [g.options for g in games]
+
+    def per_game(name: str) -> np.ndarray:
+        return np.array([getattr(o, name) for o in opts], np.int64)
+
+    bonus, run3, run4, stuk_pts = (per_game(x) for x in ("bonus", "run3", "run4", "stuk"))
+    four_kind, four_jacks, four_ranks = (per_game(x) for x in ("four_kind", "four_jacks",
+                                                                "four_ranks"))
+    claimed_mode = np.array([o.claimed for o in opts], bool)
+    by_winner = np.array([o.by_winner for o in opts], bool)
+    players = pa.array([s for g in games for s in g.seats], pa.string())
+    gids = pa.array([g.game for g in games], pa.string())
+
+    # rounds, numbered across the games (from 0): the verdicts
+    nrounds = np.array([len(g.verdicts.known) for g in games], np.int64)
+    round_base = np.concatenate([[0], np.cumsum(nrounds)[:-1]])
+    trump_r = np.array([t for g in games for t in g.verdicts.trump], np.int64)
+    chooser_r = np.array([c for g in games for c in g.verdicts.chooser], np.int64)
+    known_r = np.array([k for g in games for k in g.verdicts.known], bool)
+
+    kind = ev.column("type")
+    seq = np_of(ev.column("seq")).astype(np.int64)
+    rnd = np_of(ev.column("round").fill_null(0)).astype(np.int64)
+    seat = np_of(ev.column("seat").fill_null(-1)).astype(np.int64)
+    is_play, is_roem = (np_of(pc.equal(kind, t)) for t in ("play", "roem"))
+
+    # plays: position in the round's play, trick, winner, points
+    pidx = np.flatnonzero(is_play)
+    p_n = len(pidx)
+    p_game = game_of[pidx]
+    p_round = round_base[p_game] + rnd[pidx] - 1
+    first = np.ones(p_n, bool)
+    first[1:] = p_round[1:] != p_round[:-1]
+    group = np.flatnonzero(first)
+    pos = np.arange(p_n) - np.repeat(group, np.diff(np.append(group, p_n)))
+    trick_no = pos // 4 + 1
+    position = pos % 4
+    card = np_of(pc.index_in(ev.column("card").take(pa.array(pidx, pa.int64())),
+                             value_set=_CARD)).astype(np.int64)
+    p_seat = seat[pidx]
+    suit, rank = card >> 3, card & 7
+    trump = trump_r[p_round]
+    chooser = chooser_r[p_round]
+    tstart = np.flatnonzero(position == 0)
+    t_n = len(tstart)
+    tsize = np.diff(np.append(tstart, p_n))
+    trick_of = np.repeat(np.arange(t_n), tsize)
+    led = suit[tstart][trick_of]
+    strength = np.where(suit == trump, 16 + _TRUMP_STRENGTH[rank],
+                        np.where(suit == led, _PLAIN_STRENGTH[rank], -1))
+    best = np.maximum.reduceat(strength, tstart) if p_n else strength
+    win = np.zeros(t_n, np.int64)
+    wins = strength == best[trick_of]
+    win[trick_of[wins]] = position[wins]
+    complete = tsize == 4
+    cpoints = _POINTS[trump, card]
+    t_round, t_game, t_trump = p_round[tstart], p_game[tstart], trump[tstart]
+    t_number = trick_no[tstart]
+    t_points = (np.add.reduceat(cpoints.astype(np.int64), tstart) if p_n else cpoints) \
+        + np.where(t_number == 8, bonus[t_game], 0)
+    leader = p_seat[tstart]
+    winner = (leader + win) % 4
+    t_chooser = chooser_r[t_round]
+
+    # roem on the table: the trick's card mask against lookup tables (as ``trick_value``)
+    mask = np.bitwise_or.reduceat(np.left_shift(np.uint32(1), card.astype(np.uint32)), tstart) \
+        if p_n else np.zeros(0, np.uint32)
+    r0 = rank[tstart]
+    four = complete & (mask == _RANK_MASK[r0])
+    runs = np.max([_RUN_LENGTH[(mask >> np.uint32(8 * s)) & np.uint32(0xFF)] for s in range(4)],
+                  axis=0) if t_n else np.zeros(0, np.int8)
+    stuk_mask = _STUK[np.maximum(t_trump, 0)]
+    has_stuk = complete & ~four & ((mask & stuk_mask) == stuk_mask)
+    run_kind = np.where(runs >= 4, 2, np.where(runs == 3, 3, -1))
+    has_run = complete & ~four & (run_kind >= 0)
+    run_pts = np.where(run_kind == 2, run4[t_game], np.where(run_kind == 3, run3[t_game], 0))
+    four_pts = np.where(r0 == JACK, four_jacks[t_game],
+                        np.where((four_ranks[t_game] >> r0) & 1 == 1, four_kind[t_game], 0))
+    roem = np.where(four, four_pts, np.where(has_run, run_pts, 0)
+                    + np.where(has_stuk, stuk_pts[t_game], 0))
+    kind1 = np.where(four, np.where(r0 == JACK, 0, 1), np.where(has_run, run_kind, 4))
+    pts1 = np.where(four, four_pts, np.where(has_run, run_pts, stuk_pts[t_game]))
+    count = np.where(four, 1, has_run.astype(np.int64) + has_stuk)
+    slots = np.stack([count >= 1, count >= 2], axis=1)
+    kinds = np.stack([kind1, np.full(t_n, 4)], axis=1)[slots]
+    kpts = np.stack([pts1, stuk_pts[t_game]], axis=1)[slots]
+    parts = pa.ListArray.from_arrays(
+        pa.array(np.concatenate([[0], np.cumsum(count)]), pa.int32()),
+        pa.StructArray.from_arrays([_KIND.take(pa.array(kinds, pa.int64())),
+                                    pa.array(kpts, pa.int16())], names=["kind", "points"]))
+
+    # roem credited: each claim against the trick just completed in its round (else late)
+    last_play = np.maximum.accumulate(np.where(is_play, np.arange(n), -1)) if n \
+        else np.zeros(0, np.int64)
+    play_no = np.cumsum(is_play) - 1
+    credited = np.zeros(t_n, np.int64)
+    ridx = np.flatnonzero(is_roem)
+    lp = last_play[ridx]
+    ok = lp >= 0
+    ridx, lp = ridx[ok], lp[ok]
+    pl = play_no[lp]
+    claim_t = trick_of[pl]
+    claim_pts = np_of(ev.column("points").take(pa.array(ridx, pa.int64())).fill_null(0)
+                      ).astype(np.int64)
+    valid = (position[pl] == 3) & (rnd[lp] == rnd[ridx]) & (game_of[lp] == game_of[ridx]) \
+        & (claim_pts <= roem[claim_t]) \
+        & (~by_winner[game_of[ridx]] | ((seat[ridx] & 1) == (winner[claim_t] & 1)))
+    np.maximum.at(credited, claim_t[valid], claim_pts[valid])
+    credited = np.where(claimed_mode[t_game], credited, roem)
+
+    incomplete = ~complete
+    take_p = pa.array(pidx, pa.int64())
+    p_seq = np_of(ev.column("seq").take(take_p))
+    t_first_ev = pidx[tstart]
+    t_last_ev = pidx[tstart + tsize - 1]
+    no_pteam = t_chooser < 0
+    tricks = pa.Table.from_arrays([
+        lookup(gids, t_game), arrow(rnd[t_first_ev], pa.int16()),
+        arrow(t_number, pa.int8()), arrow(leader, pa.int8()),
+        lookup(players, t_game * 4 + leader),
+        pa.ListArray.from_arrays(pa.array(np.append(tstart, p_n), pa.int32()),
+                                 lookup(_CARD, card)),
+        pa.array(complete, pa.bool_()),
+        arrow(winner, pa.int8(), incomplete),
+        lookup(players, np.where(incomplete, -1, t_game * 4 + winner)),
+        arrow(winner & 1, pa.int8(), incomplete), lookup(_SUIT_LETTER, t_trump),
+        arrow(t_points, pa.int16(), incomplete), arrow(roem, pa.int16(), incomplete),
+        arrow(credited, pa.int16(), incomplete), parts,
+        arrow((winner & 1) == (t_chooser & 1), pa.bool_(), incomplete | no_pteam),
+        arrow(seq[t_first_ev], pa.int32()), arrow(seq[t_last_ev], pa.int32()),
+    ], schema=SCHEMAS["tricks"])
+
+    rule_names: list[str] = []
+    p_rule = np.full(p_n, -1, np.int64)
+    broken = [(gi, s, rule) for gi, g in enumerate(games) for s, rule in g.verdicts.rules.items()]
+    if broken:  # each to its play: (game, seq) keys, in the plays' order
+        for _, _, rule in broken:
+            if rule not in rule_names:
+                rule_names.append(rule)
+        key = np.array([gi << 32 | s for gi, s, _ in broken], np.int64)
+        p_key = p_game.astype(np.int64) << 32 | p_seq.astype(np.int64)
+        at = np.minimum(np.searchsorted(p_key, key), max(p_n - 1, 0))
+        hit = (p_key[at] == key) if p_n else np.zeros(len(key), bool)
+        p_rule[at[hit]] = np.array([rule_names.index(r) for _, _, r in broken], np.int64)[hit]
+    broke = p_rule >= 0
+    known = known_r[p_round]
+    p_incomplete = incomplete[trick_of]
+    no_chooser = chooser < 0
+    plays = pa.Table.from_arrays([
+        lookup(gids, p_game), arrow(rnd[pidx], pa.int16()),
+        arrow(trick_no, pa.int8()), arrow(position, pa.int8()),
+        arrow(p_seq, pa.int32()), arrow(p_seat, pa.int8()),
+        lookup(players, p_game * 4 + p_seat), arrow(p_seat & 1, pa.int8()),
+        lookup(_CARD, card), lookup(_SUIT, card), lookup(_RANK, card),
+        lookup(_SUIT_LETTER, trump), pa.array(suit == trump, pa.bool_()),
+        arrow(~broke, pa.bool_(), ~known), lookup(pa.array(rule_names, pa.string()), p_rule),
+        arrow(position == win[trick_of], pa.bool_(), p_incomplete),
+        arrow(cpoints, pa.int16()),
+        arrow(t_points[trick_of], pa.int16(), p_incomplete),
+        arrow((p_seat & 1) == (chooser & 1), pa.bool_(), no_chooser),
+        arrow(p_seat == chooser, pa.bool_(), no_chooser),
+        ev.column("event_time").take(take_p), pa.nulls(p_n, SCHEMAS["plays"].field("loss").type),
+    ], schema=SCHEMAS["plays"])
+    return {"plays": plays, "tricks": tricks}
