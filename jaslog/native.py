@@ -37,6 +37,11 @@ HOT_PATH = (
     "jaslog.engine.jacknine",
     "jaslog.games.klaverjas.rules.play",
     "jaslog.games.klaverjas.rules.game",
+    # the native state: the engine's base classes and fold shell, each game's state and fold
+    "jaslog.engine.base",
+    "jaslog.engine.fold",
+    "jaslog.games.klaverjas.rules.trump",
+    "jaslog.games.klaverjas.fold",
 )
 
 STAMP = "_native.txt"

@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
-from jaslog.engine.base import IntegrityError, Ruling, Trick, Violation
+from jaslog.engine.base import IntegrityError, Ruling, Violation
 from jaslog.engine.fold import GameFold, Handlers
+from jaslog.engine.trick import Trick
 from jaslog.events import Play
 from jaslog.events import Ruling as RulingEvent
 

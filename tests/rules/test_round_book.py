@@ -95,7 +95,7 @@ def test_each_game_trick_is_the_engine_trick(trick: str, players: int) -> None:
     import importlib
 
     from jaslog import native
-    from jaslog.engine.base import Trick
+    from jaslog.engine.trick import Trick
 
     cls = importlib.import_module(trick).Trick
     assert cls.players == players

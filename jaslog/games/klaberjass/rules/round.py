@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from jaslog.engine.base import RestClaim, Ruling, ScoreOnly, Violation
-from jaslog.engine.base import Trick as TrickBase
 from jaslog.engine.jacknine import trick_winner
+from jaslog.engine.trick import Trick as TrickBase
 from jaslog.games.klaberjass.rules.bidding import Bidding
 from jaslog.games.klaberjass.rules.play import (
     DealScore,

@@ -34,7 +34,7 @@ from jaslog.engine.base import (
     check_hands,
     seats_text,
 )
-from jaslog.engine.base import Trick as TrickBase
+from jaslog.engine.trick import Trick as TrickBase
 from jaslog.games.kloepper.rules.partners import Call, Sides, holder, sides
 from jaslog.games.kloepper.rules.play import (
     ACES,
