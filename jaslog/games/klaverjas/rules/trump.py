@@ -80,7 +80,9 @@ class TrumpSelection:
 
     def _copy_into(self, new: TrumpSelection) -> None:
         """Set every field of ``new`` from this machine (each machine adds its own)."""
-        new.method, new.dealer, new.forehand = self.method, self.dealer, self.forehand
+        if new.method != self.method:  # (dealer_must_choose: a Utrecht machine renamed)
+            new.method = self.method
+        new.dealer, new.forehand = self.dealer, self.forehand
         new.trump, new.chooser, new.turn = self.trump, self.chooser, self.turn
         new.expects, new.forced, new.allowed = self.expects, self.forced, self.allowed
         new.proposed, new.turned, new.bids = self.proposed, list(self.turned), list(self.bids)
