@@ -42,6 +42,12 @@ HOT_PATH = (
     "jaslog.engine.fold",
     "jaslog.games.klaverjas.rules.trump",
     "jaslog.games.klaverjas.fold",
+    "jaslog.engine.common",
+    "jaslog.games.klaberjass.rules.bidding",
+    "jaslog.games.klaberjass.rules.play",
+    "jaslog.games.klaberjass.rules.round",
+    "jaslog.games.klaberjass.rules.game",
+    "jaslog.games.klaberjass.fold",
 )
 
 STAMP = "_native.txt"

@@ -162,6 +162,31 @@ def test_the_state_classes_run_native_when_compiled() -> None:
         assert native_ones == []
 
 
+def test_the_klaberjass_state_runs_native_when_compiled() -> None:
+    from jaslog.events import event_from_dict
+    from jaslog.play.fold import fold
+
+    events = [event_from_dict(e) for e in simulate(1, "klaberjass-2p", seed=2)]
+    f = fold(e for e in events if e.seq < 12)
+    r = f.state.rounds[-1]
+    objects = [f, f.state, r, r.bidding, r.tricks[-1]]
+    native_ones = [type(o).__name__ for o in objects if not hasattr(o, "__dict__")]
+    if native.status()["mode"] == "compiled":
+        assert native_ones == ["KlaberjassFold", "KlaberjassGame", "Round", "Bidding", "Trick"]
+    else:
+        assert native_ones == []
+    g = copy.deepcopy(f)
+    assert _fields(g.state).keys() == _fields(f.state).keys()
+    def deal(x: Any) -> dict[str, object]:
+        return {k: v for k, v in _fields(x).items() if k != "bidding"}  # (compared below)
+
+    assert [deal(x) for x in g.state.rounds] == [deal(x) for x in f.state.rounds]
+    assert _fields(g.state.rounds[-1].bidding) == _fields(r.bidding)
+    for e in events[12:]:
+        g.apply(e)
+    assert g.state.finished and not f.state.finished and f.next_seq == 12
+
+
 def test_a_copied_fold_has_every_field_and_goes_on_alone() -> None:
     """A fold's copy (written out field by field) has every field of the original, shares
     its events but no list, and moves on without it."""
