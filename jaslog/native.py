@@ -48,6 +48,11 @@ HOT_PATH = (
     "jaslog.games.klaberjass.rules.round",
     "jaslog.games.klaberjass.rules.game",
     "jaslog.games.klaberjass.fold",
+    "jaslog.games.kloepper.rules.play",
+    "jaslog.games.kloepper.rules.partners",
+    "jaslog.games.kloepper.rules.scoring",
+    "jaslog.games.kloepper.rules.game",
+    "jaslog.games.kloepper.fold",
 )
 
 STAMP = "_native.txt"

@@ -187,6 +187,27 @@ def test_the_klaberjass_state_runs_native_when_compiled() -> None:
     assert g.state.finished and not f.state.finished and f.next_seq == 12
 
 
+def test_the_kloepper_state_runs_native_when_compiled() -> None:
+    from jaslog.events import event_from_dict
+    from jaslog.play.fold import fold
+
+    events = [event_from_dict(e) for e in simulate(1, "kloepper", seed=2)]
+    f = fold(e for e in events if e.seq < 12)
+    r = f.state.rounds[-1]
+    objects = [f, f.state, r, r.tricks[-1]]
+    native_ones = [type(o).__name__ for o in objects if not hasattr(o, "__dict__")]
+    if native.status()["mode"] == "compiled":
+        assert native_ones == ["KloepperFold", "KloepperGame", "Round", "Trick"]
+    else:
+        assert native_ones == []
+    g = copy.deepcopy(f)
+    assert _fields(g.state).keys() == _fields(f.state).keys()
+    assert [_fields(x) for x in g.state.rounds] == [_fields(x) for x in f.state.rounds]
+    for e in events[12:]:
+        g.apply(e)
+    assert g.state.finished and not f.state.finished and f.next_seq == 12
+
+
 def test_a_copied_fold_has_every_field_and_goes_on_alone() -> None:
     """A fold's copy (written out field by field) has every field of the original, shares
     its events but no list, and moves on without it."""
