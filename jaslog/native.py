@@ -37,6 +37,22 @@ HOT_PATH = (
     "jaslog.engine.jacknine",
     "jaslog.games.klaverjas.rules.play",
     "jaslog.games.klaverjas.rules.game",
+    # the native state: the engine's base classes and fold shell, each game's state and fold
+    "jaslog.engine.base",
+    "jaslog.engine.fold",
+    "jaslog.games.klaverjas.rules.trump",
+    "jaslog.games.klaverjas.fold",
+    "jaslog.engine.common",
+    "jaslog.games.klaberjass.rules.bidding",
+    "jaslog.games.klaberjass.rules.play",
+    "jaslog.games.klaberjass.rules.round",
+    "jaslog.games.klaberjass.rules.game",
+    "jaslog.games.klaberjass.fold",
+    "jaslog.games.kloepper.rules.play",
+    "jaslog.games.kloepper.rules.partners",
+    "jaslog.games.kloepper.rules.scoring",
+    "jaslog.games.kloepper.rules.game",
+    "jaslog.games.kloepper.fold",
 )
 
 STAMP = "_native.txt"

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,10 +114,139 @@ def test_compiled_and_pure_fold_every_game_to_the_same_report(tmp_path: Path) ->
     if native.status()["mode"] != "compiled":
         pytest.skip(f"no compiled build to compare: {native.status()['reason']}")
     log = tmp_path / "games.jsonl"
-    log.write_bytes(b"".join(to_jsonl(simulate(12, ["amsterdam", "rotterdam"], seed=5))))
+    rulesets = ["amsterdam", "rotterdam", "klaberjass-2p", "kloepper"]
+    log.write_bytes(b"".join(to_jsonl(simulate(12, rulesets, seed=5))))
     here = run_jaslog("check", str(log), "--json", text=True)
     pure = subprocess.run([sys.executable, "-m", "jaslog", "check", str(log), "--json"],
                           capture_output=True, text=True, env=process_env(JASLOG_PURE="1"))
     assert pure.returncode == here.returncode
     assert pure.stdout == here.stdout
     assert len(here.stdout.splitlines()) == 12
+
+
+def _fields(obj: object) -> dict[str, object]:
+    """Every field of an object: a compiled native class's (``__mypyc_attrs__``) or a
+    Python object's ``__dict__``."""
+    names = getattr(type(obj), "__mypyc_attrs__", None)
+    if names is None:
+        return dict(vars(obj))
+    out = {n: getattr(obj, n) for n in names if n != "__dict__" and hasattr(obj, n)}
+    out.update(getattr(obj, "__dict__", {}))
+    return out
+
+
+def _started_klaverjas(seed: int = 3, events: int = 20) -> Any:
+    from jaslog.events import event_from_dict
+    from jaslog.play.fold import fold
+
+    return fold(event_from_dict(e) for e in simulate(1, "amsterdam", seed=seed)
+                if e["seq"] < events)
+
+
+def test_the_state_classes_run_native_when_compiled() -> None:
+    """Compiled, the fold's shell and the Klaverjas state are native classes (no
+    ``__dict__``: their fields are read in C); pure, they are the same classes in Python."""
+    from jaslog.games.klaverjas.fold import KlaverjasFold
+    from jaslog.games.klaverjas.rules.trump import TrumpSelection
+
+    f = _started_klaverjas()
+    assert isinstance(f, KlaverjasFold)
+    r = f.state.rounds[-1]
+    objects = [f, f.state, r, r.selection, r.tricks[-1]]
+    assert isinstance(r.selection, TrumpSelection)
+    native_ones = [type(o).__name__ for o in objects if not hasattr(o, "__dict__")]
+    if native.status()["mode"] == "compiled":
+        assert native_ones == ["KlaverjasFold", "KlaverjasGame", "Round", type(r.selection).__name__,
+                               "Trick"]
+    else:
+        assert native_ones == []
+
+
+def test_the_klaberjass_state_runs_native_when_compiled() -> None:
+    from jaslog.events import event_from_dict
+    from jaslog.play.fold import fold
+
+    events = [event_from_dict(e) for e in simulate(1, "klaberjass-2p", seed=2)]
+    f = fold(e for e in events if e.seq < 12)
+    r = f.state.rounds[-1]
+    objects = [f, f.state, r, r.bidding, r.tricks[-1]]
+    native_ones = [type(o).__name__ for o in objects if not hasattr(o, "__dict__")]
+    if native.status()["mode"] == "compiled":
+        assert native_ones == ["KlaberjassFold", "KlaberjassGame", "Round", "Bidding", "Trick"]
+    else:
+        assert native_ones == []
+    g = copy.deepcopy(f)
+    assert _fields(g.state).keys() == _fields(f.state).keys()
+    def deal(x: Any) -> dict[str, object]:
+        return {k: v for k, v in _fields(x).items() if k != "bidding"}  # (compared below)
+
+    assert [deal(x) for x in g.state.rounds] == [deal(x) for x in f.state.rounds]
+    assert _fields(g.state.rounds[-1].bidding) == _fields(r.bidding)
+    for e in events[12:]:
+        g.apply(e)
+    assert g.state.finished and not f.state.finished and f.next_seq == 12
+
+
+def test_the_kloepper_state_runs_native_when_compiled() -> None:
+    from jaslog.events import event_from_dict
+    from jaslog.play.fold import fold
+
+    events = [event_from_dict(e) for e in simulate(1, "kloepper", seed=2)]
+    f = fold(e for e in events if e.seq < 12)
+    r = f.state.rounds[-1]
+    objects = [f, f.state, r, r.tricks[-1]]
+    native_ones = [type(o).__name__ for o in objects if not hasattr(o, "__dict__")]
+    if native.status()["mode"] == "compiled":
+        assert native_ones == ["KloepperFold", "KloepperGame", "Round", "Trick"]
+    else:
+        assert native_ones == []
+    g = copy.deepcopy(f)
+    assert _fields(g.state).keys() == _fields(f.state).keys()
+    assert [_fields(x) for x in g.state.rounds] == [_fields(x) for x in f.state.rounds]
+    for e in events[12:]:
+        g.apply(e)
+    assert g.state.finished and not f.state.finished and f.next_seq == 12
+
+
+def test_a_copied_fold_has_every_field_and_goes_on_alone() -> None:
+    """A fold's copy (written out field by field) has every field of the original, shares
+    its events but no list, and moves on without it."""
+    from jaslog.events import event_from_dict
+
+    events = [event_from_dict(e) for e in simulate(1, "amsterdam", seed=4)]
+    f = _started_klaverjas(seed=4, events=30)
+    g = copy.deepcopy(f)
+    a, b = _fields(f), _fields(g)
+    assert a.keys() == b.keys() and a.keys() >= {"log", "state", "next_seq", "_apply"}
+    for name, value in a.items():
+        if isinstance(value, list | dict) and name != "_apply":
+            assert value == b[name] and value is not b[name], name
+    assert g.log[1] is f.log[1] and g.state is not f.state
+    g.apply(events[30])
+    assert (f.next_seq, g.next_seq) == (30, 31) and len(f.log) == 30
+
+
+@pytest.mark.parametrize("method", ["free", "utrecht", "dealer_must_choose", "random"])
+def test_a_copied_trump_selection_has_every_field_and_goes_on_alone(method: str) -> None:
+    from jaslog.games import resolve
+    from jaslog.games.klaverjas.rules.trump import make_selection
+
+    options = resolve("amsterdam", {"trump_selection": method})
+    m = make_selection(options, 2, 1)
+    if m.expects == "turn":
+        m.turn_card("4H", "separate_pack", None)
+    c = m.copy()
+    assert type(c) is type(m) and _fields(c) == _fields(m)
+    assert c.bids is not m.bids and c.turned is not m.turned
+    c.bid(c.turn, "pass" if not c.forced else "S")
+    assert len(c.bids) == len(m.bids) + 1
+
+
+def test_a_copied_game_has_every_field_of_the_original() -> None:
+    f = _started_klaverjas(seed=6, events=40)
+    g = f.state.copy()
+    assert _fields(g).keys() == _fields(f.state).keys()
+    for name, value in _fields(f.state).items():
+        assert _fields(g)[name] == value or name == "rounds", name
+    assert [_fields(r).keys() for r in g.rounds] == [_fields(r).keys() for r in f.state.rounds]
+    assert g.outcomes() == f.state.outcomes() and g.expected() == f.state.expected()

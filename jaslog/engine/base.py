@@ -14,13 +14,16 @@ a plain sentence for people.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from jaslog.cards import card_text, hand_text, popcount
 from jaslog.errors import JaslogError
 
 
+@mypyc_attr(native_class=False)  # (its base is a plain Python class)
 class IntegrityError(JaslogError, ValueError):
     """An action the record cannot contain. ``code`` is stable; ``str(e)`` is a sentence."""
 
@@ -48,6 +51,11 @@ class Violation:
     seat: int | None = None
     card: int | None = None
     seq: int = -1
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Violation:
+        """Itself: a violation never changes (compiled, a frozen class cannot be rebuilt
+        field by field as :func:`copy.deepcopy` would)."""
+        return self
 
 
 def team_of(seat: int) -> int:
@@ -98,60 +106,6 @@ def check_hands(hands: list[int], game: str, players: int, size: int, *, seen: i
 
 
 @dataclass(slots=True)
-class Trick:
-    """One trick: its number in the round (from 1), the seat that led, the cards in play
-    order and the seq of each card's event, and its points once complete. A game subclasses
-    it with its number of players as a class argument and whatever else it keeps of a trick.
-
-    >>> @dataclass(slots=True)
-    ... class TwoHanded(Trick, players=2):
-    ...     pass
-    >>> t = TwoHanded(1, leader=1, cards=[4, 12])
-    >>> TwoHanded.players, t.complete, t.seat_of(0), t.seat_of(1)
-    (2, True, 1, 0)
-    """
-
-    players: ClassVar[int] = 0
-    number: int
-    leader: int
-    cards: list[int] = field(default_factory=list)
-    seqs: list[int] = field(default_factory=list)
-    points: int = 0   # card points (and any last-trick bonus), once complete
-
-    def __init_subclass__(cls, players: int = 0) -> None:
-        # (no super(): a slots dataclass is made anew, and dataclass(slots=True) makes the
-        # subclass again without its class arguments: the second time changes nothing)
-        if players:
-            cls.players = players
-            _count_in(cls, players)
-
-    @property
-    def complete(self) -> bool:
-        """Every player has played to it."""
-        return len(self.cards) == self.players
-
-    def seat_of(self, i: int) -> int:
-        """The seat that played the ``i``-th card."""
-        return (self.leader + i) % self.players
-
-
-def _count_in(cls: type[Trick], players: int) -> None:
-    """Give a trick class ``complete`` and ``seat_of`` with its number of players as a
-    constant: they are on every play's path, where reading a class attribute per call costs
-    more than the rest of them."""
-
-    def complete(self: Trick) -> bool:
-        return len(self.cards) == players
-
-    def seat_of(self: Trick, i: int) -> int:
-        return (self.leader + i) % players
-
-    complete.__doc__, seat_of.__doc__ = Trick.complete.__doc__, Trick.seat_of.__doc__
-    setattr(cls, "complete", property(complete))  # noqa: B010 - mypy refuses a property here
-    setattr(cls, "seat_of", seat_of)  # noqa: B010
-
-
-@dataclass(slots=True)
 class Ruling:
     """A referee's score for a round (one number per seat or team), the reason, its event's
     seq, and whether the game was already over when it was made (referees decide late)."""
@@ -160,6 +114,9 @@ class Ruling:
     reason: str
     seq: int
     after_end: bool = False
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Ruling:
+        return Ruling(list(self.score), self.reason, self.seq, self.after_end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +133,11 @@ class ScoreOnly:
     points: list[int] | None = None
     roem: list[int] | None = None
     result: str | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ScoreOnly:
+        return ScoreOnly(list(self.score), self.seq, self.chooser, self.trump,
+                         None if self.points is None else list(self.points),
+                         None if self.roem is None else list(self.roem), self.result)
 
 
 @dataclass(slots=True)
@@ -204,6 +166,10 @@ class RestClaim:
     points: int
     taker: int
     guaranteed: bool | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> RestClaim:
+        return RestClaim(self.seat, self.gives, self.seq, self.trick, self.tricks, self.cards,
+                         self.points, self.taker, self.guaranteed)
 
     @property
     def to_claimer(self) -> bool:
@@ -239,16 +205,21 @@ R = TypeVar("R", bound=RoundLike)
 _COUNTS = {2: "two", 3: "three", 4: "four"}
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class RoundBook(Generic[R]):
     """The round bookkeeping a game state shares: its rounds, the rule broken in them, the
     referee's rulings. A game sets ``game`` (its name), ``players``, ``scores`` (how many
     scores a round gives: one per player, or one per team), ``round_word`` (what its errors
-    call a round: 'deal', 'round') and the lists ``rounds`` and ``violations``."""
+    call a round: 'deal', 'round') and the lists ``rounds`` and ``violations``.
 
-    game: str
-    players: int
-    scores: int
-    round_word = "deal"
+    Compiled, it is a native class that the games' states, compiled or not, derive from:
+    what a game sets for all its states is a class constant (``ClassVar``), what each state
+    holds is declared here or in the game's class."""
+
+    game: ClassVar[str] = ""
+    players: ClassVar[int] = 0
+    scores: ClassVar[int] = 0
+    round_word: ClassVar[str] = "deal"
     rounds: list[R]
     violations: list[Violation]
 

@@ -12,15 +12,32 @@ jaslog.engine.base.IntegrityError: AH is named twice in a hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
+
+from mypy_extensions import mypyc_attr
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
-from jaslog.engine.base import IntegrityError, Ruling, Trick, Violation
+from jaslog.engine.base import IntegrityError, Ruling, Violation
 from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Play
 from jaslog.events import Ruling as RulingEvent
 
-T = TypeVar("T", bound=Trick)
+
+class TrickLike(Protocol):
+    """What the reports read of a trick (each game's trick class has it)."""
+
+    number: int
+    leader: int
+    cards: list[int]
+    points: int
+
+    @property
+    def complete(self) -> bool: ...
+
+    def seat_of(self, i: int) -> int: ...
+
+
+T = TypeVar("T", bound=TrickLike)
 
 
 def cards_mask(texts: list[str], what: str) -> int:
@@ -53,6 +70,7 @@ def check_ruling_scores(score: Sequence[int], game: str, players: int) -> None:
                              f"player), not {len(score)}")
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class PlayerFold(GameFold):
     """The handlers of a game where each player scores for himself: ``play`` and ``ruling``
     (one score per player) go to the state's ``play`` and ``rule``."""

@@ -11,6 +11,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
+from mypy_extensions import mypyc_attr
+
 from jaslog.cards import SUIT_LETTERS
 from jaslog.engine.base import ClaimJudge, IntegrityError, ScoreOnly, check_seat
 from jaslog.errors import JaslogError
@@ -47,6 +49,7 @@ ROUND_OPENERS = frozenset({"dealt", "round_score"})
 KEPT_BESIDE = frozenset({"note", "correction", *FAIR_DEAL})
 
 
+@mypyc_attr(native_class=False)  # (its base is a plain Python class)
 class FoldError(JaslogError, ValueError):
     """An integrity error, located: which file and line, game, seq, seat and card, which rule."""
 
@@ -75,6 +78,12 @@ class FoldError(JaslogError, ValueError):
     def __str__(self) -> str:
         return self.text()
 
+
+#: The fields of every :class:`GameFold` (its copy sets each; a game's fold class in Python
+#: may keep more, which its copy copies deeply).
+FOLD_FIELDS = frozenset({
+    "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "log",
+    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply"})
 
 #: A fold class's declared handlers: event class -> the name of the method that takes it
 #: (None: an event a base class takes and this one does not).
@@ -116,6 +125,7 @@ def dispatch_table(cls: type) -> dict[type, Callable[[Any, Any], None]]:
     return table
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class GameFold:
     """One game's fold: the state after every event applied so far.
 
@@ -124,10 +134,13 @@ class GameFold:
     table of functions, :attr:`dispatch`, is built once per fold class from the tables of the
     class and its bases. Each game registers its fold class in its
     :class:`~jaslog.engine.game.Game` (see :mod:`jaslog.games.klaverjas.fold`).
+
+    Compiled, it is a native class (its fields declared below, a copy written out field by
+    field) that each game's fold derives from, compiled or not.
     """
 
-    game = ""
-    players = 4
+    game: ClassVar[str] = ""
+    players: ClassVar[int] = 4
     #: The handlers this class declares (a subclass declares its own; see
     #: :func:`dispatch_table`): the facts every game takes.
     handlers: ClassVar[Handlers] = {
@@ -143,12 +156,12 @@ class GameFold:
         cls.dispatch = dispatch_table(cls)
 
     def __init__(self, started: GameStarted, options: dict[str, Any]) -> None:
-        self.game_id = started.game
-        self.started = started
-        self.ruleset = started.ruleset
-        self.options = options
-        self.seats = list(started.seats)
-        self.next_seq = 1
+        self.game_id: str = started.game
+        self.started: GameStarted = started
+        self.ruleset: str = started.ruleset
+        self.options: dict[str, Any] = options
+        self.seats: list[str] = list(started.seats)
+        self.next_seq: int = 1
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
         #: every event applied, by seq (the log, retracted events included)
@@ -165,18 +178,17 @@ class GameFold:
         # the class's table of plain functions, not bound methods: a fold is no reference
         # cycle, so it is freed as soon as it is dropped (bulk imports run with the cycle
         # collector paused)
-        self._apply = self.dispatch
+        self._apply: dict[type, Callable[[Any, Any], None]] = self.dispatch
 
     def initial(self, started: GameStarted) -> Any:
         raise NotImplementedError
 
-    #: What a copy of a fold shares with it: the events (frozen models) in its log and the
-    #: lists beside its state; the lists themselves are new, so the copy moves on alone.
-    SHARED_EVENTS = ("log", "notes", "retracted", "irregularities", "timeouts")
-
     def __deepcopy__(self, memo: dict[int, Any]) -> GameFold:
         """A fold that goes on apart from this one (a recorder tries an event on a copy):
-        its state copied deeply, its events shared, since they never change.
+        its state copied deeply, its events shared, since they never change (the lists
+        holding them are new, so the copy moves on alone). Written out field by field, as a
+        compiled class has no ``__dict__`` to copy; a game's fold class in Python keeps what
+        it adds in one, copied deeply.
 
         >>> from jaslog.play.sim import simulate_game
         >>> from jaslog.play.fold import fold
@@ -186,16 +198,23 @@ class GameFold:
         >>> g.log is not f.log and g.log[1] is f.log[1], g.state is not f.state
         (True, True)
         """
-        cls = type(self)
-        new = cls.__new__(cls)
+        # (made by its constructor, as a compiled class is, then every field set)
+        new = type(self)(self.started, copy.deepcopy(self.options, memo))
         memo[id(self)] = new
-        for key, value in self.__dict__.items():
-            if key in self.SHARED_EVENTS:
-                new.__dict__[key] = copy.copy(value)
-            elif key in ("started", "_apply", "claim_judge"):
-                new.__dict__[key] = value
-            else:
-                new.__dict__[key] = copy.deepcopy(value, memo)
+        new.game_id, new.started, new.ruleset = self.game_id, self.started, self.ruleset
+        new.seats = list(self.seats)
+        new.next_seq, new.last_at = self.next_seq, self.last_at
+        new.notes, new.log = list(self.notes), list(self.log)
+        new.retracted = dict(self.retracted)
+        new.irregularities, new.timeouts = list(self.irregularities), list(self.timeouts)
+        new.claim_judge = self.claim_judge
+        new.state = copy.deepcopy(self.state, memo)
+        new._apply = self._apply
+        extra: dict[str, Any] | None = getattr(self, "__dict__", None)
+        if extra:  # (run as pure Python, every field is there: those above are set)
+            for key, value in extra.items():
+                if key not in FOLD_FIELDS:
+                    setattr(new, key, copy.deepcopy(value, memo))
         return new
 
     def apply(self, e: Event) -> None:

@@ -8,7 +8,9 @@ is refused.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
+
+from mypy_extensions import mypyc_attr
 
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
@@ -27,36 +29,40 @@ def _hands(hands: list[list[str]] | None, size: int, what: str) -> list[int] | N
     return hand_masks(hands, 2, size, what)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class KlaberjassFold(PlayerFold):
-    game = "klaberjass"
-    players = 2
-    state: KlaberjassGame
+    game: ClassVar[str] = "klaberjass"
+    players: ClassVar[int] = 2
     handlers: ClassVar[Handlers] = {Dealt: "dealt", Bid: "bid", SecondDeal: "second_deal",
                                     Dix: "dix", SequenceDeclared: "sequence", Bella: "bella"}
 
     def initial(self, started: GameStarted) -> KlaberjassGame:
         return KlaberjassGame(self.options, started.dealer)
 
+    def game_state(self) -> KlaberjassGame:
+        """The state, as the Klaberjass game it is."""
+        return cast(KlaberjassGame, self.state)
+
     def dealt(self, e: Dealt) -> None:
         if e.turn_up is None:
             raise IntegrityError("bad_deal", "a klaberjass deal names its turn-up card (turn_up)")
         hands = _hands(e.hands, 6, "a klaberjass deal")
         stock = [CARD_INDEX[c] for c in e.stock] if e.stock is not None else None
-        self.state.deal(hands, CARD_INDEX[e.turn_up], stock, e.dealer, e.seq)
+        self.game_state().deal(hands, CARD_INDEX[e.turn_up], stock, e.dealer, e.seq)
 
     def bid(self, e: Bid) -> None:
-        self.state.bid(e.seat, e.call, e.seq)
+        self.game_state().bid(e.seat, e.call, e.seq)
 
     def second_deal(self, e: SecondDeal) -> None:
-        self.state.second_deal(_hands(e.hands, 3, "a second deal"), CARD_INDEX[e.bottom], e.seq)
+        self.game_state().second_deal(_hands(e.hands, 3, "a second deal"), CARD_INDEX[e.bottom], e.seq)
 
     def dix(self, e: Dix) -> None:
-        self.state.dix(e.seat, e.seq)
+        self.game_state().dix(e.seat, e.seq)
 
     def sequence(self, e: SequenceDeclared) -> None:
-        self.state.declare(e.seat, cards_mask(e.cards, "a sequence"), e.seq)
+        self.game_state().declare(e.seat, cards_mask(e.cards, "a sequence"), e.seq)
 
     def bella(self, e: Bella) -> None:
-        self.state.bella(e.seat, e.seq)
+        self.game_state().bella(e.seat, e.seq)
 
 

@@ -1,13 +1,21 @@
-"""Klaverjas events as rule actions."""
+"""Klaverjas events as rule actions.
+
+Compiled (``jaslog.native.HOT_PATH``), :class:`KlaverjasFold` is a native class: a play in
+its place goes from the event to the native game state without a Python attribute read on
+the way.
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
+
+from mypy_extensions import mypyc_attr
 
 from jaslog.cards import CARD_INDEX
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
+from jaslog.events.fast import FastPlay
 from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
 
@@ -19,10 +27,10 @@ def cards_mask(texts: list[str]) -> int:
     return m
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class KlaverjasFold(GameFold):
-    game = "klaverjas"
-    players = 4
-    state: KlaverjasGame
+    game: ClassVar[str] = "klaverjas"
+    players: ClassVar[int] = 4
     handlers: ClassVar[Handlers] = {Dealt: "dealt", TrumpTurned: "trump_turned", Bid: "bid",
                                     Play: "play", Roem: "roem", Ruling: "ruling"}
 
@@ -46,42 +54,54 @@ class KlaverjasFold(GameFold):
                     raise IntegrityError("dealt_twice",
                                          f"{', '.join(twice)} dealt twice to seat {seat}",
                                          seat=seat)
-        self.state.deal(hands, e.dealer, e.seq)
+        self.game_state().deal(hands, e.dealer, e.seq)
+
+    def game_state(self) -> KlaverjasGame:
+        """The state, as the Klaverjas game it is."""
+        return cast(KlaverjasGame, self.state)
 
     def trump_turned(self, e: TrumpTurned) -> None:
-        self.state.turn_trump(e.card, e.seq)
+        self.game_state().turn_trump(e.card, e.seq)
 
     def bid(self, e: Bid) -> None:
-        self.state.bid(e.seat, e.call, e.seq)
+        self.game_state().bid(e.seat, e.call, e.seq)
 
     def play(self, e: Play) -> None:
-        self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
+        self.game_state().play(e.seat, CARD_INDEX[e.card], e.seq)
 
     def apply(self, e: Event) -> None:
         # The hot path: a play in its place goes straight to the rules, with the checks and
         # errors of GameFold.apply, which takes every other event (and a misplaced play).
-        seq = e.seq
-        if e.type == "play" and seq == self.next_seq and e.game == self.game_id:
-            p: Any = e
-            try:
-                self.state.play(p.seat, CARD_INDEX[p.card], seq)
-            except IntegrityError as err:
-                raise self.located(err, e) from None
-            self.log.append(e)
-            self.next_seq = seq + 1
-            at = e.at
-            if at is not None:
-                self.last_at = at
+        kind = type(e)
+        if kind is FastPlay or kind is Play:
+            self._play_event(e)
             return
         super().apply(e)
 
+    def _play_event(self, e: Any) -> None:
+        """A play (its model, or a :class:`FastPlay`): the rules' ``play`` when it is the
+        event due, else :meth:`GameFold.apply`'s error."""
+        seq: int = e.seq
+        if seq != self.next_seq or e.game != self.game_id:
+            GameFold.apply(self, e)  # (which says what is wrong)
+            return
+        try:
+            cast(KlaverjasGame, self.state).play(e.seat, CARD_INDEX[e.card], seq)
+        except IntegrityError as err:
+            raise self.located(err, e) from None
+        self.log.append(e)
+        self.next_seq = seq + 1
+        at = e.at
+        if at is not None:
+            self.last_at = at
+
     def roem(self, e: Roem) -> None:
-        self.state.claim_roem(e.seat, e.points, e.seq)
+        self.game_state().claim_roem(e.seat, e.points, e.seq)
 
     def ruling(self, e: Ruling) -> None:
         if len(e.score) != 2:
             raise IntegrityError("bad_ruling", f"a klaverjas ruling gives 2 scores (one per team), "
                                  f"not {len(e.score)}")
-        self.state.rule(e.round, list(e.score), e.reason, e.seq)
+        self.game_state().rule(e.round, list(e.score), e.reason, e.seq)
 
 

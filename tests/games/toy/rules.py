@@ -29,7 +29,7 @@ from jaslog.engine.base import (
     check_hands,
     seats_text,
 )
-from jaslog.engine.base import Trick as TrickBase
+from jaslog.engine.trick import Trick as TrickBase
 
 PACK = parse_hand("10H JH QH KH AH 10S JS QS KS AS")
 TRICKS = 5

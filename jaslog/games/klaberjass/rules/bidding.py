@@ -60,6 +60,19 @@ class Bidding:
         self.fixed_round: int | None = None
         self.calls: list[tuple[int, str]] = []
 
+    def copy(self) -> Bidding:
+        """A machine that goes on apart from this one (written out field by field, as a
+        compiled class is copied by its constructor)."""
+        new = Bidding(self.dealer, self.turn_up_suit)
+        new.schmeiss_enabled, new.any_suit, new.stage = self.schmeiss_enabled, self.any_suit, self.stage
+        new.turn, new.trump, new.maker, new.annulled = self.turn, self.trump, self.maker, self.annulled
+        new.schmeisser, new.schmeiss_round = self.schmeisser, self.schmeiss_round
+        new.fixed_round, new.calls = self.fixed_round, list(self.calls)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Bidding:
+        return self.copy()
+
     @property
     def done(self) -> bool:
         return self.trump is not None

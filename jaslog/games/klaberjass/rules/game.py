@@ -29,7 +29,7 @@ declaration and bella of the deal is judged then, in order.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, ClassVar
 
 from jaslog.cards import (
     FULL_DECK,
@@ -74,11 +74,13 @@ __all__ = ["KlaberjassGame", "hand_text"]
 
 
 class KlaberjassGame(RoundBook[Round]):
-    """A game of Klaberjass (two players, seats 0 and 1) from its options and first dealer."""
+    """A game of Klaberjass (two players, seats 0 and 1) from its options and first dealer.
 
-    players = 2
-    scores = 2
-    game = "klaberjass"
+    Compiled, a native class (as :class:`RoundBook` is), whose copy is written out."""
+
+    players: ClassVar[int] = 2
+    scores: ClassVar[int] = 2
+    game: ClassVar[str] = "klaberjass"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if dealer not in (0, 1):
@@ -99,6 +101,15 @@ class KlaberjassGame(RoundBook[Round]):
 
     def copy(self) -> KlaberjassGame:
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> KlaberjassGame:
+        """A copy that shares nothing mutable with this game: made from its options, its
+        deals and violations copied."""
+        new = KlaberjassGame(copy.deepcopy(self.options, memo), self.first_dealer)
+        memo[id(self)] = new
+        new.rounds = [copy.deepcopy(r, memo) for r in self.rounds]
+        new.violations = copy.deepcopy(self.violations, memo)
+        return new
 
     def check_score(self, so: ScoreOnly) -> str:
         """What does not add up in a score-only deal (only 18 of the 32 cards are played, so

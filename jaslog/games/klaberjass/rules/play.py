@@ -51,6 +51,10 @@ class PlayRules:
     def from_options(cls, o: Mapping[str, Any]) -> PlayRules:
         return cls(must_head_plain_lead=bool(o.get("must_head_plain_lead", False)))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> PlayRules:
+        """Itself: it never changes (compiled, a frozen class is not rebuilt field by field)."""
+        return self
+
 
 def _higher_plain(c: int) -> int:
     s, r = c >> 3, c & 7
@@ -209,6 +213,10 @@ class SequenceRules:
     def value(self, run: Run) -> int:
         return self.three if run[2] == 3 else self.four_plus
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> SequenceRules:
+        """Itself: it never changes (compiled, a frozen class is not rebuilt field by field)."""
+        return self
+
 
 def run_key(run: Run, trump: int, rules: SequenceRules) -> tuple[int, int, int]:
     """What decides the best sequence: value, then top card (run order), then trump."""
@@ -285,6 +293,10 @@ class ScoreRules:
     @classmethod
     def from_options(cls, o: Mapping[str, Any]) -> ScoreRules:
         return cls(tie_mode=str(o.get("tie_mode", "half_bete")), revoke=str(o.get("revoke", "penalty")))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ScoreRules:
+        """Itself: it never changes (compiled, a frozen class is not rebuilt field by field)."""
+        return self
 
 
 @dataclass(frozen=True, slots=True)

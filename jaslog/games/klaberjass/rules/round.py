@@ -6,10 +6,11 @@ moves it on. :meth:`Round.outcome` scores a deal that was played out (rule book 
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from jaslog.engine.base import RestClaim, Ruling, ScoreOnly, Violation
-from jaslog.engine.base import Trick as TrickBase
 from jaslog.engine.jacknine import trick_winner
 from jaslog.games.klaberjass.rules.bidding import Bidding
 from jaslog.games.klaberjass.rules.play import (
@@ -26,9 +27,52 @@ from jaslog.games.klaberjass.rules.play import (
 TRICKS = 9
 
 
-@dataclass(slots=True)
-class Trick(TrickBase, players=2):
-    """A trick of two cards; ``points`` has the last-trick bonus on trick 9."""
+class Trick:
+    """A trick of two cards: its number in the deal (from 1), the seat that led, the cards in
+    play order and the seq of each card's event, and its card points once complete (with the
+    last-trick bonus on trick 9).
+
+    It has the fields and methods of every game's trick (:class:`jaslog.engine.trick.Trick`),
+    written out in a class of its own: compiled, it is a native class (which cannot derive
+    from a plain one), copied field by field.
+
+    >>> t = Trick(1, leader=1, cards=[4, 12])
+    >>> t.complete, t.seat_of(1), t
+    (True, 0, Trick(number=1, leader=1, cards=[4, 12], seqs=[], points=0))
+    """
+
+    players: ClassVar[int] = 2
+
+    def __init__(self, number: int, leader: int, cards: list[int] | None = None,
+                 seqs: list[int] | None = None, points: int = 0) -> None:
+        self.number = number
+        self.leader = leader
+        self.cards: list[int] = [] if cards is None else cards
+        self.seqs: list[int] = [] if seqs is None else seqs
+        self.points = points   # card points (and the last-trick bonus), once complete
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trick) and (
+            self.number, self.leader, self.cards, self.seqs, self.points) == (
+            other.number, other.leader, other.cards, other.seqs, other.points)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, compared by its fields)
+
+    def __repr__(self) -> str:
+        return (f"Trick(number={self.number}, leader={self.leader}, cards={self.cards}, "
+                f"seqs={self.seqs}, points={self.points})")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Trick:
+        return Trick(self.number, self.leader, list(self.cards), list(self.seqs), self.points)
+
+    @property
+    def complete(self) -> bool:
+        """Both players have played to it."""
+        return len(self.cards) == 2
+
+    def seat_of(self, i: int) -> int:
+        """The seat that played the ``i``-th card."""
+        return (self.leader + i) % 2
 
     def win_index(self, trump: int) -> int:
         return trick_winner(self.cards, trump)
@@ -45,6 +89,9 @@ class Declaration:
     order: int              # its index among the deal's declarations
     fault: str | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Declaration:
+        return Declaration(self.seat, self.cards, self.run, self.seq, self.order, self.fault)
+
 
 @dataclass(slots=True)
 class Announcement:
@@ -54,6 +101,9 @@ class Announcement:
     seq: int
     order: int              # its index among the deal's announcements
     fault: str | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Announcement:
+        return Announcement(self.seat, self.seq, self.order, self.fault)
 
 
 @dataclass(slots=True)
@@ -74,6 +124,13 @@ class Outcome:
     received: int
     ruled: list[int] | None
     final: list[int]
+
+
+#: What a :class:`Round` keeps beyond its constructor's arguments (its copy copies them).
+_ROUND_STATE = ("elder", "hands_known", "dealt", "second", "second_done", "bottom", "hands",
+                "playing", "dix_seat", "dix_seq", "declarations", "bellas", "tricks", "played",
+                "by_seat", "plays", "pending", "violations", "revoke_seq", "revoke_seat",
+                "ruling", "rulings", "closed", "score_only", "claim")
 
 
 class Round:
@@ -114,6 +171,15 @@ class Round:
         self.closed = False
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
         self.claim: RestClaim | None = None   # the rest claimed or conceded
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Round:
+        """A copy that shares nothing mutable with this deal; written out, as a compiled
+        class is copied by its constructor."""
+        new = Round(self.number, self.dealer, None, self.turn_up, copy.deepcopy(self.stock, memo),
+                    self.bidding.copy())
+        for name in _ROUND_STATE:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
 
     @property
     def trump(self) -> int | None:

@@ -29,8 +29,6 @@ import copy
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from mypy_extensions import mypyc_attr
-
 from jaslog.cards import (
     FULL_DECK,
     PLAIN_STRENGTH,
@@ -75,7 +73,7 @@ class Trick:
     in play order and the seq of each card's event, its card points once complete (with the
     last-trick bonus on trick 8), the card winning so far, and once complete its roem.
 
-    It has the fields and methods of every game's trick (:class:`jaslog.engine.base.Trick`),
+    It has the fields and methods of every game's trick (:class:`jaslog.engine.trick.Trick`),
     written out in a class of its own: compiled, it is a native class, whose fields the play
     path reads and writes directly, and a native class cannot derive from a plain one.
 
@@ -255,14 +253,15 @@ def recorded_result(so: ScoreOnly) -> str:
     return "pit" if so.score[1 - p] == 0 else "made"
 
 
-@mypyc_attr(native_class=False)  # (its base is a plain Python class)
 class KlaverjasGame(RoundBook[Round]):
-    """A game of Klaverjas from its options and first dealer: four players, scored by team."""
+    """A game of Klaverjas from its options and first dealer: four players, scored by team.
 
-    players = 4
-    scores = 2
-    game = "klaverjas"
-    round_word = "round"
+    Compiled, a native class (as :class:`RoundBook` is), whose copy is written out."""
+
+    players: ClassVar[int] = 4
+    scores: ClassVar[int] = 2
+    game: ClassVar[str] = "klaverjas"
+    round_word: ClassVar[str] = "round"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if not 0 <= dealer < 4:
@@ -281,6 +280,15 @@ class KlaverjasGame(RoundBook[Round]):
 
     def copy(self) -> KlaverjasGame:
         return copy.deepcopy(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> KlaverjasGame:
+        """A copy that shares nothing mutable with this game: made from its options, its
+        rounds and violations copied."""
+        new = KlaverjasGame(copy.deepcopy(self.options, memo), self.first_dealer)
+        memo[id(self)] = new
+        new.rounds = [copy.deepcopy(r, memo) for r in self.rounds]
+        new.violations = copy.deepcopy(self.violations, memo)
+        return new
 
     # ------------------------------------------------------------------ reading the state
 

@@ -35,7 +35,9 @@ def _call_suit(call: str) -> int | None:
 
 
 class TrumpSelection:
-    """Base of the machines. ``trump`` and ``chooser`` are None until the choice is made."""
+    """Base of the machines. ``trump`` and ``chooser`` are None until the choice is made.
+
+    Compiled, each machine is a native class, copied field by field (:meth:`copy`)."""
 
     method = ""
 
@@ -55,6 +57,35 @@ class TrumpSelection:
     @property
     def done(self) -> bool:
         return self.trump is not None
+
+    def copy(self) -> TrumpSelection:
+        """A machine that goes on apart from this one.
+
+        >>> m = FreeChoice(dealer=0)
+        >>> c = m.copy()
+        >>> c.bid(1, "pass"), (c.passes, c.turn, c.bids), (m.passes, m.turn, m.bids)
+        ([], (1, 2, [(1, 'pass')]), (0, 1, []))
+        """
+        new = self._blank()
+        self._copy_into(new)
+        return new
+
+    def _blank(self) -> TrumpSelection:
+        """A new machine of this one's class (whose fields :meth:`_copy_into` then sets: a
+        compiled class is made by its constructor)."""
+        raise NotImplementedError
+
+    def __deepcopy__(self, memo: dict[int, object]) -> TrumpSelection:
+        return self.copy()
+
+    def _copy_into(self, new: TrumpSelection) -> None:
+        """Set every field of ``new`` from this machine (each machine adds its own)."""
+        if new.method != self.method:  # (dealer_must_choose: a Utrecht machine renamed)
+            new.method = self.method
+        new.dealer, new.forehand = self.dealer, self.forehand
+        new.trump, new.chooser, new.turn = self.trump, self.chooser, self.turn
+        new.expects, new.forced, new.allowed = self.expects, self.forced, self.allowed
+        new.proposed, new.turned, new.bids = self.proposed, list(self.turned), list(self.bids)
 
     # -- what all machines share -------------------------------------------------------
 
@@ -149,6 +180,14 @@ class FreeChoice(TrumpSelection):
                             "forehand": self.forehand}[forced]
         self.passes = 0
 
+    def _blank(self) -> TrumpSelection:
+        return FreeChoice(self.dealer)
+
+    def _copy_into(self, new: TrumpSelection) -> None:
+        super()._copy_into(new)
+        assert isinstance(new, FreeChoice)
+        new.start, new.forced_seat, new.passes = self.start, self.forced_seat, self.passes
+
     def _on_pass(self, seat: int) -> None:
         self.passes += 1
         if self.passes >= 4:
@@ -166,6 +205,9 @@ class Utrecht(TrumpSelection):
         super().__init__(dealer)
         self.turn = self.forehand if chooser is None else chooser
         self.forced = True
+
+    def _blank(self) -> TrumpSelection:
+        return Utrecht(self.dealer)
 
     def _on_pass(self, seat: int) -> None:  # pragma: no cover - forced machines never pass
         raise AssertionError
@@ -190,6 +232,15 @@ class RandomTrump(TrumpSelection):
         self.expects = "turn"
         if clubs_first:
             self._propose(0)
+
+    def _blank(self) -> TrumpSelection:
+        return RandomTrump(self.dealer, self.all_pass, clubs_first=False)
+
+    def _copy_into(self, new: TrumpSelection) -> None:
+        super()._copy_into(new)
+        assert isinstance(new, RandomTrump)
+        new.all_pass, new.passes, new.stage = self.all_pass, self.passes, self.stage
+        new.refused = self.refused
 
     def _propose(self, suit: int) -> None:
         self.proposed, self.expects, self.stage = suit, "bid", "accept"

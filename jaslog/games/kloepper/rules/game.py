@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from jaslog.cards import CARD_INDEX, card_text, cards_of, hand_text, popcount
 from jaslog.engine.base import (
@@ -34,7 +34,6 @@ from jaslog.engine.base import (
     check_hands,
     seats_text,
 )
-from jaslog.engine.base import Trick as TrickBase
 from jaslog.games.kloepper.rules.partners import Call, Sides, holder, sides
 from jaslog.games.kloepper.rules.play import (
     ACES,
@@ -54,11 +53,54 @@ __all__ = ["KloepperGame", "Outcome", "Round", "Trick"]
 KNOCK_WINDOW = 4  # knocks count until the first card of trick 2 (after 4 cards)
 
 
-@dataclass(slots=True)
-class Trick(TrickBase, players=4):
-    """A trick of four cards, and the card winning it so far."""
+class Trick:
+    """A trick of four cards: its number in the deal (from 1), the seat that led, the cards
+    in play order and the seq of each card's event, its card points once complete, and the
+    card winning it so far.
 
-    win: int = 0          # index in cards of the card winning so far
+    It has the fields and methods of every game's trick (:class:`jaslog.engine.trick.Trick`),
+    written out in a class of its own: compiled, it is a native class (which cannot derive
+    from a plain one), copied field by field.
+
+    >>> t = Trick(1, leader=3, cards=[0, 8])
+    >>> t.complete, t.seat_of(1), t.winner, t
+    (False, 0, 3, Trick(number=1, leader=3, cards=[0, 8], seqs=[], points=0, win=0))
+    """
+
+    players: ClassVar[int] = 4
+
+    def __init__(self, number: int, leader: int, cards: list[int] | None = None,
+                 seqs: list[int] | None = None, points: int = 0, win: int = 0) -> None:
+        self.number = number
+        self.leader = leader
+        self.cards: list[int] = [] if cards is None else cards
+        self.seqs: list[int] = [] if seqs is None else seqs
+        self.points = points   # card points, once complete
+        self.win = win         # index in cards of the card winning so far
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Trick) and (
+            self.number, self.leader, self.cards, self.seqs, self.points, self.win) == (
+            other.number, other.leader, other.cards, other.seqs, other.points, other.win)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, compared by its fields)
+
+    def __repr__(self) -> str:
+        return (f"Trick(number={self.number}, leader={self.leader}, cards={self.cards}, "
+                f"seqs={self.seqs}, points={self.points}, win={self.win})")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Trick:
+        return Trick(self.number, self.leader, list(self.cards), list(self.seqs), self.points,
+                     self.win)
+
+    @property
+    def complete(self) -> bool:
+        """Every player has played to it."""
+        return len(self.cards) == 4
+
+    def seat_of(self, i: int) -> int:
+        """The seat that played the ``i``-th card."""
+        return (self.leader + i) % 4
 
     @property
     def winner(self) -> int:
@@ -73,6 +115,9 @@ class PartnerCall:
     plays: int           # cards played before it
     fault: str | None = None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> PartnerCall:
+        return PartnerCall(self.seat, self.call, self.seq, self.plays, self.fault)
+
 
 @dataclass(slots=True)
 class Knock:
@@ -81,6 +126,9 @@ class Knock:
     seq: int
     plays: int           # cards played before it
     fault: str | None = None
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Knock:
+        return Knock(self.seat, self.back, self.seq, self.plays, self.fault)
 
 
 @dataclass(slots=True)
@@ -100,6 +148,13 @@ class Outcome:
     score: list[int]
     ruled: list[int] | None
     final: list[int]
+
+
+#: What a :class:`Round` keeps beyond its constructor's arguments (its copy copies them).
+_ROUND_STATE = ("forehand", "hands_known", "dealt", "hands", "call", "knocks", "tricks",
+                "played", "plays", "by_seat", "first_play_seq", "pending", "violations",
+                "revoke_seq", "revoke_seat", "missing_call_judged", "ruling", "rulings",
+                "closed", "score_only", "claim")
 
 
 class Round:
@@ -130,6 +185,14 @@ class Round:
         self.score_only: ScoreOnly | None = None   # recorded by its score alone
         self.claim: RestClaim | None = None   # the rest claimed or conceded
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Round:
+        """A copy that shares nothing mutable with this deal; written out, as a compiled
+        class is copied by its constructor."""
+        new = Round(self.number, self.dealer, None)
+        for name in _ROUND_STATE:
+            setattr(new, name, copy.deepcopy(getattr(self, name), memo))
+        return new
+
     @property
     def over(self) -> bool:
         """The play is over: all six tricks are complete, or the rest was claimed."""
@@ -153,11 +216,13 @@ class Round:
 
 
 class KloepperGame(RoundBook[Round]):
-    """A game of Kloepper (four players, each for himself across deals)."""
+    """A game of Kloepper (four players, each for himself across deals).
 
-    players = 4
-    scores = 4
-    game = "kloepper"
+    Compiled, a native class (as :class:`RoundBook` is), whose copy is written out."""
+
+    players: ClassVar[int] = 4
+    scores: ClassVar[int] = 4
+    game: ClassVar[str] = "kloepper"
 
     def __init__(self, options: dict[str, Any], dealer: int = 0) -> None:
         if not 0 <= dealer < 4:
@@ -211,12 +276,22 @@ class KloepperGame(RoundBook[Round]):
     def copy(self) -> KloepperGame:
         return copy.deepcopy(self)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> KloepperGame:
+        """A copy that shares nothing mutable with this game: made from its options, its
+        deals and violations copied."""
+        new = KloepperGame(copy.deepcopy(self.options, memo), self.first_dealer)
+        memo[id(self)] = new
+        new.rounds = [copy.deepcopy(r, memo) for r in self.rounds]
+        new.violations = copy.deepcopy(self.violations, memo)
+        return new
+
     # ------------------------------------------------------------------ reading the state
 
     def dealer_of(self, number: int) -> int:
         return (self.first_dealer + number - 1) % 4
 
-    _dealer_due = dealer_of
+    def _dealer_due(self, number: int) -> int:
+        return self.dealer_of(number)
 
     def _busy_note(self, r: Round) -> str:
         return f"{popcount(r.played)} of 24 cards played"

@@ -111,6 +111,10 @@ class Trumps:
                 best = i
         return best
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Trumps:
+        """Itself: it never changes (compiled, a frozen class is not rebuilt field by field)."""
+        return self
+
 
 # ---------------------------------------------------------------- legal plays (5.4)
 

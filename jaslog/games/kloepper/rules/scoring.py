@@ -142,6 +142,10 @@ class ScoreTable:
                    tuple(sorted(rows["non_queens"], reverse=True)),
                    alls["queens"], alls["non_queens"], knock, pick(each, "pair"))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> ScoreTable:
+        """Itself: it never changes (compiled, a frozen class is not rebuilt field by field)."""
+        return self
+
 
 @dataclass(frozen=True, slots=True)
 class DealScore:
