@@ -122,7 +122,11 @@ def terminal(db: str, gid: str, keys: list[bytes]) -> tuple[int, str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("keys", [[b"\x03"], [b"c\r", b"jc\r", b"ad\r", b"\x03"], [b"\x04"]],
+@pytest.mark.parametrize("keys", [[b"\x03"],
+                                  # Ctrl-C again, after three answers: make soak's
+                                  pytest.param([b"c\r", b"jc\r", b"ad\r", b"\x03"],
+                                               marks=pytest.mark.soak),
+                                  [b"\x04"]],
                          ids=["ctrl-c at the prompt", "ctrl-c at a question", "ctrl-d"])
 def test_ctrl_c_and_ctrl_d_in_a_terminal_stop_with_the_summary(db: str, keys: list[bytes]) -> None:
     """Ctrl-C in the terminal stops the recorder like ``quit``: it says so and prints the

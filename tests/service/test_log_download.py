@@ -3,13 +3,12 @@ the same store with the same sight, and never more than the token may see."""
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
 from jaslog.events import Dealt, GameStarted, parse_event
 from jaslog.play.fold import fold
-from tests.service.conftest import JASLOG, ROOT, Server, create, record, sim
+from tests.cli import jaslog
+from tests.service.conftest import ROOT, Server, create, record, sim
 
 
 @pytest.fixture(scope="module")
@@ -24,8 +23,10 @@ def live_game(server: Server) -> str:
 
 
 def dumped(server: Server, game: str, *flags: str) -> bytes:
-    out = subprocess.run([*JASLOG, "dump", game, "--db", str(server.db), *flags],
-                         capture_output=True, cwd=ROOT, check=True)
+    """What ``jaslog dump`` writes (run in this process: its real process is tested with the
+    store's commands, tests/test_cli_store.py)."""
+    out = jaslog("dump", game, "--db", str(server.db), *flags, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
     return out.stdout
 
 

@@ -196,6 +196,36 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return str(request.getfixturevalue("pg_url"))
 
 
+#: The test files whose ``[postgresql]`` cases run the logic of their ``[sqlite]`` cases again
+#: on the other backend (tampering, signing, verifying in parts, importing, clocks), with the
+#: ``[postgresql]`` cases ``make test`` keeps: one or two a file, so that each file's work
+#: runs on PostgreSQL in every run. The others are ``make soak``'s (marked ``soak``). The
+#: store's contract (``test_contract.py``) and every other file run on both backends in
+#: ``make test``: they are PostgreSQL's proof.
+POSTGRESQL_SAMPLED = {
+    "test_tamper.py": {"test_edited_and_rehashed[postgresql]"},
+    "test_signing.py": {"test_a_forger_signing_with_a_key_of_their_own_is_found[postgresql]"},
+    "test_verify_incremental.py": {
+        "test_a_chain_rewritten_and_rehashed_before_the_verified_head[postgresql]"},
+    "test_import.py": {"test_import_then_reimport_skips_then_extends[postgresql]",
+                       "test_parallel_import_matches_the_inline_one[postgresql-2-files]"},
+    "test_clocks.py": {"test_every_live_append_is_stamped_by_the_store_clock[postgresql]"},
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before tests/conftest.py leaves the soak tests out
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks ``soak`` the ``[postgresql]`` cases of :data:`POSTGRESQL_SAMPLED`'s files that it
+    does not keep."""
+    for item in items:
+        kept = POSTGRESQL_SAMPLED.get(item.path.name)
+        callspec = getattr(item, "callspec", None)
+        if (kept is not None and item.path.parent == Path(__file__).parent
+                and callspec is not None and callspec.params.get("store_url") == "postgresql"
+                and item.name not in kept):
+            item.add_marker(pytest.mark.soak)
+
+
 #: The time of the store fixture's clock: every event it appends is stamped with it.
 STORE_TIME = "2026-12-01T20:00:00.000Z"
 
