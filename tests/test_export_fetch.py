@@ -14,6 +14,10 @@ from benchmarks.export_fetch import NAMES, fetch_floor, fetch_sqlite3, main, mea
 from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
 
+#: A benchmark's smoke test (it tries DuckDB's SQLite scanner, which DuckDB would download):
+#: in `make soak`.
+pytestmark = pytest.mark.soak
+
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
