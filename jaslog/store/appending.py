@@ -324,7 +324,8 @@ class Appending(Signing):
         rows, new_head = _rows(head, rest, plan.payloads, pos)
         if head.next_seq == 0:
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
-        self.insert_rows(conn, rows, rest, {game: self._game_key(conn, game)})
+        keys = {game: self._game_key(conn, game)}
+        self.insert_rows(conn, rows, rest, keys)
         now_marks = marks(f)
         if due(before, now_marks):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
@@ -332,7 +333,7 @@ class Appending(Signing):
         if now_marks[0] > before[0] or now_marks[2] > before[2] \
                 or any(e.type == "correction" for e in rest):
             # a round ended, a ruling or a correction: the facts of the rounds that changed
-            note_facts(conn, [(game, new_head.seq, facts_of(f), head.next_seq == 0)])
+            note_facts(conn, [(game, new_head.seq, facts_of(f), head.next_seq == 0)], keys)
         stands = standing(f)
         if stands != PLAYING or before[1]:  # it ended, or it had: where it stands now
             note_results(conn, [(game, new_head.seq, stands, head.next_seq == 0)])

@@ -65,6 +65,9 @@ _TIME_CODES: dict[str, int | None] = {}
 #: that begins no time in whole seconds; and the seconds of each ``55Z``.
 _MINUTE_CODES: dict[str, int | None] = {}
 _SECOND_CODES: dict[str, int] = {f"{s:02d}Z": s for s in range(60)}
+#: The seconds of each ``55.`` and the milliseconds of each ``123Z`` (a stamp's ending).
+_MS_SECONDS: dict[str, int] = {f"{s:02d}.": s for s in range(60)}
+_MS_CODES: dict[str, int] = {f"{ms:03d}Z": ms for ms in range(1000)}
 
 
 def _minute_code(prefix: str) -> int | None:
@@ -77,8 +80,8 @@ def _minute_code(prefix: str) -> int | None:
 
 def time_code(text: Any) -> int | None:
     """:func:`parse_time_code`, fast: a time in whole seconds (the import's every ``at``) by
-    its minute, kept, and its seconds; any other remembered (the times of a batch repeat: its
-    ``recorded_at``).
+    its minute, kept, and its seconds; one in milliseconds (a stamp) by its minute, its
+    seconds and its milliseconds; any other remembered.
 
     >>> time_code("2026-01-05T19:30:55Z"), time_code("2026-01-05T19:30:60Z")
     (1767641455, None)
@@ -90,6 +93,17 @@ def time_code(text: Any) -> int | None:
             minute = _minute_code(prefix)
         second = _SECOND_CODES.get(text[17:])
         return None if minute is None or second is None else minute * 60 + second
+    if type(text) is str and len(text) == 24:
+        # a stamp in milliseconds (the service's ``at`` and every ``recorded_at``): by its
+        # minute, kept, its seconds and its milliseconds (each stamp is new: not remembered)
+        at_minute = _MINUTE_CODES.get(text[:17], -1)
+        if at_minute == -1:
+            at_minute = _minute_code(text[:17])
+        second, ms = _MS_SECONDS.get(text[17:20]), _MS_CODES.get(text[20:])
+        if at_minute is not None and second is not None and ms is not None:
+            in_ms = (at_minute * 60 + second) * 1000 + ms
+            return in_ms if in_ms > SECONDS_MAX else None
+        # not a time in milliseconds: the general way below
     code = _TIME_CODES.get(text, -1) if isinstance(text, str) else None
     if code == -1:
         if len(_TIME_CODES) > 50_000:

@@ -329,3 +329,27 @@ def test_the_import_reads_times_to_columns_as_the_slow_parse_does() -> None:
     took = [t for t in texts if time_code(t) is not None]
     assert [time_code(t) for t in texts] == [parse_time_code(t) for t in texts]
     assert 1000 < len(took) < len(texts)
+
+
+def test_a_stamp_in_milliseconds_is_read_to_its_column_as_the_slow_parse_reads_it() -> None:
+    """:func:`time_code`'s way for a stamp (``...:55.123Z``, by its minute, seconds and
+    milliseconds) takes exactly the texts the full parse takes, to the same number: a
+    millisecond before 1970-01-01T00:16:40 (not a time in milliseconds), a second or a day
+    that does not exist, a digit of another script, a comma are refused as it refuses them."""
+    import random
+
+    from jaslog.store.compact import parse_time_code, time_code
+
+    rng = random.Random(11)
+    texts = ["2026-12-06T08:01:02.123Z", "1970-01-01T00:00:00.001Z", "1970-01-01T00:16:40.000Z",
+             "1970-01-01T00:16:40.001Z", "1969-12-31T23:59:59.999Z", "9999-12-31T23:59:59.999Z",
+             "2026-02-30T08:01:02.123Z", "2026-12-06T08:01:60.123Z", "2026-12-06T08:01:02.12aZ",
+             "2026-12-06T08:01:02,123Z", "2026-12-06T08:01:02.123z", "2026-12-06T24:00:02.123Z",
+             "2026-12-06T08:01:02.\u0663\u0663\u0663Z", "2026-12-06 08:01:02.123Z", "y" * 24]
+    texts += [f"{rng.randint(1960, 2100):04d}-{rng.randint(0, 13):02d}-{rng.randint(0, 32):02d}"
+              f"T{rng.randint(0, 25):02d}:{rng.randint(0, 61):02d}:{rng.randint(0, 61):02d}"
+              f".{rng.randint(0, 999):03d}Z" for _ in range(5000)]
+    took = [t for t in texts if time_code(t) is not None]
+    assert [time_code(t) for t in texts] == [parse_time_code(t) for t in texts]
+    assert time_code("2026-12-06T08:01:02.123Z") == 1796544062123
+    assert 1000 < len(took) < len(texts)
