@@ -23,12 +23,17 @@ from tests.service.conftest import Server
 WORDS = get_args(EVENT_MODELS["bid"].model_fields["call"].annotation)
 
 
-def act(page: Any) -> bool:
-    """Make the page's seat move when it is due: a bid (the first the rules take) or the
-    first card the page lets it play. Whether it moved."""
+def act(page: Any, offered: list[set[str]]) -> bool:
+    """Make the page's seat move when it is due: a bid (the first the rules take; the calls
+    the page offered are added to ``offered``) or the first card the page lets it play.
+    Whether it moved."""
     if page.evaluate("document.getElementById('status').dataset.mine") != "yes":
         return False
     if page.is_visible("#bids"):
+        shown = page.eval_on_selector_all("#bid-buttons button",
+                                          "bs => bs.map(b => b.dataset.call)")
+        if shown:
+            offered.append(set(shown))
         # the page offers only the calls the rules take now: the first is taken
         try:
             page.locator("#bid-buttons button").first.click(timeout=2000)
@@ -77,12 +82,7 @@ def test_four_seats_play_an_online_game_in_their_browsers(server: Server, browse
         if g["finished"]:
             break
         for page in pages:
-            if page.is_visible("#bids"):
-                shown = page.eval_on_selector_all("#bid-buttons button",
-                                                  "bs => bs.map(b => b.dataset.call)")
-                if shown:
-                    offered.append(set(shown))
-            if act(page):
+            if act(page, offered):
                 moves += 1
         if moves >= 12 and not reloaded:  # mid-round: the seat resumes from its storage
             pages[2].reload()
