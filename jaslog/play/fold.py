@@ -98,6 +98,38 @@ class FileGame:
     lines: list[tuple[str, int]] = field(default_factory=list)  # (source, line) of each event
 
 
+def take_line(games: dict[str, FileGame], ln: Line) -> tuple[str | None, FoldError | None]:
+    """Fold one read line into its game in ``games`` (made when it is the game's first): (its
+    game, None), or (None, the error of a line that names no game). A game that broke keeps
+    its first error and folds no more; an unreadable line is that game's error.
+
+    >>> take_line({}, Line("-", 1, None, "not JSON", None, None))[1].code
+    'bad_event'
+    """
+    if ln.event is None:
+        gid = ln.game
+        err = FoldError(ln.error or "unreadable", code="bad_event", game=gid, seq=ln.seq,
+                        source=ln.source, line=ln.number)
+        if gid is None:
+            return None, err
+        g = games.setdefault(gid, FileGame(gid))
+        if g.error is None:
+            g.error = err
+        return gid, None
+    gid = ln.event.game
+    g = games.get(gid) or games.setdefault(gid, FileGame(gid))
+    if g.error is None:
+        g.lines.append((ln.source, ln.number))
+        try:
+            if g.fold is None:
+                g.fold = start_fold(ln.event)
+            else:
+                g.fold.apply(ln.event)
+        except FoldError as e:
+            g.error = e.located(ln.source, ln.number)
+    return gid, None
+
+
 def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | None = None,
                ) -> Iterator[FileGame | FoldError]:
     """Fold every game found in ``lines`` (games may interleave; each in seq order).
@@ -109,32 +141,15 @@ def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | Non
     """
     games: dict[str, FileGame] = {}
     for ln in lines:
-        gid = ln.event.game if ln.event is not None else ln.game
-        if ln.event is None:
-            err = FoldError(ln.error or "unreadable", code="bad_event", game=gid, seq=ln.seq,
-                            source=ln.source, line=ln.number)
-            if gid is None:
-                yield err
-                continue
-            g = games.setdefault(gid, FileGame(gid))
-            if g.error is None:
-                g.error = err
-        else:
-            assert gid is not None
-            g = games.get(gid) or games.setdefault(gid, FileGame(gid))
-            if g.error is None:
-                g.lines.append((ln.source, ln.number))
-                try:
-                    if g.fold is None:
-                        g.fold = start_fold(ln.event)
-                    else:
-                        g.fold.apply(ln.event)
-                except FoldError as e:
-                    g.error = e.located(ln.source, ln.number)
+        gid, bare = take_line(games, ln)
+        if bare is not None:
+            yield bare
+            continue
+        assert gid is not None
         if is_last is not None and is_last(gid, ln):
             yield games.pop(gid)
     yield from games.values()
 
 
 
-__all__ = ["FileGame", "FoldError", "GameFold", "fold", "fold_lines", "start_fold"]
+__all__ = ["FileGame", "FoldError", "GameFold", "fold", "fold_lines", "start_fold", "take_line"]

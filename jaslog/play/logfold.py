@@ -30,37 +30,9 @@ from typing import Any
 from jaslog.engine.fold import FoldError
 from jaslog.events import EventError, parse_event
 from jaslog.events.fast import fast_play
-from jaslog.logs import Line, LogFiles, read_line
+from jaslog.logs import LogFiles, read_line
 from jaslog.notation import TextView
-from jaslog.play.fold import FileGame, start_fold
-
-
-def _take(games: dict[str, FileGame], ln: Line) -> tuple[str | None, FoldError | None]:
-    """A line read with :func:`~jaslog.logs.read_line` into its game, as
-    :func:`~jaslog.play.fold.fold_lines` takes it: (its game, None), or (None, the error of a
-    line that names no game)."""
-    if ln.event is None:
-        gid = ln.game
-        err = FoldError(ln.error or "unreadable", code="bad_event", game=gid, seq=ln.seq,
-                        source=ln.source, line=ln.number)
-        if gid is None:
-            return None, err
-        g = games.setdefault(gid, FileGame(gid))
-        if g.error is None:
-            g.error = err
-        return gid, None
-    gid = ln.event.game
-    g = games.get(gid) or games.setdefault(gid, FileGame(gid))
-    if g.error is None:
-        g.lines.append((ln.source, ln.number))
-        try:
-            if g.fold is None:
-                g.fold = start_fold(ln.event)
-            else:
-                g.fold.apply(ln.event)
-        except FoldError as e:
-            g.error = e.located(ln.source, ln.number)
-    return gid, None
+from jaslog.play.fold import FileGame, start_fold, take_line
 
 
 def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
@@ -74,7 +46,7 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
         if isinstance(stream, TextView):  # a notation text: its lines know their own place
             for number, raw in enumerate(stream, 1):
                 if raw.strip():
-                    gid, bare = _take(games, read_line(raw, name, number))
+                    gid, bare = take_line(games, read_line(raw, name, number))
                     if bare is not None:
                         yield bare
                     elif last.get(number) == gid:
@@ -90,7 +62,7 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
                         continue
                     e = None
             if e is None:
-                gid, bare = _take(games, read_line(raw, name, number))
+                gid, bare = take_line(games, read_line(raw, name, number))
                 if bare is not None:
                     yield bare
                     continue
