@@ -23,12 +23,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import orjson
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import VERSION, Event, EventError, GameStarted, event_from_dict
+from jaslog.events import VERSION, Event, EventError, event_from_dict
 from jaslog.events.limits import MAX_LINE, event_problem, too_long
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
@@ -39,16 +39,15 @@ from jaslog.store.codec import (
     event_dict,
     link,
     norm_id,
-    now_text,
-    parse_time,
     utc_text,
 )
 from jaslog.store.compact import id_text, index_id
 from jaslog.store.foldcache import FoldCache, cache_events
+from jaslog.store.game_rows import insert_games
 from jaslog.store.projection import facts_of, note_facts
 from jaslog.store.results import PLAYING, note_results, standing
 from jaslog.store.rows import INSERT_COLUMNS, encode_rows, key_of, read_rows
-from jaslog.store.schema import EVENTS, GAME_PLACES, GAME_PLAYERS, GAMES
+from jaslog.store.schema import EVENTS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
     GENESIS,
@@ -66,13 +65,6 @@ EventLike = Event | dict[str, Any] | bytes | str
 COPY_FROM_ROWS = 32
 #: How many games' keys (``games.pos``) a store keeps between appends (the oldest go first).
 KEPT_KEYS = 100_000
-def created_at(started: GameStarted) -> str:
-    """The sortable UTC start of a game: its ``at``, else now."""
-    if started.at:
-        return parse_time(started.at)
-    return now_text()
-
-
 class Appending(Signing):
     """What a store does to append events (and, when a round or the game ends, to sign the
     new head: :mod:`jaslog.store.signing`)."""
@@ -525,49 +517,6 @@ def _rows(head: Head, evs: list[Event], payloads: list[bytes],
                      prev.hex(), h.hex()))
         prev = h
     return rows, Head(head.game, evs[-1].seq + 1, prev.hex())
-
-
-def insert_games(conn: Connection, started: list[GameStarted],
-                 stored_at: str | None = None) -> None:
-    """The header rows of new games (in the caller's write transaction); ``stored_at``
-    (sortable UTC text) defaults to now."""
-    if not started:
-        return
-    pos = int(conn.execute(select(func.coalesce(func.max(GAMES.c.pos), 0))).scalar_one())
-    stamp_text = stored_at or now_text()
-    rows: list[dict[str, Any]] = []
-    seats: list[dict[str, Any]] = []
-    for i, s in enumerate(started, 1):
-        rows.append({"id": s.game, "pos": pos + i, "ruleset": s.ruleset, "dealer": s.dealer,
-                     "seats": list(s.seats), "created_at": created_at(s),
-                     "stored_at": stamp_text})
-        seats.extend({"game": s.game, "seat": n, "player": p} for n, p in enumerate(s.seats))
-    conn.execute(GAMES.insert(), rows)
-    conn.execute(GAME_PLAYERS.insert(), seats)
-    conn.execute(GAME_PLACES.insert(), [place_of(s) for s in started])
-
-
-#: The longest table or tournament a game's place keeps (the listings ask for at most 64).
-LONGEST_PLACE = 200
-
-
-def place_of(started: GameStarted) -> dict[str, Any]:
-    """The ``game_places`` row of a game: the table its ``game_started`` names, as text (as the
-    service reads it), and the tournament, when it is text; None when it names none, or one
-    longer than :data:`LONGEST_PLACE`.
-
-    >>> from jaslog.events import parse_event
-    >>> place_of(parse_event(b'{"game":"g","seq":0,"type":"game_started","ruleset":"amsterdam",'
-    ...                      b'"seats":["a","b","c","d"],"dealer":0,"meta":{"table":3}}'))
-    {'game': 'g', 'table_id': '3', 'tournament': None}
-    """
-    meta = started.meta or {}
-    table = None if meta.get("table") is None else str(meta["table"])
-    tournament = meta.get("tournament")
-    return {"game": started.game,
-            "table_id": table if table is not None and len(table) <= LONGEST_PLACE else None,
-            "tournament": tournament if isinstance(tournament, str)
-            and len(tournament) <= LONGEST_PLACE else None}
 
 
 def same_event(payload: bytes, e: Event) -> bool:

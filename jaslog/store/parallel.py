@@ -38,15 +38,8 @@ from pathlib import Path
 from typing import Any
 
 from jaslog.logs import canonical_game_end, guess_game, line_game
-from jaslog.store.importer import (
-    _COLLECT_EVERY,
-    Part,
-    Validator,
-    Writer,
-    open_input,
-    raw_lines,
-    source_name,
-)
+from jaslog.store.import_input import open_input, raw_lines, source_name
+from jaslog.store.importer import _COLLECT_EVERY, Part, Validator, Writer
 from jaslog.store.types import ImportSummary, Rejected, StoreError
 
 CHUNK = 1000

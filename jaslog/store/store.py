@@ -17,10 +17,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from jaslog.errors import JaslogError
 from jaslog.logs import Line
 from jaslog.store import engine as eng
-from jaslog.store.appending import Appending, EventLike, created_at, insert_games
+from jaslog.store.appending import Appending, EventLike
 from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
 from jaslog.store.foldcache import FoldCache
+from jaslog.store.game_rows import created_at, insert_games
 from jaslog.store.migrate import needs_events
 from jaslog.store.projection import (
     BUILT,
@@ -213,7 +214,7 @@ class Store(Appending):
         """The ``game_places`` row of each game without one, from its ``game_started``
         (a game whose first event cannot be read gets none: no place filter finds it)."""
         from jaslog.events import GameStarted
-        from jaslog.store.appending import place_of
+        from jaslog.store.game_rows import place_of
         q = (event_select(EVENTS.c.seq == 0, GAMES.c.id.not_in(select(GAME_PLACES.c.game)))
              .order_by(GAMES.c.id))
         rows: list[dict[str, Any]] = []
@@ -279,7 +280,8 @@ class Store(Appending):
         :class:`StoreError` for a file that cannot be read."""
         from contextlib import ExitStack
 
-        from jaslog.store.importer import Importer, game_ends, readable_inputs
+        from jaslog.store.import_input import game_ends, readable_inputs
+        from jaslog.store.importer import Importer
         from jaslog.store.parallel import ParallelImporter, auto_workers
 
         paths = list(paths)

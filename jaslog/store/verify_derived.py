@@ -41,8 +41,8 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.games import get_game
 from jaslog.play.fold import start_fold
-from jaslog.store.appending import place_of
 from jaslog.store.codec import UnreadableEvent, decode, parse_time
+from jaslog.store.game_rows import place_of
 from jaslog.store.projection import BUILT, StoredRound, build_state, facts_of, read_round_facts
 from jaslog.store.queries import winning_players
 from jaslog.store.results import PLAYING, Standing, standing

@@ -12,7 +12,7 @@ from jaslog.events import canonical_json, event_from_dict
 from jaslog.play.fold import fold
 from jaslog.play.sim import simulate
 from jaslog.store import NoSuchGame, Store
-from jaslog.store.importer import read_stream
+from jaslog.store.import_input import read_stream
 from jaslog.store.results import stored_standing
 from tests.store.conftest import game_events, jsonl
 
@@ -225,7 +225,8 @@ def test_a_game_is_forgotten_at_its_last_line_finished_or_not(store: Store, tmp_
     """The import reads the files twice, as check does: a game is written and forgotten at its
     last line, so memory holds the games under way at a point of the files, not every game
     that never finished (each held its fold to the end of the import, about 20 KB)."""
-    from jaslog.store.importer import Importer, game_ends
+    from jaslog.store.import_input import game_ends
+    from jaslog.store.importer import Importer
 
     games = [_unfinished(f"u-{i}", seed=i) for i in range(60)]
     f = tmp_path / "unfinished.jsonl"
@@ -244,7 +245,8 @@ def test_a_game_waiting_for_its_batch_holds_no_fold(store: Store, tmp_path: Any)
     """A game whose last line is read waits for its batch with its rows and where it stands
     only: its fold (every event again, as a model) is let go of at once, so a batch of
     finished games holds what it writes and no more."""
-    from jaslog.store.importer import Importer, game_ends
+    from jaslog.store.import_input import game_ends
+    from jaslog.store.importer import Importer
     from jaslog.store.results import standing
 
     games = [game_events(f"w-{i}", seed=i) for i in range(6)]
