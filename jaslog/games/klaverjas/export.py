@@ -173,7 +173,7 @@ def build(ctx: GameContext) -> Summary:
                     per_seat[(lead + i) & 3][7] += 1
                 if t.complete:
                     per_seat[t.winner][10] += 1
-                    if trump is not None:
+                    if trump is not None and t.roem:  # (the parts add up to the trick's roem)
                         kinds.extend(k for k, p in roem_parts(cards, trump, roem_rules) if p > 0)
                 continue
             texts = [CARD_TEXT[c] for c in cards]
