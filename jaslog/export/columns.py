@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from jaslog.cards import RANK_TEXT, SUIT_LETTERS, card_points
 from jaslog.export.schema import COLUMNS, SCHEMAS, TS
@@ -106,6 +107,35 @@ class Columns:
             else:
                 arrays.append(pa.array(values, type=c.type))
         return pa.Table.from_arrays(arrays, schema=SCHEMAS[self.table])
+
+
+class EventsColumns(Columns):
+    """The ``events`` rows of a chunk, one list per column, where a play the store read from
+    its columns alone may leave its ``payload`` None (:func:`jaslog.export.rows.build_game`):
+    its canonical bytes are then written here for all of them at once, by Arrow, from the
+    row's own ``game``, ``seq``, ``event_time``, ``seat`` and ``card`` (such a play has no id
+    and no ``recorded_at``, and its time is in its canonical text), as
+    :func:`jaslog.events.fast.play_payload` writes them one by one."""
+
+    __slots__ = ()
+
+    def __init__(self, table: str = "events") -> None:
+        super().__init__(table)
+
+    def to_table(self) -> pa.Table:
+        t = super().to_table()
+        payload = t.column("payload")
+        if not payload.null_count:
+            return t
+        at = pa.array(self["event_time"], pa.string())
+        built = pc.binary_join_element_wise(
+            '{"game":"', t.column("game"), '","seq":', t.column("seq").cast(pa.string()),
+            ',"type":"play"', pc.binary_join_element_wise(',"at":"', at, '"', ""),
+            ',"seat":', t.column("seat").cast(pa.string()), ',"card":"', t.column("card"),
+            '"}', "", null_handling="replace", null_replacement="")
+        at_payload = t.schema.get_field_index("payload")
+        return t.set_column(at_payload, t.schema.field(at_payload),
+                            pc.coalesce(payload, built))
 
 
 def fill(col: list[Any], upto: int, value: Any) -> None:

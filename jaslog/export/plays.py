@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
-from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, Columns
+from jaslog.export.columns import ORDERS, POSITIONS, RANK_OF, SUIT_OF, Columns, EventsColumns
 from jaslog.export.schema import COLUMNS, SCHEMAS, TS
 
 _TYPES = {c.name: c.type for c in COLUMNS["plays"]}
@@ -145,8 +145,11 @@ class PlaysColumns(Columns):
 
 
 def columns_for(table: str) -> Columns:
-    """An empty buffer for ``table``'s rows (the ``plays`` table has a buffer of its own)."""
-    return PlaysColumns(table) if table == "plays" else Columns(table)
+    """An empty buffer for ``table``'s rows (``plays`` and ``events`` have buffers of their
+    own)."""
+    if table == "plays":
+        return PlaysColumns(table)
+    return EventsColumns(table) if table == "events" else Columns(table)
 
 
 class PlaysOut:

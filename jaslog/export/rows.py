@@ -344,7 +344,11 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     else:
         out["retracted"].extend([False] * n)
         out["retracted_by"].extend([None] * n)
-    out["payload"].extend(map(payload_json, events))
+    # a play read from the store's columns alone: its bytes written by Arrow with the chunk's
+    # (:class:`jaslog.export.columns.EventsColumns`), not one by one here
+    out["payload"].extend([None if type(e) is FastPlay and "payload" not in d
+                           and d["id"] is None and d["recorded_at"] is None
+                           else payload_json(e) for e, d in zip(events, dicts, strict=True)])
     out.fill_game(gid)
 
     summary = Summary()

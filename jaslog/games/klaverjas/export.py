@@ -141,6 +141,7 @@ def build(ctx: GameContext) -> Summary:
     #            plays, revokes, violations, tricks_won]
     per_seat = [[0] * 11 for _ in range(4)]
     tot, tot_played = [0, 0], [0, 0]
+    full_tricks = 0  # complete tricks of the plays built a column at a time
 
     for r, o in zip(g.rounds, outcomes, strict=True):
         n = r.number
@@ -169,12 +170,14 @@ def build(ctx: GameContext) -> Summary:
                 continue
             lead = t.leader
             if not by_rows:
-                for i in range(len(cards)):
-                    per_seat[(lead + i) & 3][7] += 1
-                if t.complete:
+                if t.complete:  # a card of each seat: counted for all the complete tricks below
+                    full_tricks += 1
                     per_seat[t.winner][10] += 1
-                    if trump is not None:
+                    if trump is not None and t.roem:  # (the parts add up to the trick's roem)
                         kinds.extend(k for k, p in roem_parts(cards, trump, roem_rules) if p > 0)
+                else:
+                    for i in range(len(cards)):
+                        per_seat[(lead + i) & 3][7] += 1
                 continue
             texts = [CARD_TEXT[c] for c in cards]
             if t.complete:
@@ -234,6 +237,8 @@ def build(ctx: GameContext) -> Summary:
 
     if by_rows:
         plays.per_seat(per_seat, 7)
+    for counts in per_seat:
+        counts[7] += full_tricks
     viol = rows["violations"]
     for v in g.violations:
         if v.seat is not None:
