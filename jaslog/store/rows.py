@@ -16,8 +16,9 @@ from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, select, tuple_
 from sqlalchemy.engine import Connection, Engine
 
-from jaslog.events import EVENT_MODELS, VERSION, Event, event_problem
+from jaslog.events import VERSION, Event, event_problem
 from jaslog.events.fast import FastPlay
+from jaslog.events.registry import models
 from jaslog.store.codec import UnreadableEvent, decode
 from jaslog.store.compact import (
     CARD_CODE,
@@ -246,10 +247,10 @@ def _model_of(c: Codec, game: str, seq: int, kind: int, eid: Any, at: Any, rec: 
     measures the line of an event with free JSON; every other field is bounded)."""
     try:
         d = c.fields(game, seq, kind, eid, at, rec, seat, card, bytes(rest) if rest else rest)
-        model = EVENT_MODELS.get(d["type"])
+        model = models().get(d["type"])  # (the registry's dict, not the mapping over it)
         if model is None:
             return None
-        e = model.model_validate(d)
+        e = model.__pydantic_validator__.validate_python(d)  # (model_validate, unwrapped)
     except (UnknownKind, ValidationError, ValueError, TypeError, IndexError):
         return None
     return e if event_problem(e) is None else None
