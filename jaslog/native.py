@@ -53,6 +53,7 @@ HOT_PATH = (
     "jaslog.games.kloepper.rules.scoring",
     "jaslog.games.kloepper.rules.game",
     "jaslog.games.kloepper.fold",
+    "jaslog.store.bulk_read",
 )
 
 STAMP = "_native.txt"

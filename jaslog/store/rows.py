@@ -12,25 +12,20 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
-import orjson
 from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, select, tuple_
 from sqlalchemy.engine import Connection, Engine
 
-from jaslog.events import EVENT_MODELS, VERSION, Event, event_problem
+from jaslog.events import VERSION, Event, event_problem
 from jaslog.events.fast import FastPlay
+from jaslog.events.registry import models
 from jaslog.store.codec import UnreadableEvent, decode
 from jaslog.store.compact import (
     CARD_CODE,
-    CARD_TEXT,
     GENESIS_RAW,
-    MINUTES,
-    SECONDS,
-    SECONDS_MAX,
     Codec,
     UnknownKind,
     first_codes,
-    minute_text,
     time_code,
     time_text,
 )
@@ -182,7 +177,6 @@ def _id_text(b: Any) -> str:
 
 
 def _time_text(v: int) -> str:
-    from jaslog.store.compact import time_text
     return time_text(int(v))
 
 
@@ -253,72 +247,13 @@ def _model_of(c: Codec, game: str, seq: int, kind: int, eid: Any, at: Any, rec: 
     measures the line of an event with free JSON; every other field is bounded)."""
     try:
         d = c.fields(game, seq, kind, eid, at, rec, seat, card, bytes(rest) if rest else rest)
-        model = EVENT_MODELS.get(d["type"])
+        model = models().get(d["type"])  # (the registry's dict, not the mapping over it)
         if model is None:
             return None
-        e = model.model_validate(d)
+        e = model.__pydantic_validator__.validate_python(d)  # (model_validate, unwrapped)
     except (UnknownKind, ValidationError, ValueError, TypeError, IndexError):
         return None
     return e if event_problem(e) is None else None
-
-
-#: A row that is a play in its typed columns alone (current format, nothing in ``rest``, no id
-#: nor ``recorded_at``, a seat and a card in range), as SQL: 1 for such a row, else 0
-#: (NULL-safe, on both backends).
-_PLAIN_PLAY = (f"CASE WHEN kind = 1 AND version = {VERSION} AND rest IS NULL AND event_id IS "
-               "NULL AND recorded_at IS NULL AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31 "
-               "THEN 1 ELSE 0 END")
-
-
-def game_events(conn: Connection, key: int, game: str, until: int | None = None) -> list[Event]:
-    """The events of one game (``key``: its ``games.pos``), up to store position ``until``,
-    for a reader that folds them: a play stored in columns alone as a :class:`FastPlay`
-    made straight from its typed columns (no JSON, no model, its canonical bytes written
-    only when asked), every other event as :func:`events_of` reads it (``fast``).
-
-    Two queries, each in seq order: the seq, time, seat and card of every row with a flag
-    for the plainest plays (most of a game), then the whole rows of the others, by their
-    keys. Neither reads the hash chain (``verify`` checks it)."""
-    c = codec(conn)
-    pg = conn.dialect.name == "postgresql"
-    ph = "%s" if pg else "?"
-    where = f"WHERE game = {ph}" + ("" if until is None else f" AND pos <= {ph}")
-    params = (key,) if until is None else (key, until)
-    plain = _PLAIN_PLAY if c.names.get(1) == "play" else "0"  # else: no play in columns
-    cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        cur.execute(f"SELECT seq, at, seat, card, {plain} FROM events {where} ORDER BY seq",
-                    params)
-        rows = cur.fetchall()
-        seqs = [r[0] for r in rows if not r[4]]
-        others: list[Any] = []
-        if seqs:  # by their keys, not a second scan of the game
-            cur.execute(f"SELECT seq, {', '.join(c.name for c in PARTS)} FROM events "
-                        f"WHERE game = {ph} AND seq "
-                        + ("= ANY(%s)" if pg else "IN (SELECT value FROM json_each(?))")
-                        + " ORDER BY seq", (key, seqs if pg else orjson.dumps(seqs).decode()))
-            others = list(cur.fetchall())
-    finally:
-        cur.close()
-    decoded = iter(events_of(conn, others, fast=True, game=game))
-    minutes, seconds, card_text, play = MINUTES, SECONDS, CARD_TEXT, FastPlay
-    out: list[Event] = []
-    append = out.append
-    for seq, at, seat, card, is_plain in rows:
-        if is_plain:
-            if at is not None:
-                if at <= SECONDS_MAX:  # time_text, inlined: the hot path
-                    m, s = divmod(at, 60)
-                    at = (minutes.get(m) or minute_text(m)) + seconds[s]
-                else:
-                    at = time_text(at)
-            append(play(game, seq, seat, card_text[card], at, None, None))  # type: ignore[arg-type]
-            continue
-        e = next(decoded, None)
-        if e is None or e.seq != seq:
-            raise UnreadableEvent("the store changed while it was read", game, seq)
-        append(e)
-    return out
 
 
 def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
@@ -394,7 +329,6 @@ __all__ = [
     "encode_rows",
     "event_select",
     "events_of",
-    "game_events",
     "game_keys",
     "head_hashes",
     "key_of",

@@ -1,0 +1,110 @@
+"""The store's bulk read for a fold: rows of many games in (game, seq) order, one cursor, turned
+into each game's events in one loop.
+
+A reader that folds every game (``Store.iter_games(fast=True)``: the replay, the export, the
+ratings) reads the games a batch at a time with one statement, its rows fetched in chunks
+(``fetchmany``); :func:`games_of_rows` walks them. A play held in its typed columns alone
+(nine events in ten) becomes a :class:`~jaslog.events.fast.FastPlay` right there, its time
+written from a table of minutes; every other row waits in its game's list, and the game's
+``decode`` makes their events (models, read as :func:`jaslog.store.rows.events_of` reads
+them) once the game's last row is met.
+
+Compiled (``jaslog.native.HOT_PATH``), the loop runs with no Python-level work per row beyond
+the :class:`FastPlay` it makes; run as pure Python it gives the same events.
+
+>>> rows = [(7, 1, 1, 1, None, 1767641455, None, 2, 8, None),
+...         (7, 2, 9, 1, None, None, None, None, None, b"x")]
+>>> decode = lambda key, others: [("decoded", r[0]) for r in others]
+>>> [(k, [getattr(e, "card", e) for e in evs]) for k, evs in games_of_rows(
+...     iter([rows, []]).__next__, {7: "g"}, 1, True, decode)]
+[(7, ['7D', ('decoded', 2)])]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from jaslog.events.fast import FastPlay
+from jaslog.store.compact import CARD_TEXT, MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
+
+#: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
+#: the parts :func:`jaslog.store.rows.events_of` reads after ``seq``.
+COLUMNS = ("game", "seq", "kind", "version", "event_id", "at", "recorded_at", "seat", "card",
+           "rest")
+
+#: A game's rows that are not plain plays (each ``row[1:]``: seq and the parts) to their events,
+#: in order; None when the game cannot be read (the caller has dealt with it).
+Decode = Callable[[int, list[Any]], "list[Any] | None"]
+
+
+def games_of_rows(fetch: Callable[[], list[Any]], names: dict[int, str], version: int,
+                  plays: bool, decode: Decode) -> Iterator[tuple[int, list[Any] | None]]:
+    """``(key, events)`` of each game whose rows ``fetch`` gives, chunk by chunk (an empty
+    chunk ends them), in the order of the rows: rows of :data:`COLUMNS`, ordered by game and
+    seq; ``events`` None for a game ``decode`` could not read. ``names``: each game's id by
+    its key; ``version``: the current format; ``plays``: whether the store's kind 1 is
+    ``play`` (else no row is read as a plain play)."""
+    key = -1
+    gid = ""
+    events: list[Any] = []
+    others: list[Any] = []
+    slots: list[int] = []
+    last_minute = -1
+    prefix = ""
+    cards = CARD_TEXT
+    seconds = SECONDS
+    while True:
+        chunk = fetch()
+        if not chunk:
+            break
+        for row in chunk:
+            r: tuple[Any, ...] = row
+            k: int = r[0]
+            if k != key:
+                if events:
+                    yield key, _finish(key, events, others, slots, decode)
+                    events = []
+                    others = []
+                    slots = []
+                key = k
+                gid = names[k]
+            seat = r[7]
+            card = r[8]
+            at = r[5]
+            if (plays and r[2] == 1 and r[9] is None and r[4] is None and r[6] is None
+                    and r[3] == version and isinstance(seat, int) and isinstance(card, int)
+                    and 0 <= seat <= 3 and 0 <= card <= 31
+                    and (at is None or isinstance(at, int))):
+                text: str | None = None
+                if at is not None:
+                    a: int = at
+                    if 0 <= a <= SECONDS_MAX:
+                        minute = a // 60
+                        if minute != last_minute:
+                            got = MINUTES.get(minute)
+                            prefix = got if got is not None else minute_text(minute)
+                            last_minute = minute
+                        text = prefix + seconds[a - minute * 60]
+                    else:
+                        text = time_text(a)
+                events.append(FastPlay(gid, r[1], seat, cards[card], text, None, None))
+            else:
+                slots.append(len(events))
+                events.append(None)
+                others.append(r[1:])
+    if events:
+        yield key, _finish(key, events, others, slots, decode)
+
+
+def _finish(key: int, events: list[Any], others: list[Any], slots: list[int],
+            decode: Decode) -> list[Any] | None:
+    """A game's events with its other rows decoded into their places (None: unreadable)."""
+    if not others:
+        return events
+    decoded = decode(key, others)
+    if decoded is None:
+        return None
+    for i in range(len(slots)):
+        events[slots[i]] = decoded[i]
+    return events
