@@ -182,6 +182,10 @@ class Service:
         #: The one writer this service's appends go to (``jaslog serve --workers N`` over
         #: SQLite: :mod:`jaslog.service.writer`); None: this service writes them itself.
         self.link: WriterLink | None = None
+        #: Called on the writer's thread after each group of appends it wrote and answered
+        #: (the one writer's :meth:`WriterServer.flush
+        #: <jaslog.service.writer.WriterServer.flush>` sends the answers then).
+        self.written: Callable[[], None] | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -350,22 +354,26 @@ class Service:
             w = self._queue.get()
             if w is None:
                 return
-            with self._write_lock:
-                group: list[_Waiting] = []
-                n = 0
-                while w is not None:
-                    if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
-                        group.append(w)
-                        n += len(w.events)
-                    if len(group) >= GROUP_APPENDS or n >= GROUP_EVENTS:
-                        break
-                    try:
-                        w = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    closing = w is None  # closing: write what was taken, then stop
-                if group:
-                    self._write_group(group)
+            group: list[_Waiting] = []
+            try:
+                with self._write_lock:
+                    n = 0
+                    while w is not None:
+                        if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
+                            group.append(w)
+                            n += len(w.events)
+                        if len(group) >= GROUP_APPENDS or n >= GROUP_EVENTS:
+                            break
+                        try:
+                            w = self._queue.get_nowait()
+                        except queue.Empty:
+                            break
+                        closing = w is None  # closing: write what was taken, then stop
+                    if group:
+                        self._write_group(group)
+            finally:
+                if group and self.written is not None:
+                    self.written()
 
     def _write_group(self, group: list[_Waiting]) -> None:
         """Write ``group``'s appends in one transaction, in turn, and answer each (the
