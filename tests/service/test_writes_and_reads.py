@@ -178,3 +178,21 @@ def test_the_services_own_tables_commit_as_the_stores_events_do(tmp_path: Path) 
         store_sync = c.execute(text("PRAGMA synchronous")).scalar()
     assert (journal, service_sync) == ("wal", store_sync) == ("wal", 1)
     svc.close()
+
+
+def test_every_route_takes_the_service_on_the_event_loop(tmp_path: Path) -> None:
+    """The routes' ``service`` dependency is answered on the event loop: a read hops to a
+    worker thread once (its own work), not first for the service and back."""
+    import inspect
+
+    from jaslog.service.deps import service
+
+    logs = _games(tmp_path / "s.sqlite", 1)
+    app = create_app(str(tmp_path / "s.sqlite"))
+    taken = app.dependency_overrides.get(service, service)
+    assert inspect.iscoroutinefunction(taken)
+    token = app.state.service.tokens.create("admin")[0]
+    with TestClient(app) as c:
+        r = c.get(f"/api/games/{next(iter(logs))}/state",
+                  headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200 and r.json()["seq"] == 0
