@@ -227,10 +227,7 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
         e = tl.events[i]
         if i:
             f.apply(e)
-        if e.seq in retracted:
-            pending.add(e.seq)
-        elif e.type == "correction":
-            pending -= set(getattr(e, "retracts", ()))
+        _note_pending(pending, e, retracted)
         hidden = tl.round_of[i] in hidden_rounds
         shown = game.frame(f, sight.seat, hidden, tl.fold)
         if pending and hidden and clean is not None:
@@ -238,29 +235,78 @@ def frames(tl: Timeline, sight: Sight, upto: int | None = None) -> list[dict[str
             shown = clean
         elif not pending:
             clean = shown
-        fr: dict[str, Any] = {k: v for k, v in shown.items()
-                              if k not in ("seq", "type", "text", "at", "retracted")}
-        fr["seq"], fr["type"] = e.seq, e.type
-        viewer = (NOBODY if sight.seat is None else sight.seat) if hidden else None
-        fr["text"] = _describe(f, e, viewer)
-        by = retracted.get(e.seq)
-        if by is not None:
-            fr["retracted"] = {"by": by.seq, "reason": None if hidden else by.reason}
-            if card_kept(tl, i, sight):
-                fr["text"] = kept_card_text(f, e)
-        if e.at is not None:
-            fr["at"] = e.at
-        if hidden and e.type == "note":
-            fr["text"] = ("note (shown when the round is over)" if tl.round_of[i] == tl.live_round
-                          else "note (not shown: the round ended with cards unplayed)")
-        if tl.reasons_hidden(sight):
-            fr = without_reasons(fr)
-            if e.type == "ruling":
-                score = "–".join(map(str, getattr(e, "score", [])))
-                fr["text"] = (f"referee: round {getattr(e, 'round', '?')} scores {score} "
-                              f"({REASON_LATER})")
-        out.append(fr)
+        out.append(_frame_of(tl, sight, f, i, shown, hidden))
     return out
+
+
+def last_frame(tl: Timeline, sight: Sight, last: int) -> dict[str, Any]:
+    """``frames(tl, sight, last)[-1]`` (``last`` within what the sight may see): the game
+    folded to ``last`` once, and the table drawn there only (or, while a retracted event of
+    a secret round is pending, where nothing was), not after every event before it."""
+    if tl.fold is None:
+        return frames(tl, sight, last)[-1]
+    game = get_game(tl.fold.game)
+    hidden_rounds = tl.hidden_rounds(sight)
+    retracted = tl.fold.retracted
+    f = start_fold(tl.events[0])
+    pending: set[int] = set()
+    clean_at: int | None = None  # the last event after which nothing retracted was pending
+    for i in range(last + 1):
+        e = tl.events[i]
+        if i:
+            f.apply(e)
+        _note_pending(pending, e, retracted)
+        if not pending:
+            clean_at = i
+    hidden = tl.round_of[last] in hidden_rounds
+    if pending and hidden and clean_at is not None:
+        # a seat never learns a retracted card of a secret round from the table
+        g = start_fold(tl.events[0])
+        for e in tl.events[1:clean_at + 1]:
+            g.apply(e)
+        shown = game.frame(g, sight.seat, tl.round_of[clean_at] in hidden_rounds, tl.fold)
+    else:
+        shown = game.frame(f, sight.seat, hidden, tl.fold)
+    return _frame_of(tl, sight, f, last, shown, hidden)
+
+
+def _note_pending(pending: set[int], e: Event, retracted: dict[int, Any]) -> None:
+    """Move on the retracted events applied and not yet taken back (``pending``) past
+    ``e``."""
+    if e.seq in retracted:
+        pending.add(e.seq)
+    elif e.type == "correction":
+        pending -= set(getattr(e, "retracts", ()))
+
+
+def _frame_of(tl: Timeline, sight: Sight, f: GameFold, i: int, shown: Frame,
+              hidden: bool) -> dict[str, Any]:
+    """The viewer's frame after the timeline's ``i``-th event (``f``: the game folded to
+    it), the table ``shown`` there."""
+    e = tl.events[i]
+    retracted = tl.fold.retracted if tl.fold is not None else {}
+    fr: dict[str, Any] = {k: v for k, v in shown.items()
+                          if k not in ("seq", "type", "text", "at", "retracted")}
+    fr["seq"], fr["type"] = e.seq, e.type
+    viewer = (NOBODY if sight.seat is None else sight.seat) if hidden else None
+    fr["text"] = _describe(f, e, viewer)
+    by = retracted.get(e.seq)
+    if by is not None:
+        fr["retracted"] = {"by": by.seq, "reason": None if hidden else by.reason}
+        if card_kept(tl, i, sight):
+            fr["text"] = kept_card_text(f, e)
+    if e.at is not None:
+        fr["at"] = e.at
+    if hidden and e.type == "note":
+        fr["text"] = ("note (shown when the round is over)" if tl.round_of[i] == tl.live_round
+                      else "note (not shown: the round ended with cards unplayed)")
+    if tl.reasons_hidden(sight):
+        fr = without_reasons(fr)
+        if e.type == "ruling":
+            score = "–".join(map(str, getattr(e, "score", [])))
+            fr["text"] = (f"referee: round {getattr(e, 'round', '?')} scores {score} "
+                          f"({REASON_LATER})")
+    return fr
 
 
 def claim_as_ruling(tl: Timeline, i: int) -> dict[str, Any]:
@@ -310,7 +356,7 @@ def state_at(tl: Timeline, seq: int | None, sight: Sight) -> dict[str, Any]:
         last = seq
     if last < 0:
         raise IndexError(f"game {tl.game} has no events to show")
-    return frames(tl, sight, last)[-1]
+    return last_frame(tl, sight, last)
 
 
 def report(tl: Timeline, sight: Sight) -> dict[str, Any]:

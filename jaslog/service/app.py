@@ -46,8 +46,10 @@ from jaslog.service.deps import (
     ApiError,
     api_words,
     pattern_sentence,
+    the_service,
     too_large,
 )
+from jaslog.service.deps import service as service_dependency
 from jaslog.service.fast_append import GZIP_MINIMUM, FastAppend
 from jaslog.service.params import refuse_unknown_parameters
 from jaslog.store.clock import Clock
@@ -180,6 +182,10 @@ def create_app(url: str | None = None, *, service: Service | None = None,
                   lifespan=lifespan, dependencies=[Depends(refuse_unknown_parameters)])
     app.state.service = svc
     app.state.clock = svc.clock
+    # every route's service, as the_service answers it: on the event loop (``service`` is a
+    # plain function, which FastAPI would call in a worker thread: a hop there and back for
+    # each read, waiting for the thread and then for the loop behind the appends)
+    app.dependency_overrides[service_dependency] = the_service
     guard_logs()  # no token in a log line (the access log prints ?access_token=...)
     app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM)
     app.add_middleware(FastAppend)  # the append's short way, inside the gate

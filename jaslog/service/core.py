@@ -7,11 +7,12 @@ Everything about games goes through :mod:`jaslog.store` (append, events, head, g
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -182,6 +183,15 @@ class Service:
         #: The one writer this service's appends go to (``jaslog serve --workers N`` over
         #: SQLite: :mod:`jaslog.service.writer`); None: this service writes them itself.
         self.link: WriterLink | None = None
+        #: Called on the writer's thread after each group of appends it wrote and answered
+        #: (the one writer's :meth:`WriterServer.flush
+        #: <jaslog.service.writer.WriterServer.flush>` sends the answers then).
+        self.written: Callable[[], None] | None = None
+        #: The answers of the writer's group for each event loop awaiting them
+        #: (:meth:`_to_loop`).
+        self._to_loops: dict[asyncio.AbstractEventLoop, list[tuple[
+            asyncio.Future[tuple[AppendResult, list[dict[str, Any]]]],
+            Future[tuple[AppendResult, list[dict[str, Any]]]]]]] = {}
 
     def close(self) -> None:
         with self._lock:
@@ -302,7 +312,33 @@ class Service:
             res, new = await self.link.append(game, events, expected_seq)
             self.moved(game, res.head.next_seq)
             return res, new
-        return await asyncio.wrap_future(self.submit(game, events, expected_seq))
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[tuple[AppendResult, list[dict[str, Any]]]] = loop.create_future()
+        written = self.submit(game, events, expected_seq)
+        answer.add_done_callback(lambda a: written.cancel() if a.cancelled() else None)
+        written.add_done_callback(lambda w: self._to_loop(loop, answer, w))
+        return await answer
+
+    def _to_loop(self, loop: asyncio.AbstractEventLoop,
+                 answer: asyncio.Future[tuple[AppendResult, list[dict[str, Any]]]],
+                 written: Future[tuple[AppendResult, list[dict[str, Any]]]]) -> None:
+        """Pass an append's answer to the event loop awaiting it: at once on the loop's own
+        thread, else with the answers of its whole group, in one wake of the loop
+        (:meth:`_answer_loops`, once the writer's group is answered)."""
+        if asyncio._get_running_loop() is loop:
+            _settle(((answer, written),))
+            return
+        with self._lock:
+            self._to_loops.setdefault(loop, []).append((answer, written))
+
+    def _answer_loops(self) -> None:
+        """Wake each event loop awaiting answers of the group just written once, with them
+        all (:meth:`_to_loop`)."""
+        with self._lock:
+            waiting, self._to_loops = self._to_loops, {}
+        for loop, answers in waiting.items():
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody awaits them
+                loop.call_soon_threadsafe(_settle, answers)
 
     def _note_written(self, fut: Future[tuple[AppendResult, list[dict[str, Any]]]]) -> None:
         if fut.exception() is None:
@@ -350,22 +386,28 @@ class Service:
             w = self._queue.get()
             if w is None:
                 return
-            with self._write_lock:
-                group: list[_Waiting] = []
-                n = 0
-                while w is not None:
-                    if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
-                        group.append(w)
-                        n += len(w.events)
-                    if len(group) >= GROUP_APPENDS or n >= GROUP_EVENTS:
-                        break
-                    try:
-                        w = self._queue.get_nowait()
-                    except queue.Empty:
-                        break
-                    closing = w is None  # closing: write what was taken, then stop
+            group: list[_Waiting] = []
+            try:
+                with self._write_lock:
+                    n = 0
+                    while w is not None:
+                        if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
+                            group.append(w)
+                            n += len(w.events)
+                        if len(group) >= GROUP_APPENDS or n >= GROUP_EVENTS:
+                            break
+                        try:
+                            w = self._queue.get_nowait()
+                        except queue.Empty:
+                            break
+                        closing = w is None  # closing: write what was taken, then stop
+                    if group:
+                        self._write_group(group)
+            finally:
                 if group:
-                    self._write_group(group)
+                    self._answer_loops()
+                    if self.written is not None:
+                        self.written()
 
     def _write_group(self, group: list[_Waiting]) -> None:
         """Write ``group``'s appends in one transaction, in turn, and answer each (the
@@ -478,6 +520,19 @@ class Service:
                 return None
             n += 1
         return n or None
+
+
+def _settle(answers: Iterable[tuple[asyncio.Future[Any], Future[Any]]]) -> None:
+    """On the event loop: each awaited answer given the writer's (unless its asker gave up)."""
+    for answer, written in answers:
+        if answer.done():
+            continue
+        if written.cancelled():
+            answer.cancel()
+        elif (e := written.exception()) is not None:
+            answer.set_exception(e)
+        else:
+            answer.set_result(written.result())
 
 
 def table_of(started: Event) -> str | None:

@@ -16,6 +16,11 @@ The writer tells every worker of each game it moved (a :data:`MOVED` frame), so 
 stream in any worker wakes at once, whichever worker took the append; no worker reads the
 store's feed to find them.
 
+Frames go in batches, not one write each: a worker sends the appends its event loop took in
+one turn in one write, and the writer, once a group is committed, sends each worker the
+answers of its appends in the group and one :data:`MOVED` a game the group moved (at the
+game's last next seq) in one write (:meth:`WriterServer.flush`).
+
 A frame is its length (4 bytes, big-endian, of what follows the kind), its kind (one byte)
 and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` from a worker;
 :data:`DONE` ``[id, appended, already_stored, next_seq, hash, violations]`` or
@@ -122,8 +127,8 @@ def writer_socket() -> str:
 class WriterServer:
     """The one writer: takes the appends of every :class:`WriterLink` on the socket
     ``path`` and writes them through ``svc`` (its group commit), a thread reading each
-    worker's frames; each answer is sent by the writer's thread as it is written, and every
-    other worker is told the game moved."""
+    worker's frames; once a group is written, the writer's thread sends each worker its
+    answers and tells it of the games the other workers' appends moved (:meth:`flush`)."""
 
     def __init__(self, svc: Service, path: str) -> None:
         self.svc, self.path = svc, path
@@ -131,8 +136,13 @@ class WriterServer:
         self._links: dict[socket.socket, threading.Lock] = {}
         self._lock = threading.Lock()
         self._stopping = False
+        #: What each worker is to be sent at the next :meth:`flush`: its answers, and the
+        #: games other workers' appends moved (each game's last next seq).
+        self._answers: dict[socket.socket, list[bytes]] = {}
+        self._moved: dict[socket.socket, dict[str, int]] = {}
 
     def start(self) -> WriterServer:
+        self.svc.written = self.flush
         self._sock.bind(self.path)
         self._sock.listen(64)
         threading.Thread(target=self._accept, name="jaslog-writer-accept", daemon=True).start()
@@ -198,22 +208,40 @@ class WriterServer:
             self._send(conn, frame(FAILED, [ident, *error_fields(e)]))
             return
         fut.add_done_callback(lambda f: self._answer(conn, ident, game, f))
+        if fut.done():  # answered before its callback was added: the writer's flush is past
+            self.flush()
 
     def _answer(self, conn: socket.socket, ident: int, game: str, fut: Future[Answer]) -> None:
+        """Queue the answer of an append for its worker, and the game moved for the others
+        (sent at the next :meth:`flush`)."""
         e = fut.exception()
         if e is not None:
-            self._send(conn, frame(FAILED, [ident, *error_fields(e)]))
-            return
-        res, new = fut.result()
-        head = res.head
-        self._send(conn, frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
-                                      head.hash, new]))
-        if res.appended:
-            moved = frame(MOVED, [game, head.next_seq])
-            with self._lock:
-                others = [c for c in self._links if c is not conn]
-            for c in others:
-                self._send(c, moved)
+            answer = frame(FAILED, [ident, *error_fields(e)])
+        else:
+            res, new = fut.result()
+            head = res.head
+            answer = frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
+                                  head.hash, new])
+        with self._lock:
+            self._answers.setdefault(conn, []).append(answer)
+            if e is None and res.appended:
+                for c in self._links:
+                    if c is not conn:
+                        moved = self._moved.setdefault(c, {})
+                        moved[game] = max(moved.get(game, 0), head.next_seq)
+
+    def flush(self) -> None:
+        """Send every worker what is queued for it, in one write each: the answers of its
+        appends, then one :data:`MOVED` a game. Called by the writer's thread after each
+        group it wrote (:attr:`Service.written <jaslog.service.core.Service.written>`)."""
+        with self._lock:
+            answers, self._answers = self._answers, {}
+            moved, self._moved = self._moved, {}
+        for conn in answers.keys() | moved.keys():
+            frames = answers.get(conn, [])
+            frames += [frame(MOVED, [game, next_seq])
+                       for game, next_seq in moved.get(conn, {}).items()]
+            self._send(conn, b"".join(frames))
 
     def _send(self, conn: socket.socket, data: bytes) -> None:
         with self._lock:
@@ -237,6 +265,8 @@ class WriterLink(asyncio.Protocol):
         self._buf = b""
         self._next = 0
         self._waiting: dict[int, tuple[str, asyncio.Future[Answer]]] = {}
+        #: The appends taken in this turn of the event loop, written together after it.
+        self._out: list[bytes] = []
 
     async def connect(self) -> None:
         self.loop = asyncio.get_running_loop()
@@ -294,8 +324,17 @@ class WriterLink(asyncio.Protocol):
             return fut
         self._next += 1
         self._waiting[self._next] = (game, fut)
-        self._transport.write(frame(APPEND, [self._next, game, events, expected_seq]))
+        if not self._out:
+            self.loop.call_soon(self._write)
+        self._out.append(frame(APPEND, [self._next, game, events, expected_seq]))
         return fut
+
+    def _write(self) -> None:
+        """Write the appends taken since the last write, in one write (their futures were
+        failed already when the connection is gone)."""
+        out, self._out = self._out, []
+        if self._transport is not None and out:
+            self._transport.write(b"".join(out))
 
     def on_loop(self) -> bool:
         """Whether this thread runs the link's loop."""

@@ -117,3 +117,66 @@ def test_a_klaverjas_frame_is_the_seat_view_of_its_sight():
     assert (True, False, False, False, False) in seen     # a seat in the ruled round
     assert (True, True, False, False, False) in seen      # the public in the ruled round
     assert (False, True, True, True, True) in seen        # the referee
+
+
+def _corrected(ruleset: str, seed: int) -> list[dict]:
+    """A game whose last round has a play retracted by a correction and recorded again, and
+    a note, as a client sends them."""
+    events = simulate_game("w", ruleset, seed=seed, seats=None)
+    deals = [i for i, e in enumerate(events) if e["type"] == "dealt"]
+    plays = [i for i, e in enumerate(events) if e["type"] == "play" and i > deals[-1]]
+    i = plays[len(plays) // 2]
+    typo = events[i]
+
+    def shifted(e: dict, by: int) -> dict:
+        return {**e, "seq": e["seq"] + by}
+
+    return [*events[:i], typo,
+            {"game": "w", "seq": i + 1, "type": "note", "text": "a typo"},
+            {"game": "w", "seq": i + 2, "type": "correction", "retracts": [i], "reason": "typo"},
+            *(shifted(e, 3) for e in events[i:])]
+
+
+def test_the_state_at_a_seq_is_the_viewers_frame_there():
+    """``state_at`` draws only the table asked for, and it is the frame the viewer shows
+    after that event, for every sight: in a secret round while a retracted card is pending
+    (a seat sees the table from before it), after its correction, and once the game is
+    over."""
+    for ruleset in ("amsterdam", "klaberjass-2p", "kloepper"):
+        events = _corrected(ruleset, 5)
+        deals = [i for i, e in enumerate(events) if e["type"] == "dealt"]
+        typo = next(e["seq"] for e in events if e["type"] == "correction") - 2
+        # the round live at its correction, and after the play again; the game over
+        for cut in (typo + 3, typo + 6, len(events)):
+            tl = tl_of(events[:cut])
+            assert tl.fold is not None and typo in tl.fold.retracted
+            for sight in (FULL, *(Sight(seat=s) for s in range(tl.fold.players)), PUBLIC):
+                shown = frames(tl, sight)
+                assert state_at(tl, None, sight) == shown[-1], (ruleset, cut, sight)
+                for seq in (0, deals[-1] - 1, *range(deals[-1], cut)):
+                    if seq < len(shown):
+                        assert state_at(tl, seq, sight) == shown[seq], (ruleset, cut, sight, seq)
+
+
+def test_the_state_of_a_long_game_draws_one_table(monkeypatch):
+    """The state after the last event of a whole game draws the table once (the viewer's
+    frames draw it after every event)."""
+    import dataclasses
+
+    from jaslog.games import GAMES
+
+    drawn = []
+    game = GAMES["klaverjas"]
+
+    def counted(*args):
+        drawn.append(args[1])
+        return game.frame(*args)
+
+    monkeypatch.setitem(GAMES, "klaverjas", dataclasses.replace(game, frame=counted))
+    tl = tl_of(simulate_game("long", seed=4, seats=SEATS))
+    assert tl.applied() > 500
+    for sight in (FULL, Sight(seat=2), PUBLIC):
+        drawn.clear()
+        state = state_at(tl, None, sight)
+        assert state["seq"] == (tl.applied() - 1 if not sight.public else tl.horizon())
+        assert drawn == [sight.seat]

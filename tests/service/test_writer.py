@@ -127,3 +127,50 @@ def test_an_append_to_a_writer_gone_is_503_unreachable(tmp_path: Path) -> None:
     assert isinstance(err, DatabaseError)
     assert err.code == "store_unreachable"
     assert "writer process is gone" in str(err)
+
+
+def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> None:
+    """The appends the writer commits in one group are answered together: each worker gets
+    its answers, and the other worker hears of each game the group moved once, at its last
+    next seq."""
+    url = f"sqlite:///{tmp_path / 'grouped.sqlite'}"
+    events = sim("g", 1)[:4]
+    with open_store(url) as s:
+        s.append("g", events[:1])
+    writer = Service(url)
+    server = WriterServer(writer, writer_socket()).start()
+    a, b = Service(url), Service(url)
+    told: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+
+    async def run() -> list[Any]:
+        for name, svc in (("a", a), ("b", b)):
+            link = WriterLink(server.path, told_to(told[name]))
+            await link.connect()
+            svc.link = link
+        # the writer busy (its lock held, its thread waiting for it with the first append)
+        # while worker A sends two appends: all three are written in one group
+        writer._write_lock.acquire()
+        try:
+            first = writer.submit("g", body_of(events[1:2]), 1)
+            while writer._queue.qsize():
+                await asyncio.sleep(0.01)
+            sent = [asyncio.ensure_future(a.append_soon("g", body_of([e]), e["seq"]))
+                    for e in events[2:4]]
+            while writer._queue.qsize() < 2:
+                await asyncio.sleep(0.01)
+        finally:
+            writer._write_lock.release()
+        answers = await asyncio.gather(*sent)
+        first.result(timeout=10)
+        await asyncio.sleep(0.2)  # what B is told arrives
+        return answers
+
+    try:
+        answers = asyncio.run(run())
+    finally:
+        for svc in (a, b, writer):
+            svc.close()
+        server.stop()
+    assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 3), (1, 4)]
+    assert told["b"] == [("g", 4)]
+    assert told["a"] == []

@@ -178,3 +178,58 @@ def test_the_services_own_tables_commit_as_the_stores_events_do(tmp_path: Path) 
         store_sync = c.execute(text("PRAGMA synchronous")).scalar()
     assert (journal, service_sync) == ("wal", store_sync) == ("wal", 1)
     svc.close()
+
+
+def test_every_route_takes_the_service_on_the_event_loop(tmp_path: Path) -> None:
+    """The routes' ``service`` dependency is answered on the event loop: a read hops to a
+    worker thread once (its own work), not first for the service and back."""
+    import inspect
+
+    from jaslog.service.deps import service
+
+    logs = _games(tmp_path / "s.sqlite", 1)
+    app = create_app(str(tmp_path / "s.sqlite"))
+    taken = app.dependency_overrides.get(service, service)
+    assert inspect.iscoroutinefunction(taken)
+    token = app.state.service.tokens.create("admin")[0]
+    with TestClient(app) as c:
+        r = c.get(f"/api/games/{next(iter(logs))}/state",
+                  headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200 and r.json()["seq"] == 0
+
+
+def test_the_answers_of_a_group_wake_the_event_loop_once(tmp_path: Path) -> None:
+    """The appends the writer commits together are answered to the event loop awaiting them
+    in one wake (a call from the writer's thread), not one each."""
+    import asyncio
+
+    from jaslog.service.core import Service
+
+    logs = _games(tmp_path / "s.sqlite", 8)
+    svc = Service(str(tmp_path / "s.sqlite"))
+    wakes: list[int] = []
+
+    class CountedLoop(asyncio.SelectorEventLoop):
+        def call_soon_threadsafe(self, *args: Any, **kw: Any) -> Any:  # type: ignore[override]
+            wakes.append(threading.get_ident())
+            return super().call_soon_threadsafe(*args, **kw)
+
+    async def run() -> list[Any]:
+        # the writer busy (its lock held) while the appends queue: one group takes them all
+        with svc._write_lock:
+            sent = [asyncio.ensure_future(svc.append_soon(gid, evs[1:2], 1))
+                    for gid, evs in logs.items()]
+            while svc._queue.qsize() < len(logs) - 1:
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.05)
+            wakes.clear()
+        return await asyncio.gather(*sent)
+
+    loop = CountedLoop()
+    try:
+        answers = loop.run_until_complete(run())
+    finally:
+        loop.close()
+        svc.close()
+    assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 2)] * len(logs)
+    assert len(wakes) == 1
