@@ -458,11 +458,12 @@ class KlaverjasGame(RoundBook[Round]):
             r = self._open_round()  # raises the right error
         if not 0 <= seat < 4:
             check_seat(seat, 4)
-        trump = r.selection.trump
-        if trump is None:
+        chosen = r.selection.trump
+        if chosen is None:
             raise IntegrityError("trump_not_chosen",
                                  f"seat {seat} played {card_text(c)} before trumps were chosen",
                                  seat=seat, card=c)
+        trump: int = chosen  # (compiled: a plain int from here on, not unboxed at each use)
         t = r.tricks[-1]
         cards = t.cards
         n = len(cards)
