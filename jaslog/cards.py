@@ -43,7 +43,7 @@ RANK_NAMES = ("seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
 ALL_CARDS = tuple(range(32))
 FULL_DECK: Final = (1 << 32) - 1
 SUIT_MASK: Final[tuple[int, ...]] = tuple(0xFF << (8 * s) for s in SUITS)
-RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
+RANK_MASK: Final[tuple[int, ...]] = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
 
 
 

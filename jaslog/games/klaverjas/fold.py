@@ -47,13 +47,15 @@ class KlaverjasFold(GameFold):
                 raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
                                      "(it belongs to a klaberjass deal)")
         hands = None
-        if e.hands is not None:
-            if len(e.hands) != 4 or any(len(h) != 8 for h in e.hands):
-                sizes = ", ".join(str(len(h)) for h in e.hands)
+        texts_by_seat = e.hands
+        if texts_by_seat is not None:
+            if len(texts_by_seat) != 4 or any(len(h) != 8 for h in texts_by_seat):
+                sizes = ", ".join(str(len(h)) for h in texts_by_seat)
                 raise IntegrityError("bad_deal", f"a deal is 4 hands of 8 cards, not [{sizes}]")
-            hands = [cards_mask(h) for h in e.hands]
-            for seat, (h, texts) in enumerate(zip(hands, e.hands, strict=True)):
-                if h.bit_count() != 8:
+            hands = [cards_mask(h) for h in texts_by_seat]
+            for seat in range(4):
+                if hands[seat].bit_count() != 8:
+                    texts = texts_by_seat[seat]
                     twice = sorted({t for t in texts if texts.count(t) > 1})
                     raise IntegrityError("dealt_twice",
                                          f"{', '.join(twice)} dealt twice to seat {seat}",

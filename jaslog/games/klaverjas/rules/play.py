@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from jaslog.cards import (
     HIGHER_TRUMPS,
@@ -392,7 +392,7 @@ def stuk_cards(trump: int) -> int:
 
 
 #: :func:`stuk_cards` of each suit.
-STUK = tuple(stuk_cards(s) for s in range(4))
+STUK: Final[tuple[int, ...]] = tuple(stuk_cards(s) for s in range(4))
 
 
 # ---------------------------------------------------------------- round scoring (3.5, 3.7)
