@@ -72,22 +72,22 @@ class PlayRules:
 
 
 # Branch names of the decision procedure. Each maps to the sentence that explains it.
-LEAD = "lead"
-TRUMP_LED_HIGHER = "trump_led_higher"
-TRUMP_LED_LOWER = "trump_led_lower"
-TRUMP_LED_NONE = "trump_led_none"
-FOLLOW = "follow"
-VOID_NO_TRUMP = "void_no_trump"
-ROTTERDAM_HIGHER = "rotterdam_higher"
-ROTTERDAM_LOWER = "rotterdam_lower"
-ROTTERDAM_FREE = "rotterdam_free"
-OPPONENT_HIGHER = "opponent_higher"
-OPPONENT_UNDERTRUMP = "opponent_undertrump"
-OPPONENT_DISCARD = "opponent_discard"
-PARTNER_PLAIN = "partner_plain"
-PARTNER_NO_UNDERTRUMP = "partner_no_undertrump"
-PARTNER_DISCARD = "partner_discard"
-PARTNER_FREE = "partner_free"
+LEAD: Final = "lead"
+TRUMP_LED_HIGHER: Final = "trump_led_higher"
+TRUMP_LED_LOWER: Final = "trump_led_lower"
+TRUMP_LED_NONE: Final = "trump_led_none"
+FOLLOW: Final = "follow"
+VOID_NO_TRUMP: Final = "void_no_trump"
+ROTTERDAM_HIGHER: Final = "rotterdam_higher"
+ROTTERDAM_LOWER: Final = "rotterdam_lower"
+ROTTERDAM_FREE: Final = "rotterdam_free"
+OPPONENT_HIGHER: Final = "opponent_higher"
+OPPONENT_UNDERTRUMP: Final = "opponent_undertrump"
+OPPONENT_DISCARD: Final = "opponent_discard"
+PARTNER_PLAIN: Final = "partner_plain"
+PARTNER_NO_UNDERTRUMP: Final = "partner_no_undertrump"
+PARTNER_DISCARD: Final = "partner_discard"
+PARTNER_FREE: Final = "partner_free"
 
 
 def _walk(hand: int, trick: Sequence[int], trump: int, rules: PlayRules) -> tuple[int, str, int]:
@@ -97,7 +97,8 @@ def _walk(hand: int, trick: Sequence[int], trump: int, rules: PlayRules) -> tupl
     led = trick[0] >> 3
     my_trumps = hand & SUIT_MASK[trump]
     top = -1
-    for c in trick:
+    for i in range(len(trick)):  # (compiled: by index, no iterator made)
+        c = trick[i]
         if c >> 3 == trump and (top < 0 or HIGHER_TRUMPS[top] >> c & 1):
             top = c
     higher = my_trumps & HIGHER_TRUMPS[top] if top >= 0 else my_trumps
