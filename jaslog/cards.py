@@ -35,7 +35,14 @@ SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
-SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+SEVEN: Final = 0
+EIGHT: Final = 1
+NINE: Final = 2
+TEN: Final = 3
+JACK: Final = 4
+QUEEN: Final = 5
+KING: Final = 6
+ACE: Final = 7
 RANKS = tuple(range(8))
 RANK_TEXT = ("7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_NAMES = ("seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
