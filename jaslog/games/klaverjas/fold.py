@@ -25,9 +25,13 @@ FAST_PLAY: Final = FastPlay
 
 
 def cards_mask(texts: list[str]) -> int:
+    """The mask of the cards named, or -1 when one is named twice."""
     m = 0
     for t in texts:
-        m |= 1 << CARD_INDEX[t]
+        bit = 1 << CARD_INDEX[t]
+        if m & bit:
+            return -1
+        m |= bit
     return m
 
 
@@ -42,24 +46,26 @@ class KlaverjasFold(GameFold):
         return KlaverjasGame(self.options, started.dealer)
 
     def dealt(self, e: Dealt) -> None:
-        for unused in ("turn_up", "stock"):
-            if getattr(e, unused) is not None:
-                raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
-                                     "(it belongs to a klaberjass deal)")
+        if e.turn_up is not None or e.stock is not None:
+            name = "turn_up" if e.turn_up is not None else "stock"
+            raise IntegrityError("bad_event", f"field {name!r} is not used in klaverjas "
+                                 "(it belongs to a klaberjass deal)")
         hands = None
         texts_by_seat = e.hands
         if texts_by_seat is not None:
             if len(texts_by_seat) != 4 or any(len(h) != 8 for h in texts_by_seat):
                 sizes = ", ".join(str(len(h)) for h in texts_by_seat)
                 raise IntegrityError("bad_deal", f"a deal is 4 hands of 8 cards, not [{sizes}]")
-            hands = [cards_mask(h) for h in texts_by_seat]
+            hands = []
             for seat in range(4):
-                if hands[seat].bit_count() != 8:
-                    texts = texts_by_seat[seat]
+                texts = texts_by_seat[seat]
+                h = cards_mask(texts)
+                if h < 0:  # a card named twice
                     twice = sorted({t for t in texts if texts.count(t) > 1})
                     raise IntegrityError("dealt_twice",
                                          f"{', '.join(twice)} dealt twice to seat {seat}",
                                          seat=seat)
+                hands.append(h)
         self.game_state().deal(hands, e.dealer, e.seq)
 
     def game_state(self) -> KlaverjasGame:

@@ -269,6 +269,13 @@ class RoemRules:
         """The roem rules of a game's options; games with the same rules share one object
         (and so one memo)."""
         ranks = o.get("roem.four_kind_ranks", ["A", "K", "Q", "10"])
+        # (every game started asks: the options' values find the rules made before)
+        key = (o.get("roem.run3", 20), o.get("roem.run4", 50), o.get("roem.stuk", 20),
+               o.get("roem.four_kind", 100), tuple(ranks), o.get("roem.four_jacks", 200),
+               o.get("roem.three_of_a_kind", 0))
+        known = _BY_OPTIONS.get(key)
+        if known is not None:
+            return known
         rules = cls(
             run3=int(o.get("roem.run3", 20)), run4=int(o.get("roem.run4", 50)),
             stuk=int(o.get("roem.stuk", 20)), four_kind=int(o.get("roem.four_kind", 100)),
@@ -278,10 +285,14 @@ class RoemRules:
         )
         if len(_SHARED) > 256:  # a program trying thousands of roem tables: stop sharing
             _SHARED.clear()
-        return _SHARED.setdefault(rules, rules)
+            _BY_OPTIONS.clear()
+        shared = _BY_OPTIONS[key] = _SHARED.setdefault(rules, rules)
+        return shared
 
 
 _SHARED: dict[RoemRules, RoemRules] = {}
+#: The shared rules by the option values they were made from.
+_BY_OPTIONS: dict[tuple[Any, ...], RoemRules] = {}
 
 
 @functools.lru_cache(maxsize=64)
