@@ -240,8 +240,9 @@ class RoemRules:
     four_kind_ranks: frozenset[int] = frozenset()
     four_jacks: int = 200
     three_of_a_kind: int = 0
-    #: (card points, roem) of tricks already worked out, by :func:`trick_key`: they depend on
-    #: nothing else, and a fold meets the same tricks over and over (at most 143,840 of them).
+    #: (card points, roem) of tricks already worked out by :func:`trick_score`, by
+    #: :func:`trick_key`: they depend on nothing else (at most 143,840 of them). The fold's
+    #: play path calls :func:`trick_value` itself: compiled, that costs less than the look-up.
     memo: dict[int, tuple[int, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
     #: The roem combinations of tricks already seen, by :func:`trick_key` (for the export).
