@@ -23,6 +23,7 @@ the suit symbols. Canonical text is always what jaslog writes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -34,15 +35,22 @@ SUIT_LETTERS = "CDHS"
 SUIT_SYMBOLS = "♣♦♥♠"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 
-SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE = range(8)
+SEVEN: Final = 0
+EIGHT: Final = 1
+NINE: Final = 2
+TEN: Final = 3
+JACK: Final = 4
+QUEEN: Final = 5
+KING: Final = 6
+ACE: Final = 7
 RANKS = tuple(range(8))
 RANK_TEXT = ("7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_NAMES = ("seven", "eight", "nine", "ten", "jack", "queen", "king", "ace")
 
 ALL_CARDS = tuple(range(32))
-FULL_DECK = (1 << 32) - 1
-SUIT_MASK = tuple(0xFF << (8 * s) for s in SUITS)
-RANK_MASK = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
+FULL_DECK: Final = (1 << 32) - 1
+SUIT_MASK: Final[tuple[int, ...]] = tuple(0xFF << (8 * s) for s in SUITS)
+RANK_MASK: Final[tuple[int, ...]] = tuple(sum(1 << (s * 8 + r) for s in SUITS) for r in RANKS)
 
 
 
@@ -74,8 +82,8 @@ def bit(c: int) -> int:
     return 1 << c
 
 
-CARD_TEXT = tuple(RANK_TEXT[c & 7] + SUIT_LETTERS[c >> 3] for c in ALL_CARDS)
-CARD_INDEX: dict[str, int] = {t: i for i, t in enumerate(CARD_TEXT)}
+CARD_TEXT: Final[tuple[str, ...]] = tuple(RANK_TEXT[c & 7] + SUIT_LETTERS[c >> 3] for c in ALL_CARDS)
+CARD_INDEX: Final[dict[str, int]] = {t: i for i, t in enumerate(CARD_TEXT)}
 
 _LENIENT_RANK = {"7": SEVEN, "8": EIGHT, "9": NINE, "10": TEN, "T": TEN, "J": JACK,
                  "Q": QUEEN, "K": KING, "A": ACE}
@@ -182,12 +190,12 @@ def hand_text(mask: int, sep: str = " ") -> str:
 # ---- the three orders and the points of the Jack-Nine games (rule book section 2) ----
 
 #: Strength of each rank when its suit is trump: J 9 A 10 K Q 8 7, high to low.
-TRUMP_STRENGTH = (0, 1, 6, 4, 7, 2, 3, 5)
+TRUMP_STRENGTH: Final[tuple[int, ...]] = (0, 1, 6, 4, 7, 2, 3, 5)
 #: Strength of each rank in a plain suit: A 10 K Q J 9 8 7, high to low.
-PLAIN_STRENGTH = (0, 1, 2, 6, 3, 4, 5, 7)
+PLAIN_STRENGTH: Final[tuple[int, ...]] = (0, 1, 2, 6, 3, 4, 5, 7)
 #: Card points when the card's suit is trump, and when it is plain.
-TRUMP_POINTS = (0, 0, 14, 10, 20, 3, 4, 11)
-PLAIN_POINTS = (0, 0, 0, 10, 2, 3, 4, 11)
+TRUMP_POINTS: Final[tuple[int, ...]] = (0, 0, 14, 10, 20, 3, 4, 11)
+PLAIN_POINTS: Final[tuple[int, ...]] = (0, 0, 0, 10, 2, 3, 4, 11)
 
 
 def _higher_trumps(c: int) -> int:
@@ -196,7 +204,7 @@ def _higher_trumps(c: int) -> int:
 
 
 #: For each card, the cards of its own suit that beat it when that suit is trump.
-HIGHER_TRUMPS = tuple(_higher_trumps(c) for c in ALL_CARDS)
+HIGHER_TRUMPS: Final[tuple[int, ...]] = tuple(_higher_trumps(c) for c in ALL_CARDS)
 
 
 def card_points(c: int, trump: int) -> int:

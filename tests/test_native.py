@@ -251,3 +251,65 @@ def test_a_copied_game_has_every_field_of_the_original() -> None:
         assert _fields(g)[name] == value or name == "rounds", name
     assert [_fields(r).keys() for r in g.rounds] == [_fields(r).keys() for r in f.state.rounds]
     assert g.outcomes() == f.state.outcomes() and g.expected() == f.state.expected()
+
+
+#: The functions every play of a fold runs through (module, qualified name).
+PLAY_PATH = [
+    ("jaslog.engine.fold", "GameFold.apply"),
+    ("jaslog.games.klaverjas.fold", "KlaverjasFold.apply"),
+    ("jaslog.games.klaverjas.rules.game", "KlaverjasGame.play"),
+    ("jaslog.games.klaverjas.rules.play", "_walk"),
+    ("jaslog.games.klaverjas.rules.play", "trick_value"),
+    ("jaslog.engine.jacknine", "beats"),
+    ("jaslog.engine.jacknine", "trick_winner"),
+]
+
+
+def _module_constants(tree: ast.Module) -> dict[str, bool]:
+    """The names a module assigns at its top level, each with whether it is declared
+    ``Final``."""
+    out: dict[str, bool] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out[node.target.id] = ast.unparse(node.annotation).startswith("Final")
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                names = target.elts if isinstance(target, ast.Tuple) else [target]
+                for n in names:
+                    if isinstance(n, ast.Name):
+                        out.setdefault(n.id, False)
+    return out
+
+
+def _function(tree: ast.Module, qualname: str) -> ast.FunctionDef:
+    scope: Any = tree
+    for part in qualname.split("."):
+        scope = next(n for n in scope.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))
+                     and n.name == part)
+    return scope
+
+
+def test_the_tables_the_play_path_reads_are_final() -> None:
+    """Compiled, a module-level name a function reads is looked up in its module's dict at
+    every read, unless it is ``Final`` (then mypyc keeps it in a C static, or inlines it);
+    a tuple of ints read that way was even unboxed and boxed again at each index. So every
+    constant the play path reads, its own module's or one it imports from the hot path, is
+    declared ``Final``."""
+    trees = {m: ast.parse(native.source_of(m).read_text(encoding="utf-8"))
+             for m in native.HOT_PATH}
+    constants = {m: _module_constants(t) for m, t in trees.items()}
+    not_final = []
+    for module, qualname in PLAY_PATH:
+        tree = trees[module]
+        known = dict(constants[module])
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.module in constants:
+                for alias in node.names:
+                    if alias.name in constants[node.module]:
+                        known[alias.asname or alias.name] = constants[node.module][alias.name]
+        fn = _function(tree, qualname)
+        read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)
+                and isinstance(n.ctx, ast.Load)}
+        not_final += [f"{module}.{qualname}: {name}" for name in sorted(read)
+                      if known.get(name) is False]
+    assert not_final == []

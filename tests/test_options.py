@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -64,6 +65,15 @@ def test_preset_differences() -> None:
     online = resolve("klaverjas-online-501")
     assert online["game_end"] == {"type": "target", "points": 501}
     assert (online["pit_for"], online["game_tie"]) == ("playing_team", "extra_deal")
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_a_resolved_preset_is_its_preset_as_json_reads_it(name: str) -> None:
+    """Options are JSON: resolving a preset copies it as a JSON round trip would, without
+    sharing a list or dict with it."""
+    opts = resolve(name)
+    assert opts == json.loads(json.dumps(PRESETS[name]))
+    assert not [k for k, v in opts.items() if isinstance(v, (list, dict)) and v is PRESETS[name][k]]
 
 
 def test_resolve_returns_a_fresh_copy() -> None:

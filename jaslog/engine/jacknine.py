@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from jaslog.cards import PLAIN_POINTS, PLAIN_STRENGTH, TRUMP_POINTS, TRUMP_STRENGTH
 
@@ -39,8 +40,9 @@ def trick_winner(cards: Sequence[int], trump: int) -> int:
 
 
 #: Card points of every card (0-31) with each suit as trumps: ``CARD_POINTS[trump][card]``.
-CARD_POINTS = tuple(tuple(TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7]
-                          for c in range(32)) for t in range(4))
+CARD_POINTS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(TRUMP_POINTS[c & 7] if c >> 3 == t else PLAIN_POINTS[c & 7] for c in range(32))
+    for t in range(4))
 
 
 def trick_points(cards: Sequence[int], trump: int) -> int:
@@ -57,7 +59,7 @@ def _run(bits: int) -> int:
 
 
 #: Longest run of adjacent ranks (sequence order 7 8 9 10 J Q K A) in an 8-bit rank set.
-RUN_LENGTH = tuple(_run(b) for b in range(256))
+RUN_LENGTH: Final[tuple[int, ...]] = tuple(_run(b) for b in range(256))
 
 
 def longest_run(rank_bits: int) -> int:

@@ -116,12 +116,29 @@ def catalogue(*items: Option) -> dict[str, Option]:
     return {o.key: o for o in items}
 
 
+def plain_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, tuples, scalars), as writing it as JSON and
+    reading it back gives it (a tuple comes back a list), without the JSON: a preset is
+    copied for every game started, and the round trip took half of starting a fold.
+
+    >>> p = {"game_end": {"type": "deals", "count": 16}, "ranks": ("A", "K")}
+    >>> c = plain_copy(p)
+    >>> c == json.loads(json.dumps(p)), c["game_end"] is p["game_end"]
+    (True, False)
+    """
+    if isinstance(value, dict):
+        return {k: plain_copy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_copy(v) for v in value]
+    return value
+
+
 def resolve_preset(options: Mapping[str, Option], ruleset: str, preset: Mapping[str, Any],
                    overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The full, checked options of a game: ``preset`` with ``overrides`` applied, each
     override checked against the game's catalogue ``options``."""
     game = preset["game"]
-    out = json.loads(json.dumps(preset))  # a deep copy that cannot share lists
+    out = plain_copy(preset)  # shares no dict or list with the preset
     for key, value in (overrides or {}).items():
         opt = options.get(key)
         if opt is None:

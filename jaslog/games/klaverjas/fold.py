@@ -7,7 +7,7 @@ the way.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, cast
+from typing import Any, ClassVar, Final, cast
 
 from mypy_extensions import mypyc_attr
 
@@ -19,11 +19,19 @@ from jaslog.events.fast import FastPlay
 from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
 
+#: The classes of a play (compiled: read once, not looked up by name at every event).
+PLAY: Final = Play
+FAST_PLAY: Final = FastPlay
+
 
 def cards_mask(texts: list[str]) -> int:
+    """The mask of the cards named, or -1 when one is named twice."""
     m = 0
     for t in texts:
-        m |= 1 << CARD_INDEX[t]
+        bit = 1 << CARD_INDEX[t]
+        if m & bit:
+            return -1
+        m |= bit
     return m
 
 
@@ -38,22 +46,26 @@ class KlaverjasFold(GameFold):
         return KlaverjasGame(self.options, started.dealer)
 
     def dealt(self, e: Dealt) -> None:
-        for unused in ("turn_up", "stock"):
-            if getattr(e, unused) is not None:
-                raise IntegrityError("bad_event", f"field {unused!r} is not used in klaverjas "
-                                     "(it belongs to a klaberjass deal)")
+        if e.turn_up is not None or e.stock is not None:
+            name = "turn_up" if e.turn_up is not None else "stock"
+            raise IntegrityError("bad_event", f"field {name!r} is not used in klaverjas "
+                                 "(it belongs to a klaberjass deal)")
         hands = None
-        if e.hands is not None:
-            if len(e.hands) != 4 or any(len(h) != 8 for h in e.hands):
-                sizes = ", ".join(str(len(h)) for h in e.hands)
+        texts_by_seat = e.hands
+        if texts_by_seat is not None:
+            if len(texts_by_seat) != 4 or any(len(h) != 8 for h in texts_by_seat):
+                sizes = ", ".join(str(len(h)) for h in texts_by_seat)
                 raise IntegrityError("bad_deal", f"a deal is 4 hands of 8 cards, not [{sizes}]")
-            hands = [cards_mask(h) for h in e.hands]
-            for seat, (h, texts) in enumerate(zip(hands, e.hands, strict=True)):
-                if h.bit_count() != 8:
+            hands = []
+            for seat in range(4):
+                texts = texts_by_seat[seat]
+                h = cards_mask(texts)
+                if h < 0:  # a card named twice
                     twice = sorted({t for t in texts if texts.count(t) > 1})
                     raise IntegrityError("dealt_twice",
                                          f"{', '.join(twice)} dealt twice to seat {seat}",
                                          seat=seat)
+                hands.append(h)
         self.game_state().deal(hands, e.dealer, e.seq)
 
     def game_state(self) -> KlaverjasGame:
@@ -72,26 +84,26 @@ class KlaverjasFold(GameFold):
     def apply(self, e: Event) -> None:
         # The hot path: a play in its place goes straight to the rules, with the checks and
         # errors of GameFold.apply, which takes every other event (and a misplaced play).
+        # Its fields are read from the event's ``__dict__`` (a model's and a FastPlay's hold
+        # them all), one dict read each instead of an attribute look-up through the model's
+        # class.
         kind = type(e)
-        if kind is FastPlay or kind is Play:
-            self._play_event(e)
+        if kind is not PLAY and kind is not FAST_PLAY:
+            GameFold.apply(self, e)
             return
-        super().apply(e)
-
-    def _play_event(self, e: Any) -> None:
-        """A play (its model, or a :class:`FastPlay`): the rules' ``play`` when it is the
-        event due, else :meth:`GameFold.apply`'s error."""
-        seq: int = e.seq
-        if seq != self.next_seq or e.game != self.game_id:
+        d: dict[str, Any] = e.__dict__
+        seq: int = d["seq"]
+        game: str = d["game"]
+        if seq != self.next_seq or game != self.game_id:
             GameFold.apply(self, e)  # (which says what is wrong)
             return
         try:
-            cast(KlaverjasGame, self.state).play(e.seat, CARD_INDEX[e.card], seq)
+            cast(KlaverjasGame, self.state).play(d["seat"], CARD_INDEX[d["card"]], seq)
         except IntegrityError as err:
             raise self.located(err, e) from None
         self.log.append(e)
         self.next_seq = seq + 1
-        at = e.at
+        at: str | None = d["at"]
         if at is not None:
             self.last_at = at
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from jaslog.cards import (
     ALL_CARDS,
@@ -64,14 +64,14 @@ def _higher_plain(c: int) -> int:
 #: For each card, the cards of its suit that beat it in plain order (A 10 K Q J 9 8 7).
 HIGHER_PLAIN = tuple(_higher_plain(c) for c in ALL_CARDS)
 
-LEAD = "lead"
-TRUMP_HEAD = "trump_head"
-TRUMP_LOWER = "trump_lower"
-TRUMP_VOID = "trump_void"
-FOLLOW = "follow"
-FOLLOW_HEAD = "follow_head"
-MUST_TRUMP = "must_trump"
-VOID = "void"
+LEAD: Final = "lead"
+TRUMP_HEAD: Final = "trump_head"
+TRUMP_LOWER: Final = "trump_lower"
+TRUMP_VOID: Final = "trump_void"
+FOLLOW: Final = "follow"
+FOLLOW_HEAD: Final = "follow_head"
+MUST_TRUMP: Final = "must_trump"
+VOID: Final = "void"
 
 
 def _walk(hand: int, trick: Sequence[int], trump: int, rules: PlayRules) -> tuple[int, str]:

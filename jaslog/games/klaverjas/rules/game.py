@@ -458,11 +458,12 @@ class KlaverjasGame(RoundBook[Round]):
             r = self._open_round()  # raises the right error
         if not 0 <= seat < 4:
             check_seat(seat, 4)
-        trump = r.selection.trump
-        if trump is None:
+        chosen = r.selection.trump
+        if chosen is None:
             raise IntegrityError("trump_not_chosen",
                                  f"seat {seat} played {card_text(c)} before trumps were chosen",
                                  seat=seat, card=c)
+        trump: int = chosen  # (compiled: a plain int from here on, not unboxed at each use)
         t = r.tricks[-1]
         cards = t.cards
         n = len(cards)
@@ -512,14 +513,8 @@ class KlaverjasGame(RoundBook[Round]):
         cards.append(c)
         t.seqs.append(seq)
         if n == 3:  # the trick is complete
-            # its card points and roem, by card set and trump (trick_score, inlined)
-            a, b, d = cards[0], cards[1], cards[2]
-            memo = self.roem_rules.memo
-            key = (1 << a | 1 << b | 1 << d | bit) << 2 | trump
-            hit = memo.get(key)
-            if hit is None:
-                hit = memo[key] = trick_value(a, b, d, c, trump, self.roem_rules)
-            points, t.roem = hit
+            # its card points and roem, by card set and trump
+            points, t.roem = trick_value(cards[0], cards[1], cards[2], c, trump, self.roem_rules)
             if t.number == 8:
                 t.points = points + self.last_bonus
                 try:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from jaslog.cards import (
     HIGHER_TRUMPS,
@@ -72,22 +72,22 @@ class PlayRules:
 
 
 # Branch names of the decision procedure. Each maps to the sentence that explains it.
-LEAD = "lead"
-TRUMP_LED_HIGHER = "trump_led_higher"
-TRUMP_LED_LOWER = "trump_led_lower"
-TRUMP_LED_NONE = "trump_led_none"
-FOLLOW = "follow"
-VOID_NO_TRUMP = "void_no_trump"
-ROTTERDAM_HIGHER = "rotterdam_higher"
-ROTTERDAM_LOWER = "rotterdam_lower"
-ROTTERDAM_FREE = "rotterdam_free"
-OPPONENT_HIGHER = "opponent_higher"
-OPPONENT_UNDERTRUMP = "opponent_undertrump"
-OPPONENT_DISCARD = "opponent_discard"
-PARTNER_PLAIN = "partner_plain"
-PARTNER_NO_UNDERTRUMP = "partner_no_undertrump"
-PARTNER_DISCARD = "partner_discard"
-PARTNER_FREE = "partner_free"
+LEAD: Final = "lead"
+TRUMP_LED_HIGHER: Final = "trump_led_higher"
+TRUMP_LED_LOWER: Final = "trump_led_lower"
+TRUMP_LED_NONE: Final = "trump_led_none"
+FOLLOW: Final = "follow"
+VOID_NO_TRUMP: Final = "void_no_trump"
+ROTTERDAM_HIGHER: Final = "rotterdam_higher"
+ROTTERDAM_LOWER: Final = "rotterdam_lower"
+ROTTERDAM_FREE: Final = "rotterdam_free"
+OPPONENT_HIGHER: Final = "opponent_higher"
+OPPONENT_UNDERTRUMP: Final = "opponent_undertrump"
+OPPONENT_DISCARD: Final = "opponent_discard"
+PARTNER_PLAIN: Final = "partner_plain"
+PARTNER_NO_UNDERTRUMP: Final = "partner_no_undertrump"
+PARTNER_DISCARD: Final = "partner_discard"
+PARTNER_FREE: Final = "partner_free"
 
 
 def _walk(hand: int, trick: Sequence[int], trump: int, rules: PlayRules) -> tuple[int, str, int]:
@@ -97,7 +97,8 @@ def _walk(hand: int, trick: Sequence[int], trump: int, rules: PlayRules) -> tupl
     led = trick[0] >> 3
     my_trumps = hand & SUIT_MASK[trump]
     top = -1
-    for c in trick:
+    for i in range(len(trick)):  # (compiled: by index, no iterator made)
+        c = trick[i]
         if c >> 3 == trump and (top < 0 or HIGHER_TRUMPS[top] >> c & 1):
             top = c
     higher = my_trumps & HIGHER_TRUMPS[top] if top >= 0 else my_trumps
@@ -239,8 +240,9 @@ class RoemRules:
     four_kind_ranks: frozenset[int] = frozenset()
     four_jacks: int = 200
     three_of_a_kind: int = 0
-    #: (card points, roem) of tricks already worked out, by :func:`trick_key`: they depend on
-    #: nothing else, and a fold meets the same tricks over and over (at most 143,840 of them).
+    #: (card points, roem) of tricks already worked out by :func:`trick_score`, by
+    #: :func:`trick_key`: they depend on nothing else (at most 143,840 of them). The fold's
+    #: play path calls :func:`trick_value` itself: compiled, that costs less than the look-up.
     memo: dict[int, tuple[int, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False, hash=False)
     #: The roem combinations of tricks already seen, by :func:`trick_key` (for the export).
@@ -268,6 +270,13 @@ class RoemRules:
         """The roem rules of a game's options; games with the same rules share one object
         (and so one memo)."""
         ranks = o.get("roem.four_kind_ranks", ["A", "K", "Q", "10"])
+        # (every game started asks: the options' values find the rules made before)
+        key = (o.get("roem.run3", 20), o.get("roem.run4", 50), o.get("roem.stuk", 20),
+               o.get("roem.four_kind", 100), tuple(ranks), o.get("roem.four_jacks", 200),
+               o.get("roem.three_of_a_kind", 0))
+        known = _BY_OPTIONS.get(key)
+        if known is not None:
+            return known
         rules = cls(
             run3=int(o.get("roem.run3", 20)), run4=int(o.get("roem.run4", 50)),
             stuk=int(o.get("roem.stuk", 20)), four_kind=int(o.get("roem.four_kind", 100)),
@@ -277,10 +286,14 @@ class RoemRules:
         )
         if len(_SHARED) > 256:  # a program trying thousands of roem tables: stop sharing
             _SHARED.clear()
-        return _SHARED.setdefault(rules, rules)
+            _BY_OPTIONS.clear()
+        shared = _BY_OPTIONS[key] = _SHARED.setdefault(rules, rules)
+        return shared
 
 
 _SHARED: dict[RoemRules, RoemRules] = {}
+#: The shared rules by the option values they were made from.
+_BY_OPTIONS: dict[tuple[Any, ...], RoemRules] = {}
 
 
 @functools.lru_cache(maxsize=64)
@@ -392,7 +405,7 @@ def stuk_cards(trump: int) -> int:
 
 
 #: :func:`stuk_cards` of each suit.
-STUK = tuple(stuk_cards(s) for s in range(4))
+STUK: Final[tuple[int, ...]] = tuple(stuk_cards(s) for s in range(4))
 
 
 # ---------------------------------------------------------------- round scoring (3.5, 3.7)

@@ -176,8 +176,8 @@ class FreeChoice(TrumpSelection):
     def __init__(self, dealer: int, start: str = "forehand", forced: str = "starter") -> None:
         super().__init__(dealer)
         self.turn = self.start = dealer if start == "dealer" else self.forehand
-        self.forced_seat = {"starter": self.start, "dealer": dealer,
-                            "forehand": self.forehand}[forced]
+        self.forced_seat = (self.start if forced == "starter" else dealer if forced == "dealer"
+                            else {"forehand": self.forehand}[forced])
         self.passes = 0
 
     def _blank(self) -> TrumpSelection:
