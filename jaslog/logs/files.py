@@ -183,8 +183,8 @@ def _block_last(data: bytes, stop: int, base: int, k: int,
     runs = game_runs(data, stop)
     if runs is not None:  # each game's lines one run after another: a few searches a game
         i = base
-        for gid, lines, _end in runs:
-            i += lines
+        for gid, count, _end in runs:
+            i += count
             last[gid.decode()] = (k, i)
         return i
     block = data[:stop] if stop < len(data) else data
