@@ -53,6 +53,8 @@ HOT_PATH = (
     "jaslog.games.kloepper.rules.scoring",
     "jaslog.games.kloepper.rules.game",
     "jaslog.games.kloepper.fold",
+    # check's reading: a log file's lines, block by block, canonical plays from their bytes
+    "jaslog.play.blockfold",
 )
 
 STAMP = "_native.txt"

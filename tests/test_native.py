@@ -17,6 +17,7 @@ import pytest
 from jaslog import native
 from jaslog.games.klaverjas.rules import game as klaverjas_game
 from jaslog.play import fold as _fold  # noqa: F401  (loads the whole hot path)
+from jaslog.play import logfold as _logfold  # noqa: F401  (and check's reading)
 from jaslog.play.sim import simulate, to_jsonl
 from tests.cli import jaslog as run_jaslog
 from tests.cli import process_env
@@ -37,7 +38,7 @@ def test_every_module_of_the_hot_path_is_loaded_as_the_mode_says() -> None:
 
 
 def test_jaslog_pure_loads_every_module_from_its_source() -> None:
-    code = ("import json, sys, jaslog.play.fold; from jaslog import native; "
+    code = ("import json, sys, jaslog.play.fold, jaslog.play.logfold; from jaslog import native; "
             "print(json.dumps([native.status(), [sys.modules[m].__file__ for m in native.HOT_PATH]]))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env={**os.environ, "JASLOG_PURE": "1"}, cwd=ROOT)

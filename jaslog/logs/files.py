@@ -145,6 +145,32 @@ BLOCK = 1 << 22
 _GAME_START = re.compile(rb'\{"game":"([A-Za-z0-9._:-]{1,128})"')
 
 
+def blocks(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
+    """``stream`` (at its start) in blocks of whole lines, about :data:`BLOCK` bytes each:
+    ``(data, stop)``, the lines being ``data[:stop]`` (the last line of the stream may lack
+    its line break); what follows ``stop`` (a line's start, no line break) is the start of
+    the next block too.
+
+    >>> import io
+    >>> list(blocks(io.BytesIO(b"a\\nb\\nc")))
+    [(b'a\\nb\\nc', 4), (b'c', 1)]
+    """
+    rest = b""
+    while True:
+        chunk = stream.read(BLOCK)
+        if not chunk:
+            break
+        data = rest + chunk if rest else chunk
+        cut = data.rfind(b"\n") + 1
+        if cut == 0:
+            rest = data
+            continue
+        rest = data[cut:]
+        yield data, cut
+    if rest:
+        yield rest, len(rest)
+
+
 def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> None:
     """The first pass over one file (``stream``, at its start; file index ``k``): set
     ``last[game]`` to ``(k, number)`` of each game's last line, as :func:`~jaslog.logs.
@@ -159,20 +185,8 @@ def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> N
     {'a': (0, 4), 'b': (0, 2)}
     """
     base = 0  # lines before the block
-    rest = b""
-    while True:
-        chunk = stream.read(BLOCK)
-        if not chunk:
-            break
-        data = rest + chunk if rest else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            continue
-        rest = data[cut:]
-        base = _block_last(data, cut, base, k, last)
-    if rest:
-        _block_last(rest, len(rest), base, k, last)
+    for data, stop in blocks(stream):
+        base = _block_last(data, stop, base, k, last)
 
 
 def _block_last(data: bytes, stop: int, base: int, k: int,
