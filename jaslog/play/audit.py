@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.engine.common import violation_dict
-from jaslog.engine.facts import add_round_facts, irregularity_list, retracted_list, timeout_list
+from jaslog.engine.facts import (
+    add_round_facts,
+    events_of,
+    irregularity_list,
+    retracted_list,
+    timeout_list,
+)
 from jaslog.engine.fold import FAIR_DEAL, FoldError, GameFold
 from jaslog.games import get_game
 from jaslog.play.fairdeal import check_deals
@@ -30,7 +36,7 @@ def deal_problems(fold: GameFold) -> list[dict[str, Any]]:
     """The ``deal_not_fair`` problems of a game's computer deals (rule book 9.3, decision
     21: :func:`jaslog.play.fairdeal.check_deals`), as violations (rule ``deal_not_fair``);
     none for a game without a committed deal."""
-    if not any(e.type in FAIR_DEAL for e in fold.log):
+    if not events_of(fold.log, FAIR_DEAL):
         return []
     found = check_deals(fold.game_id, (e.model_dump() if e.type != "play" else  # a fast play
                                        {"type": "play", "seq": e.seq} for e in fold.log))
