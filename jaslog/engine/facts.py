@@ -36,6 +36,18 @@ def events_of(log: list[Event], types: Iterable[str]) -> list[Event]:
     return list(compress(log, map(classes.__contains__, map(type, log))))
 
 
+def has_events_of(log: list[Event], types: Iterable[str]) -> bool:
+    """Whether ``log`` holds an event whose ``type`` is one of ``types`` (as
+    :func:`events_of`, by class; it stops at the first).
+
+    >>> from jaslog.events import parse_event as p
+    >>> has_events_of([p('{"game":"g","seq":1,"type":"dealt"}')], {"nonce", "dealt"})
+    True
+    """
+    classes = {EVENT_MODELS[t] for t in types if t in EVENT_MODELS}
+    return not classes.isdisjoint(map(type, log))
+
+
 def ruling_list(rulings: list[Ruling]) -> list[dict[str, Any]]:
     """Every ruling on a round, in order; all but the last are superseded.
 

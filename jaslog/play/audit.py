@@ -11,7 +11,7 @@ from typing import Any
 from jaslog.engine.common import violation_dict
 from jaslog.engine.facts import (
     add_round_facts,
-    events_of,
+    has_events_of,
     irregularity_list,
     retracted_list,
     timeout_list,
@@ -36,7 +36,7 @@ def deal_problems(fold: GameFold) -> list[dict[str, Any]]:
     """The ``deal_not_fair`` problems of a game's computer deals (rule book 9.3, decision
     21: :func:`jaslog.play.fairdeal.check_deals`), as violations (rule ``deal_not_fair``);
     none for a game without a committed deal."""
-    if not events_of(fold.log, FAIR_DEAL):
+    if not has_events_of(fold.log, FAIR_DEAL):
         return []
     found = check_deals(fold.game_id, (e.model_dump() if e.type != "play" else  # a fast play
                                        {"type": "play", "seq": e.seq} for e in fold.log))
