@@ -74,16 +74,21 @@ def game_report(game: str | None, fold: GameFold | None,
     violations = sorted(state.violations, key=lambda v: v.seq)
     found = [violation_dict(v) for v in violations] + deal_problems(fold)
     found.sort(key=lambda v: v["seq"])
+    rounds = rounds_report(fold)
+    # every round's outcome is worked out anew each time the state is asked for one: the
+    # totals are the last round's running totals (round_facts adds the rounds' final
+    # scores as totals() does), and a game is finished when it has a winner
+    winner = state.winner
     return {
         "game": fold.game_id,
         "ruleset": fold.ruleset,
         "ok": not found and error is None,
         "error": str(error) if error else None,
         "violations": found,
-        "rounds": rounds_report(fold),
-        "totals": state.totals(),
-        "finished": state.finished,
-        "winner": state.winner,
+        "rounds": rounds,
+        "totals": list(rounds[-1]["totals"]) if rounds else state.totals(),
+        "finished": winner is not None,
+        "winner": winner,
         "retracted": retracted_list(fold),
         "irregularities": irregularity_list(fold),
         "timeouts": timeout_list(fold),
