@@ -157,3 +157,25 @@ def test_games_mixed_line_by_line_and_one_going_on_in_the_next_file(tmp_path: Pa
         slow = [g.game if isinstance(g, FileGame) else "bare"
                 for g in fold_lines(log.lines(), log.is_last)]
     assert [g[0] for g in _lines([mixed, again])] == slow and len(slow) == 2
+
+
+def test_the_cycle_collector_is_as_found_once_the_reading_ends_or_stops() -> None:
+    """fold_log pauses the collector while a log is read: on again after the last game, and
+    after a reader that stops early closes it; left off when it was off."""
+    import gc
+
+    assert gc.isenabled()
+    with contextlib.ExitStack() as stack:
+        games = fold_log(LogFiles(REPLAYS[:2], stack))
+        next(games)
+        assert not gc.isenabled()
+        games.close()
+        assert gc.isenabled()
+        assert len(list(fold_log(LogFiles(REPLAYS[:2], stack)))) == 2
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            list(fold_log(LogFiles(REPLAYS[:2], stack)))
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
