@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -166,7 +167,7 @@ def test_the_cycle_collector_is_as_found_once_the_reading_ends_or_stops() -> Non
 
     assert gc.isenabled()
     with contextlib.ExitStack() as stack:
-        games = fold_log(LogFiles(REPLAYS[:2], stack))
+        games: Any = fold_log(LogFiles(REPLAYS[:2], stack))  # (a generator: it closes)
         next(games)
         assert not gc.isenabled()
         games.close()
