@@ -145,8 +145,9 @@ BLOCK = 1 << 22
 _GAME_START = re.compile(rb'\{"game":"([A-Za-z0-9._:-]{1,128})"')
 
 
-def blocks(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
-    """``stream`` (at its start) in blocks of whole lines, about :data:`BLOCK` bytes each:
+def blocks(stream: IO[bytes], size: int = 0) -> Iterator[tuple[bytes, int]]:
+    """``stream`` (at its start) in blocks of whole lines, about ``size`` bytes each (0:
+    :data:`BLOCK`):
     ``(data, stop)``, the lines being ``data[:stop]`` (the last line of the stream may lack
     its line break); what follows ``stop`` (a line's start, no line break) is the start of
     the next block too.
@@ -156,8 +157,9 @@ def blocks(stream: IO[bytes]) -> Iterator[tuple[bytes, int]]:
     [(b'a\\nb\\nc', 4), (b'c', 1)]
     """
     rest = b""
+    size = size or BLOCK
     while True:
-        chunk = stream.read(BLOCK)
+        chunk = stream.read(size)
         if not chunk:
             break
         data = rest + chunk if rest else chunk

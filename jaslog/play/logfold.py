@@ -35,6 +35,11 @@ from jaslog.notation import TextView
 from jaslog.play.blockfold import BlockFolder
 from jaslog.play.fold import FileGame, take_line
 
+#: How much of a file the second pass folds at a time (its lines split while folded).
+FOLD_BLOCK = 1 << 20
+#: How many bytes of lines are folded between two collections of the young generations.
+COLLECT_EVERY = 1 << 22
+
 
 def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
     """Every game of ``log``, folded, each handed on at its last line (a line that names no
@@ -46,8 +51,8 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
     thousand objects (events, the fold's lists) that hold no reference cycle (a fold holds
     none), which the collector would otherwise walk again and again while the game is
     under way, and once more after it is handed on. Reference counting frees each game once
-    its reader drops it; the young generations are collected after each block of lines
-    (about 4 MB), a safety net that finds little young alive there.
+    its reader drops it; the young generations are collected after every 4 MB of lines
+    or so, a safety net that finds little young alive there.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -61,6 +66,7 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
 def _fold_log(log: LogFiles, collecting: bool) -> Iterator[FileGame | FoldError]:
     games: dict[str, FileGame] = {}
     ends = log.ends()
+    folded = 0  # bytes folded since the young generations were last collected
     for k, name, stream in log.streams():
         last = ends.get(k, {})
         if isinstance(stream, TextView):  # a notation text: its lines know their own place
@@ -74,7 +80,7 @@ def _fold_log(log: LogFiles, collecting: bool) -> Iterator[FileGame | FoldError]
             continue
         folder = BlockFolder(name, last, games)
         base = 0
-        for data, stop in blocks(stream):
+        for data, stop in blocks(stream, FOLD_BLOCK):
             folder.start(data, stop, base)
             more = True
             while more:  # each game handed on as soon as it ends
@@ -83,6 +89,8 @@ def _fold_log(log: LogFiles, collecting: bool) -> Iterator[FileGame | FoldError]
                 yield from out
             del out
             base = folder.number
-            if collecting:
+            folded += stop
+            if collecting and folded >= COLLECT_EVERY:
                 gc.collect(1)
+                folded = 0
     yield from games.values()
