@@ -54,6 +54,8 @@ HOT_PATH = (
     "jaslog.games.kloepper.rules.game",
     "jaslog.games.kloepper.fold",
     "jaslog.store.bulk_read",
+    # check's reading: a log file's lines, block by block, canonical plays from their bytes
+    "jaslog.play.blockfold",
 )
 
 STAMP = "_native.txt"

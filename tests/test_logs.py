@@ -289,3 +289,44 @@ def test_the_first_pass_by_blocks_finds_what_line_by_line_finds(
         files.last_lines(io.BytesIO(data), 0, last)
         expected = _last_line_by_line(data)
         assert last == expected and list(last) == list(expected)
+
+
+@pytest.mark.parametrize("probe", [2048, 40, 1])
+@pytest.mark.parametrize("block", [1 << 22, 997, 150])
+def test_runs_of_games_mixed_any_way_give_the_last_lines_of_line_by_line(
+        block: int, probe: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first pass finds a game's lines as runs, searching ahead and halving for where
+    each run ends: games mixed in runs of any length, a game coming back after another,
+    lines that name "game" twice or in their text, ids of every character allowed: the last
+    lines are those read line by line, whatever the blocks' and the probes' sizes."""
+    import io
+    import random
+
+    from jaslog.logs import files
+
+    monkeypatch.setattr(files, "BLOCK", block)
+    monkeypatch.setattr(files, "_PROBE", probe)
+    rng = random.Random(7)
+    ids = ["a", "b.c:d-E_9", "x" * 128, "a1"]
+    for trial in range(12):
+        lines = []
+        seqs = dict.fromkeys(ids, 0)
+        for _ in range(rng.randrange(1, 300)):
+            g = rng.choice(ids[: 1 + trial % len(ids)])
+            for _ in range(rng.choice([1, 1, 2, 5, 40])):
+                lines.append(b'{"game":"%s","seq":%d,"type":"note","text":"%s"}\n'
+                             % (g.encode(), seqs[g], b"y" * rng.randrange(0, 90)))
+                seqs[g] += 1
+        data = b"".join(lines)
+        odd = [b'{"game":"a","seq":9,"game":"b"}\n', b'{"game":"b","text":"game"}\n',
+               b'{"game":"a b","seq":3}\n', b"\n"]
+        for extra in ([], [rng.choice(odd)]):
+            mixed = list(lines)
+            for x in extra:
+                mixed.insert(rng.randrange(len(mixed) + 1), x)
+            for tail in (b"", b'{"game":"a","seq":99}'):
+                data = b"".join(mixed) + tail
+                last: dict[str, tuple[int, int]] = {}
+                files.last_lines(io.BytesIO(data), 0, last)
+                expected = _last_line_by_line(data)
+                assert last == expected and list(last) == list(expected), (trial, extra)

@@ -17,6 +17,7 @@ import pytest
 from jaslog import native
 from jaslog.games.klaverjas.rules import game as klaverjas_game
 from jaslog.play import fold as _fold  # noqa: F401  (loads the whole hot path)
+from jaslog.play import logfold as _logfold  # noqa: F401  (and check's reading)
 from jaslog.play.sim import simulate, to_jsonl
 from tests.cli import jaslog as run_jaslog
 from tests.cli import process_env

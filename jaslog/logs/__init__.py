@@ -14,6 +14,7 @@ from jaslog.logs.files import (
     LogError,
     LogFiles,
     RawLine,
+    blocks,
     compressed_problem,
     lines_of_game,
     path_problem,
@@ -35,6 +36,6 @@ from jaslog.logs.lines import (
 )
 
 __all__ = ["BOM", "COMPRESSED", "SNIFF", "Line", "LogError", "LogFiles", "RawLine",
-           "canonical_game_end", "compressed_problem", "guess_game", "line_game",
+           "blocks", "canonical_game_end", "compressed_problem", "guess_game", "line_game",
            "lines_of_game", "path_problem", "paths_problem", "read_file", "read_line",
            "read_line_fast", "read_lines", "repeated_path", "skip_bom"]

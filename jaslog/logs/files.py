@@ -145,23 +145,21 @@ BLOCK = 1 << 22
 _GAME_START = re.compile(rb'\{"game":"([A-Za-z0-9._:-]{1,128})"')
 
 
-def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> None:
-    """The first pass over one file (``stream``, at its start; file index ``k``): set
-    ``last[game]`` to ``(k, number)`` of each game's last line, as :func:`~jaslog.logs.
-    line_game` of each line would. A block of lines that all start in canonical form, each
-    naming ``"game"`` once, is read by one regex over the block; any other block line by
-    line.
+def blocks(stream: IO[bytes], size: int = 0) -> Iterator[tuple[bytes, int]]:
+    """``stream`` (at its start) in blocks of whole lines, about ``size`` bytes each (0:
+    :data:`BLOCK`):
+    ``(data, stop)``, the lines being ``data[:stop]`` (the last line of the stream may lack
+    its line break); what follows ``stop`` (a line's start, no line break) is the start of
+    the next block too.
 
     >>> import io
-    >>> last: dict[str, tuple[int, int]] = {}
-    >>> last_lines(io.BytesIO(b'{"game":"a"}\\n{"game":"b"}\\n\\n{"game": "a"}'), 0, last)
-    >>> last
-    {'a': (0, 4), 'b': (0, 2)}
+    >>> list(blocks(io.BytesIO(b"a\\nb\\nc")))
+    [(b'a\\nb\\nc', 4), (b'c', 1)]
     """
-    base = 0  # lines before the block
     rest = b""
+    size = size or BLOCK
     while True:
-        chunk = stream.read(BLOCK)
+        chunk = stream.read(size)
         if not chunk:
             break
         data = rest + chunk if rest else chunk
@@ -170,14 +168,42 @@ def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> N
             rest = data
             continue
         rest = data[cut:]
-        base = _block_last(data[:cut] if rest else data, base, k, last)
+        yield data, cut
     if rest:
-        _block_last(rest, base, k, last)
+        yield rest, len(rest)
 
 
-def _block_last(block: bytes, base: int, k: int, last: dict[str, tuple[int, int]]) -> int:
-    """:func:`last_lines` of one block of whole lines (the last may lack its line break),
-    the first of them line ``base + 1``; returns the number of the block's last line."""
+def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> None:
+    """The first pass over one file (``stream``, at its start; file index ``k``): set
+    ``last[game]`` to ``(k, number)`` of each game's last line, as :func:`~jaslog.logs.
+    line_game` of each line would. A block of lines that all start in canonical form, each
+    naming ``"game"`` once, is read by runs of one game (:func:`game_runs`) or, its games
+    mixed line by line, by one regex over the block; any other block line by line.
+
+    >>> import io
+    >>> last: dict[str, tuple[int, int]] = {}
+    >>> last_lines(io.BytesIO(b'{"game":"a"}\\n{"game":"b"}\\n\\n{"game": "a"}'), 0, last)
+    >>> last
+    {'a': (0, 4), 'b': (0, 2)}
+    """
+    base = 0  # lines before the block
+    for data, stop in blocks(stream):
+        base = _block_last(data, stop, base, k, last)
+
+
+def _block_last(data: bytes, stop: int, base: int, k: int,
+                last: dict[str, tuple[int, int]]) -> int:
+    """:func:`last_lines` of one block of whole lines, ``data[:stop]`` (the last may lack
+    its line break), the first of them line ``base + 1``; returns the number of the block's
+    last line."""
+    runs = game_runs(data, stop)
+    if runs is not None:  # each game's lines one run after another: a few searches a game
+        i = base
+        for gid, count, _end in runs:
+            i += count
+            last[gid.decode()] = (k, i)
+        return i
+    block = data[:stop] if stop < len(data) else data
     n = block.count(b"\n") + (not block.endswith(b"\n"))
     # every line starts {"game":" and names "game" once: then the regex finds each line's id
     # at its start, and finds them all when each id is one line_game reads off the text
@@ -196,6 +222,85 @@ def _block_last(block: bytes, base: int, k: int, last: dict[str, tuple[int, int]
         if game is not None:
             last[game] = (k, i)
     return base + n
+
+
+#: A game id as :func:`~jaslog.logs.line_game` reads it off a canonical line's text.
+_GAME_ID = re.compile(rb"[A-Za-z0-9._:-]{1,128}")
+#: Runs of lines shorter than this many bytes are walked line by line, not halved.
+_PROBE = 2048
+
+
+def game_runs(data: bytes, stop: int | None = None) -> list[tuple[bytes, int, int]] | None:
+    """The runs of one game's lines in the block ``data[:stop]`` (whole lines), in order:
+    (game id, lines in the run, offset after the run), covering every line; None unless
+    every line is in canonical form (it starts ``{"game":"<id>"``, names ``"game"`` once
+    and the id is one :func:`~jaslog.logs.line_game` reads off the text) and each run found
+    holds only its game's lines. A run's end is found by probing ahead and halving the bytes
+    (:func:`run_end`: in a file written game after game, a game's lines are one run), then
+    checked by counting: the lines that start with their run's ``{"game":"<id>"`` are all
+    the block's lines, and as many as its ``"game"``.
+
+    >>> game_runs(b'{"game":"a","s":1}\\n{"game":"a","s":2}\\n{"game":"b","s":1}')
+    [(b'a', 2, 38), (b'b', 1, 56)]
+    >>> game_runs(b'{"game":"a"}\\n{"seq":1}\\n') is None
+    True
+    """
+    size = len(data) if stop is None else stop
+    n = data.count(b"\n", 0, size) + (not data.endswith(b"\n", 0, size))
+    if data.count(b'"game"', 0, size) != n:
+        return None
+    runs: list[tuple[bytes, int, int]] = []
+    pos = found = 0
+    while pos < size:
+        end = data.find(b'"', pos + 9, size)
+        gid = data[pos + 9:end]
+        if not data.startswith(b'{"game":"', pos) or end < 0 or \
+                _GAME_ID.fullmatch(gid) is None:
+            return None
+        head = b'\n{"game":"' + gid + b'"'
+        r = run_end(data, head, pos, size)
+        lines = data.count(head, pos, r) + 1  # (its first line starts so)
+        runs.append((gid, lines, r))
+        found += lines
+        pos = r
+    return runs if found == n else None  # (a run that held another game's line: fewer)
+
+
+def run_end(data: bytes, head: bytes, pos: int, stop: int) -> int:
+    """Where the run of lines from ``pos`` ends in ``data[:stop]``: the offset of the first
+    line after ``pos`` found not to start with ``head`` (``\\n`` and a line's start), else
+    ``stop``. Found by probing ahead, further each time, then halving, then line by line;
+    a run that holds other lines between two probes is not seen here (:func:`game_runs`
+    counts them).
+
+    >>> run_end(b'ab\\nab\\nab\\ncd\\nab', b"\\na", 0, 14)
+    9
+    """
+    find, starts = data.find, data.startswith
+    lo, hi, step = pos, stop, _PROBE
+    while lo + step < hi:  # probe ahead
+        q = find(b"\n", lo + step, hi)
+        if q < 0 or q + 1 >= hi:
+            break
+        if not starts(head, q):
+            hi = q + 1
+            break
+        lo, step = q + 1, step * 4
+    while hi - lo > _PROBE:  # halve
+        q = find(b"\n", (lo + hi) // 2, hi)
+        if q < 0 or q + 1 >= hi:
+            break  # long lines: walk them
+        if starts(head, q):
+            lo = q + 1
+        else:
+            hi = q + 1
+    while True:  # walk
+        q = find(b"\n", lo, hi)
+        if q < 0 or q + 1 >= hi:
+            return hi
+        if not starts(head, q):
+            return q + 1
+        lo = q + 1
 
 
 class LogFiles:

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.engine.common import violation_dict
-from jaslog.engine.facts import add_round_facts, irregularity_list, retracted_list, timeout_list
+from jaslog.engine.facts import (
+    add_round_facts,
+    has_events_of,
+    irregularity_list,
+    retracted_list,
+    timeout_list,
+)
 from jaslog.engine.fold import FAIR_DEAL, FoldError, GameFold
 from jaslog.games import get_game
 from jaslog.play.fairdeal import check_deals
@@ -30,7 +36,7 @@ def deal_problems(fold: GameFold) -> list[dict[str, Any]]:
     """The ``deal_not_fair`` problems of a game's computer deals (rule book 9.3, decision
     21: :func:`jaslog.play.fairdeal.check_deals`), as violations (rule ``deal_not_fair``);
     none for a game without a committed deal."""
-    if not any(e.type in FAIR_DEAL for e in fold.log):
+    if not has_events_of(fold.log, FAIR_DEAL):
         return []
     found = check_deals(fold.game_id, (e.model_dump() if e.type != "play" else  # a fast play
                                        {"type": "play", "seq": e.seq} for e in fold.log))
@@ -68,16 +74,21 @@ def game_report(game: str | None, fold: GameFold | None,
     violations = sorted(state.violations, key=lambda v: v.seq)
     found = [violation_dict(v) for v in violations] + deal_problems(fold)
     found.sort(key=lambda v: v["seq"])
+    rounds = rounds_report(fold)
+    # every round's outcome is worked out anew each time the state is asked for one: the
+    # totals are the last round's running totals (round_facts adds the rounds' final
+    # scores as totals() does), and a game is finished when it has a winner
+    winner = state.winner
     return {
         "game": fold.game_id,
         "ruleset": fold.ruleset,
         "ok": not found and error is None,
         "error": str(error) if error else None,
         "violations": found,
-        "rounds": rounds_report(fold),
-        "totals": state.totals(),
-        "finished": state.finished,
-        "winner": state.winner,
+        "rounds": rounds,
+        "totals": list(rounds[-1]["totals"]) if rounds else state.totals(),
+        "finished": winner is not None,
+        "winner": winner,
         "retracted": retracted_list(fold),
         "irregularities": irregularity_list(fold),
         "timeouts": timeout_list(fold),

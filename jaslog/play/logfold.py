@@ -3,11 +3,12 @@ check`` reads.
 
 :func:`fold_log` gives what :func:`jaslog.play.fold.fold_lines` gives of
 ``log.lines(fast=True)`` with ``log.is_last`` (the same games, in the same order, with the
-same errors at the same file and line), with less work a line: a line goes from the file to
-its game's fold as its event, with no :class:`~jaslog.logs.Line`, no generator and no
-``is_last`` call between (a canonical play read without its model,
-:func:`jaslog.events.fast.fast_play`; any other valid line by its model,
-:func:`jaslog.events.parse_event`); a line the models refuse is read as every reader reads
+same errors at the same file and line), with less work a line: a file is read in blocks of
+lines (:func:`jaslog.logs.blocks`), each folded by the compiled
+:class:`~jaslog.play.blockfold.BlockFolder`, with no :class:`~jaslog.logs.Line`, no
+generator and no ``is_last`` call between: a canonical play is read from its bytes and goes
+to its game's fold without a model; any other valid line by its model
+(:func:`jaslog.events.parse_event`); a line the models refuse is read as every reader reads
 it (:func:`jaslog.logs.read_line`: its error, with the game and seq it names), and so is
 every line of a notation text.
 
@@ -24,23 +25,48 @@ every line of a notation text.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from typing import Any
 
 from jaslog.engine.fold import FoldError
-from jaslog.events import EventError, parse_event
-from jaslog.events.fast import fast_play
-from jaslog.logs import LogFiles, read_line
+from jaslog.logs import LogFiles, blocks, read_line
 from jaslog.notation import TextView
-from jaslog.play.fold import FileGame, start_fold, take_line
+from jaslog.play.blockfold import BlockFolder
+from jaslog.play.fold import FileGame, take_line
+
+#: How much of a file the second pass folds at a time (its lines split while folded).
+FOLD_BLOCK = 1 << 20
+#: How many bytes of lines are folded between two collections of the young generations.
+COLLECT_EVERY = 1 << 22
 
 
 def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
     """Every game of ``log``, folded, each handed on at its last line (a line that names no
     game: a bare :class:`FoldError` where it stands), as ``fold_lines(log.lines(fast=True),
-    log.is_last)`` gives them."""
+    log.is_last)`` gives them.
+
+    While the log is read (until the last game is handed on, or the reading is closed),
+    Python's cycle collector is paused, as in the import: a game's lines make a few
+    thousand objects (events, the fold's lists) that hold no reference cycle (a fold holds
+    none), which the collector would otherwise walk again and again while the game is
+    under way, and once more after it is handed on. Reference counting frees each game once
+    its reader drops it; the young generations are collected after every 4 MB of lines
+    or so, a safety net that finds little young alive there.
+    """
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield from _fold_log(log, collecting)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _fold_log(log: LogFiles, collecting: bool) -> Iterator[FileGame | FoldError]:
     games: dict[str, FileGame] = {}
     ends = log.ends()
+    folded = 0  # bytes folded since the young generations were last collected
     for k, name, stream in log.streams():
         last = ends.get(k, {})
         if isinstance(stream, TextView):  # a notation text: its lines know their own place
@@ -52,34 +78,19 @@ def fold_log(log: LogFiles) -> Iterator[FileGame | FoldError]:
                     elif last.get(number) == gid:
                         yield games.pop(gid)  # type: ignore[arg-type]
             continue
-        for number, raw in enumerate(stream, 1):
-            e: Any = fast_play(raw)
-            if e is None:
-                try:  # a valid line: its model (read_line says what is wrong with any other)
-                    e = parse_event(raw)
-                except EventError:
-                    if not raw.strip():
-                        continue
-                    e = None
-            if e is None:
-                gid, bare = take_line(games, read_line(raw, name, number))
-                if bare is not None:
-                    yield bare
-                    continue
-            else:
-                gid = e.game
-                g = games.get(gid)
-                if g is None:
-                    g = games[gid] = FileGame(gid)
-                if g.error is None:
-                    g.lines.append((name, number))
-                    try:
-                        if g.fold is None:
-                            g.fold = start_fold(e)
-                        else:
-                            g.fold.apply(e)
-                    except FoldError as err:
-                        g.error = err.located(name, number)
-            if last.get(number) == gid:
-                yield games.pop(gid)  # type: ignore[arg-type]
+        folder = BlockFolder(name, last, games)
+        base = 0
+        for data, stop in blocks(stream, FOLD_BLOCK):
+            folder.start(data, stop, base)
+            more = True
+            while more:  # each game handed on as soon as it ends
+                out: list[Any] = []
+                more = folder.step(out)
+                yield from out
+            del out
+            base = folder.number
+            folded += stop
+            if collecting and folded >= COLLECT_EVERY:
+                gc.collect(1)
+                folded = 0
     yield from games.values()

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, cast
 
-from jaslog.cards import CARD_TEXT, SUIT_LETTERS, card_text
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.engine.common import VERDICTS_ON_ALL_HANDS, card_list, ruling_dict, violation_dict
 from jaslog.engine.fold import GameFold
 from jaslog.engine.view import (
@@ -36,7 +36,7 @@ def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
             "dealer": r.dealer,
             "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
             "chooser": r.chooser,
-            "tricks": [{"leader": t.leader, "cards": [card_text(c) for c in t.cards],
+            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
                         "winner": t.winner if t.complete else None, "points": t.points,
                         "roem": (t.claimed if state.claimed_mode else t.roem),
                         "roem_on_table": t.roem} for t in r.tricks if t.cards],

@@ -1,0 +1,423 @@
+"""Blocks of a log file's lines folded into their games, each canonical play read from its
+bytes: the compiled heart of ``jaslog check``'s reading (:func:`jaslog.play.logfold.fold_log`).
+
+Nine lines in ten are plays. A line that is exactly the canonical text of a play (what
+:func:`jaslog.events.fast.fast_play` takes: keys in the model's order, no spaces, no escapes,
+every field as the model checks it) is recognized here byte by byte, without a regex or a
+JSON parse, and handed to its game's fold as a :class:`~jaslog.events.fast.FastPlay`, its
+payload written only if asked for. Every other line, and any doubt, is read as
+:func:`~jaslog.play.logfold.fold_log` reads it line by line (the fast path of the plays, the
+models, then :func:`jaslog.logs.read_line`), so an error names the same file, line, game,
+seq, seat, card and rule.
+
+This module is on the compiled hot path (:data:`jaslog.native.HOT_PATH`); run as pure
+Python it gives the same answers, more slowly.
+
+>>> from jaslog.play.sim import simulate_game
+>>> import orjson
+>>> data = b"".join(orjson.dumps(e) + b"\\n" for e in simulate_game("g", seed=3))
+>>> out: list[object] = []
+>>> folder = BlockFolder("x.jsonl", {data.count(b"\\n"): "g"}, {})
+>>> folder.fold(data, len(data), 0, out) == data.count(b"\\n")
+True
+>>> [(g.game, g.error, len(g.lines)) for g in out] == [("g", None, data.count(b"\\n"))]
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events import EventError, parse_event
+from jaslog.events.fast import FastPlay, fast_play
+from jaslog.logs import read_line
+from jaslog.play.fold import FileGame, start_fold, take_line
+
+_LF: Final = 10
+_CR: Final = 13
+_QUOTE: Final = 34
+_ZERO: Final = 48
+_NINE: Final = 57
+_START: Final = b'{"game":"'
+_SEQ: Final = b'","seq":'
+_TYPE: Final = b',"type":"play"'
+_AT: Final = b',"at":"'
+_ID: Final = b',"id":"'
+_RECORDED: Final = b',"recorded_at":"'
+_SEAT: Final = b',"seat":'
+_CARD: Final = b',"card":"'
+#: A card's text by rank (the byte after ``"card":"``: 7 8 9 J Q K A, 1 for 10) and suit.
+_CARD_TEXT: Final = tuple(("10" if r == "1" else r) + s for r in "789JQKA1" for s in "CDHS")
+
+
+def _table(*groups: bytes) -> bytes:
+    """A byte's class by its value: 1 + the index of the group holding it, 0 for none."""
+    return bytes(next((k + 1 for k, g in enumerate(groups) if c in g), 0) for c in range(256))
+
+
+#: 1: a byte a game id may hold (``[A-Za-z0-9._:-]``).
+_ID_BYTE: Final = _table(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
+#: 1: a hex digit.
+_HEX: Final = _table(b"0123456789abcdefABCDEF")
+#: A card's rank (1 + its index in 7 8 9 J Q K A 1) and suit (1 + its index in C D H S).
+_RANK: Final = _table(*(bytes([c]) for c in b"789JQKA1"))
+_SUIT: Final = _table(*(bytes([c]) for c in b"CDHS"))
+#: Days of each month of a year not leap, by month (1-12).
+_DAYS: Final = bytes((0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
+
+
+def _digits(raw: bytes, i: int, n: int) -> int:
+    """The value of the ``n`` ASCII digits at ``raw[i:]``, or -1 if one is not a digit (the
+    caller made sure they are there)."""
+    v = 0
+    for j in range(i, i + n):
+        c = raw[j]
+        if c < _ZERO or c > _NINE:
+            return -1
+        v = v * 10 + c - _ZERO
+    return v
+
+
+def time_end(raw: bytes, i: int, end: int) -> int:
+    """Where the time at ``raw[i:]`` ends (the offset after it), when it matches the model's
+    ``at`` pattern (:data:`jaslog.events.AT_PATTERN`: a real date of the years 0001-9999,
+    ``T``, ``t`` or a space, a time of day with optional fractions of a second, ``Z``, ``z``
+    or an offset under 24 hours) and is followed by a quote before ``end``; else -1.
+
+    >>> t = b'"2028-02-29T23:59:59.5+23:59"'
+    >>> time_end(t, 1, len(t)), time_end(t.replace(b"2028", b"2026"), 1, len(t))
+    (28, -1)
+    """
+    if i + 20 > end:
+        return -1
+    year = _digits(raw, i, 4)
+    month = _digits(raw, i + 5, 2)
+    day = _digits(raw, i + 8, 2)
+    if year < 1 or month < 1 or month > 12 or day < 1 or raw[i + 4] != 45 or raw[i + 7] != 45:
+        return -1
+    if day > _DAYS[month]:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        if not (month == 2 and day == 29 and leap):
+            return -1
+    sep = raw[i + 10]
+    if sep != 84 and sep != 116 and sep != 32:  # T t space
+        return -1
+    hour = _digits(raw, i + 11, 2)
+    minute = _digits(raw, i + 14, 2)
+    second = _digits(raw, i + 17, 2)
+    if hour < 0 or hour > 23 or minute < 0 or minute > 59 or second < 0 or second > 59 or \
+            raw[i + 13] != 58 or raw[i + 16] != 58:
+        return -1
+    k = i + 19
+    if raw[k] == 46:  # fractions of a second: one digit or more
+        k += 1
+        start = k
+        while k < end and _ZERO <= raw[k] <= _NINE:
+            k += 1
+        if k == start:
+            return -1
+    if k >= end:
+        return -1
+    z = raw[k]
+    if z == 90 or z == 122:  # Z z
+        k += 1
+    elif z == 43 or z == 45:  # + -: hours 00-22 with any two digits, or 23:00-23:59
+        if k + 6 > end or raw[k + 3] != 58:
+            return -1
+        oh = _digits(raw, k + 1, 2)
+        om = _digits(raw, k + 4, 2)
+        if oh < 0 or om < 0 or oh > 23 or (oh == 23 and om > 59):
+            return -1
+        k += 6
+    else:
+        return -1
+    if k >= end or raw[k] != _QUOTE:
+        return -1
+    return k
+
+
+def uuid_end(raw: bytes, i: int, end: int) -> int:
+    """Where the UUID at ``raw[i:]`` ends, when it matches the model's ``id`` pattern (32 hex
+    digits, 8-4-4-4-12, each dash optional) and a quote follows before ``end``; else -1.
+
+    >>> u = b'"0123456789ABCDEF0123-456789abcdef"'
+    >>> uuid_end(u, 1, len(u)), uuid_end(u.replace(b"-", b"--"), 1, len(u) + 1)
+    (34, -1)
+    """
+    k = i
+    for group in (8, 4, 4, 4, 12):
+        if k + group > end:
+            return -1
+        for j in range(k, k + group):
+            if not _HEX[raw[j]]:
+                return -1
+        k += group
+        if group != 12 and k < end and raw[k] == 45:
+            k += 1
+    if k >= end or raw[k] != _QUOTE:
+        return -1
+    return k
+
+
+def game_id(raw: bytes) -> bytes | None:
+    """The game id a line starts with, ``{"game":"<id>","seq":``, when it is one the play's
+    pattern takes (1-128 of ``[A-Za-z0-9._:-]``, not ``.`` nor ``..``); else None.
+
+    >>> game_id(b'{"game":"g-1","seq":3}'), game_id(b'{"game":"..","seq":3}')
+    (b'g-1', None)
+    """
+    if not raw.startswith(_START):
+        return None
+    n = len(raw)
+    k = 9
+    while k < n and k < 138 and _ID_BYTE[raw[k]]:
+        k += 1
+    if k == 9 or k == 138 or k + 8 > n or raw[k:k + 8] != _SEQ:
+        return None
+    gid = raw[9:k]
+    if gid == b"." or gid == b"..":
+        return None
+    return gid
+
+
+class BlockFolder:
+    """The second pass over one file of a log (``name``): its lines, block by block, each
+    folded into its game in ``games`` (shared by all the files of the log); a game is handed
+    on at its last line (``ends``: line number -> the game whose last line it is, from the
+    first pass), and a line that names no game where it stands, as a bare
+    :class:`~jaslog.engine.fold.FoldError`."""
+
+    def __init__(self, name: str, ends: dict[int, str], games: dict[str, FileGame]) -> None:
+        self.name = name
+        self.games = games
+        self.ends = ends
+        self.marks: list[int] = sorted(ends)
+        self.mark = 0  # the next of ``marks``
+        self.next_end: int = self.marks[0] if self.marks else -1
+        #: the line start of the game read last (``{"game":"<id>","seq":``) and its id
+        self.head = b"\0"
+        self.gid = ""
+        #: the game read last, its fold and its lines, while it folds (None: look it up)
+        self.game: Any = None
+        self.fold_now: GameFold | None = None
+        self.lines: list[tuple[str, int]] = []
+        self.known: dict[bytes, str] = {}
+        #: the block being folded (:meth:`start`): its lines, how many to fold, the next
+        #: to fold, and the number of the last folded
+        self.block: list[bytes] = []
+        self.last = 0
+        self.at = 0
+        self.number = 0
+
+    def fold(self, data: bytes, stop: int, base: int, out: list[object]) -> int:
+        """Fold the lines of ``data[:stop]`` (whole lines; the last line of the file may
+        lack its line break; what follows ``stop`` has no line break), the first of them
+        line ``base + 1``; append to ``out`` what is handed on, in order. Returns the
+        number of the block's last line."""
+        self.start(data, stop, base)
+        while self.step(out):
+            pass
+        return self.number
+
+    def start(self, data: bytes, stop: int, base: int) -> None:
+        """Take the block of lines ``data[:stop]`` (as :meth:`fold` does) to be folded by
+        :meth:`step`."""
+        self.block = data.split(b"\n")
+        # the text after the last line break: the start of the next block's first line,
+        # or nothing; or the file's last line, without its line break
+        self.last = len(self.block) - 1
+        if stop == len(data) and not data.endswith(b"\n"):
+            self.last += 1
+        self.at = 0
+        self.number = base
+
+    def step(self, out: list[object]) -> bool:
+        """Fold the block's lines up to the next that hands something on (a game at its
+        last line, or a line that names no game: appended to ``out``); False once the
+        block is folded (:attr:`number`: its last line's)."""
+        lines = self.block
+        last = self.last
+        k = self.at
+        number = self.number
+        handed = len(out)
+        while k < last:
+            raw = lines[k]
+            ended = k < len(lines) - 1
+            k += 1
+            number += 1
+            e = self.play(raw, ended)
+            if e is None:
+                gid = self.other(raw + b"\n" if ended else raw, number, out)
+                if gid is None:  # a blank line, or one that names no game
+                    if len(out) > handed:
+                        break
+                    continue
+            else:
+                self.take(e, number)
+                gid = self.gid
+            if number >= self.next_end >= 0:
+                self.handed(number, gid, out)
+                if len(out) > handed:
+                    break
+        self.at = k
+        self.number = number
+        if k < last:
+            return True
+        self.block = []
+        return False
+
+    def play(self, raw: bytes, ended: bool) -> FastPlay | None:
+        """``raw`` (a line without its line break; ``ended``: it had one) as a
+        :class:`FastPlay` when it is the canonical text of a play, else None."""
+        if not raw.startswith(self.head):
+            gid = game_id(raw)
+            if gid is None:
+                return None
+            text = self.known.get(gid)
+            if text is None:
+                text = self.known[gid] = gid.decode()
+            self.head = raw[:len(gid) + 17]
+            self.gid = text
+            self.game = None
+        n = len(raw)
+        if ended and n > 0 and raw[n - 1] == _CR:
+            n -= 1
+        i = len(self.head)
+        if i >= n:
+            return None
+        c = raw[i]
+        if c == _ZERO:
+            seq = 0
+            i += 1
+        elif _ZERO < c <= _NINE:
+            seq = c - _ZERO
+            i += 1
+            most = i + 17
+            while i < n and i < most:
+                c = raw[i]
+                if c < _ZERO or c > _NINE:
+                    break
+                seq = seq * 10 + c - _ZERO
+                i += 1
+        else:
+            return None
+        if raw[i:i + 14] != _TYPE:
+            return None
+        i += 14
+        at: str | None = None
+        eid: str | None = None
+        rec: str | None = None
+        if raw[i:i + 7] == _AT:
+            q = time_end(raw, i + 7, n)
+            if q < 0:
+                return None
+            at = raw[i + 7:q].decode()
+            i = q + 1
+        if raw[i:i + 7] == _ID:
+            q = uuid_end(raw, i + 7, n)
+            if q < 0:
+                return None
+            eid = raw[i + 7:q].decode()
+            i = q + 1
+        if raw[i:i + 16] == _RECORDED:
+            q = time_end(raw, i + 16, n)
+            if q < 0:
+                return None
+            rec = raw[i + 16:q].decode()
+            i = q + 1
+        # ,"seat":S,"card":"<rank><suit>"} and the line's end
+        if n - i not in (22, 23) or raw[i:i + 8] != _SEAT:
+            return None
+        seat = raw[i + 8] - _ZERO
+        if seat < 0 or seat > 3 or raw[i + 9:i + 18] != _CARD:
+            return None
+        rank = _RANK[raw[i + 18]] - 1
+        i += 19
+        if rank == 7:  # 10
+            if raw[i] != _ZERO:
+                return None
+            i += 1
+        if rank < 0 or i + 3 != n:
+            return None
+        suit = _SUIT[raw[i]] - 1
+        if suit < 0 or raw[i + 1] != _QUOTE or raw[i + 2] != 125:  # }
+            return None
+        return FastPlay(self.gid, seq, seat, _CARD_TEXT[rank * 4 + suit], at, eid, None, rec)
+
+    def take(self, e: FastPlay, number: int) -> None:
+        """Fold the play ``e`` of line ``number`` into its game (the game of the line read
+        last: its fold kept at hand while it folds)."""
+        fold = self.fold_now
+        if self.game is None or fold is None:
+            g = self.games.get(self.gid)
+            if g is None:
+                g = self.games[self.gid] = FileGame(self.gid)
+            self.game = g
+            if g.error is not None:
+                self.fold_now = None
+                return
+            if g.fold is None:  # (a play first: start_fold says what is wrong)
+                g.lines.append((self.name, number))
+                try:
+                    g.fold = start_fold(e)  # type: ignore[arg-type]
+                except FoldError as err:
+                    g.error = err.located(self.name, number)
+                self.game = None
+                return
+            self.fold_now = fold = g.fold
+            self.lines = g.lines
+            assert fold is not None
+        self.lines.append((self.name, number))
+        try:
+            fold.apply(e)  # type: ignore[arg-type]  # a FastPlay: every field a fold reads
+        except FoldError as err:
+            self.game.error = err.located(self.name, number)
+            self.fold_now = None
+
+    def other(self, raw: bytes, number: int, out: list[object]) -> str | None:
+        """Any line but a canonical play, read as :func:`~jaslog.play.logfold.fold_log`
+        reads it line by line: its game (None: a blank line, or one that names no game,
+        handed on)."""
+        self.game = None  # (the games may change under the game kept at hand)
+        self.fold_now = None
+        games = self.games
+        e: Any = fast_play(raw) if _TYPE in raw else None  # (a play's text says so)
+        if e is None:
+            try:  # a valid line: its model (read_line says what is wrong with any other)
+                e = parse_event(raw)
+            except EventError:
+                if not raw.strip():
+                    return None
+                e = None
+        if e is None:
+            line_gid, bare = take_line(games, read_line(raw, self.name, number))
+            if bare is not None:
+                out.append(bare)
+            return line_gid
+        gid: str = e.game
+        g = games.get(gid)
+        if g is None:
+            g = games[gid] = FileGame(gid)
+        if g.error is None:
+            g.lines.append((self.name, number))
+            try:
+                if g.fold is None:
+                    g.fold = start_fold(e)
+                else:
+                    g.fold.apply(e)
+            except FoldError as err:
+                g.error = err.located(self.name, number)
+        return gid
+
+    def handed(self, number: int, gid: str, out: list[object]) -> None:
+        """Line ``number``, of game ``gid``, is at or past the next game's end: hand the
+        game on if this is its last line (as :meth:`jaslog.logs.LogFiles.is_last` tells)."""
+        marks = self.marks
+        while self.mark < len(marks) and marks[self.mark] <= number:
+            if marks[self.mark] == number and self.ends[number] == gid:
+                out.append(self.games.pop(gid))
+                self.game = None
+                self.fold_now = None
+            self.mark += 1
+        self.next_end = marks[self.mark] if self.mark < len(marks) else -1

@@ -1,0 +1,182 @@
+"""``check``'s compiled reading (:mod:`jaslog.play.blockfold`) takes a play from its bytes
+exactly when the regex of the import's fast path does (:func:`jaslog.events.fast.fast_play`),
+with the same fields and bytes; any other line goes the models' way, with the same error."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from jaslog.events import AT_PATTERN, UUID_PATTERN
+from jaslog.events.fast import fast_play
+from jaslog.logs import LogFiles
+from jaslog.play.blockfold import BlockFolder, time_end, uuid_end
+from jaslog.play.fold import FileGame, fold_lines
+from jaslog.play.logfold import fold_log
+from tests.test_logfold import read
+
+ROOT = Path(__file__).resolve().parents[1]
+REPLAYS = sorted((ROOT / "replays").glob("*.jsonl"))
+FIELDS = ("game", "seq", "type", "seat", "card", "at", "id", "recorded_at")
+
+
+def taken_alike(line: bytes, folder: BlockFolder | None = None) -> bool:
+    """The byte reader and fast_play agree on ``line`` (with its line break, if any): both
+    refuse it, or both take it with the same fields and canonical bytes. Returns whether
+    they took it."""
+    ended = line.endswith(b"\n")
+    fp = fast_play(line)
+    bp = (folder or BlockFolder("x", {}, {})).play(line[:-1] if ended else line, ended)
+    assert (bp is None) == (fp is None), line
+    if fp is None or bp is None:
+        return False
+    assert [getattr(bp, f) for f in FIELDS] == [getattr(fp, f) for f in FIELDS], line
+    assert bp.payload == fp.payload
+    return True
+
+
+def test_every_play_of_the_replays_is_read_from_its_bytes() -> None:
+    folder = BlockFolder("x", {}, {})  # (one reader: the game's line start is kept)
+    taken = lines = 0
+    for path in REPLAYS:
+        for line in path.read_bytes().splitlines(keepends=True):
+            lines += 1
+            took = taken_alike(line, folder)
+            taken += took
+            # the same as a file's last line (no line break), and with CRLF
+            assert taken_alike(line.rstrip(b"\r\n")) == took
+            assert taken_alike(line.rstrip(b"\r\n") + b"\r\n") == took
+    assert taken > 1000 and taken < lines
+
+
+@pytest.mark.parametrize("line", [
+    b'{"game":"g","seq":7,"type":"play","at":"2028-02-29T20:15:00.5+01:00",'
+    b'"id":"0123456789ABCDEF0123456789abcdef","seat":3,"card":"AS"}\r\n',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-02-29T20:15:00Z","seat":3,"card":"AS"}\n',
+    b'{"game":"g","seq":7,"type":"play","at":"1900-02-29T20:15:00Z","seat":3,"card":"AS"}\n',
+    b'{"game":"g","seq":7,"type":"play","at":"2000-02-29t20:15:00z","seat":3,"card":"10S"}',
+    b'{"game":"g","seq":7,"type":"play","at":"0000-01-01T00:00:00Z","seat":3,"card":"AS"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01 23:59:59-23:59","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01T23:59:59+23:60","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01T23:59:59+22:99","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01T24:00:00Z","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01T23:59:60Z","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-04-31T23:59:59Z","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","at":"2026-01-01T00:00:00.Z","seat":0,"card":"7C"}',
+    b'{"game":"g","seq":7,"type":"play","recorded_at":"2026-01-01T00:00:00Z","seat":0,"card":"QH"}',
+    b'{"game":"g","seq":7,"type":"play","id":"01234567-89ab-cdef-0123-456789abcdef",'
+    b'"recorded_at":"2026-12-31T00:00:00.000001-00:30","seat":2,"card":"KD"}\n',
+    b'{"game":"g","seq":7,"type":"play","id":"01234567-89ab-cdef-0123-456789abcde","seat":2,'
+    b'"card":"KD"}',
+    b'{"game":"g","seq":7,"type":"play","id":"01234567--89ab-cdef-0123-456789abcdef","seat":2,'
+    b'"card":"KD"}',
+    b'{"game":"g","seq":0,"type":"play","seat":1,"card":"9H"}\r',
+    b'{"game":"g","seq":01,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"g","seq":123456789012345678,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"g","seq":1234567890123456789,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":".","seq":1,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"..","seq":1,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"...","seq":1,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"' + b"x" * 128 + b'","seq":1,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"' + b"x" * 129 + b'","seq":1,"type":"play","seat":1,"card":"9H"}',
+    b'{"game":"g","seq":1,"type":"play","seat":4,"card":"AS"}',
+    b'{"game":"g","seq":1,"type":"play","seat":1,"card":"1S"}',
+    b'{"game":"g","seq":1,"type":"play","seat":1,"card":"10"}',
+    b'{"game":"g","seq":1,"type":"play","seat":1,"card":"100S"}',
+    b'{"game":"g","seq":1,"type":"play","seat":1,"card":"AS"} ',
+    b'{"game":"g","seq":1,"type":"play","seat":1,"card":"AS","x":1}',
+    b'{"game":"g","seq":1,"type":"play","seat":11,"card":"AS"}',
+])
+def test_edges_of_every_field(line: bytes) -> None:
+    taken_alike(line)
+
+
+_PLAY = (b'{"game":"g-1","seq":12,"type":"play","at":"2026-01-05T19:30:55.25+01:00",'
+         b'"id":"0123456789abcdef0123456789abcdef","recorded_at":"2026-01-05T19:30:56Z",'
+         b'"seat":2,"card":"10H"}\n')
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.integers(0, len(_PLAY) - 1), st.binary(max_size=3), st.integers(0, 3))
+@example(0, b"", 0)
+def test_a_play_changed_anywhere_is_taken_as_the_regex_takes_it(at: int, put: bytes,
+                                                                 cut: int) -> None:
+    """Any bytes put in place of any few bytes of a play: taken alike, or refused alike."""
+    taken_alike(_PLAY[:at] + put + _PLAY[at + cut:])
+
+
+_AT = re.compile(AT_PATTERN.encode())
+_UUID = re.compile(UUID_PATTERN.encode())
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.from_regex(_AT, fullmatch=True) | st.from_regex(
+    rb"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?([Zz]|[+-][0-9]{2}:"
+    rb"[0-9]{2})", fullmatch=True))
+@example(b"2000-02-29T00:00:00Z")
+@example(b"2100-02-29T00:00:00Z")
+@example(b"2400-02-29T00:00:00+23:59")
+def test_a_time_is_taken_as_the_models_pattern_takes_it(t: bytes) -> None:
+    raw = t + b'"'
+    assert (time_end(raw, 0, len(raw)) == len(t)) == bool(_AT.fullmatch(t)), t
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(_UUID, fullmatch=True) | st.from_regex(rb"[0-9a-fA-F-]{28,40}",
+                                                             fullmatch=True))
+def test_an_id_is_taken_as_the_models_pattern_takes_it(u: bytes) -> None:
+    raw = u + b'"'
+    assert (uuid_end(raw, 0, len(raw)) == len(u)) == bool(_UUID.fullmatch(u)), u
+
+
+def _lines(paths: list[Path]) -> list[tuple[str, str | None, list[tuple[str, int]]]]:
+    with contextlib.ExitStack() as stack:
+        log = LogFiles(paths, stack)
+        return [(g.game, str(g.error), g.lines) if isinstance(g, FileGame) else ("bare", str(g), [])
+                for g in fold_log(log)]
+
+
+def test_games_mixed_line_by_line_and_one_going_on_in_the_next_file(tmp_path: Path) -> None:
+    """Two games' lines alternating, then one of them going on in a second file: handed on
+    where the reading line by line hands them on."""
+    a, b = (REPLAYS[0].read_bytes().splitlines(keepends=True),
+            REPLAYS[1].read_bytes().splitlines(keepends=True))
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_bytes(b"".join(x for pair in zip(a, b, strict=False) for x in pair)
+                      + b"".join(a[len(b):] + b[len(a):]))
+    again = tmp_path / "again.jsonl"
+    again.write_bytes(b"".join(a[:3]))
+    assert read([mixed, again], fast=True) == read([mixed, again], fast=False)
+    with contextlib.ExitStack() as stack:
+        log = LogFiles([mixed, again], stack)
+        slow = [g.game if isinstance(g, FileGame) else "bare"
+                for g in fold_lines(log.lines(), log.is_last)]
+    assert [g[0] for g in _lines([mixed, again])] == slow and len(slow) == 2
+
+
+def test_the_cycle_collector_is_as_found_once_the_reading_ends_or_stops() -> None:
+    """fold_log pauses the collector while a log is read: on again after the last game, and
+    after a reader that stops early closes it; left off when it was off."""
+    import gc
+
+    assert gc.isenabled()
+    with contextlib.ExitStack() as stack:
+        games: Any = fold_log(LogFiles(REPLAYS[:2], stack))  # (a generator: it closes)
+        next(games)
+        assert not gc.isenabled()
+        games.close()
+        assert gc.isenabled()
+        assert len(list(fold_log(LogFiles(REPLAYS[:2], stack)))) == 2
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            list(fold_log(LogFiles(REPLAYS[:2], stack)))
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
