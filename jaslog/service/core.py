@@ -414,7 +414,7 @@ class Service:
                     if is_driver_error(e):
                         raise  # the database's own failure: the group's
                     if g.broken:  # nothing of the group may be committed
-                        if len(group) > 1:
+                        if len(group) > 1 or g.kept_heads:
                             raise _WriteAlone from e
                         raise  # alone: its own answer, as an append of its own
                     results.append(e)  # refused: nothing of it was written
@@ -423,6 +423,14 @@ class Service:
                     # each (a yield costs the writer up to Python's switch interval, 5 ms)
                     time.sleep(0)
                     held = time.perf_counter()
+            try:
+                g.finish()  # the rows waiting (PostgreSQL) and the commit
+            except Exception as e:
+                if is_driver_error(e) or not g.broken:
+                    raise
+                if len(group) > 1 or g.kept_heads:  # a game moved by another writer, maybe
+                    raise _WriteAlone from e
+                raise  # alone: its own answer, as an append of its own
         return results
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
