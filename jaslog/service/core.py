@@ -103,9 +103,6 @@ class Notifier:
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
-        #: told of each game this process publishes, to wake the other processes over the
-        #: store (:mod:`jaslog.service.processes`); None: this process alone
-        self.relay: Callable[[str], None] | None = None
 
     def subscribe(self, game: str) -> asyncio.Event:
         ev = asyncio.Event()
@@ -120,14 +117,14 @@ class Notifier:
                 del self._waiters[game]
 
     def publish(self, game: str) -> None:
-        """Call from the event loop's thread."""
+        """Wake this process's streams of ``game``, which this process appended to (the
+        other processes over the store hear of it from the store: :mod:`processes
+        <jaslog.service.processes>`). Call from the event loop's thread."""
         self.wake(game)
-        if self.relay is not None:
-            self.relay(game)
 
     def wake(self, game: str) -> None:
-        """Wake this process's streams of ``game`` (and of every game), telling no other
-        process. Call from the event loop's thread."""
+        """Wake this process's streams of ``game`` (and of every game). Call from the event
+        loop's thread."""
         for ev in self._waiters.get(game, ()):
             ev.set()
         for ev in self._waiters.get(EVERY_GAME, ()):
@@ -182,6 +179,10 @@ class Service:
         #: The one writer this service's appends go to (``jaslog serve --workers N`` over
         #: SQLite: :mod:`jaslog.service.writer`); None: this service writes them itself.
         self.link: WriterLink | None = None
+        #: The ``NOTIFY`` (channel, payload) each of the writer's commits that stored events
+        #: sends, with the commit, on PostgreSQL: the other processes' watches read the
+        #: store then (:class:`jaslog.service.processes.StoreWatch` sets it); None: none.
+        self.notify: tuple[str, str] | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -424,7 +425,7 @@ class Service:
                     time.sleep(0)
                     held = time.perf_counter()
             try:
-                g.finish()  # the rows waiting (PostgreSQL) and the commit
+                g.finish(self.notify)  # the rows waiting (PostgreSQL) and the commit
             except Exception as e:
                 if is_driver_error(e) or not g.broken:
                     raise

@@ -682,6 +682,7 @@ class AppendGroup:
         self._waiting: set[str] = set()
         self._first: tuple[str, int] | None = None
         self._finished = False
+        self._wrote = False  # whether the group wrote event rows
 
     def append(self, game: str, events: Iterable[EventLike],
                expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
@@ -733,17 +734,20 @@ class AppendGroup:
         append waiting, as :meth:`Appending.append` says it."""
         self._write(commit=False)
 
-    def finish(self) -> None:
+    def finish(self, notify: tuple[str, str] | None = None) -> None:
         """Write the rows waiting and commit, in one exchange (PostgreSQL); as
         :meth:`flush` when the rows are refused. :meth:`Appending.group` calls it as the
-        group ends; called before, a refusal is the caller's to answer."""
+        group ends; called before, a refusal is the caller's to answer. ``notify``: a
+        ``NOTIFY`` (channel, payload) to send with the commit (PostgreSQL delivers it to
+        the channel's listeners as the transaction commits), when the group wrote events."""
         if not self._finished:
-            self._write(commit=True)
+            self._write(commit=True, notify=notify)
 
-    def _write(self, commit: bool) -> None:
+    def _write(self, commit: bool, notify: tuple[str, str] | None = None) -> None:
         rows, first = self._rows, self._first
         if not self._defer or (not rows and not commit):
             return
+        self._wrote = self._wrote or bool(rows)
         if self.broken:
             raise RuntimeError("the group is broken: leave it, nothing of it is written")
         self._rows, self._waiting, self._first = [], set(), None
@@ -753,6 +757,8 @@ class AppendGroup:
             with raw.pipeline():  # the rows and the commit: one exchange
                 if rows:
                     raw.execute(PG_INSERT_GROUP_SQL, [list(c) for c in zip(*rows, strict=True)])
+                if commit and notify is not None and self._wrote:
+                    raw.execute("SELECT pg_notify(%s, %s)", notify)
                 if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
                     raw.execute("COMMIT")
         except Exception as e:
