@@ -124,10 +124,9 @@ def _postmaster_cpu(url: str | None) -> Callable[[], float | None] | None:
 
     dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     try:
-        with psycopg.connect(dsn) as c:
+        with psycopg.connect(dsn) as c:  # (its backend's parent: read while it runs)
             row = c.execute("SELECT pg_backend_pid()").fetchone()
-        backend = int(row[0]) if row else 0
-        status = Path(f"/proc/{backend}/status").read_text()
+            status = Path(f"/proc/{int(row[0]) if row else 0}/status").read_text()
     except (psycopg.Error, OSError):
         return None
     postmaster = int(next(line.split()[1] for line in status.splitlines()
