@@ -48,7 +48,7 @@ from fastapi import FastAPI
 
 from jaslog.service.core import Notifier, Service
 from jaslog.store import open_store, resolve_url
-from jaslog.store.feed import MOST_PER_PAGE, games_after
+from jaslog.store.feed import MOST_PER_PAGE, games_after, games_after_on
 
 #: How often (seconds) the watch of an SQLite store reads its feed.
 SQLITE_INTERVAL_S = 0.05
@@ -110,11 +110,14 @@ class StoreWatch:
             self._thread.join(timeout=5)
         self.store.close()
 
-    def read(self) -> set[str]:
-        """The games with events stored after :attr:`after` (which moves on past them)."""
+    def read(self, conn: Any = None) -> set[str]:
+        """The games with events stored after :attr:`after` (which moves on past them);
+        ``conn``: read on that psycopg connection (the watch's own on PostgreSQL) rather
+        than through the store."""
         games: set[str] = set()
         while True:
-            rows = games_after(self.store, self.after, MOST_PER_PAGE)
+            rows = games_after(self.store, self.after, MOST_PER_PAGE) if conn is None \
+                else games_after_on(conn, self.after, MOST_PER_PAGE)
             for pos, game in rows:
                 games.add(game)
                 self.after = pos
@@ -146,7 +149,7 @@ class StoreWatch:
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
             while not self._stop.is_set():
-                self._wake(self.read())
+                self._wake(self.read(conn))
                 if self._others(conn):
                     self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
                     for _ in conn.notifies(timeout=0):
