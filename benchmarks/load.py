@@ -113,6 +113,37 @@ def _cpu_of(pid: int) -> float | None:
     return total
 
 
+def _postmaster_cpu(url: str | None) -> Callable[[], float | None] | None:
+    """For a PostgreSQL store on this machine: a reading of the CPU seconds its server has
+    used (the postmaster, its backends and background processes, the backends gone since
+    too), else None (SQLite, or a server whose processes are not to be seen here)."""
+    if not url or not url.startswith("postgres"):
+        return None
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    try:
+        with psycopg.connect(dsn) as c:  # (its backend's parent: read while it runs)
+            row = c.execute("SELECT pg_backend_pid()").fetchone()
+            status = Path(f"/proc/{int(row[0]) if row else 0}/status").read_text()
+    except (psycopg.Error, OSError):
+        return None
+    postmaster = int(next(line.split()[1] for line in status.splitlines()
+                          if line.startswith("PPid:")))
+
+    def read() -> float | None:
+        own = _cpu_of(postmaster)
+        try:  # the backends that ended, waited for by the postmaster
+            fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        ended = (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+        return None if own is None else own + ended
+
+    return read if read() is not None else None
+
+
 def _own_cpu() -> float:
     t = os.times()
     return t.user + t.system
@@ -219,12 +250,15 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
            connect: Callable[[int], AbstractContextManager[Append]],
            beside: Sequence[Callable[[_Window], None]] = (),
            server_pid: int | None = None,
-           at_start: Callable[[], None] | None = None, processes: int = 1) -> dict[str, Any]:
+           at_start: Callable[[], None] | None = None, processes: int = 1,
+           database_cpu: Callable[[], float | None] | None = None) -> dict[str, Any]:
     """``clients`` threads appending ``logs``' events one at a time, each to its own games in
     turn, through the append ``connect(k)`` gives client ``k``: the first append to each
     game not timed, then ``seconds`` of them. ``beside``: more threads in the same window;
     ``at_start``: called as the timed window opens. ``processes`` > 1: the client threads
-    are spread over that many forked processes (each with a Python lock of its own)."""
+    are spread over that many forked processes (each with a Python lock of its own).
+    ``database_cpu``: a reading of the database server's CPU seconds
+    (:func:`_postmaster_cpu`), reported per append beside the server's."""
     ids = list(logs)
     mine = [ids[k::clients] for k in range(clients)]
     if processes <= 1:
@@ -248,6 +282,7 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
     load_before = os.getloadavg()
     cpu_server = _cpu_of(server_pid) if server_pid is not None else None
     cpu_own = _own_cpu()
+    cpu_db = database_cpu() if database_cpu is not None else None
     if at_start is not None:
         at_start()
     t0 = time.monotonic()
@@ -267,6 +302,9 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
     if server_pid is not None and cpu_server is not None:
         after = _cpu_of(server_pid)
         cpu_server = None if after is None else after - cpu_server
+    if database_cpu is not None and cpu_db is not None:
+        db_after = database_cpu()
+        cpu_db = None if db_after is None else db_after - cpu_db
     n = len(lat)
     return {
         "clients": clients, "client_processes": max(1, processes), "seconds": round(took, 1), "appends": n,
@@ -279,7 +317,8 @@ def _drive(logs: dict[str, list[dict[str, Any]]], clients: int, seconds: float,
                          "after": [round(x, 2) for x in os.getloadavg()]},
         "cpu_ms_per_append": {
             "server": round(cpu_server * 1000 / n, 3) if cpu_server is not None and n else None,
-            "load_script": round(cpu_own * 1000 / n, 3) if n else None},
+            "load_script": round(cpu_own * 1000 / n, 3) if n else None,
+            "database": round(cpu_db * 1000 / n, 3) if cpu_db is not None and n else None},
         "cpus": os.cpu_count(),
     }
 
@@ -364,7 +403,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         try:
             out = _drive(logs, args.clients, args.seconds, _http_appends(base, headers),
                          server_pid=server.pid, processes=args.client_processes,
-                         at_start=lambda: began.append(time.monotonic()))
+                         at_start=lambda: began.append(time.monotonic()),
+                         database_cpu=_postmaster_cpu(url))
         finally:
             stop.set()
             timed = got.get(timeout=120)
@@ -735,8 +775,9 @@ def main(argv: list[str] | None = None) -> None:
               f"{out['load_average']['after']} ({out['cpus']} CPUs)")
         cpu = out["cpu_ms_per_append"]
         if cpu["server"] is not None:
+            db = f", PostgreSQL {cpu['database']} ms" if cpu.get("database") is not None else ""
             print(f"  CPU      per append: server {cpu['server']} ms, "
-                  f"load script {cpu['load_script']} ms")
+                  f"load script {cpu['load_script']} ms{db}")
         if "ratio_to_floor" in out:
             r = out["ratio_to_floor"]
             print(f"  to the HTTP floor: appends/s {r['appends_per_s']}x, p50 {r['p50']}x, "

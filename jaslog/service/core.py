@@ -104,9 +104,6 @@ class Notifier:
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
-        #: told of each game this process publishes, to wake the other processes over the
-        #: store (:mod:`jaslog.service.processes`); None: this process alone
-        self.relay: Callable[[str], None] | None = None
 
     def subscribe(self, game: str) -> asyncio.Event:
         ev = asyncio.Event()
@@ -121,14 +118,14 @@ class Notifier:
                 del self._waiters[game]
 
     def publish(self, game: str) -> None:
-        """Call from the event loop's thread."""
+        """Wake this process's streams of ``game``, which this process appended to (the
+        other processes over the store hear of it from the store: :mod:`processes
+        <jaslog.service.processes>`). Call from the event loop's thread."""
         self.wake(game)
-        if self.relay is not None:
-            self.relay(game)
 
     def wake(self, game: str) -> None:
-        """Wake this process's streams of ``game`` (and of every game), telling no other
-        process. Call from the event loop's thread."""
+        """Wake this process's streams of ``game`` (and of every game). Call from the event
+        loop's thread."""
         for ev in self._waiters.get(game, ()):
             ev.set()
         for ev in self._waiters.get(EVERY_GAME, ()):
@@ -192,6 +189,10 @@ class Service:
         self._to_loops: dict[asyncio.AbstractEventLoop, list[tuple[
             asyncio.Future[tuple[AppendResult, list[dict[str, Any]]]],
             Future[tuple[AppendResult, list[dict[str, Any]]]]]]] = {}
+        #: The ``NOTIFY`` (channel, payload) each of the writer's commits that stored events
+        #: sends, with the commit, on PostgreSQL: the other processes' watches read the
+        #: store then (:class:`jaslog.service.processes.StoreWatch` sets it); None: none.
+        self.notify: tuple[str, str] | None = None
 
     def close(self) -> None:
         with self._lock:
@@ -456,7 +457,7 @@ class Service:
                     if is_driver_error(e):
                         raise  # the database's own failure: the group's
                     if g.broken:  # nothing of the group may be committed
-                        if len(group) > 1:
+                        if len(group) > 1 or g.kept_heads:
                             raise _WriteAlone from e
                         raise  # alone: its own answer, as an append of its own
                     results.append(e)  # refused: nothing of it was written
@@ -465,6 +466,14 @@ class Service:
                     # each (a yield costs the writer up to Python's switch interval, 5 ms)
                     time.sleep(0)
                     held = time.perf_counter()
+            try:
+                g.finish(self.notify)  # the rows waiting (PostgreSQL) and the commit
+            except Exception as e:
+                if is_driver_error(e) or not g.broken:
+                    raise
+                if len(group) > 1 or g.kept_heads:  # a game moved by another writer, maybe
+                    raise _WriteAlone from e
+                raise  # alone: its own answer, as an append of its own
         return results
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:

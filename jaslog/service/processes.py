@@ -19,11 +19,13 @@ thread a process, which reads
 the store's feed by ``pos`` (one query for all games, no payload: the ``(pos, game)`` of each
 new event, :func:`jaslog.store.feed.games_after`) and wakes the streams of the games it
 finds. What makes it read: on SQLite a short interval (:data:`SQLITE_INTERVAL_S`; SQLite
-has no notifications); on PostgreSQL a ``NOTIFY`` on :data:`CHANNEL` (the game's id as its
-payload), which each process sends after it published an append of its own
-(:attr:`Notifier.relay <jaslog.service.core.Notifier.relay>`), and at the latest every
-:data:`PG_INTERVAL_S` (an append from outside the service, ``jaslog append``, sends none);
-the NOTIFYs that come within :data:`PG_GATHER_S` of each other make one read.
+has no notifications); on PostgreSQL a ``NOTIFY`` on :data:`CHANNEL` from another process,
+which each process's writer sends with every commit that stored events (one a commit,
+however many appends and games it holds: :attr:`Service.notify
+<jaslog.service.core.Service.notify>`; its payload the process's own token, so that a
+watch lets its own process's pass), and at the latest every :data:`PG_INTERVAL_S` (an
+append from outside the service, ``jaslog append``, sends none); the NOTIFYs that come
+within :data:`PG_GATHER_S` of each other make one read.
 Reading by ``pos`` misses nothing and sees nothing twice (:mod:`jaslog.store.feed`); a
 stream sends each event once in any case (it goes on from the seq it sent last).
 """
@@ -31,10 +33,12 @@ stream sends each event once in any case (it goes on from the seq it sent last).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
-import queue
+import secrets
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -44,7 +48,7 @@ from fastapi import FastAPI
 
 from jaslog.service.core import Notifier, Service
 from jaslog.store import open_store, resolve_url
-from jaslog.store.feed import MOST_PER_PAGE, games_after
+from jaslog.store.feed import MOST_PER_PAGE, games_after, games_after_on
 
 #: How often (seconds) the watch of an SQLite store reads its feed.
 SQLITE_INTERVAL_S = 0.05
@@ -74,43 +78,46 @@ def postgres_dsn(url: str) -> str | None:
 class StoreWatch:
     """A thread that reads the store's feed after the last ``pos`` it saw and wakes, on the
     event loop ``loop``, the streams of each game it finds (:meth:`Notifier.wake`). On
-    PostgreSQL it also sends the ``NOTIFY`` of this process's own appends (a thread of its
-    own, fed by :attr:`Notifier.relay`)."""
+    PostgreSQL it reads at each ``NOTIFY`` of another process (:attr:`token`: this
+    process's own payload, which the service's writer sends: :attr:`Service.notify
+    <jaslog.service.core.Service.notify>`)."""
 
     def __init__(self, url: str | None, notifier: Notifier,
                  loop: asyncio.AbstractEventLoop) -> None:
         self.url = url or str(resolve_url(None))
         self.notifier, self.loop = notifier, loop
         self.dsn = postgres_dsn(self.url)
+        #: This process's payload on :data:`CHANNEL`.
+        self.token = f"{os.getpid()}-{secrets.token_hex(6)}"
         self._stop = threading.Event()
-        self._told: queue.SimpleQueue[str | None] = queue.SimpleQueue()
-        self._threads: list[threading.Thread] = []
+        self._thread: threading.Thread | None = None
         self.store = open_store(self.url)
         self.after = int(self.store.cursor())
 
     def start(self) -> None:
-        if self.dsn is not None:
-            self.notifier.relay = self._told.put
-            self._threads.append(threading.Thread(target=self._tell, name="jaslog-notify",
-                                                  daemon=True))
-        self._threads.append(threading.Thread(target=self._watch, name="jaslog-watch",
-                                              daemon=True))
-        for t in self._threads:
-            t.start()
+        self._thread = threading.Thread(target=self._watch, name="jaslog-watch", daemon=True)
+        self._thread.start()
 
     def stop(self) -> None:
-        self.notifier.relay = None
         self._stop.set()
-        self._told.put(None)
-        for t in self._threads:
-            t.join(timeout=5)
+        if self.dsn is not None:  # wake the watch waiting for a NOTIFY, to see it stop at once
+            import psycopg
+
+            with contextlib.suppress(psycopg.Error), \
+                    psycopg.connect(self.dsn, autocommit=True, connect_timeout=2) as conn:
+                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, self.token))
+        if self._thread is not None:
+            self._thread.join(timeout=5)
         self.store.close()
 
-    def read(self) -> set[str]:
-        """The games with events stored after :attr:`after` (which moves on past them)."""
+    def read(self, conn: Any = None) -> set[str]:
+        """The games with events stored after :attr:`after` (which moves on past them);
+        ``conn``: read on that psycopg connection (the watch's own on PostgreSQL) rather
+        than through the store."""
         games: set[str] = set()
         while True:
-            rows = games_after(self.store, self.after, MOST_PER_PAGE)
+            rows = games_after(self.store, self.after, MOST_PER_PAGE) if conn is None \
+                else games_after_on(conn, self.after, MOST_PER_PAGE)
             for pos, game in rows:
                 games.add(game)
                 self.after = pos
@@ -134,60 +141,32 @@ class StoreWatch:
                 self._stop.wait(PG_INTERVAL_S)
 
     def _listen(self) -> None:
-        """Read the feed at each NOTIFY on :data:`CHANNEL` (at the latest every
-        :data:`PG_INTERVAL_S`), listening before the first read: nothing is missed."""
+        """Read the feed at each NOTIFY of another process on :data:`CHANNEL` (at the latest
+        every :data:`PG_INTERVAL_S`), listening before the first read: nothing is missed."""
         import psycopg
 
         assert self.dsn is not None
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
             while not self._stop.is_set():
-                self._wake(self.read())
-                for _ in conn.notifies(timeout=PG_INTERVAL_S, stop_after=1):
-                    pass
-                self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
-                for _ in conn.notifies(timeout=0):
-                    pass
+                self._wake(self.read(conn))
+                if self._others(conn):
+                    self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
+                    for _ in conn.notifies(timeout=0):
+                        pass
 
-    def _tell(self) -> None:
-        """Send a NOTIFY for each game this process published (the ones waiting together at
-        once, in one statement, each game once). The database away: the games told meanwhile are dropped (the
-        watches read the feed every :data:`PG_INTERVAL_S` in any case) and it connects again."""
-        import psycopg
-
-        assert self.dsn is not None
+    def _others(self, conn: Any) -> bool:
+        """Wait for a NOTIFY of another process, at most :data:`PG_INTERVAL_S` (this
+        process's own pass); whether one came."""
+        deadline = time.monotonic() + PG_INTERVAL_S
         while not self._stop.is_set():
-            try:
-                with psycopg.connect(self.dsn, autocommit=True) as conn:
-                    while True:
-                        games, stopping = self._gathered()
-                        if games:  # one statement for the games told together
-                            conn.execute("SELECT pg_notify(%s, g) FROM unnest(%s::text[]) AS g",
-                                         (CHANNEL, sorted(games)))
-                        if stopping:  # wake this process's watch, to see it stop at once
-                            conn.execute("SELECT pg_notify(%s, '')", (CHANNEL,))
-                            return
-            except Exception:
-                self._stop.wait(PG_INTERVAL_S)
-                while True:  # what was told while the database was away
-                    try:
-                        if self._told.get_nowait() is None:
-                            return
-                    except queue.Empty:
-                        break
-
-    def _gathered(self) -> tuple[set[str], bool]:
-        """The games told (waiting for the first, then all that wait with it), and whether
-        the watch is stopping."""
-        game = self._told.get()
-        games: set[str] = set()
-        while game is not None:
-            games.add(game)
-            try:
-                game = self._told.get_nowait()
-            except queue.Empty:
-                return games, False
-        return games, True
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            for n in conn.notifies(timeout=left, stop_after=1):
+                if n.payload != self.token:
+                    return True
+        return False
 
 
 def _wake_all(notifier: Notifier, games: set[str]) -> None:
@@ -204,11 +183,14 @@ def watch_store(app: FastAPI) -> FastAPI:
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
         watch = StoreWatch(svc.url, svc.notifier, asyncio.get_running_loop())
+        if watch.dsn is not None:  # the writer's commits tell the other processes
+            svc.notify = (CHANNEL, watch.token)
         watch.start()
         try:
             async with inner(a) as state:
                 yield state
         finally:
+            svc.notify = None
             watch.stop()
 
     app.router.lifespan_context = lifespan

@@ -65,6 +65,16 @@ EventLike = Event | dict[str, Any] | bytes | str
 COPY_FROM_ROWS = 32
 #: How many games' keys (``games.pos``) a store keeps between appends (the oldest go first).
 KEPT_KEYS = 100_000
+#: The store's last event position.
+LAST_POS_SQL = "SELECT coalesce(max(pos), 0) FROM events"
+#: A group's event rows on PostgreSQL, one statement however many: a column an array
+#: (:data:`jaslog.store.rows.INSERT_COLUMNS`' order and types), the statement the same for
+#: every group (prepared once).
+PG_INSERT_GROUP_SQL = (
+    f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) SELECT * FROM unnest("
+    "%s::bigint[], %s::int[], %s::bigint[], %s::int[], %s::int[], %s::bytea[], %s::bigint[], "
+    "%s::bigint[], %s::int[], %s::int[], %s::bytea[], %s::bytea[])")
+
 class Appending(Signing):
     """What a store does to append events (and, when a round or the game ends, to sign the
     new head: :mod:`jaslog.store.signing`)."""
@@ -236,14 +246,18 @@ class Appending(Signing):
         >>> first.appended, second.appended, s.head("g").next_seq
         (2, 1, 3)
         """
-        with eng.write_tx(self.engine) as conn:
-            g = AppendGroup(self, conn)
-            try:
+        games: set[str] = set()
+        try:
+            last = LAST_POS_SQL if self.dialect == "postgresql" else None
+            with eng.write_tx_reading(self.engine, last) as (conn, pos):
+                g = AppendGroup(self, conn, None if pos is None else int(pos))
+                games = g.games
                 yield g
-            except BaseException:
-                for game in g.games:
-                    self._forget(game)
-                raise
+                g.finish()
+        except BaseException:  # the commit's failure too: the folds kept may be ahead
+            for game in games:
+                self._forget(game)
+            raise
         # committed: the folds the group left in the cache are the stored games' folds
 
     def _prepared(self, game: str, events: Iterable[EventLike], expected_seq: int | None,
@@ -265,12 +279,38 @@ class Appending(Signing):
                                 game=game, seq=evs[0].seq, code="seq_mismatch")
         return _Prepared(at_end, items, evs)
 
-    def _check(self, conn: Connection, game: str,
-               prep: _Prepared) -> tuple[AppendResult, _Plan | None]:
+    def _check(self, conn: Connection, game: str, prep: _Prepared,
+               kept: Head | None = None) -> tuple[AppendResult, _Plan | None]:
         """Check a prepared batch in the write transaction ``conn`` (reading only): what to
         write (None when nothing: the result says why), or the refusal raised. The cached
-        fold of the game is moved on over the new events (dropped on a refusal)."""
-        head = self._write_head(conn, game)
+        fold of the game is moved on over the new events (dropped on a refusal).
+
+        ``kept``: the game's head as this store last wrote it (:meth:`_kept_head`), taken
+        for the stored one without reading it. Should another writer have moved the game
+        since, the batch's rows collide with its rows (a game's seqs are unique) and are
+        refused when written; a refusal found here is checked against the stored head, and
+        the batch checked again against it when the two differ: every answer is the one the
+        stored head gives."""
+        if kept is not None:
+            try:
+                return self._check_at(conn, game, prep, kept)
+            except (ConflictError, RejectedError):
+                if self._write_head(conn, game) == kept:
+                    raise
+                self._forget(game)  # another writer moved the game: check it as stored
+        return self._check_at(conn, game, prep, self._write_head(conn, game))
+
+    def _kept_head(self, game: str, prep: _Prepared) -> Head | None:
+        """The game's head as this store last wrote it, when its fold is kept and the batch
+        goes on from it (its first seq the head's next), else None (read the stored one)."""
+        hit = self._folds.get(game)
+        if hit is None or prep.at_end or not prep.evs or prep.evs[0].seq != hit[0]:
+            return None
+        return Head(game, hit[0], hit[1])
+
+    def _check_at(self, conn: Connection, game: str, prep: _Prepared,
+                  head: Head) -> tuple[AppendResult, _Plan | None]:
+        """:meth:`_check` against ``head``."""
         evs = prep.evs
         if prep.at_end:
             evs = prep.evs = self._coerce(game, prep.items,
@@ -308,16 +348,22 @@ class Appending(Signing):
             return Head(game, 0, GENESIS)
         return Head(game, row[0] + 1, bytes(row[1]).hex())
 
-    def _store(self, conn: Connection, plan: _Plan, pos: int) -> AppendResult:
+    def _store(self, conn: Connection, plan: _Plan, pos: int,
+               pending: list[tuple[Any, ...]] | None = None) -> AppendResult:
         """Write a checked batch (:meth:`_check`) after event position ``pos``: its rows, a
-        new game's header rows, the head's signature when due, where the game stands."""
+        new game's header rows, the head's signature when due, where the game stands.
+        ``pending``: the event rows go there, encoded, for the caller to write (a group's
+        rows in one statement: :meth:`AppendGroup.flush`)."""
         head, rest, f, before, now = plan.head, plan.events, plan.fold, plan.before, plan.now
         game = head.game
         rows, new_head = _rows(head, rest, plan.payloads, pos)
         if head.next_seq == 0:
             insert_games(conn, [rest[0]], stored_at=utc_text(now))  # type: ignore[list-item]
         keys = {game: self._game_key(conn, game)}
-        self.insert_rows(conn, rows, rest, keys)
+        if pending is None:
+            self.insert_rows(conn, rows, rest, keys)
+        else:
+            pending.extend(encode_rows(conn, rows, rest, keys))
         now_marks = marks(f)
         if due(before, now_marks):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
@@ -365,7 +411,7 @@ class Appending(Signing):
         transaction)."""
         cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            cur.execute("SELECT coalesce(max(pos), 0) FROM events")
+            cur.execute(LAST_POS_SQL)
             row = cur.fetchone()
             return int(row[0]) if row is not None else 0
         finally:
@@ -607,16 +653,36 @@ class _Plan:
 
 
 class AppendGroup:
-    """The appends of one write transaction (:meth:`Appending.group`)."""
+    """The appends of one write transaction (:meth:`Appending.group`).
 
-    def __init__(self, store: Appending, conn: Connection) -> None:
+    On PostgreSQL, where each statement is an exchange with the server, a group writes its
+    appends' event rows in one statement, with its commit (:meth:`finish`), and checks an
+    append against the head its game's last append in this store left (kept with its fold)
+    rather than reading it: the transaction is an exchange to begin it (its lock and the
+    last position read with it) and one to end it, and a few more for an append that ends
+    a round (its signature, its facts). An append whose game has rows waiting is checked
+    after they are written (:meth:`flush`), against what the store then holds."""
+
+    def __init__(self, store: Appending, conn: Connection, pos: int | None = None) -> None:
         self.store = store
         self.conn = conn
         #: The games appended to in the group (their cached folds go if it fails).
         self.games: set[str] = set()
         #: Whether writing an append failed: the transaction must not be committed.
         self.broken = False
-        self._pos: int | None = None  # the last event position handed out
+        #: Whether an append was checked against a head kept in memory (not read): when
+        #: writing its rows fails, another writer may have moved its game, and each append
+        #: is to be written again in a group of its own, checked against the stored head.
+        self.kept_heads = False
+        self._pos = pos  # the last event position handed out
+        #: Event rows to write (PostgreSQL: :meth:`flush`), and the games and the first
+        #: append (game, first seq) they are of.
+        self._defer = store.dialect == "postgresql"
+        self._rows: list[tuple[Any, ...]] = []
+        self._waiting: set[str] = set()
+        self._first: tuple[str, int] | None = None
+        self._finished = False
+        self._wrote = False  # whether the group wrote event rows
 
     def append(self, game: str, events: Iterable[EventLike],
                expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
@@ -628,10 +694,13 @@ class AppendGroup:
         s = self.store
         if self.broken:
             raise RuntimeError("the group is broken: leave it, nothing of it is written")
+        if game in self._waiting:
+            self.flush()
         prep = s._prepared(game, events, expected_seq, at_end)
         self.games.add(game)
+        kept = s._kept_head(game, prep) if self._defer else None
         try:
-            res, plan = s._check(self.conn, game, prep)
+            res, plan = s._check(self.conn, game, prep, kept)
         except BaseException:
             s._forget(game)
             raise
@@ -640,7 +709,7 @@ class AppendGroup:
         try:
             if self._pos is None:
                 self._pos = s._last_pos(self.conn)
-            res = s._store(self.conn, plan, self._pos)
+            res = s._store(self.conn, plan, self._pos, self._rows if self._defer else None)
         except IntegrityError as e:
             self.broken = True
             s._forget(game)
@@ -650,14 +719,75 @@ class AppendGroup:
             self.broken = True
             s._forget(game)
             raise
+        if self._defer:
+            self._waiting.add(game)
+            if self._first is None:
+                self._first = (game, prep.first_seq)
+            self.kept_heads = self.kept_heads or kept is not None
         self._pos += res.appended
         s._remember(game, res.head, plan.fold)
         return res
 
+    def flush(self) -> None:
+        """Write the event rows waiting (PostgreSQL), in one statement. Rows the database
+        refuses make the group :attr:`broken`: a :class:`ConflictError` of its first
+        append waiting, as :meth:`Appending.append` says it."""
+        self._write(commit=False)
+
+    def finish(self, notify: tuple[str, str] | None = None) -> None:
+        """Write the rows waiting and commit, in one exchange (PostgreSQL); as
+        :meth:`flush` when the rows are refused. :meth:`Appending.group` calls it as the
+        group ends; called before, a refusal is the caller's to answer. ``notify``: a
+        ``NOTIFY`` (channel, payload) to send with the commit (PostgreSQL delivers it to
+        the channel's listeners as the transaction commits), when the group wrote events."""
+        if not self._finished:
+            self._write(commit=True, notify=notify)
+
+    def _write(self, commit: bool, notify: tuple[str, str] | None = None) -> None:
+        rows, first = self._rows, self._first
+        if not self._defer or (not rows and not commit):
+            return
+        self._wrote = self._wrote or bool(rows)
+        if self.broken:
+            raise RuntimeError("the group is broken: leave it, nothing of it is written")
+        self._rows, self._waiting, self._first = [], set(), None
+        raw = self.conn.connection.dbapi_connection
+        assert raw is not None
+        try:
+            with raw.pipeline():  # the rows and the commit: one exchange
+                if rows:
+                    raw.execute(PG_INSERT_GROUP_SQL, [list(c) for c in zip(*rows, strict=True)])
+                if commit and notify is not None and self._wrote:
+                    raw.execute("SELECT pg_notify(%s, %s)", notify)
+                if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
+                    raw.execute("COMMIT")
+        except Exception as e:
+            if not _refused(e):
+                raise
+            self.broken = True
+            for game in self.games:
+                self.store._forget(game)
+            game, seq = first or ("", 0)
+            raise ConflictError(game, seq, self.store._head_quiet(game),
+                                f"the database refused the rows: {eng.db_message(e)}") from None
+        if commit:
+            self._finished = True
+
     def head(self, game: str) -> Head:
         """The game's head as the group has it so far."""
+        if game in self._waiting:
+            self.flush()
         return self.store._head(self.conn, game)
 
     def events(self, game: str) -> list[Event]:
         """The game's events as the group has them so far."""
+        if game in self._waiting:
+            self.flush()
         return self.store._read_events(self.conn, game)
+
+
+def _refused(e: BaseException) -> bool:
+    """Whether ``e`` is the database refusing rows (an integrity error, SQLAlchemy's or the
+    driver's own)."""
+    return isinstance(e, IntegrityError) or (
+        eng.is_driver_error(e) and any(c.__name__ == "IntegrityError" for c in type(e).__mro__))

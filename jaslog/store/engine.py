@@ -137,13 +137,48 @@ def write_tx(engine: Engine) -> Iterator[Connection]:
     lock (waited for at most :func:`lock_timeout`), so that positions are handed out in commit
     order. Commits on success. A database that cannot take the write (full, read-only, locked
     too long, gone) is a :class:`DatabaseError`; the transaction is rolled back."""
+    with write_tx_reading(engine, None) as (conn, _):
+        yield conn
+
+
+@contextmanager
+def write_tx_reading(engine: Engine, first: str | None) -> Iterator[tuple[Connection, Any]]:
+    """:func:`write_tx`, and the first value of the first row of the query ``first`` (None:
+    no query), read once the writers' lock is held.
+
+    On PostgreSQL the transaction's ``BEGIN``, its lock timeout, the lock and ``first`` go
+    to the server together (psycopg's pipeline mode): one exchange, where they took four.
+    For that the driver's connection is in autocommit mode while the transaction lasts (it
+    would send a ``BEGIN`` of its own, and wait for it): the transaction is ours, begun
+    here and ended by the commit (or the rollback) as any other; a writer may end it itself
+    (``COMMIT`` with its last rows: :meth:`jaslog.store.appending.AppendGroup.finish`)."""
     with database_errors(engine.url), engine.connect() as conn:
         conn = conn.execution_options(jaslog_write=True)
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.exec_driver_sql(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
-                conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
-            yield conn
+        if conn.dialect.name != "postgresql":
+            with conn.begin():
+                value = None
+                if first is not None:
+                    row = conn.exec_driver_sql(first).first()
+                    value = None if row is None else row[0]
+                yield conn, value
+            return
+        raw = conn.connection.dbapi_connection
+        assert raw is not None
+        raw.autocommit = True
+        try:
+            with conn.begin():
+                with raw.pipeline():  # BEGIN, SET LOCAL, the lock and the read: one exchange
+                    raw.execute("BEGIN")
+                    raw.execute(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
+                    raw.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+                    read = raw.execute(first) if first is not None else None
+                row = read.fetchone() if read is not None else None
+                yield conn, None if row is None else row[0]
+        finally:
+            try:
+                raw.autocommit = False  # the transaction is over: the driver's own again
+            except Exception:  # the connection is lost: not to be used again
+                conn.invalidate()
 
 
 @contextmanager

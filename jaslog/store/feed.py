@@ -67,3 +67,21 @@ def games_after(store: Any, after: int = 0, limit: int = MOST_PER_PAGE) -> list[
     with eng.read_tx(store.engine) as conn:
         return [(int(r.pos), str(r.game))
                 for r in conn.execute(_GAMES, {"after": max(after, 0), "limit": limit})]
+
+
+#: :func:`games_after` as one statement for a PostgreSQL connection of psycopg's own (its
+#: parameters: after, limit): one statement is one snapshot, as :func:`games_after`'s read.
+PG_GAMES_AFTER_SQL = ("SELECT e.pos, g.id FROM events e JOIN games g ON g.pos = e.game "
+                      "WHERE e.pos > %s ORDER BY e.pos LIMIT %s")
+
+
+def games_after_on(conn: Any, after: int = 0,
+                   limit: int = MOST_PER_PAGE) -> list[tuple[int, str]]:
+    """:func:`games_after` on ``conn``, a psycopg connection to a PostgreSQL store in
+    autocommit mode (a watch's own, which listens for ``NOTIFY`` too): one exchange with
+    the server, where a read through the store's pool takes four (its check of the
+    connection, the transaction's start, the read, its end)."""
+    if not 1 <= limit <= MOST_PER_PAGE:
+        raise ValueError(f"limit must be 1 to {MOST_PER_PAGE}")
+    return [(int(pos), str(game))
+            for pos, game in conn.execute(PG_GAMES_AFTER_SQL, (max(after, 0), limit))]

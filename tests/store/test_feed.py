@@ -9,7 +9,7 @@ import pytest
 
 from jaslog.play.sim import simulate_game
 from jaslog.store import open_store
-from jaslog.store.feed import events_after, games_after
+from jaslog.store.feed import events_after, games_after, games_after_on
 
 WRITERS = 8
 
@@ -94,5 +94,30 @@ def test_the_games_after_a_pos_are_the_feed_without_its_payloads(store_url: str)
         assert games_after(s, feed[-1][0]) == []
         with pytest.raises(ValueError, match="limit"):
             games_after(s, 0, 1001)
+    finally:
+        s.close()
+
+
+def test_a_watch_s_own_connection_reads_the_same_games_after_a_pos(pg_url: str) -> None:
+    """On PostgreSQL a watch reads the games after a pos on its own connection (the one it
+    listens on, in autocommit mode): the same rows as through the store, page by page."""
+    import psycopg
+
+    from jaslog.service.processes import postgres_dsn
+
+    s = open_store(pg_url)
+    try:
+        for g in ("one", "two"):
+            s.append(g, simulate_game(g, seed=1)[:4])
+        s.append("one", simulate_game("one", seed=1)[4:6], expected_seq=4)
+        feed = games_after(s, 0)
+        dsn = postgres_dsn(pg_url)
+        assert dsn is not None and len(feed) == 10
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            assert games_after_on(conn, 0) == feed
+            assert games_after_on(conn, feed[3][0], 3) == feed[4:7]
+            assert games_after_on(conn, feed[-1][0]) == []
+            with pytest.raises(ValueError, match="limit"):
+                games_after_on(conn, 0, 1001)
     finally:
         s.close()

@@ -223,11 +223,11 @@ def write_transactions(svc: Service) -> list[str]:
     """A list that gets an item for each write transaction the service's writer begins."""
     seen: list[str] = []
 
-    def begun(_conn: Any, _cur: Any, sql: str, *_args: Any) -> None:
-        if sql.startswith("BEGIN IMMEDIATE") or "pg_advisory_xact_lock" in sql:
-            seen.append(sql)
+    def begun(conn: Any) -> None:
+        if conn.get_execution_options().get("jaslog_write", False):
+            seen.append(conn.dialect.name)
 
-    event.listen(svc.writer.engine, "before_cursor_execute", begun)
+    event.listen(svc.writer.engine, "begin", begun)
     return seen
 
 
@@ -326,3 +326,93 @@ def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> Non
     with pytest.raises(NoSuchGame):
         svc.writer.head("x")
     svc.close()
+
+
+def exchanges(svc: Service, folder: Path) -> list[int]:
+    """A list that gets, for each write transaction of the service's writer on PostgreSQL,
+    how many exchanges with the server it took from its start to the connection's return to
+    the pool: libpq's own trace of the protocol (to a file in ``folder``), counting the
+    server's ``ReadyForQuery`` (one ends each exchange: a query, or a pipeline's sync)."""
+    import os
+
+    seen: list[int] = []
+    traced: dict[int, tuple[int, Path]] = {}
+
+    def begun(conn: Any) -> None:
+        if conn.get_execution_options().get("jaslog_write", False):
+            raw = conn.connection.dbapi_connection
+            path = folder / f"trace-{len(seen)}.txt"
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            traced[id(raw)] = (fd, path)
+            raw.pgconn.trace(fd)
+            raw.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
+
+    def returned(raw: Any, _record: Any) -> None:
+        fd, path = traced.pop(id(raw), (-1, folder))
+        if fd >= 0:
+            raw.pgconn.untrace()
+            os.close(fd)
+            seen.append(path.read_text().count("\tReadyForQuery\t"))
+
+    event.listen(svc.writer.engine, "begin", begun)
+    event.listen(svc.writer.engine, "checkin", returned)
+    return seen
+
+
+def test_a_group_on_postgresql_is_two_exchanges_with_the_server(pg_url: str,
+                                                                 tmp_path: Path) -> None:
+    """Eight appends to eight games in one group: the transaction's start (its lock, the
+    last position) is one exchange with the server, its rows and its commit another; no
+    head is read (each game's is kept from its last append) and no row written alone."""
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(8)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    counted = exchanges(svc, tmp_path)
+    lock = _held(svc)
+    futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
+    time.sleep(0.2)
+    lock.release()
+    assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
+    assert counted == [2]
+    svc.close()
+    with open_store(pg_url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_a_game_moved_by_another_writer_is_answered_as_stored(pg_url: str) -> None:
+    """The writer checks an append against the head its last append left; another writer
+    (another process's store) moved the game since. Each answer is the one the stored head
+    gives, a refusal by the rules included: a conflict where the game moved on, the append
+    written where it goes on from the stored head, and the other appends of its group
+    written."""
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    h = _plain(simulate_game("h", "amsterdam", seed=2))
+    for gid, evs in (("g", g), ("h", h)):
+        svc.append(gid, evs[:3], 0)
+    with open_store(pg_url, clock=ManualClock(STORE_TIME)) as other:
+        other.append("g", [{**g[3], "game": "g", "seq": 3}])
+    lock = _held(svc)
+    futs = [svc.submit("h", [h[3]], 3),                        # written
+            svc.submit("g", [g[3]], 3),                        # the game moved: a conflict
+            svc.submit("g", [{**g[3], "card": "AS"}], 3)]      # a conflict, not a rule's
+    time.sleep(0.2)
+    lock.release()
+    answers = [_answer(f) for f in futs]
+    fresh = Service(pg_url, clock=ManualClock(STORE_TIME))  # keeps nothing: reads every head
+    try:
+        for f, (gid, evs, seq) in zip(futs[1:], (("g", [g[3]], 3),
+                                                  ("g", [{**g[3], "card": "AS"}], 3)),
+                                      strict=True):
+            assert _answer(f) == _answer(fresh.submit(gid, evs, seq))
+    finally:
+        fresh.close()
+    assert answers[0][:4] == ("ok", 1, 0, 4)
+    assert [a[0] for a in answers[1:]] == ["ConflictError"] * 2
+    assert [a[4] for a in answers[1:]] == [4, 4]  # the stored head's next seq
+    res, _ = svc.submit("g", [g[4]], 4).result(timeout=60)  # goes on from the stored head
+    assert res.appended == 1 and res.head.next_seq == 5
+    svc.close()
+    with open_store(pg_url) as s:
+        assert [e.seq for e in s.events("g")] == list(range(5)) and s.verify().ok

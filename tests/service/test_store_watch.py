@@ -1,0 +1,89 @@
+"""The news of appends between processes over one PostgreSQL store: each commit of a
+service's writer that stored events sends one ``NOTIFY`` with it (however many appends and
+games it holds), and a process's watch reads the store's feed at another process's
+``NOTIFY``, never at its own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from jaslog.play.sim import simulate_game
+from jaslog.service import processes
+from jaslog.service.core import Notifier, Service
+from jaslog.service.processes import CHANNEL, StoreWatch, postgres_dsn
+from jaslog.store import ConflictError
+from jaslog.store.clock import ManualClock
+from tests.store.conftest import STORE_TIME, pg_server, pg_url  # noqa: F401  (a real PostgreSQL)
+
+
+def _plain(events: list[dict]) -> list[dict]:  # type: ignore[type-arg]
+    return [{k: v for k, v in e.items() if k not in ("game", "seq")} for e in events]
+
+
+@pytest.fixture
+def listener(pg_url: str) -> Iterator[psycopg.Connection]:  # noqa: F811
+    """A connection listening on the service's channel, as another process's watch does."""
+    dsn = postgres_dsn(pg_url)
+    assert dsn is not None
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"LISTEN {CHANNEL}")
+        yield conn
+
+
+def test_a_commit_of_the_writer_sends_one_notify(pg_url: str,  # noqa: F811
+                                                 listener: psycopg.Connection) -> None:
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(3)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    assert list(listener.notifies(timeout=0.5)) == []  # no channel set: nothing told
+    svc.notify = (CHANNEL, "this-process")
+    svc._write_lock.acquire()  # the appends submitted now wait together for one group
+    futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
+    time.sleep(0.2)
+    svc._write_lock.release()
+    assert [f.result(timeout=60)[0].appended for f in futs] == [1, 1, 1]
+    told = list(listener.notifies(timeout=2, stop_after=2))
+    assert [(n.channel, n.payload) for n in told] == [(CHANNEL, "this-process")]
+    # a commit that stored nothing (a stale append, refused) tells nothing
+    with pytest.raises(ConflictError):
+        svc.append("g0", [logs["g0"][3]], 3)
+    assert list(listener.notifies(timeout=0.5)) == []
+    svc.close()
+
+
+def test_a_watch_reads_the_feed_at_another_process_s_notify_only(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(processes, "PG_INTERVAL_S", 60.0)  # no read but at a NOTIFY
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    svc.append("g", g[:3], 0)
+    loop = asyncio.new_event_loop()
+    watch = StoreWatch(pg_url, Notifier(), loop)
+    svc.notify = (CHANNEL, watch.token)
+    watch.start()
+    try:
+        time.sleep(0.5)  # listening, its first read done
+        seen = watch.after
+        svc.append("g", g[3:5], 3)  # this process's own: told with its own token
+        time.sleep(1.0)
+        assert watch.after == seen
+        dsn = postgres_dsn(pg_url)
+        assert dsn is not None
+        with psycopg.connect(dsn, autocommit=True) as other:
+            other.execute("SELECT pg_notify(%s, 'another-process')", (CHANNEL,))
+        deadline = time.monotonic() + 30
+        while watch.after == seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watch.after == seen + 2  # the two events stored since its last read
+    finally:
+        started = time.monotonic()
+        watch.stop()
+        svc.close()
+        loop.close()
+    assert time.monotonic() - started < 5  # told to stop, it does at once
