@@ -37,6 +37,12 @@ _PLAY = re.compile(
     rb'(?:,"recorded_at":"(' + _AT + rb')")?'
     rb',"seat":([0-3]),"card":"(' + _CARD + rb')"\})(?:\r?\n)?')
 
+#: :data:`_PLAY` as a text pattern: the text of a line decoded as Latin-1 (each byte one
+#: character, so a match's offsets are the bytes' own) matches it exactly when the line's
+#: bytes match :data:`_PLAY` (the pattern names ASCII characters only), and the groups come
+#: as text, none decoded one by one (the import's reader: :mod:`jaslog.store.importer`).
+PLAY_TEXT = re.compile(_PLAY.pattern.decode("ascii"))
+
 
 class FastPlay:
     """A ``play`` event read by :func:`fast_play` (or by the store from its columns): the

@@ -303,13 +303,15 @@ def test_the_import_chains_raw_digests_and_stores_the_chain_exactly(store: Store
     rows = [r for p in parts for r in p.rows]
     assert len(rows) == len(events)
     prev = bytes(32)
-    for r in rows:
-        assert r[8] == prev and r[9] == sha256(prev + r[7]).digest() and len(r[9]) == 32
-        prev = r[9]
+    for line, r in zip(lines_of(events), rows, strict=True):  # (seq, hash, ...) each
+        assert r[1] == sha256(prev + canonical_json(event_from_dict(orjson.loads(line)))).digest()
+        assert len(r[1]) == 32
+        prev = r[1]
     assert parts[-1].head == prev.hex()
     assert store.import_lines(lines_of(events)).events == len(events)
     stored = store.stored_events("x-40")
-    assert [bytes.fromhex(s.hash) for s in stored] == [r[9] for r in rows]
+    assert [bytes.fromhex(s.hash) for s in stored] == [r[1] for r in rows]
+    assert [bytes.fromhex(s.prev_hash) for s in stored] == [bytes(32)] + [r[1] for r in rows[:-1]]
     assert store.verify("x-40").ok
 
 
