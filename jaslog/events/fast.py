@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from typing import Any
 
 from jaslog.events import AT_PATTERN
@@ -37,6 +38,12 @@ _PLAY = re.compile(
     rb'(?:,"recorded_at":"(' + _AT + rb')")?'
     rb',"seat":([0-3]),"card":"(' + _CARD + rb')"\})(?:\r?\n)?')
 
+#: :data:`_PLAY` as a text pattern: the text of a line decoded as Latin-1 (each byte one
+#: character, so a match's offsets are the bytes' own) matches it exactly when the line's
+#: bytes match :data:`_PLAY` (the pattern names ASCII characters only), and the groups come
+#: as text, none decoded one by one (the import's reader: :mod:`jaslog.store.importer`).
+PLAY_TEXT = re.compile(_PLAY.pattern.decode("ascii"))
+
 
 class FastPlay:
     """A ``play`` event read by :func:`fast_play` (or by the store from its columns): the
@@ -46,7 +53,6 @@ class FastPlay:
     fields as a dict (the export)."""
 
     type: str
-    payload: bytes
 
     def __init__(self, game: str, seq: int, seat: int, card: str, at: str | None,
                  id: str | None, payload: bytes | None, recorded_at: str | None = None) -> None:
@@ -55,20 +61,23 @@ class FastPlay:
         if payload is not None:
             self.payload = payload
 
-    def __getattr__(self, name: str) -> Any:
-        """``payload`` of a play made from its fields alone (``payload`` None: a play the
-        store read from its columns), written when first asked for and kept.
+    @cached_property
+    def payload(self) -> bytes:
+        """The canonical bytes of a play made from its fields alone (``payload`` None: a play
+        the store read from its columns), written when first asked for and kept in its
+        ``__dict__`` (a value there is read before this is asked: a cached property, not
+        ``__getattr__``, which would slow the reading of every other field).
 
         >>> p = FastPlay("g1", 4, 2, "10H", None, None, None)
         >>> "payload" in p.__dict__, p.payload, "payload" in p.__dict__
         (False, b'{"game":"g1","seq":4,"type":"play","seat":2,"card":"10H"}', True)
+        >>> p.bogus
+        Traceback (most recent call last):
+        AttributeError: 'FastPlay' object has no attribute 'bogus'
         """
-        if name != "payload":
-            raise AttributeError(f"'FastPlay' object has no attribute {name!r}")
         d = self.__dict__
-        payload = d["payload"] = play_payload(d["game"], d["seq"], d["at"], d["id"],
-                                              d["recorded_at"], d["seat"], d["card"])
-        return payload
+        return play_payload(d["game"], d["seq"], d["at"], d["id"], d["recorded_at"], d["seat"],
+                            d["card"])
 
     def __repr__(self) -> str:
         return f"FastPlay({self.payload.decode()})"

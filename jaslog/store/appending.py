@@ -46,7 +46,13 @@ from jaslog.store.foldcache import FoldCache, cache_events
 from jaslog.store.game_rows import insert_games
 from jaslog.store.projection import facts_of, note_facts
 from jaslog.store.results import PLAYING, note_results, standing
-from jaslog.store.rows import INSERT_COLUMNS, encode_rows, key_of, read_rows
+from jaslog.store.rows import (
+    ENCODED_COLUMNS,
+    INSERT_COLUMNS,
+    encode_rows,
+    key_of,
+    read_rows,
+)
 from jaslog.store.schema import EVENTS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
 from jaslog.store.types import (
@@ -441,6 +447,27 @@ class Appending(Signing):
         cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
             cur.executemany(self._insert_events_sql, rows)
+        finally:
+            cur.close()
+
+    def insert_encoded(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
+        """Bulk-insert rows already encoded, in :data:`~jaslog.store.rows.ENCODED_COLUMNS`
+        order (the import's: :class:`jaslog.store.importer.Writer`), in the caller's
+        transaction: ``COPY`` on PostgreSQL (past :data:`COPY_FROM_ROWS` rows), else the
+        driver's own ``executemany``."""
+        if not rows:
+            return
+        cols = ", ".join(ENCODED_COLUMNS)
+        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            if self.dialect == "postgresql" and len(rows) > COPY_FROM_ROWS:
+                with cur.copy(f"COPY events ({cols}) FROM STDIN") as cp:  # type: ignore[attr-defined]
+                    for row in rows:
+                        cp.write_row(row)
+                return
+            ph = "%s" if self.dialect == "postgresql" else "?"
+            cur.executemany(f"INSERT INTO events ({cols}) VALUES "
+                            f"({', '.join([ph] * len(ENCODED_COLUMNS))})", rows)
         finally:
             cur.close()
 

@@ -70,11 +70,27 @@ _MS_SECONDS: dict[str, int] = {f"{s:02d}.": s for s in range(60)}
 _MS_CODES: dict[str, int] = {f"{ms:03d}Z": ms for ms in range(1000)}
 
 
+#: The minute (since 1970) at which each hour's text met (``2026-01-05T19:``) begins, None
+#: for a text that begins no time; and the minutes of each ``30:`` in an hour.
+_HOUR_CODES: dict[str, int | None] = {}
+_IN_HOUR: dict[str, int] = {f"{m:02d}:": m for m in range(60)}
+
+
 def _minute_code(prefix: str) -> int | None:
+    """The minute of a minute's text (``2026-01-05T19:30:``), by its hour's, kept (a game's
+    events fall in a few hundred minutes, but in fewer hours: one text parsed an hour)."""
     if len(_MINUTE_CODES) > 100_000:
         _MINUTE_CODES.clear()
-    code = parse_time_code(prefix + "00Z")
-    minute = _MINUTE_CODES[prefix] = None if code is None else code // 60
+    hour = prefix[:14]
+    start = _HOUR_CODES.get(hour, -1)
+    if start == -1:
+        if len(_HOUR_CODES) > 100_000:
+            _HOUR_CODES.clear()
+        code = parse_time_code(hour + "00:00Z")
+        start = _HOUR_CODES[hour] = None if code is None else code // 60
+    in_hour = _IN_HOUR.get(prefix[14:])
+    minute = _MINUTE_CODES[prefix] = None if start is None or in_hour is None \
+        else start + in_hour
     return minute
 
 

@@ -22,11 +22,12 @@ def created_at(started: GameStarted) -> str:
 
 
 def insert_games(conn: Connection, started: list[GameStarted],
-                 stored_at: str | None = None) -> None:
+                 stored_at: str | None = None) -> dict[str, int]:
     """The header rows of new games (in the caller's write transaction); ``stored_at``
-    (sortable UTC text) defaults to now."""
+    (sortable UTC text) defaults to now. Returns each game's key (``games.pos``), which its
+    events are stored under."""
     if not started:
-        return
+        return {}
     pos = int(conn.execute(select(func.coalesce(func.max(GAMES.c.pos), 0))).scalar_one())
     stamp_text = stored_at or now_text()
     rows: list[dict[str, Any]] = []
@@ -39,6 +40,7 @@ def insert_games(conn: Connection, started: list[GameStarted],
     conn.execute(GAMES.insert(), rows)
     conn.execute(GAME_PLAYERS.insert(), seats)
     conn.execute(GAME_PLACES.insert(), [place_of(s) for s in started])
+    return {r["id"]: r["pos"] for r in rows}
 
 
 #: The longest table or tournament a game's place keeps (the listings ask for at most 64).

@@ -25,12 +25,13 @@ from typing import Any
 
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import MAX_LINE, VERSION, Event, GameStarted, validate_event_json
-from jaslog.events.fast import FastPlay, fast_play
+from jaslog.events.fast import PLAY_TEXT, FastPlay
 from jaslog.events.limits import too_long
 from jaslog.logs import Line, read_line
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.codec import canonical, current_canonical, norm_id
+from jaslog.store.codec import canonical, current_canonical
+from jaslog.store.compact import CARD_CODE, time_code
 from jaslog.store.import_input import (
     RawLine,
     open_input,
@@ -40,26 +41,33 @@ from jaslog.store.import_input import (
 )
 from jaslog.store.projection import RoundFacts, facts_of, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results, standing
-from jaslog.store.rows import read_rows
+from jaslog.store.rows import codec, read_rows
 from jaslog.store.schema import GAMES
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected, StoreError
 
 _GENESIS_BYTES = bytes.fromhex(GENESIS)
+#: A line that is the canonical text of a play (:data:`jaslog.events.fast.PLAY_TEXT`), its
+#: text decoded as Latin-1; and a seat's number by its digit.
+_PLAY_MATCH = PLAY_TEXT.fullmatch
+_SEATS = {"0": 0, "1": 1, "2": 2, "3": 3}
 _PROGRESS_EVERY = 2000
-#: Lines between two collections (of the young generations) while an import runs.
+#: The fewest lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause Python's automatic cycle collector for a bulk import; the import collects the
-    young generations itself every :data:`_COLLECT_EVERY` lines.
+    young generations itself, right after a batch is written, when :data:`_COLLECT_EVERY`
+    lines or more were read since it last did (:meth:`Validator.flush`).
 
     An import makes millions of short-lived objects (events, rows, states) that the collector
     would otherwise scan again and again, for nothing: they hold no reference cycles (a fold
     holds none, see :class:`jaslog.play.fold.GameFold`), so reference counting frees them. The
-    periodic collection of the young generations is a safety net that stays cheap: it never
-    scans what survived an earlier one.
+    collection of the young generations is a safety net that stays cheap: it never scans what
+    survived an earlier one, and it comes when a batch's rows and folds were just let go of,
+    not while they are held (a collection in the middle of a batch scanned every event of it:
+    about 0.1 s of CPU a batch of 300 games).
     """
     was_on = gc.isenabled()
     gc.disable()
@@ -74,15 +82,18 @@ def _collector_paused() -> Iterator[None]:
 class Part:
     """Events of one game ready to insert: chained from ``base_hash`` at ``base_seq``.
 
-    ``rows`` are in :data:`~jaslog.store.store.EVENT_COLUMNS` order, ``pos`` (index 2) still
-    to give, ``prev_hash`` and ``hash`` as raw digests; ``started`` is the game's
-    ``game_started`` event when the part opens the game.
+    ``rows`` are encoded as they were read: :data:`~jaslog.store.rows.ENCODED_COLUMNS` from
+    ``seq`` on (``hash`` a raw digest), the game's key and the position to put before them
+    when the batch is written; a row whose event's type had no code in the store yet is
+    ``(seq, hash, type name, version, canonical bytes, fields)`` (``late``), encoded by
+    :func:`~jaslog.store.rows.late_row` then. ``started`` is the game's ``game_started``
+    event when the part opens the game.
     """
 
     game: str
     base_seq: int
     base_hash: str
-    rows: list[list[Any]]
+    rows: list[tuple[Any, ...]]
     started: GameStarted | None
     head: str
     #: where the game was read: (source, first line, last line), for a sentence
@@ -91,6 +102,8 @@ class Part:
     standing: Standing | None = None
     #: the facts of its closed rounds after these events (:mod:`jaslog.store.projection`)
     facts: list[RoundFacts] | None = None
+    #: whether a row waits for its type's code (see ``rows``)
+    late: bool = False
 
     @property
     def next_seq(self) -> int:
@@ -114,7 +127,9 @@ class Writer:
         moved since it was read is rejected (another writer), the others are written."""
         from sqlalchemy import func, select
 
+        from jaslog.store.codec import UnreadableEvent
         from jaslog.store.game_rows import insert_games
+        from jaslog.store.rows import game_keys, late_row
         from jaslog.store.schema import EVENTS
 
         parts = [p for p in parts if p.rows and p.game not in self.rejected]
@@ -131,18 +146,28 @@ class Writer:
                                 f"read seq {p.base_seq}) [conflict]; import it again")
                     continue
                 ok.append(p)
-            insert_games(conn, [p.started for p in ok if p.started is not None])
+            keys = insert_games(conn, [p.started for p in ok if p.started is not None])
+            others = [p.game for p in ok if p.game not in keys]
+            if others:
+                keys.update(game_keys(conn, others))
             pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
-            rows: list[list[Any]] = []
+            rows: list[tuple[Any, ...]] = []
+            last: list[int] = []
             for p in ok:
-                for row in p.rows:  # the rows wait with their position left open
-                    pos += 1
-                    row[2] = pos
-                rows += p.rows
-            self.store.insert_rows(conn, rows)
+                key = keys.get(p.game)
+                if key is None:
+                    raise UnreadableEvent("the game has no header row (game_started) to key its "
+                                          "events by", p.game, p.base_seq)
+                todo = [late_row(conn, r) if type(r[2]) is str else r for r in p.rows] \
+                    if p.late else p.rows
+                # the rows wait with their key and position left open: put before them here
+                rows += [(key, at) + r for at, r in enumerate(todo, pos + 1)]  # noqa: RUF005 (quicker)
+                pos += len(todo)
+                last.append(pos)
+            self.store.insert_encoded(conn, rows)
             # every game written is signed at its new head, with the rows (signing.py)
-            self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head, p.rows[-1][2])
-                                          for p in ok])
+            self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head, at)
+                                          for p, at in zip(ok, last, strict=True)])
             # and where it stands, when it ended (or had, before these events: results.py)
             note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
                                 if p.standing is not None and (p.standing != PLAYING or p.base_seq)])
@@ -187,9 +212,10 @@ class _Pending:
     stored_len: int = 0
     expect: int | None = 0
     fold: GameFold | None = None
-    #: chained rows still to write, in :data:`~jaslog.store.store.EVENT_COLUMNS` order (their
-    #: ``pos`` is given when they are written)
-    rows: list[list[Any]] = field(default_factory=list)
+    #: chained rows still to write, encoded (:class:`Part`'s ``rows``)
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    #: whether a row of ``rows`` waits for its type's code
+    late: bool = False
     started: GameStarted | None = None  # the game_started event, while it is still to write
     ready: bool = False
     written: int = 0
@@ -234,11 +260,16 @@ class Validator:
         #: (a line of the notation holds several events: a trick's plays)
         self.closing: list[_Pending] = []
         self.lines = 0
+        #: the lines read when the young generations were last collected
+        self.collected = 0
         # SQLite: a plain connection to look whether a game is stored yet (see _open)
         url = str(getattr(store, "url", ""))
         self._probe_path = url.split(":///", 1)[1] if url.startswith("sqlite:///") and \
             url != "sqlite:///:memory:" else None
         self._probe: sqlite3.Connection | None = None
+        with eng.read_tx(store.engine) as conn:
+            #: the store's event type codes (those it gets during the import are learnt too)
+            self.codec = codec(conn)
 
     def close(self) -> None:
         """Release the connection :meth:`_open` looks through (the import is over)."""
@@ -328,9 +359,37 @@ class Validator:
         if type(raw) is not bytes:  # an event read from the notation: its own line and column
             self.take(read_line(raw, source, number))
             return True
-        fp = fast_play(raw)
-        if fp is not None:
-            self.take_event(fp, source, number, fp.payload)
+        m = _PLAY_MATCH(raw.decode("latin-1"))
+        if m is not None:  # jaslog.events.fast.fast_play, inlined: the hot path
+            _, gid, seq_text, at, eid, rec, seat_text, card = m.groups()
+            end = m.end(1)
+            payload = raw if end == len(raw) else raw[:end]
+            seat, seq = _SEATS[seat_text], int(seq_text)
+            fp = FastPlay(gid, seq, seat, card, at, eid, payload, rec)
+            tail = None  # its row, when it is a play in the columns alone (else take_event's)
+            if eid is None and rec is None and self.codec.names.get(1) == "play":
+                a = None if at is None else time_code(at)
+                if at is None or a is not None:
+                    tail = (1, VERSION, None, a, None, seat, CARD_CODE[card], None)
+            p = self.pending.get(gid)
+            if p is None or p.fold is None or tail is None or p.stored_len or \
+                    gid != self.last_game:
+                self.take_event(fp, source, number, payload, tail)
+                return True
+            # the next play of the game the lines are on: take_event's common case, inlined
+            self.lines += 1
+            try:
+                p.fold.apply(fp)  # type: ignore[arg-type]  # a FastPlay has every field it reads
+            except FoldError as err:
+                self.reject(gid, str(err.located(source, number)), source, number)
+                return True
+            h = sha256(p.prev + payload).digest()
+            p.rows.append((seq, h) + tail)  # noqa: RUF005 (a concatenation is quicker)
+            p.prev, p.last = h, number
+            self.pending_events += 1
+            if p.ready:
+                self.ready_events += 1
+            self._moved_on(p, number)
             return True
         if len(raw) <= MAX_LINE:
             try:
@@ -346,10 +405,10 @@ class Validator:
         return True
 
     def take_event(self, e: Event | FastPlay, source: str, number: int,
-                   payload: bytes | None = None) -> None:
+                   payload: bytes | None = None, tail: tuple[Any, ...] | None = None) -> None:
         """An event read from ``source`` line ``number`` (``payload``: its canonical bytes,
-        when known): fold it, chain it, hold it until its game is written. (The hot path of
-        every import.)"""
+        when known; ``tail``: its row after ``seq`` and ``hash``, when known): fold it, chain
+        it, hold it until its game is written. (The hot path of every import.)"""
         self.lines += 1
         gid = e.game
         p = self.pending.get(gid)
@@ -383,14 +442,15 @@ class Validator:
         except StoreError as err:
             self.reject(gid, f"{source}:{number}: {err}", source, number)
             return
-        link = p.prev
-        h = sha256(link + payload).digest()  # the chain, raw: in hex only at a part's head
+        h = sha256(p.prev + payload).digest()  # the chain, raw: in hex only at a part's head
         rows = p.rows
-        if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
-            p.started = e
-        eid = e.id
-        rows.append([gid, e.seq, 0, e.type, VERSION, None if eid is None else norm_id(eid), e.at,
-                     payload, link, h, e.__dict__])
+        if tail is None:
+            if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
+                p.started = e
+            tail = self._encoded(e, payload)
+            if type(tail[0]) is str:
+                p.late = True
+        rows.append((e.seq, h) + tail)  # noqa: RUF005 (a concatenation is quicker)
         p.prev = h
         p.last = number
         if p.stored_len:
@@ -410,6 +470,11 @@ class Validator:
                 self.ready_events += len(prev.rows)
                 if self.ready_games >= self.batch_games or self.ready_events >= self.batch_events:
                     self.flush([q for q in self.pending.values() if q.ready])
+        self._moved_on(p, number)
+
+    def _moved_on(self, p: _Pending, number: int) -> None:
+        """After an event of ``p`` read at line ``number``: let go of the folds of the games
+        whose last line is behind, and write what is due."""
         if self.closing and self.closing[0].last < number:
             self.let_go(number)
         if number in self.ends:  # no more of the game comes: write it, forget its fold
@@ -424,6 +489,17 @@ class Validator:
                     self.flush([q for q in self.pending.values() if q.ready])
         if self.pending_events >= self.max_pending:
             self.flush(list(self.pending.values()))
+
+    def _encoded(self, e: Event | FastPlay, payload: bytes) -> tuple[Any, ...]:
+        """The row of event ``e`` (canonical bytes ``payload``) after its seq and hash (see
+        :class:`Part`): encoded by the store's codec, or, for a type the store has no code
+        for yet, what encodes it when its batch is written."""
+        c = self.codec
+        kind = c.codes.get(e.type)
+        if kind is None:
+            return (e.type, VERSION, payload, e.__dict__)
+        k, eid, at, rec, seat, card, rest = c.encode(payload, kind, e.__dict__, VERSION)
+        return (k, VERSION, eid, at, rec, seat, card, rest)
 
     def let_go(self, before: int | None = None) -> None:
         """Let go of the folds of the games whose last line was read (those that ended before
@@ -467,7 +543,7 @@ class Validator:
         parts = {p.game: Part(p.game, p.base.next_seq, p.base.hash, p.rows, p.started, p.prev.hex(),
                               (p.source, p.first, p.last),
                               standing(p.fold) if p.fold is not None else p.standing,
-                              facts_of(p.fold) if p.fold is not None else p.facts)
+                              facts_of(p.fold) if p.fold is not None else p.facts, p.late)
                  for p in todo}
         accepted = self.sink(list(parts.values())) if parts else set()
         for p in todo:
@@ -480,9 +556,14 @@ class Validator:
                 continue
             self._forget(p)
             p.rows = []
+            p.late = False
             p.started = None
             if p.ready:
                 self.pending.pop(p.game, None)
+        if self.lines - self.collected >= _COLLECT_EVERY:  # (see _collector_paused)
+            del parts, todo, games
+            gc.collect(1)
+            self.collected = self.lines
 
     def flush_all(self) -> None:
         self.flush(list(self.pending.values()))
@@ -522,11 +603,8 @@ class Importer:
                     if not take_bytes(item, source, number):
                         continue
                 n += 1
-                if not n % _PROGRESS_EVERY:
-                    if not n % _COLLECT_EVERY:
-                        gc.collect(1)
-                    if progress is not None:
-                        progress(n)
+                if progress is not None and not n % _PROGRESS_EVERY:
+                    progress(n)
         if progress is not None:
             progress(n)
 
@@ -545,11 +623,8 @@ class Importer:
             with _collector_paused():
                 for n, r in enumerate(raw_lines(stream), 1):
                     take_raw(r, source)
-                    if not n % _PROGRESS_EVERY:
-                        if not n % _COLLECT_EVERY:
-                            gc.collect(1)
-                        if progress is not None:
-                            progress(offset + r[5])
+                    if progress is not None and not n % _PROGRESS_EVERY:
+                        progress(offset + r[5])
                     consumed = r[5]
         finally:
             if str(path) != "-":

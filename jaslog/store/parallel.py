@@ -39,7 +39,7 @@ from typing import Any
 
 from jaslog.logs import canonical_game_end, guess_game, line_game
 from jaslog.store.import_input import open_input, raw_lines, source_name
-from jaslog.store.importer import _COLLECT_EVERY, Part, Validator, Writer
+from jaslog.store.importer import Part, Validator, Writer
 from jaslog.store.types import ImportSummary, Rejected, StoreError
 
 CHUNK = 1000
@@ -169,7 +169,6 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                       batch_games=min(batch_games, WORKER_BATCH_GAMES),
                       batch_events=WORKER_BATCH_EVENTS)
         gc.disable()  # as in one process (see importer._collector_paused)
-        taken = 0
         while True:
             try:
                 chunk = q_in.get(timeout=1.0)
@@ -191,7 +190,6 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                     raw = blob[start:end]
                     take_bytes(raw, source, number)
                     start = end
-                items = numbers
             elif chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
                 _, source, first, items = chunk
                 take_bytes = v.take_bytes
@@ -204,10 +202,6 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 for r in items:
                     number, raw = r[0], r[1]
                     take_raw(r, source)
-            taken += len(items)
-            if taken >= _COLLECT_EVERY:
-                gc.collect(1)
-                taken = 0
         source = number = raw = None  # the lines are all read: what is left is writing
         v.flush_all()
         v.close()

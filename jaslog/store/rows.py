@@ -41,6 +41,10 @@ COLUMNS = (GAMES.c.id.label("game"), EVENTS.c.seq, EVENTS.c.pos, *PARTS, EVENTS.
 #: Insert order of an event row in parts.
 INSERT_COLUMNS = ("game", "seq", "pos", "kind", "version", "event_id", "at", "recorded_at",
                   "seat", "card", "rest", "hash")
+#: Insert order of a row the import encoded as it read the event (:func:`late_row`): the
+#: game's key and the position, given when its batch is written, before what was read.
+ENCODED_COLUMNS = ("game", "pos", "seq", "hash", "kind", "version", "event_id", "at",
+                   "recorded_at", "seat", "card", "rest")
 
 
 def codec(conn: Connection, refresh: bool = False) -> Codec:
@@ -302,6 +306,20 @@ def encode_rows(conn: Connection, rows: Sequence[Sequence[Any]],
     return out
 
 
+def late_row(conn: Connection, row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A row the import read before the store had a code for its event's type: ``(seq, hash,
+    type name, version, canonical bytes, fields)``, encoded in the caller's write transaction
+    (which gives the type its code) as ``(seq, hash, kind, version, event_id, at, recorded_at,
+    seat, card, rest)``, the rest of :data:`ENCODED_COLUMNS`."""
+    seq, h, name, version, payload, fields = row
+    c = codec(conn)
+    kind = c.codes.get(name)
+    if kind is None:
+        kind = type_code(conn, name)
+    k, eid, at, rec, seat, card, rest = c.encode(payload, kind, fields, version)
+    return (seq, h, k, version, eid, at, rec, seat, card, rest)
+
+
 def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, str]]:
     """Each game's last seq and hash (hex), of those of ``games`` that have events."""
     from sqlalchemy import func
@@ -321,6 +339,7 @@ def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, 
 
 __all__ = [
     "COLUMNS",
+    "ENCODED_COLUMNS",
     "INSERT_COLUMNS",
     "PARTS",
     "VERSION",
@@ -333,6 +352,7 @@ __all__ = [
     "head_hashes",
     "key_of",
     "keys_of",
+    "late_row",
     "read_rows",
     "seed_types",
     "stored_rows",

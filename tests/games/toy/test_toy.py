@@ -77,6 +77,32 @@ def stored(log: Path, db: Path) -> Path:
     return db
 
 
+def test_an_import_codes_a_type_the_store_did_not_know_in_its_batch(log: Path,
+                                                                    tmp_path: Path) -> None:
+    """A store made before the toy was registered has no code for its ``double``: the import
+    reads such an event before the store has a code for it and encodes it when its batch is
+    written, in the batch's transaction; the game reads back whole and verifies."""
+    from jaslog.games import register, unregister
+    from jaslog.store.rows import codec
+
+    db = tmp_path / "older.sqlite"
+    unregister(GAME)
+    try:
+        open_store(str(db)).close()
+    finally:
+        register(GAME)
+    with open_store(str(db)) as store:
+        with store.engine.connect() as conn:
+            assert "double" not in codec(conn, refresh=True).codes
+        s = store.import_files([log], workers=0)
+        assert (s.games, s.rejected) == (1, [])
+        with store.engine.connect() as conn:
+            assert "double" in codec(conn, refresh=True).codes
+        lines = log.read_bytes().splitlines()
+        assert [r.payload for r in store.stored_events("toy-1")] == lines
+        assert store.verify("toy-1").ok
+
+
 def test_dump_as_text_writes_the_double_and_reads_it_back(log: Path, tmp_path: Path) -> None:
     db = stored(log, tmp_path / "s.sqlite")
     r = cli("dump", "toy-1", "--format", "text", "--db", str(db))
