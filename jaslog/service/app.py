@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -160,6 +161,14 @@ def _said(err: dict[str, Any]) -> str:
     return str(err.get("msg", "invalid"))
 
 
+#: FastAPI's own OpenTelemetry (its versions that have it) turned off: the service sets up no
+#: provider, and with it on FastAPI asks OpenTelemetry's three global providers whether one
+#: was set at every request (some 4 us each, the append's too).
+NO_TELEMETRY: dict[str, Any] = (
+    {"telemetry": {"tracing": False, "metrics": False, "logs": False}}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters else {})
+
+
 def create_app(url: str | None = None, *, service: Service | None = None,
                clock: Clock | None = None) -> FastAPI:
     """The service on the store at ``url`` (a path or database URL; None: the default store).
@@ -179,7 +188,8 @@ def create_app(url: str | None = None, *, service: Service | None = None,
 
     app = FastAPI(title="jaslog", version=__version__, description=DESCRIPTION,
                   openapi_url="/openapi.json", docs_url=None, redoc_url=None,
-                  lifespan=lifespan, dependencies=[Depends(refuse_unknown_parameters)])
+                  lifespan=lifespan, dependencies=[Depends(refuse_unknown_parameters)],
+                  **NO_TELEMETRY)
     app.state.service = svc
     app.state.clock = svc.clock
     # every route's service, as the_service answers it: on the event loop (``service`` is a

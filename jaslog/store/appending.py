@@ -682,12 +682,15 @@ class _Plan:
 class AppendGroup:
     """The appends of one write transaction (:meth:`Appending.group`).
 
-    On PostgreSQL, where each statement is an exchange with the server, a group writes its
-    appends' event rows in one statement, with its commit (:meth:`finish`), and checks an
-    append against the head its game's last append in this store left (kept with its fold)
-    rather than reading it: the transaction is an exchange to begin it (its lock and the
-    last position read with it) and one to end it, and a few more for an append that ends
-    a round (its signature, its facts). An append whose game has rows waiting is checked
+    A group checks an append against the head its game's last append in this store left
+    (kept with its fold) rather than reading it, on either store: should another writer
+    have moved the game since, the append's rows collide with its rows and each append of
+    the group is written again alone, checked against the stored head
+    (:attr:`kept_heads`). On PostgreSQL, where each statement is an exchange with the
+    server, a group also writes its appends' event rows in one statement, with its commit
+    (:meth:`finish`): the transaction is an exchange to begin it (its lock and the last
+    position read with it) and one to end it, and a few more for an append that ends a
+    round (its signature, its facts). An append whose game has rows waiting is checked
     after they are written (:meth:`flush`), against what the store then holds."""
 
     def __init__(self, store: Appending, conn: Connection, pos: int | None = None) -> None:
@@ -725,7 +728,7 @@ class AppendGroup:
             self.flush()
         prep = s._prepared(game, events, expected_seq, at_end)
         self.games.add(game)
-        kept = s._kept_head(game, prep) if self._defer else None
+        kept = s._kept_head(game, prep)
         try:
             res, plan = s._check(self.conn, game, prep, kept)
         except BaseException:
@@ -737,20 +740,22 @@ class AppendGroup:
             if self._pos is None:
                 self._pos = s._last_pos(self.conn)
             res = s._store(self.conn, plan, self._pos, self._rows if self._defer else None)
-        except IntegrityError as e:
+        except Exception as e:
             self.broken = True
             s._forget(game)
+            if not _refused(e):  # (the driver's own, too: SQLite's rows go through it)
+                raise
             raise ConflictError(game, prep.first_seq, s._head_quiet(game),
                                 f"the database refused the rows: {eng.db_message(e)}") from None
         except BaseException:
             self.broken = True
             s._forget(game)
             raise
+        self.kept_heads = self.kept_heads or kept is not None
         if self._defer:
             self._waiting.add(game)
             if self._first is None:
                 self._first = (game, prep.first_seq)
-            self.kept_heads = self.kept_heads or kept is not None
         self._pos += res.appended
         s._remember(game, res.head, plan.fold)
         return res

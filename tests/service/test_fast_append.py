@@ -7,9 +7,11 @@ a rule's refusal, a role that may not and a body of another shape (a real server
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 
 from jaslog.service.fast_append import append_body
 from tests.service.conftest import body_of, create, sim
@@ -78,3 +80,35 @@ def test_the_short_way_takes_the_plain_bodies_only() -> None:
                   b'{"events": [{}]' + b"}" * 2, b'{"events": [{"a": ' + b"[" * 40 + b"]" * 40
                   + b"}]}", b"\xff"):
         assert append_body(other) is None, other
+
+
+def test_a_request_does_not_ask_opentelemetry_for_its_providers(tmp_path: Path,
+                                                                 monkeypatch: Any) -> None:
+    """FastAPI's own telemetry is off: a request (an append, a read) does not ask
+    OpenTelemetry's global providers whether one was set, a cost of every request."""
+    from tests.service.inprocess import live_service
+
+    trace = pytest.importorskip("opentelemetry.trace")
+    metrics = pytest.importorskip("opentelemetry.metrics")
+    logs = pytest.importorskip("opentelemetry._logs")
+    asked: list[str] = []
+    for module, name in ((trace, "get_tracer_provider"), (metrics, "get_meter_provider"),
+                         (logs, "get_logger_provider")):
+        real = getattr(module, name)
+
+        def spy(real: Any = real, name: str = name) -> Any:
+            asked.append(name)
+            return real()
+
+        monkeypatch.setattr(module, name, spy)
+    gid = "telemetry-1"
+    events = sim(gid, 1)[:3]
+    with live_service(tmp_path) as live:
+        asked.clear()
+        started = events[0]
+        live.post("/api/games", {"game": gid, "ruleset": started["ruleset"],
+                                 "seats": started["seats"], "dealer": started["dealer"]},
+                  status=201)
+        out = live.append(gid, body_of(events[1:3]))
+        assert out["appended"] == 2 and out["next_seq"] == 3
+    assert asked == []

@@ -380,18 +380,44 @@ def test_a_group_on_postgresql_is_two_exchanges_with_the_server(pg_url: str,
         assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
 
 
-def test_a_game_moved_by_another_writer_is_answered_as_stored(pg_url: str) -> None:
+def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
+    """Eight appends to eight games in one group on SQLite: each is checked against the
+    head its game's last append left (kept with its fold), none is read from the store."""
+    url = f"sqlite:///{tmp_path / 'heads.sqlite'}"
+    svc = Service(url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(8)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    statements: list[str] = []
+
+    def traced(conn: Any, _record: Any, _proxy: Any) -> None:
+        conn.set_trace_callback(statements.append)
+
+    event.listen(svc.writer.engine, "checkout", traced)
+    lock = _held(svc)
+    futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
+    time.sleep(0.2)
+    lock.release()
+    assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
+    assert sum("INSERT INTO events" in q for q in statements) == 8  # (the trace works)
+    assert [q for q in statements if "SELECT e.seq, e.hash FROM events" in q] == []
+    svc.close()
+    with open_store(url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_a_game_moved_by_another_writer_is_answered_as_stored(store_url: str) -> None:
     """The writer checks an append against the head its last append left; another writer
     (another process's store) moved the game since. Each answer is the one the stored head
     gives, a refusal by the rules included: a conflict where the game moved on, the append
     written where it goes on from the stored head, and the other appends of its group
     written."""
-    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    svc = Service(store_url, clock=ManualClock(STORE_TIME))
     g = _plain(simulate_game("g", "amsterdam", seed=1))
     h = _plain(simulate_game("h", "amsterdam", seed=2))
     for gid, evs in (("g", g), ("h", h)):
         svc.append(gid, evs[:3], 0)
-    with open_store(pg_url, clock=ManualClock(STORE_TIME)) as other:
+    with open_store(store_url, clock=ManualClock(STORE_TIME)) as other:
         other.append("g", [{**g[3], "game": "g", "seq": 3}])
     lock = _held(svc)
     futs = [svc.submit("h", [h[3]], 3),                        # written
@@ -400,7 +426,7 @@ def test_a_game_moved_by_another_writer_is_answered_as_stored(pg_url: str) -> No
     time.sleep(0.2)
     lock.release()
     answers = [_answer(f) for f in futs]
-    fresh = Service(pg_url, clock=ManualClock(STORE_TIME))  # keeps nothing: reads every head
+    fresh = Service(store_url, clock=ManualClock(STORE_TIME))  # keeps nothing: reads every head
     try:
         for f, (gid, evs, seq) in zip(futs[1:], (("g", [g[3]], 3),
                                                   ("g", [{**g[3], "card": "AS"}], 3)),
@@ -414,5 +440,5 @@ def test_a_game_moved_by_another_writer_is_answered_as_stored(pg_url: str) -> No
     res, _ = svc.submit("g", [g[4]], 4).result(timeout=60)  # goes on from the stored head
     assert res.appended == 1 and res.head.next_seq == 5
     svc.close()
-    with open_store(pg_url) as s:
+    with open_store(store_url) as s:
         assert [e.seq for e in s.events("g")] == list(range(5)) and s.verify().ok
