@@ -83,7 +83,7 @@ class FoldError(JaslogError, ValueError):
 #: may keep more, which its copy copies deeply).
 FOLD_FIELDS = frozenset({
     "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "log",
-    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply"})
+    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply", "fair_deal"})
 
 #: A fold class's declared handlers: event class -> the name of the method that takes it
 #: (None: an event a base class takes and this one does not).
@@ -171,6 +171,9 @@ class GameFold:
         #: irregularities and timeouts, each with the round in play when it was recorded
         self.irregularities: list[tuple[int, Irregularity]] = []
         self.timeouts: list[tuple[int, Timeout]] = []
+        #: whether the log holds an event of a computer deal (:data:`FAIR_DEAL`: a deal
+        #: committed, a nonce, a deal revealed), which the audit then checks (rule book 9.3)
+        self.fair_deal: bool = False
         #: judges a claim of the rest with the hands known (the game's solver, given by
         #: :func:`jaslog.play.fold.start_fold`); None leaves every claim standing as recorded
         self.claim_judge: ClaimJudge | None = None
@@ -207,6 +210,7 @@ class GameFold:
         new.notes, new.log = list(self.notes), list(self.log)
         new.retracted = dict(self.retracted)
         new.irregularities, new.timeouts = list(self.irregularities), list(self.timeouts)
+        new.fair_deal = self.fair_deal
         new.claim_judge = self.claim_judge
         new.state = copy.deepcopy(self.state, memo)
         new._apply = self._apply
@@ -280,13 +284,18 @@ class GameFold:
         self.timeouts.append((self.rounds_dealt(), e))
 
     def _deal_committed(self, e: DealCommitted) -> None:
-        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
+        """Changes nothing in the state: the deal's checks read the log
+        (``jaslog.play.fairdeal``)."""
+        self.fair_deal = True
 
     def _nonce(self, e: Nonce) -> None:
         check_seat(e.seat, self.players)
+        self.fair_deal = True
 
     def _deal_revealed(self, e: DealRevealed) -> None:
-        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
+        """Changes nothing in the state: the deal's checks read the log
+        (``jaslog.play.fairdeal``)."""
+        self.fair_deal = True
 
     def _claim(self, e: Claim) -> None:
         self.state.claim(e.seat, e.gives, e.seq, self.claim_judge)
