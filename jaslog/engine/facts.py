@@ -9,8 +9,7 @@ terminal show them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from itertools import compress
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -18,22 +17,7 @@ import orjson
 from jaslog.engine.base import RestClaim, Ruling, Scored
 from jaslog.engine.common import card_list
 from jaslog.engine.fold import ROUND_OPENERS, GameFold, describe
-from jaslog.events import EVENT_MODELS, Event, Irregularity, canonical_json
-
-
-def events_of(log: list[Event], types: Iterable[str]) -> list[Event]:
-    """The events of ``log`` whose ``type`` is one of ``types``, in order, picked by their
-    class (each type is one model's; a play read without its model is a play), without
-    reading each event's fields: a report looks for a game's few deals among its plays.
-
-    >>> from jaslog.events import parse_event as p
-    >>> log = [p('{"game":"g","seq":1,"type":"dealt"}'), p('{"game":"g","seq":2,"type":"note",'
-    ...        '"text":"hi"}')]
-    >>> [e.seq for e in events_of(log, ROUND_OPENERS)]
-    [1]
-    """
-    classes = {EVENT_MODELS[t] for t in types if t in EVENT_MODELS}
-    return list(compress(log, map(classes.__contains__, map(type, log))))
+from jaslog.events import Event, Irregularity, canonical_json
 
 
 def ruling_list(rulings: list[Ruling]) -> list[dict[str, Any]]:
@@ -99,7 +83,7 @@ def round_facts(fold: GameFold, outcomes: Sequence[Scored]) -> list[dict[str, An
     last counting), ``irregularities`` and the ``claim`` of the rest that ended its play;
     ``outcomes`` are the rounds' (``fold.state.outcomes()``)."""
     state = fold.state
-    openers = [e for e in events_of(fold.log, ROUND_OPENERS) if e.seq not in fold.retracted]
+    openers = [e for e in fold.openers if e.seq not in fold.retracted]
     running = [0] * state.scores
     irregular: dict[int, list[dict[str, Any]]] = {}
     for number, e in fold.irregularities:
