@@ -3,11 +3,12 @@ again folds to the same game; each misuse is refused with its code and changes n
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
 
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.events import Event, event_from_dict
 from jaslog.games import GAMES
 from jaslog.play.audit import game_report
@@ -73,6 +74,27 @@ def test_a_correction_may_retract_several_events_and_the_deal(ruleset: str) -> N
     assert len(f.state.rounds) == rounds - 1
     f.apply(shifted(events[k], len(cut) + 1 - k))  # the deal, recorded again
     assert len(f.state.rounds) == rounds
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_the_fold_keeps_the_events_that_opened_a_round(ruleset: str) -> None:
+    """What the audit reads of how each round was recorded: every deal folded, in order, a
+    retracted one too (and not a refused one); a copy keeps them apart."""
+    events = game(ruleset)
+    k = [i for i, e in enumerate(events) if e.type == "dealt"][-1]
+    cut = events[:k + 3]
+    f = fold(cut)
+    with pytest.raises(FoldError):
+        f.apply(shifted(events[k], len(cut) - k))  # a deal in the middle of a round
+    f.apply(correction("c1", len(cut), [e.seq for e in cut[k:]]))
+    f.apply(shifted(events[k], len(cut) + 1 - k))  # the deal, recorded again
+    assert f.openers == [e for e in f.log if e.type in ROUND_OPENERS]
+    assert [e.seq for e in f.openers if e.seq not in f.retracted] == [
+        e.seq for e in f.log if e.type == "dealt" and e.seq not in f.retracted]
+    twin = copy.deepcopy(f)
+    assert twin.openers == f.openers and twin.openers is not f.openers
+    rounds = game_report("c1", f)["rounds"]
+    assert len(rounds) == len(f.state.rounds) and all(r["hands_recorded"] for r in rounds)
 
 
 def codes(events: list[Event], retracts: list[int]) -> str:

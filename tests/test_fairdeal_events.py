@@ -4,6 +4,7 @@ they validate, fold (changing nothing at the table), survive the notation both w
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import subprocess
@@ -98,6 +99,26 @@ def test_a_correction_does_not_retract_the_deal_events() -> None:
                 "reason": "no"})
     with pytest.raises(Exception, match="retract"):
         fold(event_from_dict(e) for e in log)
+
+
+def test_the_fold_says_whether_its_log_holds_a_deal_event() -> None:
+    """What the audit asks before it checks the deals: set by the first deal event folded,
+    kept by a copy and by a correction's refold; a refused deal event sets nothing."""
+    log = online_round_log()[:6]  # the commit, two nonces, the deal and the first bid
+    f = start_fold(event_from_dict(log[0]))
+    assert f.fair_deal is False
+    with pytest.raises(Exception, match="seat"):
+        f.apply(event_from_dict({**log[2], "seat": 7}))
+    assert f.fair_deal is False and len(f.log) == 1
+    for e in log[1:]:
+        f.apply(event_from_dict(e))
+    assert f.fair_deal is True
+    f.apply(event_from_dict({"game": "ot1", "seq": 6, "type": "correction", "retracts": [5],
+                             "reason": "misclick"}))
+    assert f.fair_deal is True and copy.deepcopy(f).fair_deal is True
+    plain = fold(event_from_dict(e) for e in [log[0], {**log[4], "seq": 1}])
+    assert plain.fair_deal is False and copy.deepcopy(plain).fair_deal is False
+    assert game_report("ot1", plain)["ok"] is True
 
 
 def test_the_notation_writes_and_reads_them() -> None:

@@ -278,6 +278,13 @@ class RoundBook(Generic[R]):
         end, such as 'draw'), else None (the game's rule)."""
         raise NotImplementedError
 
+    def winner_of(self, totals: list[int] | None) -> int | str | None:
+        """:attr:`winner`, given the totals when the caller has them already (``totals``, as
+        :meth:`totals` gives them; None: added up when the game's rule needs them), so a
+        report that adds up the rounds' outcomes has them worked out once. A game whose rule
+        reads the totals says so; by default, :attr:`winner`."""
+        return self.winner
+
     @property
     def finished(self) -> bool:
         return self.winner is not None

@@ -9,43 +9,15 @@ terminal show them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from itertools import compress
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
-from jaslog.engine.base import RestClaim, Ruling
+from jaslog.engine.base import RestClaim, Ruling, Scored
 from jaslog.engine.common import card_list
 from jaslog.engine.fold import ROUND_OPENERS, GameFold, describe
-from jaslog.events import EVENT_MODELS, Event, Irregularity, canonical_json
-
-
-def events_of(log: list[Event], types: Iterable[str]) -> list[Event]:
-    """The events of ``log`` whose ``type`` is one of ``types``, in order, picked by their
-    class (each type is one model's; a play read without its model is a play), without
-    reading each event's fields: a report looks for a game's few deals among its plays.
-
-    >>> from jaslog.events import parse_event as p
-    >>> log = [p('{"game":"g","seq":1,"type":"dealt"}'), p('{"game":"g","seq":2,"type":"note",'
-    ...        '"text":"hi"}')]
-    >>> [e.seq for e in events_of(log, ROUND_OPENERS)]
-    [1]
-    """
-    classes = {EVENT_MODELS[t] for t in types if t in EVENT_MODELS}
-    return list(compress(log, map(classes.__contains__, map(type, log))))
-
-
-def has_events_of(log: list[Event], types: Iterable[str]) -> bool:
-    """Whether ``log`` holds an event whose ``type`` is one of ``types`` (as
-    :func:`events_of`, by class; it stops at the first).
-
-    >>> from jaslog.events import parse_event as p
-    >>> has_events_of([p('{"game":"g","seq":1,"type":"dealt"}')], {"nonce", "dealt"})
-    True
-    """
-    classes = {EVENT_MODELS[t] for t in types if t in EVENT_MODELS}
-    return not classes.isdisjoint(map(type, log))
+from jaslog.events import Event, Irregularity, canonical_json
 
 
 def ruling_list(rulings: list[Ruling]) -> list[dict[str, Any]]:
@@ -104,19 +76,20 @@ def _plain(e: Event) -> dict[str, Any]:
     return d
 
 
-def round_facts(fold: GameFold) -> list[dict[str, Any]]:
+def round_facts(fold: GameFold, outcomes: Sequence[Scored]) -> list[dict[str, Any]]:
     """What every round report holds whatever the game, by round: ``final`` (the score that
     counts), ``totals`` (running, after the round: the score sheet), ``recorded``
     (``played`` or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the
-    last counting), ``irregularities`` and the ``claim`` of the rest that ended its play."""
+    last counting), ``irregularities`` and the ``claim`` of the rest that ended its play;
+    ``outcomes`` are the rounds' (``fold.state.outcomes()``)."""
     state = fold.state
-    openers = [e for e in events_of(fold.log, ROUND_OPENERS) if e.seq not in fold.retracted]
+    openers = [e for e in fold.openers if e.seq not in fold.retracted]
     running = [0] * state.scores
     irregular: dict[int, list[dict[str, Any]]] = {}
     for number, e in fold.irregularities:
         irregular.setdefault(number, []).append(irregularity_dict(e, number))
     out = []
-    for r, opener, o in zip(state.rounds, openers, state.outcomes(), strict=True):
+    for r, opener, o in zip(state.rounds, openers, outcomes, strict=True):
         running = [a + b for a, b in zip(running, o.final, strict=True)]
         out.append({
             "final": list(o.final),
@@ -146,13 +119,14 @@ def claim_dict(c: RestClaim | None) -> dict[str, Any] | None:
             "taker": c.taker, "guaranteed": c.guaranteed}
 
 
-def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]], *,
-                    roem_keys: tuple[str, ...] = (),
+def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]], outcomes: Sequence[Scored],
+                    *, roem_keys: tuple[str, ...] = (),
                     unknown_keys: tuple[str, ...] = ()) -> list[dict[str, Any]]:
-    """The game's round reports with :func:`round_facts` added. A score-only round reports
+    """The game's round reports with :func:`round_facts` added (``outcomes``: the rounds',
+    as :func:`round_facts` takes them). A score-only round reports
     the sheet's points, its roem under the game's ``roem_keys``, and what the sheet did not
     say (the game's ``unknown_keys``) as unknown: null."""
-    for rep, facts, r in zip(rounds, round_facts(fold), fold.state.rounds, strict=True):
+    for rep, facts, r in zip(rounds, round_facts(fold, outcomes), fold.state.rounds, strict=True):
         rep.update(facts)
         if rep["ruling"] is not None:
             rep["ruling"]["after_end"] = r.ruling.after_end

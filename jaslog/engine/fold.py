@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -44,7 +44,7 @@ FAIR_DEAL = frozenset({"deal_committed", "nonce", "deal_revealed"})
 #: retracts (rule book 9.1, decision 9).
 PASSED_OVER = frozenset({"game_started", "note", "correction", *FAIR_DEAL})
 #: Events that open a round: a correction reaches back no further than the last of them.
-ROUND_OPENERS = frozenset({"dealt", "round_score"})
+ROUND_OPENERS: Final = frozenset({"dealt", "round_score"})
 #: Events that change nothing in the state: a rebuild after a correction skips them.
 KEPT_BESIDE = frozenset({"note", "correction", *FAIR_DEAL})
 
@@ -83,7 +83,8 @@ class FoldError(JaslogError, ValueError):
 #: may keep more, which its copy copies deeply).
 FOLD_FIELDS = frozenset({
     "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "log",
-    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply"})
+    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply", "fair_deal",
+    "openers"})
 
 #: A fold class's declared handlers: event class -> the name of the method that takes it
 #: (None: an event a base class takes and this one does not).
@@ -171,6 +172,12 @@ class GameFold:
         #: irregularities and timeouts, each with the round in play when it was recorded
         self.irregularities: list[tuple[int, Irregularity]] = []
         self.timeouts: list[tuple[int, Timeout]] = []
+        #: whether the log holds an event of a computer deal (:data:`FAIR_DEAL`: a deal
+        #: committed, a nonce, a deal revealed), which the audit then checks (rule book 9.3)
+        self.fair_deal: bool = False
+        #: the events that opened a round (:data:`ROUND_OPENERS`), in seq order, retracted
+        #: ones included: the audit reads how each round was recorded without a scan of the log
+        self.openers: list[Event] = []
         #: judges a claim of the rest with the hands known (the game's solver, given by
         #: :func:`jaslog.play.fold.start_fold`); None leaves every claim standing as recorded
         self.claim_judge: ClaimJudge | None = None
@@ -207,6 +214,8 @@ class GameFold:
         new.notes, new.log = list(self.notes), list(self.log)
         new.retracted = dict(self.retracted)
         new.irregularities, new.timeouts = list(self.irregularities), list(self.timeouts)
+        new.fair_deal = self.fair_deal
+        new.openers = list(self.openers)
         new.claim_judge = self.claim_judge
         new.state = copy.deepcopy(self.state, memo)
         new._apply = self._apply
@@ -245,6 +254,8 @@ class GameFold:
         except IntegrityError as err:
             raise self.located(err, e) from None
         self.log.append(e)
+        if d["type"] in ROUND_OPENERS:
+            self.openers.append(e)
         self.next_seq = seq + 1
         at: str | None = d["at"]
         if at is not None:
@@ -280,13 +291,18 @@ class GameFold:
         self.timeouts.append((self.rounds_dealt(), e))
 
     def _deal_committed(self, e: DealCommitted) -> None:
-        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
+        """Changes nothing in the state: the deal's checks read the log
+        (``jaslog.play.fairdeal``)."""
+        self.fair_deal = True
 
     def _nonce(self, e: Nonce) -> None:
         check_seat(e.seat, self.players)
+        self.fair_deal = True
 
     def _deal_revealed(self, e: DealRevealed) -> None:
-        """Changes nothing: the deal's checks read the log (``jaslog.play.fairdeal``)."""
+        """Changes nothing in the state: the deal's checks read the log
+        (``jaslog.play.fairdeal``)."""
+        self.fair_deal = True
 
     def _claim(self, e: Claim) -> None:
         self.state.claim(e.seat, e.gives, e.seq, self.claim_judge)

@@ -60,8 +60,10 @@ class Simulator(Protocol):
                  faults: Faults) -> Iterator[dict[str, Any]]: ...
 
 
-#: A round report: every round of a folded game for ``check --json`` (the referee's view).
-RoundReport = Callable[[GameFold], list[dict[str, Any]]]
+#: A round report: every round of a folded game for ``check --json`` (the referee's view):
+#: ``report(fold, outcomes)``, ``outcomes`` being ``fold.state.outcomes()``, which the audit
+#: works out once for the report, the round facts, the totals and the winner.
+RoundReport = Callable[[GameFold, Sequence[Any]], list[dict[str, Any]]]
 #: The fields of a round's dealing events that a deck gives: ``deal_from_deck(deck, dealer)``.
 DealFromDeck = Callable[[Sequence[str], int], dict[str, dict[str, Any]]]
 #: A rules-oracle answer: ``answer(op, query, options)``.

@@ -6,17 +6,18 @@ prints and the export reads; its keys are a contract for scripts (see the README
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from jaslog.engine.base import Scored
 from jaslog.engine.common import violation_dict
 from jaslog.engine.facts import (
     add_round_facts,
-    has_events_of,
     irregularity_list,
     retracted_list,
     timeout_list,
 )
-from jaslog.engine.fold import FAIR_DEAL, FoldError, GameFold
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.games import get_game
 from jaslog.play.fairdeal import check_deals
 
@@ -24,19 +25,23 @@ REPORT_KEYS = ("game", "ruleset", "ok", "error", "violations", "rounds", "totals
                "winner", "retracted", "irregularities", "timeouts")
 
 
-def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
+def rounds_report(fold: GameFold, outcomes: Sequence[Scored] | None = None
+                  ) -> list[dict[str, Any]]:
     """Every round of the game for ``check --json``: the game's own report, with what every
-    game's rounds hold besides (:func:`jaslog.engine.facts.round_facts`)."""
+    game's rounds hold besides (:func:`jaslog.engine.facts.round_facts`); ``outcomes``: the
+    rounds' (``fold.state.outcomes()``, worked out here when not given)."""
     game = get_game(fold.game)
-    return add_round_facts(fold, game.report(fold), roem_keys=game.score_only_roem,
-                           unknown_keys=game.score_only_unknown)
+    if outcomes is None:
+        outcomes = fold.state.outcomes()
+    return add_round_facts(fold, game.report(fold, outcomes), outcomes,
+                           roem_keys=game.score_only_roem, unknown_keys=game.score_only_unknown)
 
 
 def deal_problems(fold: GameFold) -> list[dict[str, Any]]:
     """The ``deal_not_fair`` problems of a game's computer deals (rule book 9.3, decision
     21: :func:`jaslog.play.fairdeal.check_deals`), as violations (rule ``deal_not_fair``);
     none for a game without a committed deal."""
-    if not has_events_of(fold.log, FAIR_DEAL):
+    if not fold.fair_deal:
         return []
     found = check_deals(fold.game_id, (e.model_dump() if e.type != "play" else  # a fast play
                                        {"type": "play", "seq": e.seq} for e in fold.log))
@@ -74,11 +79,13 @@ def game_report(game: str | None, fold: GameFold | None,
     violations = sorted(state.violations, key=lambda v: v.seq)
     found = [violation_dict(v) for v in violations] + deal_problems(fold)
     found.sort(key=lambda v: v["seq"])
-    rounds = rounds_report(fold)
-    # every round's outcome is worked out anew each time the state is asked for one: the
+    # the rounds' outcomes, worked out once for the game's report and the round facts; the
     # totals are the last round's running totals (round_facts adds the rounds' final
-    # scores as totals() does), and a game is finished when it has a winner
-    winner = state.winner
+    # scores as totals() does), and a game is finished when it has a winner (the game's
+    # rule, given those totals)
+    rounds = rounds_report(fold, state.outcomes())
+    totals = list(rounds[-1]["totals"]) if rounds else state.totals()
+    winner = state.winner_of(totals)
     return {
         "game": fold.game_id,
         "ruleset": fold.ruleset,
@@ -86,7 +93,7 @@ def game_report(game: str | None, fold: GameFold | None,
         "error": str(error) if error else None,
         "violations": found,
         "rounds": rounds,
-        "totals": list(rounds[-1]["totals"]) if rounds else state.totals(),
+        "totals": totals,
         "finished": winner is not None,
         "winner": winner,
         "retracted": retracted_list(fold),

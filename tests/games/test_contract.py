@@ -619,6 +619,21 @@ class GameContract:
                 assert sorted([s, rule] for s, rule, _ in x.verdicts or []) == \
                     sorted([s, rule] for s, rule, _ in broken), (where, r["round"])
 
+    def test_the_audit_scores_each_round_once_and_agrees_with_the_state(self, game: Game) -> None:
+        """The audit works the rounds' outcomes out once and hands them to the game's report
+        and the game's winner rule (``winner_of`` the totals): at every deal of a game, and
+        at its end, what it says is what the state says when asked anew."""
+        sim = audited(game.name)[0][0]
+        for end in [*deal_starts(sim.events)[1:], len(sim.events)]:
+            f = folded(sim.events[:end])
+            state = f.state
+            rep = game_report(f.game_id, f)
+            assert state.winner_of(state.totals()) == state.winner == rep["winner"], end
+            assert state.winner_of(None) == state.winner and rep["totals"] == state.totals()
+            outcomes = state.outcomes()
+            assert game.report(f, outcomes) == game.report(f, state.outcomes())
+            assert [r["score"] for r in game.report(f, outcomes)] == [o.score for o in outcomes]
+
     def test_a_game_without_faults_is_clean_and_the_simulator_is_deterministic(self, game: Game) -> None:
         for preset in game.presets:
             evs = simulate_game("clean", preset, seed=3, faults=Faults(), bot="heuristic")

@@ -4,6 +4,7 @@ and a seat's view of the table now (:func:`seat_view`, the game's one visibility
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
@@ -40,11 +41,12 @@ def sequence_shown(r: Round) -> bool:
     return played_out(r) or len(r.tricks) >= 2 or bool(r.tricks and r.tricks[0].complete)
 
 
-def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    """Every deal for ``check --json`` (the referee's view: everything)."""
+def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every deal for ``check --json`` (the referee's view: everything), with its
+    outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
     g: KlaberjassGame = fold.state
     out = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+    for r, o in zip(g.rounds, outcomes, strict=True):
         trump = r.trump
         out.append({
             "round": r.number,

@@ -6,6 +6,7 @@ The hands are the only secret in Klaverjas; partnerships are fixed by the seats.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -26,11 +27,12 @@ from jaslog.engine.view import (
 )
 
 
-def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    """Every round for ``check --json`` (the referee's view: everything)."""
+def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every round for ``check --json`` (the referee's view: everything), with its
+    outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
     state = fold.state
     out = []
-    for r, o in zip(state.rounds, state.outcomes(), strict=True):
+    for r, o in zip(state.rounds, outcomes, strict=True):
         out.append({
             "round": r.number,
             "dealer": r.dealer,

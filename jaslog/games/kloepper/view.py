@@ -4,6 +4,7 @@ and a seat's view of the table now (:func:`seat_view`, the game's one visibility
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from jaslog.engine.common import (
@@ -36,11 +37,12 @@ def _winner(t: Trick) -> int:
     return t.winner
 
 
-def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    """Every deal for ``check --json`` (the referee's view: everything)."""
+def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every deal for ``check --json`` (the referee's view: everything), with its
+    outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
     g: KloepperGame = fold.state
     out = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+    for r, o in zip(g.rounds, outcomes, strict=True):
         out.append({
             "round": r.number,
             "dealer": r.dealer,

@@ -4,6 +4,7 @@ report entry every game builds from it, and its rule for events (:func:`redact_e
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from jaslog.engine.common import card_list, ruling_dict, tricks_report, tricks_view, violations_seen
@@ -34,11 +35,12 @@ def _doubles(r: Round) -> list[dict[str, Any]]:
     return [{"seat": d.seat, "call": "double"} for d in r.doubles]
 
 
-def rounds_report(fold: GameFold) -> list[dict[str, Any]]:
-    """Every round for ``check --json`` (the referee's view: everything)."""
+def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any]]:
+    """Every round for ``check --json`` (the referee's view: everything), with its
+    outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
     g: ToyGame = fold.state
     out = []
-    for r, o in zip(g.rounds, g.outcomes(), strict=True):
+    for r, o in zip(g.rounds, outcomes, strict=True):
         out.append({
             "round": r.number,
             "dealer": r.dealer,

@@ -225,9 +225,12 @@ class KlaberjassGame(RoundBook[Round]):
     @property
     def winner(self) -> int | None:
         """The winning seat once the game is over (rule book 4.9), else None."""
+        return self.winner_of(None)
+
+    def winner_of(self, totals: list[int] | None) -> int | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
-        tot = self.totals()
+        tot = self.totals() if totals is None else totals
         if max(tot) < self.target or tot[0] == tot[1]:
             return None  # below the target, or both on the same total: another deal
         return 0 if tot[0] > tot[1] else 1

@@ -408,12 +408,15 @@ class KlaverjasGame(RoundBook[Round]):
     @property
     def winner(self) -> int | str | None:
         """Team index, ``"draw"``, or None while the game goes on."""
+        return self.winner_of(None)
+
+    def winner_of(self, totals: list[int] | None) -> int | str | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
         end = self.options["game_end"]
         if end["type"] == "deals" and len(self.rounds) < end["count"]:
             return None  # decided without adding up the scores (checked at every deal)
-        tot = self.totals()
+        tot = self.totals() if totals is None else totals
         if end["type"] != "deals" and max(tot) < end["points"]:
             return None
         if tot[0] != tot[1]:

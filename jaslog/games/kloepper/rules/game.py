@@ -367,9 +367,12 @@ class KloepperGame(RoundBook[Round]):
     def winner(self) -> int | None:
         """The winning seat: after a deal in which someone has reached the target, the unique
         highest total (section 9, decision 5); equal highest totals play on."""
+        return self.winner_of(None)
+
+    def winner_of(self, totals: list[int] | None) -> int | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
-        tot = self.totals()
+        tot = self.totals() if totals is None else totals
         top = max(tot)
         if top < self.target or tot.count(top) > 1:
             return None
