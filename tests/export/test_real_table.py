@@ -180,7 +180,7 @@ def test_every_ruling_is_counted_and_the_last_one_counts(dataset: Path,
                                                          gid: str) -> None:
     t = tables[gid]
     f = fold(t.events)
-    rulings = round_facts(f)[0]["rulings"]
+    rulings = round_facts(f, f.state.outcomes())[0]["rulings"]
     assert [r["seq"] for r in rulings] == t.rulings
     last = rulings[-1]
     row = one(read(dataset, "rounds", f"game = '{gid}' AND round = 1"))
