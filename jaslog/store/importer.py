@@ -31,7 +31,7 @@ from jaslog.logs import Line, read_line
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical
-from jaslog.store.compact import CARD_CODE, time_code
+from jaslog.store.compact import _MINUTE_CODES, _SECOND_CODES, CARD_CODE, time_code
 from jaslog.store.import_input import (
     RawLine,
     open_input,
@@ -270,6 +270,8 @@ class Validator:
         with eng.read_tx(store.engine) as conn:
             #: the store's event type codes (those it gets during the import are learnt too)
             self.codec = codec(conn)
+        #: whether code 1 is ``play`` (a store's codes are only ever added to: it stays so)
+        self.plays_first = self.codec.names.get(1) == "play"
 
     def close(self) -> None:
         """Release the connection :meth:`_open` looks through (the import is over)."""
@@ -366,11 +368,19 @@ class Validator:
             payload = raw if end == len(raw) else raw[:end]
             seat, seq = _SEATS[seat_text], int(seq_text)
             fp = FastPlay(gid, seq, seat, card, at, eid, payload, rec)
-            tail = None  # its row, when it is a play in the columns alone (else take_event's)
-            if eid is None and rec is None and self.codec.names.get(1) == "play":
-                a = None if at is None else time_code(at)
-                if at is None or a is not None:
-                    tail = (1, VERSION, None, a, None, seat, CARD_CODE[card], None)
+            tail: tuple[Any, ...] | None = None  # its row, when a play in the columns alone
+            if eid is None and rec is None and self.plays_first:
+                if at is None:
+                    tail = (1, VERSION, None, None, None, seat, CARD_CODE[card], None)
+                else:
+                    # compact.time_code's common case inlined: a time in whole seconds by its
+                    # minute, kept, and its seconds
+                    minute = _MINUTE_CODES.get(at[:17], -1) if len(at) == 20 else None
+                    second = _SECOND_CODES.get(at[17:])
+                    a = minute * 60 + second if minute is not None and minute >= 0 and \
+                        second is not None else time_code(at)
+                    if a is not None:
+                        tail = (1, VERSION, None, a, None, seat, CARD_CODE[card], None)
             p = self.pending.get(gid)
             if p is None or p.fold is None or tail is None or p.stored_len or \
                     gid != self.last_game:
@@ -389,7 +399,8 @@ class Validator:
             self.pending_events += 1
             if p.ready:
                 self.ready_events += 1
-            self._moved_on(p, number)
+            if self.closing or number in self.ends or self.pending_events >= self.max_pending:
+                self._moved_on(p, number)  # (else it has nothing to do)
             return True
         if len(raw) <= MAX_LINE:
             try:
