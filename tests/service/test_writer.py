@@ -32,22 +32,42 @@ def told_to(into: list[tuple[str, int]]) -> Callable[[str, int], None]:
     return lambda game, next_seq: into.append((game, next_seq))
 
 
+class TwoWorkers:
+    """A store with game ``g`` begun (its first event of ``events``), the one writer's service
+    behind a real socket, and two workers' services (``a``, ``b``) to link to it; ``told``:
+    what each worker was told of the games others moved."""
+
+    def __init__(self, path: Path, events: list[dict[str, Any]]) -> None:
+        url = f"sqlite:///{path}"
+        with open_store(url) as s:
+            s.append("g", events[:1])
+        self.url = url
+        self.writer = Service(url)
+        self.server = WriterServer(self.writer, writer_socket()).start()
+        self.a, self.b = Service(url), Service(url)
+        self.told: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+
+    async def link(self) -> None:
+        """Link both workers to the writer (on the running event loop)."""
+        for name, svc in (("a", self.a), ("b", self.b)):
+            link = WriterLink(self.server.path, told_to(self.told[name]))
+            await link.connect()
+            svc.link = link
+
+    def close(self) -> None:
+        for svc in (self.a, self.b, self.writer):
+            svc.close()
+        self.server.stop()
+
+
 def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'one.sqlite'}"
     events = sim("g", 1)[:14]
-    with open_store(url) as s:
-        s.append("g", events[:1])
-    writer = Service(url)
-    server = WriterServer(writer, writer_socket()).start()
-    a, b = Service(url), Service(url)
-    told: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+    w = TwoWorkers(tmp_path / "one.sqlite", events)
+    writer, a, b, told = w.writer, w.a, w.b, w.told
     refusals: list[tuple[dict[str, Any], dict[str, Any]]] = []
 
     async def run() -> None:
-        for name, svc in (("a", a), ("b", b)):
-            link = WriterLink(server.path, told_to(told[name]))
-            await link.connect()
-            svc.link = link
+        await w.link()
         for e in events[1:12]:
             through = a if e["seq"] % 2 else b  # odd seqs through A, even through B
             res, new = await through.append_soon("g", body_of([e]), e["seq"])
@@ -76,9 +96,7 @@ def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
     try:
         asyncio.run(run())
     finally:
-        for svc in (a, b, writer):
-            svc.close()
-        server.stop()
+        w.close()
     assert [linked["type"] for linked, _ in refusals] == [ConflictError, RejectedError]
     for linked, alone in refusals:
         assert linked == alone
@@ -87,9 +105,9 @@ def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
     assert told["b"] == [("g", s + 1) for s in range(1, 12, 2)]
     assert told["a"][:5] == [("g", s + 1) for s in range(2, 12, 2)]
     assert ("g", 13) in told["a"]
-    with open_store(url) as s:
+    with open_store(w.url) as s:
         assert [e.seq for e in s.events("g")] == list(range(14))
-    assert not Path(server.path).exists()
+    assert not Path(w.server.path).exists()
 
 
 def test_a_refusal_crosses_the_socket_whole() -> None:
@@ -133,20 +151,12 @@ def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> No
     """The appends the writer commits in one group are answered together: each worker gets
     its answers, and the other worker hears of each game the group moved once, at its last
     next seq."""
-    url = f"sqlite:///{tmp_path / 'grouped.sqlite'}"
     events = sim("g", 1)[:4]
-    with open_store(url) as s:
-        s.append("g", events[:1])
-    writer = Service(url)
-    server = WriterServer(writer, writer_socket()).start()
-    a, b = Service(url), Service(url)
-    told: dict[str, list[tuple[str, int]]] = {"a": [], "b": []}
+    w = TwoWorkers(tmp_path / "grouped.sqlite", events)
+    writer, a, told = w.writer, w.a, w.told
 
     async def run() -> list[Any]:
-        for name, svc in (("a", a), ("b", b)):
-            link = WriterLink(server.path, told_to(told[name]))
-            await link.connect()
-            svc.link = link
+        await w.link()
         # the writer busy (its lock held, its thread waiting for it with the first append)
         # while worker A sends two appends: all three are written in one group
         writer._write_lock.acquire()
@@ -168,9 +178,7 @@ def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> No
     try:
         answers = asyncio.run(run())
     finally:
-        for svc in (a, b, writer):
-            svc.close()
-        server.stop()
+        w.close()
     assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 3), (1, 4)]
     assert told["b"] == [("g", 4)]
     assert told["a"] == []
