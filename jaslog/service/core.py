@@ -24,7 +24,7 @@ from jaslog.play.views import Sight, Timeline, timeline
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
-from jaslog.store.appending import AppendGroup
+from jaslog.store.append_group import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
 from jaslog.store.engine import is_driver_error
 from jaslog.store.foldcache import cache_events

@@ -32,6 +32,7 @@ from jaslog.events import VERSION, Event, EventError, event_from_dict
 from jaslog.events.limits import MAX_LINE, event_problem, too_long
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
+from jaslog.store.append_group import AppendGroup
 from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
 from jaslog.store.codec import (
     UnreadableEvent,
@@ -73,14 +74,6 @@ COPY_FROM_ROWS = 32
 KEPT_KEYS = 100_000
 #: The store's last event position.
 LAST_POS_SQL = "SELECT coalesce(max(pos), 0) FROM events"
-#: A group's event rows on PostgreSQL, one statement however many: a column an array
-#: (:data:`jaslog.store.rows.INSERT_COLUMNS`' order and types), the statement the same for
-#: every group (prepared once).
-PG_INSERT_GROUP_SQL = (
-    f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) SELECT * FROM unnest("
-    "%s::bigint[], %s::int[], %s::bigint[], %s::int[], %s::int[], %s::bytea[], %s::bigint[], "
-    "%s::bigint[], %s::int[], %s::int[], %s::bytea[], %s::bytea[])")
-
 class Appending(Signing):
     """What a store does to append events (and, when a round or the game ends, to sign the
     new head: :mod:`jaslog.store.signing`)."""
@@ -677,149 +670,3 @@ class _Plan:
     before: Marks
     #: How many violations the fold held before the batch.
     violations_before: int = 0
-
-
-class AppendGroup:
-    """The appends of one write transaction (:meth:`Appending.group`).
-
-    A group checks an append against the head its game's last append in this store left
-    (kept with its fold) rather than reading it, on either store: should another writer
-    have moved the game since, the append's rows collide with its rows and each append of
-    the group is written again alone, checked against the stored head
-    (:attr:`kept_heads`). On PostgreSQL, where each statement is an exchange with the
-    server, a group also writes its appends' event rows in one statement, with its commit
-    (:meth:`finish`): the transaction is an exchange to begin it (its lock and the last
-    position read with it) and one to end it, and a few more for an append that ends a
-    round (its signature, its facts). An append whose game has rows waiting is checked
-    after they are written (:meth:`flush`), against what the store then holds."""
-
-    def __init__(self, store: Appending, conn: Connection, pos: int | None = None) -> None:
-        self.store = store
-        self.conn = conn
-        #: The games appended to in the group (their cached folds go if it fails).
-        self.games: set[str] = set()
-        #: Whether writing an append failed: the transaction must not be committed.
-        self.broken = False
-        #: Whether an append was checked against a head kept in memory (not read): when
-        #: writing its rows fails, another writer may have moved its game, and each append
-        #: is to be written again in a group of its own, checked against the stored head.
-        self.kept_heads = False
-        self._pos = pos  # the last event position handed out
-        #: Event rows to write (PostgreSQL: :meth:`flush`), and the games and the first
-        #: append (game, first seq) they are of.
-        self._defer = store.dialect == "postgresql"
-        self._rows: list[tuple[Any, ...]] = []
-        self._waiting: set[str] = set()
-        self._first: tuple[str, int] | None = None
-        self._finished = False
-        self._wrote = False  # whether the group wrote event rows
-
-    def append(self, game: str, events: Iterable[EventLike],
-               expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
-        """:meth:`Appending.append` in the group's transaction: the refusals it raises
-        (:class:`ConflictError`, :class:`RejectedError`, :class:`NoSuchGame`, a
-        :class:`StoreError`) are raised before anything of it is written, and the group goes
-        on. An error while writing its rows makes the group :attr:`broken` (a row the
-        database refuses is a :class:`ConflictError`, as :meth:`Appending.append` says it)."""
-        s = self.store
-        if self.broken:
-            raise RuntimeError("the group is broken: leave it, nothing of it is written")
-        if game in self._waiting:
-            self.flush()
-        prep = s._prepared(game, events, expected_seq, at_end)
-        self.games.add(game)
-        kept = s._kept_head(game, prep)
-        try:
-            res, plan = s._check(self.conn, game, prep, kept)
-        except BaseException:
-            s._forget(game)
-            raise
-        if plan is None:
-            return res
-        try:
-            if self._pos is None:
-                self._pos = s._last_pos(self.conn)
-            res = s._store(self.conn, plan, self._pos, self._rows if self._defer else None)
-        except Exception as e:
-            self.broken = True
-            s._forget(game)
-            if not _refused(e):  # (the driver's own, too: SQLite's rows go through it)
-                raise
-            raise ConflictError(game, prep.first_seq, s._head_quiet(game),
-                                f"the database refused the rows: {eng.db_message(e)}") from None
-        except BaseException:
-            self.broken = True
-            s._forget(game)
-            raise
-        self.kept_heads = self.kept_heads or kept is not None
-        if self._defer:
-            self._waiting.add(game)
-            if self._first is None:
-                self._first = (game, prep.first_seq)
-        self._pos += res.appended
-        s._remember(game, res.head, plan.fold)
-        return res
-
-    def flush(self) -> None:
-        """Write the event rows waiting (PostgreSQL), in one statement. Rows the database
-        refuses make the group :attr:`broken`: a :class:`ConflictError` of its first
-        append waiting, as :meth:`Appending.append` says it."""
-        self._write(commit=False)
-
-    def finish(self, notify: tuple[str, str] | None = None) -> None:
-        """Write the rows waiting and commit, in one exchange (PostgreSQL); as
-        :meth:`flush` when the rows are refused. :meth:`Appending.group` calls it as the
-        group ends; called before, a refusal is the caller's to answer. ``notify``: a
-        ``NOTIFY`` (channel, payload) to send with the commit (PostgreSQL delivers it to
-        the channel's listeners as the transaction commits), when the group wrote events."""
-        if not self._finished:
-            self._write(commit=True, notify=notify)
-
-    def _write(self, commit: bool, notify: tuple[str, str] | None = None) -> None:
-        rows, first = self._rows, self._first
-        if not self._defer or (not rows and not commit):
-            return
-        self._wrote = self._wrote or bool(rows)
-        if self.broken:
-            raise RuntimeError("the group is broken: leave it, nothing of it is written")
-        self._rows, self._waiting, self._first = [], set(), None
-        raw = self.conn.connection.dbapi_connection
-        assert raw is not None
-        try:
-            with raw.pipeline():  # the rows and the commit: one exchange
-                if rows:
-                    raw.execute(PG_INSERT_GROUP_SQL, [list(c) for c in zip(*rows, strict=True)])
-                if commit and notify is not None and self._wrote:
-                    raw.execute("SELECT pg_notify(%s, %s)", notify)
-                if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
-                    raw.execute("COMMIT")
-        except Exception as e:
-            if not _refused(e):
-                raise
-            self.broken = True
-            for game in self.games:
-                self.store._forget(game)
-            game, seq = first or ("", 0)
-            raise ConflictError(game, seq, self.store._head_quiet(game),
-                                f"the database refused the rows: {eng.db_message(e)}") from None
-        if commit:
-            self._finished = True
-
-    def head(self, game: str) -> Head:
-        """The game's head as the group has it so far."""
-        if game in self._waiting:
-            self.flush()
-        return self.store._head(self.conn, game)
-
-    def events(self, game: str) -> list[Event]:
-        """The game's events as the group has them so far."""
-        if game in self._waiting:
-            self.flush()
-        return self.store._read_events(self.conn, game)
-
-
-def _refused(e: BaseException) -> bool:
-    """Whether ``e`` is the database refusing rows (an integrity error, SQLAlchemy's or the
-    driver's own)."""
-    return isinstance(e, IntegrityError) or (
-        eng.is_driver_error(e) and any(c.__name__ == "IntegrityError" for c in type(e).__mro__))

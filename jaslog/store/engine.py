@@ -151,7 +151,7 @@ def write_tx_reading(engine: Engine, first: str | None) -> Iterator[tuple[Connec
     For that the driver's connection is in autocommit mode while the transaction lasts (it
     would send a ``BEGIN`` of its own, and wait for it): the transaction is ours, begun
     here and ended by the commit (or the rollback) as any other; a writer may end it itself
-    (``COMMIT`` with its last rows: :meth:`jaslog.store.appending.AppendGroup.finish`)."""
+    (``COMMIT`` with its last rows: :meth:`jaslog.store.append_group.AppendGroup.finish`)."""
     with database_errors(engine.url), engine.connect() as conn:
         conn = conn.execution_options(jaslog_write=True)
         if conn.dialect.name != "postgresql":
