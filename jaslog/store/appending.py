@@ -337,12 +337,9 @@ class Appending(Signing):
     def _write_head(self, conn: Connection, game: str) -> Head:
         """:meth:`_head` through the driver's own cursor (the statement built once as text):
         the append's first read, at a tenth of its cost through SQLAlchemy's execution."""
-        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
+        with eng.raw_cursor(conn) as cur:
             cur.execute(self._head_sql, (game,))
             row = cur.fetchone()
-        finally:
-            cur.close()
         if row is None:
             return Head(game, 0, GENESIS)
         return Head(game, row[0] + 1, bytes(row[1]).hex())
@@ -384,13 +381,10 @@ class Appending(Signing):
         keys: dict[str, int] = self.__dict__.setdefault("_game_keys", {})
         key = keys.get(game)
         if key is None:
-            ph = "%s" if self.dialect == "postgresql" else "?"
-            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-            try:
-                cur.execute(f"SELECT pos FROM games WHERE id = {ph}", (game,))
+            with eng.raw_cursor(conn) as cur:
+                cur.execute(f"SELECT pos FROM games WHERE id = {eng.param_mark(self.dialect)}",
+                            (game,))
                 row = cur.fetchone()
-            finally:
-                cur.close()
             if row is None:
                 raise UnreadableEvent("the game has no header row (game_started) to key its "
                                       "events by", game, 0)
@@ -408,13 +402,10 @@ class Appending(Signing):
     def _last_pos(self, conn: Connection) -> int:
         """The store's last event position, through the driver's cursor (once a write
         transaction)."""
-        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
+        with eng.raw_cursor(conn) as cur:
             cur.execute(LAST_POS_SQL)
             row = cur.fetchone()
             return int(row[0]) if row is not None else 0
-        finally:
-            cur.close()
 
     def insert_rows(self, conn: Connection, rows: Sequence[Sequence[Any]],
                     events: Sequence[Any] | None = None,
@@ -427,21 +418,15 @@ class Appending(Signing):
             return
         rows = encode_rows(conn, rows, events, keys)
         if self.dialect == "postgresql" and len(rows) > COPY_FROM_ROWS:
-            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-            try:
-                with cur.copy(f"COPY events ({', '.join(INSERT_COLUMNS)}) FROM STDIN") as cp:
-                    for row in rows:
-                        cp.write_row(row)
-            finally:
-                cur.close()
+            with eng.raw_cursor(conn) as cur, \
+                    cur.copy(f"COPY events ({', '.join(INSERT_COLUMNS)}) FROM STDIN") as cp:
+                for row in rows:
+                    cp.write_row(row)
             return
         # the driver's own executemany, in the caller's transaction (SQLAlchemy would check
         # and convert every row first)
-        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
+        with eng.raw_cursor(conn) as cur:
             cur.executemany(self._insert_events_sql, rows)
-        finally:
-            cur.close()
 
     def insert_encoded(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Bulk-insert rows already encoded, in :data:`~jaslog.store.rows.ENCODED_COLUMNS`
@@ -451,18 +436,15 @@ class Appending(Signing):
         if not rows:
             return
         cols = ", ".join(ENCODED_COLUMNS)
-        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
+        with eng.raw_cursor(conn) as cur:
             if self.dialect == "postgresql" and len(rows) > COPY_FROM_ROWS:
-                with cur.copy(f"COPY events ({cols}) FROM STDIN") as cp:  # type: ignore[attr-defined]
+                with cur.copy(f"COPY events ({cols}) FROM STDIN") as cp:
                     for row in rows:
                         cp.write_row(row)
                 return
-            ph = "%s" if self.dialect == "postgresql" else "?"
+            ph = eng.param_mark(self.dialect)
             cur.executemany(f"INSERT INTO events ({cols}) VALUES "
                             f"({', '.join([ph] * len(ENCODED_COLUMNS))})", rows)
-        finally:
-            cur.close()
 
     def _head_quiet(self, game: str) -> int:
         try:

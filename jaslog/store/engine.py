@@ -218,6 +218,27 @@ _PG_KINDS = {"53100": "store_full", "53": "store_full", "25006": "store_read_onl
              "08": "store_unreachable", "57P": "store_unreachable", "58": "store_io"}
 
 
+def param_mark(dialect: str) -> str:
+    """The driver's parameter mark in a statement written as text: psycopg's or sqlite3's.
+
+    >>> param_mark("postgresql"), param_mark("sqlite")
+    ('%s', '?')
+    """
+    return "%s" if dialect == "postgresql" else "?"
+
+
+@contextmanager
+def raw_cursor(conn: Connection) -> Iterator[Any]:
+    """The driver's own cursor of ``conn``, in the caller's transaction, closed after: for
+    the statements on a hot path, which through SQLAlchemy's execution (its checks and
+    conversions of every row) cost some ten times as much."""
+    cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        yield cur
+    finally:
+        cur.close()
+
+
 def _kind(orig: BaseException) -> str | None:
     """What a driver's error is (a key of :data:`_SQLITE_KINDS` values), or None."""
     name = getattr(orig, "sqlite_errorname", None)

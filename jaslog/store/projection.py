@@ -145,14 +145,11 @@ def _latest(conn: Connection, pos: int) -> dict[int, RoundFacts]:
     Read through the driver's own cursor (an append that ends a round reads them: at a
     tenth of the cost through SQLAlchemy's execution and its rows), its JSON columns decoded
     as :func:`read_round_facts` decodes them."""
-    ph = "%s" if conn.dialect.name == "postgresql" else "?"
-    cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
+    with eng.raw_cursor(conn) as cur:
         cur.execute("SELECT round, result, recorded, score, final, roem, verdicts FROM "
-                    f"round_facts WHERE game = {ph} ORDER BY round, seq", (pos,))
+                    f"round_facts WHERE game = {eng.param_mark(conn.dialect.name)} "
+                    "ORDER BY round, seq", (pos,))
         rows = cur.fetchall()
-    finally:
-        cur.close()
     out: dict[int, RoundFacts] = {}
     for number, result, recorded, score, final, roem, verdicts in rows:
         out[number] = RoundFacts(number, result, recorded, _json(score), _json(final),

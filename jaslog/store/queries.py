@@ -350,20 +350,17 @@ class Queries:
             yield from _games_for_fold(conn, ids, until, unreadable)
             return
         # the driver's own cursor: the rows as plain tuples, in one query for the batch
-        ph = "%s" if conn.dialect.name == "postgresql" else "?"
+        ph = eng.param_mark(conn.dialect.name)
         sql = (f"SELECT g.id, e.seq, e.pos, {', '.join('e.' + c.name for c in PARTS)}, e.hash "
                f"FROM events e JOIN games g ON g.pos = e.game "
                f"WHERE g.id IN ({', '.join([ph] * len(ids))})"
                + (f" AND e.pos <= {ph}" if until is not None else "") + " ORDER BY g.id, e.seq")
         by_game: dict[str, list[Any]] = {gid: [] for gid in ids}
         if ids:
-            cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-            try:
+            with eng.raw_cursor(conn) as cur:
                 cur.execute(sql, (*ids, *(() if until is None else (until,))))
                 for r in cur.fetchall():
                     by_game[r[0]].append(r)
-            finally:
-                cur.close()
         out: dict[str, list[Event]] = {}
         bad: dict[str, UnreadableEvent] = {}
         for gid, rows in by_game.items():
@@ -411,15 +408,14 @@ def _games_for_fold(conn: Connection, ids: list[str], until: int | None,
 
     c = codec(conn)
     plays = c.names.get(1) == "play"
-    ph = "%s" if conn.dialect.name == "postgresql" else "?"
+    ph = eng.param_mark(conn.dialect.name)
     got: dict[int, list[Any] | None] = {}
     for i in range(0, len(order), _KEYS_A_STATEMENT):
         part = sorted(order[i:i + _KEYS_A_STATEMENT])
         sql = (f"SELECT {', '.join(BULK_COLUMNS)} FROM events "
                f"WHERE game IN ({', '.join([ph] * len(part))})"
                + ("" if until is None else f" AND pos <= {ph}") + " ORDER BY game, seq")
-        cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        try:
+        with eng.raw_cursor(conn) as cur:
             cur.execute(sql, (*part, *(() if until is None else (until,))))
             fetch = cast(Callable[[], list[Any]], partial(cur.fetchmany, FETCH_ROWS))
             games = games_of_rows(fetch, names, VERSION, plays, decode)
@@ -431,8 +427,6 @@ def _games_for_fold(conn: Connection, ids: list[str], until: int | None,
                     unreadable(bad.pop(key))
                 else:
                     yield names[key], events
-        finally:
-            cur.close()
     if streamed:
         return
     for gid in ids:  # in the order asked for

@@ -484,26 +484,13 @@ def stored_keys(conn: Connection) -> dict[str, PublicKey]:
 
 def record_key(conn: Connection, key: PublicKey) -> None:
     """Record a public key in the store (once)."""
-    with _cursor(conn) as (cur, ph):
+    with eng.raw_cursor(conn) as cur:
+        ph = eng.param_mark(conn.dialect.name)
         cur.execute(f"SELECT 1 FROM signing_keys WHERE id = {ph}", (key.id,))
         if cur.fetchone() is None:
             cur.execute("INSERT INTO signing_keys (id, algorithm, public_key, created_at) "
                         f"VALUES ({ph}, {ph}, {ph}, {ph})",
                         (key.id, ALGORITHM, key.text, key.created_at or now_text()))
-
-
-@contextlib.contextmanager
-def _cursor(conn: Connection) -> Iterator[tuple[Any, str]]:
-    """The driver's own cursor of ``conn`` (in the caller's transaction) and its parameter
-    mark: the statements of a round's end, written a tenth as dear as through SQLAlchemy's
-    execution (the columns of ``signing_keys`` and ``signatures`` are plain text and
-    integers: nothing for SQLAlchemy to convert)."""
-    ph = "%s" if conn.dialect.name == "postgresql" else "?"
-    cur = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        yield cur, ph
-    finally:
-        cur.close()
 
 
 #: A head to sign: game, seq, hash, and the store-wide position of the event at seq.
@@ -518,7 +505,8 @@ def insert_signatures(conn: Connection, signer: Signer, heads: Sequence[HeadToSi
     if not heads:
         return 0
     record_key(conn, signer.public)
-    with _cursor(conn) as (cur, ph):
+    with eng.raw_cursor(conn) as cur:
+        ph = eng.param_mark(conn.dialect.name)
         have: set[tuple[str, int]] | None = None
         if len(heads) == 1:  # an append's: is this head signed by this key already?
             game, seq = heads[0][0], heads[0][1]

@@ -89,7 +89,7 @@ class Store(Appending):
         self.engine = eng.make_engine(self.url)
         self.dialect = self.engine.dialect.name
         self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold)
-        ph = "%s" if self.dialect == "postgresql" else "?"
+        ph = eng.param_mark(self.dialect)
         self._insert_events_sql = (f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) "
                                    f"VALUES ({', '.join([ph] * len(INSERT_COLUMNS))})")
         self._head_sql = ("SELECT e.seq, e.hash FROM events e JOIN games g ON g.pos = e.game "
