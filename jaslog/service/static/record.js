@@ -227,8 +227,8 @@
   }
 
   async function showConflict(batch, data) {
+    // both lists are filled before the panel shows: whoever looks sees it whole
     pad.conflict = { batch, actual: data.actual };
-    $("conflict").hidden = false;
     const theirs = $("theirs"); theirs.textContent = "";
     try {
       const got = await api("/api/games/" + encodeURIComponent(pad.game) + "/events?since=" + batch.expected_seq);
@@ -236,6 +236,7 @@
     } catch (e) { theirs.appendChild(el("li", "", e.message)); }
     const mine = $("mine"); mine.textContent = "";
     queue().forEach((b) => b.events.forEach((e) => mine.appendChild(el("li", "", eventText(e)))));
+    $("conflict").hidden = false;
   }
 
   function resolveConflict(keepMine) {
