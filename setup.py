@@ -63,8 +63,13 @@ def native_extensions(modules: list[str]) -> list[Extension]:
         note("jaslog's compiled fold was not built: mypyc is missing", e)
         return []
     paths = [str(Path(*m.split(".")).with_suffix(".py")) for m in modules]
+    # The modules the hot path imports are type-checked for their types, their own errors
+    # silenced: where the build runs before jaslog's dependencies are installed (a fresh
+    # virtualenv, pip's isolated build environment) a module importing one of them (the
+    # store's tables import sqlmodel) would otherwise stop the whole build.
     try:
-        return list(mypycify(paths, opt_level="3", group_name=NATIVE_GROUP))
+        return list(mypycify(["--follow-imports=silent", *paths], opt_level="3",
+                             group_name=NATIVE_GROUP))
     except BaseException as e:  # mypyc reports a type error by SystemExit
         note("jaslog's compiled fold was not built: mypyc refused it", e)
         return []

@@ -19,6 +19,7 @@ from jaslog.games.klaverjas.rules import game as klaverjas_game
 from jaslog.play import fold as _fold  # noqa: F401  (loads the whole hot path)
 from jaslog.play import logfold as _logfold  # noqa: F401  (and check's reading)
 from jaslog.play.sim import simulate, to_jsonl
+from jaslog.store import bulk_read as _bulk_read  # noqa: F401  (and the store's bulk read)
 from tests.cli import jaslog as run_jaslog
 from tests.cli import process_env
 
@@ -78,6 +79,23 @@ def test_a_build_of_other_modules_or_none_or_jaslog_pure_is_not_run(tmp_path: Pa
     assert "another set of modules" in str(native.why_pure("", stamp, tmp_path))
     assert "not compiled" in str(native.why_pure("", None, tmp_path))
     assert native.why_pure("1", _tree(tmp_path), tmp_path) == "JASLOG_PURE is set"
+
+
+def test_an_install_where_a_compiler_is_runs_compiled() -> None:
+    """A build mypyc refused falls back to pure Python with one note that ``pip -q`` hides:
+    where a C compiler and mypyc are there, the working copy's install must have compiled."""
+    import importlib.util
+    import shutil
+
+    reason = native.status()["reason"]
+    if native.status()["mode"] == "compiled":
+        return
+    if reason != native.why_pure("", None):
+        pytest.skip(f"not a missing build: {reason}")
+    if shutil.which("cc") is None or importlib.util.find_spec("mypyc") is None:
+        pytest.skip("no C compiler or no mypyc here: the pure build is the expected one")
+    pytest.fail("a C compiler and mypyc are here, yet the hot path was not compiled: run "
+                "`pip install -v --no-build-isolation -e .` and read mypyc's note")
 
 
 def test_the_stamp_is_read_as_the_build_writes_it(tmp_path: Path) -> None:
