@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from sqlalchemy.engine import Connection
 
 from jaslog.events import VERSION
 from jaslog.export.schema import SCHEMAS, TS
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
 #: The columns fetched, in the order :func:`jaslog.store.bulk_read.games_of_rows` reads a row.
 #: The two blob columns come as an empty blob for NULL: the driver types a column by its first
 #: rows, and a blob column whose first rows are all NULL would be typed as integers.
-FETCH_SQL = ("SELECT game, seq, kind, version, ifnull(event_id, x''), at, recorded_at, seat, "
-             "card, ifnull(rest, x'') FROM events WHERE game IN ({keys}) AND pos <= {until} "
-             "ORDER BY game, seq")
+FETCH_SQL = ("SELECT game, seq, kind, version, CAST(ifnull(event_id, x'') AS BLOB), at, "
+             "recorded_at, seat, card, CAST(ifnull(rest, x'') AS BLOB) FROM events "
+             "WHERE game IN ({keys}) AND pos <= {until} ORDER BY game, seq")
 _CARD = pa.array(CARD_TEXT, pa.string())
 
 
@@ -120,46 +121,59 @@ def stored_games(store: Store, path: Path, batches: Sequence[list[str]], until: 
     columns. A game with an event that cannot be read is left out and given to
     ``unreadable``."""
     adbc = driver()
-    with adbc.connect(path.resolve().as_uri() + "?mode=ro") as con, \
-            eng.read_tx(store.engine) as conn:
-        c = codec(conn)
-        play_kind = next((k for k, name in c.names.items() if name == "play"), None)
-        bad: dict[int, UnreadableEvent] = {}
-        for ids in batches:
-            keys = game_keys(conn, ids)
-            if not keys:
+    try:
+        with adbc.connect(path.resolve().as_uri() + "?mode=ro") as con, \
+                eng.read_tx(store.engine) as conn:
+            yield from _read(con, conn, batches, until, unreadable)
+    except (adbc.Error, OSError) as e:  # the driver's own errors: said, not a traceback
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise eng.DatabaseError(f"cannot read the events of the store at {path} through the "
+                                f"ADBC SQLite driver: {first}") from None
+
+
+def _read(con: Any, conn: Connection, batches: Sequence[list[str]], until: int,
+          unreadable: Callable[[UnreadableEvent], None]) -> Iterator[StoredGame]:
+    """:func:`stored_games` through the driver's connection ``con``, the store's ``conn``."""
+    c = codec(conn)
+    play_kind = 1 if c.names.get(1) == "play" else None  # (as the store's bulk read has it)
+    bad: dict[int, UnreadableEvent] = {}
+    for ids in batches:
+        keys = game_keys(conn, ids)
+        if not keys:
+            continue
+        names = {k: gid for gid, k in keys.items()}
+        with con.cursor() as cur:
+            cur.execute(FETCH_SQL.format(keys=", ".join(str(int(k)) for k in sorted(names)),
+                                         until=int(until)))
+            table = cur.fetch_arrow_table()
+        if not table.num_rows:
+            continue
+        fetched = Fetched(table, plain_plays(table, play_kind))
+        cols = [table.column(i) for i in range(table.num_columns)]
+        for i in (4, 9):  # the empty blob back to NULL
+            cols[i] = pc.if_else(pc.equal(pc.binary_length(cols[i]), 0), None, cols[i])
+        rows = list(zip(*(col.to_pylist() for col in cols), strict=True))
+        game_col = _np(cols[0], -1)
+        edges = np.flatnonzero(np.diff(game_col)) + 1
+        starts = [0, *edges.tolist()]
+        sizes = np.diff([*starts, len(rows)]).tolist()
+        del cols
+
+        def decode(key: int, others: list[Any], names: dict[int, str] = names
+                   ) -> list[Any] | None:
+            try:
+                return events_of(conn, others, fast=True, game=names[key])
+            except UnreadableEvent as e:
+                bad[key] = e
+                return None
+
+        fetch = iter((rows, [])).__next__
+        games = games_of_rows(fetch, names, VERSION, play_kind == 1, decode)
+        for (key, events), start, size in zip(games, starts, sizes, strict=True):
+            if events is None:
+                unreadable(bad.pop(key))
                 continue
-            names = {k: gid for gid, k in keys.items()}
-            with con.cursor() as cur:
-                cur.execute(FETCH_SQL.format(keys=", ".join(str(int(k)) for k in sorted(names)),
-                                             until=int(until)))
-                table = cur.fetch_arrow_table()
-            fetched = Fetched(table, plain_plays(table, play_kind))
-            cols = [table.column(i) for i in range(table.num_columns)]
-            for i in (4, 9):  # the empty blob back to NULL
-                cols[i] = pc.if_else(pc.equal(pc.binary_length(cols[i]), 0), None, cols[i])
-            rows = list(zip(*(col.to_pylist() for col in cols), strict=True))
-            game_col = _np(cols[0], -1)
-            edges = np.flatnonzero(np.diff(game_col)) + 1
-            starts = [0, *edges.tolist()]
-            sizes = np.diff([*starts, len(rows)]).tolist()
-            del cols
-
-            def decode(key: int, others: list[Any], names: dict[int, str] = names
-                       ) -> list[Any] | None:
-                try:
-                    return events_of(conn, others, fast=True, game=names[key])
-                except UnreadableEvent as e:
-                    bad[key] = e
-                    return None
-
-            fetch = iter((rows, [])).__next__
-            games = games_of_rows(fetch, names, VERSION, play_kind == 1, decode)
-            for (key, events), start, size in zip(games, starts, sizes, strict=True):
-                if events is None:
-                    unreadable(bad.pop(key))
-                    continue
-                yield StoredGame(events, fetched, start, size)
+            yield StoredGame(events, fetched, start, size)
 
 
 # ------------------------------------------------------------------ the ``events`` rows

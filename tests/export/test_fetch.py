@@ -159,3 +159,17 @@ def test_list_rows_and_fetched_blocks_keep_their_order(sqlite_store: Store) -> N
     listed = events_of(games)
     assert mixed.column("game").to_pylist()[0] == "m-0"
     assert mixed.equals(listed)
+
+
+def test_a_file_the_driver_cannot_read_is_said(sqlite_store: Store, tmp_path: Path) -> None:
+    from jaslog.store.engine import DatabaseError
+
+    sqlite_store.import_lines(lines_of([to_events(simulate_game("d", "amsterdam", seed=1))]),
+                              source="d")
+    garbage = tmp_path / "not-a-store.sqlite"
+    garbage.write_bytes(b"this is not a database file " * 200)
+    until = sqlite_store.cursor()
+    with pytest.raises(DatabaseError, match=r"cannot read the events of the store at .*"
+                                            r"not-a-store\.sqlite through the ADBC SQLite driver"):
+        list(stored_games(sqlite_store, garbage, sqlite_store.game_id_batches(until=until),
+                          until, lambda e: None))
