@@ -91,10 +91,10 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     the store keeps it (``round_par``), and every later export reads it back. A snapshot
     written with ``par`` the other way is not built on: everything is exported afresh.
 
-    ``arrow``: in this process, without ``par``, read a SQLite store's events as Arrow columns
-    through the ADBC driver when it is installed (:mod:`jaslog.export.fetch`: the ``events``
-    rows of the plays are then built a column at a time); False: read them as every other
-    reader does (``Store.iter_games``). The files are the same either way.
+    ``arrow``: without ``par``, in this process or in the workers, read a SQLite store's events
+    as Arrow columns through the ADBC driver when it is installed (:mod:`jaslog.export.fetch`:
+    the ``events`` rows of the plays are then built a column at a time); False: read them as
+    every other reader does (``Store.iter_games``). The files are the same either way.
     """
     # import cycle: the parallel and cluster builders read games with this module's parse_game
     from jaslog.export.parallel import auto_workers, store_chunks
@@ -133,7 +133,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
         n = auto_workers(len(batches), par) if workers is None else min(workers, len(batches))
         if n > 0:
             return export_chunks(lambda index: keeping_pars(store, store_chunks(
-                                     store, batches, index, until, n, par=par)),
+                                     store, batches, index, until, n, par=par, arrow=arrow)),
                                  out_dir, cursor=until, source=source, filters=filters,
                                  chunk_games=chunk_games, full=full, keep=keep,
                                  progress=progress, par=par)

@@ -173,3 +173,12 @@ def test_a_file_the_driver_cannot_read_is_said(sqlite_store: Store, tmp_path: Pa
                                             r"not-a-store\.sqlite through the ADBC SQLite driver"):
         list(stored_games(sqlite_store, garbage, sqlite_store.game_id_batches(until=until),
                           until, lambda e: None))
+
+
+def test_workers_fetch_as_one_process_does(sqlite_store: Store, tmp_path: Path) -> None:
+    sqlite_store.import_lines(lines_of(make_corpus()[:12]), source="corpus")
+    by_workers = export_store(sqlite_store, tmp_path / "workers", workers=2, chunk_games=3)
+    by_objects = export_store(sqlite_store, tmp_path / "objects", workers=0, chunk_games=3,
+                              arrow=False)
+    assert by_workers.rows_total["events"] > 5_000
+    assert files(by_workers) == files(by_objects)
