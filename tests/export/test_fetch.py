@@ -182,3 +182,31 @@ def test_workers_fetch_as_one_process_does(sqlite_store: Store, tmp_path: Path) 
                               arrow=False)
     assert by_workers.rows_total["events"] > 5_000
     assert files(by_workers) == files(by_objects)
+
+
+def test_a_game_with_an_unreadable_event_is_left_out_and_said(sqlite_store: Store,
+                                                             tmp_path: Path) -> None:
+    import sqlite3
+
+    games = [to_events(simulate_game(f"u-{i}", "amsterdam", seed=30 + i)) for i in range(3)]
+    sqlite_store.import_lines(lines_of(games), source="u")
+    path = store_file(sqlite_store)
+    assert path is not None
+    con = sqlite3.connect(path)  # an event an older jaslog might have stored: its rest broken
+    try:
+        key, seq = con.execute("SELECT g.pos, max(e.seq) FROM games g JOIN events e "
+                               "ON e.game = g.pos WHERE g.id = 'u-1'").fetchone()
+        kind = con.execute("SELECT code FROM event_types WHERE name = 'bid'").fetchone()[0]
+        pos = con.execute("SELECT max(pos) FROM events").fetchone()[0]
+        con.execute("INSERT INTO events (game, seq, pos, kind, version, rest, hash) "
+                    "VALUES (?, ?, ?, ?, 1, ?, ?)", (key, seq + 1, pos + 1, kind, b"[broken",
+                                                    bytes(32)))
+        con.commit()
+    finally:
+        con.close()
+    by_arrow = export_store(sqlite_store, tmp_path / "arrow", workers=0)
+    by_objects = export_store(sqlite_store, tmp_path / "objects", workers=0, arrow=False)
+    assert len(by_arrow.unreadable) == 1 and "u-1" in by_arrow.unreadable[0]
+    assert by_arrow.unreadable == by_objects.unreadable
+    assert by_arrow.rows_total["games"] == 2
+    assert files(by_arrow) == files(by_objects)
