@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -230,7 +231,7 @@ def events_table(blocks: Sequence[Block]) -> pa.Table:
     game_of = np.repeat(np.arange(len(blocks)), sizes)
 
     def other(i: int, type_: pa.DataType) -> pa.Array:
-        return pa.array([v for b in blocks for v in b.others[i]], type_)
+        return pa.array(list(chain.from_iterable(b.others[i] for b in blocks)), type_)
 
     types = [c.type for c in _COLUMNS]
     games = pa.array([b.game for b in blocks], pa.string()).take(pa.array(game_of, pa.int64()))
@@ -251,7 +252,7 @@ def events_table(blocks: Sequence[Block]) -> pa.Table:
     rnd = np.where(in_game, rnd, -1)
     round_ = pa.array(rnd, pa.int16(), mask=rnd < 0)
 
-    text = pa.array([a for b in blocks for a in b.times], pa.string())  # (each row's, as read)
+    text = pa.array(list(chain.from_iterable(b.times for b in blocks)), pa.string())
     payload = pc.binary_join_element_wise(
         '{"game":"', games, '","seq":', seq.cast(pa.string()), ',"type":"play"',
         pc.binary_join_element_wise(',"at":"', text, '"', ""),

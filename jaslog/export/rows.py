@@ -287,8 +287,19 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     gid = first.game
     started = first if isinstance(first, GameStarted) else None
     ruleset = started.ruleset if started is not None else None
-    at = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
-          for a in [e.at for e in events]]
+    stored = events if isinstance(events, StoredGame) else None
+    n = len(events)
+    walk: list[int] | None = None  # (fetched) the rows that are not plain plays
+    if stored is None:
+        at = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
+              for a in [e.at for e in events]]
+    else:  # a plain play's time is in its canonical form: only the other rows' are looked at
+        walk = np.flatnonzero(~stored.fetched.plain[stored.start:stored.start + n]).tolist()
+        at = [e.at for e in events]
+        for i in walk:
+            a = at[i]
+            if a is not None and (a[10] != "T" or a[-1] == "z"):
+                at[i] = normalize_time(a)
     first_at = next((a for a in at if a is not None), None)
     last_at = next((a for a in reversed(at) if a is not None), None)
     year = int(first_at[:4]) if first_at is not None else None
@@ -301,15 +312,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     # columns (:mod:`jaslog.export.fetch`) walks only its rows that are not plain plays: the
     # plain plays' rows are built from the columns, a chunk at a time
     out = rows["events"]
-    stored = events if isinstance(events, StoredGame) else None
-    n = len(events)
     start = len(out["seq"]) + sum(b.size for b in getattr(out, "blocks", ()))
-    walk: list[int] | None = None
-    walked: Sequence[Event] = events
-    if stored is not None:
-        s0 = stored.start
-        walk = np.flatnonzero(~stored.fetched.plain[s0:s0 + n]).tolist()
-        walked = [events[i] for i in walk]
+    walked: Sequence[Event] = events if walk is None else [events[i] for i in walk]
     dicts = [e.__dict__ for e in walked]
     seqs = [d["seq"] for d in dicts]
     kinds = [d["type"] for d in dicts]
