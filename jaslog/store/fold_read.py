@@ -14,6 +14,11 @@ that see the same events (none past the store's position when the read began):
 
 The compiled :func:`jaslog.store.bulk_read.fold_game_columns` then folds each game, a plain
 play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
+While a game is folded, Python's cycle collector is paused, as in the import and in
+``check``'s reading of files: a game makes a few thousand objects (events, the fold's lists)
+that hold no reference cycle, which the collector would otherwise walk again and again while
+the game is folded; reference counting frees each game once its reader drops it.
+
 A PostgreSQL store, a SQLite database in memory, or a batch the driver cannot read as
 columns (a value of an odd type, stored behind the store's back) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
@@ -21,6 +26,7 @@ columns (a value of an odd type, stored behind the store's back) is read as
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -163,6 +169,8 @@ def _fold_read(conn: Connection, names: dict[int, str], cols: list[list[Any]],
             others.append(rows[j][1:])
             j += 1
         gid = names[key]
+        collecting = gc.isenabled()
+        gc.disable()  # (see the module's note)
         try:
             events = events_of(conn, others, fast=True, game=gid)
             folded: Folded = fold_game_columns(gid, seqs, codes, ats, lo, hi, events)
@@ -174,6 +182,9 @@ def _fold_read(conn: Connection, names: dict[int, str], cols: list[list[Any]],
             unreadable(err)
             lo = hi
             continue
+        finally:
+            if collecting:
+                gc.enable()
         yield gid, folded
         lo = hi
 
