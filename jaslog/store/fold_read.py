@@ -51,8 +51,9 @@ PLAIN = ("kind = 1 AND version = {version} AND event_id IS NULL AND recorded_at 
          "AND rest IS NULL AND typeof(seat) = 'integer' AND seat BETWEEN 0 AND 3 "
          "AND typeof(card) = 'integer' AND card BETWEEN 0 AND 31")
 
-#: Games one batch reads with each statement at most.
-BATCH_GAMES = 500
+#: Games one batch reads with each statement at most (a batch's columns are held whole:
+#: some 600 rows a game, a few MiB of Python integers).
+BATCH_GAMES = 100
 
 
 def sqlite_file(engine: Engine) -> str | None:
