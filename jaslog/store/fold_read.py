@@ -1,6 +1,6 @@
 """Every game of a store folded through its rules, read column by column: the bulk fold of
-``jaslog check store:``, ``jaslog replay store:`` and the benchmark's replay
-(:meth:`jaslog.store.Store.fold_games`).
+every stored game as the commands read ``store:`` (``jaslog check store:``, ``analyze``, the
+what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
 A SQLite store is read with the ADBC driver (``adbc-driver-sqlite``): Arrow columns straight
 from SQLite's C API, no Python tuple per row. A batch of games is read with two statements

@@ -305,10 +305,10 @@ class Queries:
         """Every game :meth:`iter_games` yields (same arguments, same order) folded through
         its rules: ``(game_id, fold)``, or ``(game_id, error)`` with the
         :class:`~jaslog.engine.fold.FoldError` of the first event the rules refuse. The
-        bulk readers that fold (``check`` and ``replay`` of ``store:``, the benchmark)
-        read through here: a SQLite store column by column (:mod:`jaslog.store.fold_read`),
-        a plain play handed to the fold as its seat and card, with the folds and errors
-        of :meth:`iter_games` and a fold of its events. ``unreadable`` as there."""
+        bulk readers that fold (``check store:``, the benchmark) read through here: a
+        SQLite store column by column (:mod:`jaslog.store.fold_read`), a plain play
+        handed to the fold as its seat and card, with the folds and errors of
+        :meth:`iter_games` and a fold of its events. ``unreadable`` as there."""
         from jaslog.store import fold_read
 
         path = fold_read.sqlite_file(self.engine)
