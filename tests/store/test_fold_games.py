@@ -90,3 +90,28 @@ def test_sqlite_reads_plain_plays_as_columns(store: Store) -> None:
     assert reads and all("AND NOT (kind = 1" in q for q in reads), reads
     assert len(folds) == len(RULESETS)
 
+
+
+@pytest.mark.parametrize(("column", "value"), [("seat", "'x'"), ("card", "NULL"),
+                                               ("seat", "1.5")])
+def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
+                                                        raw_sql: Callable[..., Any],
+                                                        column: str, value: str) -> None:
+    """A play's seat or card changed behind the store's back into what no plain play holds
+    (text, nothing, a fraction): its batch is read row by row, as iter_games reads it, to
+    the same folds and the same unreadable game."""
+    if store.dialect != "sqlite":
+        pytest.skip("only SQLite stores a value of another type in an integer column")
+    _stored(store)
+    disable_triggers(store, raw_sql)
+    key = "(SELECT pos FROM games WHERE id = 'p-2')"
+    raw_sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = (SELECT "
+            f"max(seq) FROM events WHERE game = {key} AND kind = 1 AND rest IS NULL)")
+    bad: list[str] = []
+    by_events: list[str] = []
+    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
+    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
+        fast=True, unreadable=lambda e: by_events.append(str(e)))]
+    assert got == want and bad == by_events
+    assert len(bad) == 1 and bad[0].startswith("game p-2 seq ")
+    assert [g for g, _ in got] == [g for g in RULESETS if g != "p-2"]
