@@ -9,8 +9,9 @@ that see the same events (none past the store's position when the read began):
 * every row's game, seq, time and a code SQLite works out: ``seat * 32 + card`` for a plain
   play (nine rows in ten: kind ``play`` of the current format, with no id, no
   ``recorded_at`` and nothing but its seat and card), -1 for any other row;
-* the other rows whole, through the store's own cursor, read into events as
-  :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
+* the other rows whole (those not a bare play), through the store's own cursor, read into
+  events as :meth:`~jaslog.store.Store.iter_games` reads them
+  (:func:`jaslog.store.rows.events_of`).
 
 The compiled :func:`jaslog.store.bulk_read.fold_game_columns` then folds each game, a plain
 play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
@@ -20,7 +21,8 @@ that hold no reference cycle, which the collector would otherwise walk again and
 the game is folded; reference counting frees each game once its reader drops it.
 
 A PostgreSQL store, a SQLite database in memory, or a batch the driver cannot read as
-columns (a value of an odd type, stored behind the store's back) is read as
+columns (a value of an odd type, stored behind the store's back; a bare play of another
+format) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
 """
 
@@ -45,11 +47,16 @@ from jaslog.store.rows import codec, events_of, game_keys
 #: refuse (located by game and seq).
 Folded = GameFold | FoldError
 
+#: A row with nothing but its columns (SQL over ``events``): a play that may be plain. The
+#: second statement reads every other row.
+BARE = "kind = 1 AND event_id IS NULL AND recorded_at IS NULL AND rest IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
-#: reads as one, with the current format's version in place of ``{version}``.
-PLAIN = ("kind = 1 AND version = {version} AND event_id IS NULL AND recorded_at IS NULL "
-         "AND rest IS NULL AND typeof(seat) = 'integer' AND seat BETWEEN 0 AND 3 "
-         "AND typeof(card) = 'integer' AND card BETWEEN 0 AND 31")
+#: reads as one, with the current format's version in place of ``{version}``. A seat or a
+#: card of another type than an integer (stored behind the store's back) is either not
+#: between the bounds (text, a blob, NULL: the row's code is -1, which the second statement
+#: does not read, so the batch is read as rows) or makes the code a float (a column not all
+#: integers: the batch is read as rows).
+PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
 #: Games one batch reads with each statement at most (a batch's columns are held whole:
 #: some 600 rows a game, a few MiB of Python integers).
@@ -148,9 +155,11 @@ def fold_batch(conn: Connection, reader: ColumnReader, ids: list[str], until: in
         return None
     with eng.raw_cursor(conn) as cur:
         cur.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, card, "
-                    f"rest FROM events WHERE {where} AND NOT ({plain}) ORDER BY game, seq",
+                    f"rest FROM events WHERE {where} AND NOT ({BARE}) ORDER BY game, seq",
                     (*order, until))
         rows = cur.fetchall()
+    if cols[2].count(-1) != len(rows):  # a bare row that is not a plain play: read as rows
+        return None
     return _fold_read(conn, {k: g for g, k in keys.items()}, cols, rows, unreadable)
 
 
