@@ -14,7 +14,7 @@ check / fold           the fold of parsed events (and     ``eventsourcing`` repl
 import into SQLite     ``Store.import_files``             sqlite3 ``executemany`` of the same
                                                           rows (>= 0.5x); ``eventsourcing``
                                                           saving an aggregate per game
-replay from the store  ``Store.iter_games`` + fold        ``eventsourcing`` replay
+replay from the store  ``Store.fold_games``               ``eventsourcing`` replay
                        (``benchmarks.store_perf``)
 export to Parquet      ``export_store``                   pyarrow ``write_table`` of the same
                                                           tables (>= 0.5x); the same from
@@ -109,7 +109,7 @@ LABELS = {
     "check": "check: parse+fold+audit",
     "es_replay": "eventsourcing replay", "import": "Store.import_lines",
     "executemany": "sqlite3 executemany", "es_store": "eventsourcing save",
-    "replay": "iter_games + fold", "export": "export_store", "write_table": "pyarrow write_table",
+    "replay": "Store.fold_games", "export": "export_store", "write_table": "pyarrow write_table",
     "write_rows": "pyarrow from rows+write",
     "read_write": "floor: fetch + write_table", "query": "DuckDB on Parquet",
     "question": "stats declarer_success", "sqlite_sql": "SQL on the SQLite store",

@@ -357,7 +357,7 @@ def replay(w: Work) -> Measure:
         raise Unavailable("needs the import stage's store")
     with Meter() as m:
         games, n = perf.replay_store(w.store)
-    return m.measure(n, note=f"Store.iter_games + fold of {games} games")
+    return m.measure(n, note=f"Store.fold_games of {games} games")
 
 
 # ------------------------------------------------------------------ the eventsourcing library

@@ -4,7 +4,7 @@
   path (parse, fold through the rules, canonical bytes, hash chain, bulk insert);
 * :func:`raw_sqlite_executemany`: the baseline, plain ``sqlite3`` ``executemany`` of the
   rows the store wrote (:func:`event_rows`) into the ``events`` table of a fresh store file;
-* :func:`replay_store`: read every game back and fold it (events/s of replay).
+* :func:`replay_store`: every game folded from the store (events/s of replay).
 
 >>> import tempfile, os, orjson
 >>> from jaslog.play.sim import simulate
@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from jaslog.play.fold import start_fold
+from jaslog.engine.fold import FoldError
 from jaslog.store.store import Store, open_store
 from jaslog.store.types import ImportSummary
 
@@ -159,18 +159,18 @@ def record_live(lines: Sequence[bytes], path: str | Path, games: int | None = No
 
 
 def replay_store(store: Store | str | Path) -> tuple[int, int]:
-    """Read every game from the store and fold it through the rules: (games, events). A play
-    stored in columns alone comes as a :class:`jaslog.events.fast.FastPlay` (no model)."""
+    """Fold every game of the store through the rules as ``jaslog check store:`` does
+    (:meth:`jaslog.store.Store.fold_games`: on SQLite, plain plays read as columns and
+    handed to the fold as ints): (games, events). A game the rules refuse raises its error."""
     own = not isinstance(store, Store)
     s = open_store(str(store)) if not isinstance(store, Store) else store
     games = events = 0
     try:
-        for _gid, evs in s.iter_games(fast=True):
-            f = start_fold(evs[0])
-            for e in evs[1:]:
-                f.apply(e)
+        for _gid, folded in s.fold_games():
+            if isinstance(folded, FoldError):
+                raise folded
             games += 1
-            events += len(evs)
+            events += len(folded.log)
     finally:
         if own:
             s.close()

@@ -371,3 +371,53 @@ def test_handlers_are_read_from_the_declared_tables() -> None:
     with pytest.raises(TypeError, match="by its method 'turned', which it does not have"):
         class Missing(GameFold):
             handlers: ClassVar[Handlers] = {TrumpTurned: "turned"}
+
+
+def fold_by_apply_play(events: list[Any]) -> GameFold:
+    """``events`` folded with every play handed over as its seat and card alone."""
+    from jaslog.cards import CARD_INDEX
+
+    f = start_fold(events[0])
+    for e in events[1:]:
+        if e.type == "play":
+            assert e.seq == f.next_seq
+            f.apply_play(e.seat, CARD_INDEX[e.card], e.at)
+        else:
+            f.apply(e)
+    return f
+
+
+@pytest.mark.parametrize("ruleset", list(GAME_EVENTS))
+def test_a_play_given_as_seat_and_card_folds_as_the_model(ruleset: str) -> None:
+    """``apply_play(seat, card, at)`` (the store's replay hands plays over so): the same
+    state, report and log as the play's model, and the same error for a play the rules
+    refuse, the fold unchanged by it."""
+    import copy
+
+    from jaslog.cards import CARD_INDEX
+    from jaslog.play.audit import game_report
+    from jaslog.play.sim import Faults, simulate_game
+
+    raw = simulate_game("g", ruleset, seed=5, faults=Faults(revoke_rate=0.05, no_hands_rate=0.5))
+    models = [event_from_dict(e) for e in raw]
+    by_model, by_ints = fold(models), fold_by_apply_play(models)
+    assert orjson.dumps(game_report("g", by_ints, None)) == \
+        orjson.dumps(game_report("g", by_model, None))
+    assert [e.model_dump() for e in by_ints.log] == [e.model_dump() for e in by_model.log]
+    assert (by_ints.next_seq, by_ints.last_at) == (by_model.next_seq, by_model.last_at)
+    assert sum(isinstance(e, FastPlay) for e in by_ints.log) > 50
+
+    # a round under way: a card played a second time, and a seat that is not one
+    first = next(i for i, e in enumerate(models) if e.type == "play")
+    played: Any = models[first]
+    for seat, card in ((played.seat, played.card), (7, played.card)):
+        f = fold(models[:first + 1])
+        g = copy.deepcopy(f)
+        with pytest.raises(FoldError) as by_model_err:
+            f.apply(FastPlay("g", f.next_seq, seat, card, None, None, None))  # type: ignore[arg-type]
+        with pytest.raises(FoldError) as by_ints_err:
+            g.apply_play(seat, CARD_INDEX[card])
+        assert str(by_ints_err.value) == str(by_model_err.value)
+        assert (by_ints_err.value.seat, by_ints_err.value.card) == \
+            (by_model_err.value.seat, by_model_err.value.card)
+        assert (g.next_seq, len(g.log)) == (first + 1, first + 1)

@@ -32,13 +32,14 @@ from rich.progress import (
 )
 from sqlalchemy.exc import SQLAlchemyError
 
-from jaslog.engine.fold import FoldError
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.errors import JaslogError
 from jaslog.logs import Line, LogError, LogFiles, paths_problem
-from jaslog.play.fold import FileGame, fold_lines, start_fold
+from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.logfold import fold_log
 from jaslog.store import StoreError, open_store
 from jaslog.store.engine import database_error, is_driver_error
+from jaslog.store.fold_read import fold_one
 
 if TYPE_CHECKING:
     from jaslog.events import Event
@@ -148,7 +149,8 @@ def stored_games(refs: list[str], db: str | None) -> Iterator[FileGame]:
     try:
         for ref in refs:
             gid = ref[len(STORE_PREFIX):]
-            yield from fold_stored(store.iter_games if not gid else one_game(store, gid))
+            yield from folded_stored(store.fold_games) if not gid else \
+                fold_stored(one_game(store, gid))
     except StoreError as e:
         fail(str(e))
     except SQLAlchemyError as e:
@@ -167,6 +169,16 @@ def fold_stored(read: Callable[..., Iterator[tuple[str, list[Event]]]]) -> Itera
     """Stored games folded like games read from files: ``read(unreadable=...)`` gives each
     game's ``(id, events)`` and calls ``unreadable`` for a game no reader can read, which
     comes as that game's error, by its id, before the next game."""
+    return folded_stored(lambda unreadable: ((game, fold_one(game, events)) for game, events
+                                             in read(unreadable=unreadable)))
+
+
+def folded_stored(read: Callable[..., Iterator[tuple[str, GameFold | FoldError]]]
+                  ) -> Iterator[FileGame]:
+    """Stored games the store folded (:meth:`jaslog.store.Store.fold_games`) as games read
+    from files: ``read(unreadable=...)`` gives each game's ``(id, fold or its error)`` and
+    calls ``unreadable`` for a game no reader can read, which comes as that game's error, by
+    its id, before the next game; an error names ``store:GAME`` and the seq as its line."""
     unreadable: list[FileGame] = []
 
     def unreadable_game(e: UnreadableEvent) -> None:
@@ -174,16 +186,14 @@ def fold_stored(read: Callable[..., Iterator[tuple[str, list[Event]]]]) -> Itera
                         source=f"{STORE_PREFIX}{e.game}", line=e.seq)
         unreadable.append(FileGame(e.game, error=err))
 
-    for game, events in read(unreadable=unreadable_game):
+    for game, folded in read(unreadable=unreadable_game):
         yield from unreadable
         unreadable.clear()
         g = FileGame(game)
-        try:
-            g.fold = start_fold(events[0])
-            for ev in events[1:]:
-                g.fold.apply(ev)
-        except FoldError as err:
-            g.error = err.located(f"{STORE_PREFIX}{game}", err.seq or 0)
+        if isinstance(folded, FoldError):
+            g.error = folded.located(f"{STORE_PREFIX}{game}", folded.seq or 0)
+        else:
+            g.fold = folded
         yield g
     yield from unreadable
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from jaslog.cards import SUIT_LETTERS
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.engine.base import ClaimJudge, IntegrityError, ScoreOnly, check_seat
 from jaslog.errors import JaslogError
 from jaslog.events import (
@@ -260,6 +260,27 @@ class GameFold:
         at: str | None = d["at"]
         if at is not None:
             self.last_at = at
+
+    def apply_play(self, seat: int, card: int, at: str | None = None) -> None:
+        """Move the state on by the play of the next seq: ``seat`` plays ``card`` (a card as
+        :mod:`jaslog.cards` numbers it, 0-31) at the time ``at`` (its text, or None). The
+        same state, log and errors as :meth:`apply` of that play (a
+        :class:`~jaslog.events.fast.FastPlay`, which the log keeps); a game's fold may take
+        it straight to its rules.
+
+        >>> from jaslog.play.sim import simulate_game
+        >>> from jaslog.play.fold import fold
+        >>> from jaslog.events import event_from_dict
+        >>> events = [event_from_dict(e) for e in simulate_game("c", seed=3)]
+        >>> first = next(i for i, e in enumerate(events) if e.type == "play")
+        >>> f = fold(events[:first])
+        >>> e = events[first]
+        >>> f.apply_play(e.seat, CARD_TEXT.index(e.card), e.at)
+        >>> f.log[-1].model_dump() == e.model_dump(), f.next_seq == e.seq + 1
+        (True, True)
+        """
+        e = FastPlay(self.game_id, self.next_seq, seat, CARD_TEXT[card], at, None, None)
+        self.apply(e)  # type: ignore[arg-type]  # (a FastPlay: every field a fold reads)
 
     def _inherited(self, e: Event) -> Callable[[Any, Any], None] | None:
         """The handler of the nearest event class ``e``'s class derives from, if any."""

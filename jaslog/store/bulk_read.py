@@ -25,7 +25,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from jaslog.engine.fold import GameFold
 from jaslog.events.fast import FastPlay
+from jaslog.play.fold import start_fold
+from jaslog.store.codec import UnreadableEvent
 from jaslog.store.compact import CARD_TEXT, MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
 
 #: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
@@ -108,3 +111,60 @@ def _finish(key: int, events: list[Any], others: list[Any], slots: list[int],
     for i in range(len(slots)):
         events[slots[i]] = decoded[i]
     return events
+
+
+def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any], lo: int,
+                      hi: int, others: list[Any]) -> GameFold:
+    """Game ``gid`` folded from its rows ``lo`` to ``hi`` (excluded) of a columnar read:
+    ``seqs``, ``codes`` (a plain play's ``seat * 32 + card``, -1 for any other row) and
+    ``ats`` (a plain play's time: seconds since 1970, or None); ``others``: the game's other
+    events, read apart, one for each code -1, in order. A plain play goes to the fold as its
+    seat and card (:meth:`GameFold.apply_play`), or as a :class:`FastPlay` when its seq is not
+    the one the fold expects (which says what is wrong). Raises the fold's
+    :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
+    fit the rows (the store changed between the reads: never, as neither read sees past one
+    position)."""
+    cards = CARD_TEXT
+    seconds = SECONDS
+    last_minute = -1
+    prefix = ""
+    k = 0
+    fold: GameFold | None = None
+    for i in range(lo, hi):
+        code = codes[i]
+        seq = seqs[i]
+        if code < 0:
+            if k >= len(others) or others[k].seq != seq:
+                raise UnreadableEvent("the store's rows changed while they were read", gid, seq)
+            e = others[k]
+            k += 1
+            if fold is None:
+                fold = start_fold(e)
+            else:
+                fold.apply(e)
+            continue
+        at = ats[i]
+        text: str | None = None
+        if at is not None:
+            a: int = at
+            if 0 <= a <= SECONDS_MAX:
+                minute = a // 60
+                if minute != last_minute:
+                    got = MINUTES.get(minute)
+                    prefix = got if got is not None else minute_text(minute)
+                    last_minute = minute
+                text = prefix + seconds[a - minute * 60]
+            else:
+                text = time_text(a)
+        if fold is not None and seq == fold.next_seq:
+            fold.apply_play(code >> 5, code & 31, text)
+            continue
+        play = FastPlay(gid, seq, code >> 5, cards[code & 31], text, None, None)
+        if fold is None:
+            fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
+        else:
+            fold.apply(play)  # type: ignore[arg-type]
+    if k != len(others) or fold is None:
+        raise UnreadableEvent("the store's rows changed while they were read", gid,
+                              seqs[hi - 1] if hi > lo else 0)
+    return fold

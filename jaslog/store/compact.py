@@ -477,8 +477,10 @@ class Codec:
         """The event as a :class:`FastPlay` when it is a play stored in columns alone (no
         JSON to read, no model to build), else None."""
         if kind != 1 or rest is not None or version != VERSION or self.names.get(1) != "play" \
-                or seat is None or card is None or not 0 <= seat <= 3:
-            return None
+                or type(seat) is not int or type(card) is not int or not 0 <= seat <= 3 \
+                or (at is not None and type(at) is not int) \
+                or (recorded_at is not None and type(recorded_at) is not int):
+            return None  # (a value of another type, stored behind the store's back: rebuilt)
         a = None if at is None else time_text(at)
         i = None if event_id is None else id_text(event_id)
         r = None if recorded_at is None else time_text(recorded_at)

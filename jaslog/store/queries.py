@@ -13,7 +13,7 @@ from typing import Any, cast
 from sqlalchemy import and_, bindparam, func, or_, select
 from sqlalchemy.engine import Connection, Engine
 
-from jaslog.engine.fold import GameFold
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION, Event
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
@@ -297,6 +297,40 @@ class Queries:
             for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
                                         until=until, batch=batch):
                 yield from self._games_of(conn, ids, until, fast, unreadable)
+
+    def fold_games(self, *, since: str | None = None, ruleset: str | None = None,
+                   after: int | None = None, until: int | None = None,
+                   unreadable: Unreadable | None = None
+                   ) -> Iterator[tuple[str, GameFold | FoldError]]:
+        """Every game :meth:`iter_games` yields (same arguments, same order) folded through
+        its rules: ``(game_id, fold)``, or ``(game_id, error)`` with the
+        :class:`~jaslog.engine.fold.FoldError` of the first event the rules refuse. The
+        bulk readers that fold (``check store:``, the benchmark) read through here: a
+        SQLite store column by column (:mod:`jaslog.store.fold_read`), a plain play
+        handed to the fold as its seat and card, with the folds and errors of
+        :meth:`iter_games` and a fold of its events. ``unreadable`` as there."""
+        from jaslog.store import fold_read
+
+        path = fold_read.sqlite_file(self.engine)
+        reader = fold_read.ColumnReader(path) if path is not None else None
+        try:
+            with eng.read_tx(self.engine) as conn:
+                if until is None:
+                    until = self._cursor(conn)
+                if reader is not None and not fold_read.plays_coded(conn):
+                    reader = None
+                for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
+                                            until=until, batch=fold_read.BATCH_GAMES):
+                    folded = None if reader is None else fold_read.fold_batch(
+                        conn, reader, ids, until, unreadable)
+                    if folded is None:
+                        folded = (
+                            (gid, fold_read.fold_one(gid, events))
+                            for gid, events in self._games_of(conn, ids, until, True, unreadable))
+                    yield from folded
+        finally:
+            if reader is not None:
+                reader.close()
 
     def game_id_batches(self, *, since: str | None = None, ruleset: str | None = None,
                         after: int | None = None, until: int | None = None,

@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final, cast
 
 from mypy_extensions import mypyc_attr
 
-from jaslog.cards import CARD_INDEX
+from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
@@ -104,6 +104,19 @@ class KlaverjasFold(GameFold):
         self.log.append(e)
         self.next_seq = seq + 1
         at: str | None = d["at"]
+        if at is not None:
+            self.last_at = at
+
+    def apply_play(self, seat: int, card: int, at: str | None = None) -> None:
+        # GameFold.apply_play with the play's card straight to the rules (no text read back)
+        seq = self.next_seq
+        e = FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
+        try:
+            cast(KlaverjasGame, self.state).play(seat, card, seq)
+        except IntegrityError as err:
+            raise self.located(err, e) from None  # type: ignore[arg-type]
+        self.log.append(e)  # type: ignore[arg-type]
+        self.next_seq = seq + 1
         if at is not None:
             self.last_at = at
 

@@ -168,3 +168,24 @@ def test_checks_reading_folds_the_toy_as_the_models_do(log: Path) -> None:
 
     got = reports(True)
     assert got == reports(False) and got[0]["error"] is None
+
+
+def test_the_store_folds_the_toy_as_its_events_fold(log: Path, tmp_path: Path) -> None:
+    """The store's bulk fold (its plays read as columns and handed over as seat and card)
+    folds the toy game as a fold of its events does, and check store: reports it so."""
+    from jaslog.play.audit import game_report
+    from jaslog.play.fold import fold
+
+    db = stored(log, tmp_path / "s.sqlite")
+    with open_store(str(db)) as store:
+        [(gid, folded)] = list(store.fold_games())
+        [(_, events)] = list(store.iter_games())
+    by_events = fold(events)
+    assert gid == "toy-1" and not isinstance(folded, Exception)
+    assert game_report(gid, folded, None) == game_report(gid, by_events, None)
+    assert [e.model_dump() for e in folded.log] == [e.model_dump() for e in by_events.log]
+    stored_check = cli("check", "store:", "--db", str(db), "--json")
+    file_check = cli("check", str(log), "--json")
+    assert stored_check.exit_code == file_check.exit_code
+    assert json.loads(stored_check.output)["violations"] == \
+        json.loads(file_check.output)["violations"]
