@@ -39,6 +39,7 @@ from jaslog.store.import_input import (
     source_name,
     to_line,
 )
+from jaslog.store.import_lines import PlayLines
 from jaslog.store.projection import RoundFacts, facts_of, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results, standing
 from jaslog.store.rows import codec, read_rows
@@ -51,6 +52,8 @@ _GENESIS_BYTES = bytes.fromhex(GENESIS)
 _PLAY_MATCH = PLAY_TEXT.fullmatch
 _SEATS = {"0": 0, "1": 1, "2": 2, "3": 3}
 _PROGRESS_EVERY = 2000
+#: The lines read into the validator at a time (:meth:`Validator.take_lines`).
+_BLOCK = 1000
 #: The fewest lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
 
@@ -272,6 +275,8 @@ class Validator:
             self.codec = codec(conn)
         #: whether code 1 is ``play`` (a store's codes are only ever added to: it stays so)
         self.plays_first = self.codec.names.get(1) == "play"
+        #: reads blocks of lines, the common plays from their bytes (compiled: see take_lines)
+        self.reader = PlayLines(self.plays_first)
 
     def close(self) -> None:
         """Release the connection :meth:`_open` looks through (the import is over)."""
@@ -353,6 +358,14 @@ class Validator:
             self.take(to_line(r, source))
         else:
             self.take_bytes(raw, source, r[0])
+
+    def take_lines(self, lines: list[Any], source: str, first: int = 1,
+                   numbers: list[int] | None = None) -> int:
+        """A block of lines' bytes, line ``first + k`` each (or ``numbers[k]``), as
+        :meth:`take_bytes` takes them one by one; the plays of the common form that follow
+        one another in a game go from their bytes into its rows without leaving compiled
+        code (:mod:`jaslog.store.import_lines`). Returns the lines taken (not the blank)."""
+        return self.reader.take(self, lines, source, first, numbers)
 
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
@@ -601,21 +614,32 @@ class Importer:
              source: str = "<lines>") -> None:
         """Take every line (``Line`` objects, or JSON text as bytes or str; blank lines are
         skipped); ``progress`` gets the number of lines taken so far."""
-        n = 0
+        n = told = 0
         v = self.validator
-        take, take_bytes = v.take, v.take_bytes
+        block: list[bytes] = []
+        start = 1  # the number of the block's first line
         with _collector_paused():
             for number, item in enumerate(lines, 1):
                 if isinstance(item, Line):
-                    take(item)
-                else:
-                    if type(item) is not bytes:
-                        item = item.encode() if isinstance(item, str) else bytes(item)
-                    if not take_bytes(item, source, number):
-                        continue
-                n += 1
-                if progress is not None and not n % _PROGRESS_EVERY:
-                    progress(n)
+                    if block:
+                        n += v.take_lines(block, source, start)
+                        block = []
+                    v.take(item)
+                    n += 1
+                    start = number + 1
+                    continue
+                if type(item) is not bytes:
+                    item = item.encode() if isinstance(item, str) else bytes(item)
+                block.append(item)
+                if len(block) >= _BLOCK:
+                    n += v.take_lines(block, source, start)
+                    block = []
+                    start = number + 1
+                    if progress is not None and n - told >= _PROGRESS_EVERY:
+                        progress(n)
+                        told = n
+            if block:
+                n += v.take_lines(block, source, start)
         if progress is not None:
             progress(n)
 
@@ -629,14 +653,28 @@ class Importer:
         source = source or source_name(path)
         consumed = 0
         self.validator.ends = ends if ends is not None else frozenset()
-        take_raw = self.validator.take_raw
+        v = self.validator
+        block: list[bytes] = []
+        numbers: list[int] = []
         try:
             with _collector_paused():
-                for n, r in enumerate(raw_lines(stream), 1):
-                    take_raw(r, source)
-                    if progress is not None and not n % _PROGRESS_EVERY:
-                        progress(offset + r[5])
+                for r in raw_lines(stream):
+                    if r[1] is None:  # too long to hold: its error is already known
+                        if block:
+                            v.take_lines(block, source, 0, numbers)
+                            block, numbers = [], []
+                        v.take_raw(r, source)
+                    else:
+                        block.append(r[1])
+                        numbers.append(r[0])
+                        if len(block) >= _BLOCK:
+                            v.take_lines(block, source, 0, numbers)
+                            block, numbers = [], []
+                            if progress is not None:
+                                progress(offset + r[5])
                     consumed = r[5]
+                if block:
+                    v.take_lines(block, source, 0, numbers)
         finally:
             if str(path) != "-":
                 stream.close()
