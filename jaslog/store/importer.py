@@ -39,7 +39,7 @@ from jaslog.store.import_input import (
     source_name,
     to_line,
 )
-from jaslog.store.import_lines import PlayLines
+from jaslog.store.import_lines import PlayLines, placed
 from jaslog.store.projection import RoundFacts, facts_of, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results, standing
 from jaslog.store.rows import codec, read_rows
@@ -164,8 +164,7 @@ class Writer:
                 todo = [late_row(conn, r) if type(r[2]) is str else r for r in p.rows] \
                     if p.late else p.rows
                 # the rows wait with their key and position left open: put before them here
-                rows += [(key, at) + r for at, r in enumerate(todo, pos + 1)]  # noqa: RUF005 (quicker)
-                pos += len(todo)
+                pos = placed(rows, key, pos, todo)
                 last.append(pos)
             self.store.insert_encoded(conn, rows)
             # every game written is signed at its new head, with the rows (signing.py)

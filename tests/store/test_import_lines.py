@@ -108,15 +108,26 @@ def test_the_reader_takes_exactly_the_common_plays_the_regex_takes() -> None:
 
 
 def _lines() -> list[bytes]:
-    """Interleaved games with every kind of line the import meets: the common plays, plays
-    with an id, a recorded_at or a time in milliseconds, line breaks of both kinds, text that
-    is not canonical, a bad line, an illegal play in the middle of a run of plays, a
-    duplicate seq, lines naming no game, and a game already stored in part."""
+    """Interleaved games (runs of one to eight lines) with every kind of line the import
+    meets: the common plays, plays with an id, a recorded_at, a time in milliseconds or in
+    tenths, line breaks of both kinds, text that is not canonical, a bad line, an illegal play
+    in the middle of a run of plays, a duplicate seq, lines naming no game."""
     events = list(simulate(5, ["amsterdam", "rotterdam"], seed=21, start=DEFAULT_START,
                            faults=Faults(revoke_rate=0.01, no_hands_rate=0.2)))
     rng = random.Random(3)
+    by_game: dict[str, list[dict[str, Any]]] = {}
+    for e in events:
+        by_game.setdefault(e["game"], []).append(e)
+    mixed: list[dict[str, Any]] = []
+    while by_game:
+        gid = rng.choice(sorted(by_game))
+        run = rng.randint(1, 8)
+        mixed += by_game[gid][:run]
+        del by_game[gid][:run]
+        if not by_game[gid]:
+            del by_game[gid]
     out: list[bytes] = []
-    for i, e in enumerate(events):
+    for i, e in enumerate(mixed):
         raw = orjson.dumps(e)
         gid = e["game"]
         if e["type"] == "play" and gid.endswith("1") and i % 5 == 0:
@@ -126,6 +137,8 @@ def _lines() -> list[bytes]:
             raw = orjson.dumps({**e, "recorded_at": stamp.strftime("%Y-%m-%dT%H:%M:%S.250Z")})
         elif e["type"] == "play" and gid.endswith("3") and i % 4 == 0:
             raw = orjson.dumps({**e, "at": e["at"].replace("Z", ".500Z")})
+        elif e["type"] == "play" and gid.endswith("3") and i % 4 == 2:  # kept in the rest
+            raw = orjson.dumps({**e, "at": e["at"].replace("Z", ".5Z")})
         elif i % 11 == 0:
             raw = raw.replace(b",", b", ")
         out.append(raw + rng.choice([b"", b"\n", b"\r\n"]))
