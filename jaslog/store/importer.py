@@ -51,6 +51,8 @@ _GENESIS_BYTES = bytes.fromhex(GENESIS)
 #: text decoded as Latin-1; and a seat's number by its digit.
 _PLAY_MATCH = PLAY_TEXT.fullmatch
 _SEATS = {"0": 0, "1": 1, "2": 2, "3": 3}
+#: What every line :data:`_PLAY_MATCH` matches holds (a line without it is not matched).
+_PLAY_TYPE = b',"type":"play"'
 _PROGRESS_EVERY = 2000
 #: The lines read into the validator at a time (:meth:`Validator.take_lines`).
 _BLOCK = 1000
@@ -373,7 +375,7 @@ class Validator:
         if type(raw) is not bytes:  # an event read from the notation: its own line and column
             self.take(read_line(raw, source, number))
             return True
-        m = _PLAY_MATCH(raw.decode("latin-1"))
+        m = _PLAY_MATCH(raw.decode("latin-1")) if _PLAY_TYPE in raw else None
         if m is not None:  # jaslog.events.fast.fast_play, inlined: the hot path
             _, gid, seq_text, at, eid, rec, seat_text, card = m.groups()
             end = m.end(1)
@@ -420,7 +422,7 @@ class Validator:
             except ValueError:
                 pass
             else:
-                self.take_event(e, source, number)
+                self.take_event(e, source, number, line=raw)
                 return True
         if not raw.strip():
             return False
@@ -428,10 +430,13 @@ class Validator:
         return True
 
     def take_event(self, e: Event | FastPlay, source: str, number: int,
-                   payload: bytes | None = None, tail: tuple[Any, ...] | None = None) -> None:
+                   payload: bytes | None = None, tail: tuple[Any, ...] | None = None,
+                   line: bytes | None = None) -> None:
         """An event read from ``source`` line ``number`` (``payload``: its canonical bytes,
-        when known; ``tail``: its row after ``seq`` and ``hash``, when known): fold it, chain
-        it, hold it until its game is written. (The hot path of every import.)"""
+        when known; ``tail``: its row after ``seq`` and ``hash``, when known; ``line``: the
+        line it was read from, whose bytes are its canonical bytes when its row proves them:
+        :meth:`~jaslog.store.compact.Codec.row_if_written`): fold it, chain it, hold it until
+        its game is written. (The hot path of every import.)"""
         self.lines += 1
         gid = e.game
         p = self.pending.get(gid)
@@ -440,6 +445,18 @@ class Validator:
                 return
             p = self._open(gid)
             p.source, p.first = source, number
+        if payload is None and line is not None:
+            # the line as it was written: the event's canonical bytes when they are what its
+            # fields write (the row proves it), so the model need not write them again
+            text = line[:-1] if line[-1:] == b"\n" else line
+            if text[-1:] == b"\r":
+                text = text[:-1]
+            kind = self.codec.codes.get(e.type)
+            row = None if kind is None else \
+                self.codec.row_if_written(text, kind, e.__dict__)
+            if row is not None:
+                payload = text
+                tail = (row[0], VERSION, *row[1:])
         if payload is None:
             payload = canonical(e)  # type: ignore[arg-type]
             if len(payload) > MAX_LINE:  # longer than the line it came from (its escapes)
@@ -467,9 +484,9 @@ class Validator:
             return
         h = sha256(p.prev + payload).digest()  # the chain, raw: in hex only at a part's head
         rows = p.rows
+        if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
+            p.started = e
         if tail is None:
-            if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
-                p.started = e
             tail = self._encoded(e, payload)
             if type(tail[0]) is str:
                 p.late = True
