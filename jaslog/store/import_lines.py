@@ -269,11 +269,13 @@ class PlayLines:
         return cast(FastPlay, fp)
 
     def take(self, v: Any, lines: list[Any], source: str, first: int,
-             numbers: list[int] | None) -> int:
+             numbers: list[int] | None, items: bool = False) -> int:
         """Take ``lines`` (bytes, or what :meth:`~jaslog.store.importer.Validator.take_bytes`
-        takes) from ``source`` into the validator ``v``: line ``first + k`` each, or
-        ``numbers[k]``. Returns how many were taken (a blank line is not)."""
+        takes; ``items``: or what :meth:`~jaslog.store.importer.Validator.take_item` takes)
+        from ``source`` into the validator ``v``: line ``first + k`` each, or ``numbers[k]``.
+        Returns how many were taken (a blank line is not)."""
         taken = 0
+        other: Any = v.take_item if items else v.take_bytes
         pending: dict[str, Any] = v.pending
         ends: Any = v.ends
         most: int = v.max_pending
@@ -300,7 +302,7 @@ class PlayLines:
                     p.prev, p.last = prev, last
                     v.lines, v.pending_events, v.ready_events = count, events, ready_events
                     p = None
-                if v.take_bytes(raw, source, number):
+                if other(raw, source, number):
                     taken += 1
                 continue
             taken += 1

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import sha256
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -361,12 +362,24 @@ class Validator:
             self.take_bytes(raw, source, r[0])
 
     def take_lines(self, lines: list[Any], source: str, first: int = 1,
-                   numbers: list[int] | None = None) -> int:
+                   numbers: list[int] | None = None, items: bool = False) -> int:
         """A block of lines' bytes, line ``first + k`` each (or ``numbers[k]``), as
-        :meth:`take_bytes` takes them one by one; the plays of the common form that follow
-        one another in a game go from their bytes into its rows without leaving compiled
-        code (:mod:`jaslog.store.import_lines`). Returns the lines taken (not the blank)."""
-        return self.reader.take(self, lines, source, first, numbers)
+        :meth:`take_bytes` takes them one by one (``items``: as :meth:`take_item` does); the
+        plays of the common form that follow one another in a game go from their bytes into
+        its rows without leaving compiled code (:mod:`jaslog.store.import_lines`). Returns
+        the lines taken (not the blank)."""
+        return self.reader.take(self, lines, source, first, numbers, items)
+
+    def take_item(self, item: Line | bytes | str, source: str, number: int) -> bool:
+        """A line given in memory (:meth:`Importer.feed`): a :class:`Line`, or JSON text as
+        bytes or str (a blank line is not taken: False)."""
+        if type(item) is bytes:
+            return self.take_bytes(item, source, number)
+        if isinstance(item, Line):
+            self.take(item)
+            return True
+        return self.take_bytes(item.encode() if isinstance(item, str) else bytes(item), source,
+                               number)
 
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
@@ -632,30 +645,15 @@ class Importer:
         skipped); ``progress`` gets the number of lines taken so far."""
         n = told = 0
         v = self.validator
-        block: list[bytes] = []
+        it = iter(lines)
         start = 1  # the number of the block's first line
         with _collector_paused():
-            for number, item in enumerate(lines, 1):
-                if isinstance(item, Line):
-                    if block:
-                        n += v.take_lines(block, source, start)
-                        block = []
-                    v.take(item)
-                    n += 1
-                    start = number + 1
-                    continue
-                if type(item) is not bytes:
-                    item = item.encode() if isinstance(item, str) else bytes(item)
-                block.append(item)
-                if len(block) >= _BLOCK:
-                    n += v.take_lines(block, source, start)
-                    block = []
-                    start = number + 1
-                    if progress is not None and n - told >= _PROGRESS_EVERY:
-                        progress(n)
-                        told = n
-            if block:
-                n += v.take_lines(block, source, start)
+            while block := list(islice(it, _BLOCK)):
+                n += v.take_lines(block, source, start, None, True)
+                start += len(block)
+                if progress is not None and n - told >= _PROGRESS_EVERY:
+                    progress(n)
+                    told = n
         if progress is not None:
             progress(n)
 

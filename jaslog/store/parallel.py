@@ -194,8 +194,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 v.take_lines(raws, source, 0, numbers)
             elif chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
                 _, source, first, items = chunk
-                raws = [item if type(item) is bytes else bytes(item, "utf-8") for item in items]
-                v.take_lines(raws, source, first)
+                v.take_lines(items, source, first, None, True)
             else:  # lines as raw_lines reads them: (kind, source, lines)
                 _, source, items = chunk
                 take_raw = v.take_raw
