@@ -56,6 +56,8 @@ HOT_PATH = (
     "jaslog.store.bulk_read",
     # check's reading: a log file's lines, block by block, canonical plays from their bytes
     "jaslog.play.blockfold",
+    # the import's reading: blocks of lines, the common plays from their bytes into rows
+    "jaslog.store.import_lines",
 )
 
 STAMP = "_native.txt"

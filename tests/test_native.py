@@ -19,7 +19,8 @@ from jaslog.games.klaverjas.rules import game as klaverjas_game
 from jaslog.play import fold as _fold  # noqa: F401  (loads the whole hot path)
 from jaslog.play import logfold as _logfold  # noqa: F401  (and check's reading)
 from jaslog.play.sim import simulate, to_jsonl
-from jaslog.store import bulk_read as _bulk_read  # noqa: F401  (and the store's bulk read)
+from jaslog.store import bulk_read as _bulk_read  # noqa: F401  (the store's reading in bulk)
+from jaslog.store import import_lines as _import_lines  # noqa: F401  (and the import's)
 from tests.cli import jaslog as run_jaslog
 from tests.cli import process_env
 

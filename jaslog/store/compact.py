@@ -346,6 +346,13 @@ class Codec:
             same = False
         return row if same else self._verbatim(kind, payload, d)
 
+    def row_if_written(self, payload: bytes, kind: int, d: Mapping[str, Any]) -> Row | None:
+        """The row of an event of type code ``kind`` (not a play) with the fields ``d``, when
+        ``payload`` is exactly the bytes those fields write (its canonical bytes: see
+        :meth:`_row_of`); else None, and nothing is said of ``payload`` (the import then
+        writes the event's canonical bytes itself, and encodes them)."""
+        return None if kind == 1 else self._row_of(payload, kind, d)
+
     def _row_of(self, payload: bytes, kind: int, d: Mapping[str, Any]) -> Row | None:
         """The row of an event whose fields the caller has, when it rebuilds ``payload``
         exactly, proven without rebuilding it (else None: the general way, which rebuilds).

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from hashlib import sha256
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from jaslog.store.import_input import (
     source_name,
     to_line,
 )
+from jaslog.store.import_lines import PlayLines, placed
 from jaslog.store.projection import RoundFacts, facts_of, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results, standing
 from jaslog.store.rows import codec, read_rows
@@ -50,7 +52,11 @@ _GENESIS_BYTES = bytes.fromhex(GENESIS)
 #: text decoded as Latin-1; and a seat's number by its digit.
 _PLAY_MATCH = PLAY_TEXT.fullmatch
 _SEATS = {"0": 0, "1": 1, "2": 2, "3": 3}
+#: What every line :data:`_PLAY_MATCH` matches holds (a line without it is not matched).
+_PLAY_TYPE = b',"type":"play"'
 _PROGRESS_EVERY = 2000
+#: The lines read into the validator at a time (:meth:`Validator.take_lines`).
+_BLOCK = 1000
 #: The fewest lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
 
@@ -161,8 +167,7 @@ class Writer:
                 todo = [late_row(conn, r) if type(r[2]) is str else r for r in p.rows] \
                     if p.late else p.rows
                 # the rows wait with their key and position left open: put before them here
-                rows += [(key, at) + r for at, r in enumerate(todo, pos + 1)]  # noqa: RUF005 (quicker)
-                pos += len(todo)
+                pos = placed(rows, key, pos, todo)
                 last.append(pos)
             self.store.insert_encoded(conn, rows)
             # every game written is signed at its new head, with the rows (signing.py)
@@ -272,6 +277,8 @@ class Validator:
             self.codec = codec(conn)
         #: whether code 1 is ``play`` (a store's codes are only ever added to: it stays so)
         self.plays_first = self.codec.names.get(1) == "play"
+        #: reads blocks of lines, the common plays from their bytes (compiled: see take_lines)
+        self.reader = PlayLines(self.plays_first)
 
     def close(self) -> None:
         """Release the connection :meth:`_open` looks through (the import is over)."""
@@ -354,6 +361,26 @@ class Validator:
         else:
             self.take_bytes(raw, source, r[0])
 
+    def take_lines(self, lines: list[Any], source: str, first: int = 1,
+                   numbers: list[int] | None = None, items: bool = False) -> int:
+        """A block of lines' bytes, line ``first + k`` each (or ``numbers[k]``), as
+        :meth:`take_bytes` takes them one by one (``items``: as :meth:`take_item` does); the
+        plays of the common form that follow one another in a game go from their bytes into
+        its rows without leaving compiled code (:mod:`jaslog.store.import_lines`). Returns
+        the lines taken (not the blank)."""
+        return self.reader.take(self, lines, source, first, numbers, items)
+
+    def take_item(self, item: Line | bytes | str, source: str, number: int) -> bool:
+        """A line given in memory (:meth:`Importer.feed`): a :class:`Line`, or JSON text as
+        bytes or str (a blank line is not taken: False)."""
+        if type(item) is bytes:
+            return self.take_bytes(item, source, number)
+        if isinstance(item, Line):
+            self.take(item)
+            return True
+        return self.take_bytes(item.encode() if isinstance(item, str) else bytes(item), source,
+                               number)
+
     def take_bytes(self, raw: bytes, source: str, number: int) -> bool:
         """One line's bytes: a canonical play by :func:`jaslog.events.fast.fast_play`, any
         other valid event by the models, a bad line with its error (a line cut short is told
@@ -361,7 +388,7 @@ class Validator:
         if type(raw) is not bytes:  # an event read from the notation: its own line and column
             self.take(read_line(raw, source, number))
             return True
-        m = _PLAY_MATCH(raw.decode("latin-1"))
+        m = _PLAY_MATCH(raw.decode("latin-1")) if _PLAY_TYPE in raw else None
         if m is not None:  # jaslog.events.fast.fast_play, inlined: the hot path
             _, gid, seq_text, at, eid, rec, seat_text, card = m.groups()
             end = m.end(1)
@@ -408,7 +435,7 @@ class Validator:
             except ValueError:
                 pass
             else:
-                self.take_event(e, source, number)
+                self.take_event(e, source, number, line=raw)
                 return True
         if not raw.strip():
             return False
@@ -416,10 +443,13 @@ class Validator:
         return True
 
     def take_event(self, e: Event | FastPlay, source: str, number: int,
-                   payload: bytes | None = None, tail: tuple[Any, ...] | None = None) -> None:
+                   payload: bytes | None = None, tail: tuple[Any, ...] | None = None,
+                   line: bytes | None = None) -> None:
         """An event read from ``source`` line ``number`` (``payload``: its canonical bytes,
-        when known; ``tail``: its row after ``seq`` and ``hash``, when known): fold it, chain
-        it, hold it until its game is written. (The hot path of every import.)"""
+        when known; ``tail``: its row after ``seq`` and ``hash``, when known; ``line``: the
+        line it was read from, whose bytes are its canonical bytes when its row proves them:
+        :meth:`~jaslog.store.compact.Codec.row_if_written`): fold it, chain it, hold it until
+        its game is written. (The hot path of every import.)"""
         self.lines += 1
         gid = e.game
         p = self.pending.get(gid)
@@ -428,6 +458,18 @@ class Validator:
                 return
             p = self._open(gid)
             p.source, p.first = source, number
+        if payload is None and line is not None:
+            # the line as it was written: the event's canonical bytes when they are what its
+            # fields write (the row proves it), so the model need not write them again
+            text = line[:-1] if line[-1:] == b"\n" else line
+            if text[-1:] == b"\r":
+                text = text[:-1]
+            kind = self.codec.codes.get(e.type)
+            row = None if kind is None else \
+                self.codec.row_if_written(text, kind, e.__dict__)
+            if row is not None:
+                payload = text
+                tail = (row[0], VERSION, *row[1:])
         if payload is None:
             payload = canonical(e)  # type: ignore[arg-type]
             if len(payload) > MAX_LINE:  # longer than the line it came from (its escapes)
@@ -455,9 +497,9 @@ class Validator:
             return
         h = sha256(p.prev + payload).digest()  # the chain, raw: in hex only at a part's head
         rows = p.rows
+        if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
+            p.started = e
         if tail is None:
-            if not rows and p.base.next_seq == 0 and isinstance(e, GameStarted):
-                p.started = e
             tail = self._encoded(e, payload)
             if type(tail[0]) is str:
                 p.late = True
@@ -601,21 +643,17 @@ class Importer:
              source: str = "<lines>") -> None:
         """Take every line (``Line`` objects, or JSON text as bytes or str; blank lines are
         skipped); ``progress`` gets the number of lines taken so far."""
-        n = 0
+        n = told = 0
         v = self.validator
-        take, take_bytes = v.take, v.take_bytes
+        it = iter(lines)
+        start = 1  # the number of the block's first line
         with _collector_paused():
-            for number, item in enumerate(lines, 1):
-                if isinstance(item, Line):
-                    take(item)
-                else:
-                    if type(item) is not bytes:
-                        item = item.encode() if isinstance(item, str) else bytes(item)
-                    if not take_bytes(item, source, number):
-                        continue
-                n += 1
-                if progress is not None and not n % _PROGRESS_EVERY:
+            while block := list(islice(it, _BLOCK)):
+                n += v.take_lines(block, source, start, None, True)
+                start += len(block)
+                if progress is not None and n - told >= _PROGRESS_EVERY:
                     progress(n)
+                    told = n
         if progress is not None:
             progress(n)
 
@@ -629,14 +667,28 @@ class Importer:
         source = source or source_name(path)
         consumed = 0
         self.validator.ends = ends if ends is not None else frozenset()
-        take_raw = self.validator.take_raw
+        v = self.validator
+        block: list[bytes] = []
+        numbers: list[int] = []
         try:
             with _collector_paused():
-                for n, r in enumerate(raw_lines(stream), 1):
-                    take_raw(r, source)
-                    if progress is not None and not n % _PROGRESS_EVERY:
-                        progress(offset + r[5])
+                for r in raw_lines(stream):
+                    if r[1] is None:  # too long to hold: its error is already known
+                        if block:
+                            v.take_lines(block, source, 0, numbers)
+                            block, numbers = [], []
+                        v.take_raw(r, source)
+                    else:
+                        block.append(r[1])
+                        numbers.append(r[0])
+                        if len(block) >= _BLOCK:
+                            v.take_lines(block, source, 0, numbers)
+                            block, numbers = [], []
+                            if progress is not None:
+                                progress(offset + r[5])
                     consumed = r[5]
+                if block:
+                    v.take_lines(block, source, 0, numbers)
         finally:
             if str(path) != "-":
                 stream.close()

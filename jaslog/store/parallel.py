@@ -146,6 +146,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
     number: int | None = None
     raw: bytes | None = None
     writing: list[Part] = []
+    reader: Any = None  # the validator's reader of blocks of lines, once there is one
     try:
         store = open_store(url)
         summary = ImportSummary()
@@ -168,6 +169,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
         v = Validator(store, sink, reject, summary.rejected.append,
                       batch_games=min(batch_games, WORKER_BATCH_GAMES),
                       batch_events=WORKER_BATCH_EVENTS)
+        reader = v.reader
         gc.disable()  # as in one process (see importer._collector_paused)
         while True:
             try:
@@ -183,19 +185,16 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                 continue
             if chunk[0] == "lines":  # (kind, source, line numbers, their bytes joined, lengths)
                 _, source, numbers, blob, lengths = chunk
-                take_bytes = v.take_bytes
+                raws = []
                 start = 0
-                for number, size in zip(numbers, lengths, strict=True):
+                for size in lengths:
                     end = start + size
-                    raw = blob[start:end]
-                    take_bytes(raw, source, number)
+                    raws.append(blob[start:end])
                     start = end
+                v.take_lines(raws, source, 0, numbers)
             elif chunk[0] == "bytes":  # plain lines: (kind, source, first line number, lines)
                 _, source, first, items = chunk
-                take_bytes = v.take_bytes
-                for number, item in enumerate(items, first):
-                    raw = item if type(item) is bytes else bytes(item, "utf-8")
-                    take_bytes(raw, source, number)
+                v.take_lines(items, source, first, None, True)
             else:  # lines as raw_lines reads them: (kind, source, lines)
                 _, source, items = chunk
                 take_raw = v.take_raw
@@ -210,6 +209,8 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
         store.close()
     except BaseException as e:  # a worker process: whatever stops it is reported to the parent
         kind, code, retry, said = failure(e)
+        if reader is not None and reader.line is not None:  # it stopped in a block of lines
+            number, raw = reader.number, reader.line
         if writing:
             said = f"{batch_said(writing)}: {said}"
         elif source is not None:

@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import orjson
 from pydantic import ValidationError
 from sqlalchemy import and_, bindparam, select, tuple_
 from sqlalchemy.engine import Connection, Engine
@@ -164,6 +165,8 @@ def stored_rows(conn: Connection, rows: Sequence[Any], lenient: bool = False
         try:
             payload = payload_of(c, r.game, r.seq, r)
             at = None if r.at is None else _time_text(r.at)
+            if at is None and r.rest is not None and b'"at":' in payload:
+                at = _written_at(payload)  # a time its column cannot hold: in the rest
         except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError):
             if not lenient:
                 raise
@@ -173,6 +176,18 @@ def stored_rows(conn: Connection, rows: Sequence[Any], lenient: bool = False
                              h.hex()))
         prev = h
     return out
+
+
+def _written_at(payload: bytes) -> str | None:
+    """The ``at`` an event's bytes hold (its row keeps it in ``rest`` when the ``at`` column
+    cannot hold its text exactly: an offset, fractions of a second not in milliseconds...).
+
+    >>> _written_at(b'{"game":"g","seq":1,"type":"bid","at":"2026-01-05T20:30:55+01:00"}')
+    '2026-01-05T20:30:55+01:00'
+    """
+    d = orjson.loads(payload)
+    at = d.get("at") if isinstance(d, dict) else None
+    return at if isinstance(at, str) else None
 
 
 def _id_text(b: Any) -> str:

@@ -114,6 +114,23 @@ def test_an_imported_play_gets_the_row_its_model_would(store: Store, at: str | N
     assert store.stored_events("p-1")[i].payload == lines[i]
 
 
+@pytest.mark.parametrize("at", ["2026-01-05T20:30:55+01:00", "2026-01-05T19:30:55.5Z",
+                                "2026-01-05t19:30:55Z", "1969-07-20T20:17:40Z"])
+def test_a_time_kept_in_the_rest_is_the_events_time_and_verifies(store: Store, at: str) -> None:
+    """A valid ``at`` the column cannot hold exactly (an offset, a tenth of a second, a
+    lower-case t, a time before 1970) is kept in ``rest``: the stored event says that time,
+    and ``verify`` finds nothing wrong with it (it compared the empty column with the bytes)."""
+    game = simulate_game("t-1", seed=3)
+    for kind in ("play", "bid"):
+        i = next(k for k, e in enumerate(game) if e["type"] == kind)
+        game[i] = {**game[i], "at": at}
+    assert store.import_lines([canonical_json(event_from_dict(e)) for e in game]).events == \
+        len(game)
+    stored = store.stored_events("t-1")
+    assert [r.at for r in stored] == [e.get("at") for e in game]
+    assert store.verify().ok
+
+
 def _events_of_every_game() -> list[dict[str, Any]]:
     games = [simulate_game("k-1", "amsterdam", seed=11), simulate_game("r-1", "rotterdam", seed=12),
              simulate_game("b-1", "klaberjass-2p", seed=13), simulate_game("p-1", "kloepper", seed=14)]
