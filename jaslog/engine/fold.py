@@ -13,7 +13,7 @@ from typing import Any, ClassVar, Final
 
 from mypy_extensions import mypyc_attr
 
-from jaslog.cards import SUIT_LETTERS
+from jaslog.cards import CARD_TEXT, SUIT_LETTERS
 from jaslog.engine.base import ClaimJudge, IntegrityError, ScoreOnly, check_seat
 from jaslog.errors import JaslogError
 from jaslog.events import (
@@ -260,6 +260,53 @@ class GameFold:
         at: str | None = d["at"]
         if at is not None:
             self.last_at = at
+
+    def apply_play(self, seat: int, card: int, at: str | None = None,
+                   event: Event | None = None) -> None:
+        """Move the state on by the next event, a play: seat ``seat`` (0-3) plays ``card``
+        (0-31, as :mod:`jaslog.cards` numbers them) at seq :attr:`next_seq`, at the time
+        ``at``; or raise :class:`FoldError` and change nothing. The state, the violations,
+        the errors and the log are those :meth:`apply` gives of that play. The log keeps
+        ``event``, the play as an event (its seq :attr:`next_seq`, its seat and card these),
+        or, when None, a :class:`~jaslog.events.fast.FastPlay` of these fields.
+
+        A reader that has the play's seat and card as ints (a log's bytes, a store's
+        columns) calls this instead of :meth:`apply`: a game's fold may take the play
+        without reading an event (Klaverjas, Klaberjass and Kloepper do); this one makes
+        the event and applies it.
+
+        >>> from jaslog.play.sim import simulate_game
+        >>> from jaslog.play.fold import fold
+        >>> from jaslog.events import event_from_dict
+        >>> from jaslog.cards import CARD_INDEX
+        >>> events = simulate_game("p", seed=3)
+        >>> f = fold(event_from_dict(e) for e in events[:3])
+        >>> e = events[3]  # the first play
+        >>> f.apply_play(e["seat"], CARD_INDEX[e["card"]], e.get("at"))
+        >>> f.log[-1].model_dump(exclude_none=True) == e, f.next_seq
+        (True, 4)
+        """
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, self.next_seq, seat, CARD_TEXT[card], at, None, None)
+        self.apply(play)
+
+    def played(self, seat: int, card: int, at: str | None, event: Event | None) -> None:
+        """The bookkeeping of a play a game's :meth:`apply_play` gave its state: the log
+        keeps it (``event``, or a :class:`~jaslog.events.fast.FastPlay` of its fields), the
+        next seq and the last time move on, as :meth:`apply` moves them."""
+        seq = self.next_seq
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
+        self.log.append(play)
+        self.next_seq = seq + 1
+        if at is not None:
+            self.last_at = at
+
+    def play_refused(self, err: IntegrityError, seat: int, card: int) -> FoldError:
+        """The fold error for an integrity error the rules raised at the play of ``card``
+        by ``seat`` at seq :attr:`next_seq` (as :meth:`located` gives it of that play)."""
+        return FoldError(err.message, code=err.code, game=self.game_id, seq=self.next_seq,
+                         seat=err.seat if err.seat is not None else seat, card=CARD_TEXT[card])
 
     def _inherited(self, e: Event) -> Callable[[Any, Any], None] | None:
         """The handler of the nearest event class ``e``'s class derives from, if any."""

@@ -107,6 +107,20 @@ class KlaverjasFold(GameFold):
         if at is not None:
             self.last_at = at
 
+    def apply_play(self, seat: int, card: int, at: str | None = None,
+                   event: Event | None = None) -> None:
+        # A play given as ints goes straight to the rules, as a play event in its place
+        # goes through apply (a fold class that takes plays by a handler of its own: that
+        # handler, by way of the event)
+        if self._apply.get(PLAY) is not PLAY_HANDLER:
+            GameFold.apply_play(self, seat, card, at, event)
+            return
+        try:
+            cast(KlaverjasGame, self.state).play(seat, card, self.next_seq)
+        except IntegrityError as err:
+            raise self.play_refused(err, seat, card) from None
+        self.played(seat, card, at, event)
+
     def roem(self, e: Roem) -> None:
         self.game_state().claim_roem(e.seat, e.points, e.seq)
 
@@ -117,3 +131,5 @@ class KlaverjasFold(GameFold):
         self.game_state().rule(e.round, list(e.score), e.reason, e.seq)
 
 
+#: The handler of a play that :meth:`KlaverjasFold.apply_play` stands for.
+PLAY_HANDLER: Final = KlaverjasFold.dispatch[Play]
