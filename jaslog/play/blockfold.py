@@ -329,6 +329,8 @@ class BlockFolder:
         self.when: str | None = None
         self.eid: str | None = None
         self.rec: str | None = None
+        #: whether the line read last ended in a carriage return
+        self.cr = False
         self.block: list[bytes] = []
         self.last = 0
         self.at = 0
@@ -378,7 +380,7 @@ class BlockFolder:
                         break
                     continue
             else:
-                self.take(seq, number)
+                self.take(seq, number, raw)
                 gid = self.gid
             if number >= self.next_end >= 0:
                 self.handed(number, gid, out)
@@ -415,7 +417,8 @@ class BlockFolder:
             self.gid = text
             self.game = None
         n = len(raw)
-        if ended and n > 0 and raw[n - 1] == _CR:
+        self.cr = ended and n > 0 and raw[n - 1] == _CR
+        if self.cr:  # (fast_play takes the line with its line break then)
             n -= 1
         i = len(self.head)
         if i >= n:
@@ -484,9 +487,11 @@ class BlockFolder:
         self.rec = rec
         return seq
 
-    def take(self, seq: int, number: int) -> None:
-        """Fold the play of line ``number`` read by :meth:`scan` (seq ``seq``) into its
-        game (the game of the line read last: its fold kept at hand while it folds)."""
+    def take(self, seq: int, number: int, raw: bytes) -> None:
+        """Fold the play of line ``number`` (``raw``) read by :meth:`scan` (seq ``seq``)
+        into its game (the game of the line read last: its fold kept at hand while it
+        folds): its seat and card as ints, the line kept in the game's log in its place
+        until the log is read (:meth:`~jaslog.engine.fold.GameFold.apply_play`)."""
         fold = self.fold_now
         if self.game is None or fold is None:
             g = self.games.get(self.gid)
@@ -510,7 +515,7 @@ class BlockFolder:
         self.lines.append((self.name, number))
         try:
             if seq == fold.next_seq and self.eid is None and self.rec is None:
-                fold.apply_play(self.seat, self.card, self.when)
+                fold.apply_play(self.seat, self.card, self.when, None if self.cr else raw)
             else:  # (a play out of its place, or with more fields: its event)
                 fold.apply(self.fast(seq))  # type: ignore[arg-type]  # a FastPlay: every field a fold reads
         except FoldError as err:

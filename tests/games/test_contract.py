@@ -651,20 +651,27 @@ class GameContract:
     def test_a_play_given_as_ints_folds_as_its_event_does(self, game: Game) -> None:
         """``apply_play`` (a play's seat and card as ints, at the next seq: what a reader of
         a log's bytes or a store's columns has) gives the state, the violations, the log,
-        the next seq and the last time that ``apply`` of the play event gives; and every
-        seat's every card at a trick's lead and in mid-trick, refused or not, alike."""
+        the next seq and the last time that ``apply`` of the play event gives (its
+        canonical line kept in the log in its place, read once the log is asked for); and
+        every seat's every card at a trick's lead and in mid-trick, refused or not, alike."""
         for sim, f, rep in audited(game.name):
             where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
             evs = parsed(sim.events)
-            g = start_fold(evs[0])
+            g, h = start_fold(evs[0]), start_fold(evs[0])
             for e in evs[1:]:
                 if e.type == "play":
-                    g.apply_play(e.__dict__["seat"], CARD_INDEX[e.__dict__["card"]], e.at)
+                    seat, card = e.__dict__["seat"], CARD_INDEX[e.__dict__["card"]]
+                    g.apply_play(seat, card, e.at)
+                    h.apply_play(seat, card, e.at, canonical_json(e))  # (its line kept)
                 else:
                     g.apply(e)
-            assert game_report(g.game_id, g) == rep, where
-            assert [x.model_dump() for x in g.log] == [x.model_dump() for x in f.log], where
-            assert (g.next_seq, g.last_at) == (f.next_seq, f.last_at), where
+                    h.apply(e)
+            assert any(isinstance(x, bytes) for x in h.entries), where  # (not read yet)
+            for x in (g, h):
+                assert game_report(x.game_id, x) == rep, where
+                assert [e.model_dump() for e in x.log] == [e.model_dump() for e in f.log], where
+                assert (x.next_seq, x.last_at) == (f.next_seq, f.last_at), where
+            assert not any(isinstance(x, bytes) for x in h.entries), where
         sim = audited(game.name)[0][0]
         plays = [i for i, e in enumerate(sim.events) if e["type"] == "play"]
         tried = refused = 0

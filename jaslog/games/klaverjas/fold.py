@@ -101,14 +101,14 @@ class KlaverjasFold(GameFold):
             cast(KlaverjasGame, self.state).play(d["seat"], CARD_INDEX[d["card"]], seq)
         except IntegrityError as err:
             raise self.located(err, e) from None
-        self.log.append(e)
+        self.entries.append(e)
         self.next_seq = seq + 1
         at: str | None = d["at"]
         if at is not None:
             self.last_at = at
 
     def apply_play(self, seat: int, card: int, at: str | None = None,
-                   event: Event | None = None) -> None:
+                   event: Event | bytes | None = None) -> None:
         # A play given as ints goes straight to the rules, as a play event in its place
         # goes through apply (a fold class that takes plays by a handler of its own: that
         # handler, by way of the event)
