@@ -80,8 +80,7 @@ _STOCK: Final = b',"stock":['
 #: A bid's call by its text's bytes (the calls the model takes).
 _CALLS: Final = {c.encode(): c for c in ("pass", "accept", "take", "schmeiss", "annul", "play",
                                          "C", "D", "H", "S")}
-#: The fields of the models made from their bytes, as the model keeps them (in its order).
-_ENVELOPE: Final = ("game", "seq", "type", "at", "id", "recorded_at")
+_NEW: Final = object.__new__
 _SET: Final = object.__setattr__
 #: A card's rank in :mod:`jaslog.cards` (7 8 9 10 J Q K A: 0-7) by its index in ``_RANK``.
 _RANK_ORDER: Final = (0, 1, 2, 4, 5, 6, 7, 3)
@@ -176,7 +175,7 @@ def _model(cls: Any, fields: dict[str, Any], given: set[str]) -> Any:
     every field was checked as the model checks it: the same fields, the same fields given
     (``model_fields_set``), equal to it. (What pydantic's ``model_construct`` does, without
     its look-ups by name.)"""
-    m = cls.__new__(cls)
+    m = _NEW(cls)
     _SET(m, "__dict__", fields)
     _SET(m, "__pydantic_fields_set__", given)
     _SET(m, "__pydantic_extra__", None)
@@ -555,32 +554,33 @@ class BlockFolder:
             i += 6
         else:
             return None
-        fields: dict[str, Any] = dict.fromkeys(_ENVELOPE)
-        fields["game"] = self.gid
-        fields["seq"] = seq
-        fields["type"] = kind
+        at: str | None = None
+        eid: str | None = None
+        rec: str | None = None
         given = {"game", "seq", "type"}
         if _has(raw, i, n, _AT):
             q = time_end(raw, i + 7, n)
             if q < 0:
                 return None
-            fields["at"] = raw[i + 7:q].decode()
+            at = raw[i + 7:q].decode()
             given.add("at")
             i = q + 1
         if _has(raw, i, n, _ID):
             q = uuid_end(raw, i + 7, n)
             if q < 0:
                 return None
-            fields["id"] = raw[i + 7:q].decode()
+            eid = raw[i + 7:q].decode()
             given.add("id")
             i = q + 1
         if _has(raw, i, n, _RECORDED):
             q = time_end(raw, i + 16, n)
             if q < 0:
                 return None
-            fields["recorded_at"] = raw[i + 16:q].decode()
+            rec = raw[i + 16:q].decode()
             given.add("recorded_at")
             i = q + 1
+        fields: dict[str, Any] = {"game": self.gid, "seq": seq, "type": kind, "at": at,
+                                  "id": eid, "recorded_at": rec}
         if kind == "dealt":
             return self._dealt(raw, i, n, fields, given)
         # ,"seat":S then the call or the points, and the line's end
@@ -596,9 +596,13 @@ class BlockFolder:
             if not _has(raw, i, n, _CALL):
                 return None
             i += 9
-            q = raw.find(b'"', i, n)
-            call = _CALLS.get(raw[i:q]) if q > 0 else None
-            if call is None or q + 2 != n or raw[q + 1] != 125:  # }
+            q = i
+            while q < n and raw[q] != _QUOTE:
+                q += 1
+            if q + 2 != n or raw[q + 1] != 125:  # }
+                return None
+            call = _CALLS.get(raw[i:q])
+            if call is None:
                 return None
             fields["call"] = call
             given.add("call")
