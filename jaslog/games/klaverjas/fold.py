@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final, cast
 
 from mypy_extensions import mypyc_attr
 
-from jaslog.cards import CARD_INDEX
+from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import GameFold, Handlers
 from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
@@ -115,11 +115,21 @@ class KlaverjasFold(GameFold):
         if self._apply.get(PLAY) is not PLAY_HANDLER:
             GameFold.apply_play(self, seat, card, at, event)
             return
+        seq = self.next_seq
         try:
-            cast(KlaverjasGame, self.state).play(seat, card, self.next_seq)
+            cast(KlaverjasGame, self.state).play(seat, card, seq)
         except IntegrityError as err:
             raise self.play_refused(err, seat, card) from None
-        self.played(seat, card, at, event)
+        # (GameFold.played written out: a method of a class Python may derive from is
+        # called by name, compiled)
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
+        if self.unread < 0 and isinstance(play, bytes):
+            self.unread = len(self.entries)
+        self.entries.append(play)
+        self.next_seq = seq + 1
+        if at is not None:
+            self.last_at = at
 
     def roem(self, e: Roem) -> None:
         self.game_state().claim_roem(e.seat, e.points, e.seq)
