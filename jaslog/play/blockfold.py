@@ -438,25 +438,29 @@ class BlockFolder:
                 i += 1
         else:
             return -1
-        if not _has(raw, i, n, _TYPE):
+        if raw[i:i + 14] != _TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
             return -1
         i += 14
         at: str | None = None
         eid: str | None = None
         rec: str | None = None
-        if _has(raw, i, n, _AT):
+        # the optional keys, told apart by their third byte: "at", "id", "recorded_at"
+        key = raw[i + 2] if i + 2 < n else 0
+        if key == 97 and _has(raw, i, n, _AT):
             q = time_end(raw, i + 7, n)
             if q < 0:
                 return -1
             at = raw[i + 7:q].decode()
             i = q + 1
-        if _has(raw, i, n, _ID):
+            key = raw[i + 2] if i + 2 < n else 0
+        if key == 105 and _has(raw, i, n, _ID):
             q = uuid_end(raw, i + 7, n)
             if q < 0:
                 return -1
             eid = raw[i + 7:q].decode()
             i = q + 1
-        if _has(raw, i, n, _RECORDED):
+            key = raw[i + 2] if i + 2 < n else 0
+        if key == 114 and _has(raw, i, n, _RECORDED):
             q = time_end(raw, i + 16, n)
             if q < 0:
                 return -1
