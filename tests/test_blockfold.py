@@ -331,8 +331,10 @@ def test_a_line_past_the_limit_is_left_to_the_models() -> None:
 
 _DEAL = (b'{"game":"g-1","seq":1,"type":"dealt","at":"2026-01-05T19:30:55Z","hands":['
          + b",".join([_HAND] * 2) + b'],"dealer":1,"turn_up":"10D","stock":["7D","AS"]}\n')
-_BID = b'{"game":"g-1","seq":12,"type":"bid","id":"0123456789abcdef0123456789abcdef","seat":2,"call":"accept"}\n'
-_ROEM = b'{"game":"g-1","seq":12,"type":"roem","recorded_at":"2026-01-05T19:30:56Z","seat":2,"points":50}\n'
+_BID = (b'{"game":"g-1","seq":12,"type":"bid","id":"0123456789abcdef0123456789abcdef",'
+        b'"seat":2,"call":"accept"}\n')
+_ROEM = (b'{"game":"g-1","seq":12,"type":"roem","recorded_at":"2026-01-05T19:30:56Z","seat":2,'
+         b'"points":50}\n')
 
 
 @settings(max_examples=1500, deadline=None)
