@@ -9,16 +9,20 @@ import re
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from jaslog.events import AT_PATTERN, UUID_PATTERN
+from jaslog.events import AT_PATTERN, UUID_PATTERN, EventError, canonical_json, parse_event
 from jaslog.events.fast import fast_play
+from jaslog.events.limits import MAX_LINE
+from jaslog.games import PRESETS
 from jaslog.logs import LogFiles
 from jaslog.play.blockfold import BlockFolder, time_end, uuid_end
 from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.logfold import fold_log
+from jaslog.play.sim import Faults, simulate_game
 from tests.test_logfold import read
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,3 +184,164 @@ def test_the_cycle_collector_is_as_found_once_the_reading_ends_or_stops() -> Non
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+# ------------------------------------------------------------------ deals, bids, roem claims
+
+
+def modelled_alike(line: bytes) -> str | None:
+    """The byte reader's model of ``line`` (a deal, a bid or a roem claim in canonical text)
+    is the model's own: the same class, fields in the same order, the same fields given,
+    the same canonical bytes; or the byte reader leaves the line to the models (always when
+    they refuse it). Returns the type it took, or None."""
+    ended = line.endswith(b"\n")
+    raw = line[:-1] if ended else line
+    folder = BlockFolder("x", {}, {})
+    assert folder.scan(raw, ended) < 0 or b'"type":"play"' in raw  # (it reads the game first)
+    m = folder.model(raw, ended)
+    try:
+        e = parse_event(line)
+    except EventError:
+        assert m is None, line
+        return None
+    if m is None:
+        return None
+    assert type(m) is type(e) and m == e, line
+    assert list(m.__dict__.items()) == list(e.__dict__.items()), line
+    assert m.model_fields_set == e.model_fields_set, line
+    assert (m.__pydantic_extra__, m.__pydantic_private__) == (e.__pydantic_extra__,
+                                                              e.__pydantic_private__)
+    assert canonical_json(m) == canonical_json(e) == line.rstrip(b"\r\n"), line
+    return m.type
+
+
+def _simulated_lines() -> list[bytes]:
+    """Every preset of every game, one simulated game each, with faults, as canonical lines."""
+    out = []
+    for i, preset in enumerate(sorted(PRESETS)):
+        events = simulate_game(f"s{i}", preset, seed=i, bot="random",
+                               faults=Faults(revoke_rate=0.2, no_hands_rate=0.3),
+                               at="2026-01-05T19:30:00Z")
+        out += [orjson.dumps(e) + b"\n" for e in events]
+    return out
+
+
+def test_every_deal_bid_and_roem_claim_of_the_replays_and_the_games_is_read_from_its_bytes(
+        ) -> None:
+    lines = _simulated_lines() + [x for path in REPLAYS
+                                  for x in path.read_bytes().splitlines(keepends=True)]
+    taken: dict[str | None, int] = {}
+    for line in lines:
+        for variant in (line, line.rstrip(b"\r\n"), line.rstrip(b"\r\n") + b"\r\n"):
+            kind = modelled_alike(variant)
+            taken[kind] = taken.get(kind, 0) + 1
+    assert taken.get("dealt", 0) > 100 and taken.get("bid", 0) > 100 and \
+        taken.get("roem", 0) > 10, taken
+
+
+_HAND = b'["7C","8C","9C","10C","JC","QC","KC","AC"]'
+
+
+@pytest.mark.parametrize("line", [
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"pass"}',
+    b'{"game":"g","seq":1,"type":"bid","at":"2026-01-05T19:30:55Z","id":"0123456789abcdef01234'
+    b'56789abcdef","recorded_at":"2026-01-05T19:30:56.5+01:00","seat":0,"call":"schmeiss"}\n',
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"Pass"}',
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":""}',
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"C"} ',
+    b'{"game":"g","seq":1,"type":"bid","seat":4,"call":"C"}',
+    b'{"game":"g","seq":1,"type":"bid","seat":33,"call":"C"}',
+    b'{"game":"g","seq":1,"type":"bid","seat":3}',
+    b'{"game":"g","seq":1,"type":"bid","call":"C","seat":3}',
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"\\u0043"}',
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"C","x":1}',
+    b'{"game":"g","seq":01,"type":"bid","seat":3,"call":"C"}',
+    b'{"game":"g","seq":1,"type":"bid","at":"2026-02-29T19:30:55Z","seat":3,"call":"C"}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":0}\r\n',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":10000}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":10001}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":020}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":-0}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":20.0}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":123456789012345678901}',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":true}',
+    b'{"game":"g","seq":1,"type":"dealt"}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[[]]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[[],[]],"dealer":2}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[' + b",".join([_HAND] * 4) + b']}\n',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[' + _HAND + b'],"dealer":3,"turn_up":"10D",'
+    b'"stock":["7D","AS"]}',
+    b'{"game":"g","seq":1,"type":"dealt","turn_up":"JD","stock":[]}',
+    b'{"game":"g","seq":1,"type":"dealt","dealer":4}',
+    b'{"game":"g","seq":1,"type":"dealt","turn_up":"2D"}',
+    b'{"game":"g","seq":1,"type":"dealt","turn_up":"1D"}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":null}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C",]]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C"],]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C"]],}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C" ]]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C"]]',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["7C"]]}}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[["11C"]]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[[7]]}',
+    b'{"game":"g","seq":1,"type":"dealt","stock":["7D"],"turn_up":"JD"}',
+    b'{"game":"g","seq":1,"type":"dealt","dealer":1,"hands":[]}',
+    b'{"game":"..","seq":1,"type":"dealt"}',
+    b'{"game":"g","seq":1,"type":"game_started","ruleset":"amsterdam","seats":["a","b","c","d"],'
+    b'"dealer":0}',
+])
+def test_edges_of_a_deal_a_bid_and_a_roem_claim(line: bytes) -> None:
+    kind = modelled_alike(line)
+    assert (kind is not None) == (line in TAKEN), line
+
+
+#: The lines of :func:`test_edges_of_a_deal_a_bid_and_a_roem_claim` read from their bytes.
+TAKEN = {
+    b'{"game":"g","seq":1,"type":"bid","seat":3,"call":"pass"}',
+    b'{"game":"g","seq":1,"type":"bid","at":"2026-01-05T19:30:55Z","id":"0123456789abcdef01234'
+    b'56789abcdef","recorded_at":"2026-01-05T19:30:56.5+01:00","seat":0,"call":"schmeiss"}\n',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":0}\r\n',
+    b'{"game":"g","seq":1,"type":"roem","seat":1,"points":10000}',
+    b'{"game":"g","seq":1,"type":"dealt"}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[[]]}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[[],[]],"dealer":2}',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[' + b",".join([_HAND] * 4) + b']}\n',
+    b'{"game":"g","seq":1,"type":"dealt","hands":[' + _HAND + b'],"dealer":3,"turn_up":"10D",'
+    b'"stock":["7D","AS"]}',
+    b'{"game":"g","seq":1,"type":"dealt","turn_up":"JD","stock":[]}',
+}
+
+
+def test_a_line_past_the_limit_is_left_to_the_models() -> None:
+    """The longest line (:data:`jaslog.events.limits.MAX_LINE`, its line break counted) is
+    read from its bytes; a longer one is left to the models, which refuse it."""
+    head, tail = b'{"game":"g","seq":1,"type":"dealt","stock":["AS"', b"]}"
+    cards = (MAX_LINE - len(head) - len(tail)) // 5
+    line = head + b',"AS"' * cards + tail
+    line = line.replace(b'"stock":["AS"', b'"stock":["10S"', MAX_LINE - len(line))
+    folder = BlockFolder("x", {}, {})
+    folder.scan(line, False)
+    assert len(line) == MAX_LINE and folder.model(line, False) is not None
+    assert folder.model(line, True) is None  # (with its line break: one byte too long)
+    with pytest.raises(EventError):
+        parse_event(line + b"\n")
+
+
+_DEAL = (b'{"game":"g-1","seq":1,"type":"dealt","at":"2026-01-05T19:30:55Z","hands":['
+         + b",".join([_HAND] * 2) + b'],"dealer":1,"turn_up":"10D","stock":["7D","AS"]}\n')
+_BID = (b'{"game":"g-1","seq":12,"type":"bid","id":"0123456789abcdef0123456789abcdef",'
+        b'"seat":2,"call":"accept"}\n')
+_ROEM = (b'{"game":"g-1","seq":12,"type":"roem","recorded_at":"2026-01-05T19:30:56Z","seat":2,'
+         b'"points":50}\n')
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.sampled_from([_DEAL, _BID, _ROEM]), st.integers(0, 400), st.binary(max_size=3),
+       st.integers(0, 3))
+def test_a_deal_bid_or_roem_claim_changed_anywhere_is_read_as_the_models_read_it(
+        line: bytes, at: int, put: bytes, cut: int) -> None:
+    """Any bytes put in place of any few bytes: the same model, or left to the models."""
+    at %= len(line)
+    modelled_alike(line[:at] + put + line[at + cut:])

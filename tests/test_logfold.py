@@ -94,6 +94,26 @@ def test_a_bad_line_gives_the_same_error_where_it_stands(kind: str, tmp_path: Pa
         assert errors == [said.replace("bad.jsonl", str(path))]
 
 
+def test_a_correction_reads_the_plays_kept_as_their_lines(tmp_path: Path) -> None:
+    """A play read from its bytes is kept in its game's log as its line until the log is
+    read: a correction that retracts plays (which reads the log) and the report of what
+    it retracted say what the models' reading says, in the middle of a game and at its
+    end."""
+    events = simulate_game("g", seed=3)
+    plays = [e for e in events if e["type"] == "play"]
+    a, b = plays[5]["seq"], plays[6]["seq"]  # a trick's second and third cards
+    fixed = [*events[:b + 1], {"game": "g", "type": "correction", "retracts": [b, a],
+                               "reason": "misheard"}, *events[a:]]  # then played again
+    fixed = [{**e, "seq": seq} for seq, e in enumerate(fixed)]
+    path = tmp_path / "fixed.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in fixed))
+    fast = read([path], fast=True)
+    assert fast == read([path], fast=False)
+    rep = json.loads(fast[0][3])
+    assert fast[0][1] is None and rep["finished"] and not rep["violations"]
+    assert [(r["seq"], r["event"]) for r in rep["retracted"]] == [(a, plays[5]), (b, plays[6])]
+
+
 def test_a_last_line_cut_short_and_a_notation_text_read_alike(tmp_path: Path) -> None:
     cut = tmp_path / "cut.jsonl"
     lines = _game("g", 5)

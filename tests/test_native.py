@@ -238,7 +238,7 @@ def test_a_copied_fold_has_every_field_and_goes_on_alone() -> None:
     f = _started_klaverjas(seed=4, events=30)
     g = copy.deepcopy(f)
     a, b = _fields(f), _fields(g)
-    assert a.keys() == b.keys() and a.keys() >= {"log", "state", "next_seq", "_apply"}
+    assert a.keys() == b.keys() and a.keys() >= {"entries", "state", "next_seq", "_apply"}
     for name, value in a.items():
         if isinstance(value, list | dict) and name != "_apply":
             assert value == b[name] and value is not b[name], name

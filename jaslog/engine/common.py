@@ -12,14 +12,14 @@ jaslog.engine.base.IntegrityError: AH is named twice in a hand
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Final, Protocol, TypeVar
 
 from mypy_extensions import mypyc_attr
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT, cards_of
 from jaslog.engine.base import IntegrityError, Ruling, Violation
 from jaslog.engine.fold import GameFold, Handlers
-from jaslog.events import Play
+from jaslog.events import Event, Play
 from jaslog.events import Ruling as RulingEvent
 
 
@@ -80,9 +80,27 @@ class PlayerFold(GameFold):
     def play(self, e: Play) -> None:
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
+    def apply_play(self, seat: int, card: int, at: str | None = None,
+                   event: Event | bytes | None = None) -> None:
+        # A play given as ints goes straight to the rules, as the play handler takes it (a
+        # fold class that takes plays by a handler of its own: that handler, by way of the
+        # event)
+        if self._apply.get(Play) is not PLAYER_PLAY:
+            GameFold.apply_play(self, seat, card, at, event)
+            return
+        try:
+            self.state.play(seat, card, self.next_seq)
+        except IntegrityError as err:
+            raise self.play_refused(err, seat, card) from None
+        self.played(seat, card, at, event)
+
     def ruling(self, e: RulingEvent) -> None:
         check_ruling_scores(e.score, self.game, self.players)
         self.state.rule(e.round, list(e.score), e.reason, e.seq)
+
+
+#: The handler of a play that :meth:`PlayerFold.apply_play` stands for.
+PLAYER_PLAY: Final = PlayerFold.dispatch[Play]
 
 
 def card_list(mask: int) -> list[str]:

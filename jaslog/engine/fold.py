@@ -30,7 +30,7 @@ from jaslog.events import (
     RoundScore,
     Timeout,
 )
-from jaslog.events.fast import FastPlay
+from jaslog.events.fast import FastPlay, fast_play
 
 #: Objects the fold takes in place of an event model: a canonical play read without its
 #: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
@@ -82,8 +82,8 @@ class FoldError(JaslogError, ValueError):
 #: The fields of every :class:`GameFold` (its copy sets each; a game's fold class in Python
 #: may keep more, which its copy copies deeply).
 FOLD_FIELDS = frozenset({
-    "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "log",
-    "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply", "fair_deal",
+    "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "entries",
+    "unread", "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply", "fair_deal",
     "openers"})
 
 #: A fold class's declared handlers: event class -> the name of the method that takes it
@@ -165,8 +165,12 @@ class GameFold:
         self.next_seq: int = 1
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
-        #: every event applied, by seq (the log, retracted events included)
-        self.log: list[Event] = [started]
+        #: every event applied, by seq (retracted events included): :attr:`log`, but that
+        #: a play given by its canonical line (:meth:`apply_play`) is kept as those bytes
+        #: until the log is read (from :attr:`unread` on)
+        self.entries: list[Any] = [started]
+        #: the first entry of :attr:`entries` that may be a play's line (-1: none)
+        self.unread: int = -1
         #: the correction that retracted each retracted event, by the event's seq
         self.retracted: dict[int, Correction] = {}
         #: irregularities and timeouts, each with the round in play when it was recorded
@@ -211,7 +215,7 @@ class GameFold:
         new.game_id, new.started, new.ruleset = self.game_id, self.started, self.ruleset
         new.seats = list(self.seats)
         new.next_seq, new.last_at = self.next_seq, self.last_at
-        new.notes, new.log = list(self.notes), list(self.log)
+        new.notes, new.entries, new.unread = list(self.notes), list(self.log), -1
         new.retracted = dict(self.retracted)
         new.irregularities, new.timeouts = list(self.irregularities), list(self.timeouts)
         new.fair_deal = self.fair_deal
@@ -253,7 +257,7 @@ class GameFold:
             fn(self, e)
         except IntegrityError as err:
             raise self.located(err, e) from None
-        self.log.append(e)
+        self.entries.append(e)
         if d["type"] in ROUND_OPENERS:
             self.openers.append(e)
         self.next_seq = seq + 1
@@ -261,26 +265,73 @@ class GameFold:
         if at is not None:
             self.last_at = at
 
-    def apply_play(self, seat: int, card: int, at: str | None = None) -> None:
-        """Move the state on by the play of the next seq: ``seat`` plays ``card`` (a card as
-        :mod:`jaslog.cards` numbers it, 0-31) at the time ``at`` (its text, or None). The
-        same state, log and errors as :meth:`apply` of that play (a
-        :class:`~jaslog.events.fast.FastPlay`, which the log keeps); a game's fold may take
-        it straight to its rules.
+    def apply_play(self, seat: int, card: int, at: str | None = None,
+                   event: Event | bytes | None = None) -> None:
+        """Move the state on by the next event, a play: seat ``seat`` (0-3) plays ``card``
+        (0-31, as :mod:`jaslog.cards` numbers them) at seq :attr:`next_seq`, at the time
+        ``at``; or raise :class:`FoldError` and change nothing. The state, the violations,
+        the errors and the log are those :meth:`apply` gives of that play. The log keeps
+        ``event``, the play as an event (its seq :attr:`next_seq`, its seat and card these),
+        or, when None, a :class:`~jaslog.events.fast.FastPlay` of these fields; ``event``
+        may be the play's canonical line (bytes :func:`~jaslog.events.fast.fast_play`
+        takes), which the log keeps as it is until it is read (a reader of a log's lines
+        makes no event for a play nobody asks for).
+
+        A reader that has the play's seat and card as ints (a log's bytes, a store's
+        columns) calls this instead of :meth:`apply`: a game's fold may take the play
+        without reading an event (Klaverjas, Klaberjass and Kloepper do); this one makes
+        the event and applies it.
 
         >>> from jaslog.play.sim import simulate_game
         >>> from jaslog.play.fold import fold
         >>> from jaslog.events import event_from_dict
-        >>> events = [event_from_dict(e) for e in simulate_game("c", seed=3)]
-        >>> first = next(i for i, e in enumerate(events) if e.type == "play")
-        >>> f = fold(events[:first])
-        >>> e = events[first]
-        >>> f.apply_play(e.seat, CARD_TEXT.index(e.card), e.at)
-        >>> f.log[-1].model_dump() == e.model_dump(), f.next_seq == e.seq + 1
-        (True, True)
+        >>> from jaslog.cards import CARD_INDEX
+        >>> events = simulate_game("p", seed=3)
+        >>> f = fold(event_from_dict(e) for e in events[:3])
+        >>> e = events[3]  # the first play
+        >>> f.apply_play(e["seat"], CARD_INDEX[e["card"]], e.get("at"))
+        >>> f.log[-1].model_dump(exclude_none=True) == e, f.next_seq
+        (True, 4)
         """
-        e = FastPlay(self.game_id, self.next_seq, seat, CARD_TEXT[card], at, None, None)
-        self.apply(e)  # type: ignore[arg-type]  # (a FastPlay: every field a fold reads)
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, self.next_seq, seat, CARD_TEXT[card], at, None, None)
+        if isinstance(play, bytes):
+            play = fast_play(play)
+            if play is None:
+                raise ValueError(f"{event!r} is not the canonical line of a play")
+        self.apply(play)
+
+    @property
+    def log(self) -> list[Event]:
+        """Every event applied, by seq (the log, retracted events included)."""
+        if self.unread >= 0:  # plays kept as their lines: read now, once
+            entries = self.entries
+            for i in range(self.unread, len(entries)):
+                x = entries[i]
+                if isinstance(x, bytes):
+                    entries[i] = fast_play(x)  # (a line a reader took as a canonical play)
+            self.unread = -1
+        return self.entries
+
+    def played(self, seat: int, card: int, at: str | None, event: Event | bytes | None) -> None:
+        """The bookkeeping of a play a game's :meth:`apply_play` gave its state: the log
+        keeps it (``event``, or a :class:`~jaslog.events.fast.FastPlay` of its fields), the
+        next seq and the last time move on, as :meth:`apply` moves them."""
+        seq = self.next_seq
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
+        if self.unread < 0 and isinstance(play, bytes):
+            self.unread = len(self.entries)
+        self.entries.append(play)
+        self.next_seq = seq + 1
+        if at is not None:
+            self.last_at = at
+
+    def play_refused(self, err: IntegrityError, seat: int, card: int) -> FoldError:
+        """The fold error for an integrity error the rules raised at the play of ``card``
+        by ``seat`` at seq :attr:`next_seq` (as :meth:`located` gives it of that play)."""
+        return FoldError(err.message, code=err.code, game=self.game_id, seq=self.next_seq,
+                         seat=err.seat if err.seat is not None else seat, card=CARD_TEXT[card])
 
     def _inherited(self, e: Event) -> Callable[[Any, Any], None] | None:
         """The handler of the nearest event class ``e``'s class derives from, if any."""

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from jaslog.cards import CARD_TEXT
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import EventError, parse_event
-from jaslog.events.fast import FastPlay, fast_play
+from jaslog.events import MOST_POINTS, Bid, Dealt, EventError, Roem, parse_event
+from jaslog.events.fast import FastPlay
+from jaslog.events.limits import MAX_LINE
 from jaslog.logs import read_line
 from jaslog.play.fold import FileGame, start_fold, take_line
 
@@ -47,8 +49,6 @@ _ID: Final = b',"id":"'
 _RECORDED: Final = b',"recorded_at":"'
 _SEAT: Final = b',"seat":'
 _CARD: Final = b',"card":"'
-#: A card's text by rank (the byte after ``"card":"``: 7 8 9 J Q K A, 1 for 10) and suit.
-_CARD_TEXT: Final = tuple(("10" if r == "1" else r) + s for r in "789JQKA1" for s in "CDHS")
 
 
 def _table(*groups: bytes) -> bytes:
@@ -65,6 +65,122 @@ _RANK: Final = _table(*(bytes([c]) for c in b"789JQKA1"))
 _SUIT: Final = _table(*(bytes([c]) for c in b"CDHS"))
 #: Days of each month of a year not leap, by month (1-12).
 _DAYS: Final = bytes((0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
+
+
+_TYPE_OF: Final = b',"type":"'
+_BID: Final = b'bid"'
+_ROEM: Final = b'roem"'
+_DEALT: Final = b'dealt"'
+_CALL: Final = b',"call":"'
+_POINTS: Final = b',"points":'
+_HANDS: Final = b',"hands":['
+_DEALER: Final = b',"dealer":'
+_TURN_UP: Final = b',"turn_up":"'
+_STOCK: Final = b',"stock":['
+#: A bid's call by its text's bytes (the calls the model takes).
+_CALLS: Final = {c.encode(): c for c in ("pass", "accept", "take", "schmeiss", "annul", "play",
+                                         "C", "D", "H", "S")}
+_NEW: Final = object.__new__
+_SET: Final = object.__setattr__
+#: A card's rank in :mod:`jaslog.cards` (7 8 9 10 J Q K A: 0-7) by its index in ``_RANK``.
+_RANK_ORDER: Final = (0, 1, 2, 4, 5, 6, 7, 3)
+
+
+def _has(raw: bytes, i: int, end: int, text: bytes) -> bool:
+    """Whether ``text`` stands at ``raw[i:]``, before ``end`` (a compare in place, no slice).
+
+    >>> _has(b'ab"cd"', 2, 6, b'"cd"'), _has(b'ab"cd"', 2, 5, b'"cd"')
+    (True, False)
+    """
+    n = len(text)
+    if i + n > end:
+        return False
+    for k in range(n):  # noqa: SIM110  (compiled: a loop, not a generator)
+        if raw[i + k] != text[k]:
+            return False
+    return True
+
+
+def _card(raw: bytes, i: int, end: int) -> int:
+    """The card (0-31) whose canonical text (``7C``, ``10H``) stands at ``raw[i:]``, a quote
+    after it before ``end``; else -1. (The text is 3 bytes long for a ten, card & 7 == 3.)
+
+    >>> _card(b'10H"', 0, 4), _card(b'JC"', 0, 3), _card(b'1C"', 0, 3), _card(b'AC', 0, 2)
+    (19, 4, -1, -1)
+    """
+    if i + 3 > end:
+        return -1
+    rank = _RANK[raw[i]] - 1
+    if rank < 0:
+        return -1
+    i += 1
+    if rank == 7:  # 10
+        if raw[i] != _ZERO or i + 3 > end:
+            return -1
+        i += 1
+    suit = _SUIT[raw[i]] - 1
+    if suit < 0 or raw[i + 1] != _QUOTE:
+        return -1
+    return suit * 8 + _RANK_ORDER[rank]
+
+
+def _cards(raw: bytes, i: int, end: int, out: list[str]) -> int:
+    """The canonical texts of cards, ``"7C","10H"]``, at ``raw[i:]`` (after the list's
+    opening bracket), each appended to ``out``: the offset after the closing bracket; -1
+    when they are not that (``]``: none).
+
+    >>> out: list[str] = []
+    >>> _cards(b'"7C","10H"]}', 0, 12, out), out, _cards(b']', 0, 1, out), _cards(b'"7C",]', 0, 6, [])
+    (11, ['7C', '10H'], 1, -1)
+    """
+    if i < end and raw[i] == 93:  # ]
+        return i + 1
+    while True:
+        if i >= end or raw[i] != _QUOTE:
+            return -1
+        c = _card(raw, i + 1, end)
+        if c < 0:
+            return -1
+        out.append(CARD_TEXT[c])
+        i += 5 if c & 7 == 3 else 4
+        if i >= end:
+            return -1
+        b = raw[i]
+        i += 1
+        if b == 93:  # ]
+            return i
+        if b != 44:  # ,
+            return -1
+
+
+def _number(raw: bytes, i: int, end: int) -> int:
+    """The offset after the canonical JSON integer at ``raw[i:]`` (``0``, or a digit 1-9 and
+    at most 17 more digits, no sign), or -1."""
+    if i >= end:
+        return -1
+    c = raw[i]
+    if c == _ZERO:
+        return i + 1
+    if c < _ZERO or c > _NINE:
+        return -1
+    k = i + 1
+    while k < end and k < i + 18 and _ZERO <= raw[k] <= _NINE:
+        k += 1
+    return k
+
+
+def _model(cls: Any, fields: dict[str, Any], given: set[str]) -> Any:
+    """An event model of class ``cls`` holding ``fields`` (every field of the model, in its
+    order; ``given``: those the line gave), as its validation makes it from a line whose
+    every field was checked as the model checks it: the same fields, the same fields given
+    (``model_fields_set``), equal to it. (What pydantic's ``model_construct`` does, without
+    its look-ups by name.)"""
+    m = _NEW(cls)
+    _SET(m, "__dict__", fields)
+    _SET(m, "__pydantic_fields_set__", given)
+    _SET(m, "__pydantic_extra__", None)
+    _SET(m, "__pydantic_private__", None)
+    return m
 
 
 def _digits(raw: bytes, i: int, n: int) -> int:
@@ -205,6 +321,15 @@ class BlockFolder:
         self.known: dict[bytes, str] = {}
         #: the block being folded (:meth:`start`): its lines, how many to fold, the next
         #: to fold, and the number of the last folded
+        #: the play read last by :meth:`scan`: its seat, card (0-31), ``at``, ``id`` and
+        #: ``recorded_at``
+        self.seat = 0
+        self.card = 0
+        self.when: str | None = None
+        self.eid: str | None = None
+        self.rec: str | None = None
+        #: whether the line read last ended in a carriage return
+        self.cr = False
         self.block: list[bytes] = []
         self.last = 0
         self.at = 0
@@ -246,15 +371,15 @@ class BlockFolder:
             ended = k < len(lines) - 1
             k += 1
             number += 1
-            e = self.play(raw, ended)
-            if e is None:
-                gid = self.other(raw + b"\n" if ended else raw, number, out)
+            seq = self.scan(raw, ended)
+            if seq < 0:
+                gid = self.other(raw, ended, number, out)
                 if gid is None:  # a blank line, or one that names no game
                     if len(out) > handed:
                         break
                     continue
             else:
-                self.take(e, number)
+                self.take(seq, number, raw)
                 gid = self.gid
             if number >= self.next_end >= 0:
                 self.handed(number, gid, out)
@@ -270,10 +395,20 @@ class BlockFolder:
     def play(self, raw: bytes, ended: bool) -> FastPlay | None:
         """``raw`` (a line without its line break; ``ended``: it had one) as a
         :class:`FastPlay` when it is the canonical text of a play, else None."""
+        seq = self.scan(raw, ended)
+        if seq < 0:
+            return None
+        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when, self.eid,
+                        None, self.rec)
+
+    def scan(self, raw: bytes, ended: bool) -> int:
+        """The seq of ``raw`` (a line without its line break; ``ended``: it had one) when
+        it is the canonical text of a play, its other fields left in :attr:`gid`,
+        :attr:`seat`, :attr:`card` (0-31), :attr:`when` (its ``at``), :attr:`eid` and :attr:`rec`; else -1."""
         if not raw.startswith(self.head):
             gid = game_id(raw)
             if gid is None:
-                return None
+                return -1
             text = self.known.get(gid)
             if text is None:
                 text = self.known[gid] = gid.decode()
@@ -281,11 +416,12 @@ class BlockFolder:
             self.gid = text
             self.game = None
         n = len(raw)
-        if ended and n > 0 and raw[n - 1] == _CR:
+        self.cr = ended and n > 0 and raw[n - 1] == _CR
+        if self.cr:  # (fast_play takes the line with its line break then)
             n -= 1
         i = len(self.head)
         if i >= n:
-            return None
+            return -1
         c = raw[i]
         if c == _ZERO:
             seq = 0
@@ -301,53 +437,64 @@ class BlockFolder:
                 seq = seq * 10 + c - _ZERO
                 i += 1
         else:
-            return None
-        if raw[i:i + 14] != _TYPE:
-            return None
+            return -1
+        if raw[i:i + 14] != _TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
+            return -1
         i += 14
         at: str | None = None
         eid: str | None = None
         rec: str | None = None
-        if raw[i:i + 7] == _AT:
+        # the optional keys, told apart by their third byte: "at", "id", "recorded_at"
+        key = raw[i + 2] if i + 2 < n else 0
+        if key == 97 and _has(raw, i, n, _AT):
             q = time_end(raw, i + 7, n)
             if q < 0:
-                return None
+                return -1
             at = raw[i + 7:q].decode()
             i = q + 1
-        if raw[i:i + 7] == _ID:
+            key = raw[i + 2] if i + 2 < n else 0
+        if key == 105 and _has(raw, i, n, _ID):
             q = uuid_end(raw, i + 7, n)
             if q < 0:
-                return None
+                return -1
             eid = raw[i + 7:q].decode()
             i = q + 1
-        if raw[i:i + 16] == _RECORDED:
+            key = raw[i + 2] if i + 2 < n else 0
+        if key == 114 and _has(raw, i, n, _RECORDED):
             q = time_end(raw, i + 16, n)
             if q < 0:
-                return None
+                return -1
             rec = raw[i + 16:q].decode()
             i = q + 1
         # ,"seat":S,"card":"<rank><suit>"} and the line's end
-        if n - i not in (22, 23) or raw[i:i + 8] != _SEAT:
-            return None
+        if (n - i != 22 and n - i != 23) or not _has(raw, i, n, _SEAT):
+            return -1
         seat = raw[i + 8] - _ZERO
-        if seat < 0 or seat > 3 or raw[i + 9:i + 18] != _CARD:
-            return None
+        if seat < 0 or seat > 3 or not _has(raw, i + 9, n, _CARD):
+            return -1
         rank = _RANK[raw[i + 18]] - 1
         i += 19
         if rank == 7:  # 10
             if raw[i] != _ZERO:
-                return None
+                return -1
             i += 1
         if rank < 0 or i + 3 != n:
-            return None
+            return -1
         suit = _SUIT[raw[i]] - 1
         if suit < 0 or raw[i + 1] != _QUOTE or raw[i + 2] != 125:  # }
-            return None
-        return FastPlay(self.gid, seq, seat, _CARD_TEXT[rank * 4 + suit], at, eid, None, rec)
+            return -1
+        self.seat = seat
+        self.card = suit * 8 + _RANK_ORDER[rank]
+        self.when = at
+        self.eid = eid
+        self.rec = rec
+        return seq
 
-    def take(self, e: FastPlay, number: int) -> None:
-        """Fold the play ``e`` of line ``number`` into its game (the game of the line read
-        last: its fold kept at hand while it folds)."""
+    def take(self, seq: int, number: int, raw: bytes) -> None:
+        """Fold the play of line ``number`` (``raw``) read by :meth:`scan` (seq ``seq``)
+        into its game (the game of the line read last: its fold kept at hand while it
+        folds): its seat and card as ints, the line kept in the game's log in its place
+        until the log is read (:meth:`~jaslog.engine.fold.GameFold.apply_play`)."""
         fold = self.fold_now
         if self.game is None or fold is None:
             g = self.games.get(self.gid)
@@ -360,7 +507,7 @@ class BlockFolder:
             if g.fold is None:  # (a play first: start_fold says what is wrong)
                 g.lines.append((self.name, number))
                 try:
-                    g.fold = start_fold(e)  # type: ignore[arg-type]
+                    g.fold = start_fold(self.fast(seq))  # type: ignore[arg-type]
                 except FoldError as err:
                     g.error = err.located(self.name, number)
                 self.game = None
@@ -370,20 +517,181 @@ class BlockFolder:
             assert fold is not None
         self.lines.append((self.name, number))
         try:
-            fold.apply(e)  # type: ignore[arg-type]  # a FastPlay: every field a fold reads
+            if seq == fold.next_seq and self.eid is None and self.rec is None:
+                fold.apply_play(self.seat, self.card, self.when, None if self.cr else raw)
+            else:  # (a play out of its place, or with more fields: its event)
+                fold.apply(self.fast(seq))  # type: ignore[arg-type]  # a FastPlay: every field a fold reads
         except FoldError as err:
             self.game.error = err.located(self.name, number)
             self.fold_now = None
 
-    def other(self, raw: bytes, number: int, out: list[object]) -> str | None:
-        """Any line but a canonical play, read as :func:`~jaslog.play.logfold.fold_log`
-        reads it line by line: its game (None: a blank line, or one that names no game,
-        handed on)."""
+    def fast(self, seq: int) -> FastPlay:
+        """The play read last by :meth:`scan`, of seq ``seq``, as a :class:`FastPlay`."""
+        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when, self.eid,
+                        None, self.rec)
+
+    def model(self, raw: bytes, ended: bool) -> Any:
+        """``raw`` (a line without its line break; ``ended``: it had one; :meth:`scan` read
+        it last) as its event model when it is the canonical text of a deal, a bid or a
+        roem claim (keys in the model's order, no spaces, no escapes, every field as the
+        model checks it), made without the model's validation; else None: the models read
+        it."""
+        n = len(raw)
+        if not raw.startswith(self.head) or n + ended > MAX_LINE:  # (the line break counts)
+            return None
+        if ended and n > 0 and raw[n - 1] == _CR:
+            n -= 1
+        i = len(self.head)
+        k = _number(raw, i, n)
+        if k < 0 or not _has(raw, k, n, _TYPE_OF):
+            return None
+        seq = _digits(raw, i, k - i)
+        i = k + 9
+        if _has(raw, i, n, _BID):
+            kind = "bid"
+            i += 4
+        elif _has(raw, i, n, _ROEM):
+            kind = "roem"
+            i += 5
+        elif _has(raw, i, n, _DEALT):
+            kind = "dealt"
+            i += 6
+        else:
+            return None
+        at: str | None = None
+        eid: str | None = None
+        rec: str | None = None
+        given = {"game", "seq", "type"}
+        if _has(raw, i, n, _AT):
+            q = time_end(raw, i + 7, n)
+            if q < 0:
+                return None
+            at = raw[i + 7:q].decode()
+            given.add("at")
+            i = q + 1
+        if _has(raw, i, n, _ID):
+            q = uuid_end(raw, i + 7, n)
+            if q < 0:
+                return None
+            eid = raw[i + 7:q].decode()
+            given.add("id")
+            i = q + 1
+        if _has(raw, i, n, _RECORDED):
+            q = time_end(raw, i + 16, n)
+            if q < 0:
+                return None
+            rec = raw[i + 16:q].decode()
+            given.add("recorded_at")
+            i = q + 1
+        fields: dict[str, Any] = {"game": self.gid, "seq": seq, "type": kind, "at": at,
+                                  "id": eid, "recorded_at": rec}
+        if kind == "dealt":
+            return self._dealt(raw, i, n, fields, given)
+        # ,"seat":S then the call or the points, and the line's end
+        if not _has(raw, i, n, _SEAT):
+            return None
+        seat = raw[i + 8] - _ZERO if i + 8 < n else -1
+        if seat < 0 or seat > 3:
+            return None
+        i += 9
+        fields["seat"] = seat
+        given.add("seat")
+        if kind == "bid":
+            if not _has(raw, i, n, _CALL):
+                return None
+            i += 9
+            q = i
+            while q < n and raw[q] != _QUOTE:
+                q += 1
+            if q + 2 != n or raw[q + 1] != 125:  # }
+                return None
+            call = _CALLS.get(raw[i:q])
+            if call is None:
+                return None
+            fields["call"] = call
+            given.add("call")
+            return _model(Bid, fields, given)
+        if not _has(raw, i, n, _POINTS):
+            return None
+        i += 10
+        k = _number(raw, i, n)
+        if k < 0 or k + 1 != n or raw[k] != 125:  # }
+            return None
+        points = _digits(raw, i, k - i)
+        if points > MOST_POINTS:
+            return None
+        fields["points"] = points
+        given.add("points")
+        return _model(Roem, fields, given)
+
+    def _dealt(self, raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str]) -> Any:
+        """The body of a deal at ``raw[i:n]``, its hands, dealer, turn-up card and stock as
+        the model takes them, each optional, and the line's end: the deal's model, or None."""
+        hands: list[list[str]] | None = None
+        dealer: int | None = None
+        turn_up: str | None = None
+        stock: list[str] | None = None
+        if _has(raw, i, n, _HANDS):
+            i += 10
+            hands = []
+            if i < n and raw[i] == 93:  # ]
+                i += 1
+            else:
+                while True:
+                    if i >= n or raw[i] != 91:  # [
+                        return None
+                    hand: list[str] = []
+                    i = _cards(raw, i + 1, n, hand)
+                    if i < 0 or i >= n:
+                        return None
+                    hands.append(hand)
+                    b = raw[i]
+                    i += 1
+                    if b == 93:  # ]
+                        break
+                    if b != 44:  # ,
+                        return None
+            given.add("hands")
+        if _has(raw, i, n, _DEALER):
+            dealer = raw[i + 10] - _ZERO if i + 10 < n else -1
+            if dealer < 0 or dealer > 3:
+                return None
+            i += 11
+            given.add("dealer")
+        if _has(raw, i, n, _TURN_UP):
+            c = _card(raw, i + 12, n)
+            if c < 0:
+                return None
+            turn_up = CARD_TEXT[c]
+            i += 16 if c & 7 == 3 else 15
+            given.add("turn_up")
+        if _has(raw, i, n, _STOCK):
+            stock = []
+            i = _cards(raw, i + 10, n, stock)
+            if i < 0:
+                return None
+            given.add("stock")
+        if i + 1 != n or raw[i] != 125:  # }
+            return None
+        fields["hands"] = hands
+        fields["dealer"] = dealer
+        fields["turn_up"] = turn_up
+        fields["stock"] = stock
+        return _model(Dealt, fields, given)
+
+    def other(self, raw: bytes, ended: bool, number: int, out: list[object]) -> str | None:
+        """Any line but a canonical play (``ended``: it had a line break), read as
+        :func:`~jaslog.play.logfold.fold_log` reads it line by line: its game (None: a
+        blank line, or one that names no game, handed on). A canonical deal, bid or roem
+        claim is read from its bytes (:meth:`model`); any other line by the models."""
         self.game = None  # (the games may change under the game kept at hand)
         self.fold_now = None
         games = self.games
-        e: Any = fast_play(raw) if _TYPE in raw else None  # (a play's text says so)
+        # (scan took every canonical play: fast_play would take no other line)
+        e: Any = self.model(raw, ended)
         if e is None:
+            if ended:
+                raw += b"\n"
             try:  # a valid line: its model (read_line says what is wrong with any other)
                 e = parse_event(raw)
             except EventError:

@@ -50,7 +50,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from jaslog.cards import CARD_INDEX
+from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.cli import app as cli_app
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.engine.game import ADAPTERS, Game, NoAdapter, NotSupported
@@ -477,6 +477,20 @@ def _cards(obj: Any) -> set[str]:
     return {obj} if isinstance(obj, str) and obj in CARD_INDEX else set()
 
 
+def _played(f: GameFold, seat: int, card: int, at: str | None, *, ints: bool) -> Any:
+    """What ``f`` says to the play of ``card`` by ``seat`` at its next seq, given as ints
+    (``apply_play``) or as an event: the error's text and parts, or the game's audit."""
+    try:
+        if ints:
+            f.apply_play(seat, card, at)
+        else:
+            f.apply(event_from_dict({"game": f.game_id, "seq": f.next_seq, "type": "play",
+                                     "at": at, "seat": seat, "card": CARD_TEXT[card]}))
+    except FoldError as err:
+        return (str(err), err.code, err.seat, err.card, err.seq)
+    return game_report(f.game_id, f)
+
+
 def first_difference(a: str, b: str) -> str:
     i = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return f"...{a[max(0, i - 150):i + 100]}... vs ...{b[max(0, i - 150):i + 100]}..."
@@ -633,6 +647,48 @@ class GameContract:
             outcomes = state.outcomes()
             assert game.report(f, outcomes) == game.report(f, state.outcomes())
             assert [r["score"] for r in game.report(f, outcomes)] == [o.score for o in outcomes]
+
+    def test_a_play_given_as_ints_folds_as_its_event_does(self, game: Game) -> None:
+        """``apply_play`` (a play's seat and card as ints, at the next seq: what a reader of
+        a log's bytes or a store's columns has) gives the state, the violations, the log,
+        the next seq and the last time that ``apply`` of the play event gives (its
+        canonical line kept in the log in its place, read once the log is asked for); and
+        every seat's every card at a trick's lead and in mid-trick, refused or not, alike."""
+        for sim, f, rep in audited(game.name):
+            where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
+            evs = parsed(sim.events)
+            g, h = start_fold(evs[0]), start_fold(evs[0])
+            for e in evs[1:]:
+                if e.type == "play":
+                    seat, card = e.__dict__["seat"], CARD_INDEX[e.__dict__["card"]]
+                    g.apply_play(seat, card, e.at)
+                    h.apply_play(seat, card, e.at, canonical_json(e))  # (its line kept)
+                else:
+                    g.apply(e)
+                    h.apply(e)
+            assert any(isinstance(x, bytes) for x in h.entries), where  # (not read yet)
+            for x in (g, h):
+                assert game_report(x.game_id, x) == rep, where
+                assert [e.model_dump() for e in x.log] == [e.model_dump() for e in f.log], where
+                assert (x.next_seq, x.last_at) == (f.next_seq, f.last_at), where
+            assert not any(isinstance(x, bytes) for x in h.entries), where
+        sim = audited(game.name)[0][0]
+        plays = [i for i, e in enumerate(sim.events) if e["type"] == "play"]
+        tried = refused = 0
+        for cut in (plays[0], plays[1], plays[-1]):
+            head = folded(sim.events[:cut])
+            at = sim.events[cut].get("at")
+            for seat in range(game.players):
+                for card in range(32):
+                    a, b = copy.deepcopy(head), copy.deepcopy(head)
+                    said = [_played(a, seat, card, at, ints=True),
+                            _played(b, seat, card, at, ints=False)]
+                    assert said[0] == said[1], (cut, seat, card)
+                    assert (a.next_seq, a.last_at, len(a.log)) == (b.next_seq, b.last_at,
+                                                                   len(b.log))
+                    tried += 1
+                    refused += isinstance(said[0], tuple)
+        assert refused and tried - refused, (tried, refused)
 
     def test_a_game_without_faults_is_clean_and_the_simulator_is_deterministic(self, game: Game) -> None:
         for preset in game.presets:

@@ -101,21 +101,32 @@ class KlaverjasFold(GameFold):
             cast(KlaverjasGame, self.state).play(d["seat"], CARD_INDEX[d["card"]], seq)
         except IntegrityError as err:
             raise self.located(err, e) from None
-        self.log.append(e)
+        self.entries.append(e)
         self.next_seq = seq + 1
         at: str | None = d["at"]
         if at is not None:
             self.last_at = at
 
-    def apply_play(self, seat: int, card: int, at: str | None = None) -> None:
-        # GameFold.apply_play with the play's card straight to the rules (no text read back)
+    def apply_play(self, seat: int, card: int, at: str | None = None,
+                   event: Event | bytes | None = None) -> None:
+        # A play given as ints goes straight to the rules, as a play event in its place
+        # goes through apply (a fold class that takes plays by a handler of its own: that
+        # handler, by way of the event)
+        if self._apply.get(PLAY) is not PLAY_HANDLER:
+            GameFold.apply_play(self, seat, card, at, event)
+            return
         seq = self.next_seq
-        e = FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
         try:
             cast(KlaverjasGame, self.state).play(seat, card, seq)
         except IntegrityError as err:
-            raise self.located(err, e) from None  # type: ignore[arg-type]
-        self.log.append(e)  # type: ignore[arg-type]
+            raise self.play_refused(err, seat, card) from None
+        # (GameFold.played written out: a method of a class Python may derive from is
+        # called by name, compiled)
+        play: Any = event if event is not None else \
+            FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
+        if self.unread < 0 and isinstance(play, bytes):
+            self.unread = len(self.entries)
+        self.entries.append(play)
         self.next_seq = seq + 1
         if at is not None:
             self.last_at = at
@@ -130,3 +141,5 @@ class KlaverjasFold(GameFold):
         self.game_state().rule(e.round, list(e.score), e.reason, e.seq)
 
 
+#: The handler of a play that :meth:`KlaverjasFold.apply_play` stands for.
+PLAY_HANDLER: Final = KlaverjasFold.dispatch[Play]

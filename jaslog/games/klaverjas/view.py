@@ -31,6 +31,7 @@ def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any
     """Every round for ``check --json`` (the referee's view: everything), with its
     outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
     state = fold.state
+    claimed = state.claimed_mode
     out = []
     for r, o in zip(state.rounds, outcomes, strict=True):
         out.append({
@@ -38,10 +39,7 @@ def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any
             "dealer": r.dealer,
             "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
             "chooser": r.chooser,
-            "tricks": [{"leader": t.leader, "cards": [CARD_TEXT[c] for c in t.cards],
-                        "winner": t.winner if t.complete else None, "points": t.points,
-                        "roem": (t.claimed if state.claimed_mode else t.roem),
-                        "roem_on_table": t.roem} for t in r.tricks if t.cards],
+            "tricks": [t.report(claimed) for t in r.tricks if t.cards],
             "points": o.points,
             "roem": o.roem,
             "roem_on_table": o.roem_on_table,

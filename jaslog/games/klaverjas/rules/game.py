@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from jaslog.cards import (
+    CARD_TEXT,
     FULL_DECK,
     PLAIN_STRENGTH,
     SUIT_NAMES,
@@ -129,6 +130,21 @@ class Trick:
     def winner(self) -> int:
         """Seat winning (or that won) the trick."""
         return (self.leader + self.win) % 4
+
+    def report(self, claimed_mode: bool) -> dict[str, Any]:
+        """The trick in a round's report (``check --json``): who led, the cards, who won it
+        once complete, its card points, its roem (what was claimed for it, in the claimed
+        mode: ``claimed_mode``) and the roem on the table.
+
+        >>> t = Trick(1, leader=3, cards=[0, 8, 19, 31], points=10, win=2, roem=20)
+        >>> t.report(True)["cards"], t.report(True)["winner"], t.report(True)["roem"]
+        (['7C', '7D', '10H', 'AS'], 1, 0)
+        """
+        cards = [CARD_TEXT[c] for c in self.cards]
+        return {"leader": self.leader, "cards": cards,
+                "winner": (self.leader + self.win) % 4 if len(self.cards) == 4 else None,
+                "points": self.points, "roem": self.claimed if claimed_mode else self.roem,
+                "roem_on_table": self.roem}
 
 
 @dataclass(slots=True)
