@@ -1,6 +1,7 @@
-"""`jaslog token` and `jaslog serve` as a user runs them: ``serve`` and the first ``token create``
-in real processes, the other token commands in the test process; and a game made with
-``jaslog new`` on the file a running ``serve`` serves, written to by its table's scorer."""
+"""`jaslog token` and `jaslog serve` as a user runs them: ``serve`` in real processes (the
+console script's own real process is tests/test_cli_store.py's), the token commands in the
+test process; and a game made with ``jaslog new`` on the file a running ``serve`` serves,
+written to by its table's scorer."""
 
 from __future__ import annotations
 
@@ -26,8 +27,8 @@ def jaslog(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_token_create_list_revoke(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
-    r = jaslog_process("token", "create", "--role", "scorer", "--table", "3", "--label",
-                       "tablet 3", "--db", db)
+    r = jaslog("token", "create", "--role", "scorer", "--table", "3", "--label", "tablet 3",
+               "--db", db)
     assert r.returncode == 0, r.stderr
     assert "scorer token for table 3" in r.stdout
     token = re.search(r"jl_[0-9a-f]{8}_\S+", r.stdout).group(0)  # type: ignore[union-attr]
