@@ -23,6 +23,7 @@ from jaslog.play.blockfold import BlockFolder, time_end, uuid_end
 from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.logfold import fold_log
 from jaslog.play.sim import Faults, simulate_game
+from tests.examples import examples
 from tests.test_logfold import read
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,37 +107,84 @@ _PLAY = (b'{"game":"g-1","seq":12,"type":"play","at":"2026-01-05T19:30:55.25+01:
          b'"seat":2,"card":"10H"}\n')
 
 
-@settings(max_examples=1500, deadline=None)
-@given(st.integers(0, len(_PLAY) - 1), st.binary(max_size=3), st.integers(0, 3))
+#: The property tests below try a few hundred examples in ``make test`` (a fifth of that in
+#: the quick loop and the pure run) and their ``_many`` twins, marked ``soak``, thousands.
+PLAY_PROPERTY = given(st.integers(0, len(_PLAY) - 1), st.binary(max_size=3), st.integers(0, 3))
+
+
+def _play_changed(at: int, put: bytes, cut: int) -> None:
+    taken_alike(_PLAY[:at] + put + _PLAY[at + cut:])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@PLAY_PROPERTY
 @example(0, b"", 0)
 def test_a_play_changed_anywhere_is_taken_as_the_regex_takes_it(at: int, put: bytes,
                                                                  cut: int) -> None:
     """Any bytes put in place of any few bytes of a play: taken alike, or refused alike."""
-    taken_alike(_PLAY[:at] + put + _PLAY[at + cut:])
+    _play_changed(at, put, cut)
+
+
+@pytest.mark.soak
+@settings(max_examples=3000, deadline=None)
+@PLAY_PROPERTY
+def test_a_play_changed_anywhere_is_taken_as_the_regex_takes_it_many(at: int, put: bytes,
+                                                                      cut: int) -> None:
+    _play_changed(at, put, cut)
 
 
 _AT = re.compile(AT_PATTERN.encode())
 _UUID = re.compile(UUID_PATTERN.encode())
-
-
-@settings(max_examples=2000, deadline=None)
-@given(st.from_regex(_AT, fullmatch=True) | st.from_regex(
+TIME_PROPERTY = given(st.from_regex(_AT, fullmatch=True) | st.from_regex(
     rb"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?([Zz]|[+-][0-9]{2}:"
     rb"[0-9]{2})", fullmatch=True))
-@example(b"2000-02-29T00:00:00Z")
-@example(b"2100-02-29T00:00:00Z")
-@example(b"2400-02-29T00:00:00+23:59")
-def test_a_time_is_taken_as_the_models_pattern_takes_it(t: bytes) -> None:
+ID_PROPERTY = given(st.from_regex(_UUID, fullmatch=True) | st.from_regex(rb"[0-9a-fA-F-]{28,40}",
+                                                                         fullmatch=True))
+
+
+def _time_taken(t: bytes) -> None:
     raw = t + b'"'
     assert (time_end(raw, 0, len(raw)) == len(t)) == bool(_AT.fullmatch(t)), t
 
 
-@settings(max_examples=500, deadline=None)
-@given(st.from_regex(_UUID, fullmatch=True) | st.from_regex(rb"[0-9a-fA-F-]{28,40}",
-                                                             fullmatch=True))
-def test_an_id_is_taken_as_the_models_pattern_takes_it(u: bytes) -> None:
+def _id_taken(u: bytes) -> None:
     raw = u + b'"'
     assert (uuid_end(raw, 0, len(raw)) == len(u)) == bool(_UUID.fullmatch(u)), u
+
+
+@settings(max_examples=examples(400), deadline=None)
+@TIME_PROPERTY
+@example(b"2000-02-29T00:00:00Z")
+@example(b"2100-02-29T00:00:00Z")
+@example(b"2400-02-29T00:00:00+23:59")
+@example(b"2026-02-29T00:00:00Z")
+@example(b"2026-04-31T23:59:59+01:00")
+@example(b"2026-01-01T24:00:00Z")
+@example(b"2026-01-01T23:59:59.Z")
+def test_a_time_is_taken_as_the_models_pattern_takes_it(t: bytes) -> None:
+    _time_taken(t)
+
+
+@pytest.mark.soak
+@settings(max_examples=4000, deadline=None)
+@TIME_PROPERTY
+def test_a_time_is_taken_as_the_models_pattern_takes_it_many(t: bytes) -> None:
+    _time_taken(t)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@ID_PROPERTY
+@example(b"01234567-89ab-cdef-0123-456789abcdef")
+@example(b"01234567-89ab-cdef-0123-456789abcde")
+def test_an_id_is_taken_as_the_models_pattern_takes_it(u: bytes) -> None:
+    _id_taken(u)
+
+
+@pytest.mark.soak
+@settings(max_examples=1000, deadline=None)
+@ID_PROPERTY
+def test_an_id_is_taken_as_the_models_pattern_takes_it_many(u: bytes) -> None:
+    _id_taken(u)
 
 
 def _lines(paths: list[Path]) -> list[tuple[str, str | None, list[tuple[str, int]]]]:

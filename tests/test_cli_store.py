@@ -99,19 +99,21 @@ def test_new_games_show(db: str) -> None:
 
 @pytest.mark.slow
 def test_new_show_dump_verify_and_players_in_real_processes(tmp_path: Path) -> None:
-    """The store's commands as a script runs them, one real process each: the exit code, the
-    answer on stdout, a refusal on stderr with nothing on stdout."""
+    """The store's commands as a script runs them, a real process each for a command that
+    writes, one that answers on stdout, one that checks and a refusal: the exit code, the
+    answer on stdout, a refusal on stderr with nothing on stdout. ``show --json`` and
+    ``players set`` run in this process (the entry point is the same)."""
     db = str(tmp_path / "p.sqlite")
     new = jaslog("new", "--seats", "ann,bob,cor,dirk", "--id", "p-1", "--db", db)
     assert (new.returncode, new.stdout, new.stderr) == (0, b"p-1\n", b""), new
-    show = jaslog("show", "p-1", "--json", "--db", db)
+    show = jaslog_here("show", "p-1", "--json", "--db", db)
     assert show.returncode == 0 and orjson.loads(show.stdout)["events"] == 1, show
     dump = jaslog("dump", "p-1", "--db", db)
     started = open_store(db).events("p-1")[0]
     assert (dump.returncode, dump.stdout) == (0, canonical_json(started) + b"\n"), dump
     verify = jaslog("verify", "--db", db)
     assert verify.returncode == 0 and b"every chain is intact" in verify.stdout, verify
-    players = jaslog("players", "set", "ann", "Ann de Vries", "--db", db)
+    players = jaslog_here("players", "set", "ann", "Ann de Vries", "--db", db)
     assert players.returncode == 0 and players.stderr == b"", players
     assert open_store(db).players() == {"ann": "Ann de Vries"}
     missing = jaslog("show", "zz", "--db", db)

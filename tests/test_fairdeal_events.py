@@ -7,8 +7,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from jaslog.notation.writer import write_games
 from jaslog.play.audit import game_report
 from jaslog.play.fold import fold, start_fold
 from jaslog.service.move_clock import autoplay_event
+from tests.cli import jaslog
 
 SEED = hashlib.sha256(b"a seed for the tests").digest()
 
@@ -142,8 +141,7 @@ def test_jaslog_check_reports_a_tampered_reveal(tmp_path: Path) -> None:
     log[-1]["seed"] = "11" * 32
     path = tmp_path / "online.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in log))
-    out = subprocess.run([sys.executable, "-m", "jaslog", "check", str(path)],
-                         capture_output=True, text=True, check=False)
+    out = jaslog("check", str(path), text=True)  # in this process, as the console script runs it
     assert out.returncode == 1, out.stdout + out.stderr
     assert "deal_not_fair" in out.stdout
     assert "commit" in out.stdout

@@ -1,7 +1,7 @@
 """``jaslog new --meta KEY=VALUE``: what is said about a game (its table, event, place) is
 stored in its ``game_started.meta``; a malformed pair is refused in a sentence and nothing is
-stored; and a scorer token of the table named there may write to the game through the
-service (a real ``jaslog serve`` on the same SQLite file)."""
+stored. That a scorer token of the table named there may write to the game through a real
+``jaslog serve`` on the same SQLite file is tests/service/test_cli.py's."""
 
 from __future__ import annotations
 
@@ -61,26 +61,3 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
 def test_the_table_is_named_as_the_service_names_it() -> None:
     assert f"^{TABLE_PATTERN}$" == SERVICE_TABLE_PATTERN
     assert re.fullmatch(TABLE_PATTERN, "zaal-2.tafel:3")
-
-
-@pytest.mark.slow
-def test_a_scorer_token_writes_to_a_game_made_on_the_command_line(tmp_path: Path) -> None:
-    from tests.service.conftest import make_server
-
-    servers = make_server(tmp_path)
-    server = next(servers)
-    try:
-        assert new(server.db, "at-1", "table=1")[0] == 0
-        assert new(server.db, "at-2", "table=2")[0] == 0
-        assert new(server.db, "nowhere")[0] == 0
-        note = {"expected_seq": 1, "events": [{"type": "note", "text": "scored at table 1"}]}
-        with server.client("scorer") as c:  # a scorer token for table 1
-            r = c.post("/api/games/at-1/events", json=note)
-            assert r.status_code == 200, r.text
-            for gid in ("at-2", "nowhere"):
-                r = c.post(f"/api/games/{gid}/events", json=note)
-                assert r.status_code == 403 and r.json()["code"] == "other_table", r.text
-        assert [e.type for e in open_store(str(server.db)).events("at-1")] == \
-            ["game_started", "note"]
-    finally:
-        servers.close()

@@ -517,7 +517,14 @@ class TokenLogFilter(logging.Filter):
         except (TypeError, ValueError):  # a record that does not format: leave it
             return True
         if "jl_" in text or "access_token" in text:
-            record.msg, record.args = redact_tokens(text), ()
+            # each argument blanked where it stands: a formatter may read the arguments
+            # themselves (uvicorn's access log unpacks its five), so they keep their shape
+            if isinstance(record.args, tuple) and isinstance(record.msg, str):
+                record.msg = redact_tokens(record.msg)
+                record.args = tuple(redact_tokens(a) if isinstance(a, str) else a
+                                    for a in record.args)
+            if not isinstance(record.args, tuple) or redact_tokens(shown := record.getMessage()) != shown:
+                record.msg, record.args = redact_tokens(text), ()  # left in the whole line
         return True
 
 

@@ -85,7 +85,7 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
         proc.wait()
 
 
-def make_server(tmp: Path) -> Generator[Server, None, None]:
+def make_server(tmp: Path, *extra: str) -> Generator[Server, None, None]:
     db = tmp / "service.sqlite"
     open_store(str(db)).close()
     tokens = Tokens(service_engine(str(db)))
@@ -100,7 +100,7 @@ def make_server(tmp: Path) -> Generator[Server, None, None]:
         made[f"player{i}"] = tokens.create("player", player=p)[0]
     tokens.engine.dispose()
     log = tmp / "server.log"
-    proc, url = start_server(db, log)
+    proc, url = start_server(db, log, *extra)
     try:
         yield Server(url, db, proc, log, made)
     finally:
@@ -109,8 +109,10 @@ def make_server(tmp: Path) -> Generator[Server, None, None]:
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """One service for the module's tests (games get unique ids)."""
-    yield from make_server(tmp_path_factory.mktemp("service"))
+    """One service for the session's tests (games get unique ids), at log level info: its
+    access log, every request with its query string, is in ``server.log`` for the tests
+    that read it (no token may be there)."""
+    yield from make_server(tmp_path_factory.mktemp("service"), "--log-level", "info")
 
 
 _counter = iter(range(1_000_000))

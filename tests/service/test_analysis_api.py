@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from jaslog.analysis import Budget
 from jaslog.play.sim import simulate_game
+from jaslog.service.solves import ANALYSIS_NODES, SolveLimits
 from tests.cli import jaslog
 from tests.service.conftest import ROOT, SEATS, Server, record
 from tests.service.inprocess import Live, live_service
@@ -22,7 +24,11 @@ REPLAYS = ROOT / "replays"
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """The service, its analysis held to the positions of its budget but not to its seconds:
+    how long a busy machine takes is not what these tests are about (the budget's seconds are
+    tests/service/test_solver_limits.py's), and ``jaslog analyze`` has none."""
     with live_service(tmp_path_factory.mktemp("analysis"), players=SEATS) as lv:
+        lv.app.state.solve_limits = SolveLimits(analysis=Budget(nodes=ANALYSIS_NODES))
         yield lv
 
 

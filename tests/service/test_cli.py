@@ -1,5 +1,7 @@
-"""`jaslog token` and `jaslog serve` as a user runs them: ``serve`` and the first ``token create``
-in real processes, the other token commands in the test process."""
+"""`jaslog token` and `jaslog serve` as a user runs them: ``serve`` in real processes (the
+console script's own real process is tests/test_cli_store.py's), the token commands in the
+test process; and a game made with ``jaslog new`` on the file a running ``serve`` serves,
+written to by its table's scorer."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import httpx
 import pytest
 
 from tests.cli import jaslog as jaslog_here
-from tests.service.conftest import JASLOG, ROOT, free_port, stop_server
+from tests.service.conftest import JASLOG, ROOT, Server, free_port, stop_server
 
 
 def jaslog_process(*args: str) -> subprocess.CompletedProcess[str]:
@@ -25,8 +27,8 @@ def jaslog(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_token_create_list_revoke(tmp_path: Path) -> None:
     db = str(tmp_path / "t.sqlite")
-    r = jaslog_process("token", "create", "--role", "scorer", "--table", "3", "--label",
-                       "tablet 3", "--db", db)
+    r = jaslog("token", "create", "--role", "scorer", "--table", "3", "--label", "tablet 3",
+               "--db", db)
     assert r.returncode == 0, r.stderr
     assert "scorer token for table 3" in r.stdout
     token = re.search(r"jl_[0-9a-f]{8}_\S+", r.stdout).group(0)  # type: ignore[union-attr]
@@ -130,3 +132,24 @@ def test_serve_on_a_busy_port_says_so_and_makes_no_token(tmp_path: Path) -> None
     assert "No tokens yet" not in r.stdout
     listed = jaslog("token", "list", "--db", str(db), "--json")
     assert listed.returncode == 0 and listed.stdout.strip() in ("", "[]"), listed.stdout
+
+
+def test_a_scorer_token_writes_to_a_game_made_on_the_command_line(server: Server, gid: str) -> None:
+    """``jaslog new --meta table=1`` on the store a real ``jaslog serve`` has open: the
+    scorer token of table 1 writes to that game, and to no game of another table or of none."""
+    games = {name: f"{gid}-{name}" for name in ("at-1", "at-2", "nowhere")}
+    for name, meta in (("at-1", ["--meta", "table=1"]), ("at-2", ["--meta", "table=2"]),
+                       ("nowhere", [])):
+        made = jaslog("new", "--seats", "ann,bob,cor,dirk", "--id", games[name],
+                      "--db", str(server.db), *meta)
+        assert made.returncode == 0, made.stderr
+    note = {"expected_seq": 1, "events": [{"type": "note", "text": "scored at table 1"}]}
+    with server.client("scorer") as c:  # the session's scorer token is table 1's
+        r = c.post(f"/api/games/{games['at-1']}/events", json=note)
+        assert r.status_code == 200, r.text
+        for name in ("at-2", "nowhere"):
+            r = c.post(f"/api/games/{games[name]}/events", json=note)
+            assert r.status_code == 403 and r.json()["code"] == "other_table", r.text
+    with server.client("admin") as c:
+        events = c.get(f"/api/games/{games['at-1']}/events").json()["events"]
+    assert [e["type"] for e in events] == ["game_started", "note"]

@@ -92,6 +92,39 @@ def no_sideways_scroll(page: Any) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 
+def test_the_new_game_form_shows_once_filled_in(browser: Any, server: Server) -> None:
+    """The new game's form is shown once its lists are filled, the token's table is in it
+    and it is wired: held while the service has not said whose token it is, the form stays
+    hidden (it was shown before, empty of the table and open to the browser's own submit)."""
+    scorer = server.token("scorer", table="5", label="phone at table 5")
+    ctx = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="en-GB")
+    page = ctx.new_page()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # answered once the test lets them through
+        if held and held[0] is None:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/whoami", hold)
+    page.goto(f"{server.url}/record#token={scorer}")
+    page.wait_for_selector("#ng-ruleset option", state="attached")
+    for _ in range(400):
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page never asked whose token it is"
+    assert page.is_hidden("#new-game")
+    routes, held[:] = held[:], [None]
+    for route in routes:
+        route.continue_()
+    page.wait_for_selector("#new-game:not([hidden])")
+    assert page.input_value("#ng-table") == "5"  # read at once: no wait for it to arrive
+    assert page.locator("#ng-ruleset option").count() >= 2
+    ctx.close()
+
+
 def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Path) -> None:
     sim, cut = next((g, i) for g in (simulate_game("pad-sim", "amsterdam", None, seed=n,
                                                    seats=SEATS) for n in range(11, 40))
@@ -102,7 +135,7 @@ def test_a_klaverjas_game_on_the_pad(browser: Any, server: Server, tmp_path: Pat
 
     # a new game: the form, the scorer's table filled in
     page.wait_for_selector("#new-game:not([hidden])")
-    page.wait_for_function("document.querySelector('#ng-table').value === '7'", timeout=15000)
+    assert page.input_value("#ng-table") == "7"  # shown once filled in
     for s, name in enumerate(SEATS):
         page.fill(f"#ng-seat-{s}", name)
     page.select_option("#ng-ruleset", "amsterdam")

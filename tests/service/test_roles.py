@@ -76,7 +76,9 @@ def test_every_endpoint_with_every_role(server, gid):
             assert who.status_code == 200
             assert who.json()["role"] == role.rstrip("0123456789")
             assert c.get("/api/games").status_code == 200
-            listed = {g["game"]: g for g in c.get("/api/games").json()}
+            # newest first: the game made above is on the first page, however many games the
+            # tests before this one left on the server
+            listed = {g["game"]: g for g in c.get("/api/games", params={"order": "newest"}).json()}
             assert listed[gid]["view"] == EXPECTED_VIEW[role]
             for p in READS:
                 r = c.get(f"/api/games/{gid}{p}")

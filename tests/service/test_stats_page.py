@@ -102,3 +102,38 @@ def test_the_public_page_says_whose_figures_it_shows(browser, club_server):
     assert [b[1] for b in drawn] == [r["violations"] for r in public["rows"]]
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # fits a phone
     assert not errors, errors
+
+
+def test_the_answer_is_shown_once_it_is_drawn(browser, club_server):
+    """The page is shown with its questions while the answer is asked for; the answer's panel
+    once its chart and table are drawn (it showed empty before, for whoever looked then)."""
+    url, club, tokens = club_server
+    page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # the answer, let through when the test says
+        if held and held[0] is None:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route("**/api/stats/*", hold)
+    page.goto(f"{url}/static/stats.html#token={tokens['admin']}&q=declarer_success")
+    page.wait_for_selector("#main:not([hidden])")
+    for _ in range(400):
+        if held:
+            break
+        page.wait_for_timeout(25)
+    assert held, "the page never asked for the answer"
+    panel = "section[aria-label='the answer']"
+    assert page.is_hidden(panel)
+    routes, held[:] = held[:], [None]
+    for route in routes:
+        route.continue_()
+    page.wait_for_selector(f"{panel}:not([hidden])")
+    want = cli_answer(club, "declarer_success")
+    # read at once: what is shown is drawn
+    assert page.locator("#answer tbody tr").count() == len(want["rows"]) > 0
+    assert len(bars(page)) == len(want["rows"])
+    assert page.inner_text("#asked") == want["question"]
+    page.context.close()

@@ -45,10 +45,13 @@ def test_a_commit_of_the_writer_sends_one_notify(pg_url: str,  # noqa: F811
     svc.notify = (CHANNEL, "this-process")
     svc._write_lock.acquire()  # the appends submitted now wait together for one group
     futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
-    time.sleep(0.2)
+    deadline = time.monotonic() + 30  # the writer's thread holds one, two are queued
+    while svc._queue.qsize() != len(futs) - 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
     svc._write_lock.release()
     assert [f.result(timeout=60)[0].appended for f in futs] == [1, 1, 1]
-    told = list(listener.notifies(timeout=2, stop_after=2))
+    told = list(listener.notifies(timeout=30, stop_after=1))
+    told += listener.notifies(timeout=0.5)  # and no other
     assert [(n.channel, n.payload) for n in told] == [(CHANNEL, "this-process")]
     # a commit that stored nothing (a stale append, refused) tells nothing
     with pytest.raises(ConflictError):

@@ -153,7 +153,9 @@ def test_the_state_at_a_seq_is_the_viewers_frame_there():
             for sight in (FULL, *(Sight(seat=s) for s in range(tl.fold.players)), PUBLIC):
                 shown = frames(tl, sight)
                 assert state_at(tl, None, sight) == shown[-1], (ruleset, cut, sight)
-                for seq in (0, deals[-1] - 1, *range(deals[-1], cut)):
+                # the round's first events, those about the retracted card, and the last
+                around = range(typo - 1, min(cut, typo + 6))
+                for seq in sorted({0, deals[-1] - 1, deals[-1], deals[-1] + 1, *around, cut - 1}):
                     if seq < len(shown):
                         assert state_at(tl, seq, sight) == shown[seq], (ruleset, cut, sight, seq)
 

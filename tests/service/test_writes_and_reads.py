@@ -57,7 +57,12 @@ def test_a_read_is_answered_while_appends_wait_behind_a_held_write(tmp_path: Pat
         writers = [threading.Thread(target=append, args=(gid,)) for gid in logs]
         for t in writers:
             t.start()
-        time.sleep(1.0)  # every append has arrived and waits for the writer
+        # every append has arrived and waits for the writer: one taken by its thread (held
+        # at the lock), the others queued behind it
+        deadline = time.monotonic() + 30
+        while svc._queue.qsize() != WAITING - 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert svc._queue.qsize() == WAITING - 1, svc._queue.qsize()
         read: list[httpx.Response] = []
         reader = threading.Thread(
             target=lambda: read.append(client.get("/api/whoami", headers=auth)))

@@ -237,6 +237,15 @@ def _held(svc: Service) -> threading.Lock:
     return svc._write_lock
 
 
+def _waiting(svc: Service, n: int) -> None:
+    """Waits until the writer's thread has taken the first of the ``n`` appends submitted while
+    its lock is held (and waits at the lock) and the others are queued behind it."""
+    deadline = time.monotonic() + 30
+    while svc._queue.qsize() != n - 1 and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert svc._queue.qsize() == n - 1, (svc._queue.qsize(), n)
+
+
 def test_a_refused_append_leaves_the_others_of_its_group_written(store_url: str) -> None:
     svc = Service(store_url, clock=ManualClock(STORE_TIME))
     g = _plain(simulate_game("g", "amsterdam", seed=1))
@@ -254,7 +263,7 @@ def test_a_refused_append_leaves_the_others_of_its_group_written(store_url: str)
             svc.submit("g", [{**g[4], "id": ids[1]}, g[5]], 4),         # written after it
             svc.submit("nope", [h[3]], 3),                              # no such game
             svc.submit("h", [h[3], h[4]], 3)]                           # written
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     answers: list[Any] = []
     for f in futs:
@@ -286,7 +295,7 @@ def test_a_database_failure_fails_every_append_of_the_group(
             svc.submit("g", [{"type": "play", "seat": 9}], 5)]
     other = sqlite3.connect(db, isolation_level=None)  # another process's writer holds on
     other.execute("BEGIN IMMEDIATE")
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     errors = [f.exception(timeout=60) for f in futs]
     other.execute("ROLLBACK")
@@ -315,7 +324,7 @@ def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> Non
     transactions = write_transactions(svc)
     lock = _held(svc)
     futs = [svc.submit("g", [g[3]], 3), svc.submit("x", x[:1], 0), svc.submit("g", [g[4]], 4)]
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     errors = [f.exception(timeout=60) for f in futs]
     assert errors[0] is None and errors[2] is None
@@ -371,7 +380,7 @@ def test_a_group_on_postgresql_is_two_exchanges_with_the_server(pg_url: str,
     counted = exchanges(svc, tmp_path)
     lock = _held(svc)
     futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
     assert counted == [2]
@@ -396,7 +405,7 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
     event.listen(svc.writer.engine, "checkout", traced)
     lock = _held(svc)
     futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
     assert sum("INSERT INTO events" in q for q in statements) == 8  # (the trace works)
@@ -423,7 +432,7 @@ def test_a_game_moved_by_another_writer_is_answered_as_stored(store_url: str) ->
     futs = [svc.submit("h", [h[3]], 3),                        # written
             svc.submit("g", [g[3]], 3),                        # the game moved: a conflict
             svc.submit("g", [{**g[3], "card": "AS"}], 3)]      # a conflict, not a rule's
-    time.sleep(0.2)
+    _waiting(svc, len(futs))
     lock.release()
     answers = [_answer(f) for f in futs]
     fresh = Service(store_url, clock=ManualClock(STORE_TIME))  # keeps nothing: reads every head

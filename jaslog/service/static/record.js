@@ -524,7 +524,6 @@
 
   async function newGameForm() {
     const form = $("new-game");
-    form.hidden = false;
     $("net").hidden = true;
     $("title").textContent = "jaslog · " + t("new_game");
     let rulesets = [];
@@ -565,6 +564,9 @@
         location.href = "/record/" + encodeURIComponent(g.game);
       } catch (e) { showError(e.message); }
     };
+    // shown once filled and wired: no empty ruleset list, no table typed over by the token's,
+    // no submit before the form's own handler (the browser's would reload the page)
+    form.hidden = false;
   }
 
   // ------------------------------------------------------------------ start

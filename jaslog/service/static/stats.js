@@ -160,6 +160,7 @@
     // a question's note lines are one text, as `jaslog stats` prints it below the table
     $("notes").textContent = ((q && q.notes) || []).join(" ");
     writeHash(res.name, res.by, plan.y);
+    $("answer-panel").hidden = false;  // shown once drawn: never an empty table and chart
   }
 
   function writeHash(name, by, y) {
@@ -182,6 +183,7 @@
       if (e.status === 401) return signIn(e.message);
       $("chart-box").innerHTML = "";
       $("answer").innerHTML = "";
+      $("answer-panel").hidden = true;
       P.showError(e.message);
       return;
     }
