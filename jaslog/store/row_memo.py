@@ -2,8 +2,9 @@
 
 Most of the store's rows that are not plays repeat: a ``bid`` of ``pass`` by seat 2, a
 ``roem`` of 20 by seat 0 differ from the last one only in their game, seq, time and id (the
-envelope). :func:`jaslog.store.rows.events_of` validates such a row once (its model from its
-fields, :func:`jaslog.store.rows._model_of`) and keeps the event, keyed by the type's name
+envelope). :func:`jaslog.store.rows.events_of` reads such a row once (its fields checked one
+by one, :mod:`jaslog.store.row_check`, or validated as a whole,
+:func:`jaslog.store.rows._model_of`) and keeps the event, keyed by the type's name
 and the parts of the row that are not the envelope (``seat``, ``card`` and ``rest``, the
 bytes as stored): the next row with the same parts is that event with its own envelope
 (:func:`remembered`), which is what validating it would give, because
@@ -33,7 +34,8 @@ from typing import Any
 from jaslog.events import Event
 from jaslog.events.limits import INT_MAX
 from jaslog.events.registry import on_change
-from jaslog.store.compact import SECONDS_MAX, id_text, time_text
+from jaslog.store.compact import SECONDS_MAX, Codec, id_text, time_text
+from jaslog.store.row_check import checked_event, type_plan
 
 #: The latest time :func:`time_text` writes in milliseconds that validation accepts
 #: (9999-12-31T23:59:59.999Z); the earliest of either kind is 1970.
@@ -91,7 +93,8 @@ def keep(name: str, seat: Any, card: Any, rest: bytes | None, e: Event) -> None:
         _GAMES.clear()
     if name in NOT_KEPT or (rest is not None and len(rest) > LONGEST_REST) or \
             (seat is not None and type(seat) is not int) or \
-            (card is not None and type(card) is not int):
+            (card is not None and type(card) is not int) or \
+            e.__pydantic_extra__ is not None or e.__pydantic_private__ is not None:
         return
     if len(_KEPT) >= MOST_KEPT:
         _KEPT.clear()
@@ -105,43 +108,74 @@ def keep(name: str, seat: Any, card: Any, rest: bytes | None, e: Event) -> None:
         template, frozenset(e.__pydantic_fields_set__ - OPTIONAL_ENVELOPE), containers)
 
 
-def remembered(name: str, game: Any, seq: Any, eid: Any, at: Any, rec: Any, seat: Any,
-               card: Any, rest: bytes | None) -> Event | None:
-    """The event of a row (of the current format, not spilled, ``rest`` not whole bytes) of
-    type ``name`` when a row with the same parts was kept and the envelope is one validation
-    takes as it is; else None (the row is then validated)."""
-    if (seat is not None and type(seat) is not int) or (card is not None and type(card) is not int):
-        return None
-    hit = _KEPT.get((name, seat, card, rest))
-    if hit is None or type(game) is not str or game not in _GAMES or type(seq) is not int \
+def envelope(game: Any, seq: Any, eid: Any, at: Any, rec: Any
+             ) -> tuple[str | None, str | None, str | None] | None:
+    """The texts of a row's ``at``, ``id`` and ``recorded_at`` when its envelope is one
+    validation takes as it is (the game an id a validated event had, the seq an int within 64
+    bits, times from 1970 to 9999, the id 16 bytes); else None."""
+    if type(game) is not str or game not in _GAMES or type(seq) is not int \
             or not 0 <= seq <= INT_MAX:
         return None
+    if at is None:
+        a = None
+    elif type(at) is int and 0 <= at <= LAST_MS:
+        a = time_text(at)
+    else:
+        return None
+    if eid is None:
+        i = None
+    elif type(eid) is bytes and len(eid) == 16:
+        i = id_text(eid)
+    else:
+        return None
+    if rec is None:
+        r = None
+    elif type(rec) is int and 0 <= rec <= LAST_MS:
+        r = time_text(rec)
+    else:
+        return None
+    return a, i, r
+
+
+def remembered(codec: Codec, kind: int, name: str, game: Any, seq: Any, eid: Any, at: Any,
+               rec: Any, seat: Any, card: Any, rest: bytes | None) -> Event | None:
+    """The event of a row (of the current format, not spilled, ``rest`` not whole bytes) of
+    type ``name`` (code ``kind`` in ``codec``): a kept row's event with this row's envelope,
+    else the event its fields give checked one by one (:func:`checked_event`), kept; None
+    when neither takes the row (it is then validated)."""
+    if (seat is not None and type(seat) is not int) or (card is not None and type(card) is not int):
+        return None
+    texts = envelope(game, seq, eid, at, rec)
+    if texts is None:
+        return None
+    hit = _KEPT.get((name, seat, card, rest))
+    if hit is None:
+        plan = codec.plan(kind)
+        tp = None if plan is None else type_plan(name, plan)
+        e = None if tp is None else checked_event(tp, name, game, seq, *texts, seat, card, rest)
+        if e is not None:
+            keep(name, seat, card, rest, e)
+        return e
     template, fixed, containers = hit
     d = template.__dict__.copy()
     fields_set = set(fixed)
     d["game"] = game
     d["seq"] = seq
-    if at is None:
-        d["at"] = None
-    elif type(at) is int and 0 <= at <= LAST_MS:
-        d["at"] = time_text(at)
+    a, i, r = texts
+    d["at"] = a
+    d["id"] = i
+    d["recorded_at"] = r
+    if a is not None:
         fields_set.add("at")
-    else:
-        return None
-    if eid is None:
-        d["id"] = None
-    elif type(eid) is bytes and len(eid) == 16:
-        d["id"] = id_text(eid)
+    if i is not None:
         fields_set.add("id")
-    else:
-        return None
-    if rec is None:
-        d["recorded_at"] = None
-    elif type(rec) is int and 0 <= rec <= LAST_MS:
-        d["recorded_at"] = time_text(rec)
+    if r is not None:
         fields_set.add("recorded_at")
-    else:
-        return None
     for n in containers:
         d[n] = _copy(d[n])
-    return _with_dict(template, d, fields_set)
+    e = template.__class__.__new__(template.__class__)
+    _set(e, "__dict__", d)
+    _set(e, "__pydantic_fields_set__", fields_set)
+    _set(e, "__pydantic_extra__", None)
+    _set(e, "__pydantic_private__", None)
+    return e

@@ -237,7 +237,8 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         if version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
-            e = None if name is None else remembered(name, g, seq, eid, at, rec, seat, card, rb)
+            e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
+                                                     card, rb)
             if e is None:
                 e = _model_of(c, g, seq, kind, eid, at, rec, seat, card, rest)
                 if e is not None and name is not None:

@@ -147,6 +147,9 @@ def test_a_repeated_row_has_lists_of_its_own(corpus: Path) -> None:
         assert third["score"] is not second["score"]
 
 
+HANDS = (b'[[["7C","8C","9C","10C","JC","QC","KC","AC"],["7D","8D","9D","10D","JD","QD","KD",'
+         b'"AD"],["7H","8H","9H","10H","JH","QH","KH","AH"],["7S","8S","9S","10S","JS","QS","KS",'
+         b'"AS"]],1,null,null]')
 ODD_GAMES = ("rows-1", "rows-unseen", "..", ".", "bad id!", "x" * 129)
 ODD_SEQS = (0, 7, -1, INT_MAX, INT_MAX + 1, True, 3.0)
 ODD_TIMES = (None, 0, -1, 1767641455, SECONDS_MAX, SECONDS_MAX + 1, 1767641455123, LAST_MS,
@@ -178,13 +181,31 @@ def test_a_row_like_a_kept_one_but_odd_is_read_or_refused_as_validating_it(corpu
                  ("correction", None, None, b'[[3,4],"oops"]'),
                  ("irregularity", 0, None, b'["exposed_card",["7C","AS"]]'),
                  ("irregularity", 0, None, b'["exposed_card",["7C","1S"]]'),
-                 ("play", 0, 5, b"[]"), ("dealt", None, None, b'[null,2]'),
+                 ("play", 0, 5, b"[]"), ("play", 0, 32, None), ("play", 0, -1, None),
+                 ("dealt", None, None, b'[null,2]'), ("dealt", None, None, b'[null,2.0]'),
+                 ("dealt", None, None, HANDS), ("dealt", None, None, HANDS.replace(b"7C", b"7c")),
+                 ("dealt", None, None, HANDS.replace(b'"7C"', b"7")),
+                 ("dealt", None, None, HANDS.replace(b'"7C"', b"null")),
+                 ("dealt", None, None, b'[[["7C"],[]],null,"AS",["8C","JD"]]'),
+                 ("dealt", None, None, b'[[["7C"],[]],null,"2S",["8C","JD"]]'),
+                 ("dealt", None, None, b'[[["7C"],[]],null,null,null,null]'),
+                 ("dealt", None, None, b'{"hands":null}'), ("dealt", None, None, b'"AS"'),
+                 ("ruling", None, None, b'[2,[30,40,50,60,70],"why"]'),
+                 ("ruling", None, None, b'[2,[30,true],"why"]'),
+                 ("ruling", None, None, b'[0,[30,40],"why"]'),
+                 ("ruling", None, None, b'[2,[30,40],""]'),
+                 ("note", None, None, b'["' + b"x" * 10001 + b'"]'),
+                 ("round_score", None, None, b'[3,[10,20],1,"H",[1,2],[0,0],"made"]'),
+                 ("round_score", None, None, b'[3,[10,20],1,"X",[1,2],[0,0],"made"]'),
                  ("double", 1, None, None)]
         seen = 0
         for name, seat, card, rest in parts:
             odd = list(_odd_rows(codes[name], seat, card, rest))
             want = [validating_events_of(conn, [r], game=g)[0] for g, r in odd]
             row_memo.forget()
+            # the game known by a valid event (rows-unseen stays unknown)
+            events_of(conn, [(1, codes["note"], VERSION, None, None, None, None, None,
+                              b'["known"]')], game="rows-1")
             for _ in range(2):  # nothing kept, then the first row (when valid) kept
                 got = [read_each(conn, [r], game=g)[0] for g, r in odd]
                 for x, w in zip(got, want, strict=True):
