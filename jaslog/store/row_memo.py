@@ -148,7 +148,8 @@ def remembered(codec: Codec, kind: int, name: str, game: Any, seq: Any, eid: Any
     texts = envelope(game, seq, eid, at, rec)
     if texts is None:
         return None
-    hit = _KEPT.get((name, seat, card, rest))
+    hit = None if rest is not None and len(rest) > LONGEST_REST else \
+        _KEPT.get((name, seat, card, rest))
     if hit is None:
         plan = codec.plan(kind)
         tp = None if plan is None else type_plan(name, plan)
