@@ -54,6 +54,9 @@ HOT_PATH = (
     "jaslog.games.kloepper.rules.game",
     "jaslog.games.kloepper.fold",
     "jaslog.store.bulk_read",
+    # the store's other rows: a repeated row's event, a row's fields checked one by one
+    "jaslog.store.row_memo",
+    "jaslog.store.row_check",
     # check's reading: a log file's lines, block by block, canonical plays from their bytes
     "jaslog.play.blockfold",
     # the import's reading: blocks of lines, the common plays from their bytes into rows

@@ -30,6 +30,7 @@ from jaslog.store.compact import (
     time_code,
     time_text,
 )
+from jaslog.store.row_memo import keep, remembered
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
@@ -224,8 +225,11 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
               game: str | None = None) -> list[Event]:
     """Rows of :data:`COLUMNS`, or of ``seq`` and :data:`PARTS` with ``game`` (the game of
     every row), as events, read through one decoder: a play in columns alone as a
-    :class:`FastPlay` when ``fast`` (no JSON, no model), else its bytes rebuilt and parsed
-    (upcast when of an older format)."""
+    :class:`FastPlay` when ``fast`` (no JSON, no model); a row of the current format as its
+    model built from its fields (:func:`_model_of`), or, when a row with the same fields but
+    the envelope was built before, as that event with its own envelope
+    (:mod:`jaslog.store.row_memo`); else its bytes rebuilt and parsed (upcast when of an
+    older format)."""
     c = codec(conn)
     names = c.names
     fast_of, rebuild = c.fast, c.rebuild
@@ -246,7 +250,14 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
         if version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
-            e = _model_of(c, g, seq, kind, eid, at, rec, seat, card, rest)
+            name = names.get(kind)  # (None when spilled)
+            rb = rest if rest is None or type(rest) is bytes else bytes(rest)
+            e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
+                                                     card, rb)
+            if e is None:
+                e = _model_of(c, g, seq, kind, eid, at, rec, seat, card, rest)
+                if e is not None and name is not None:
+                    keep(name, seat, card, rb, e)
             if e is not None:
                 append(e)
                 continue
