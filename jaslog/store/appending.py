@@ -247,8 +247,7 @@ class Appending(Signing):
         """
         games: set[str] = set()
         try:
-            last = LAST_POS_SQL if self.dialect == "postgresql" else None
-            with eng.write_tx_reading(self.engine, last) as (conn, pos):
+            with self._group_tx() as (conn, pos):
                 g = AppendGroup(self, conn, None if pos is None else int(pos))
                 games = g.games
                 yield g
@@ -258,6 +257,21 @@ class Appending(Signing):
                 self._forget(game)
             raise
         # committed: the folds the group left in the cache are the stored games' folds
+
+    @contextmanager
+    def _group_tx(self) -> Iterator[tuple[Connection, Any]]:
+        """A group's write transaction, and (PostgreSQL) the last event position read with
+        its lock: on SQLite on the connection the store keeps for its groups
+        (:class:`jaslog.store.engine.KeptWriter`)."""
+        if self.dialect == "postgresql":
+            with eng.write_tx_reading(self.engine, LAST_POS_SQL) as (conn, pos):
+                yield conn, pos
+            return
+        kept: eng.KeptWriter | None = self.__dict__.get("_kept_writer")
+        if kept is None:
+            kept = self.__dict__["_kept_writer"] = eng.KeptWriter(self.engine)
+        with kept.write_tx() as conn:
+            yield conn, None
 
     def _prepared(self, game: str, events: Iterable[EventLike], expected_seq: int | None,
                   at_end: bool) -> _Prepared:

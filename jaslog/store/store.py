@@ -370,6 +370,9 @@ class Store(Appending):
     def close(self) -> None:
         """Release the database connections."""
         self._folds.clear()
+        kept = self.__dict__.pop("_kept_writer", None)
+        if kept is not None:  # (the groups' connection: :meth:`Appending.group`)
+            kept.close()
         self.engine.dispose()
 
     def __enter__(self) -> Store:

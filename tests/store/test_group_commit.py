@@ -390,10 +390,10 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
         svc.append(gid, evs[:3], 0)
     statements: list[str] = []
 
-    def traced(conn: Any, _record: Any, _proxy: Any) -> None:
-        conn.set_trace_callback(statements.append)
+    def traced(conn: Any) -> None:  # each transaction's (the group's connection is kept)
+        conn.connection.dbapi_connection.set_trace_callback(statements.append)
 
-    event.listen(svc.writer.engine, "checkout", traced)
+    event.listen(svc.writer.engine, "begin", traced)
     lock = _held(svc)
     futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
     time.sleep(0.2)
@@ -404,6 +404,35 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
     svc.close()
     with open_store(url) as s:
         assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_groups_on_sqlite_keep_their_connection(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer's groups on SQLite take no connection from the pool, one after another
+    (the transaction goes on the connection the first group took); a group that failed
+    gives it back, and the next takes a fresh one."""
+    monkeypatch.setenv("JASLOG_LOCK_TIMEOUT", "1")
+    db = tmp_path / "kept.sqlite"
+    svc = Service(str(db), clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    svc.submit("g", g[:3], 0).result(timeout=60)
+    checkouts: list[int] = []
+    event.listen(svc.writer.engine, "checkout", lambda *_: checkouts.append(1))
+    for seq in range(3, 9):
+        assert svc.submit("g", [g[seq]], seq).result(timeout=60)[0].appended == 1
+    assert checkouts == []
+    other = sqlite3.connect(db, isolation_level=None)  # another process's writer holds on
+    other.execute("BEGIN IMMEDIATE")
+    busy = svc.submit("g", [g[9]], 9).exception(timeout=60)
+    other.execute("ROLLBACK")
+    other.close()
+    assert isinstance(busy, DatabaseError) and busy.code == "store_busy"
+    for seq in range(9, 12):
+        assert svc.submit("g", [g[seq]], seq).result(timeout=60)[0].appended == 1
+    assert checkouts == [1]
+    svc.close()
+    with open_store(str(db)) as s:
+        assert s.head("g").next_seq == 12 and s.verify().ok
 
 
 def test_a_game_moved_by_another_writer_is_answered_as_stored(store_url: str) -> None:
