@@ -406,6 +406,24 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
         assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
 
 
+def test_a_groups_rows_wait_for_one_statement(store_url: str) -> None:
+    """The event rows of a group's appends are written together, in one statement, when the
+    group ends or an append reads what the group wrote (:meth:`AppendGroup.flush`): not one
+    statement an append."""
+    logs = {gid: simulate_game(gid, "amsterdam", seed=i) for i, gid in enumerate("ab")}
+    with open_store(store_url, clock=ManualClock(STORE_TIME)) as s:
+        for gid, evs in logs.items():
+            s.append(gid, evs[:3])
+        with s.group() as g:
+            g.append("a", logs["a"][3:4])
+            g.append("b", logs["b"][3:5])
+            waiting = g.conn.exec_driver_sql("SELECT count(*) FROM events").scalar()
+            g.flush()
+            written = g.conn.exec_driver_sql("SELECT count(*) FROM events").scalar()
+        assert (waiting, written) == (6, 9)
+        assert [s.head(gid).next_seq for gid in "ab"] == [4, 5] and s.verify().ok
+
+
 def test_groups_on_sqlite_keep_their_connection(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The writer's groups on SQLite take no connection from the pool, one after another
