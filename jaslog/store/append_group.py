@@ -102,7 +102,7 @@ class AppendGroup:
         if self._first is None:
             self._first = (game, prep.first_seq)
         self._pos += res.appended
-        s._remember(game, res.head, plan.fold)
+        s._remember(game, res.head, plan.fold, plan.after)
         return res
 
     def flush(self) -> None:

@@ -88,7 +88,7 @@ class Store(Appending):
             _must_be_a_store(path)
         self.engine = eng.make_engine(self.url)
         self.dialect = self.engine.dialect.name
-        self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold)
+        self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold, marks)
         ph = eng.param_mark(self.dialect)
         self._insert_events_sql = (f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) "
                                    f"VALUES ({', '.join([ph] * len(INSERT_COLUMNS))})")
