@@ -262,18 +262,15 @@ class Appending(Signing):
 
     @contextmanager
     def _group_tx(self) -> Iterator[tuple[Connection, Any]]:
-        """A group's write transaction, and (PostgreSQL) the last event position read with
-        its lock: on SQLite on the connection the store keeps for its groups
-        (:class:`jaslog.store.engine.KeptWriter`)."""
-        if self.dialect == "postgresql":
-            with eng.write_tx_reading(self.engine, LAST_POS_SQL) as (conn, pos):
-                yield conn, pos
-            return
+        """A group's write transaction, on the connection the store keeps for its groups
+        (:class:`jaslog.store.engine.KeptWriter`), and (PostgreSQL) the last event position
+        read with its lock."""
         kept: eng.KeptWriter | None = self.__dict__.get("_kept_writer")
         if kept is None:
             kept = self.__dict__["_kept_writer"] = eng.KeptWriter(self.engine)
-        with kept.write_tx() as conn:
-            yield conn, None
+        with kept.write_tx_reading(LAST_POS_SQL if self.dialect == "postgresql" else None
+                                   ) as (conn, pos):
+            yield conn, pos
 
     def _prepared(self, game: str, events: Iterable[EventLike], expected_seq: int | None,
                   at_end: bool) -> _Prepared:

@@ -330,9 +330,10 @@ def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> Non
 
 def exchanges(svc: Service, folder: Path) -> list[int]:
     """A list that gets, for each write transaction of the service's writer on PostgreSQL,
-    how many exchanges with the server it took from its start to the connection's return to
-    the pool: libpq's own trace of the protocol (to a file in ``folder``), counting the
-    server's ``ReadyForQuery`` (one ends each exchange: a query, or a pipeline's sync)."""
+    how many exchanges with the server it took from its start to its end (its commit, or
+    the connection's return to the pool): libpq's own trace of the protocol (to a file in
+    ``folder``), counting the server's ``ReadyForQuery`` (one ends each exchange: a query,
+    or a pipeline's sync)."""
     import os
 
     seen: list[int] = []
@@ -347,14 +348,18 @@ def exchanges(svc: Service, folder: Path) -> list[int]:
             raw.pgconn.trace(fd)
             raw.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
 
-    def returned(raw: Any, _record: Any) -> None:
+    def returned(raw: Any, _record: Any = None) -> None:
         fd, path = traced.pop(id(raw), (-1, folder))
         if fd >= 0:
             raw.pgconn.untrace()
             os.close(fd)
             seen.append(path.read_text().count("\tReadyForQuery\t"))
 
+    def committed(conn: Any) -> None:  # (the writer keeps its connection between groups)
+        returned(conn.connection.dbapi_connection)
+
     event.listen(svc.writer.engine, "begin", begun)
+    event.listen(svc.writer.engine, "commit", committed)
     event.listen(svc.writer.engine, "checkin", returned)
     return seen
 
