@@ -265,9 +265,11 @@ class KeptWriter:
                 return conn, tx, None if row is None else row[0]
             except Exception:
                 gone = bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
-                if gone:
-                    with contextlib.suppress(Exception):
+                with contextlib.suppress(Exception):
+                    if gone:
                         conn.invalidate()
+                    else:  # (the lock not had in time, say): the transaction begun is ended
+                        raw.rollback()
                 self.close()
                 if kept and gone and attempt == 1:
                     continue  # the server dropped the kept connection: a fresh one

@@ -458,6 +458,30 @@ def test_groups_on_sqlite_keep_their_connection(tmp_path: Path,
         assert s.head("g").next_seq == 12 and s.verify().ok
 
 
+def test_a_group_on_postgresql_past_the_lock_timeout_leaves_its_connection_whole(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer holds the writers' lock past the lock timeout: the group is refused,
+    ``store_busy``, and the transaction it had begun is ended on its connection, which goes
+    back to the pool whole (not thrown away); the next group is written."""
+    from jaslog.store.engine import PG_WRITE_LOCK
+
+    monkeypatch.setenv("JASLOG_LOCK_TIMEOUT", "0.3")
+    g = simulate_game("busy", "amsterdam", seed=4)
+    with open_store(pg_url, clock=ManualClock(STORE_TIME)) as s:
+        with s.group() as grp:
+            grp.append("busy", g[:3])
+        thrown: list[int] = []
+        event.listen(s.engine, "invalidate", lambda *_: thrown.append(1))
+        with psycopg.connect(pg_url) as holder:  # another process's writer, holding on
+            holder.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+            with pytest.raises(DatabaseError) as err, s.group() as grp:
+                grp.append("busy", g[3:4])
+            assert err.value.code == "store_busy"
+        with s.group() as grp:
+            assert grp.append("busy", g[3:5]).appended == 2
+        assert thrown == [] and s.head("busy").next_seq == 5
+
+
 def test_a_game_moved_by_another_writer_is_answered_as_stored(store_url: str) -> None:
     """The writer checks an append against the head its last append left; another writer
     (another process's store) moved the game since. Each answer is the one the stored head
