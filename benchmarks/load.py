@@ -43,7 +43,10 @@ over the one store (over SQLite, the serving process their one writer); the serv
 then theirs and their supervisor's, summed. The HTTP floor is served by as many processes.
 With the service and the floor in one run, the service's figures over the floor's are
 ``ratio_to_floor`` (appends/s, p50, p99, server CPU per append; in ``--json`` beside the
-service's own keys). ``--db postgresql://...`` runs on that server (the writer alone in a
+service's own keys). The floor answers no reads; the service answers the reader's beside its
+appends, so once the appends stop the same reads are asked again, one after another, and the
+server's CPU for them is reported apart (``cpu_ms_per_append.reads_beside``) and taken out
+of its CPU per append (``server_without_reads``, and its ratio to the floor's). ``--db postgresql://...`` runs on that server (the writer alone in a
 fresh database of its own there); ``--profile OUT`` serves under cProfile.
 """
 
@@ -384,6 +387,23 @@ def _reader(base: str, headers: dict[str, str], ids: list[str], stop: Any, out: 
     out.put(reads)
 
 
+def _reads_cpu(base: str, headers: dict[str, str], ids: list[str], reads: int,
+               server_pid: int) -> float | None:
+    """The server's CPU seconds for ``reads`` reads as :func:`_reader` asks them (``GET
+    /api/whoami`` and a game's state in turn, the same games in the same order), asked one
+    after another once the appends have stopped: what the reads beside the appends cost
+    the server, measured apart (each game read has moved since the service last folded it
+    for a read, as in the window). None where /proc is not."""
+    if reads <= 0:
+        return 0.0
+    before = _cpu_of(server_pid)
+    with httpx.Client(base_url=base, headers=headers, timeout=60) as c:
+        for n in range(reads):
+            c.get("/api/whoami" if n % 2 == 0 else f"/api/games/{ids[n % len(ids)]}/state")
+    after = _cpu_of(server_pid)
+    return None if before is None or after is None else after - before
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """The service under load (``jaslog serve`` in its own process) and a reader beside."""
     tmp = Path(tempfile.mkdtemp(prefix="jaslog-load-"))
@@ -409,8 +429,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             stop.set()
             timed = got.get(timeout=120)
             reader.join(30)
-    # the reads of the timed window only (the reader began before it)
-    reads = [took for at, took in timed if began and began[0] <= at <= began[0] + out["seconds"]]
+        # the reads of the timed window only (the reader began before it)
+        reads = [took for at, took in timed
+                 if began and began[0] <= at <= began[0] + out["seconds"]]
+        # the floor answers no reads: the server's CPU for them, measured apart, is also
+        # taken out of its CPU per append (the figure the floor's is compared with)
+        read_cpu = _reads_cpu(base, headers, ids, len(reads), server.pid)
+    cpu = out["cpu_ms_per_append"]
+    cpu["reads_beside"] = round(read_cpu * 1000 / out["appends"], 3) \
+        if read_cpu is not None and out["appends"] else None
+    cpu["server_without_reads"] = round(cpu["server"] - cpu["reads_beside"], 3) \
+        if cpu["server"] is not None and cpu["reads_beside"] is not None else None
     return {
         "store": url.split(":", 1)[0], "games": args.games, "workers": args.workers, **out,
         "read_ms": {"p50": round(_pct(reads, 50) * 1000, 1), "p99": round(_pct(reads, 99) * 1000, 1),
@@ -668,13 +697,14 @@ def run_online_room(args: argparse.Namespace) -> dict[str, Any]:
 def ratio_to_floor(service: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
     """The service's figures over the HTTP floor's (same clients, same workers): appends/s
     (the target: at least 0.7), the appends' p50 and p99 (at most 2), the server's CPU per
-    append.
+    append, and that CPU without the reads beside the appends (the floor answers none).
 
     >>> ratio_to_floor({"appends_per_s": 70.0, "append_ms": {"p50": 3.0, "p99": 30.0},
-    ...                 "cpu_ms_per_append": {"server": 0.6}},
+    ...                 "cpu_ms_per_append": {"server": 0.6, "server_without_reads": 0.54}},
     ...                {"appends_per_s": 100.0, "append_ms": {"p50": 2.0, "p99": 20.0},
-    ...                 "cpu_ms_per_append": {"server": 0.3}})
-    {'appends_per_s': 0.7, 'p50': 1.5, 'p99': 1.5, 'cpu_ms_per_append': 2.0}
+    ...                 "cpu_ms_per_append": {"server": 0.3}})  # doctest: +NORMALIZE_WHITESPACE
+    {'appends_per_s': 0.7, 'p50': 1.5, 'p99': 1.5, 'cpu_ms_per_append': 2.0,
+     'cpu_ms_per_append_without_reads': 1.8}
     """
     def over(a: float | None, b: float | None) -> float | None:
         return round(a / b, 2) if a is not None and b else None
@@ -683,7 +713,10 @@ def ratio_to_floor(service: dict[str, Any], floor: dict[str, Any]) -> dict[str, 
             "p50": over(service["append_ms"]["p50"], floor["append_ms"]["p50"]),
             "p99": over(service["append_ms"]["p99"], floor["append_ms"]["p99"]),
             "cpu_ms_per_append": over(service["cpu_ms_per_append"]["server"],
-                                      floor["cpu_ms_per_append"]["server"])}
+                                      floor["cpu_ms_per_append"]["server"]),
+            "cpu_ms_per_append_without_reads": over(
+                service["cpu_ms_per_append"].get("server_without_reads"),
+                floor["cpu_ms_per_append"]["server"])}
 
 
 def _ratio(a: float, b: float) -> str:
@@ -776,12 +809,15 @@ def main(argv: list[str] | None = None) -> None:
         cpu = out["cpu_ms_per_append"]
         if cpu["server"] is not None:
             db = f", PostgreSQL {cpu['database']} ms" if cpu.get("database") is not None else ""
-            print(f"  CPU      per append: server {cpu['server']} ms, "
+            reads = f" ({cpu['server_without_reads']} ms without the reads beside, which " \
+                f"took {cpu['reads_beside']} ms)" if cpu.get("reads_beside") is not None else ""
+            print(f"  CPU      per append: server {cpu['server']} ms{reads}, "
                   f"load script {cpu['load_script']} ms{db}")
         if "ratio_to_floor" in out:
             r = out["ratio_to_floor"]
             print(f"  to the HTTP floor: appends/s {r['appends_per_s']}x, p50 {r['p50']}x, "
-                  f"p99 {r['p99']}x, server CPU per append {r['cpu_ms_per_append']}x")
+                  f"p99 {r['p99']}x, server CPU per append {r['cpu_ms_per_append']}x "
+                  f"({r['cpu_ms_per_append_without_reads']}x without the reads beside)")
     for name in runs:
         if name == "online-room":
             o = results[name]

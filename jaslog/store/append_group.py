@@ -32,12 +32,13 @@ class AppendGroup:
     (kept with its fold) rather than reading it, on either store: should another writer
     have moved the game since, the append's rows collide with its rows and each append of
     the group is written again alone, checked against the stored head
-    (:attr:`kept_heads`). On PostgreSQL, where each statement is an exchange with the
-    server, a group also writes its appends' event rows in one statement, with its commit
-    (:meth:`finish`): the transaction is an exchange to begin it (its lock and the last
-    position read with it) and one to end it, and a few more for an append that ends a
-    round (its signature, its facts). An append whose game has rows waiting is checked
-    after they are written (:meth:`flush`), against what the store then holds."""
+    (:attr:`kept_heads`). A group writes its appends' event rows in one statement as it
+    ends (:meth:`finish`): on SQLite one ``executemany`` (not one an append); on
+    PostgreSQL, where each statement is an exchange with the server, one ``INSERT`` with
+    its commit: the transaction is an exchange to begin it (its lock and the last position
+    read with it) and one to end it, and a few more for an append that ends a round (its
+    signature, its facts). An append whose game has rows waiting is checked after they are
+    written (:meth:`flush`), against what the store then holds."""
 
     def __init__(self, store: Appending, conn: Connection, pos: int | None = None) -> None:
         self.store = store
@@ -51,9 +52,8 @@ class AppendGroup:
         #: is to be written again in a group of its own, checked against the stored head.
         self.kept_heads = False
         self._pos = pos  # the last event position handed out
-        #: Event rows to write (PostgreSQL: :meth:`flush`), and the games and the first
-        #: append (game, first seq) they are of.
-        self._defer = store.dialect == "postgresql"
+        #: Event rows to write (:meth:`flush`), and the games and the first append (game,
+        #: first seq) they are of.
         self._rows: list[tuple[Any, ...]] = []
         self._waiting: set[str] = set()
         self._first: tuple[str, int] | None = None
@@ -85,7 +85,7 @@ class AppendGroup:
         try:
             if self._pos is None:
                 self._pos = s._last_pos(self.conn)
-            res = s._store(self.conn, plan, self._pos, self._rows if self._defer else None)
+            res = s._store(self.conn, plan, self._pos, self._rows)
         except Exception as e:
             self.broken = True
             s._forget(game)
@@ -98,22 +98,21 @@ class AppendGroup:
             s._forget(game)
             raise
         self.kept_heads = self.kept_heads or kept is not None
-        if self._defer:
-            self._waiting.add(game)
-            if self._first is None:
-                self._first = (game, prep.first_seq)
+        self._waiting.add(game)
+        if self._first is None:
+            self._first = (game, prep.first_seq)
         self._pos += res.appended
-        s._remember(game, res.head, plan.fold)
+        s._remember(game, res.head, plan.fold, plan.after)
         return res
 
     def flush(self) -> None:
-        """Write the event rows waiting (PostgreSQL), in one statement. Rows the database
+        """Write the event rows waiting, in one statement. Rows the database
         refuses make the group :attr:`broken`: a :class:`ConflictError` of its first
         append waiting, as :meth:`Appending.append` says it."""
         self._write(commit=False)
 
     def finish(self, notify: tuple[str, str] | None = None) -> None:
-        """Write the rows waiting and commit, in one exchange (PostgreSQL); as
+        """Write the rows waiting (and, on PostgreSQL, commit, in one exchange); as
         :meth:`flush` when the rows are refused. :meth:`Appending.group` calls it as the
         group ends; called before, a refusal is the caller's to answer. ``notify``: a
         ``NOTIFY`` (channel, payload) to send with the commit (PostgreSQL delivers it to
@@ -123,22 +122,29 @@ class AppendGroup:
 
     def _write(self, commit: bool, notify: tuple[str, str] | None = None) -> None:
         rows, first = self._rows, self._first
-        if not self._defer or (not rows and not commit):
+        if not rows and not commit:
             return
         self._wrote = self._wrote or bool(rows)
         if self.broken:
             raise RuntimeError("the group is broken: leave it, nothing of it is written")
         self._rows, self._waiting, self._first = [], set(), None
-        raw = self.conn.connection.dbapi_connection
-        assert raw is not None
         try:
-            with raw.pipeline():  # the rows and the commit: one exchange
+            if self.store.dialect != "postgresql":
+                # SQLite: the rows in one executemany; the transaction's end commits them
                 if rows:
-                    raw.execute(PG_INSERT_GROUP_SQL, [list(c) for c in zip(*rows, strict=True)])
-                if commit and notify is not None and self._wrote:
-                    raw.execute("SELECT pg_notify(%s, %s)", notify)
-                if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
-                    raw.execute("COMMIT")
+                    with eng.raw_cursor(self.conn) as cur:
+                        cur.executemany(self.store._insert_events_sql, rows)
+            else:
+                raw = self.conn.connection.dbapi_connection
+                assert raw is not None
+                with raw.pipeline():  # the rows and the commit: one exchange
+                    if rows:
+                        raw.execute(PG_INSERT_GROUP_SQL,
+                                    [list(c) for c in zip(*rows, strict=True)])
+                    if commit and notify is not None and self._wrote:
+                        raw.execute("SELECT pg_notify(%s, %s)", notify)
+                    if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
+                        raw.execute("COMMIT")
         except Exception as e:
             if not _refused(e):
                 raise

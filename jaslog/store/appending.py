@@ -160,11 +160,12 @@ class Appending(Signing):
             out.append(e)
         return out
 
-    def _stored_fold(self, conn: Connection, head: Head) -> GameFold:
-        """The fold of a stored game at ``head`` (cached between appends of this Store)."""
+    def _stored_fold(self, conn: Connection, head: Head) -> tuple[GameFold, Marks | None]:
+        """The fold of a stored game at ``head`` (cached between appends of this Store), and
+        its :func:`marks` when they were kept with it (None: not known)."""
         hit = self._folds.pop(head.game, None)
         if hit is not None and hit[0] == head.next_seq and hit[1] == head.hash:
-            return hit[2]
+            return hit[2], hit[3]
         events = self._read_events(conn, head.game)
         if not events:
             raise NoSuchGame(head.game)
@@ -174,7 +175,7 @@ class Appending(Signing):
                 f.apply(e)
         except FoldError as err:
             raise StoreError(f"game {head.game}: the stored log no longer folds: {err}") from None
-        return f
+        return f, None
 
     def append(self, game: str, events: Iterable[EventLike],
                expected_seq: int | None = None, *, at_end: bool = False) -> AppendResult:
@@ -201,12 +202,13 @@ class Appending(Signing):
         """
         prep = self._prepared(game, events, expected_seq, at_end)
         f: GameFold | None = None
+        after: Marks | None = None
         try:
             with eng.write_tx(self.engine) as conn:
                 res, plan = self._check(conn, game, prep)
                 if plan is not None:
                     res = self._store(conn, plan, self._last_pos(conn))
-                    f = plan.fold
+                    f, after = plan.fold, plan.after
         except IntegrityError as e:
             self._forget(game)
             actual = self._head_quiet(game)
@@ -216,7 +218,7 @@ class Appending(Signing):
             self._forget(game)
             raise
         if f is not None:
-            self._remember(game, res.head, f)
+            self._remember(game, res.head, f, after)
         return res
 
     @contextmanager
@@ -247,8 +249,7 @@ class Appending(Signing):
         """
         games: set[str] = set()
         try:
-            last = LAST_POS_SQL if self.dialect == "postgresql" else None
-            with eng.write_tx_reading(self.engine, last) as (conn, pos):
+            with self._group_tx() as (conn, pos):
                 g = AppendGroup(self, conn, None if pos is None else int(pos))
                 games = g.games
                 yield g
@@ -258,6 +259,18 @@ class Appending(Signing):
                 self._forget(game)
             raise
         # committed: the folds the group left in the cache are the stored games' folds
+
+    @contextmanager
+    def _group_tx(self) -> Iterator[tuple[Connection, Any]]:
+        """A group's write transaction, on the connection the store keeps for its groups
+        (:class:`jaslog.store.engine.KeptWriter`), and (PostgreSQL) the last event position
+        read with its lock."""
+        kept: eng.KeptWriter | None = self.__dict__.get("_kept_writer")
+        if kept is None:
+            kept = self.__dict__["_kept_writer"] = eng.KeptWriter(self.engine)
+        with kept.write_tx_reading(LAST_POS_SQL if self.dialect == "postgresql" else None
+                                   ) as (conn, pos):
+            yield conn, pos
 
     def _prepared(self, game: str, events: Iterable[EventLike], expected_seq: int | None,
                   at_end: bool) -> _Prepared:
@@ -360,7 +373,7 @@ class Appending(Signing):
             self.insert_rows(conn, rows, rest, keys)
         else:
             pending.extend(encode_rows(conn, rows, rest, keys))
-        now_marks = marks(f)
+        now_marks = plan.after = marks(f)  # (kept with the fold: the next append's before)
         if due(before, now_marks):  # a round or the game ended, or a ruling: sign
             self._sign_heads(conn, [(game, new_head.seq, new_head.hash, rows[-1][2])],
                              utc_text(now))
@@ -453,10 +466,11 @@ class Appending(Signing):
         except SQLAlchemyError:
             return -1
 
-    def _remember(self, game: str, head: Head, f: GameFold) -> None:
-        """Keep the game's fold for its next append; the least recently appended games' folds
-        go when the folds hold more than :func:`cache_events` events (the last one stays)."""
-        self._folds[game] = (head.next_seq, head.hash, f)
+    def _remember(self, game: str, head: Head, f: GameFold, after: Marks | None) -> None:
+        """Keep the game's fold (and its :func:`marks`, when known) for its next append; the
+        least recently appended games' folds go when the folds hold more than
+        :func:`cache_events` events (the last one stays)."""
+        self._folds[game] = (head.next_seq, head.hash, f, after)
         self._folds.trim(cache_events())
 
     @staticmethod
@@ -503,13 +517,14 @@ class Appending(Signing):
         """The fold of the game after ``evs``, where it stood before them (:func:`marks`) and
         how many violations it held before them."""
         try:
+            known: Marks | None = None
             if head.next_seq == 0:
                 f = start_fold(evs[0])
                 todo = evs[1:]
             else:
-                f = self._stored_fold(conn, head)
+                f, known = self._stored_fold(conn, head)
                 todo = evs
-            before = marks(f)
+            before = known if known is not None else marks(f)
             held = len(f.state.violations)
             for e in todo:
                 f.apply(e)
@@ -652,3 +667,5 @@ class _Plan:
     before: Marks
     #: How many violations the fold held before the batch.
     violations_before: int = 0
+    #: The fold's :func:`marks` after the batch (set as it is written).
+    after: Marks | None = None

@@ -88,7 +88,7 @@ class Store(Appending):
             _must_be_a_store(path)
         self.engine = eng.make_engine(self.url)
         self.dialect = self.engine.dialect.name
-        self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold)
+        self._folds = FoldCache(lambda kept: int(kept[0]))  # (next_seq, hash, fold, marks)
         ph = eng.param_mark(self.dialect)
         self._insert_events_sql = (f"INSERT INTO events ({', '.join(INSERT_COLUMNS)}) "
                                    f"VALUES ({', '.join([ph] * len(INSERT_COLUMNS))})")
@@ -370,6 +370,9 @@ class Store(Appending):
     def close(self) -> None:
         """Release the database connections."""
         self._folds.clear()
+        kept = self.__dict__.pop("_kept_writer", None)
+        if kept is not None:  # (the groups' connection: :meth:`Appending.group`)
+            kept.close()
         self.engine.dispose()
 
     def __enter__(self) -> Store:

@@ -191,6 +191,25 @@ def own_pg_server() -> Iterator[_Server]:
         yield server
 
 
+def test_a_group_after_a_postgresql_restart_is_written(own_pg_server: _Server, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group of appends is written on the connection the store keeps from the group
+    before; the server restarted in between (which dropped it): the group is written all
+    the same, on a fresh connection, as when every group took one from the pool."""
+    monkeypatch.setenv("JASLOG_KEYS", str(tmp_path / "keys"))
+    url = own_pg_server.url
+    g = game_events("pg-2", seed=6)
+    with open_store(url) as s:
+        with s.group() as grp:
+            grp.append("pg-2", g[:20])  # type: ignore[arg-type]
+        own_pg_server.stop(remove=False)
+        own_pg_server.start()
+        with s.group() as grp:
+            assert grp.append("pg-2", g[20:30]).appended == 10  # type: ignore[arg-type]
+        assert s.head("pg-2").next_seq == 30
+    _all_there_once(url, {"pg-2": 30})
+
+
 def test_a_postgresql_restart_is_unreachable_then_goes_on(own_pg_server: _Server,
                                                           tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,7 +27,7 @@ def _round_robin(store: Store, games: int, first: int, events: int) -> None:
 def test_every_live_game_stays_folded(store: Store) -> None:
     _round_robin(store, LIVE, 2, 4)
     assert len(store._folds) == LIVE
-    assert all(n == 4 for n, _hash, _fold in store._folds.values())
+    assert all(n == 4 for n, *_ in store._folds.values())
 
 
 def test_a_small_budget_keeps_the_games_appended_to_last(store: Store,
@@ -36,7 +36,7 @@ def test_a_small_budget_keeps_the_games_appended_to_last(store: Store,
     assert cache_events() == 2**20 // EVENT_BYTES
     _round_robin(store, LIVE, 25, 27)
     kept = list(store._folds)
-    assert sum(n for n, _h, _f in store._folds.values()) <= cache_events()
+    assert sum(n for n, *_ in store._folds.values()) <= cache_events()
     assert 0 < len(kept) < LIVE and kept == [f"live-{i}" for i in range(LIVE - len(kept), LIVE)]
     # a game whose fold went is folded again from the database: the append is the same
     store.append("live-0", game_events("live-0", seed=0)[27:28], expected_seq=27)

@@ -339,9 +339,10 @@ def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> Non
 
 def exchanges(svc: Service, folder: Path) -> list[int]:
     """A list that gets, for each write transaction of the service's writer on PostgreSQL,
-    how many exchanges with the server it took from its start to the connection's return to
-    the pool: libpq's own trace of the protocol (to a file in ``folder``), counting the
-    server's ``ReadyForQuery`` (one ends each exchange: a query, or a pipeline's sync)."""
+    how many exchanges with the server it took from its start to its end (its commit, or
+    the connection's return to the pool): libpq's own trace of the protocol (to a file in
+    ``folder``), counting the server's ``ReadyForQuery`` (one ends each exchange: a query,
+    or a pipeline's sync)."""
     import os
 
     seen: list[int] = []
@@ -356,14 +357,18 @@ def exchanges(svc: Service, folder: Path) -> list[int]:
             raw.pgconn.trace(fd)
             raw.pgconn.set_trace_flags(psycopg.pq.Trace.SUPPRESS_TIMESTAMPS)
 
-    def returned(raw: Any, _record: Any) -> None:
+    def returned(raw: Any, _record: Any = None) -> None:
         fd, path = traced.pop(id(raw), (-1, folder))
         if fd >= 0:
             raw.pgconn.untrace()
             os.close(fd)
             seen.append(path.read_text().count("\tReadyForQuery\t"))
 
+    def committed(conn: Any) -> None:  # (the writer keeps its connection between groups)
+        returned(conn.connection.dbapi_connection)
+
     event.listen(svc.writer.engine, "begin", begun)
+    event.listen(svc.writer.engine, "commit", committed)
     event.listen(svc.writer.engine, "checkin", returned)
     return seen
 
@@ -399,10 +404,10 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
         svc.append(gid, evs[:3], 0)
     statements: list[str] = []
 
-    def traced(conn: Any, _record: Any, _proxy: Any) -> None:
-        conn.set_trace_callback(statements.append)
+    def traced(conn: Any) -> None:  # each transaction's (the group's connection is kept)
+        conn.connection.dbapi_connection.set_trace_callback(statements.append)
 
-    event.listen(svc.writer.engine, "checkout", traced)
+    event.listen(svc.writer.engine, "begin", traced)
     lock = _held(svc)
     futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
     _waiting(svc, len(futs))
@@ -413,6 +418,77 @@ def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
     svc.close()
     with open_store(url) as s:
         assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_a_groups_rows_wait_for_one_statement(store_url: str) -> None:
+    """The event rows of a group's appends are written together, in one statement, when the
+    group ends or an append reads what the group wrote (:meth:`AppendGroup.flush`): not one
+    statement an append."""
+    logs = {gid: simulate_game(gid, "amsterdam", seed=i) for i, gid in enumerate("ab")}
+    with open_store(store_url, clock=ManualClock(STORE_TIME)) as s:
+        for gid, evs in logs.items():
+            s.append(gid, evs[:3])
+        with s.group() as g:
+            g.append("a", logs["a"][3:4])
+            g.append("b", logs["b"][3:5])
+            waiting = g.conn.exec_driver_sql("SELECT count(*) FROM events").scalar()
+            g.flush()
+            written = g.conn.exec_driver_sql("SELECT count(*) FROM events").scalar()
+        assert (waiting, written) == (6, 9)
+        assert [s.head(gid).next_seq for gid in "ab"] == [4, 5] and s.verify().ok
+
+
+def test_groups_on_sqlite_keep_their_connection(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer's groups on SQLite take no connection from the pool, one after another
+    (the transaction goes on the connection the first group took); a group that failed
+    gives it back, and the next takes a fresh one."""
+    monkeypatch.setenv("JASLOG_LOCK_TIMEOUT", "1")
+    db = tmp_path / "kept.sqlite"
+    svc = Service(str(db), clock=ManualClock(STORE_TIME))
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    svc.submit("g", g[:3], 0).result(timeout=60)
+    checkouts: list[int] = []
+    event.listen(svc.writer.engine, "checkout", lambda *_: checkouts.append(1))
+    for seq in range(3, 9):
+        assert svc.submit("g", [g[seq]], seq).result(timeout=60)[0].appended == 1
+    assert checkouts == []
+    other = sqlite3.connect(db, isolation_level=None)  # another process's writer holds on
+    other.execute("BEGIN IMMEDIATE")
+    busy = svc.submit("g", [g[9]], 9).exception(timeout=60)
+    other.execute("ROLLBACK")
+    other.close()
+    assert isinstance(busy, DatabaseError) and busy.code == "store_busy"
+    for seq in range(9, 12):
+        assert svc.submit("g", [g[seq]], seq).result(timeout=60)[0].appended == 1
+    assert checkouts == [1]
+    svc.close()
+    with open_store(str(db)) as s:
+        assert s.head("g").next_seq == 12 and s.verify().ok
+
+
+def test_a_group_on_postgresql_past_the_lock_timeout_leaves_its_connection_whole(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another writer holds the writers' lock past the lock timeout: the group is refused,
+    ``store_busy``, and the transaction it had begun is ended on its connection, which goes
+    back to the pool whole (not thrown away); the next group is written."""
+    from jaslog.store.engine import PG_WRITE_LOCK
+
+    monkeypatch.setenv("JASLOG_LOCK_TIMEOUT", "0.3")
+    g = simulate_game("busy", "amsterdam", seed=4)
+    with open_store(pg_url, clock=ManualClock(STORE_TIME)) as s:
+        with s.group() as grp:
+            grp.append("busy", g[:3])
+        thrown: list[int] = []
+        event.listen(s.engine, "invalidate", lambda *_: thrown.append(1))
+        with psycopg.connect(pg_url) as holder:  # another process's writer, holding on
+            holder.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+            with pytest.raises(DatabaseError) as err, s.group() as grp:
+                grp.append("busy", g[3:4])
+            assert err.value.code == "store_busy"
+        with s.group() as grp:
+            assert grp.append("busy", g[3:5]).appended == 2
+        assert thrown == [] and s.head("busy").next_seq == 5
 
 
 def test_a_game_moved_by_another_writer_is_answered_as_stored(store_url: str) -> None:

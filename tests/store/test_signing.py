@@ -76,6 +76,23 @@ def test_every_round_end_and_the_game_end_are_signed(store: Store) -> None:
     assert rep.trust == "directory"
 
 
+def test_an_append_takes_where_its_game_stood_from_the_append_before(
+        store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where a game stands (its closed rounds, whether it is over, its rulings: what says a
+    head is due to be signed) is worked out once an append, after its events, and kept with
+    the game's fold for the next append: not worked out again before it."""
+    from jaslog.store import appending
+
+    counted: list[int] = []
+    monkeypatch.setattr(appending, "marks", lambda f: counted.append(1) or marks(f))
+    events = game_events("m-1", seed=5)
+    for e in events:  # recorded live, one event at a time
+        store.append("m-1", [e])
+    assert len(counted) == len(events) + 1  # (the new game's append: before it too)
+    assert signed_seqs(store, "m-1") == round_ends(events)
+    assert store.verify().ok
+
+
 def test_a_round_end_is_signed_through_the_driver_alone(store: Store) -> None:
     """The statements of a live round's signature (the key recorded, the head not signed
     yet, the next position, the row) go through the driver's own cursor: none through
