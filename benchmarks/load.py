@@ -46,8 +46,9 @@ With the service and the floor in one run, the service's figures over the floor'
 service's own keys). The floor answers no reads; the service answers the reader's beside its
 appends, so once the appends stop the same reads are asked again, one after another, and the
 server's CPU for them is reported apart (``cpu_ms_per_append.reads_beside``) and taken out
-of its CPU per append (``server_without_reads``, and its ratio to the floor's). ``--db postgresql://...`` runs on that server (the writer alone in a
-fresh database of its own there); ``--profile OUT`` serves under cProfile.
+of its CPU per append (``server_without_reads``, and its ratio to the floor's).
+``--db postgresql://...`` runs on that server (the writer alone in a fresh database of its
+own there); ``--profile OUT`` serves under cProfile.
 """
 
 from __future__ import annotations
