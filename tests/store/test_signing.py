@@ -84,7 +84,12 @@ def test_an_append_takes_where_its_game_stood_from_the_append_before(
     from jaslog.store import appending
 
     counted: list[int] = []
-    monkeypatch.setattr(appending, "marks", lambda f: counted.append(1) or marks(f))
+
+    def counting_marks(f: Any) -> Any:
+        counted.append(1)
+        return marks(f)
+
+    monkeypatch.setattr(appending, "marks", counting_marks)
     events = game_events("m-1", seed=5)
     for e in events:  # recorded live, one event at a time
         store.append("m-1", [e])
