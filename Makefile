@@ -39,7 +39,7 @@ PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	jaslog/engine/base.py jaslog/engine/fold.py jaslog/engine/common.py \
 	jaslog/games/klaverjas/fold.py jaslog/games/klaberjass/rules jaslog/games/klaberjass/fold.py \
 	jaslog/games/kloepper/rules jaslog/games/kloepper/fold.py jaslog/store/bulk_read.py \
-	jaslog/play/blockfold.py tests/test_blockfold.py tests/test_logfold.py \
+	jaslog/events/line_bytes.py jaslog/play/blockfold.py tests/test_blockfold.py tests/test_logfold.py \
 	jaslog/store/import_lines.py tests/store/test_import_lines.py \
 	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).

@@ -57,6 +57,8 @@ HOT_PATH = (
     # the store's other rows: a repeated row's event, a row's fields checked one by one
     "jaslog.store.row_memo",
     "jaslog.store.row_check",
+    # the bytes of a canonical line, which the readers below take apart
+    "jaslog.events.line_bytes",
     # check's reading: a log file's lines, block by block, canonical plays from their bytes
     "jaslog.play.blockfold",
     # the import's reading: blocks of lines, the common plays from their bytes into rows

@@ -17,9 +17,10 @@ from hypothesis import strategies as st
 from jaslog.events import AT_PATTERN, UUID_PATTERN, EventError, canonical_json, parse_event
 from jaslog.events.fast import fast_play
 from jaslog.events.limits import MAX_LINE
+from jaslog.events.line_bytes import time_end, uuid_end
 from jaslog.games import PRESETS
 from jaslog.logs import LogFiles
-from jaslog.play.blockfold import BlockFolder, time_end, uuid_end
+from jaslog.play.blockfold import BlockFolder
 from jaslog.play.fold import FileGame, fold_lines
 from jaslog.play.logfold import fold_log
 from jaslog.play.sim import Faults, simulate_game

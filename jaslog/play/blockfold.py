@@ -33,39 +33,31 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import MOST_POINTS, Bid, Dealt, EventError, Roem, parse_event
 from jaslog.events.fast import FastPlay
 from jaslog.events.limits import MAX_LINE
+from jaslog.events.line_bytes import (
+    AT,
+    CARD,
+    CR,
+    ID,
+    NINE,
+    PLAY_TYPE,
+    QUOTE,
+    RANK,
+    RANK_ORDER,
+    RECORDED,
+    SEAT,
+    SUIT,
+    ZERO,
+    card_at,
+    cards_at,
+    digits,
+    game_id,
+    has,
+    number_end,
+    time_end,
+    uuid_end,
+)
 from jaslog.logs import read_line
 from jaslog.play.fold import FileGame, start_fold, take_line
-
-_LF: Final = 10
-_CR: Final = 13
-_QUOTE: Final = 34
-_ZERO: Final = 48
-_NINE: Final = 57
-_START: Final = b'{"game":"'
-_SEQ: Final = b'","seq":'
-_TYPE: Final = b',"type":"play"'
-_AT: Final = b',"at":"'
-_ID: Final = b',"id":"'
-_RECORDED: Final = b',"recorded_at":"'
-_SEAT: Final = b',"seat":'
-_CARD: Final = b',"card":"'
-
-
-def _table(*groups: bytes) -> bytes:
-    """A byte's class by its value: 1 + the index of the group holding it, 0 for none."""
-    return bytes(next((k + 1 for k, g in enumerate(groups) if c in g), 0) for c in range(256))
-
-
-#: 1: a byte a game id may hold (``[A-Za-z0-9._:-]``).
-_ID_BYTE: Final = _table(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
-#: 1: a hex digit.
-_HEX: Final = _table(b"0123456789abcdefABCDEF")
-#: A card's rank (1 + its index in 7 8 9 J Q K A 1) and suit (1 + its index in C D H S).
-_RANK: Final = _table(*(bytes([c]) for c in b"789JQKA1"))
-_SUIT: Final = _table(*(bytes([c]) for c in b"CDHS"))
-#: Days of each month of a year not leap, by month (1-12).
-_DAYS: Final = bytes((0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
-
 
 _TYPE_OF: Final = b',"type":"'
 _BID: Final = b'bid"'
@@ -82,91 +74,6 @@ _CALLS: Final = {c.encode(): c for c in ("pass", "accept", "take", "schmeiss", "
                                          "C", "D", "H", "S")}
 _NEW: Final = object.__new__
 _SET: Final = object.__setattr__
-#: A card's rank in :mod:`jaslog.cards` (7 8 9 10 J Q K A: 0-7) by its index in ``_RANK``.
-_RANK_ORDER: Final = (0, 1, 2, 4, 5, 6, 7, 3)
-
-
-def _has(raw: bytes, i: int, end: int, text: bytes) -> bool:
-    """Whether ``text`` stands at ``raw[i:]``, before ``end`` (a compare in place, no slice).
-
-    >>> _has(b'ab"cd"', 2, 6, b'"cd"'), _has(b'ab"cd"', 2, 5, b'"cd"')
-    (True, False)
-    """
-    n = len(text)
-    if i + n > end:
-        return False
-    for k in range(n):  # noqa: SIM110  (compiled: a loop, not a generator)
-        if raw[i + k] != text[k]:
-            return False
-    return True
-
-
-def _card(raw: bytes, i: int, end: int) -> int:
-    """The card (0-31) whose canonical text (``7C``, ``10H``) stands at ``raw[i:]``, a quote
-    after it before ``end``; else -1. (The text is 3 bytes long for a ten, card & 7 == 3.)
-
-    >>> _card(b'10H"', 0, 4), _card(b'JC"', 0, 3), _card(b'1C"', 0, 3), _card(b'AC', 0, 2)
-    (19, 4, -1, -1)
-    """
-    if i + 3 > end:
-        return -1
-    rank = _RANK[raw[i]] - 1
-    if rank < 0:
-        return -1
-    i += 1
-    if rank == 7:  # 10
-        if raw[i] != _ZERO or i + 3 > end:
-            return -1
-        i += 1
-    suit = _SUIT[raw[i]] - 1
-    if suit < 0 or raw[i + 1] != _QUOTE:
-        return -1
-    return suit * 8 + _RANK_ORDER[rank]
-
-
-def _cards(raw: bytes, i: int, end: int, out: list[str]) -> int:
-    """The canonical texts of cards, ``"7C","10H"]``, at ``raw[i:]`` (after the list's
-    opening bracket), each appended to ``out``: the offset after the closing bracket; -1
-    when they are not that (``]``: none).
-
-    >>> out: list[str] = []
-    >>> _cards(b'"7C","10H"]}', 0, 12, out), out, _cards(b']', 0, 1, out), _cards(b'"7C",]', 0, 6, [])
-    (11, ['7C', '10H'], 1, -1)
-    """
-    if i < end and raw[i] == 93:  # ]
-        return i + 1
-    while True:
-        if i >= end or raw[i] != _QUOTE:
-            return -1
-        c = _card(raw, i + 1, end)
-        if c < 0:
-            return -1
-        out.append(CARD_TEXT[c])
-        i += 5 if c & 7 == 3 else 4
-        if i >= end:
-            return -1
-        b = raw[i]
-        i += 1
-        if b == 93:  # ]
-            return i
-        if b != 44:  # ,
-            return -1
-
-
-def _number(raw: bytes, i: int, end: int) -> int:
-    """The offset after the canonical JSON integer at ``raw[i:]`` (``0``, or a digit 1-9 and
-    at most 17 more digits, no sign), or -1."""
-    if i >= end:
-        return -1
-    c = raw[i]
-    if c == _ZERO:
-        return i + 1
-    if c < _ZERO or c > _NINE:
-        return -1
-    k = i + 1
-    while k < end and k < i + 18 and _ZERO <= raw[k] <= _NINE:
-        k += 1
-    return k
 
 
 def _model(cls: Any, fields: dict[str, Any], given: set[str]) -> Any:
@@ -181,120 +88,6 @@ def _model(cls: Any, fields: dict[str, Any], given: set[str]) -> Any:
     _SET(m, "__pydantic_extra__", None)
     _SET(m, "__pydantic_private__", None)
     return m
-
-
-def _digits(raw: bytes, i: int, n: int) -> int:
-    """The value of the ``n`` ASCII digits at ``raw[i:]``, or -1 if one is not a digit (the
-    caller made sure they are there)."""
-    v = 0
-    for j in range(i, i + n):
-        c = raw[j]
-        if c < _ZERO or c > _NINE:
-            return -1
-        v = v * 10 + c - _ZERO
-    return v
-
-
-def time_end(raw: bytes, i: int, end: int) -> int:
-    """Where the time at ``raw[i:]`` ends (the offset after it), when it matches the model's
-    ``at`` pattern (:data:`jaslog.events.AT_PATTERN`: a real date of the years 0001-9999,
-    ``T``, ``t`` or a space, a time of day with optional fractions of a second, ``Z``, ``z``
-    or an offset under 24 hours) and is followed by a quote before ``end``; else -1.
-
-    >>> t = b'"2028-02-29T23:59:59.5+23:59"'
-    >>> time_end(t, 1, len(t)), time_end(t.replace(b"2028", b"2026"), 1, len(t))
-    (28, -1)
-    """
-    if i + 20 > end:
-        return -1
-    year = _digits(raw, i, 4)
-    month = _digits(raw, i + 5, 2)
-    day = _digits(raw, i + 8, 2)
-    if year < 1 or month < 1 or month > 12 or day < 1 or raw[i + 4] != 45 or raw[i + 7] != 45:
-        return -1
-    if day > _DAYS[month]:
-        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-        if not (month == 2 and day == 29 and leap):
-            return -1
-    sep = raw[i + 10]
-    if sep != 84 and sep != 116 and sep != 32:  # T t space
-        return -1
-    hour = _digits(raw, i + 11, 2)
-    minute = _digits(raw, i + 14, 2)
-    second = _digits(raw, i + 17, 2)
-    if hour < 0 or hour > 23 or minute < 0 or minute > 59 or second < 0 or second > 59 or \
-            raw[i + 13] != 58 or raw[i + 16] != 58:
-        return -1
-    k = i + 19
-    if raw[k] == 46:  # fractions of a second: one digit or more
-        k += 1
-        start = k
-        while k < end and _ZERO <= raw[k] <= _NINE:
-            k += 1
-        if k == start:
-            return -1
-    if k >= end:
-        return -1
-    z = raw[k]
-    if z == 90 or z == 122:  # Z z
-        k += 1
-    elif z == 43 or z == 45:  # + -: hours 00-22 with any two digits, or 23:00-23:59
-        if k + 6 > end or raw[k + 3] != 58:
-            return -1
-        oh = _digits(raw, k + 1, 2)
-        om = _digits(raw, k + 4, 2)
-        if oh < 0 or om < 0 or oh > 23 or (oh == 23 and om > 59):
-            return -1
-        k += 6
-    else:
-        return -1
-    if k >= end or raw[k] != _QUOTE:
-        return -1
-    return k
-
-
-def uuid_end(raw: bytes, i: int, end: int) -> int:
-    """Where the UUID at ``raw[i:]`` ends, when it matches the model's ``id`` pattern (32 hex
-    digits, 8-4-4-4-12, each dash optional) and a quote follows before ``end``; else -1.
-
-    >>> u = b'"0123456789ABCDEF0123-456789abcdef"'
-    >>> uuid_end(u, 1, len(u)), uuid_end(u.replace(b"-", b"--"), 1, len(u) + 1)
-    (34, -1)
-    """
-    k = i
-    for group in (8, 4, 4, 4, 12):
-        if k + group > end:
-            return -1
-        for j in range(k, k + group):
-            if not _HEX[raw[j]]:
-                return -1
-        k += group
-        if group != 12 and k < end and raw[k] == 45:
-            k += 1
-    if k >= end or raw[k] != _QUOTE:
-        return -1
-    return k
-
-
-def game_id(raw: bytes) -> bytes | None:
-    """The game id a line starts with, ``{"game":"<id>","seq":``, when it is one the play's
-    pattern takes (1-128 of ``[A-Za-z0-9._:-]``, not ``.`` nor ``..``); else None.
-
-    >>> game_id(b'{"game":"g-1","seq":3}'), game_id(b'{"game":"..","seq":3}')
-    (b'g-1', None)
-    """
-    if not raw.startswith(_START):
-        return None
-    n = len(raw)
-    k = 9
-    while k < n and k < 138 and _ID_BYTE[raw[k]]:
-        k += 1
-    if k == 9 or k == 138 or k + 8 > n or raw[k:k + 8] != _SEQ:
-        return None
-    gid = raw[9:k]
-    if gid == b"." or gid == b"..":
-        return None
-    return gid
 
 
 class BlockFolder:
@@ -416,29 +209,29 @@ class BlockFolder:
             self.gid = text
             self.game = None
         n = len(raw)
-        self.cr = ended and n > 0 and raw[n - 1] == _CR
+        self.cr = ended and n > 0 and raw[n - 1] == CR
         if self.cr:  # (fast_play takes the line with its line break then)
             n -= 1
         i = len(self.head)
         if i >= n:
             return -1
         c = raw[i]
-        if c == _ZERO:
+        if c == ZERO:
             seq = 0
             i += 1
-        elif _ZERO < c <= _NINE:
-            seq = c - _ZERO
+        elif ZERO < c <= NINE:
+            seq = c - ZERO
             i += 1
             most = i + 17
             while i < n and i < most:
                 c = raw[i]
-                if c < _ZERO or c > _NINE:
+                if c < ZERO or c > NINE:
                     break
-                seq = seq * 10 + c - _ZERO
+                seq = seq * 10 + c - ZERO
                 i += 1
         else:
             return -1
-        if raw[i:i + 14] != _TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
+        if raw[i:i + 14] != PLAY_TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
             return -1
         i += 14
         at: str | None = None
@@ -446,45 +239,45 @@ class BlockFolder:
         rec: str | None = None
         # the optional keys, told apart by their third byte: "at", "id", "recorded_at"
         key = raw[i + 2] if i + 2 < n else 0
-        if key == 97 and _has(raw, i, n, _AT):
+        if key == 97 and has(raw, i, n, AT):
             q = time_end(raw, i + 7, n)
             if q < 0:
                 return -1
             at = raw[i + 7:q].decode()
             i = q + 1
             key = raw[i + 2] if i + 2 < n else 0
-        if key == 105 and _has(raw, i, n, _ID):
+        if key == 105 and has(raw, i, n, ID):
             q = uuid_end(raw, i + 7, n)
             if q < 0:
                 return -1
             eid = raw[i + 7:q].decode()
             i = q + 1
             key = raw[i + 2] if i + 2 < n else 0
-        if key == 114 and _has(raw, i, n, _RECORDED):
+        if key == 114 and has(raw, i, n, RECORDED):
             q = time_end(raw, i + 16, n)
             if q < 0:
                 return -1
             rec = raw[i + 16:q].decode()
             i = q + 1
         # ,"seat":S,"card":"<rank><suit>"} and the line's end
-        if (n - i != 22 and n - i != 23) or not _has(raw, i, n, _SEAT):
+        if (n - i != 22 and n - i != 23) or not has(raw, i, n, SEAT):
             return -1
-        seat = raw[i + 8] - _ZERO
-        if seat < 0 or seat > 3 or not _has(raw, i + 9, n, _CARD):
+        seat = raw[i + 8] - ZERO
+        if seat < 0 or seat > 3 or not has(raw, i + 9, n, CARD):
             return -1
-        rank = _RANK[raw[i + 18]] - 1
+        rank = RANK[raw[i + 18]] - 1
         i += 19
         if rank == 7:  # 10
-            if raw[i] != _ZERO:
+            if raw[i] != ZERO:
                 return -1
             i += 1
         if rank < 0 or i + 3 != n:
             return -1
-        suit = _SUIT[raw[i]] - 1
-        if suit < 0 or raw[i + 1] != _QUOTE or raw[i + 2] != 125:  # }
+        suit = SUIT[raw[i]] - 1
+        if suit < 0 or raw[i + 1] != QUOTE or raw[i + 2] != 125:  # }
             return -1
         self.seat = seat
-        self.card = suit * 8 + _RANK_ORDER[rank]
+        self.card = suit * 8 + RANK_ORDER[rank]
         self.when = at
         self.eid = eid
         self.rec = rec
@@ -539,21 +332,21 @@ class BlockFolder:
         n = len(raw)
         if not raw.startswith(self.head) or n + ended > MAX_LINE:  # (the line break counts)
             return None
-        if ended and n > 0 and raw[n - 1] == _CR:
+        if ended and n > 0 and raw[n - 1] == CR:
             n -= 1
         i = len(self.head)
-        k = _number(raw, i, n)
-        if k < 0 or not _has(raw, k, n, _TYPE_OF):
+        k = number_end(raw, i, n)
+        if k < 0 or not has(raw, k, n, _TYPE_OF):
             return None
-        seq = _digits(raw, i, k - i)
+        seq = digits(raw, i, k - i)
         i = k + 9
-        if _has(raw, i, n, _BID):
+        if has(raw, i, n, _BID):
             kind = "bid"
             i += 4
-        elif _has(raw, i, n, _ROEM):
+        elif has(raw, i, n, _ROEM):
             kind = "roem"
             i += 5
-        elif _has(raw, i, n, _DEALT):
+        elif has(raw, i, n, _DEALT):
             kind = "dealt"
             i += 6
         else:
@@ -562,21 +355,21 @@ class BlockFolder:
         eid: str | None = None
         rec: str | None = None
         given = {"game", "seq", "type"}
-        if _has(raw, i, n, _AT):
+        if has(raw, i, n, AT):
             q = time_end(raw, i + 7, n)
             if q < 0:
                 return None
             at = raw[i + 7:q].decode()
             given.add("at")
             i = q + 1
-        if _has(raw, i, n, _ID):
+        if has(raw, i, n, ID):
             q = uuid_end(raw, i + 7, n)
             if q < 0:
                 return None
             eid = raw[i + 7:q].decode()
             given.add("id")
             i = q + 1
-        if _has(raw, i, n, _RECORDED):
+        if has(raw, i, n, RECORDED):
             q = time_end(raw, i + 16, n)
             if q < 0:
                 return None
@@ -588,20 +381,20 @@ class BlockFolder:
         if kind == "dealt":
             return self._dealt(raw, i, n, fields, given)
         # ,"seat":S then the call or the points, and the line's end
-        if not _has(raw, i, n, _SEAT):
+        if not has(raw, i, n, SEAT):
             return None
-        seat = raw[i + 8] - _ZERO if i + 8 < n else -1
+        seat = raw[i + 8] - ZERO if i + 8 < n else -1
         if seat < 0 or seat > 3:
             return None
         i += 9
         fields["seat"] = seat
         given.add("seat")
         if kind == "bid":
-            if not _has(raw, i, n, _CALL):
+            if not has(raw, i, n, _CALL):
                 return None
             i += 9
             q = i
-            while q < n and raw[q] != _QUOTE:
+            while q < n and raw[q] != QUOTE:
                 q += 1
             if q + 2 != n or raw[q + 1] != 125:  # }
                 return None
@@ -611,13 +404,13 @@ class BlockFolder:
             fields["call"] = call
             given.add("call")
             return _model(Bid, fields, given)
-        if not _has(raw, i, n, _POINTS):
+        if not has(raw, i, n, _POINTS):
             return None
         i += 10
-        k = _number(raw, i, n)
+        k = number_end(raw, i, n)
         if k < 0 or k + 1 != n or raw[k] != 125:  # }
             return None
-        points = _digits(raw, i, k - i)
+        points = digits(raw, i, k - i)
         if points > MOST_POINTS:
             return None
         fields["points"] = points
@@ -631,7 +424,7 @@ class BlockFolder:
         dealer: int | None = None
         turn_up: str | None = None
         stock: list[str] | None = None
-        if _has(raw, i, n, _HANDS):
+        if has(raw, i, n, _HANDS):
             i += 10
             hands = []
             if i < n and raw[i] == 93:  # ]
@@ -641,7 +434,7 @@ class BlockFolder:
                     if i >= n or raw[i] != 91:  # [
                         return None
                     hand: list[str] = []
-                    i = _cards(raw, i + 1, n, hand)
+                    i = cards_at(raw, i + 1, n, hand)
                     if i < 0 or i >= n:
                         return None
                     hands.append(hand)
@@ -652,22 +445,22 @@ class BlockFolder:
                     if b != 44:  # ,
                         return None
             given.add("hands")
-        if _has(raw, i, n, _DEALER):
-            dealer = raw[i + 10] - _ZERO if i + 10 < n else -1
+        if has(raw, i, n, _DEALER):
+            dealer = raw[i + 10] - ZERO if i + 10 < n else -1
             if dealer < 0 or dealer > 3:
                 return None
             i += 11
             given.add("dealer")
-        if _has(raw, i, n, _TURN_UP):
-            c = _card(raw, i + 12, n)
+        if has(raw, i, n, _TURN_UP):
+            c = card_at(raw, i + 12, n)
             if c < 0:
                 return None
             turn_up = CARD_TEXT[c]
             i += 16 if c & 7 == 3 else 15
             given.add("turn_up")
-        if _has(raw, i, n, _STOCK):
+        if has(raw, i, n, _STOCK):
             stock = []
-            i = _cards(raw, i + 10, n, stock)
+            i = cards_at(raw, i + 10, n, stock)
             if i < 0:
                 return None
             given.add("stock")

@@ -35,19 +35,24 @@ from typing import Any, Final, cast
 from jaslog.engine.fold import FoldError
 from jaslog.events import VERSION
 from jaslog.events.fast import FastPlay
+from jaslog.events.line_bytes import (
+    AT,
+    CARD,
+    CR,
+    DAYS,
+    LF,
+    NINE,
+    PLAY_TYPE,
+    QUOTE,
+    RANK,
+    SEAT,
+    SUIT,
+    ZERO,
+    digits,
+    game_id,
+)
 from jaslog.store.compact import CARD_CODE
 
-_LF: Final = 10
-_CR: Final = 13
-_QUOTE: Final = 34
-_ZERO: Final = 48
-_NINE: Final = 57
-_START: Final = b'{"game":"'
-_SEQ: Final = b'","seq":'
-_TYPE: Final = b',"type":"play"'
-_AT: Final = b',"at":"'
-_SEAT: Final = b',"seat":'
-_CARD: Final = b',"card":"'
 #: The code of ``play`` in the store's ``event_types`` (a store whose code 1 is another type
 #: reads every line through :meth:`~jaslog.store.importer.Validator.take_bytes`).
 _PLAY_KIND: Final = 1
@@ -57,39 +62,11 @@ _CARD_TEXT: Final = tuple(("10" if r == "1" else r) + s for r in "789JQKA1" for 
 _CARD_CODE: Final = tuple(CARD_CODE[t] for t in _CARD_TEXT)
 
 
-def _table(*groups: bytes) -> bytes:
-    """A byte's class by its value: 1 + the index of the group holding it, 0 for none."""
-    out = bytearray(256)
-    for k, g in enumerate(groups):
-        for c in g:
-            out[c] = k + 1
-    return bytes(out)
-
-
-#: 1: a byte a game id may hold (``[A-Za-z0-9._:-]``).
-_ID_BYTE: Final = _table(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-")
-#: A card's rank (1 + its index in 7 8 9 J Q K A 1) and suit (1 + its index in C D H S).
-_RANK: Final = _table(b"7", b"8", b"9", b"J", b"Q", b"K", b"A", b"1")
-_SUIT: Final = _table(b"C", b"D", b"H", b"S")
-#: Days of each month of a year not leap, by month (1-12).
-_DAYS: Final = bytes((0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
 #: Makes a FastPlay without running its ``__init__`` (its fields are then set as one dict).
 _NEW: Final = object.__new__
 #: A play's fields as the fold reads them, those of the common form filled in by a copy.
 _PLAY_FIELDS: Final = {"game": "", "seq": 0, "type": "play", "seat": 0, "card": "", "at": None,
                        "id": None, "recorded_at": None, "payload": b""}
-
-
-def _digits(raw: bytes, i: int, n: int) -> int:
-    """The value of the ``n`` ASCII digits at ``raw[i:]``, or -1 if one is not a digit (the
-    caller made sure they are there)."""
-    v = 0
-    for j in range(i, i + n):
-        c = raw[j]
-        if c < _ZERO or c > _NINE:
-            return -1
-        v = v * 10 + c - _ZERO
-    return v
 
 
 def seconds_at(raw: bytes, i: int) -> int:
@@ -102,23 +79,23 @@ def seconds_at(raw: bytes, i: int) -> int:
     >>> seconds_at(t, 1), seconds_at(t.replace(b"2028", b"2026"), 1)
     (1835481599, -1)
     """
-    if i + 21 > len(raw) or raw[i + 20] != _QUOTE or raw[i + 19] != 90:  # Z
+    if i + 21 > len(raw) or raw[i + 20] != QUOTE or raw[i + 19] != 90:  # Z
         return -1
     if raw[i + 4] != 45 or raw[i + 7] != 45 or raw[i + 10] != 84 or raw[i + 13] != 58 or \
             raw[i + 16] != 58:  # - - T : :
         return -1
-    year = _digits(raw, i, 4)
-    month = _digits(raw, i + 5, 2)
-    day = _digits(raw, i + 8, 2)
+    year = digits(raw, i, 4)
+    month = digits(raw, i + 5, 2)
+    day = digits(raw, i + 8, 2)
     if year < 1970 or month < 1 or month > 12 or day < 1:
         return -1
-    if day > _DAYS[month]:
+    if day > DAYS[month]:
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
         if not (month == 2 and day == 29 and leap):
             return -1
-    hour = _digits(raw, i + 11, 2)
-    minute = _digits(raw, i + 14, 2)
-    second = _digits(raw, i + 17, 2)
+    hour = digits(raw, i + 11, 2)
+    minute = digits(raw, i + 14, 2)
+    second = digits(raw, i + 17, 2)
     if hour < 0 or hour > 23 or minute < 0 or minute > 59 or second < 0 or second > 59:
         return -1
     # days since 1970-01-01 of a date of the proleptic Gregorian calendar (years from March)
@@ -174,17 +151,10 @@ class PlayLines:
         """Whether ``raw`` is a play of the common form (see the module's text): then its
         fields are in :attr:`gid`, :attr:`seq`, :attr:`seat`, :attr:`card`, :attr:`at`..."""
         if not raw.startswith(self.head):
-            if not raw.startswith(_START):
+            gid = game_id(raw)
+            if gid is None:
                 return False
-            n = len(raw)
-            k = 9
-            while k < n and k < 138 and _ID_BYTE[raw[k]]:
-                k += 1
-            if k == 9 or k == 138 or k + 8 > n or raw[k:k + 8] != _SEQ:
-                return False
-            gid = raw[9:k]
-            if gid == b"." or gid == b"..":
-                return False
+            k = 9 + len(gid)
             text = self.known.get(gid)
             if text is None:
                 if len(self.known) > 100_000:
@@ -193,33 +163,33 @@ class PlayLines:
             self.head = raw[:k + 8]
             self.gid = text
         n = len(raw)
-        if n > 0 and raw[n - 1] == _LF:
+        if n > 0 and raw[n - 1] == LF:
             n -= 1
-            if n > 0 and raw[n - 1] == _CR:
+            if n > 0 and raw[n - 1] == CR:
                 n -= 1
         i = len(self.head)
         if i >= n:
             return False
         c = raw[i]
-        if c == _ZERO:
+        if c == ZERO:
             seq = 0
             i += 1
-        elif _ZERO < c <= _NINE:
-            seq = c - _ZERO
+        elif ZERO < c <= NINE:
+            seq = c - ZERO
             i += 1
             most = i + 17
             while i < n and i < most:
                 c = raw[i]
-                if c < _ZERO or c > _NINE:
+                if c < ZERO or c > NINE:
                     break
-                seq = seq * 10 + c - _ZERO
+                seq = seq * 10 + c - ZERO
                 i += 1
         else:
             return False
-        if raw[i:i + 14] != _TYPE:
+        if raw[i:i + 14] != PLAY_TYPE:
             return False
         i += 14
-        if raw[i:i + 7] == _AT:
+        if raw[i:i + 7] == AT:
             secs = seconds_at(raw, i + 7)
             if secs < 0:
                 return False
@@ -231,21 +201,21 @@ class PlayLines:
             self.at_code = -1
         # ,"seat":S,"card":"<rank><suit>"} and the line's end (an id or a recorded_at, which
         # would come here, is for the general way)
-        if n - i not in (22, 23) or raw[i:i + 8] != _SEAT:
+        if n - i not in (22, 23) or raw[i:i + 8] != SEAT:
             return False
-        seat = raw[i + 8] - _ZERO
-        if seat < 0 or seat > 3 or raw[i + 9:i + 18] != _CARD:
+        seat = raw[i + 8] - ZERO
+        if seat < 0 or seat > 3 or raw[i + 9:i + 18] != CARD:
             return False
-        rank = _RANK[raw[i + 18]] - 1
+        rank = RANK[raw[i + 18]] - 1
         i += 19
         if rank == 7:  # 10
-            if raw[i] != _ZERO:
+            if raw[i] != ZERO:
                 return False
             i += 1
         if rank < 0 or i + 3 != n:
             return False
-        suit = _SUIT[raw[i]] - 1
-        if suit < 0 or raw[i + 1] != _QUOTE or raw[i + 2] != 125:  # }
+        suit = SUIT[raw[i]] - 1
+        if suit < 0 or raw[i + 1] != QUOTE or raw[i + 2] != 125:  # }
             return False
         self.seq = seq
         self.seat = seat
