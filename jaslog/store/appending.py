@@ -443,7 +443,7 @@ class Appending(Signing):
 
     def insert_encoded(self, conn: Connection, rows: Sequence[Sequence[Any]]) -> None:
         """Bulk-insert rows already encoded, in :data:`~jaslog.store.rows.ENCODED_COLUMNS`
-        order (the import's: :class:`jaslog.store.importer.Writer`), in the caller's
+        order (the import's: :class:`jaslog.store.import_writer.Writer`), in the caller's
         transaction: ``COPY`` on PostgreSQL (past :data:`COPY_FROM_ROWS` rows), else the
         driver's own ``executemany``."""
         if not rows:

@@ -108,7 +108,7 @@ def seconds_at(raw: bytes, i: int) -> int:
 
 
 def placed(out: list[tuple[Any, ...]], key: int, pos: int, rows: list[tuple[Any, ...]]) -> int:
-    """Append ``rows`` (a :class:`~jaslog.store.importer.Part`'s, from ``seq`` on) to ``out``,
+    """Append ``rows`` (a :class:`~jaslog.store.import_writer.Part`'s, from ``seq`` on) to ``out``,
     each with the game's key and its position before it, the first at ``pos + 1``; returns
     the last position given.
 

@@ -39,7 +39,8 @@ from typing import Any
 
 from jaslog.logs import canonical_game_end, guess_game, line_game
 from jaslog.store.import_input import open_input, raw_lines, source_name
-from jaslog.store.importer import Part, Validator, Writer
+from jaslog.store.import_writer import Part, Writer
+from jaslog.store.importer import Validator
 from jaslog.store.types import ImportSummary, Rejected, StoreError
 
 CHUNK = 1000

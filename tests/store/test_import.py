@@ -287,7 +287,8 @@ def test_the_import_chains_raw_digests_and_stores_the_chain_exactly(store: Store
     each hash is sha256(previous hash + canonical bytes), and verify says so."""
     from hashlib import sha256
 
-    from jaslog.store.importer import Part, Validator
+    from jaslog.store.import_writer import Part
+    from jaslog.store.importer import Validator
 
     events = game_events("x-40", seed=40)
     parts: list[Part] = []
