@@ -147,6 +147,20 @@ def write_tx(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
+def _pg_locked_begin(raw: Any, first: str | None) -> Any:
+    """Begin a PostgreSQL write transaction on the driver's connection ``raw`` (autocommit
+    on: the transaction is ours), with the lock timeout and the store's write lock, and run
+    ``first`` in it: one exchange with the server. The first column of ``first``'s first row,
+    or None."""
+    with raw.pipeline():  # BEGIN, SET LOCAL, the lock and the read: one exchange
+        raw.execute("BEGIN")
+        raw.execute(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
+        raw.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
+        read = raw.execute(first) if first is not None else None
+    row = read.fetchone() if read is not None else None
+    return None if row is None else row[0]
+
+
 @contextmanager
 def write_tx_reading(engine: Engine, first: str | None) -> Iterator[tuple[Connection, Any]]:
     """:func:`write_tx`, and the first value of the first row of the query ``first`` (None:
@@ -173,13 +187,7 @@ def write_tx_reading(engine: Engine, first: str | None) -> Iterator[tuple[Connec
         raw.autocommit = True
         try:
             with conn.begin():
-                with raw.pipeline():  # BEGIN, SET LOCAL, the lock and the read: one exchange
-                    raw.execute("BEGIN")
-                    raw.execute(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
-                    raw.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
-                    read = raw.execute(first) if first is not None else None
-                row = read.fetchone() if read is not None else None
-                yield conn, None if row is None else row[0]
+                yield conn, _pg_locked_begin(raw, first)
         finally:
             try:
                 raw.autocommit = False  # the transaction is over: the driver's own again
@@ -256,13 +264,7 @@ class KeptWriter:
             try:
                 raw.autocommit = True  # the transaction is ours: no BEGIN of the driver's
                 tx = conn.begin()
-                with raw.pipeline():  # BEGIN, SET LOCAL, the lock and the read: one exchange
-                    raw.execute("BEGIN")
-                    raw.execute(f"SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}")
-                    raw.execute(f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})")
-                    read = raw.execute(first) if first is not None else None
-                row = read.fetchone() if read is not None else None
-                return conn, tx, None if row is None else row[0]
+                return conn, tx, _pg_locked_begin(raw, first)
             except Exception:
                 gone = bool(getattr(raw, "broken", False) or getattr(raw, "closed", False))
                 with contextlib.suppress(Exception):
