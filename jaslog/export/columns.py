@@ -115,56 +115,14 @@ class EventsColumns(Columns):
     its canonical bytes are then written here for all of them at once, by Arrow, from the
     row's own ``game``, ``seq``, ``event_time``, ``seat`` and ``card`` (such a play has no id
     and no ``recorded_at``, and its time is in its canonical text), as
-    :func:`jaslog.events.fast.play_payload` writes them one by one.
+    :func:`jaslog.events.fast.play_payload` writes them one by one."""
 
-    A game fetched as Arrow columns (:mod:`jaslog.export.fetch`) is held as a
-    :class:`~jaslog.export.fetch.Block` instead (:meth:`add_block`): its rows are built a
-    column at a time with the chunk's and put in their place among the others."""
-
-    __slots__ = ("blocks",)
+    __slots__ = ()
 
     def __init__(self, table: str = "events") -> None:
         super().__init__(table)
-        self.blocks: list[Any] = []
-
-    def __len__(self) -> int:
-        return len(self.lists[0]) + sum(b.size for b in self.blocks)
-
-    def add_block(self, block: Any) -> None:
-        """A fetched game's rows (after the rows held so far)."""
-        block.before = len(self.lists[1])
-        self.blocks.append(block)
 
     def to_table(self) -> pa.Table:
-        listed = self._listed() if len(self.lists[0]) or not self.blocks else None
-        if not self.blocks:
-            assert listed is not None
-            return listed
-        from jaslog.export.fetch import events_table  # (it builds on this module's tables)
-
-        runs: list[list[Any]] = []
-        for b in self.blocks:
-            if runs and runs[-1][0].fetched is b.fetched:
-                runs[-1].append(b)
-            else:
-                runs.append([b])
-        parts = [events_table(run) for run in runs]
-        fetched = pa.concat_tables(parts) if len(parts) > 1 else parts[0]
-        if listed is None:
-            return fetched
-        at: list[int] = []
-        done = 0
-        top = listed.num_rows
-        for b in self.blocks:
-            at.extend(range(done, b.before))
-            done = b.before
-            at.extend(range(top, top + b.size))
-            top += b.size
-        at.extend(range(done, listed.num_rows))
-        both = pa.concat_tables([listed, fetched])
-        return both.take(pa.array(at, pa.int64())).combine_chunks()
-
-    def _listed(self) -> pa.Table:
         t = super().to_table()
         payload = t.column("payload")
         if not payload.null_count:

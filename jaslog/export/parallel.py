@@ -20,12 +20,11 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from jaslog.export.dataset import Chunk, build_chunks
-from jaslog.export.fetch import store_file, stored_games
 from jaslog.export.sources import game_lines, parse_game
 from jaslog.logs import line_game
 
@@ -63,21 +62,13 @@ def _init(url: str, until: int | None, parent: int) -> None:
     _until = until
 
 
-def _build(task: tuple[list[str], dict[str, int], bool, bool]) -> Chunk:
+def _build(task: tuple[list[str], dict[str, int], bool]) -> Chunk:
     """One chunk: the games of ``ids`` read, folded and built (``known``: their last seq in
-    the previous snapshot, for those that are in it; ``par``: with the analysis columns;
-    ``arrow``: a SQLite store's events fetched as Arrow columns, as
-    :func:`jaslog.export.sources.export_store` reads them in one process)."""
-    ids, known, par, arrow = task
+    the previous snapshot, for those that are in it; ``par``: with the analysis columns)."""
+    ids, known, par = task
     unreadable: list[str] = []  # a game no reader can read is left out, and said
-    path = store_file(_store) if arrow and not par and _until is not None else None
-    games: Iterable[list[Any]]
-    if path is not None and _until is not None:
-        games = stored_games(_store, path, [ids], _until,
-                             lambda e: unreadable.append(str(e)))
-    else:
-        games = (events for _gid, events in _store.games_by_id(
-            ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
+    games = (events for _gid, events in _store.games_by_id(
+        ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
     pars = _store.stored_pars(ids) if par else {}  # the rounds solved before: not again
     [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1,  # all of it: one chunk
                            par=par, known_pars=pars.get)
@@ -86,15 +77,13 @@ def _build(task: tuple[list[str], dict[str, int], bool, bool]) -> Chunk:
 
 
 def store_chunks(store: Store, batches: list[list[str]], index: dict[str, int],
-                 until: int | None, workers: int, *, par: bool = False,
-                 arrow: bool = True) -> Iterator[Chunk]:
+                 until: int | None, workers: int, *, par: bool = False) -> Iterator[Chunk]:
     """The chunks of ``batches`` (lists of game ids), built by ``workers`` processes, in order
-    (``par``: with the analysis columns; ``arrow`` as in
-    :func:`jaslog.export.sources.export_store`)."""
+    (``par``: with the analysis columns)."""
     from jaslog.store.parallel import start_method  # deferred: the store (SQLAlchemy)
 
     ctx: Any = mp.get_context(start_method())
-    tasks = ((ids, {g: index[g] for g in ids if g in index}, par, arrow) for ids in batches)
+    tasks = ((ids, {g: index[g] for g in ids if g in index}, par) for ids in batches)
     with ctx.Pool(workers, initializer=_init, initargs=(store.url, until, os.getpid())) as pool:
         yield from pool.imap(_build, tasks)
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast, runtime_checkable
 
-import numpy as np
 import orjson
 
 from jaslog.analysis.rounds import Solved
@@ -28,7 +27,6 @@ from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
 from jaslog.events.fast import FastPlay
 from jaslog.export.columns import Columns
-from jaslog.export.fetch import Block, StoredGame
 from jaslog.export.par import GamePar, Known, game_par
 from jaslog.games import get_game
 from jaslog.play.fold import start_fold
@@ -287,19 +285,8 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     gid = first.game
     started = first if isinstance(first, GameStarted) else None
     ruleset = started.ruleset if started is not None else None
-    stored = events if isinstance(events, StoredGame) else None
-    n = len(events)
-    walk: list[int] | None = None  # (fetched) the rows that are not plain plays
-    if stored is None:
-        at = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
-              for a in [e.at for e in events]]
-    else:  # a plain play's time is in its canonical form: only the other rows' are looked at
-        walk = np.flatnonzero(~stored.fetched.plain[stored.start:stored.start + n]).tolist()
-        at = [e.at for e in events]
-        for i in walk:
-            a = at[i]
-            if a is not None and (a[10] != "T" or a[-1] == "z"):
-                at[i] = normalize_time(a)
+    at = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
+          for a in [e.at for e in events]]
     first_at = next((a for a in at if a is not None), None)
     last_at = next((a for a in reversed(at) if a is not None), None)
     year = int(first_at[:4]) if first_at is not None else None
@@ -308,24 +295,23 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     fold, error = fold_events(events)
     retracted = fold.retracted if fold is not None else {}
 
-    # events: the raw log, and which round each event belongs to. A game fetched as Arrow
-    # columns (:mod:`jaslog.export.fetch`) walks only its rows that are not plain plays: the
-    # plain plays' rows are built from the columns, a chunk at a time
-    out = rows["events"]
-    start = len(out["seq"]) + sum(b.size for b in getattr(out, "blocks", ()))
-    walked: Sequence[Event] = events if walk is None else [events[i] for i in walk]
-    dicts = [e.__dict__ for e in walked]
+    # events: the raw log, and which round each event belongs to
+    dicts = [e.__dict__ for e in events]
     seqs = [d["seq"] for d in dicts]
     kinds = [d["type"] for d in dicts]
     kind_of = dict(zip(seqs, kinds, strict=True)) if retracted else {}
-    rounds: list[int | None] = []
-    after: list[int | None] = []  # (fetched) the round in play after each row walked
+    out = rows["events"]
+    start = len(out["seq"])
+    out["seq"].extend(seqs)
+    out["type"].extend(kinds)
+    out["event_time"].extend(at)
+    rounds = out["round"]
     rnd = 0
     current: int | None = None
     first_seq: dict[int, int] = {}
     last_seq: dict[int, int] = {}
     hands: dict[int, bool] = {}
-    for j, (d, kind, seq) in enumerate(zip(dicts, kinds, seqs, strict=True)):
+    for d, kind, seq in zip(dicts, kinds, seqs, strict=True):
         r = current
         if kind == "dealt" or kind == "round_score":  # a round opens
             rnd += 1
@@ -344,50 +330,32 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
         if r is not None:
             last_seq[r] = seq
         rounds.append(r)
-        if walk is not None:
-            after.append(current)
-            end = walk[j + 1] if j + 1 < len(walk) else n  # the plain plays up to the next row
-            if end - walk[j] > 1 and current is not None:
-                last_seq[current] = events[end - 1].seq
-    values = [[d.get(name) for d in dicts] for name in ("seat", "card", "call", "points", "id")]
+    for name in ("seat", "card", "call", "points", "id"):
+        out[name].extend([d.get(name) for d in dicts])
     if "round_score" in kinds:  # its points are the sheet's, per team: not a roem claim
-        values[3] = [p if isinstance(p, int | None) else None for p in values[3]]
-    retracted_cols: tuple[list[bool], list[int | None]] | None = None
+        points = out["points"]
+        for i in range(len(points) - len(kinds), len(points)):
+            if not isinstance(points[i], int | None):
+                points[i] = None
+    n = len(kinds)
     if retracted:
-        all_seqs = seqs if walk is None else [e.seq for e in events]
-        retracted_cols = ([s in retracted for s in all_seqs],
-                          [retracted[s].seq if s in retracted else None for s in all_seqs])
-    if walk is None or stored is None:
-        out["seq"].extend(seqs)
-        out["type"].extend(kinds)
-        out["event_time"].extend(at)
-        out["round"].extend(rounds)
-        for name, vals in zip(("seat", "card", "call", "points", "id"), values, strict=True):
-            out[name].extend(vals)
-        if retracted_cols is not None:
-            out["retracted"].extend(retracted_cols[0])
-            out["retracted_by"].extend(retracted_cols[1])
-        else:
-            out["retracted"].extend([False] * n)
-            out["retracted_by"].extend([None] * n)
-        # a play read from the store's columns alone: its bytes written by Arrow with the
-        # chunk's (:class:`jaslog.export.columns.EventsColumns`), not one by one here
-        out["payload"].extend([None if type(e) is FastPlay and "payload" not in d
-                               and d["id"] is None and d["recorded_at"] is None
-                               else payload_json(e) for e, d in zip(events, dicts, strict=True)])
-        out.fill_game(gid)
+        out["retracted"].extend([s in retracted for s in seqs])
+        out["retracted_by"].extend([retracted[s].seq if s in retracted else None for s in seqs])
     else:
-        out.add_block(Block(gid, stored.fetched, stored.start, n,  # type: ignore[attr-defined]
-                            [kinds, [at[i] for i in walk], rounds, *values,
-                             [payload_json(e) for e in walked]], after, retracted_cols, at))
-        if len(walk) < n:
-            kinds = [*kinds, "play"]  # (the types of the log, below)
+        out["retracted"].extend([False] * n)
+        out["retracted_by"].extend([None] * n)
+    # a play read from the store's columns alone: its bytes written by Arrow with the chunk's
+    # (:class:`jaslog.export.columns.EventsColumns`), not one by one here
+    out["payload"].extend([None if type(e) is FastPlay and "payload" not in d
+                           and d["id"] is None and d["recorded_at"] is None
+                           else payload_json(e) for e, d in zip(events, dicts, strict=True)])
+    out.fill_game(gid)
 
     summary = Summary()
     if fold is not None:
         ctx = GameContext(gid, fold, events, at, rows, first_seq, last_seq, hands,
                           kinds.count("ruling") - sum(1 for s in retracted
-                                                      if kind_of.get(s) == "ruling"),
+                                                      if kind_of[s] == "ruling"),
                           game_par(fold, stored=stored_par) if par else GamePar(), error,
                           frozenset(kinds))
         if solved is not None:

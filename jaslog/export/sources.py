@@ -22,7 +22,6 @@ from jaslog.export.dataset import (
     load_manifest,
     usable_previous,
 )
-from jaslog.export.fetch import store_file, stored_games
 from jaslog.games import game_of
 from jaslog.logs import Line, LogError, LogFiles, RawLine, read_line
 
@@ -71,8 +70,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
                  keep: int = 2, progress: Callable[[int], None] | None = None,
                  workers: int | None = None,
                  on_total: Callable[[int], None] | None = None,
-                 cluster: str | None = None, par: bool = False,
-                 arrow: bool = True) -> ExportResult:
+                 cluster: str | None = None, par: bool = False) -> ExportResult:
     """Export the store's games into ``out_dir``, reading only games that changed since the
     current snapshot's cursor (all of them the first time, or with ``full``).
 
@@ -90,11 +88,6 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     (:mod:`jaslog.export.par`), on the workers when there are some. A round is solved once:
     the store keeps it (``round_par``), and every later export reads it back. A snapshot
     written with ``par`` the other way is not built on: everything is exported afresh.
-
-    ``arrow``: without ``par``, in this process or in the workers, read a SQLite store's events
-    as Arrow columns through the ADBC driver when it is installed (:mod:`jaslog.export.fetch`:
-    the ``events`` rows of the plays are then built a column at a time); False: read them as
-    every other reader does (``Store.iter_games``). The files are the same either way.
     """
     # import cycle: the parallel and cluster builders read games with this module's parse_game
     from jaslog.export.parallel import auto_workers, store_chunks
@@ -133,23 +126,14 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
         n = auto_workers(len(batches), par) if workers is None else min(workers, len(batches))
         if n > 0:
             return export_chunks(lambda index: keeping_pars(store, store_chunks(
-                                     store, batches, index, until, n, par=par, arrow=arrow)),
+                                     store, batches, index, until, n, par=par)),
                                  out_dir, cursor=until, source=source, filters=filters,
                                  chunk_games=chunk_games, full=full, keep=keep,
                                  progress=progress, par=par)
     unreadable: list[str] = []  # a game no reader can read is left out, and said
-    path = store_file(store) if arrow and not par else None
-    games: Iterable[list[Event]]
-    if path is not None:
-        if not batches:
-            batches = store.game_id_batches(since=since, ruleset=ruleset, after=after,
-                                            until=until, batch=chunk_games)
-        games = stored_games(store, path, batches, until,
-                             lambda e: unreadable.append(str(e)))
-    else:
-        games = (events for _gid, events in store.iter_games(
-            since=since, ruleset=ruleset, after=after, until=until, fast=True,
-            unreadable=lambda e: unreadable.append(str(e))))
+    games = (events for _gid, events in store.iter_games(
+        since=since, ruleset=ruleset, after=after, until=until, fast=True,
+        unreadable=lambda e: unreadable.append(str(e))))
     if not par:
         result = export_games(games, out_dir, cursor=until, source=source, filters=filters,
                               chunk_games=chunk_games, full=full, keep=keep, progress=progress,

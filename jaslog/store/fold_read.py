@@ -2,9 +2,8 @@
 every stored game as the commands read ``store:`` (``jaslog check store:``, ``analyze``, the
 what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
-A SQLite store is read with the ADBC driver (``adbc-driver-sqlite``): Arrow columns straight
-from SQLite's C API, no Python tuple per row. A batch of games is read with two statements
-that see the same events (none past the store's position when the read began):
+A SQLite store is read a batch of games at a time, with two statements that see the same
+events (none past the store's position when the read began):
 
 * every row's game, seq, time and a code SQLite works out: ``seat * 32 + card`` for a plain
   play (nine rows in ten: kind ``play`` of the current format, with no id, no
@@ -31,7 +30,6 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator, Sequence
 from typing import Any
-from urllib.parse import quote
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -90,50 +88,31 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
 
 
 class ColumnReader:
-    """The ADBC connection of one bulk fold (read only), opened when first asked for and
-    closed by :meth:`close`; None once the driver failed to open the file."""
+    """The columns of one bulk fold's statements, read through the store's own connection.
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.con: Any = None
-        self.failed = False
+    (Not through a second SQLite library, such as the ADBC driver's, which links its own
+    copy: two copies of SQLite in one process undo each other's POSIX locks on the same
+    file when either closes it, and another process may then reset the write-ahead log
+    under a reader, or a writer, of this one: sqlite.org's "how to corrupt", 2.2.1.)"""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
 
     def columns(self, sql: str, params: Sequence[Any]) -> list[list[Any]] | None:
-        """The columns of ``sql``'s rows as lists of Python values, or None when the driver
-        cannot give them (not installed, the file not readable by it, a value of a type
-        its first rows did not have)."""
-        if self.failed:
-            return None
-        try:
-            if self.con is None:
-                import adbc_driver_sqlite.dbapi as adbc  # type: ignore[import-not-found,unused-ignore]
-
-                self.con = adbc.connect(f"file:{quote(self.path)}?mode=ro")
-            cur = self.con.cursor()
-            try:
-                cur.execute(sql, list(params))
-                table = cur.fetch_arrow_table()
-            finally:
-                cur.close()
-            # (the read's transaction ends here: the next statement sees no older snapshot)
-            self.con.rollback()
-        except ImportError:
-            self.failed = True
-            return None
-        except Exception:  # the driver's errors: read this batch as rows instead
-            if self.con is None:
-                self.failed = True
-            return None
-        import pyarrow as pa
-
-        if any(t != pa.int64() and t != pa.null() for t in table.schema.types):
-            return None  # (the driver took a column's type from values not all integers)
-        return [table.column(i).to_pylist() for i in range(table.num_columns)]
-
-    def close(self) -> None:
-        if self.con is not None:
-            self.con.close()
-            self.con = None
+        """The columns of ``sql``'s rows as lists of Python values, or None when a column
+        holds a value that is not an integer (stored behind the store's back: the batch is
+        then read as rows)."""
+        with eng.raw_cursor(self.conn) as cur:
+            cur.execute(sql, list(params))
+            rows = cur.fetchall()
+        if not rows:
+            return [[], [], [], []]
+        cols = [list(c) for c in zip(*rows, strict=True)]
+        for c in cols:
+            for v in c:
+                if type(v) is not int and v is not None:
+                    return None
+        return cols
 
 
 def fold_batch(conn: Connection, reader: ColumnReader, ids: list[str], until: int,

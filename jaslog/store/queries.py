@@ -311,26 +311,20 @@ class Queries:
         :meth:`iter_games` and a fold of its events. ``unreadable`` as there."""
         from jaslog.store import fold_read
 
-        path = fold_read.sqlite_file(self.engine)
-        reader = fold_read.ColumnReader(path) if path is not None else None
-        try:
-            with eng.read_tx(self.engine) as conn:
-                if until is None:
-                    until = self._cursor(conn)
-                if reader is not None and not fold_read.plays_coded(conn):
-                    reader = None
-                for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
-                                            until=until, batch=fold_read.BATCH_GAMES):
-                    folded = None if reader is None else fold_read.fold_batch(
-                        conn, reader, ids, until, unreadable)
-                    if folded is None:
-                        folded = (
-                            (gid, fold_read.fold_one(gid, events))
-                            for gid, events in self._games_of(conn, ids, until, True, unreadable))
-                    yield from folded
-        finally:
-            if reader is not None:
-                reader.close()
+        with eng.read_tx(self.engine) as conn:
+            if until is None:
+                until = self._cursor(conn)
+            reader = fold_read.ColumnReader(conn) if fold_read.sqlite_file(self.engine) \
+                is not None and fold_read.plays_coded(conn) else None
+            for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
+                                        until=until, batch=fold_read.BATCH_GAMES):
+                folded = None if reader is None else fold_read.fold_batch(
+                    conn, reader, ids, until, unreadable)
+                if folded is None:
+                    folded = (
+                        (gid, fold_read.fold_one(gid, events))
+                        for gid, events in self._games_of(conn, ids, until, True, unreadable))
+                yield from folded
 
     def game_id_batches(self, *, since: str | None = None, ruleset: str | None = None,
                         after: int | None = None, until: int | None = None,

@@ -145,7 +145,7 @@ def dump(url: str) -> dict[str, list[tuple[Any, ...]]]:
 def kept_folds(svc: Service) -> dict[str, Any]:
     """The folds the service's writer keeps between appends, as data."""
     return {g: (seq, head, [violation_dict(v) for v in f.state.violations])
-            for g, (seq, head, f) in sorted(svc.writer._folds.items())}
+            for g, (seq, head, f, _marks) in sorted(svc.writer._folds.items())}
 
 
 @pytest.mark.soak
