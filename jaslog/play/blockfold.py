@@ -38,7 +38,6 @@ from jaslog.events.line_bytes import (
     CARD,
     CR,
     ID,
-    NINE,
     PLAY_TYPE,
     QUOTE,
     RANK,
@@ -215,22 +214,11 @@ class BlockFolder:
         i = len(self.head)
         if i >= n:
             return -1
-        c = raw[i]
-        if c == ZERO:
-            seq = 0
-            i += 1
-        elif ZERO < c <= NINE:
-            seq = c - ZERO
-            i += 1
-            most = i + 17
-            while i < n and i < most:
-                c = raw[i]
-                if c < ZERO or c > NINE:
-                    break
-                seq = seq * 10 + c - ZERO
-                i += 1
-        else:
+        k = number_end(raw, i, n)  # the seq: a canonical JSON integer
+        if k < 0:
             return -1
+        seq = digits(raw, i, k - i)
+        i = k
         if raw[i:i + 14] != PLAY_TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
             return -1
         i += 14

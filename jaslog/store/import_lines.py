@@ -41,7 +41,6 @@ from jaslog.events.line_bytes import (
     CR,
     DAYS,
     LF,
-    NINE,
     PLAY_TYPE,
     QUOTE,
     RANK,
@@ -50,6 +49,7 @@ from jaslog.events.line_bytes import (
     ZERO,
     digits,
     game_id,
+    number_end,
 )
 from jaslog.store.compact import CARD_CODE
 
@@ -170,22 +170,11 @@ class PlayLines:
         i = len(self.head)
         if i >= n:
             return False
-        c = raw[i]
-        if c == ZERO:
-            seq = 0
-            i += 1
-        elif ZERO < c <= NINE:
-            seq = c - ZERO
-            i += 1
-            most = i + 17
-            while i < n and i < most:
-                c = raw[i]
-                if c < ZERO or c > NINE:
-                    break
-                seq = seq * 10 + c - ZERO
-                i += 1
-        else:
+        k = number_end(raw, i, n)  # the seq: a canonical JSON integer
+        if k < 0:
             return False
+        seq = digits(raw, i, k - i)
+        i = k
         if raw[i:i + 14] != PLAY_TYPE:
             return False
         i += 14
