@@ -52,7 +52,7 @@ from typer.testing import CliRunner
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.cli import app as cli_app
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import FoldError, GameFold, play_code
 from jaslog.engine.game import ADAPTERS, Game, NoAdapter, NotSupported
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export.plays import columns_for
@@ -81,6 +81,7 @@ from jaslog.play.whatif import what_if_view
 from jaslog.record import Recorder, open_recorder, run
 from jaslog.store import open_store
 from jaslog.store.codec import link
+from jaslog.store.compact import time_code
 from jaslog.store.projection import facts_of
 from jaslog.store.types import certificate
 
@@ -652,26 +653,32 @@ class GameContract:
         """``apply_play`` (a play's seat and card as ints, at the next seq: what a reader of
         a log's bytes or a store's columns has) gives the state, the violations, the log,
         the next seq and the last time that ``apply`` of the play event gives (its
-        canonical line kept in the log in its place, read once the log is asked for); and
-        every seat's every card at a trick's lead and in mid-trick, refused or not, alike."""
+        canonical line, or its code as a store's columns give it, kept in the log in its
+        place, read once the log is asked for); and every seat's every card at a trick's
+        lead and in mid-trick, refused or not, alike."""
         for sim, f, rep in audited(game.name):
             where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
             evs = parsed(sim.events)
-            g, h = start_fold(evs[0]), start_fold(evs[0])
+            g, h, c = start_fold(evs[0]), start_fold(evs[0]), start_fold(evs[0])
             for e in evs[1:]:
                 if e.type == "play":
                     seat, card = e.__dict__["seat"], CARD_INDEX[e.__dict__["card"]]
                     g.apply_play(seat, card, e.at)
                     h.apply_play(seat, card, e.at, canonical_json(e))  # (its line kept)
+                    at = None if e.at is None else time_code(e.at)
+                    assert e.at is None or at is not None, where
+                    c.apply_play(seat, card, e.at, play_code(seat, card, at))  # (its code kept)
                 else:
-                    g.apply(e)
-                    h.apply(e)
+                    for x in (g, h, c):
+                        x.apply(e)
             assert any(isinstance(x, bytes) for x in h.entries), where  # (not read yet)
-            for x in (g, h):
+            assert any(type(x) is int for x in c.entries), where
+            for x in (g, h, c):
                 assert game_report(x.game_id, x) == rep, where
                 assert [e.model_dump() for e in x.log] == [e.model_dump() for e in f.log], where
                 assert (x.next_seq, x.last_at) == (f.next_seq, f.last_at), where
             assert not any(isinstance(x, bytes) for x in h.entries), where
+            assert not any(type(x) is int for x in c.entries), where
         sim = audited(game.name)[0][0]
         plays = [i for i, e in enumerate(sim.events) if e["type"] == "play"]
         tried = refused = 0
