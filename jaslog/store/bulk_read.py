@@ -27,9 +27,10 @@ from typing import Any
 
 from jaslog.engine.fold import GameFold
 from jaslog.events.fast import FastPlay
+from jaslog.events.times import MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
 from jaslog.play.fold import start_fold
 from jaslog.store.codec import UnreadableEvent
-from jaslog.store.compact import CARD_TEXT, MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
+from jaslog.store.compact import CARD_TEXT
 
 #: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
 #: the parts :func:`jaslog.store.rows.events_of` reads after ``seq``.
@@ -119,7 +120,8 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
     ``seqs``, ``codes`` (a plain play's ``seat * 32 + card``, -1 for any other row) and
     ``ats`` (a plain play's time: seconds since 1970, or None); ``others``: the game's other
     events, read apart, one for each code -1, in order. A plain play goes to the fold as its
-    seat and card (:meth:`GameFold.apply_play`), or as a :class:`FastPlay` when its seq is not
+    seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
+    :func:`~jaslog.engine.fold.play_code` until it is read, or as a :class:`FastPlay` when its seq is not
     the one the fold expects (which says what is wrong). Raises the fold's
     :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
     fit the rows (the store changed between the reads: never, as neither read sees past one
@@ -145,6 +147,7 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
             continue
         at = ats[i]
         text: str | None = None
+        coded = code  # (the play as the fold's log keeps it: play_code, written out)
         if at is not None:
             a: int = at
             if 0 <= a <= SECONDS_MAX:
@@ -156,8 +159,12 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
                 text = prefix + seconds[a - minute * 60]
             else:
                 text = time_text(a)
+            coded = code | (a + 1) << 7 if a >= 0 else -1
         if fold is not None and seq == fold.next_seq:
-            fold.apply_play(code >> 5, code & 31, text)
+            if coded >= 0:
+                fold.apply_play(code >> 5, code & 31, text, coded)
+            else:
+                fold.apply_play(code >> 5, code & 31, text)
             continue
         play = FastPlay(gid, seq, code >> 5, cards[code & 31], text, None, None)
         if fold is None:
