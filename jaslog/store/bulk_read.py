@@ -114,15 +114,55 @@ def _finish(key: int, events: list[Any], others: list[Any], slots: list[int],
     return events
 
 
-def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any], lo: int,
-                      hi: int, others: list[Any]) -> GameFold:
-    """Game ``gid`` folded from its rows ``lo`` to ``hi`` (excluded) of a columnar read:
-    ``seqs``, ``codes`` (a plain play's ``seat * 32 + card``, -1 for any other row) and
-    ``ats`` (a plain play's time: seconds since 1970, or None); ``others``: the game's other
-    events, read apart, one for each code -1, in order. A plain play goes to the fold as its
-    seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
-    :func:`~jaslog.engine.fold.play_code` until it is read, or as a :class:`FastPlay` when its seq is not
-    the one the fold expects (which says what is wrong). Raises the fold's
+#: A row's code as the store's bulk fold reads it (:data:`jaslog.store.fold_read.CODE`, which
+#: SQLite works out): for a plain play ``(at + 1) * 2**AT_SHIFT + (seq % SEQS) * 128 + seat *
+#: 32 + card`` (``at + 1`` 0 when it has no time); for any other row ``-1 - seq``. The low
+#: bits of the seq say that the rows came in seq order (:func:`game_codes`).
+SEQ_BITS = 13
+SEQS = 1 << SEQ_BITS
+AT_SHIFT = 7 + SEQ_BITS
+#: The latest time a code holds (``at + 1`` shifted by :data:`AT_SHIFT` stays within 63 bits):
+#: every time in seconds, and in milliseconds up to the year 2248.
+AT_CODED_MAX = (1 << (63 - AT_SHIFT)) - 2
+
+
+def game_codes(text: str, first: int, count: int) -> list[int] | None:
+    """The codes of a game's ``count`` rows, seqs ``first`` on, from the text SQLite joined
+    them into (``group_concat(code, ',')``), in seq order; None when the text is not that
+    (a code not an integer: a value of another type stored behind the store's back; or the
+    rows not in seq order, which SQLite's ``group_concat`` does not promise), and the batch
+    is read as rows.
+
+    >>> game_codes("-1,157,-3", 0, 3), game_codes("-3,157,-1", 0, 3), game_codes("-1,1.5", 0, 2)
+    ([-1, 157, -3], None, None)
+    """
+    parts = text.split(",")
+    if len(parts) != count or count > SEQS:
+        return None  # (more rows than the seq bits tell apart: read as rows)
+    out: list[int] = []
+    mask = SEQS - 1
+    seq = first
+    for p in parts:
+        try:
+            v = int(p)
+        except ValueError:
+            return None
+        if v < 0:
+            if -1 - v != seq:
+                return None
+        elif (v >> 7) & mask != seq & mask:
+            return None
+        out.append(v)
+        seq += 1
+    return out
+
+
+def fold_game_codes(gid: str, codes: list[int], first: int, others: list[Any]) -> GameFold:
+    """Game ``gid`` folded from its rows' :func:`game_codes` (seqs ``first`` on); ``others``:
+    the game's other events (each code below 0), read apart, in order. A plain play goes to
+    the fold as its seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
+    :func:`~jaslog.engine.fold.play_code` until it is read, or as a :class:`FastPlay` when
+    its seq is not the one the fold expects (which says what is wrong). Raises the fold's
     :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
     fit the rows (the store changed between the reads: never, as neither read sees past one
     position)."""
@@ -132,10 +172,10 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
     prefix = ""
     k = 0
     fold: GameFold | None = None
-    for i in range(lo, hi):
-        code = codes[i]
-        seq = seqs[i]
-        if code < 0:
+    seq = first - 1
+    for v in codes:
+        seq += 1
+        if v < 0:
             if k >= len(others) or others[k].seq != seq:
                 raise UnreadableEvent("the store's rows changed while they were read", gid, seq)
             e = others[k]
@@ -145,12 +185,12 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
             else:
                 fold.apply(e)
             continue
-        at = ats[i]
+        code = v & 127
+        a = (v >> AT_SHIFT) - 1
         text: str | None = None
         coded = code  # (the play as the fold's log keeps it: play_code, written out)
-        if at is not None:
-            a: int = at
-            if 0 <= a <= SECONDS_MAX:
+        if a >= 0:
+            if a <= SECONDS_MAX:
                 minute = a // 60
                 if minute != last_minute:
                     got = MINUTES.get(minute)
@@ -159,12 +199,9 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
                 text = prefix + seconds[a - minute * 60]
             else:
                 text = time_text(a)
-            coded = code | (a + 1) << 7 if a >= 0 else -1
+            coded = code | (a + 1) << 7
         if fold is not None and seq == fold.next_seq:
-            if coded >= 0:
-                fold.apply_play(code >> 5, code & 31, text, coded)
-            else:
-                fold.apply_play(code >> 5, code & 31, text)
+            fold.apply_play(code >> 5, code & 31, text, coded)
             continue
         play = FastPlay(gid, seq, code >> 5, cards[code & 31], text, None, None)
         if fold is None:
@@ -173,5 +210,5 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
             fold.apply(play)  # type: ignore[arg-type]
     if k != len(others) or fold is None:
         raise UnreadableEvent("the store's rows changed while they were read", gid,
-                              seqs[hi - 1] if hi > lo else 0)
+                              seq if codes else 0)
     return fold
