@@ -115,9 +115,10 @@ def _finish(key: int, events: list[Any], others: list[Any], slots: list[int],
 
 
 #: A row's code as the store's bulk fold reads it (:data:`jaslog.store.fold_read.CODE`, which
-#: SQLite works out): for a plain play ``(at + 1) * 2**AT_SHIFT + (seq % SEQS) * 128 + seat *
-#: 32 + card`` (``at + 1`` 0 when it has no time); for any other row ``-1 - seq``. The low
-#: bits of the seq say that the rows came in seq order (:func:`game_codes`).
+#: SQLite works out): for a plain play ``(at + 1) * 2**AT_SHIFT + seq * 128 + seat * 32 +
+#: card`` (``at + 1`` 0 when it has no time; its seq below :data:`SEQS`); for any other row
+#: ``-1 - seq``. Each code holds its row's seq: :func:`game_codes` takes a game's codes only
+#: when their seqs run on from the first, one by one.
 SEQ_BITS = 13
 SEQS = 1 << SEQ_BITS
 AT_SHIFT = 7 + SEQ_BITS
@@ -126,53 +127,59 @@ AT_SHIFT = 7 + SEQ_BITS
 AT_CODED_MAX = (1 << (63 - AT_SHIFT)) - 2
 
 
-def game_codes(text: str, first: int, count: int) -> list[int] | None:
-    """The codes of a game's ``count`` rows, seqs ``first`` on, from the text SQLite joined
-    them into (``group_concat(code, ',')``), in seq order; None when the text is not that
-    (a code not an integer: a value of another type stored behind the store's back; or the
-    rows not in seq order, which SQLite's ``group_concat`` does not promise), and the batch
-    is read as rows.
+def code_seq(v: int) -> int:
+    """The seq a code holds.
 
-    >>> game_codes("-1,157,-3", 0, 3), game_codes("-3,157,-1", 0, 3), game_codes("-1,1.5", 0, 2)
-    ([-1, 157, -3], None, None)
+    >>> code_seq(-1), code_seq(-6), code_seq((1767641456 << AT_SHIFT) + 300 * 128 + 72)
+    (0, 5, 300)
+    """
+    return -1 - v if v < 0 else (v >> 7) & (SEQS - 1)
+
+
+def game_codes(text: str) -> list[int] | None:
+    """The codes of a game's rows from the text SQLite joined them into
+    (``group_concat(code, ',')``), in seq order; None when the text is not that (a code not
+    an integer: a value of another type stored behind the store's back; the seqs not one
+    after the other: a gap, or the rows not in seq order, which SQLite's ``group_concat``
+    does not promise), and the batch is read as rows.
+
+    >>> game_codes("-1,157,-3"), game_codes("-3,157,-1"), game_codes("-1,1.5"), game_codes("-1,-4")
+    ([-1, 157, -3], None, None, None)
     """
     parts = text.split(",")
-    if len(parts) != count or count > SEQS:
-        return None  # (more rows than the seq bits tell apart: read as rows)
     out: list[int] = []
-    mask = SEQS - 1
-    seq = first
+    seq = -1
     for p in parts:
         try:
             v = int(p)
         except ValueError:
             return None
         if v < 0:
-            if -1 - v != seq:
-                return None
-        elif (v >> 7) & mask != seq & mask:
+            s = -1 - v
+        else:
+            s = (v >> 7) & (SEQS - 1)
+        if s != seq + 1 and seq >= 0:
             return None
+        seq = s
         out.append(v)
-        seq += 1
     return out
 
 
-def fold_game_codes(gid: str, codes: list[int], first: int, others: list[Any]) -> GameFold:
-    """Game ``gid`` folded from its rows' :func:`game_codes` (seqs ``first`` on); ``others``:
-    the game's other events (each code below 0), read apart, in order. A plain play goes to
-    the fold as its seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
-    :func:`~jaslog.engine.fold.play_code` until it is read, or as a :class:`FastPlay` when
-    its seq is not the one the fold expects (which says what is wrong). Raises the fold's
+def fold_game_codes(gid: str, codes: list[int], others: list[Any]) -> GameFold:
+    """Game ``gid`` folded from its rows' :func:`game_codes`; ``others``: the game's other
+    events (each code below 0), read apart, in order. A plain play goes to the fold as its
+    seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
+    :func:`~jaslog.engine.fold.play_code` until it is read (the fold's last time written once,
+    at the end, when a play had it), or as a :class:`FastPlay` when its seq is not the one
+    the fold expects (which says what is wrong). Raises the fold's
     :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
     fit the rows (the store changed between the reads: never, as neither read sees past one
     position)."""
     cards = CARD_TEXT
-    seconds = SECONDS
-    last_minute = -1
-    prefix = ""
     k = 0
     fold: GameFold | None = None
-    seq = first - 1
+    seq = code_seq(codes[0]) - 1 if codes else -1
+    last = -1  # (the time of the last play with one, while no later event had one)
     for v in codes:
         seq += 1
         if v < 0:
@@ -183,32 +190,29 @@ def fold_game_codes(gid: str, codes: list[int], first: int, others: list[Any]) -
             if fold is None:
                 fold = start_fold(e)
             else:
+                if last >= 0 and e.at is not None:
+                    last = -1
                 fold.apply(e)
             continue
         code = v & 127
         a = (v >> AT_SHIFT) - 1
-        text: str | None = None
-        coded = code  # (the play as the fold's log keeps it: play_code, written out)
-        if a >= 0:
-            if a <= SECONDS_MAX:
-                minute = a // 60
-                if minute != last_minute:
-                    got = MINUTES.get(minute)
-                    prefix = got if got is not None else minute_text(minute)
-                    last_minute = minute
-                text = prefix + seconds[a - minute * 60]
-            else:
-                text = time_text(a)
-            coded = code | (a + 1) << 7
+        coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
         if fold is not None and seq == fold.next_seq:
-            fold.apply_play(code >> 5, code & 31, text, coded)
+            fold.apply_play(code >> 5, code & 31, None, coded)
+            if a >= 0:
+                last = a
             continue
-        play = FastPlay(gid, seq, code >> 5, cards[code & 31], text, None, None)
+        play = FastPlay(gid, seq, code >> 5, cards[code & 31], None if a < 0 else time_text(a),
+                        None, None)
         if fold is None:
             fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
         else:
             fold.apply(play)  # type: ignore[arg-type]
+            if a >= 0:
+                last = -1
     if k != len(others) or fold is None:
         raise UnreadableEvent("the store's rows changed while they were read", gid,
                               seq if codes else 0)
+    if last >= 0:
+        fold.last_at = time_text(last)
     return fold

@@ -5,15 +5,14 @@ what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 A SQLite store is read a batch of games at a time, with two statements that see the same
 events (none past the store's position when the read began):
 
-* each game as one row: its rows' count, least and greatest seq, and every row's code
-  (:data:`CODE`), which SQLite works out and joins into one text (``group_concat``): a plain
-  play's time, the low bits of its seq, its seat and card in one integer (nine rows in ten:
-  kind ``play`` of the current format, with no id, no ``recorded_at`` and nothing but its
-  seat, card and a time a code holds), ``-1 - seq`` for any other row. SQLite's C code does
-  the work of each row; Python gets one string a game, no tuple a row.
-  :func:`jaslog.store.bulk_read.game_codes` takes the codes only when they come in seq order
-  (the seq in each code says so: SQLite does not promise the order of ``group_concat``) and
-  the seqs run without a gap;
+* each game as one row: its key and every row's code (:data:`CODE`), which SQLite works
+  out and joins into one text (``group_concat``): a plain play's time, seq, seat and card in
+  one integer (nine rows in ten: kind ``play`` of the current format, with no id, no
+  ``recorded_at`` and nothing but its seat, card and a time a code holds), ``-1 - seq`` for
+  any other row. SQLite's C code does the work of each row; Python gets one string a game,
+  no tuple a row. :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their
+  seqs run one after the other (so in seq order, which SQLite does not promise of
+  ``group_concat``, and without a gap);
 * the other rows whole (those not a bare play), through the store's own cursor, read into
   events as :meth:`~jaslog.store.Store.iter_games` reads them
   (:func:`jaslog.store.rows.events_of`).
@@ -29,7 +28,7 @@ paused while a batch is read, too.
 A PostgreSQL store, a
 SQLite database in memory, or a batch whose codes cannot be read (a value of an odd type,
 stored behind the store's back; a bare play of another format or with a time a code does
-not hold; a gap in a game's seqs; a game of more than 8192 rows) is read as
+not hold, or a seq from 8192 on; a gap in a game's seqs) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
 """
 
@@ -65,13 +64,15 @@ BARE = "kind = 1 AND event_id IS NULL AND recorded_at IS NULL AND rest IS NULL"
 PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
 #: A row's code (SQL over ``events``, :mod:`jaslog.store.bulk_read`): for a plain play whose
-#: time (if any) a code holds, ``(at + 1) * 2**20 + (seq % 8192) * 128 + seat * 32 + card``;
-#: for any other row ``-1 - seq``. Written with ``*``, ``/`` and ``+`` (never ``%``, ``&`` or
-#: ``<<``, which make an integer of a fraction): a value of another type than an integer
-#: (stored behind the store's back) makes the code a fraction, which is not read as one.
-CODE = ("CASE WHEN {plain} AND (at IS NULL OR at BETWEEN 0 AND {at_max}) "
-        "THEN coalesce(at + 1, 0) * {at_scale} + (seq - seq / {seqs} * {seqs}) * 128 "
-        "+ seat * 32 + card ELSE -1 - seq END")
+#: seq is below 8192 and whose time (if any) a code holds, ``(at + 1) * 2**20 + seq * 128 +
+#: seat * 32 + card``; for any other row ``-1 - seq``. Written with ``*`` and ``+`` (never
+#: ``%``, ``&`` or ``<<``, which make an integer of a fraction): a value of another type
+#: than an integer (stored behind the store's back) makes the code a fraction, which is not
+#: read as one.
+CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
+        "AND (at IS NULL OR at BETWEEN 0 AND {at_max}) "
+        "THEN coalesce(at + 1, 0) * {at_scale} + seq * 128 + seat * 32 + card "
+        "ELSE -1 - seq END")
 
 #: Games one batch reads with each statement at most (a batch's columns are held whole:
 #: some 600 rows a game, a few MiB of Python integers).
@@ -105,12 +106,12 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
 
 
 def _codes_sql(where: str) -> str:
-    """The statement of a batch's codes: a game's key, its rows' count, least and greatest
-    seq, and its rows' :data:`CODE` joined by commas (``where``: the batch's rows)."""
-    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), at_max=AT_CODED_MAX,
-                       seqs=SEQS, at_scale=1 << AT_SHIFT)
-    return (f"SELECT game, count(*), min(seq), max(seq), group_concat({code}, ',') "
-            f"FROM events WHERE {where} GROUP BY game ORDER BY game")
+    """The statement of a batch's codes: each game's key and its rows' :data:`CODE` joined
+    by commas (``where``: the batch's rows)."""
+    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), seq_max=SEQS - 1,
+                       at_max=AT_CODED_MAX, at_scale=1 << AT_SHIFT)
+    return (f"SELECT game, group_concat({code}, ',') FROM events WHERE {where} "
+            "GROUP BY game ORDER BY game")
 
 
 def fold_batch(conn: Connection, ids: list[str], until: int,
@@ -134,17 +135,14 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
                         f"card, rest FROM events WHERE {where} AND NOT ({BARE}) "
                         "ORDER BY game, seq", (*order, until))
             rows = cur.fetchall()
-        coded: list[tuple[int, int, list[int]]] = []
+        coded: list[tuple[int, list[int]]] = []
         others = 0
-        for key, count, first, last, text in games:
-            if type(first) is not int or type(last) is not int or last - first + 1 != count \
-                    or type(text) is not str:
-                return None  # (a seq missing or of another type: read as rows)
-            codes = game_codes(text, first, count)
+        for key, text in games:
+            codes = game_codes(text) if type(text) is str else None
             if codes is None:
                 return None
             others += sum(1 for v in codes if v < 0)
-            coded.append((key, first, codes))
+            coded.append((key, codes))
         if others != len(rows):  # a bare row that is not a plain play: read as rows
             return None
     finally:
@@ -153,10 +151,10 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
     return _fold_read(conn, {k: g for g, k in keys.items()}, coded, rows, unreadable)
 
 
-def _fold_read(conn: Connection, names: dict[int, str], coded: list[tuple[int, int, list[int]]],
+def _fold_read(conn: Connection, names: dict[int, str], coded: list[tuple[int, list[int]]],
                rows: list[Any], unreadable: Any) -> Iterator[tuple[str, Folded]]:
     j = 0
-    for key, first, codes in coded:
+    for key, codes in coded:
         others = []
         while j < len(rows) and rows[j][0] == key:
             others.append(rows[j][1:])
@@ -166,7 +164,7 @@ def _fold_read(conn: Connection, names: dict[int, str], coded: list[tuple[int, i
         gc.disable()  # (see the module's note)
         try:
             events = events_of(conn, others, fast=True, game=gid)
-            folded: Folded = fold_game_codes(gid, codes, first, events)
+            folded: Folded = fold_game_codes(gid, codes, events)
         except FoldError as err:
             folded = err
         except UnreadableEvent as err:

@@ -16,7 +16,7 @@ from jaslog.events.times import SECONDS_MAX
 from jaslog.play.audit import game_report
 from jaslog.play.sim import Faults
 from jaslog.store import Store
-from jaslog.store.bulk_read import AT_SHIFT, SEQS, game_codes
+from jaslog.store.bulk_read import AT_SHIFT, SEQS, code_seq, game_codes
 from jaslog.store.fold_read import fold_one
 from tests.store.conftest import game_events
 from tests.store.test_tamper import disable_triggers
@@ -24,10 +24,16 @@ from tests.store.test_tamper import disable_triggers
 RULESETS = {"a-0": "amsterdam", "k-1": "klaberjass-2p", "p-2": "kloepper", "r-3": "rotterdam"}
 
 
-def _stored(store: Store) -> None:
+def _stored(store: Store, imported: bool = False) -> None:
+    """The games of :data:`RULESETS` appended (each row with its ``recorded_at``), or
+    imported (a play with nothing but its seat, card and time: a plain play)."""
     faults = Faults(revoke_rate=0.05, no_hands_rate=0.3, false_roem_rate=0.2)
     for i, (gid, ruleset) in enumerate(RULESETS.items()):
-        store.append(gid, game_events(gid, ruleset, seed=i + 3, faults=faults))
+        events = game_events(gid, ruleset, seed=i + 3, faults=faults)
+        if imported:
+            assert store.import_lines([orjson.dumps(e) for e in events]).events == len(events)
+        else:
+            store.append(gid, events)
 
 
 def _seen(folded: GameFold | FoldError) -> Any:
@@ -42,8 +48,9 @@ def _by_events(store: Store, **kw: Any) -> list[tuple[str, Any]]:
     return [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(**kw)]
 
 
-def test_every_game_folds_as_its_events_fold(store: Store) -> None:
-    _stored(store)
+@pytest.mark.parametrize("imported", [False, True], ids=["appended", "imported"])
+def test_every_game_folds_as_its_events_fold(store: Store, imported: bool) -> None:
+    _stored(store, imported)
     got = [(gid, _seen(f)) for gid, f in store.fold_games()]
     assert [g for g, _ in got] == list(RULESETS)
     assert got == _by_events(store)
@@ -81,7 +88,7 @@ def test_sqlite_reads_a_games_plays_as_one_row(store: Store) -> None:
     are not plain plays (no row-by-row read of the plays)."""
     if store.dialect != "sqlite":
         pytest.skip("the codes are read from a SQLite file")
-    _stored(store)
+    _stored(store, imported=True)
     statements: list[str] = []
     with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
         raw = c.connection.dbapi_connection
@@ -106,7 +113,7 @@ def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
     the same folds and the same unreadable game."""
     if store.dialect != "sqlite":
         pytest.skip("only SQLite stores a value of another type in an integer column")
-    _stored(store)
+    _stored(store, imported=True)
     disable_triggers(store, raw_sql)
     key = "(SELECT pos FROM games WHERE id = 'p-2')"
     raw_sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = (SELECT "
@@ -129,6 +136,7 @@ ODD_PLAYS = {
     "a time before 1970": "at = -5",
     "a time as a fraction": "at = 1767641455.5",
     "a seq past the end": "seq = seq + 20000",
+    "a seq past what a code holds": "seq = 8192",
 }
 
 
@@ -140,7 +148,7 @@ def test_an_odd_play_folds_as_its_events_fold(store: Store, raw_sql: Callable[..
     line): the same folds, errors and unreadable games as the events read by iter_games."""
     if store.dialect != "sqlite" and "fraction" in change:
         pytest.skip("only SQLite stores a fraction in an integer column")
-    _stored(store)
+    _stored(store, imported=True)
     disable_triggers(store, raw_sql)
     key = "(SELECT pos FROM games WHERE id = 'p-2')"
     raw_sql(f"UPDATE events SET {ODD_PLAYS[change]} WHERE game = {key} AND seq = (SELECT "
@@ -160,13 +168,32 @@ def test_an_odd_play_folds_as_its_events_fold(store: Store, raw_sql: Callable[..
 
 
 def test_a_games_codes_are_read_in_seq_order_or_not_at_all() -> None:
-    """The codes SQLite joins for a game are taken only in seq order (the low bits of a
-    play's seq, the whole seq of another row), as integers, as many as the game's rows."""
-    play = (1 << AT_SHIFT) * 1767641456 + 2 * 32 + 8  # seat 2 plays 7D, seq 0
-    assert game_codes(f"{play},-2,{play + 2 * 128}", 0, 3) == [play, -2, play + 256]
-    assert game_codes(f"{play + 2 * 128},-2,{play}", 0, 3) is None  # out of order
-    assert game_codes(f"-2,{play}", 0, 2) is None
-    assert game_codes(f"{play},-2", 0, 3) is None  # fewer codes than rows
-    assert game_codes(f"{play}.0,-2", 0, 2) is None  # a fraction
-    assert game_codes(f"{play + 5 * 128}", SEQS + 5, 1) == [play + 5 * 128]  # the low bits
-    assert game_codes(",".join(["-1"] * (SEQS + 1)), 0, SEQS + 1) is None  # too many to tell
+    """The codes SQLite joins for a game are taken only as integers whose seqs (a play's in
+    its code, another row's as ``-1 - seq``) run on one by one: in seq order, no gap."""
+    play = (1 << AT_SHIFT) * 1767641456 + 2 * 32 + 8  # seat 2 plays 7D
+    assert game_codes(f"-1,{play + 128},-3") == [-1, play + 128, -3]
+    assert game_codes(f"-3,{play + 128},-1") is None  # out of order
+    assert game_codes(f"-1,{play + 2 * 128}") is None  # a gap
+    assert game_codes(f"-1,{play + 128}.0") is None  # a fraction
+    assert game_codes(f"{play + 5 * 128},-7,{play + 7 * 128}") == \
+        [play + 640, -7, play + 896]  # (a game's rows from seq 5 on: the fold says what is wrong)
+    assert [code_seq(v) for v in (-1, -8192, play + (SEQS - 1) * 128)] == [0, 8191, SEQS - 1]
+
+
+@pytest.mark.parametrize("timed", ["every event", "the plays", "the other events",
+                                   "up to the last other event"])
+def test_the_last_time_is_the_last_timed_events(store: Store, raw_sql: Callable[..., Any],
+                                                timed: str) -> None:
+    """A fold's last time is its last timed event's, a play's or another's, as a fold of the
+    events gives it (the bulk fold writes a play's time once, at the end)."""
+    _stored(store, imported=True)
+    disable_triggers(store, raw_sql)
+    which = {"every event": "", "the plays": " AND kind = 1 AND rest IS NULL",
+             "the other events": " AND NOT (kind = 1 AND rest IS NULL)",
+             "up to the last other event": " AND seq <= (SELECT max(o.seq) FROM events o WHERE "
+             "o.game = events.game AND NOT (o.kind = 1 AND o.rest IS NULL))"}[timed]
+    raw_sql(f"UPDATE events SET at = 1767641455 + seq * 7 WHERE seq > 0{which}")
+    got = [(gid, _seen(f)) for gid, f in store.fold_games()]
+    assert got == _by_events(store)
+    lasts = {gid: f.last_at for gid, f in store.fold_games() if isinstance(f, GameFold)}
+    assert len(set(lasts.values())) > 1 and None not in lasts.values()
