@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
 from jaslog.engine.fold import GameFold
 from jaslog.events.fast import FastPlay
 from jaslog.events.times import MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
@@ -138,22 +140,26 @@ def code_seq(v: int) -> int:
 
 def game_codes(text: str) -> list[int] | None:
     """The codes of a game's rows from the text SQLite joined them into
-    (``group_concat(code, ',')``), in seq order; None when the text is not that (a code not
-    an integer: a value of another type stored behind the store's back; the seqs not one
-    after the other: a gap, or the rows not in seq order, which SQLite's ``group_concat``
-    does not promise), and the batch is read as rows.
+    (``group_concat(code, ',')``, read as a JSON array), in seq order; None when the text is
+    not that (a code not an integer: a value of another type stored behind the store's
+    back; the seqs not one after the other: a gap, or the rows not in seq order, which
+    SQLite's ``group_concat`` does not promise), and the batch is read as rows.
 
     >>> game_codes("-1,157,-3"), game_codes("-3,157,-1"), game_codes("-1,1.5"), game_codes("-1,-4")
     ([-1, 157, -3], None, None, None)
     """
-    parts = text.split(",")
-    out: list[int] = []
+    try:
+        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's integers)
+    except ValueError:
+        return None
+    if type(parsed) is not list:
+        return None
+    out: list[int] = parsed
     seq = -1
-    for p in parts:
-        try:
-            v = int(p)
-        except ValueError:
-            return None
+    for x in parsed:
+        if type(x) is not int:
+            return None  # (a fraction)
+        v: int = x
         if v < 0:
             s = -1 - v
         else:
@@ -161,7 +167,6 @@ def game_codes(text: str) -> list[int] | None:
         if s != seq + 1 and seq >= 0:
             return None
         seq = s
-        out.append(v)
     return out
 
 

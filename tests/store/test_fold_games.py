@@ -175,6 +175,7 @@ def test_a_games_codes_are_read_in_seq_order_or_not_at_all() -> None:
     assert game_codes(f"-3,{play + 128},-1") is None  # out of order
     assert game_codes(f"-1,{play + 2 * 128}") is None  # a gap
     assert game_codes(f"-1,{play + 128}.0") is None  # a fraction
+    assert game_codes("-1,Inf") is None and game_codes("-1,true") is None
     assert game_codes(f"{play + 5 * 128},-7,{play + 7 * 128}") == \
         [play + 640, -7, play + 896]  # (a game's rows from seq 5 on: the fold says what is wrong)
     assert [code_seq(v) for v in (-1, -8192, play + (SEQS - 1) * 128)] == [0, 8191, SEQS - 1]
