@@ -9,6 +9,10 @@ written from a table of minutes; every other row waits in its game's list, and t
 ``decode`` makes their events (models, read as :func:`jaslog.store.rows.events_of` reads
 them) once the game's last row is met.
 
+The bulk fold (:mod:`jaslog.store.fold_read`) reads a game as one row instead: its rows'
+codes, which SQLite works out and joins; :func:`game_codes` reads them and
+:func:`fold_game_codes` folds the game from them.
+
 Compiled (``jaslog.native.HOT_PATH``), the loop runs with no Python-level work per row beyond
 the :class:`FastPlay` it makes; run as pure Python it gives the same events.
 

@@ -13,9 +13,14 @@ events (none past the store's position when the read began):
   no tuple a row. :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their
   seqs run one after the other (so in seq order, which SQLite does not promise of
   ``group_concat``, and without a gap);
-* the other rows whole (those not a bare play), through the store's own cursor, read into
-  events as :meth:`~jaslog.store.Store.iter_games` reads them
-  (:func:`jaslog.store.rows.events_of`).
+* the other rows whole (those not a bare play), read into events as
+  :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
+
+Both through the store's own connection, not through a second SQLite library (such as the
+ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
+other's POSIX locks on the same file when either closes it, and another process may then
+reset the write-ahead log under a reader, or a writer, of this one: sqlite.org's "how to
+corrupt", 2.2.1).
 
 The compiled :func:`jaslog.store.bulk_read.fold_game_codes` then folds each game, a plain
 play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
@@ -25,10 +30,9 @@ that hold no reference cycle, which the collector would otherwise walk again and
 the game is folded; reference counting frees each game once its reader drops it. It is
 paused while a batch is read, too.
 
-A PostgreSQL store, a
-SQLite database in memory, or a batch whose codes cannot be read (a value of an odd type,
-stored behind the store's back; a bare play of another format or with a time a code does
-not hold, or a seq from 8192 on; a gap in a game's seqs) is read as
+A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
+value of an odd type, stored behind the store's back; a bare play of another format, with a
+time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
 """
 
@@ -58,9 +62,9 @@ BARE = "kind = 1 AND event_id IS NULL AND recorded_at IS NULL AND rest IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
 #: reads as one, with the current format's version in place of ``{version}``. A seat or a
 #: card of another type than an integer (stored behind the store's back) is either not
-#: between the bounds (text, a blob, NULL: the row's code is -1, which the second statement
-#: does not read, so the batch is read as rows) or makes the code a float (a column not all
-#: integers: the batch is read as rows).
+#: between the bounds (text, a blob, NULL: the row's code is ``-1 - seq``, a row the second
+#: statement does not read, so the batch is read as rows) or makes the code a fraction
+#: (which :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
 PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
 #: A row's code (SQL over ``events``, :mod:`jaslog.store.bulk_read`): for a plain play whose
@@ -74,8 +78,8 @@ CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
         "THEN coalesce(at + 1, 0) * {at_scale} + seq * 128 + seat * 32 + card "
         "ELSE -1 - seq END")
 
-#: Games one batch reads with each statement at most (a batch's columns are held whole:
-#: some 600 rows a game, a few MiB of Python integers).
+#: Games one batch reads with each statement at most (a batch's codes are held whole: some
+#: 600 rows a game, a few MiB of Python integers).
 BATCH_GAMES = 100
 
 
