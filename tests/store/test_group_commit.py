@@ -246,6 +246,32 @@ def _waiting(svc: Service, n: int) -> None:
     assert svc._queue.qsize() == n - 1, (svc._queue.qsize(), n)
 
 
+def test_appends_queued_while_a_group_begins_join_it(store_url: str) -> None:
+    """An append queued while the writer's group begins its transaction (on PostgreSQL an
+    exchange with the server) is written in that group, not in one of its own after it, and
+    answered as it would have been there: four appends to four games, one transaction."""
+    svc = Service(store_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(4)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    later: list[Future[Any]] = []
+
+    def begun(conn: Any) -> None:  # the first group's transaction begins: three more come
+        if conn.get_execution_options().get("jaslog_write", False) and not later:
+            later.extend(svc.submit(gid, [evs[3]], 3) for gid, evs in list(logs.items())[1:])
+
+    seen = write_transactions(svc)
+    event.listen(svc.writer.engine, "begin", begun)
+    first = svc.submit("g0", [logs["g0"][3]], 3).result(timeout=60)[0]
+    answers = [first, *(f.result(timeout=60)[0] for f in later)]
+    assert [(a.game, a.appended, a.head.next_seq) for a in answers] == \
+        [(gid, 1, 4) for gid in logs]
+    assert len(seen) == 1
+    svc.close()
+    with open_store(store_url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
 def test_a_refused_append_leaves_the_others_of_its_group_written(store_url: str) -> None:
     svc = Service(store_url, clock=ManualClock(STORE_TIME))
     g = _plain(simulate_game("g", "amsterdam", seed=1))
