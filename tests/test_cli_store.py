@@ -462,6 +462,29 @@ def test_check_and_replay_stored_games(db: str, tmp_path: Path) -> None:
     assert "no game 'zz'" in run("check", "store:zz", code=2).stderr
 
 
+def test_a_seq_changed_to_a_fraction_is_an_unreadable_game_not_a_traceback(
+        db: str, tmp_path: Path) -> None:
+    """A seq stored as a fraction behind the store's back: ``check store:`` names the game
+    unreadable, with the value as stored, and checks the others (exit 2, no traceback)."""
+    import sqlite3
+
+    run("import", str(write_jsonl(tmp_path / "g.jsonl", simulate_game("st-a", seed=3)
+                                  + simulate_game("st-b", seed=4))))
+    con = sqlite3.connect(db)
+    for (name,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        con.execute(f"DROP TRIGGER {name}")
+    con.execute("UPDATE events SET seq = 5.5 WHERE seq = 5 AND game = "
+                "(SELECT pos FROM games WHERE id = 'st-a')")
+    con.commit()
+    con.close()
+    res = run("check", "store:", code=2)
+    bad = [ln for ln in res.stdout.splitlines() if "st-a" in ln]
+    assert bad and "unreadable_game" in bad[0] and "seq 5.5 is not a whole" in bad[0], res.stdout
+    reports = [orjson.loads(x) for x in run("check", "--json", "store:", code=2).stdout.splitlines()]
+    assert sorted(r["game"] for r in reports) == ["st-a", "st-b"]
+
+
+
 def test_verify_finds_tampering_and_certificates(db: str, tmp_path: Path) -> None:
     run("import", str(write_jsonl(tmp_path / "v.jsonl", list(simulate(2, seed=6)))))
     gid = "sim-amsterdam-000001"

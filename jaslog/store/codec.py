@@ -56,8 +56,11 @@ class UnreadableEvent(StoreError):
 
     code = "unreadable_game"
 
-    def __init__(self, reason: str, game: str, seq: int) -> None:
-        self.game, self.seq, self.reason = game, seq, reason
+    def __init__(self, reason: str, game: str, seq: object) -> None:
+        # a seq stored behind the store's back may be no integer: the sentence names it as
+        # stored, ``seq`` keeps it only when it is one (None else)
+        self.game, self.reason = game, reason
+        self.seq: int | None = seq if type(seq) is int else None
         super().__init__(f"game {game} seq {seq}: {reason}")
 
 

@@ -241,6 +241,8 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         else:
             g = game
             seq, kind, version, eid, at, rec, seat, card, rest = r
+        if type(seq) is not int:  # (changed behind the store's back: SQLite keeps a fraction)
+            raise UnreadableEvent(f"its seq {seq!r} is not a whole number", g, seq)
         if fast and kind == 1 and rest is None:
             fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
             if fp is not None:
