@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -440,21 +440,26 @@ class Chunk:
     solved: list[tuple[str, int, Solved]] = field(default_factory=list)
 
 
-@runtime_checkable
-class Prebuilt(Protocol):
+class Prebuilt:
     """A game read as columns (:class:`jaslog.export.stored.StoredExport`): its id, last seq,
     ``build(rows_for)`` (its rows, False when it is not a game built that way) and its
     events (for :func:`~jaslog.export.rows.build_game` then)."""
 
-    @property
-    def game(self) -> str: ...
+    __slots__ = ()
 
     @property
-    def last(self) -> int: ...
+    def game(self) -> str:
+        raise NotImplementedError
 
-    def build(self, rows_for: Callable[[Partition], Rows]) -> bool: ...
+    @property
+    def last(self) -> int:
+        raise NotImplementedError
 
-    def events(self) -> list[Event]: ...
+    def build(self, rows_for: Callable[[Partition], Rows]) -> bool:
+        raise NotImplementedError
+
+    def events(self) -> list[Event]:
+        raise NotImplementedError
 
 
 def build_chunks(games: Iterable[Sequence[Event] | Prebuilt], index: dict[str, int], chunk_games: int,

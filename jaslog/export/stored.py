@@ -27,6 +27,7 @@ from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
 from jaslog.export.columnar import lookup
 from jaslog.export.columns import EventsColumns
+from jaslog.export.dataset import Prebuilt
 from jaslog.export.rows import (
     GameContext,
     Partition,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
 SECONDS_MAX = 253_402_300_799
 _CARD = pa.array(CARD_TEXT, pa.string())
 _OPENERS = ("dealt", "round_score")
+_UNREAD: dict[str, Any] = {"type": "", "at": None}
 
 
 def store_games(store: Store, *, since: str | None, ruleset: str | None, after: int | None,
@@ -102,43 +104,23 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
     plain = codes >= 0
     pi = np.flatnonzero(plain)
     m = len(oi)
-    # the other events' values, one list each
-    kinds: list[str] = []
-    seat_o: list[int | None] = []
-    card_o: list[str | None] = []
-    call_o: list[str | None] = []
-    points_o: list[int | None] = []
-    id_o: list[str | None] = []
-    at_o: list[str | None] = []
-    payload_o: list[bytes | None] = []
-    opener = np.zeros(m, bool)
-    own: list[int] = []
-    own_at: list[int] = []
-    for i, e in enumerate(batch.others):
-        if e is None:  # a row of a game that could not be read (never exported)
-            kinds.append("")
-            for col in (seat_o, card_o, call_o, points_o, id_o, at_o, payload_o):
-                col.append(None)
-            continue
-        d = e.__dict__
-        kind = d["type"]
-        kinds.append(kind)
-        seat_o.append(d.get("seat"))
-        card_o.append(d.get("card"))
-        call_o.append(d.get("call"))
-        p = d.get("points")
-        points_o.append(p if isinstance(p, int | None) else None)
-        id_o.append(d.get("id"))
-        a = d["at"]
-        at_o.append(a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a))
-        payload_o.append(payload_json(e))
-        if kind in _OPENERS:
-            opener[i] = True
-        elif kind == "ruling" or kind == "note":
-            r = d.get("round")
-            if r is not None:
-                own.append(r)
-                own_at.append(i)
+    # the other events' values, one list each (a row of a game that could not be read,
+    # never exported: an empty one)
+    others = batch.others
+    ds = [_UNREAD if e is None else e.__dict__ for e in others]
+    kinds: list[str] = [d["type"] for d in ds]
+    seat_o = [d.get("seat") for d in ds]
+    card_o = [d.get("card") for d in ds]
+    call_o = [d.get("call") for d in ds]
+    points_o = [p if isinstance(p, int | None) else None for p in [d.get("points") for d in ds]]
+    id_o = [d.get("id") for d in ds]
+    at_o = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
+            for a in [d["at"] for d in ds]]
+    payload_o = [None if e is None else payload_json(e) for e in others]
+    opener = np.array([k in _OPENERS for k in kinds], bool) if m else np.zeros(0, bool)
+    own_at = [i for i, k in enumerate(kinds) if (k == "ruling" or k == "note")
+              and ds[i].get("round") is not None]
+    own = [ds[i]["round"] for i in own_at]
 
     # round: openers counted within each game (0: none yet: NULL), then the own rounds
     opens = np.zeros(n, np.int64)
@@ -205,19 +187,27 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
 
 
-_SECONDS = pa.array([f"{s:02d}Z" for s in range(60)], pa.string())
+_TWO = [f"{i:02d}" for i in range(60)]
+_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]], pa.string())
+_MINUTES = pa.array([f"{m}:" for m in _TWO], pa.string())
+_SECONDS = pa.array([f"{s}Z" for s in _TWO], pa.string())
 
 
 def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array:
     """The canonical text of each time code (:func:`jaslog.store.compact.time_text`): a
-    minute's text made once for every minute met, joined to its second's."""
+    day's date written once for every day met, the time of day from tables by hour, minute
+    and second."""
     from jaslog.store.compact import time_text
 
-    minutes, second = np.divmod(np.where(ms | null, 0, codes), 60)
-    seen, inverse = np.unique(minutes, return_inverse=True)
-    prefix = pa.array([time_text(int(m) * 60)[:-3] for m in seen], pa.string())
-    text = pc.binary_join_element_wise(prefix.take(pa.array(inverse.reshape(-1), pa.int64())),
-                                       _SECONDS.take(pa.array(second, pa.int64())), "")
+    days, second = np.divmod(np.where(ms | null, 0, codes), 86_400)
+    seen, inverse = np.unique(days, return_inverse=True)
+    dates = pa.array([time_text(int(d) * 86_400)[:10] for d in seen], pa.string())
+    hour, second = np.divmod(second, 3600)
+    minute, second = np.divmod(second, 60)
+    text = pc.binary_join_element_wise(
+        dates.take(pa.array(inverse.reshape(-1), pa.int64())),
+        _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
+        _SECONDS.take(pa.array(second, pa.int64())), "")
     if ms.any():  # (milliseconds: rare) one by one
         odd = np.flatnonzero(ms & ~null)
         ms_text = pa.array([time_text(int(c)) for c in codes[odd]], pa.string())
@@ -230,34 +220,41 @@ def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array
 
 
 class _Times(Sequence[str | None]):
-    """A stored game's times by seq, as RFC 3339 text (made when asked for)."""
+    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept)."""
 
-    __slots__ = ("game", "rank")
+    __slots__ = ("first", "got", "lo", "n", "null", "others", "rank", "stored")
 
     def __init__(self, game: StoredGame) -> None:
-        self.game = game
-        self.rank: np.ndarray | None = None  # of each row, its other event's index
+        b = game.batch
+        self.stored, self.lo, self.n, self.first = b, game.lo, game.hi - game.lo, game.first
+        self.others = b.others
+        self.null = b.at_null
+        self.got: dict[int, str | None] = {}
+        #: of each row, how many other events (not plain plays) come before it and itself
+        self.rank = np.cumsum(b.codes[game.lo:game.hi] < 0)
 
     def __len__(self) -> int:
-        return len(self.game)
+        return self.n
 
     def __getitem__(self, seq: Any) -> Any:
+        if isinstance(seq, slice):
+            return [self[i] for i in range(*seq.indices(self.n))]
+        got = self.got.get(seq, self)
+        if got is not self:
+            return got
         from jaslog.store.compact import time_text
 
-        g = self.game
-        b = g.batch
-        if isinstance(seq, slice):
-            return [self[i] for i in range(*seq.indices(len(self)))]
-        i = g.lo + seq
+        b, i = self.stored, self.lo + seq
         if b.codes[i] >= 0:
-            return None if b.at_null[i] else time_text(int(b.ats[i]))
-        if self.rank is None:
-            self.rank = np.cumsum(b.codes[g.lo:g.hi] < 0) - 1
-        e = b.others[g.first + int(self.rank[seq])]
-        return normalize_time(e.at if e is not None else None)
+            text = None if self.null[i] else time_text(int(b.ats[i]))
+        else:
+            e = self.others[self.first + int(self.rank[seq]) - 1]
+            text = normalize_time(e.at if e is not None else None)
+        self.got[seq] = text
+        return text
 
 
-class StoredExport:
+class StoredExport(Prebuilt):
     """A stored game as the export builds it (:func:`jaslog.export.dataset.build_chunks`):
     its rows from the batch's columns when it can (:meth:`build`), else its events."""
 

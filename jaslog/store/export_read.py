@@ -40,6 +40,18 @@ from jaslog.store.compact import time_text
 from jaslog.store.fold_read import BARE, PLAIN
 from jaslog.store.rows import events_of, game_keys
 
+#: The first statement: every row's game, seq, code (a plain play's ``seat * 32 + card``,
+#: else -1) and time (-1: none), each NULL when the store holds a value that is not an
+#: integer there (written behind the store's back), which the reader refuses (the batch is
+#: then read as rows). A plain play's seat and card are integers (:data:`PLAIN`, and typed
+#: here: a real number between the bounds is not a plain play).
+COLUMNS = ("SELECT CASE WHEN typeof(game) = 'integer' THEN game END, "
+           "CASE WHEN typeof(seq) = 'integer' THEN seq END, "
+           "CASE WHEN {plain} AND typeof(seat) = 'integer' AND typeof(card) = 'integer' "
+           "THEN seat * 32 + card ELSE -1 END, "
+           "CASE WHEN at IS NULL THEN -1 WHEN typeof(at) = 'integer' AND at >= 0 THEN at END "
+           "FROM events WHERE {where} ORDER BY game, seq")
+
 
 @dataclass(slots=True)
 class StoredBatch:
@@ -113,8 +125,7 @@ def read_batch(conn: Connection, ids: list[str], until: int,
     plain = PLAIN.format(version=int(VERSION))
     where = f"game IN ({marks}) AND pos <= ?"
     with eng.raw_cursor(conn) as cur:
-        cur.execute(f"SELECT game, seq, CASE WHEN {plain} THEN seat * 32 + card ELSE -1 END, "
-                    f"at FROM events WHERE {where} ORDER BY game, seq", (*order, until))
+        cur.execute(COLUMNS.format(plain=plain, where=where), (*order, until))
         fetched = cur.fetchall()
     arrays = _int_columns(fetched)
     del fetched
@@ -163,31 +174,23 @@ def read_batch(conn: Connection, ids: list[str], until: int,
 
 
 def _int_columns(rows: list[Any]) -> tuple[tuple[np.ndarray, ...], tuple[list[Any], ...]] | None:
-    """The four columns of ``rows`` as int64 arrays (the last with a mask of its NULLs), and
-    as lists; None when a column holds a value that is not an integer (stored behind the
-    store's back: the batch is then read as rows)."""
+    """The four columns of :data:`COLUMNS`'s ``rows`` as int64 arrays (and a mask of the
+    rows without a time), and as lists (a time None where there is none); None when one of
+    them holds a value that is not an integer (NULL here: the batch is then read as rows)."""
     if not rows:
         empty = np.zeros(0, np.int64)
         return (empty, empty, empty, empty, np.zeros(0, bool)), ([], [], [], [])
-    cols = [list(c) for c in zip(*rows, strict=True)]
-    out = []
-    for c in cols[:3]:
-        a = np.array(c)
-        if a.dtype.kind != "i":
-            return None
-        out.append(a.astype(np.int64, copy=False))
-    at = np.array(cols[3])
-    if at.dtype.kind == "i":
-        null = np.zeros(len(at), bool)
-    else:  # NULLs among them (or a value of another type)
-        null = np.array([v is None for v in cols[3]], bool)
-        got = np.array([v for v in at[~null]]) if (~null).any() else np.zeros(0, np.int64)
-        if got.dtype.kind != "i" or any(type(v) is not int for v in at[~null][:1]):
-            return None
-        at = np.zeros(len(null), np.int64)
-        at[~null] = got
-    out += [at.astype(np.int64, copy=False), null]
-    return tuple(out), tuple(cols)
+    try:
+        table = np.array(rows, np.int64)
+    except (TypeError, ValueError, OverflowError):  # a NULL: a value of another type
+        return None
+    keys, seqs, codes, ats = (np.ascontiguousarray(table[:, i]) for i in range(4))
+    null = ats < 0
+    at_list = ats.tolist()
+    for i in np.flatnonzero(null).tolist():
+        at_list[i] = None
+    return (keys, seqs, codes, ats, null), (keys.tolist(), seqs.tolist(), codes.tolist(),
+                                            at_list)
 
 
 def _games(names: dict[int, str], batch: StoredBatch,

@@ -97,3 +97,21 @@ def test_most_games_are_built_from_the_columns(store_file: Path, tmp_path: Path,
             assert len(rows["events"]) == g.last + 1
     assert "s-real" not in built and "s-klaberjass" not in built
     assert len(built) >= len(corpus) - 2
+
+
+def test_time_texts_are_the_stores_own() -> None:
+    """A plain play's time written by Arrow is the store's text of its code: seconds, the
+    edges of a day and of the range, milliseconds (``.000`` kept), and none."""
+    import numpy as np
+
+    from jaslog.export.stored import SECONDS_MAX, _time_texts
+    from jaslog.store.compact import time_text
+
+    codes = np.array([1767641455, 1767641455120, 0, 1767641515, 0, 86399, 86400, SECONDS_MAX,
+                      1767641455000, 951782400], np.int64)
+    null = np.zeros(len(codes), bool)
+    null[2] = True
+    got = _time_texts(codes, codes > SECONDS_MAX, null).to_pylist()
+    assert got == [None if n else time_text(int(c)) for c, n in zip(codes, null, strict=True)]
+    assert got[1] == "2026-01-05T19:30:55.120Z" and got[8] == "2026-01-05T19:30:55.000Z"
+    assert got[9] == "2000-02-29T00:00:00Z"
