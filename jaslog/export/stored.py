@@ -59,9 +59,7 @@ def store_games(store: Store, *, since: str | None, ruleset: str | None, after: 
     """The games :meth:`~jaslog.store.Store.iter_games` yields (same arguments, same order),
     each as a :class:`StoredExport` when the store is a SQLite file whose batch reads as
     columns, else as its events."""
-    from jaslog.store import engine as eng
-    from jaslog.store.export_read import read_batch
-    from jaslog.store.fold_read import plays_coded, sqlite_file
+    from jaslog.store.fold_read import sqlite_file
 
     if sqlite_file(store.engine) is None:
         yield from (events for _gid, events in store.iter_games(
@@ -70,14 +68,31 @@ def store_games(store: Store, *, since: str | None, ruleset: str | None, after: 
         return
     for ids in store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
                                      batch=batch):
+        yield from batch_games(store, ids, until, unreadable)
+
+
+def batch_games(store: Store, ids: list[str], until: int | None,
+                unreadable: Callable[[UnreadableEvent], None]
+                ) -> Iterator[StoredExport | list[Event]]:
+    """The games ``ids`` (in the store's order) as :meth:`~jaslog.store.Store.games_by_id`
+    yields them, each as a :class:`StoredExport` when the store is a SQLite file and the
+    batch reads as columns, else as its events."""
+    from jaslog.store import engine as eng
+    from jaslog.store.export_read import read_batch
+    from jaslog.store.fold_read import plays_coded, sqlite_file
+
+    got = None
+    if sqlite_file(store.engine) is not None:
         with eng.read_tx(store.engine) as conn:
+            if until is None:
+                until = store.cursor()
             got = read_batch(conn, ids, until, unreadable, prepare=_prepare) \
                 if plays_coded(conn) else None
-        if got is None:
-            yield from (events for _gid, events in store.games_by_id(
-                ids, until=until, fast=True, unreadable=unreadable))
-        else:
-            yield from (StoredExport(g) for g in got)
+    if got is None:
+        yield from (events for _gid, events in store.games_by_id(
+            ids, until=until, fast=True, unreadable=unreadable))
+    else:
+        yield from (StoredExport(g) for g in got)
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
