@@ -45,7 +45,7 @@ def _stored(store: Store, games: list[list[Event]]) -> None:
         assert summary.ok, summary.rejected[:3]
 
 
-def _files(out: Path) -> dict[str, str]:
+def files(out: Path) -> dict[str, str]:
     manifest = json.loads((out / "current" / "manifest.json").read_text())
     return {f["path"].replace(f"part-{manifest['version']:06d}", "part"): f["sha256"]
             for f in manifest["files"]}
@@ -67,7 +67,7 @@ def test_columns_and_events_write_the_same_bytes(store_file: Path, tmp_path: Pat
         until = store.cursor()
         export_games((events for _g, events in store.iter_games(until=until, fast=True)),
                      tmp_path / "events", cursor=until, source="x", chunk_games=chunk)
-    columns, events = _files(tmp_path / "columns"), _files(tmp_path / "events")
+    columns, events = files(tmp_path / "columns"), files(tmp_path / "events")
     assert len(columns) > 10
     assert columns == events
 
@@ -82,7 +82,8 @@ def test_most_games_are_built_from_the_columns(store_file: Path, tmp_path: Path,
 
     with open_store(str(store_file)) as store:
         read = list(store_games(store, since=None, ruleset=None, after=None,
-                                until=store.cursor(), batch=7, unreadable=lambda e: pytest.fail(str(e))))
+                                until=store.cursor(), batch=7,
+                                unreadable=lambda e: pytest.fail(str(e))))
     assert len(read) == len(corpus) + 3
     assert all(isinstance(g, StoredExport) for g in read)
     built: list[str] = []
