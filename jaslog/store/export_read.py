@@ -40,17 +40,14 @@ from jaslog.store.compact import time_text
 from jaslog.store.fold_read import BARE, PLAIN
 from jaslog.store.rows import events_of, game_keys
 
+#: A time code that says there is none (no time is stored below 0).
+NO_TIME = -(1 << 63)
 #: The first statement: every row's game, seq, code (a plain play's ``seat * 32 + card``,
-#: else -1) and time (-1: none), each NULL when the store holds a value that is not an
-#: integer there (written behind the store's back), which the reader refuses (the batch is
-#: then read as rows). A plain play's seat and card are integers (:data:`PLAIN`, and typed
-#: here: a real number between the bounds is not a plain play).
-COLUMNS = ("SELECT CASE WHEN typeof(game) = 'integer' THEN game END, "
-           "CASE WHEN typeof(seq) = 'integer' THEN seq END, "
-           "CASE WHEN {plain} AND typeof(seat) = 'integer' AND typeof(card) = 'integer' "
-           "THEN seat * 32 + card ELSE -1 END, "
-           "CASE WHEN at IS NULL THEN -1 WHEN typeof(at) = 'integer' AND at >= 0 THEN at END "
-           "FROM events WHERE {where} ORDER BY game, seq")
+#: else -1) and time (:data:`NO_TIME`: none). A value of another type than an integer
+#: (written behind the store's back: text, a real number, a blob) makes the reader refuse the
+#: batch, which is then read as rows.
+COLUMNS = ("SELECT game, seq, CASE WHEN {plain} THEN seat * 32 + card ELSE -1 END, "
+           f"coalesce(at, {NO_TIME}) FROM events WHERE {{where}} ORDER BY game, seq")
 
 
 @dataclass(slots=True)
@@ -176,19 +173,23 @@ def read_batch(conn: Connection, ids: list[str], until: int,
 def _int_columns(rows: list[Any]) -> tuple[tuple[np.ndarray, ...], tuple[list[Any], ...]] | None:
     """The four columns of :data:`COLUMNS`'s ``rows`` as int64 arrays (and a mask of the
     rows without a time), and as lists (a time None where there is none); None when one of
-    them holds a value that is not an integer (NULL here: the batch is then read as rows)."""
+    them holds a value that is not an integer, or a time below 0 (the batch is then read as
+    rows)."""
     if not rows:
         empty = np.zeros(0, np.int64)
         return (empty, empty, empty, empty, np.zeros(0, bool)), ([], [], [], [])
-    try:
-        table = np.array(rows, np.int64)
-    except (TypeError, ValueError, OverflowError):  # a NULL: a value of another type
+    table = np.array(rows)  # int64 when every value is an integer, else another kind
+    if table.dtype.kind != "i" or table.ndim != 2:
         return None
-    keys, seqs, codes, ats = (np.ascontiguousarray(table[:, i]) for i in range(4))
-    null = ats < 0
+    keys, seqs, codes, ats = (np.ascontiguousarray(table[:, i], np.int64) for i in range(4))
+    null = ats == NO_TIME
+    if bool((ats[~null] < 0).any()):
+        return None
     at_list = ats.tolist()
-    for i in np.flatnonzero(null).tolist():
-        at_list[i] = None
+    if null.any():
+        for i in np.flatnonzero(null).tolist():
+            at_list[i] = None
+        ats[null] = 0
     return (keys, seqs, codes, ats, null), (keys.tolist(), seqs.tolist(), codes.tolist(),
                                             at_list)
 
