@@ -135,10 +135,11 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
         since=since, ruleset=ruleset, after=after, until=until, fast=True,
         unreadable=lambda e: unreadable.append(str(e))))
     if not par:  # read as columns, a batch of games at a time (jaslog.export.stored)
-        from jaslog.export.stored import store_games  # deferred: the store (SQLAlchemy)
+        from jaslog.export.stored import READ_GAMES, store_games  # deferred: the store
 
         columns = store_games(store, since=since, ruleset=ruleset, after=after, until=until,
-                              batch=chunk_games, unreadable=lambda e: unreadable.append(str(e)))
+                              batch=min(chunk_games, READ_GAMES),
+                              unreadable=lambda e: unreadable.append(str(e)))
         result = export_games(columns, out_dir, cursor=until, source=source, filters=filters,
                               chunk_games=chunk_games, full=full, keep=keep, progress=progress,
                               par=par)

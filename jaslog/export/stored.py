@@ -46,6 +46,10 @@ if TYPE_CHECKING:
     from jaslog.store.codec import UnreadableEvent
     from jaslog.store.export_read import StoredBatch, StoredGame
 
+#: Games read as columns at a time (a batch's columns, its events table and its other
+#: events are held whole while its games are built: on the bench's store, batches of 200
+#: games raised the export's peak by about 80 MiB over reading events, of 100 by about 27).
+READ_GAMES = 100
 #: Codes up to this are seconds since 1970, above it milliseconds (:mod:`jaslog.store.compact`).
 SECONDS_MAX = 253_402_300_799
 _CARD = pa.array(CARD_TEXT, pa.string())
@@ -76,7 +80,14 @@ def batch_games(store: Store, ids: list[str], until: int | None,
                 ) -> Iterator[StoredExport | list[Event]]:
     """The games ``ids`` (in the store's order) as :meth:`~jaslog.store.Store.games_by_id`
     yields them, each as a :class:`StoredExport` when the store is a SQLite file and the
-    batch reads as columns, else as its events."""
+    batch reads as columns, else as its events; read :data:`READ_GAMES` at a time."""
+    for i in range(0, len(ids), READ_GAMES):
+        yield from _batch_games(store, ids[i:i + READ_GAMES], until, unreadable)
+
+
+def _batch_games(store: Store, ids: list[str], until: int | None,
+                 unreadable: Callable[[UnreadableEvent], None]
+                 ) -> Iterator[StoredExport | list[Event]]:
     from jaslog.store import engine as eng
     from jaslog.store.export_read import read_batch
     from jaslog.store.fold_read import plays_coded, sqlite_file
