@@ -248,16 +248,13 @@ def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array
 class _Times(Sequence[str | None]):
     """A stored game's times by seq, as RFC 3339 text (made when asked for, kept)."""
 
-    __slots__ = ("first", "got", "lo", "n", "null", "others", "rank", "stored")
+    __slots__ = ("by_seq", "codes", "got", "lo", "n", "stored")
 
     def __init__(self, game: StoredGame) -> None:
-        b = game.batch
-        self.stored, self.lo, self.n, self.first = b, game.lo, game.hi - game.lo, game.first
-        self.others = b.others
-        self.null = b.at_null
+        self.stored, self.lo, self.n = game, game.lo, game.hi - game.lo
+        self.codes = game.batch.codes
         self.got: dict[int, str | None] = {}
-        #: of each row, how many other events (not plain plays) come before it and itself
-        self.rank = np.cumsum(b.codes[game.lo:game.hi] < 0)
+        self.by_seq: dict[int, Event] | None = None  # the other events, by seq
 
     def __len__(self) -> int:
         return self.n
@@ -270,12 +267,14 @@ class _Times(Sequence[str | None]):
             return got
         from jaslog.store.compact import time_text
 
-        b, i = self.stored, self.lo + seq
-        if b.codes[i] >= 0:
-            text = None if self.null[i] else time_text(int(b.ats[i]))
+        g = self.stored
+        b, i = g.batch, self.lo + seq
+        if self.codes[i] >= 0:
+            text = None if b.at_null[i] else time_text(int(b.ats[i]))
         else:
-            e = self.others[self.first + int(self.rank[seq]) - 1]
-            text = normalize_time(e.at if e is not None else None)
+            if self.by_seq is None:
+                self.by_seq = {e.seq: e for e in g.others}
+            text = normalize_time(self.by_seq[seq].at)
         self.got[seq] = text
         return text
 
