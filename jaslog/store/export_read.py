@@ -1,22 +1,23 @@
 """The export's read of a SQLite store: a batch of games as columns, each game folded.
 
 The export needs every stored event once, in the store's order (game, seq), and each game's
-fold (what only the rules can say). A batch of games is read with two statements that see
-the same events (none past the export's cursor):
+fold (what only the rules can say). A batch of games is read as the replay's bulk fold reads
+it, by the same statements (:func:`jaslog.store.fold_read.read_codes`): each game as one row
+of codes (a plain play's time, seq, seat and card in one integer, ``-1 - seq`` for any other
+row) and the other rows whole, read into events as :meth:`~jaslog.store.Store.iter_games`
+reads them (:func:`jaslog.store.rows.events_of`).
 
-* every row's game, seq, time and a code SQLite works out: ``seat * 32 + card`` for a plain
-  play (nine rows in ten: :data:`jaslog.store.fold_read.PLAIN`), -1 for any other row;
-* the other rows whole, read into events as :meth:`~jaslog.store.Store.iter_games` reads them
-  (:func:`jaslog.store.rows.events_of`).
+The batch's codes are laid end to end as numpy columns (game key, seq, ``seat * 32 + card``
+or -1, time) for the export to build its ``events`` table from, a column at a time
+(:mod:`jaslog.export.stored`), and each game is folded from its codes as the replay folds it
+(:func:`jaslog.store.bulk_read.fold_game_codes`: a plain play goes to the fold as its seat
+and card, no event made) and handed on as a :class:`StoredGame`. A game the export cannot
+build that way asks for :meth:`StoredGame.events`, its events as ``iter_games(fast=True)``
+gives them.
 
-Each game is folded from them (:func:`jaslog.store.bulk_read.fold_game_columns`: a plain play
-goes to the fold as its seat and card, no event made) and handed on as a :class:`StoredGame`,
-which keeps the batch's columns as numpy arrays for the export to build its ``events`` table
-from, a column at a time (:mod:`jaslog.export.stored`). A game the export cannot build that
-way asks for :meth:`StoredGame.events`, its events as ``iter_games(fast=True)`` gives them.
-
-None is returned for a batch the columns cannot be read of (a value of an odd type, stored
-behind the store's back; a bare play of another format): the caller reads it as rows.
+None is returned for a batch whose codes cannot be read (a value of an odd type, stored
+behind the store's back; a bare play of another format; a gap in a game's seqs): the caller
+reads it as rows.
 """
 
 from __future__ import annotations
@@ -31,30 +32,21 @@ from sqlalchemy.engine import Connection
 
 from jaslog.cards import CARD_TEXT
 from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import VERSION, Event
+from jaslog.events import Event
 from jaslog.events.fast import FastPlay
-from jaslog.store import engine as eng
-from jaslog.store.bulk_read import fold_game_columns
+from jaslog.store.bulk_read import AT_SHIFT, SEQS, fold_game_codes
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.compact import time_text
-from jaslog.store.fold_read import BARE, PLAIN
-from jaslog.store.rows import events_of, game_keys
-
-#: A time code that says there is none (no time is stored below 0).
-NO_TIME = -(1 << 63)
-#: The first statement: every row's game, seq, code (a plain play's ``seat * 32 + card``,
-#: else -1) and time (:data:`NO_TIME`: none). A value of another type than an integer
-#: (written behind the store's back: text, a real number, a blob) makes the reader refuse the
-#: batch, which is then read as rows.
-COLUMNS = ("SELECT game, seq, CASE WHEN {plain} THEN seat * 32 + card ELSE -1 END, "
-           f"coalesce(at, {NO_TIME}) FROM events WHERE {{where}} ORDER BY game, seq")
+from jaslog.store.fold_read import read_codes
+from jaslog.store.rows import events_of
 
 
 @dataclass(slots=True)
 class StoredBatch:
-    """A batch's rows as columns (game key, seq, code, time code; ``at_null``: no time) and
-    its other events (those not plain plays), one for each code -1 in row order (None for
-    the rows of a game that could not be read). ``table``: what the export built of them."""
+    """A batch's rows as columns (game key, seq, code: a plain play's ``seat * 32 + card``, -1
+    for any other row; a plain play's time code; ``at_null``: no time) and its other events
+    (those not plain plays), one for each code -1 in row order (None for the rows of a game
+    that could not be read). ``table``: what the export built of them."""
 
     keys: np.ndarray
     seqs: np.ndarray
@@ -111,51 +103,25 @@ def read_batch(conn: Connection, ids: list[str], until: int,
                prepare: Callable[[StoredBatch, dict[int, str]], None] | None = None
                ) -> Iterator[StoredGame] | None:
     """The games ``ids`` (in the store's order) read as columns and folded, up to position
-    ``until``; None when the columns cannot be read (the caller reads the batch as rows).
+    ``until``; None when the codes cannot be read (the caller reads the batch as rows).
     ``prepare(batch, names)`` is called once the batch is read, before any game is folded
     (``names``: game id by key)."""
-    keys = game_keys(conn, ids)
-    order = sorted(keys[g] for g in ids if g in keys)
-    if not order:
-        return iter(())
-    marks = ", ".join("?" * len(order))
-    plain = PLAIN.format(version=int(VERSION))
-    where = f"game IN ({marks}) AND pos <= ?"
-    with eng.raw_cursor(conn) as cur:
-        cur.execute(COLUMNS.format(plain=plain, where=where), (*order, until))
-        fetched = cur.fetchall()
-    arrays = _int_columns(fetched)
-    del fetched
-    if arrays is None:
+    coded = read_codes(conn, ids, until)
+    if coded is None:
         return None
-    with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, card, "
-                    f"rest FROM events WHERE {where} AND NOT ({BARE}) ORDER BY game, seq",
-                    (*order, until))
-        rows = cur.fetchall()
-    (key_a, seq_a, code_a, at_a, at_null), (game_col, seqs, codes, ats) = arrays
-    if int(np.count_nonzero(code_a < 0)) != len(rows):  # a bare row not a plain play: as rows
-        return None
-    names = {k: g for g, k in keys.items()}
-    batch = StoredBatch(key_a, seq_a, code_a, at_a, at_null, [])
+    names = coded.names
+    batch = StoredBatch(*_columns(coded.coded), [])
     # each game's other events, decoded (a game that cannot be read: its error, and None
     # for each of its rows)
-    per_game: list[tuple[int, int, int, list[Event] | UnreadableEvent]] = []
-    n = len(game_col)
-    bounds = np.flatnonzero(np.diff(batch.keys)).tolist() if n else []
-    j = 0
-    for lo, hi in zip([0, *(b + 1 for b in bounds)], [*(b + 1 for b in bounds), n], strict=True):
-        if lo >= hi:
-            continue
-        key = game_col[lo]
-        k = j
-        while j < len(rows) and rows[j][0] == key:
-            j += 1
+    per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]] = []
+    lo = 0
+    for key, codes, rows in coded.others_of():
+        hi = lo + len(codes)
         collecting = gc.isenabled()
         gc.disable()  # a game's objects hold no reference cycle (as the replay's read)
         try:
-            got: list[Event] | UnreadableEvent = events_of(
-                conn, [r[1:] for r in rows[k:j]], fast=True, game=names[key])
+            got: list[Event] | UnreadableEvent = events_of(conn, rows, fast=True,
+                                                           game=names[key])
         except UnreadableEvent as err:
             if unreadable is None:
                 raise
@@ -163,43 +129,40 @@ def read_batch(conn: Connection, ids: list[str], until: int,
         finally:
             if collecting:
                 gc.enable()
-        batch.others.extend([None] * (j - k) if isinstance(got, UnreadableEvent) else got)
-        per_game.append((lo, hi, k, got))
+        first = len(batch.others)
+        batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
+        per_game.append((lo, hi, first, codes, got))
+        lo = hi
     if prepare is not None:
         prepare(batch, names)
-    return _games(names, batch, (seqs, codes, ats), per_game, unreadable)
+    return _games(names, batch, per_game, unreadable)
 
 
-def _int_columns(rows: list[Any]) -> tuple[tuple[np.ndarray, ...], tuple[list[Any], ...]] | None:
-    """The four columns of :data:`COLUMNS`'s ``rows`` as int64 arrays (and a mask of the
-    rows without a time), and as lists (a time None where there is none); None when one of
-    them holds a value that is not an integer, or a time below 0 (the batch is then read as
-    rows)."""
-    if not rows:
+def _columns(coded: list[tuple[int, list[int]]]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A batch's codes (each game's key and codes, :func:`jaslog.store.bulk_read.game_codes`)
+    laid end to end as the columns of a :class:`StoredBatch`: game key, seq, code (a plain
+    play's ``seat * 32 + card``, -1 for any other row), time code (0 where there is none)
+    and whether a row has no time (every other row: its time is its event's)."""
+    if not coded:
         empty = np.zeros(0, np.int64)
-        return (empty, empty, empty, empty, np.zeros(0, bool)), ([], [], [], [])
-    table = np.array(rows)  # int64 when every value is an integer, else another kind
-    if table.dtype.kind != "i" or table.ndim != 2:
-        return None
-    keys, seqs, codes, ats = (np.ascontiguousarray(table[:, i], np.int64) for i in range(4))
-    null = ats == NO_TIME
-    if bool((ats[~null] < 0).any()):
-        return None
-    at_list = ats.tolist()
-    if null.any():
-        for i in np.flatnonzero(null).tolist():
-            at_list[i] = None
-        ats[null] = 0
-    return (keys, seqs, codes, ats, null), (keys.tolist(), seqs.tolist(), codes.tolist(),
-                                            at_list)
+        return empty, empty, empty, empty, np.zeros(0, bool)
+    raw = np.concatenate([np.array(codes, np.int64) for _key, codes in coded])
+    keys = np.repeat(np.array([key for key, _codes in coded], np.int64),
+                     [len(codes) for _key, codes in coded])
+    other = raw < 0
+    seqs = np.where(other, -1 - raw, (raw >> 7) & (SEQS - 1))
+    codes = np.where(other, -1, raw & 127)
+    at = np.where(other, 0, raw >> AT_SHIFT)  # (the time + 1; 0: none)
+    at_null = at == 0
+    ats = np.where(at_null, 0, at - 1)
+    return keys, seqs, codes, ats, at_null
 
 
 def _games(names: dict[int, str], batch: StoredBatch,
-           lists: tuple[list[Any], list[Any], list[Any]],
-           per_game: list[tuple[int, int, int, list[Event] | UnreadableEvent]],
+           per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]],
            unreadable: Callable[[UnreadableEvent], None] | None) -> Iterator[StoredGame]:
-    seqs, codes, ats = lists
-    for lo, hi, first, events in per_game:
+    for lo, hi, first, codes, events in per_game:
         if isinstance(events, UnreadableEvent):
             assert unreadable is not None
             unreadable(events)
@@ -210,7 +173,7 @@ def _games(names: dict[int, str], batch: StoredBatch,
         fold: GameFold | None = None
         error: FoldError | None = None
         try:
-            fold = fold_game_columns(gid, seqs, codes, ats, lo, hi, events)
+            fold = fold_game_codes(gid, codes, events)
         except FoldError as err:
             error = err
         except UnreadableEvent as err:
