@@ -4,6 +4,7 @@ files an export of the same games read as events writes, byte for byte."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import orjson
@@ -98,6 +99,34 @@ def test_most_games_are_built_from_the_columns(store_file: Path, tmp_path: Path,
             assert len(rows["events"]) == g.last + 1
     assert "s-real" not in built and "s-klaberjass" not in built
     assert len(built) >= len(corpus) - 2
+
+
+def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
+    """The export reads a SQLite store's batch with the replay's two statements (each
+    game's codes as one row, the other rows whole) and no statement of its own, and each
+    game's fold keeps its plain plays as their codes (no event made for a play)."""
+    with open_store(str(store_file)) as store:
+        statements: list[str] = []
+        with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
+            raw = c.connection.dbapi_connection
+            assert isinstance(raw, sqlite3.Connection)
+            raw.set_trace_callback(statements.append)
+        read = list(store_games(store, since=None, ruleset=None, after=None,
+                                until=store.cursor(), batch=7,
+                                unreadable=lambda e: pytest.fail(str(e))))
+        raw.set_trace_callback(None)
+    reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
+    codes = [q for q in reads if "group_concat(CASE WHEN" in q and "GROUP BY game" in q]
+    others = [q for q in reads if "AND NOT (kind = 1" in q]
+    batches = -(-len(read) // 7)
+    assert len(codes) == len(others) == batches and len(reads) == 2 * batches, reads
+    coded = 0
+    for g in read:
+        assert isinstance(g, StoredExport)
+        fold = g.stored.fold
+        if fold is not None:
+            coded += sum(isinstance(x, int) for x in fold.entries)
+    assert coded > 32 * len(read)
 
 
 def test_time_texts_are_the_stores_own() -> None:
