@@ -2,8 +2,9 @@
 every stored game as the commands read ``store:`` (``jaslog check store:``, ``analyze``, the
 what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
-A SQLite store is read a batch of games at a time, with two statements that see the same
-events (none past the store's position when the read began):
+A SQLite store is read a batch of games at a time (:func:`read_codes`, which the export's
+read, :mod:`jaslog.store.export_read`, shares), with two statements that see the same events
+(none past the store's position when the read began):
 
 * each game as one row: its key and every row's code (:data:`CODE`), which SQLite works
   out and joins into one text (``group_concat``): a plain play's time, seq, seat and card in
