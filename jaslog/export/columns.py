@@ -16,7 +16,7 @@ suit whether a card is a trump and its card points (asked of the rules' ``card_p
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -117,12 +117,41 @@ class EventsColumns(Columns):
     and no ``recorded_at``, and its time is in its canonical text), as
     :func:`jaslog.events.fast.play_payload` writes them one by one."""
 
-    __slots__ = ()
+    __slots__ = ("held", "listed", "segments")
 
     def __init__(self, table: str = "events") -> None:
         super().__init__(table)
+        #: rows added as Arrow tables (:meth:`add_table`) and runs of the listed rows, in order
+        self.segments: list[pa.Table | tuple[int, int]] = []
+        self.held = 0      # rows in the tables of ``segments``
+        self.listed = 0    # listed rows already in a run of ``segments``
+
+    def __len__(self) -> int:
+        return self.held + len(self.lists[0])
+
+    def add_table(self, t: pa.Table) -> None:
+        """A game's rows already built (of this table's schema, ``game`` filled), after the
+        rows held so far."""
+        k = len(self.lists[0])
+        if k > self.listed:
+            self.segments.append((self.listed, k))
+            self.listed = k
+        self.segments.append(t)
+        self.held += t.num_rows
 
     def to_table(self) -> pa.Table:
+        if not self.segments:
+            return self._listed_table()
+        k = len(self.lists[0])
+        listed = self._listed_table() if k else None
+        if k > self.listed:
+            self.segments.append((self.listed, k))
+            self.listed = k
+        parts = [seg if isinstance(seg, pa.Table) else
+                 cast(pa.Table, listed).slice(seg[0], seg[1] - seg[0]) for seg in self.segments]
+        return pa.concat_tables(parts).combine_chunks()
+
+    def _listed_table(self) -> pa.Table:
         t = super().to_table()
         payload = t.column("payload")
         if not payload.null_count:

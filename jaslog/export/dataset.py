@@ -440,7 +440,29 @@ class Chunk:
     solved: list[tuple[str, int, Solved]] = field(default_factory=list)
 
 
-def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_games: int,
+class Prebuilt:
+    """A game read as columns (:class:`jaslog.export.stored.StoredExport`): its id, last seq,
+    ``build(rows_for)`` (its rows, False when it is not a game built that way) and its
+    events (for :func:`~jaslog.export.rows.build_game` then)."""
+
+    __slots__ = ()
+
+    @property
+    def game(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def last(self) -> int:
+        raise NotImplementedError
+
+    def build(self, rows_for: Callable[[Partition], Rows]) -> bool:
+        raise NotImplementedError
+
+    def events(self) -> list[Event]:
+        raise NotImplementedError
+
+
+def build_chunks(games: Iterable[Sequence[Event] | Prebuilt], index: dict[str, int], chunk_games: int,
                  progress: Callable[[int], None] | None = None, *,
                  par: bool = False,
                  known_pars: Callable[[str], Known | None] | None = None,
@@ -491,14 +513,19 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
     try:
         chunk = Chunk()
         seen = 0
-        for events in games:
+        for item in games:
             chunk.seen += 1
             seen += 1
             if progress is not None:
                 progress(seen)
-            if not events:
+            stored = item if isinstance(item, Prebuilt) else None
+            events: Sequence[Event] = () if isinstance(item, Prebuilt) else item
+            if stored is not None:
+                gid, last = stored.game, stored.last
+            elif not events:
                 continue
-            gid, last = events[0].game, events[-1].seq
+            else:
+                gid, last = events[0].game, events[-1].seq
             known = index.get(gid)
             if known is not None:
                 if last <= known:  # the dataset holds as much of the game or more: kept
@@ -508,6 +535,13 @@ def build_chunks(games: Iterable[Sequence[Event]], index: dict[str, int], chunk_
             else:
                 chunk.added += 1
             solved: list[Solved] = []
+            if stored is not None:
+                if not par and columnar and stored.build(rows_for):
+                    if chunk.added + len(chunk.replaced) >= chunk_games:
+                        yield take()
+                        chunk = Chunk()
+                    continue
+                events = stored.events()
             build_game(events, rows_for, par=par, solved=solved, columnar=columnar,
                        stored_par=known_pars(gid) if par and known_pars is not None else None)
             if solved:
@@ -557,7 +591,8 @@ def read_outcome_tables(snap: Path, files: list[dict[str, Any]]
     return g, p, parts
 
 
-def export_games(games: Iterable[Sequence[Event]], out_dir: str | Path, *, cursor: int | None = None,
+def export_games(games: Iterable[Sequence[Event] | Prebuilt], out_dir: str | Path, *,
+                 cursor: int | None = None,
                  source: str | None = None, filters: dict[str, Any] | None = None,
                  chunk_games: int = DEFAULT_CHUNK, full: bool = False, keep: int = 2,
                  file_rows: int = FILE_ROWS, row_group_rows: int = ROW_GROUP_ROWS,

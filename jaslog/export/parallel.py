@@ -20,7 +20,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -67,8 +67,14 @@ def _build(task: tuple[list[str], dict[str, int], bool]) -> Chunk:
     the previous snapshot, for those that are in it; ``par``: with the analysis columns)."""
     ids, known, par = task
     unreadable: list[str] = []  # a game no reader can read is left out, and said
-    games = (events for _gid, events in _store.games_by_id(
-        ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
+    games: Iterable[Any]
+    if par:
+        games = (events for _gid, events in _store.games_by_id(
+            ids, until=_until, fast=True, unreadable=lambda e: unreadable.append(str(e))))
+    else:  # read as columns (:mod:`jaslog.export.stored`)
+        from jaslog.export.stored import batch_games  # deferred: the store (SQLAlchemy)
+
+        games = batch_games(_store, ids, _until, lambda e: unreadable.append(str(e)))
     pars = _store.stored_pars(ids) if par else {}  # the rounds solved before: not again
     [chunk] = build_chunks(games, known, chunk_games=len(ids) + 1,  # all of it: one chunk
                            par=par, known_pars=pars.get)

@@ -165,7 +165,7 @@ class PlaysOut:
                  "start", "team_of")
 
     def __init__(self, plays: Columns, seats: Sequence[str], team_of: Sequence[int],
-                 at: list[str | None], rule_of: dict[int, str | None],
+                 at: Sequence[str | None], rule_of: dict[int, str | None],
                  loss_of: dict[int, int] | None = None) -> None:
         assert isinstance(plays, PlaysColumns)
         self.cols = plays

@@ -60,7 +60,7 @@ class GameContext:
     game: str
     fold: GameFold
     events: Sequence[Event]
-    at: list[str | None]                 # RFC 3339 text (normalized) by seq
+    at: Sequence[str | None]             # RFC 3339 text (normalized) by seq
     rows: Rows
     round_first_seq: dict[int, int]      # round -> seq of its deal (or round_score)
     round_last_seq: dict[int, int]       # round -> seq of its last event
@@ -301,7 +301,7 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
     kinds = [d["type"] for d in dicts]
     kind_of = dict(zip(seqs, kinds, strict=True)) if retracted else {}
     out = rows["events"]
-    start = len(out["seq"])
+    start = len(out)  # (rows of the games before, every column filled)
     out["seq"].extend(seqs)
     out["type"].extend(kinds)
     out["event_time"].extend(at)

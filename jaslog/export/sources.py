@@ -134,8 +134,13 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
     games = (events for _gid, events in store.iter_games(
         since=since, ruleset=ruleset, after=after, until=until, fast=True,
         unreadable=lambda e: unreadable.append(str(e))))
-    if not par:
-        result = export_games(games, out_dir, cursor=until, source=source, filters=filters,
+    if not par:  # read as columns, a batch of games at a time (jaslog.export.stored)
+        from jaslog.export.stored import READ_GAMES, store_games  # deferred: the store
+
+        columns = store_games(store, since=since, ruleset=ruleset, after=after, until=until,
+                              batch=min(chunk_games, READ_GAMES),
+                              unreadable=lambda e: unreadable.append(str(e)))
+        result = export_games(columns, out_dir, cursor=until, source=source, filters=filters,
                               chunk_games=chunk_games, full=full, keep=keep, progress=progress,
                               par=par)
     else:  # the rounds solved before read back a batch of games at a time

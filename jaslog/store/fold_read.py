@@ -2,8 +2,9 @@
 every stored game as the commands read ``store:`` (``jaslog check store:``, ``analyze``, the
 what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
-A SQLite store is read a batch of games at a time, with two statements that see the same
-events (none past the store's position when the read began):
+A SQLite store is read a batch of games at a time (:func:`read_codes`, which the export's
+read, :mod:`jaslog.store.export_read`, shares), with two statements that see the same events
+(none past the store's position when the read began):
 
 * each game as one row: its key and every row's code (:data:`CODE`), which SQLite works
   out and joins into one text (``group_concat``): a plain play's time, seq, seat and card in
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
@@ -118,15 +120,41 @@ def _codes_sql(where: str) -> str:
             "GROUP BY game ORDER BY game")
 
 
-def fold_batch(conn: Connection, ids: list[str], until: int,
-               unreadable: Any) -> Iterator[tuple[str, Folded]] | None:
-    """The games ``ids`` (in the store's order, ``games.pos`` ascending) folded from their
-    events up to position ``until``; None when the codes cannot be read (the caller reads
-    the batch as rows)."""
+@dataclass(slots=True)
+class CodedBatch:
+    """A batch of games as :func:`read_codes` reads it: each game's key and its rows'
+    codes (:func:`jaslog.store.bulk_read.game_codes`), in the store's order; the other rows
+    (those whose code is below 0) whole, in (game, seq) order, each ``(game, seq, kind,
+    version, event_id, at, recorded_at, seat, card, rest)``; and each game's id by its key."""
+
+    names: dict[int, str]
+    coded: list[tuple[int, list[int]]]
+    rows: list[Any]
+
+    def others_of(self) -> Iterator[tuple[int, list[int], list[Any]]]:
+        """Each game's key, codes and other rows (each ``row[1:]``: seq and the parts
+        :func:`jaslog.store.rows.events_of` reads), in the store's order."""
+        rows = self.rows
+        j = 0
+        for key, codes in self.coded:
+            others = []
+            while j < len(rows) and rows[j][0] == key:
+                others.append(rows[j][1:])
+                j += 1
+            yield key, codes, others
+
+
+def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | None:
+    """The games ``ids`` (in the store's order, ``games.pos`` ascending) read up to position
+    ``until`` with the two statements of the module's note, through one connection: the
+    replay's bulk fold (:func:`fold_batch`) and the export
+    (:func:`jaslog.store.export_read.read_batch`) read a batch so. None when the codes
+    cannot be read (the caller reads the batch as rows)."""
     keys = game_keys(conn, ids)
     order = sorted(keys[g] for g in ids if g in keys)
+    names = {k: g for g, k in keys.items()}
     if not order:
-        return iter(())
+        return CodedBatch(names, [], [])
     marks = ", ".join("?" * len(order))
     where = f"game IN ({marks}) AND pos <= ?"
     collecting = gc.isenabled()
@@ -152,17 +180,24 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
     finally:
         if collecting:
             gc.enable()
-    return _fold_read(conn, {k: g for g, k in keys.items()}, coded, rows, unreadable)
+    return CodedBatch(names, coded, rows)
 
 
-def _fold_read(conn: Connection, names: dict[int, str], coded: list[tuple[int, list[int]]],
-               rows: list[Any], unreadable: Any) -> Iterator[tuple[str, Folded]]:
-    j = 0
-    for key, codes in coded:
-        others = []
-        while j < len(rows) and rows[j][0] == key:
-            others.append(rows[j][1:])
-            j += 1
+def fold_batch(conn: Connection, ids: list[str], until: int,
+               unreadable: Any) -> Iterator[tuple[str, Folded]] | None:
+    """The games ``ids`` (in the store's order, ``games.pos`` ascending) folded from their
+    events up to position ``until``; None when the codes cannot be read (the caller reads
+    the batch as rows)."""
+    batch = read_codes(conn, ids, until)
+    if batch is None:
+        return None
+    return _fold_read(conn, batch, unreadable)
+
+
+def _fold_read(conn: Connection, batch: CodedBatch,
+               unreadable: Any) -> Iterator[tuple[str, Folded]]:
+    names = batch.names
+    for key, codes, others in batch.others_of():
         gid = names[key]
         collecting = gc.isenabled()
         gc.disable()  # (see the module's note)

@@ -164,6 +164,7 @@ def build(ctx: GameContext) -> Summary:
                         NO_SEAT if pteam is None else PLAYING[pteam],
                         NO_SEAT if chooser is None else DECLARER[chooser])
         kinds: list[str] = []
+        complete = 0  # the round's complete tricks
         for t in r.tricks:
             cards = t.cards
             if not cards:
@@ -171,7 +172,7 @@ def build(ctx: GameContext) -> Summary:
             lead = t.leader
             if not by_rows:
                 if t.complete:  # a card of each seat: counted for all the complete tricks below
-                    full_tricks += 1
+                    complete += 1
                     per_seat[t.winner][10] += 1
                     if trump is not None and t.roem:  # (the parts add up to the trick's roem)
                         kinds.extend(k for k, p in roem_parts(cards, trump, roem_rules) if p > 0)
@@ -181,6 +182,7 @@ def build(ctx: GameContext) -> Summary:
                 continue
             texts = [CARD_TEXT[c] for c in cards]
             if t.complete:
+                complete += 1
                 winner = t.winner
                 wt = winner & 1
                 parts = roem_parts(cards, trump, roem_rules) if trump is not None else []
@@ -194,6 +196,8 @@ def build(ctx: GameContext) -> Summary:
                 add_trick((n, t.number, lead, seats[lead], texts, False, None, None, None, trump_l,
                            None, None, None, [], None, t.seqs[0], t.seqs[-1]))
                 plays.trick(t.number, lead, cards, t.seqs, None, None)
+        if not by_rows:
+            full_tricks += complete
         if stuk_value:
             kinds.extend(["stuk_in_hand"] * (sum(r.hand_roem) // stuk_value))
 
@@ -215,7 +219,7 @@ def build(ctx: GameContext) -> Summary:
             pteam,
             sorted((chooser, (chooser + 2) % 4)) if chooser is not None else [],
             r.tricks[0].leader if r.tricks else None,
-            sum(1 for t in r.tricks if t.complete), r.over,
+            complete, r.over,
             list(o.points), list(o.roem), list(o.roem_on_table), list(o.tricks), kinds,
             o.points[pteam] if pteam is not None else None,
             o.points[dteam] if dteam is not None else None,

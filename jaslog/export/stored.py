@@ -1,0 +1,406 @@
+"""The export of a SQLite store's games from their columns: no event made for a plain play.
+
+A batch of games is read as columns (:mod:`jaslog.store.export_read`: each row's game, seq,
+time and ``seat * 32 + card`` for a plain play; the other events decoded) and each game
+folded from them. The batch's ``events`` rows are then built once, a column at a time
+(:func:`events_table`): the round of each event from a count of the round openers, a plain
+play's card and canonical bytes by Arrow from its columns, the other events' values from
+their fields. A game whose plays and tricks are built a column at a time
+(:mod:`jaslog.export.columnar`) takes its slice of that table; the rest of its rows (rounds,
+players, games, violations) come from its fold through its game's row builder, as for any
+game (:func:`jaslog.export.rows.build_game`). Any other game (a correction, an irregularity,
+an integrity error, a game whose adapter builds no columns, ``--par``) is built from its
+events by :func:`~jaslog.export.rows.build_game`. The rows are the same either way
+(``tests/export/test_stored.py`` compares every table).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from jaslog.cards import CARD_TEXT
+from jaslog.events import Event, GameStarted
+from jaslog.export.columnar import lookup
+from jaslog.export.columns import EventsColumns
+from jaslog.export.dataset import Prebuilt
+from jaslog.export.rows import (
+    GameContext,
+    Partition,
+    Rows,
+    Summary,
+    _json,
+    export_adapter,
+    normalize_time,
+    payload_json,
+)
+from jaslog.export.schema import SCHEMAS, TS
+from jaslog.games import get_game
+
+if TYPE_CHECKING:
+    from jaslog.store import Store
+    from jaslog.store.codec import UnreadableEvent
+    from jaslog.store.export_read import StoredBatch, StoredGame
+
+#: Games read as columns at a time (a batch's columns, its events table and its other
+#: events are held whole while its games are built: on the bench's store, batches of 200
+#: games raised the export's peak by about 80 MiB over reading events, of 100 by about 27).
+READ_GAMES = 100
+#: Codes up to this are seconds since 1970, above it milliseconds (:mod:`jaslog.store.compact`).
+SECONDS_MAX = 253_402_300_799
+_CARD = pa.array(CARD_TEXT, pa.string())
+_OPENERS = ("dealt", "round_score")
+_UNREAD: dict[str, Any] = {"type": "", "at": None}
+
+
+def store_games(store: Store, *, since: str | None, ruleset: str | None, after: int | None,
+                until: int, batch: int, unreadable: Callable[[UnreadableEvent], None]
+                ) -> Iterator[StoredExport | list[Event]]:
+    """The games :meth:`~jaslog.store.Store.iter_games` yields (same arguments, same order),
+    each as a :class:`StoredExport` when the store is a SQLite file whose batch reads as
+    columns, else as its events."""
+    from jaslog.store.fold_read import sqlite_file
+
+    if sqlite_file(store.engine) is None:
+        yield from (events for _gid, events in store.iter_games(
+            since=since, ruleset=ruleset, after=after, until=until, fast=True,
+            unreadable=unreadable))
+        return
+    for ids in store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
+                                     batch=batch):
+        yield from batch_games(store, ids, until, unreadable)
+
+
+def batch_games(store: Store, ids: list[str], until: int | None,
+                unreadable: Callable[[UnreadableEvent], None]
+                ) -> Iterator[StoredExport | list[Event]]:
+    """The games ``ids`` (in the store's order) as :meth:`~jaslog.store.Store.games_by_id`
+    yields them, each as a :class:`StoredExport` when the store is a SQLite file and the
+    batch reads as columns, else as its events; read :data:`READ_GAMES` at a time."""
+    for i in range(0, len(ids), READ_GAMES):
+        yield from _batch_games(store, ids[i:i + READ_GAMES], until, unreadable)
+
+
+def _batch_games(store: Store, ids: list[str], until: int | None,
+                 unreadable: Callable[[UnreadableEvent], None]
+                 ) -> Iterator[StoredExport | list[Event]]:
+    from jaslog.store import engine as eng
+    from jaslog.store.export_read import read_batch
+    from jaslog.store.fold_read import plays_coded, sqlite_file
+
+    got = None
+    if sqlite_file(store.engine) is not None:
+        with eng.read_tx(store.engine) as conn:
+            if until is None:
+                until = store.cursor()
+            got = read_batch(conn, ids, until, unreadable, prepare=_prepare) \
+                if plays_coded(conn) else None
+    if got is None:
+        yield from (events for _gid, events in store.games_by_id(
+            ids, until=until, fast=True, unreadable=unreadable))
+    else:
+        yield from (StoredExport(g) for g in got)
+
+
+def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
+    """Build the batch's ``events`` rows (None when a value does not fit a column: its games
+    are then built from their events, which says so)."""
+    try:
+        batch.table = events_table(batch, names)
+    except (pa.ArrowInvalid, OverflowError, TypeError):
+        batch.table = None
+
+
+def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
+    """The ``events`` rows of every game of ``batch``, as :func:`jaslog.export.rows.build_game`
+    writes them for a game without a retracted event (the round of an event: the count of
+    round openers up to it in its game, or a ruling's or note's own round)."""
+    keys, seqs, codes = batch.keys, batch.seqs, batch.codes
+    n = len(keys)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if n \
+        else np.zeros(0, np.int64)
+    game_of = np.cumsum(np.isin(np.arange(n), starts)) - 1
+    gids = pa.array([names[int(k)] for k in keys[starts]], pa.string())
+
+    oi = np.flatnonzero(codes < 0)           # the rows of the other events
+    plain = codes >= 0
+    pi = np.flatnonzero(plain)
+    m = len(oi)
+    # the other events' values, one list each (a row of a game that could not be read,
+    # never exported: an empty one)
+    others = batch.others
+    ds = [_UNREAD if e is None else e.__dict__ for e in others]
+    kinds: list[str] = [d["type"] for d in ds]
+    seat_o = [d.get("seat") for d in ds]
+    card_o = [d.get("card") for d in ds]
+    call_o = [d.get("call") for d in ds]
+    points_o = [p if isinstance(p, int | None) else None for p in [d.get("points") for d in ds]]
+    id_o = [d.get("id") for d in ds]
+    at_o = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
+            for a in [d["at"] for d in ds]]
+    payload_o = [None if e is None else payload_json(e) for e in others]
+    opener = np.array([k in _OPENERS for k in kinds], bool) if m else np.zeros(0, bool)
+    own_at = [i for i, k in enumerate(kinds) if (k == "ruling" or k == "note")
+              and ds[i].get("round") is not None]
+    own = [ds[i]["round"] for i in own_at]
+
+    # round: openers counted within each game (0: none yet: NULL), then the own rounds
+    opens = np.zeros(n, np.int64)
+    opens[oi[opener]] = 1
+    count = np.cumsum(opens)
+    before = count[starts] - opens[starts]
+    rnd = count - before[game_of]
+    if own:
+        rnd[oi[np.array(own_at, np.int64)]] = np.array(own, np.int64)
+        null_round = rnd == 0
+        null_round[oi[np.array(own_at, np.int64)]] = False
+    else:
+        null_round = rnd == 0
+
+    # where each row's value is in (plain values, other values) laid end to end
+    rank = np.empty(n, np.int64)
+    rank[pi] = np.arange(len(pi))
+    rank[oi] = len(pi) + np.arange(m)
+
+    def merged(plain_values: pa.Array, other_values: pa.Array) -> pa.Array:
+        return pa.concat_arrays([plain_values, other_values]).take(pa.array(rank, pa.int64()))
+
+    def others_only(values: list[Any], type_: pa.DataType) -> pa.Array:
+        return merged(pa.nulls(len(pi), type_), pa.array(values, type_))
+
+    # times: a plain play's from its code, the others' from their text
+    ats = batch.ats[pi]
+    at_null = batch.at_null[pi]
+    ms = ats > SECONDS_MAX
+    micros = np.where(ms, ats * 1000, ats * 1_000_000)
+    at_plain = pa.array(micros, TS, mask=at_null if at_null.any() else None)
+    event_time = merged(at_plain, pa.array(at_o, pa.string()).cast(TS))
+
+    code = codes[pi]
+    seat_p = code >> 5
+    card_p = _CARD.take(pa.array(code & 31, pa.int64()))
+    game_col = lookup(gids, game_of)
+    seq_col = pa.array(seqs, pa.int32())
+
+    # a plain play's canonical bytes, by Arrow (as EventsColumns writes them)
+    p_game, p_seq = game_col.take(pa.array(pi, pa.int64())), seq_col.take(pa.array(pi, pa.int64()))
+    at_text = _time_texts(ats, ms, at_null)
+    built = pc.binary_join_element_wise(
+        '{"game":"', p_game, '","seq":', p_seq.cast(pa.string()), ',"type":"play"',
+        pc.binary_join_element_wise(',"at":"', at_text, '"', ""),
+        ',"seat":', pa.array(seat_p, pa.int64()).cast(pa.string()), ',"card":"', card_p,
+        '"}', "", null_handling="replace", null_replacement="")
+
+    arrays = [
+        game_col,
+        seq_col,
+        merged(pa.array(["play"] * len(pi), pa.string()), pa.array(kinds, pa.string())),
+        event_time,
+        pa.array(rnd, pa.int16(), mask=null_round if null_round.any() else None),
+        merged(pa.array(seat_p, pa.int8()), pa.array(seat_o, pa.int8())),
+        merged(card_p, pa.array(card_o, pa.string())),
+        others_only(call_o, pa.string()),
+        others_only(points_o, pa.int32()),
+        others_only(id_o, pa.string()),
+        pa.array(np.zeros(n, bool), pa.bool_()),
+        pa.nulls(n, pa.int32()),
+        merged(built, pa.array(payload_o, pa.string())),
+    ]
+    return pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
+
+
+_TWO = [f"{i:02d}" for i in range(60)]
+_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]], pa.string())
+_MINUTES = pa.array([f"{m}:" for m in _TWO], pa.string())
+_SECONDS = pa.array([f"{s}Z" for s in _TWO], pa.string())
+
+
+def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array:
+    """The canonical text of each time code (:func:`jaslog.store.compact.time_text`): a
+    day's date written once for every day met, the time of day from tables by hour, minute
+    and second."""
+    from jaslog.store.compact import time_text
+
+    days, second = np.divmod(np.where(ms | null, 0, codes), 86_400)
+    seen, inverse = np.unique(days, return_inverse=True)
+    dates = pa.array([time_text(int(d) * 86_400)[:10] for d in seen], pa.string())
+    hour, second = np.divmod(second, 3600)
+    minute, second = np.divmod(second, 60)
+    text = pc.binary_join_element_wise(
+        dates.take(pa.array(inverse.reshape(-1), pa.int64())),
+        _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
+        _SECONDS.take(pa.array(second, pa.int64())), "")
+    if ms.any():  # (milliseconds: rare) one by one
+        odd = np.flatnonzero(ms & ~null)
+        ms_text = pa.array([time_text(int(c)) for c in codes[odd]], pa.string())
+        at = np.full(len(codes), -1, np.int64)
+        at[odd] = np.arange(len(odd))
+        text = pc.if_else(pa.array(ms & ~null), lookup(ms_text, at), text)
+    if null.any():
+        text = pc.if_else(pa.array(null), pa.nulls(len(codes), pa.string()), text)
+    return text
+
+
+class _Times(Sequence[str | None]):
+    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept)."""
+
+    __slots__ = ("by_seq", "codes", "got", "lo", "n", "stored")
+
+    def __init__(self, game: StoredGame) -> None:
+        self.stored, self.lo, self.n = game, game.lo, game.hi - game.lo
+        self.codes = game.batch.codes
+        self.got: dict[int, str | None] = {}
+        self.by_seq: dict[int, Event] | None = None  # the other events, by seq
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, seq: Any) -> Any:
+        if isinstance(seq, slice):
+            return [self[i] for i in range(*seq.indices(self.n))]
+        got = self.got.get(seq, self)
+        if got is not self:
+            return got
+        from jaslog.store.compact import time_text
+
+        g = self.stored
+        b, i = g.batch, self.lo + seq
+        if self.codes[i] >= 0:
+            text = None if b.at_null[i] else time_text(int(b.ats[i]))
+        else:
+            if self.by_seq is None:
+                self.by_seq = {e.seq: e for e in g.others}
+            text = normalize_time(self.by_seq[seq].at)
+        self.got[seq] = text
+        return text
+
+
+class StoredExport(Prebuilt):
+    """A stored game as the export builds it (:func:`jaslog.export.dataset.build_chunks`):
+    its rows from the batch's columns when it can (:meth:`build`), else its events."""
+
+    __slots__ = ("stored",)
+
+    def __init__(self, stored: StoredGame) -> None:
+        self.stored = stored
+
+    @property
+    def game(self) -> str:
+        return self.stored.game
+
+    @property
+    def last(self) -> int:
+        return self.stored.last
+
+    def events(self) -> list[Event]:
+        return self.stored.events()
+
+    def build(self, rows_for: Callable[[Partition], Rows]) -> bool:
+        """Append the game's rows to ``rows_for(partition)`` from the batch's columns, as
+        :func:`~jaslog.export.rows.build_game` would (False, and nothing appended: the game
+        is not one built this way)."""
+        sg = self.stored
+        fold, b = sg.fold, sg.batch
+        if fold is None or sg.error is not None or fold.retracted or fold.irregularities \
+                or b.table is None:
+            return False
+        adapter = export_adapter(get_game(fold.game))
+        by_columns = getattr(adapter, "columnar", None)
+        if by_columns is None:
+            return False
+        lo, hi, n = sg.lo, sg.hi, len(sg)
+        others = sg.others
+        codes = b.codes[lo:hi]
+        seqs = b.seqs[lo:hi]
+        oi = np.flatnonzero(codes < 0)
+        kinds = [e.type for e in others]
+        # each round's first and last seq and whether its deal carried hands
+        opens = np.zeros(n, np.int64)
+        first_seq: dict[int, int] = {}
+        hands: dict[int, bool] = {}
+        own: list[tuple[int, int]] = []
+        number = 0
+        for k, e in enumerate(others):
+            kind = kinds[k]
+            if kind in _OPENERS:
+                number += 1
+                opens[oi[k]] = 1
+                first_seq[number] = e.seq
+                hands[number] = kind == "dealt" and e.__dict__["hands"] is not None
+            elif kind == "ruling" or kind == "note":
+                r = e.__dict__.get("round")
+                if r is not None:
+                    own.append((int(oi[k]), r))
+        rnd = np.cumsum(opens)
+        for row, r in own:
+            rnd[row] = r
+        has = rnd != 0
+        for row, _r in own:
+            has[row] = True
+        last_seq: dict[int, int] = {}
+        if has.any():
+            rr, ss = rnd[has], seqs[has]
+            top = np.full(int(rr.max()) - min(int(rr.min()), 0) + 1, -1, np.int64)
+            shift = -min(int(rr.min()), 0)
+            np.maximum.at(top, rr + shift, ss)
+            last_seq = {int(r) - shift: int(s) for r, s in enumerate(top) if s >= 0}
+        types = frozenset(kinds) | ({"play"} if len(oi) < n else frozenset())
+        at = _Times(sg)
+        first = others[0] if len(oi) and oi[0] == 0 else None
+        started = first if isinstance(first, GameStarted) else None
+        has_time = ~b.at_null[lo:hi]
+        if len(oi):
+            has_time = has_time.copy()
+            has_time[oi] = [e.at is not None for e in others]
+        timed = np.flatnonzero(has_time)
+        first_at = at[int(timed[0])] if len(timed) else None
+        last_at = at[int(timed[-1])] if len(timed) else None
+        ruleset = started.ruleset if started is not None else None
+        year = int(first_at[:4]) if first_at is not None else None
+
+        ctx = GameContext(sg.game, fold, (), at, {}, first_seq, last_seq, hands,
+                          kinds.count("ruling"), types=types)  # type: ignore[arg-type]
+        plan = by_columns(ctx)
+        if plan is None:
+            return False
+        rows = ctx.rows = rows_for((ruleset, year))
+        ctx.columnar = True
+        out = rows["events"]
+        assert isinstance(out, EventsColumns)
+        start = len(out)
+        out.add_table(b.table.slice(lo, n))
+        summary: Summary = adapter.build(ctx)
+        plan.start, plan.size = start, n
+        out.columnar.append(plan)
+        ok = summary.violations == 0
+        rows["games"].add((
+            fold.game,
+            _json(started.options) if started is not None else None,
+            _json(fold.options),
+            list(started.seats) if started is not None else [],
+            started.dealer if started is not None else None,
+            _json(started.meta) if started is not None else None,
+            n,
+            sg.last,
+            summary.rounds,
+            summary.rounds_complete,
+            summary.totals,
+            summary.totals_played,
+            summary.finished,
+            summary.winner_team,
+            summary.draw,
+            summary.winners,
+            summary.violations,
+            summary.rulings,
+            ok,
+            None,
+            first_at,
+            last_at,
+        ))
+        for cols in rows.values():
+            cols.fill_game(sg.game)
+        return True

@@ -1,0 +1,187 @@
+"""The export's read of a SQLite store: a batch of games as columns, each game folded.
+
+The export needs every stored event once, in the store's order (game, seq), and each game's
+fold (what only the rules can say). A batch of games is read as the replay's bulk fold reads
+it, by the same statements (:func:`jaslog.store.fold_read.read_codes`): each game as one row
+of codes (a plain play's time, seq, seat and card in one integer, ``-1 - seq`` for any other
+row) and the other rows whole, read into events as :meth:`~jaslog.store.Store.iter_games`
+reads them (:func:`jaslog.store.rows.events_of`).
+
+The batch's codes are laid end to end as numpy columns (game key, seq, ``seat * 32 + card``
+or -1, time) for the export to build its ``events`` table from, a column at a time
+(:mod:`jaslog.export.stored`), and each game is folded from its codes as the replay folds it
+(:func:`jaslog.store.bulk_read.fold_game_codes`: a plain play goes to the fold as its seat
+and card, no event made) and handed on as a :class:`StoredGame`. A game the export cannot
+build that way asks for :meth:`StoredGame.events`, its events as ``iter_games(fast=True)``
+gives them.
+
+None is returned for a batch whose codes cannot be read (a value of an odd type, stored
+behind the store's back; a bare play of another format; a gap in a game's seqs): the caller
+reads it as rows.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy.engine import Connection
+
+from jaslog.cards import CARD_TEXT
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events import Event
+from jaslog.events.fast import FastPlay
+from jaslog.store.bulk_read import AT_SHIFT, SEQS, fold_game_codes
+from jaslog.store.codec import UnreadableEvent
+from jaslog.store.compact import time_text
+from jaslog.store.fold_read import read_codes
+from jaslog.store.rows import events_of
+
+
+@dataclass(slots=True)
+class StoredBatch:
+    """A batch's rows as columns (game key, seq, code: a plain play's ``seat * 32 + card``, -1
+    for any other row; a plain play's time code; ``at_null``: no time) and its other events
+    (those not plain plays), one for each code -1 in row order (None for the rows of a game
+    that could not be read). ``table``: what the export built of them."""
+
+    keys: np.ndarray
+    seqs: np.ndarray
+    codes: np.ndarray
+    ats: np.ndarray
+    at_null: np.ndarray
+    others: list[Event | None]
+    table: Any = None
+
+
+@dataclass(slots=True)
+class StoredGame:
+    """One game of a :class:`StoredBatch`: its rows ``lo`` to ``hi`` (excluded), its other
+    events (those not plain plays, in seq order; the first is the batch's ``others[first]``),
+    and its fold (or the integrity error that stopped it)."""
+
+    game: str
+    batch: StoredBatch
+    lo: int
+    hi: int
+    first: int
+    others: list[Event]
+    fold: GameFold | None
+    error: FoldError | None
+
+    @property
+    def last(self) -> int:
+        return int(self.batch.seqs[self.hi - 1])
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def events(self) -> list[Event]:
+        """The game's events in seq order, a plain play as a :class:`FastPlay` (as
+        :meth:`~jaslog.store.Store.iter_games` with ``fast`` gives them)."""
+        b = self.batch
+        out: list[Any] = []
+        k = 0
+        others = self.others
+        for i in range(self.lo, self.hi):
+            code = int(b.codes[i])
+            if code < 0:
+                out.append(others[k])
+                k += 1
+                continue
+            at = None if b.at_null[i] else time_text(int(b.ats[i]))
+            out.append(FastPlay(self.game, int(b.seqs[i]), code >> 5, CARD_TEXT[code & 31], at,
+                                None, None))
+        return out
+
+
+def read_batch(conn: Connection, ids: list[str], until: int,
+               unreadable: Callable[[UnreadableEvent], None] | None,
+               prepare: Callable[[StoredBatch, dict[int, str]], None] | None = None
+               ) -> Iterator[StoredGame] | None:
+    """The games ``ids`` (in the store's order) read as columns and folded, up to position
+    ``until``; None when the codes cannot be read (the caller reads the batch as rows).
+    ``prepare(batch, names)`` is called once the batch is read, before any game is folded
+    (``names``: game id by key)."""
+    coded = read_codes(conn, ids, until)
+    if coded is None:
+        return None
+    names = coded.names
+    batch = StoredBatch(*_columns(coded.coded), [])
+    # each game's other events, decoded (a game that cannot be read: its error, and None
+    # for each of its rows)
+    per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]] = []
+    lo = 0
+    for key, codes, rows in coded.others_of():
+        hi = lo + len(codes)
+        collecting = gc.isenabled()
+        gc.disable()  # a game's objects hold no reference cycle (as the replay's read)
+        try:
+            got: list[Event] | UnreadableEvent = events_of(conn, rows, fast=True,
+                                                           game=names[key])
+        except UnreadableEvent as err:
+            if unreadable is None:
+                raise
+            got = err
+        finally:
+            if collecting:
+                gc.enable()
+        first = len(batch.others)
+        batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
+        per_game.append((lo, hi, first, codes, got))
+        lo = hi
+    if prepare is not None:
+        prepare(batch, names)
+    return _games(names, batch, per_game, unreadable)
+
+
+def _columns(coded: list[tuple[int, list[int]]]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A batch's codes (each game's key and codes, :func:`jaslog.store.bulk_read.game_codes`)
+    laid end to end as the columns of a :class:`StoredBatch`: game key, seq, code (a plain
+    play's ``seat * 32 + card``, -1 for any other row), time code (0 where there is none)
+    and whether a row has no time (every other row: its time is its event's)."""
+    if not coded:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty, np.zeros(0, bool)
+    raw = np.concatenate([np.array(codes, np.int64) for _key, codes in coded])
+    keys = np.repeat(np.array([key for key, _codes in coded], np.int64),
+                     [len(codes) for _key, codes in coded])
+    other = raw < 0
+    seqs = np.where(other, -1 - raw, (raw >> 7) & (SEQS - 1))
+    codes = np.where(other, -1, raw & 127)
+    at = np.where(other, 0, raw >> AT_SHIFT)  # (the time + 1; 0: none)
+    at_null = at == 0
+    ats = np.where(at_null, 0, at - 1)
+    return keys, seqs, codes, ats, at_null
+
+
+def _games(names: dict[int, str], batch: StoredBatch,
+           per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]],
+           unreadable: Callable[[UnreadableEvent], None] | None) -> Iterator[StoredGame]:
+    for lo, hi, first, codes, events in per_game:
+        if isinstance(events, UnreadableEvent):
+            assert unreadable is not None
+            unreadable(events)
+            continue
+        gid = names[int(batch.keys[lo])]
+        collecting = gc.isenabled()
+        gc.disable()  # (as above)
+        fold: GameFold | None = None
+        error: FoldError | None = None
+        try:
+            fold = fold_game_codes(gid, codes, events)
+        except FoldError as err:
+            error = err
+        except UnreadableEvent as err:
+            if unreadable is None:
+                raise
+            unreadable(err)
+            continue
+        finally:
+            if collecting:
+                gc.enable()
+        yield StoredGame(gid, batch, lo, hi, first, events, fold, error)
