@@ -241,9 +241,10 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         else:
             g = game
             seq, kind, version, eid, at, rec, seat, card, rest = r
-        if type(seq) is not int:  # (changed behind the store's back: SQLite keeps a fraction)
-            raise UnreadableEvent(f"its seq {seq!r} is not a whole number", g, seq)
-        if fast and kind == 1 and rest is None:
+        # a seq of another type than an integer (changed behind the store's back: SQLite keeps
+        # a fraction) takes neither short way: its bytes are parsed, which says what is wrong
+        whole = type(seq) is int
+        if fast and whole and kind == 1 and rest is None:
             fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
             if fp is not None:
                 append(fp)  # type: ignore[arg-type]
@@ -251,7 +252,7 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         if kind & 0xFFFF not in names:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
-        if version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
+        if whole and version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
             e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
