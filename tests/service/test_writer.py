@@ -5,6 +5,7 @@ SQLite store (the processes themselves: tests/service/test_processes.py)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -108,6 +109,27 @@ def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
     with open_store(w.url) as s:
         assert [e.seq for e in s.events("g")] == list(range(14))
     assert not Path(w.server.path).exists()
+
+
+def test_the_writer_reads_and_writes_on_one_thread(tmp_path: Path) -> None:
+    """The writer's one thread reads both workers' sockets and writes their appends itself:
+    no thread a worker, no hop to the service's own writer thread."""
+    events = sim("g", 1)[:5]
+    w = TwoWorkers(tmp_path / "threads.sqlite", events)
+
+    async def run() -> list[str]:
+        await w.link()
+        for e in events[1:5]:
+            through = w.a if e["seq"] % 2 else w.b
+            res, _ = await through.append_soon("g", body_of([e]), e["seq"])
+            assert res.head.next_seq == e["seq"] + 1
+        return sorted(t.name for t in threading.enumerate() if t.name.startswith("jaslog-"))
+
+    try:
+        threads = asyncio.run(run())
+    finally:
+        w.close()
+    assert threads == ["jaslog-writer-server"]
 
 
 def test_a_refusal_crosses_the_socket_whole() -> None:
