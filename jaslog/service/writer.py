@@ -22,7 +22,9 @@ answers of its appends in the group and one :data:`MOVED` a game the group moved
 game's last next seq) in one write. The writer's one thread reads the workers' sockets and
 writes what it read itself (:meth:`Service.write_now
 <jaslog.service.core.Service.write_now>`): an append costs no wake of another thread there,
-and what the workers send while a group is written is the next group.
+and what the workers send while a group is written is the next group. A second thread sends
+the answers, a group's to every worker at once: a worker woken by its answers may take the
+core from the thread that woke it, and the writer's thread goes on meanwhile.
 
 A frame is its length (4 bytes, big-endian, of what follows the kind), its kind (one byte)
 and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` from a worker;
@@ -37,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import queue
 import selectors
 import socket
 import struct
@@ -133,9 +136,10 @@ class WriterServer:
     ``path`` and writes them through ``svc`` (its group commit), all on one thread of its
     own: it waits for any worker's frames, writes the appends it read (in one group, or as
     many as :meth:`Service.write_now <jaslog.service.core.Service.write_now>` makes of
-    them), then sends each worker its answers and tells it of the games the other workers'
-    appends moved (:meth:`_send_all`), and waits again. Whatever came meanwhile is the next
-    group. No append passes from a thread to another in this process."""
+    them), then hands the sending thread each worker's answers and word of the games the
+    other workers' appends moved (:meth:`_send_all`), and waits again. Whatever came
+    meanwhile is the next group. No append passes from a thread to another in this
+    process; a group's answers pass once."""
 
     def __init__(self, svc: Service, path: str) -> None:
         self.svc, self.path = svc, path
@@ -146,13 +150,21 @@ class WriterServer:
         self._links: dict[socket.socket, bytes] = {}
         self._stopping = False
         self._thread: threading.Thread | None = None
+        #: What the sending thread is to send (each worker's socket and its bytes; None
+        #: for bytes: the socket to close), in order; None: stop.
+        self._out: queue.SimpleQueue[list[tuple[socket.socket, bytes | None]] | None] = \
+            queue.SimpleQueue()
+        self._sender: threading.Thread | None = None
 
     def start(self) -> WriterServer:
         self._sock.bind(self.path)
         self._sock.listen(64)
         self._thread = threading.Thread(target=self._run, name="jaslog-writer-server",
                                         daemon=True)
+        self._sender = threading.Thread(target=self._send, name="jaslog-writer-send",
+                                        daemon=True)
         self._thread.start()
+        self._sender.start()
         return self
 
     def stop(self) -> None:
@@ -164,6 +176,9 @@ class WriterServer:
                 c.shutdown(socket.SHUT_RDWR)
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=10)
+        self._out.put(None)
+        if self._sender is not None and self._sender is not threading.current_thread():
+            self._sender.join(timeout=10)
         for c in (self._sock, self._wake_r, self._wake_w):
             c.close()
         with contextlib.suppress(OSError):
@@ -203,13 +218,15 @@ class WriterServer:
         sel.register(conn, selectors.EVENT_READ)
 
     def _drop(self, sel: selectors.BaseSelector, conn: socket.socket) -> None:
-        """A worker gone (or the writer stopping): its socket closed."""
+        """A worker gone (or the writer stopping): its socket shut, and closed by the
+        sending thread once what was to be sent on it is past (its number is not reused
+        while a send may still use it)."""
         self._links.pop(conn, None)
         with contextlib.suppress(KeyError, ValueError):
             sel.unregister(conn)
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_RDWR)
-        conn.close()
+        self._out.put([(conn, None)])
 
     def _read(self, sel: selectors.BaseSelector, conn: socket.socket,
               taken: list[tuple[socket.socket, list[Any]]]) -> None:
@@ -269,14 +286,29 @@ class WriterServer:
     def _send_all(self, answers: dict[socket.socket, list[bytes]],
                   moved: dict[str, tuple[socket.socket | None, int]]) -> None:
         """Send every worker, in one write, its answers and then one :data:`MOVED` for each
-        game moved by another worker's appends."""
+        game moved by another worker's appends: handed to the sending thread, so that the
+        writer's thread, should the worker it wakes take the core from it, goes on reading
+        and writing meanwhile."""
+        out: list[tuple[socket.socket, bytes | None]] = []
         for conn in list(self._links):
             frames = answers.get(conn, [])
             frames += [frame(MOVED, [game, next_seq])
                        for game, (by, next_seq) in moved.items() if by is not conn]
             if frames:
+                out.append((conn, b"".join(frames)))
+        if out:
+            self._out.put(out)
+
+    def _send(self) -> None:
+        """The sending thread: each worker's bytes sent in the order the writer's thread
+        handed them (a socket dropped closed after them); until :meth:`stop`."""
+        while (out := self._out.get()) is not None:
+            for conn, data in out:
+                if data is None:
+                    conn.close()
+                    continue
                 with contextlib.suppress(OSError):
-                    conn.sendall(b"".join(frames))
+                    conn.sendall(data)
 
 
 class WriterLink(asyncio.Protocol):
