@@ -465,10 +465,11 @@ class _CountedService(Service):
     groups: list[int]
     counting = False
 
-    def _group_results(self, group: list[Any]) -> list[Any]:
-        if self.counting:
+    def _group_results(self, group: list[Any], more: bool = False) -> list[Any]:
+        results = super()._group_results(group, more)
+        if self.counting:  # (the group as written: with those that joined it as it began)
             self.groups.append(len(group))
-        return super()._group_results(group)
+        return results
 
 
 @contextmanager

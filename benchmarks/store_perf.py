@@ -161,7 +161,9 @@ def record_live(lines: Sequence[bytes], path: str | Path, games: int | None = No
 def replay_store(store: Store | str | Path) -> tuple[int, int]:
     """Fold every game of the store through the rules as ``jaslog check store:`` does
     (:meth:`jaslog.store.Store.fold_games`: on SQLite, plain plays read as columns and
-    handed to the fold as ints): (games, events). A game the rules refuse raises its error."""
+    handed to the fold as ints): (games, events). A game the rules refuse raises its error.
+    The events are counted by the fold's next seq, not its log: ``check`` reads no log (but
+    of a game with a computer deal), so the log's plays stay as the fold keeps them."""
     own = not isinstance(store, Store)
     s = open_store(str(store)) if not isinstance(store, Store) else store
     games = events = 0
@@ -170,7 +172,7 @@ def replay_store(store: Store | str | Path) -> tuple[int, int]:
             if isinstance(folded, FoldError):
                 raise folded
             games += 1
-            events += len(folded.log)
+            events += folded.next_seq
     finally:
         if own:
             s.close()

@@ -52,3 +52,22 @@ def test_the_load_script_serves_with_workers(capsys: pytest.CaptureFixture[str])
     out = json.loads(capsys.readouterr().out)
     assert out["workers"] == 2 and out["appends"] > 0 and out["errors"] == {}
     assert out["cpu_ms_per_append"]["server"] > 0.1
+
+
+@pytest.mark.soak
+def test_the_load_script_profiles_each_worker(capsys: pytest.CaptureFixture[str],
+                                              tmp_path: Path) -> None:
+    """``--workers 2 --profile OUT``: the supervisor's profile in ``OUT``, and each worker's,
+    every thread of it, in ``OUT.<pid>``: the requests the workers answered are in theirs."""
+    out_path = tmp_path / "served.prof"
+    main(["--games", "6", "--clients", "3", "--seconds", "1.5", "--workers", "2",
+          "--profile", str(out_path), "--json"])
+    assert json.loads(capsys.readouterr().out)["appends"] > 0
+    assert out_path.exists()
+    workers = sorted(tmp_path.glob("served.prof.*"))
+    assert len(workers) == 2
+    for p in workers:
+        assert p.suffix[1:].isdigit()
+        profiled = pstats.Stats(str(p))
+        assert any(name == "__call__" and file.endswith("fast_append.py")
+                   for file, _, name in profiled.stats)  # type: ignore[attr-defined]

@@ -81,7 +81,7 @@ class PlayerFold(GameFold):
         self.state.play(e.seat, CARD_INDEX[e.card], e.seq)
 
     def apply_play(self, seat: int, card: int, at: str | None = None,
-                   event: Event | bytes | None = None) -> None:
+                   event: Event | bytes | int | None = None) -> None:
         # A play given as ints goes straight to the rules, as the play handler takes it (a
         # fold class that takes plays by a handler of its own: that handler, by way of the
         # event)

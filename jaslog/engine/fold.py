@@ -31,6 +31,7 @@ from jaslog.events import (
     Timeout,
 )
 from jaslog.events.fast import FastPlay, fast_play
+from jaslog.events.times import time_text
 
 #: Objects the fold takes in place of an event model: a canonical play read without its
 #: model (:mod:`jaslog.events.fast`) goes to the handler of :class:`~jaslog.events.Play`.
@@ -166,8 +167,8 @@ class GameFold:
         self.last_at: str | None = started.at
         self.notes: list[Event] = []
         #: every event applied, by seq (retracted events included): :attr:`log`, but that
-        #: a play given by its canonical line (:meth:`apply_play`) is kept as those bytes
-        #: until the log is read (from :attr:`unread` on)
+        #: a play given by its canonical line or by its code (:meth:`apply_play`) is kept as
+        #: those bytes or that int until the log is read (from :attr:`unread` on)
         self.entries: list[Any] = [started]
         #: the first entry of :attr:`entries` that may be a play's line (-1: none)
         self.unread: int = -1
@@ -266,7 +267,7 @@ class GameFold:
             self.last_at = at
 
     def apply_play(self, seat: int, card: int, at: str | None = None,
-                   event: Event | bytes | None = None) -> None:
+                   event: Event | bytes | int | None = None) -> None:
         """Move the state on by the next event, a play: seat ``seat`` (0-3) plays ``card``
         (0-31, as :mod:`jaslog.cards` numbers them) at seq :attr:`next_seq`, at the time
         ``at``; or raise :class:`FoldError` and change nothing. The state, the violations,
@@ -275,7 +276,11 @@ class GameFold:
         or, when None, a :class:`~jaslog.events.fast.FastPlay` of these fields; ``event``
         may be the play's canonical line (bytes :func:`~jaslog.events.fast.fast_play`
         takes), which the log keeps as it is until it is read (a reader of a log's lines
-        makes no event for a play nobody asks for).
+        makes no event for a play nobody asks for); or the play's code (:func:`play_code`:
+        its seat, card and time as one int), which the log keeps until it is read, then a
+        :class:`~jaslog.events.fast.FastPlay` of this game, seq, seat, card and time (a
+        reader of a store's columns makes no event for a play nobody asks for); ``at`` is
+        then the text of the code's time.
 
         A reader that has the play's seat and card as ints (a log's bytes, a store's
         columns) calls this instead of :meth:`apply`: a game's fold may take the play
@@ -299,28 +304,33 @@ class GameFold:
             play = fast_play(play)
             if play is None:
                 raise ValueError(f"{event!r} is not the canonical line of a play")
+        elif isinstance(play, int):
+            play = coded_play(self.game_id, self.next_seq, play)
         self.apply(play)
 
     @property
     def log(self) -> list[Event]:
         """Every event applied, by seq (the log, retracted events included)."""
-        if self.unread >= 0:  # plays kept as their lines: read now, once
+        if self.unread >= 0:  # plays kept as their lines or codes: read now, once
             entries = self.entries
             for i in range(self.unread, len(entries)):
                 x = entries[i]
                 if isinstance(x, bytes):
                     entries[i] = fast_play(x)  # (a line a reader took as a canonical play)
+                elif isinstance(x, int):
+                    entries[i] = coded_play(self.game_id, i, x)  # (an entry's seq: its place)
             self.unread = -1
         return self.entries
 
-    def played(self, seat: int, card: int, at: str | None, event: Event | bytes | None) -> None:
+    def played(self, seat: int, card: int, at: str | None,
+               event: Event | bytes | int | None) -> None:
         """The bookkeeping of a play a game's :meth:`apply_play` gave its state: the log
         keeps it (``event``, or a :class:`~jaslog.events.fast.FastPlay` of its fields), the
         next seq and the last time move on, as :meth:`apply` moves them."""
         seq = self.next_seq
         play: Any = event if event is not None else \
             FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
-        if self.unread < 0 and isinstance(play, bytes):
+        if self.unread < 0 and isinstance(play, (bytes, int)):
             self.unread = len(self.entries)
         self.entries.append(play)
         self.next_seq = seq + 1
@@ -463,6 +473,26 @@ class GameFold:
 
     def rounds_dealt(self) -> int:
         return len(self.state.rounds)
+
+
+def play_code(seat: int, card: int, at: int | None) -> int:
+    """A play as one int a fold's log keeps (:meth:`GameFold.apply_play`): its seat (0-3),
+    its card (0-31) and its time, a time code (:mod:`jaslog.events.times`; None: none), which
+    may not be negative. :func:`coded_play` reads it.
+
+    >>> coded_play("g", 5, play_code(2, 8, 1767641455)).model_dump(exclude_none=True)
+    {'game': 'g', 'seq': 5, 'type': 'play', 'at': '2026-01-05T19:30:55Z', 'seat': 2, 'card': '7D'}
+    >>> coded_play("g", 5, play_code(3, 31, None)).model_dump(exclude_none=True)
+    {'game': 'g', 'seq': 5, 'type': 'play', 'seat': 3, 'card': 'AS'}
+    """
+    code = seat * 32 + card
+    return code if at is None else code | (at + 1) << 7
+
+
+def coded_play(game: str, seq: int, code: int) -> FastPlay:
+    """The play of game ``game`` at seq ``seq`` that :func:`play_code` gave ``code`` of."""
+    return FastPlay(game, seq, (code >> 5) & 3, CARD_TEXT[code & 31],
+                    None if code < 128 else time_text((code >> 7) - 1), None, None)
 
 
 def describe(e: Event) -> str:

@@ -404,8 +404,9 @@ class Service:
 
     def _write_loop(self) -> None:
         """The writer's thread: waits for an append, takes the writer's lock, then every
-        append waiting by then (up to :data:`GROUP_APPENDS` of them, or as many as hold
-        :data:`GROUP_EVENTS` events), written in one transaction."""
+        append waiting by then and those queued while the transaction began (up to
+        :data:`GROUP_APPENDS` of them, or as many as hold :data:`GROUP_EVENTS` events),
+        written in one transaction."""
         closing = False
         while not closing:
             w = self._queue.get()
@@ -427,14 +428,15 @@ class Service:
                             break
                         closing = w is None  # closing: write what was taken, then stop
                     if group:
-                        self._write_group(group)
+                        self._write_group(group, more=not closing)
             finally:
                 if group:
                     self._answer_loops()
 
-    def _write_group(self, group: list[_Waiting]) -> None:
+    def _write_group(self, group: list[_Waiting], *, more: bool = False) -> None:
         """Write ``group``'s appends in one transaction, in turn, and answer each (the
-        writer's lock is held).
+        writer's lock is held). ``more``: the appends queued while the transaction began
+        join the group (:meth:`_join`).
 
         Every refusal of an append (a conflict, a rule, a bad event) is found before it
         writes anything (:meth:`jaslog.store.Store.group`): it is answered with its own error
@@ -444,7 +446,7 @@ class Service:
         damaged store), nothing of the group is written and each append is written again in
         a transaction of its own, answered as it would have been alone."""
         try:
-            results = self._group_results(group)
+            results = self._group_results(group, more)
         except _WriteAlone:
             for w in group:
                 self._write_group([w])
@@ -467,11 +469,15 @@ class Service:
                 self._written[w.game] = res.head.next_seq
                 w.future.set_result((res, new))
 
-    def _group_results(self, group: list[_Waiting]) -> list[AppendResult | Exception]:
-        """Each append's result or refusal, the group committed (see :meth:`_write_group`)."""
+    def _group_results(self, group: list[_Waiting], more: bool = False
+                       ) -> list[AppendResult | Exception]:
+        """Each append's result or refusal, the group committed (see :meth:`_write_group`);
+        ``more``: ``group`` takes the appends queued while its transaction began."""
         results: list[AppendResult | Exception] = []
         held = time.perf_counter()
         with self.writer.group() as g:
+            if more:
+                self._join(group)
             for w in group:
                 try:
                     results.append(self._append_in(g, w))
@@ -497,6 +503,26 @@ class Service:
                     raise _WriteAlone from e
                 raise  # alone: its own answer, as an append of its own
         return results
+
+    def _join(self, group: list[_Waiting]) -> None:
+        """Add to ``group`` the appends queued since it was taken (up to
+        :data:`GROUP_APPENDS`, :data:`GROUP_EVENTS`): on PostgreSQL its transaction's start is
+        an exchange with the server, and the appends the event loop queued meanwhile would
+        otherwise wait for a transaction of their own (with two processes each writing
+        itself, a process's groups were one append in three). They are written and answered
+        as they would have been in the next group."""
+        n = sum(len(w.events) for w in group)
+        while len(group) < GROUP_APPENDS and n < GROUP_EVENTS:
+            try:
+                w = self._queue.get_nowait()
+            except queue.Empty:
+                return
+            if w is None:  # closing: the writer's thread stops after this group
+                self._queue.put(None)
+                return
+            if w.future.set_running_or_notify_cancel():  # (else its asker gave up)
+                group.append(w)
+                n += len(w.events)
 
     def _append_in(self, g: AppendGroup, w: _Waiting) -> AppendResult:
         """One waiting append in the group's transaction; a retry of stored events (same

@@ -9,6 +9,10 @@ written from a table of minutes; every other row waits in its game's list, and t
 ``decode`` makes their events (models, read as :func:`jaslog.store.rows.events_of` reads
 them) once the game's last row is met.
 
+The bulk fold (:mod:`jaslog.store.fold_read`) reads a game as one row instead: its rows'
+codes, which SQLite works out and joins; :func:`game_codes` reads them and
+:func:`fold_game_codes` folds the game from them.
+
 Compiled (``jaslog.native.HOT_PATH``), the loop runs with no Python-level work per row beyond
 the :class:`FastPlay` it makes; run as pure Python it gives the same events.
 
@@ -25,11 +29,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import orjson
+
 from jaslog.engine.fold import GameFold
 from jaslog.events.fast import FastPlay
+from jaslog.events.times import MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
 from jaslog.play.fold import start_fold
 from jaslog.store.codec import UnreadableEvent
-from jaslog.store.compact import CARD_TEXT, MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
+from jaslog.store.compact import CARD_TEXT
 
 #: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
 #: the parts :func:`jaslog.store.rows.events_of` reads after ``seq``.
@@ -113,27 +120,78 @@ def _finish(key: int, events: list[Any], others: list[Any], slots: list[int],
     return events
 
 
-def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any], lo: int,
-                      hi: int, others: list[Any]) -> GameFold:
-    """Game ``gid`` folded from its rows ``lo`` to ``hi`` (excluded) of a columnar read:
-    ``seqs``, ``codes`` (a plain play's ``seat * 32 + card``, -1 for any other row) and
-    ``ats`` (a plain play's time: seconds since 1970, or None); ``others``: the game's other
-    events, read apart, one for each code -1, in order. A plain play goes to the fold as its
-    seat and card (:meth:`GameFold.apply_play`), or as a :class:`FastPlay` when its seq is not
-    the one the fold expects (which says what is wrong). Raises the fold's
+#: A row's code as the store's bulk fold reads it (:data:`jaslog.store.fold_read.CODE`, which
+#: SQLite works out): for a plain play ``(at + 1) * 2**AT_SHIFT + seq * 128 + seat * 32 +
+#: card`` (``at + 1`` 0 when it has no time; its seq below :data:`SEQS`); for any other row
+#: ``-1 - seq``. Each code holds its row's seq: :func:`game_codes` takes a game's codes only
+#: when their seqs run on from the first, one by one.
+SEQ_BITS = 13
+SEQS = 1 << SEQ_BITS
+AT_SHIFT = 7 + SEQ_BITS
+#: The latest time a code holds (``at + 1`` shifted by :data:`AT_SHIFT` stays within 63 bits):
+#: every time in seconds, and in milliseconds up to the year 2248.
+AT_CODED_MAX = (1 << (63 - AT_SHIFT)) - 2
+
+
+def code_seq(v: int) -> int:
+    """The seq a code holds.
+
+    >>> code_seq(-1), code_seq(-6), code_seq((1767641456 << AT_SHIFT) + 300 * 128 + 72)
+    (0, 5, 300)
+    """
+    return -1 - v if v < 0 else (v >> 7) & (SEQS - 1)
+
+
+def game_codes(text: str) -> list[int] | None:
+    """The codes of a game's rows from the text SQLite joined them into
+    (``group_concat(code, ',')``, read as a JSON array), in seq order; None when the text is
+    not that (a code not an integer: a value of another type stored behind the store's
+    back; the seqs not one after the other: a gap, or the rows not in seq order, which
+    SQLite's ``group_concat`` does not promise), and the batch is read as rows.
+
+    >>> game_codes("-1,157,-3"), game_codes("-3,157,-1"), game_codes("-1,1.5"), game_codes("-1,-4")
+    ([-1, 157, -3], None, None, None)
+    """
+    try:
+        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's integers)
+    except ValueError:
+        return None
+    if type(parsed) is not list:
+        return None
+    out: list[int] = parsed
+    seq = -1
+    for x in parsed:
+        if type(x) is not int:
+            return None  # (a fraction)
+        v: int = x
+        if v < 0:
+            s = -1 - v
+        else:
+            s = (v >> 7) & (SEQS - 1)
+        if s != seq + 1 and seq >= 0:
+            return None
+        seq = s
+    return out
+
+
+def fold_game_codes(gid: str, codes: list[int], others: list[Any]) -> GameFold:
+    """Game ``gid`` folded from its rows' :func:`game_codes`; ``others``: the game's other
+    events (each code below 0), read apart, in order. A plain play goes to the fold as its
+    seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
+    :func:`~jaslog.engine.fold.play_code` until it is read (the fold's last time written once,
+    at the end, when a play had it), or as a :class:`FastPlay` when its seq is not the one
+    the fold expects (which says what is wrong). Raises the fold's
     :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
     fit the rows (the store changed between the reads: never, as neither read sees past one
     position)."""
     cards = CARD_TEXT
-    seconds = SECONDS
-    last_minute = -1
-    prefix = ""
     k = 0
     fold: GameFold | None = None
-    for i in range(lo, hi):
-        code = codes[i]
-        seq = seqs[i]
-        if code < 0:
+    seq = code_seq(codes[0]) - 1 if codes else -1
+    last = -1  # (the time of the last play with one, while no later event had one)
+    for v in codes:
+        seq += 1
+        if v < 0:
             if k >= len(others) or others[k].seq != seq:
                 raise UnreadableEvent("the store's rows changed while they were read", gid, seq)
             e = others[k]
@@ -141,30 +199,29 @@ def fold_game_columns(gid: str, seqs: list[int], codes: list[int], ats: list[Any
             if fold is None:
                 fold = start_fold(e)
             else:
+                if last >= 0 and e.at is not None:
+                    last = -1
                 fold.apply(e)
             continue
-        at = ats[i]
-        text: str | None = None
-        if at is not None:
-            a: int = at
-            if 0 <= a <= SECONDS_MAX:
-                minute = a // 60
-                if minute != last_minute:
-                    got = MINUTES.get(minute)
-                    prefix = got if got is not None else minute_text(minute)
-                    last_minute = minute
-                text = prefix + seconds[a - minute * 60]
-            else:
-                text = time_text(a)
+        code = v & 127
+        a = (v >> AT_SHIFT) - 1
+        coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
         if fold is not None and seq == fold.next_seq:
-            fold.apply_play(code >> 5, code & 31, text)
+            fold.apply_play(code >> 5, code & 31, None, coded)
+            if a >= 0:
+                last = a
             continue
-        play = FastPlay(gid, seq, code >> 5, cards[code & 31], text, None, None)
+        play = FastPlay(gid, seq, code >> 5, cards[code & 31], None if a < 0 else time_text(a),
+                        None, None)
         if fold is None:
             fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
         else:
             fold.apply(play)  # type: ignore[arg-type]
+            if a >= 0:
+                last = -1
     if k != len(others) or fold is None:
         raise UnreadableEvent("the store's rows changed while they were read", gid,
-                              seqs[hi - 1] if hi > lo else 0)
+                              seq if codes else 0)
+    if last >= 0:
+        fold.last_at = time_text(last)
     return fold

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import calendar
 import re
-import time
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -42,14 +41,12 @@ import orjson
 from jaslog.cards import card_text
 from jaslog.events import EVENT_MODELS, VERSION
 from jaslog.events.fast import FastPlay
+from jaslog.events.times import SECONDS_MAX, time_text
 
 #: The hash seq 0 links to, as a raw digest.
 GENESIS_RAW = bytes(32)
 #: Added to ``kind`` when the fields with a column whose column is NULL are in ``rest``.
 SPILLED = 1 << 16
-#: The latest time in whole seconds (9999-12-31T23:59:59Z): a stored time up to it is in
-#: seconds, a larger one in milliseconds (every millisecond time after 1978-01-12 is larger).
-SECONDS_MAX = 253_402_300_799
 CARD_TEXT: tuple[str, ...] = tuple(card_text(c) for c in range(32))
 CARD_CODE: dict[str, int] = {t: c for c, t in enumerate(CARD_TEXT)}
 _TIME = re.compile(r"^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(\.\d{3})?Z$")
@@ -152,38 +149,6 @@ def parse_time_code(text: Any) -> int | None:
                                                               and code <= SECONDS_MAX):
         return None
     return code if time_text(code) == text else None
-
-
-#: The text of each minute met (``2026-01-05T19:30:``), by minutes since 1970, and of each
-#: second in a minute (``55Z``): a time in seconds is the two joined (the events of a game
-#: fall in a few hundred minutes; the store's reader writes a time per event).
-MINUTES: dict[int, str] = {}
-SECONDS: tuple[str, ...] = tuple(f"{s:02d}Z" for s in range(60))
-
-
-def minute_text(minute: int) -> str:
-    """The text of a minute (minutes since 1970) up to its seconds, kept in :data:`MINUTES`.
-
-    >>> minute_text(1767641455 // 60)
-    '2026-01-05T19:30:'
-    """
-    if len(MINUTES) > 100_000:
-        MINUTES.clear()
-    text = MINUTES[minute] = time.strftime("%Y-%m-%dT%H:%M:", time.gmtime(minute * 60))
-    return text
-
-
-def time_text(code: int) -> str:
-    """The text of a :func:`time_code`.
-
-    >>> time_text(1767641455), time_text(1767641455120)
-    ('2026-01-05T19:30:55Z', '2026-01-05T19:30:55.120Z')
-    """
-    if code <= SECONDS_MAX:
-        minute, second = divmod(code, 60)
-        return (MINUTES.get(minute) or minute_text(minute)) + SECONDS[second]
-    secs, ms = divmod(code, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{ms:03d}Z"
 
 
 def id_code(v: Any) -> bytes | None:

@@ -1,27 +1,38 @@
-"""Every game of a store folded through its rules, read column by column: the bulk fold of
+"""Every game of a store folded through its rules, read a game a row: the bulk fold of
 every stored game as the commands read ``store:`` (``jaslog check store:``, ``analyze``, the
 what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
 A SQLite store is read a batch of games at a time, with two statements that see the same
 events (none past the store's position when the read began):
 
-* every row's game, seq, time and a code SQLite works out: ``seat * 32 + card`` for a plain
-  play (nine rows in ten: kind ``play`` of the current format, with no id, no
-  ``recorded_at`` and nothing but its seat and card), -1 for any other row;
-* the other rows whole (those not a bare play), through the store's own cursor, read into
-  events as :meth:`~jaslog.store.Store.iter_games` reads them
-  (:func:`jaslog.store.rows.events_of`).
+* each game as one row: its key and every row's code (:data:`CODE`), which SQLite works
+  out and joins into one text (``group_concat``): a plain play's time, seq, seat and card in
+  one integer (nine rows in ten: kind ``play`` of the current format, with no id, no
+  ``recorded_at`` and nothing but its seat, card and a time a code holds), ``-1 - seq`` for
+  any other row. SQLite's C code does the work of each row; Python gets one string a game,
+  no tuple a row. :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their
+  seqs run one after the other (so in seq order, which SQLite does not promise of
+  ``group_concat``, and without a gap);
+* the other rows whole (those not a bare play), read into events as
+  :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
 
-The compiled :func:`jaslog.store.bulk_read.fold_game_columns` then folds each game, a plain
+Both through the store's own connection, not through a second SQLite library (such as the
+ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
+other's POSIX locks on the same file when either closes it, and another process may then
+reset the write-ahead log under a reader, or a writer, of this one: sqlite.org's "how to
+corrupt", 2.2.1).
+
+The compiled :func:`jaslog.store.bulk_read.fold_game_codes` then folds each game, a plain
 play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
 While a game is folded, Python's cycle collector is paused, as in the import and in
 ``check``'s reading of files: a game makes a few thousand objects (events, the fold's lists)
 that hold no reference cycle, which the collector would otherwise walk again and again while
-the game is folded; reference counting frees each game once its reader drops it.
+the game is folded; reference counting frees each game once its reader drops it. It is
+paused while a batch is read, too.
 
-A PostgreSQL store, a SQLite database in memory, or a batch the driver cannot read as
-columns (a value of an odd type, stored behind the store's back; a bare play of another
-format) is read as
+A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
+value of an odd type, stored behind the store's back; a bare play of another format, with a
+time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
 """
 
@@ -37,7 +48,7 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.bulk_read import fold_game_columns
+from jaslog.store.bulk_read import AT_CODED_MAX, AT_SHIFT, SEQS, fold_game_codes, game_codes
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.rows import codec, events_of, game_keys
 
@@ -51,13 +62,24 @@ BARE = "kind = 1 AND event_id IS NULL AND recorded_at IS NULL AND rest IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
 #: reads as one, with the current format's version in place of ``{version}``. A seat or a
 #: card of another type than an integer (stored behind the store's back) is either not
-#: between the bounds (text, a blob, NULL: the row's code is -1, which the second statement
-#: does not read, so the batch is read as rows) or makes the code a float (a column not all
-#: integers: the batch is read as rows).
+#: between the bounds (text, a blob, NULL: the row's code is ``-1 - seq``, a row the second
+#: statement does not read, so the batch is read as rows) or makes the code a fraction
+#: (which :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
 PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
-#: Games one batch reads with each statement at most (a batch's columns are held whole:
-#: some 600 rows a game, a few MiB of Python integers).
+#: A row's code (SQL over ``events``, :mod:`jaslog.store.bulk_read`): for a plain play whose
+#: seq is below 8192 and whose time (if any) a code holds, ``(at + 1) * 2**20 + seq * 128 +
+#: seat * 32 + card``; for any other row ``-1 - seq``. Written with ``*`` and ``+`` (never
+#: ``%``, ``&`` or ``<<``, which make an integer of a fraction): a value of another type
+#: than an integer (stored behind the store's back) makes the code a fraction, which is not
+#: read as one.
+CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
+        "AND (at IS NULL OR at BETWEEN 0 AND {at_max}) "
+        "THEN coalesce(at + 1, 0) * {at_scale} + seq * 128 + seat * 32 + card "
+        "ELSE -1 - seq END")
+
+#: Games one batch reads with each statement at most (a batch's codes are held whole: some
+#: 600 rows a game, a few MiB of Python integers).
 BATCH_GAMES = 100
 
 
@@ -87,72 +109,56 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
     return f
 
 
-class ColumnReader:
-    """The columns of one bulk fold's statements, read through the store's own connection.
-
-    (Not through a second SQLite library, such as the ADBC driver's, which links its own
-    copy: two copies of SQLite in one process undo each other's POSIX locks on the same
-    file when either closes it, and another process may then reset the write-ahead log
-    under a reader, or a writer, of this one: sqlite.org's "how to corrupt", 2.2.1.)"""
-
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
-
-    def columns(self, sql: str, params: Sequence[Any]) -> list[list[Any]] | None:
-        """The columns of ``sql``'s rows as lists of Python values, or None when a column
-        holds a value that is not an integer (stored behind the store's back: the batch is
-        then read as rows)."""
-        with eng.raw_cursor(self.conn) as cur:
-            cur.execute(sql, list(params))
-            rows = cur.fetchall()
-        if not rows:
-            return [[], [], [], []]
-        cols = [list(c) for c in zip(*rows, strict=True)]
-        for c in cols:
-            for v in c:
-                if type(v) is not int and v is not None:
-                    return None
-        return cols
+def _codes_sql(where: str) -> str:
+    """The statement of a batch's codes: each game's key and its rows' :data:`CODE` joined
+    by commas (``where``: the batch's rows)."""
+    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), seq_max=SEQS - 1,
+                       at_max=AT_CODED_MAX, at_scale=1 << AT_SHIFT)
+    return (f"SELECT game, group_concat({code}, ',') FROM events WHERE {where} "
+            "GROUP BY game ORDER BY game")
 
 
-def fold_batch(conn: Connection, reader: ColumnReader, ids: list[str], until: int,
+def fold_batch(conn: Connection, ids: list[str], until: int,
                unreadable: Any) -> Iterator[tuple[str, Folded]] | None:
     """The games ``ids`` (in the store's order, ``games.pos`` ascending) folded from their
-    events up to position ``until``; None when the columns cannot be read (the caller reads
+    events up to position ``until``; None when the codes cannot be read (the caller reads
     the batch as rows)."""
     keys = game_keys(conn, ids)
     order = sorted(keys[g] for g in ids if g in keys)
     if not order:
         return iter(())
     marks = ", ".join("?" * len(order))
-    plain = PLAIN.format(version=int(VERSION))
     where = f"game IN ({marks}) AND pos <= ?"
-    cols = reader.columns(
-        f"SELECT game, seq, CASE WHEN {plain} THEN seat * 32 + card ELSE -1 END, at "
-        f"FROM events WHERE {where} ORDER BY game, seq", (*order, until))
-    if cols is None:
-        return None
-    with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, card, "
-                    f"rest FROM events WHERE {where} AND NOT ({BARE}) ORDER BY game, seq",
-                    (*order, until))
-        rows = cur.fetchall()
-    if cols[2].count(-1) != len(rows):  # a bare row that is not a plain play: read as rows
-        return None
-    return _fold_read(conn, {k: g for g, k in keys.items()}, cols, rows, unreadable)
+    collecting = gc.isenabled()
+    gc.disable()  # (see the module's note)
+    try:
+        with eng.raw_cursor(conn) as cur:
+            cur.execute(_codes_sql(where), (*order, until))
+            games = cur.fetchall()
+            cur.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, "
+                        f"card, rest FROM events WHERE {where} AND NOT ({BARE}) "
+                        "ORDER BY game, seq", (*order, until))
+            rows = cur.fetchall()
+        coded: list[tuple[int, list[int]]] = []
+        others = 0
+        for key, text in games:
+            codes = game_codes(text) if type(text) is str else None
+            if codes is None:
+                return None
+            others += sum(1 for v in codes if v < 0)
+            coded.append((key, codes))
+        if others != len(rows):  # a bare row that is not a plain play: read as rows
+            return None
+    finally:
+        if collecting:
+            gc.enable()
+    return _fold_read(conn, {k: g for g, k in keys.items()}, coded, rows, unreadable)
 
 
-def _fold_read(conn: Connection, names: dict[int, str], cols: list[list[Any]],
+def _fold_read(conn: Connection, names: dict[int, str], coded: list[tuple[int, list[int]]],
                rows: list[Any], unreadable: Any) -> Iterator[tuple[str, Folded]]:
-    game_col, seqs, codes, ats = cols
-    n = len(seqs)
     j = 0
-    lo = 0
-    while lo < n:
-        key = game_col[lo]
-        hi = lo + 1
-        while hi < n and game_col[hi] == key:
-            hi += 1
+    for key, codes in coded:
         others = []
         while j < len(rows) and rows[j][0] == key:
             others.append(rows[j][1:])
@@ -162,20 +168,18 @@ def _fold_read(conn: Connection, names: dict[int, str], cols: list[list[Any]],
         gc.disable()  # (see the module's note)
         try:
             events = events_of(conn, others, fast=True, game=gid)
-            folded: Folded = fold_game_columns(gid, seqs, codes, ats, lo, hi, events)
+            folded: Folded = fold_game_codes(gid, codes, events)
         except FoldError as err:
             folded = err
         except UnreadableEvent as err:
             if unreadable is None:
                 raise
             unreadable(err)
-            lo = hi
             continue
         finally:
             if collecting:
                 gc.enable()
         yield gid, folded
-        lo = hi
 
 
 def plays_coded(conn: Connection) -> bool:

@@ -314,12 +314,11 @@ class Queries:
         with eng.read_tx(self.engine) as conn:
             if until is None:
                 until = self._cursor(conn)
-            reader = fold_read.ColumnReader(conn) if fold_read.sqlite_file(self.engine) \
-                is not None and fold_read.plays_coded(conn) else None
+            coded = fold_read.sqlite_file(self.engine) is not None \
+                and fold_read.plays_coded(conn)
             for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
                                         until=until, batch=fold_read.BATCH_GAMES):
-                folded = None if reader is None else fold_read.fold_batch(
-                    conn, reader, ids, until, unreadable)
+                folded = fold_read.fold_batch(conn, ids, until, unreadable) if coded else None
                 if folded is None:
                     folded = (
                         (gid, fold_read.fold_one(gid, events))

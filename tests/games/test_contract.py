@@ -52,7 +52,7 @@ from typer.testing import CliRunner
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.cli import app as cli_app
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import FoldError, GameFold, play_code
 from jaslog.engine.game import ADAPTERS, Game, NoAdapter, NotSupported
 from jaslog.events import Event, canonical_json, event_from_dict
 from jaslog.export.plays import columns_for
@@ -81,6 +81,7 @@ from jaslog.play.whatif import what_if_view
 from jaslog.record import Recorder, open_recorder, run
 from jaslog.store import open_store
 from jaslog.store.codec import link
+from jaslog.store.compact import time_code, time_text
 from jaslog.store.projection import facts_of
 from jaslog.store.types import certificate
 
@@ -652,8 +653,9 @@ class GameContract:
         """``apply_play`` (a play's seat and card as ints, at the next seq: what a reader of
         a log's bytes or a store's columns has) gives the state, the violations, the log,
         the next seq and the last time that ``apply`` of the play event gives (its
-        canonical line kept in the log in its place, read once the log is asked for); and
-        every seat's every card at a trick's lead and in mid-trick, refused or not, alike."""
+        canonical line, or its code as a store's columns give it, kept in the log in its
+        place, read once the log is asked for); and every seat's every card at a trick's
+        lead and in mid-trick, refused or not, alike."""
         for sim, f, rep in audited(game.name):
             where = f"{sim.ruleset}/{sim.bot}/seed {sim.seed}"
             evs = parsed(sim.events)
@@ -672,6 +674,25 @@ class GameContract:
                 assert [e.model_dump() for e in x.log] == [e.model_dump() for e in f.log], where
                 assert (x.next_seq, x.last_at) == (f.next_seq, f.last_at), where
             assert not any(isinstance(x, bytes) for x in h.entries), where
+            # as a store's columns give it: its code (seat, card, time code), kept in its
+            # place until the log is read; four events in five timed, some in milliseconds
+            timed = parsed([{**e, "at": time_text(1767641455 + 7 * i if i % 3 else
+                                                  1767641455123 + 7000 * i)}
+                            if i % 5 else e for i, e in enumerate(sim.events)])
+            ref = fold(timed)
+            c = start_fold(timed[0])
+            for e in timed[1:]:
+                if e.type == "play":
+                    seat, card = e.__dict__["seat"], CARD_INDEX[e.__dict__["card"]]
+                    at = None if e.at is None else time_code(e.at)
+                    c.apply_play(seat, card, e.at, play_code(seat, card, at))
+                else:
+                    c.apply(e)
+            assert any(type(x) is int and x >= 128 for x in c.entries), where
+            assert game_report(c.game_id, c) == game_report(ref.game_id, ref), where
+            assert [e.model_dump() for e in c.log] == [e.model_dump() for e in ref.log], where
+            assert not any(type(y) is int for y in c.entries), where
+            assert (c.next_seq, c.last_at) == (ref.next_seq, ref.last_at), where
         sim = audited(game.name)[0][0]
         plays = [i for i, e in enumerate(sim.events) if e["type"] == "play"]
         tried = refused = 0

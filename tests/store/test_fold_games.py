@@ -1,6 +1,6 @@
 """The store's bulk fold (``Store.fold_games``): every game folded as a fold of the events
 ``iter_games`` reads gives it (state, report, log, error), on both backends; a SQLite store
-reads its plain plays as columns."""
+reads each game's plays as one row of codes."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import orjson
 import pytest
 
 from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events.times import SECONDS_MAX
 from jaslog.play.audit import game_report
 from jaslog.play.sim import Faults
 from jaslog.store import Store
+from jaslog.store.bulk_read import AT_SHIFT, SEQS, code_seq, game_codes
 from jaslog.store.fold_read import fold_one
 from tests.store.conftest import game_events
 from tests.store.test_tamper import disable_triggers
@@ -22,10 +24,16 @@ from tests.store.test_tamper import disable_triggers
 RULESETS = {"a-0": "amsterdam", "k-1": "klaberjass-2p", "p-2": "kloepper", "r-3": "rotterdam"}
 
 
-def _stored(store: Store) -> None:
+def _stored(store: Store, imported: bool = False) -> None:
+    """The games of :data:`RULESETS` appended (each row with its ``recorded_at``), or
+    imported (a play with nothing but its seat, card and time: a plain play)."""
     faults = Faults(revoke_rate=0.05, no_hands_rate=0.3, false_roem_rate=0.2)
     for i, (gid, ruleset) in enumerate(RULESETS.items()):
-        store.append(gid, game_events(gid, ruleset, seed=i + 3, faults=faults))
+        events = game_events(gid, ruleset, seed=i + 3, faults=faults)
+        if imported:
+            assert store.import_lines([orjson.dumps(e) for e in events]).events == len(events)
+        else:
+            store.append(gid, events)
 
 
 def _seen(folded: GameFold | FoldError) -> Any:
@@ -40,8 +48,9 @@ def _by_events(store: Store, **kw: Any) -> list[tuple[str, Any]]:
     return [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(**kw)]
 
 
-def test_every_game_folds_as_its_events_fold(store: Store) -> None:
-    _stored(store)
+@pytest.mark.parametrize("imported", [False, True], ids=["appended", "imported"])
+def test_every_game_folds_as_its_events_fold(store: Store, imported: bool) -> None:
+    _stored(store, imported)
     got = [(gid, _seen(f)) for gid, f in store.fold_games()]
     assert [g for g, _ in got] == list(RULESETS)
     assert got == _by_events(store)
@@ -73,13 +82,13 @@ def test_a_play_the_rules_refuse_is_the_games_error(store: Store,
     assert all(isinstance(dict(got)[g], tuple) and len(dict(got)[g]) == 4 for g in RULESETS)
 
 
-def test_sqlite_reads_plain_plays_as_columns(store: Store) -> None:
+def test_sqlite_reads_a_games_plays_as_one_row(store: Store) -> None:
     """On SQLite a batch is read with two statements through the store's own connection:
-    every row's play code as a column, and whole only the rows that are not plain plays
-    (no row-by-row read of the plays)."""
+    each game's rows as one row (their codes joined by SQLite), and whole only the rows that
+    are not plain plays (no row-by-row read of the plays)."""
     if store.dialect != "sqlite":
-        pytest.skip("the columns are read from a SQLite file")
-    _stored(store)
+        pytest.skip("the codes are read from a SQLite file")
+    _stored(store, imported=True)
     statements: list[str] = []
     with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
         raw = c.connection.dbapi_connection
@@ -87,12 +96,11 @@ def test_sqlite_reads_plain_plays_as_columns(store: Store) -> None:
         raw.set_trace_callback(statements.append)
     folds = list(store.fold_games())
     raw.set_trace_callback(None)
-    reads = [q for q in statements if q.startswith("SELECT game, seq")]  # the events' rows
-    codes = [q for q in reads if "CASE WHEN" in q]
+    reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
+    codes = [q for q in reads if "group_concat(CASE WHEN" in q and "GROUP BY game" in q]
     others = [q for q in reads if "AND NOT (kind = 1" in q]
-    assert codes and others and len(codes) + len(others) == len(reads), reads
+    assert len(codes) == len(others) == 1 and len(reads) == 2, reads
     assert len(folds) == len(RULESETS)
-
 
 
 @pytest.mark.parametrize(("column", "value"), [("seat", "'x'"), ("card", "NULL"),
@@ -105,7 +113,7 @@ def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
     the same folds and the same unreadable game."""
     if store.dialect != "sqlite":
         pytest.skip("only SQLite stores a value of another type in an integer column")
-    _stored(store)
+    _stored(store, imported=True)
     disable_triggers(store, raw_sql)
     key = "(SELECT pos FROM games WHERE id = 'p-2')"
     raw_sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = (SELECT "
@@ -118,3 +126,75 @@ def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
     assert got == want and bad == by_events
     assert len(bad) == 1 and bad[0].startswith("game p-2 seq ")
     assert [g for g, _ in got] == [g for g in RULESETS if g != "p-2"]
+
+
+#: Changes behind the store's back to the last plain play of game p-2 (SQL ``SET`` clauses).
+ODD_PLAYS = {
+    "a time in seconds": "at = 1767641455",
+    "a time in milliseconds": "at = 1767641455120",
+    "a time past what a code holds": f"at = {SECONDS_MAX * 1000 + 999}",
+    "a time before 1970": "at = -5",
+    "a time as a fraction": "at = 1767641455.5",
+    "a seq past the end": "seq = seq + 20000",
+    "a seq past what a code holds": "seq = 8192",
+}
+
+
+@pytest.mark.parametrize("change", list(ODD_PLAYS), ids=list(ODD_PLAYS))
+def test_an_odd_play_folds_as_its_events_fold(store: Store, raw_sql: Callable[..., Any],
+                                              change: str) -> None:
+    """A play changed behind the store's back into what a code holds (a time in
+    milliseconds) or does not (a time too late or before 1970, a fraction, a seq out of
+    line): the same folds, errors and unreadable games as the events read by iter_games."""
+    if store.dialect != "sqlite" and "fraction" in change:
+        pytest.skip("only SQLite stores a fraction in an integer column")
+    _stored(store, imported=True)
+    disable_triggers(store, raw_sql)
+    key = "(SELECT pos FROM games WHERE id = 'p-2')"
+    raw_sql(f"UPDATE events SET {ODD_PLAYS[change]} WHERE game = {key} AND seq = (SELECT "
+            f"max(seq) - 3 FROM events WHERE game = {key} AND kind = 1 AND rest IS NULL)")
+    bad: list[str] = []
+    by_events: list[str] = []
+    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
+    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
+        fast=True, unreadable=lambda e: by_events.append(str(e)))]
+    assert got == want and bad == by_events
+    assert [g for g, _ in got] + [b.split()[1] for b in bad] != []
+    if "a time in" in change:  # a time a code holds: the play keeps it
+        folded = dict(store.fold_games())["p-2"]
+        assert isinstance(folded, GameFold)
+        assert [e.at for e in folded.log if e.at] == \
+            ["2026-01-05T19:30:55" + (".120Z" if "milli" in change else "Z")]
+
+
+def test_a_games_codes_are_read_in_seq_order_or_not_at_all() -> None:
+    """The codes SQLite joins for a game are taken only as integers whose seqs (a play's in
+    its code, another row's as ``-1 - seq``) run on one by one: in seq order, no gap."""
+    play = (1 << AT_SHIFT) * 1767641456 + 2 * 32 + 8  # seat 2 plays 7D
+    assert game_codes(f"-1,{play + 128},-3") == [-1, play + 128, -3]
+    assert game_codes(f"-3,{play + 128},-1") is None  # out of order
+    assert game_codes(f"-1,{play + 2 * 128}") is None  # a gap
+    assert game_codes(f"-1,{play + 128}.0") is None  # a fraction
+    assert game_codes("-1,Inf") is None and game_codes("-1,true") is None
+    assert game_codes(f"{play + 5 * 128},-7,{play + 7 * 128}") == \
+        [play + 640, -7, play + 896]  # (a game's rows from seq 5 on: the fold says what is wrong)
+    assert [code_seq(v) for v in (-1, -8192, play + (SEQS - 1) * 128)] == [0, 8191, SEQS - 1]
+
+
+@pytest.mark.parametrize("timed", ["every event", "the plays", "the other events",
+                                   "up to the last other event"])
+def test_the_last_time_is_the_last_timed_events(store: Store, raw_sql: Callable[..., Any],
+                                                timed: str) -> None:
+    """A fold's last time is its last timed event's, a play's or another's, as a fold of the
+    events gives it (the bulk fold writes a play's time once, at the end)."""
+    _stored(store, imported=True)
+    disable_triggers(store, raw_sql)
+    which = {"every event": "", "the plays": " AND kind = 1 AND rest IS NULL",
+             "the other events": " AND NOT (kind = 1 AND rest IS NULL)",
+             "up to the last other event": " AND seq <= (SELECT max(o.seq) FROM events o WHERE "
+             "o.game = events.game AND NOT (o.kind = 1 AND o.rest IS NULL))"}[timed]
+    raw_sql(f"UPDATE events SET at = 1767641455 + seq * 7 WHERE seq > 0{which}")
+    got = [(gid, _seen(f)) for gid, f in store.fold_games()]
+    assert got == _by_events(store)
+    lasts = {gid: f.last_at for gid, f in store.fold_games() if isinstance(f, GameFold)}
+    assert len(set(lasts.values())) > 1 and None not in lasts.values()

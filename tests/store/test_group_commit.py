@@ -246,6 +246,32 @@ def _waiting(svc: Service, n: int) -> None:
     assert svc._queue.qsize() == n - 1, (svc._queue.qsize(), n)
 
 
+def test_appends_queued_while_a_group_begins_join_it(store_url: str) -> None:
+    """An append queued while the writer's group begins its transaction (on PostgreSQL an
+    exchange with the server) is written in that group, not in one of its own after it, and
+    answered as it would have been there: four appends to four games, one transaction."""
+    svc = Service(store_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(4)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    later: list[Future[Any]] = []
+
+    def begun(conn: Any) -> None:  # the first group's transaction begins: three more come
+        if conn.get_execution_options().get("jaslog_write", False) and not later:
+            later.extend(svc.submit(gid, [evs[3]], 3) for gid, evs in list(logs.items())[1:])
+
+    seen = write_transactions(svc)
+    event.listen(svc.writer.engine, "begin", begun)
+    first = svc.submit("g0", [logs["g0"][3]], 3).result(timeout=60)[0]
+    answers = [first, *(f.result(timeout=60)[0] for f in later)]
+    assert [(a.game, a.appended, a.head.next_seq) for a in answers] == \
+        [(gid, 1, 4) for gid in logs]
+    assert len(seen) == 1
+    svc.close()
+    with open_store(store_url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
 def test_a_refused_append_leaves_the_others_of_its_group_written(store_url: str) -> None:
     svc = Service(store_url, clock=ManualClock(STORE_TIME))
     g = _plain(simulate_game("g", "amsterdam", seed=1))
@@ -337,12 +363,12 @@ def test_rows_the_database_refuses_fail_their_append_only(store_url: str) -> Non
     svc.close()
 
 
-def exchanges(svc: Service, folder: Path) -> list[int]:
+def exchanges(svc: Service, folder: Path, traces: list[str] | None = None) -> list[int]:
     """A list that gets, for each write transaction of the service's writer on PostgreSQL,
     how many exchanges with the server it took from its start to its end (its commit, or
     the connection's return to the pool): libpq's own trace of the protocol (to a file in
     ``folder``), counting the server's ``ReadyForQuery`` (one ends each exchange: a query,
-    or a pipeline's sync)."""
+    or a pipeline's sync). ``traces`` gets each transaction's whole trace."""
     import os
 
     seen: list[int] = []
@@ -362,7 +388,10 @@ def exchanges(svc: Service, folder: Path) -> list[int]:
         if fd >= 0:
             raw.pgconn.untrace()
             os.close(fd)
-            seen.append(path.read_text().count("\tReadyForQuery\t"))
+            trace = path.read_text()
+            seen.append(trace.count("\tReadyForQuery\t"))
+            if traces is not None:
+                traces.append(trace)
 
     def committed(conn: Any) -> None:  # (the writer keeps its connection between groups)
         returned(conn.connection.dbapi_connection)
@@ -392,6 +421,40 @@ def test_a_group_on_postgresql_is_two_exchanges_with_the_server(pg_url: str,
     svc.close()
     with open_store(pg_url) as s:
         assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_a_group_on_postgresql_sends_two_query_strings(pg_url: str, tmp_path: Path) -> None:
+    """A group's two exchanges are two query strings in PostgreSQL's simple protocol (its
+    start; its rows, its NOTIFY and its commit): no statement is parsed, bound or its
+    parameters adapted apart, which cost the writer's process some three times the CPU. The
+    rows are stored as sent and the NOTIFY is delivered with the commit, once."""
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(8)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    svc.notify = ("jaslog_events", "it's-this-process")
+    traces: list[str] = []
+    counted = exchanges(svc, tmp_path, traces)
+    with psycopg.connect(pg_url.replace("+psycopg", ""), autocommit=True) as listener:
+        listener.execute("LISTEN jaslog_events")
+        lock = _held(svc)
+        futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
+        _waiting(svc, len(futs))
+        lock.release()
+        assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
+        heard = [n.payload for n in listener.notifies(timeout=2, stop_after=2)]
+    assert heard == ["it's-this-process"]
+    assert counted == [2]
+    sent = [line.split("\t")[2] for line in traces[0].splitlines()
+            if line.startswith("F\t")]
+    assert sent == ["Query", "Query"]
+    svc.close()
+    with open_store(pg_url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+        for gid, evs in logs.items():
+            assert [e.model_dump(exclude_none=True, exclude={"recorded_at", "at"})
+                    for e in s.events(gid)] == \
+                [{**e, "game": gid, "seq": i} for i, e in enumerate(evs[:4])]
 
 
 def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:

@@ -108,7 +108,7 @@ class KlaverjasFold(GameFold):
             self.last_at = at
 
     def apply_play(self, seat: int, card: int, at: str | None = None,
-                   event: Event | bytes | None = None) -> None:
+                   event: Event | bytes | int | None = None) -> None:
         # A play given as ints goes straight to the rules, as a play event in its place
         # goes through apply (a fold class that takes plays by a handler of its own: that
         # handler, by way of the event)
@@ -124,7 +124,7 @@ class KlaverjasFold(GameFold):
         # called by name, compiled)
         play: Any = event if event is not None else \
             FastPlay(self.game_id, seq, seat, CARD_TEXT[card], at, None, None)
-        if self.unread < 0 and isinstance(play, bytes):
+        if self.unread < 0 and isinstance(play, (bytes, int)):
             self.unread = len(self.entries)
         self.entries.append(play)
         self.next_seq = seq + 1
