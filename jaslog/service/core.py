@@ -180,10 +180,6 @@ class Service:
         #: The one writer this service's appends go to (``jaslog serve --workers N`` over
         #: SQLite: :mod:`jaslog.service.writer`); None: this service writes them itself.
         self.link: WriterLink | None = None
-        #: Called on the writer's thread after each group of appends it wrote and answered
-        #: (the one writer's :meth:`WriterServer.flush
-        #: <jaslog.service.writer.WriterServer.flush>` sends the answers then).
-        self.written: Callable[[], None] | None = None
         #: The answers of the writer's group for each event loop awaiting them
         #: (:meth:`_to_loop`).
         self._to_loops: dict[asyncio.AbstractEventLoop, list[tuple[
@@ -371,6 +367,34 @@ class Service:
             self._write_group([w])
         return w.future.result()
 
+    def write_now(self, appends: list[tuple[str, list[dict[str, Any]], int | None]]
+                  ) -> list[Future[tuple[AppendResult, list[dict[str, Any]]]]]:
+        """Write ``appends`` (each ``(game, events, expected_seq)``) on this thread, as the
+        writer's thread writes what waits for it: in turn, in groups of at most
+        :data:`GROUP_APPENDS` appends (or as many as hold :data:`GROUP_EVENTS` events), each
+        group in one transaction under the writer's lock; their answers, every one done
+        (:meth:`append`'s result, or its refusal). The one writer of ``jaslog serve
+        --workers N`` writes what it read from its workers so, on the thread that reads
+        them (:class:`jaslog.service.writer.WriterServer`): no hop to another thread."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the service is closed")
+        waiting = [_Waiting(game, events, self._stamped(events), expected_seq, Future())
+                   for game, events, expected_seq in appends]
+        at = 0
+        while at < len(waiting):
+            group: list[_Waiting] = []
+            n = 0
+            while at < len(waiting) and len(group) < GROUP_APPENDS and n < GROUP_EVENTS:
+                w = waiting[at]
+                w.future.set_running_or_notify_cancel()
+                group.append(w)
+                n += len(w.events)
+                at += 1
+            with self._write_lock:
+                self._write_group(group)
+        return [w.future for w in waiting]
+
     def _stamped(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The events, each without ``at`` stamped with the time now (of arrival)."""
         if all(e.get("at") is not None for e in events):
@@ -408,8 +432,6 @@ class Service:
             finally:
                 if group:
                     self._answer_loops()
-                    if self.written is not None:
-                        self.written()
 
     def _write_group(self, group: list[_Waiting], *, more: bool = False) -> None:
         """Write ``group``'s appends in one transaction, in turn, and answer each (the

@@ -19,7 +19,12 @@ store's feed to find them.
 Frames go in batches, not one write each: a worker sends the appends its event loop took in
 one turn in one write, and the writer, once a group is committed, sends each worker the
 answers of its appends in the group and one :data:`MOVED` a game the group moved (at the
-game's last next seq) in one write (:meth:`WriterServer.flush`).
+game's last next seq) in one write. The writer's one thread reads the workers' sockets and
+writes what it read itself (:meth:`Service.write_now
+<jaslog.service.core.Service.write_now>`): an append costs no wake of another thread there,
+and what the workers send while a group is written is the next group. A second thread sends
+the answers, a group's to every worker at once: a worker woken by its answers may take the
+core from the thread that woke it, and the writer's thread goes on meanwhile.
 
 A frame is its length (4 bytes, big-endian, of what follows the kind), its kind (one byte)
 and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` from a worker;
@@ -34,6 +39,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import queue
+import selectors
 import socket
 import struct
 import tempfile
@@ -126,130 +133,182 @@ def writer_socket() -> str:
 
 class WriterServer:
     """The one writer: takes the appends of every :class:`WriterLink` on the socket
-    ``path`` and writes them through ``svc`` (its group commit), a thread reading each
-    worker's frames; once a group is written, the writer's thread sends each worker its
-    answers and tells it of the games the other workers' appends moved (:meth:`flush`)."""
+    ``path`` and writes them through ``svc`` (its group commit), all on one thread of its
+    own: it waits for any worker's frames, writes the appends it read (in one group, or as
+    many as :meth:`Service.write_now <jaslog.service.core.Service.write_now>` makes of
+    them), then hands the sending thread each worker's answers and word of the games the
+    other workers' appends moved (:meth:`_send_all`), and waits again. Whatever came
+    meanwhile is the next group. No append passes from a thread to another in this
+    process; a group's answers pass once."""
 
     def __init__(self, svc: Service, path: str) -> None:
         self.svc, self.path = svc, path
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._links: dict[socket.socket, threading.Lock] = {}
-        self._lock = threading.Lock()
+        #: What wakes the writer's thread to stop.
+        self._wake_r, self._wake_w = socket.socketpair()
+        #: Each worker's socket and what it sent that is not a whole frame yet.
+        self._links: dict[socket.socket, bytes] = {}
         self._stopping = False
-        #: What each worker is to be sent at the next :meth:`flush`: its answers, and the
-        #: games other workers' appends moved (each game's last next seq).
-        self._answers: dict[socket.socket, list[bytes]] = {}
-        self._moved: dict[socket.socket, dict[str, int]] = {}
+        self._thread: threading.Thread | None = None
+        #: What the sending thread is to send (each worker's socket and its bytes; None
+        #: for bytes: the socket to close), in order; None: stop.
+        self._out: queue.SimpleQueue[list[tuple[socket.socket, bytes | None]] | None] = \
+            queue.SimpleQueue()
+        self._sender: threading.Thread | None = None
 
     def start(self) -> WriterServer:
-        self.svc.written = self.flush
         self._sock.bind(self.path)
         self._sock.listen(64)
-        threading.Thread(target=self._accept, name="jaslog-writer-accept", daemon=True).start()
+        self._thread = threading.Thread(target=self._run, name="jaslog-writer-server",
+                                        daemon=True)
+        self._sender = threading.Thread(target=self._send, name="jaslog-writer-send",
+                                        daemon=True)
+        self._thread.start()
+        self._sender.start()
         return self
 
     def stop(self) -> None:
-        with self._lock:
-            self._stopping = True
-            links = list(self._links)
+        self._stopping = True
         with contextlib.suppress(OSError):
-            self._sock.shutdown(socket.SHUT_RDWR)
-        self._sock.close()
-        for c in links:
+            self._wake_w.send(b"\0")
+        for c in list(self._links):  # (a write to a worker that reads nothing ends too)
             with contextlib.suppress(OSError):
                 c.shutdown(socket.SHUT_RDWR)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+        self._out.put(None)
+        if self._sender is not None and self._sender is not threading.current_thread():
+            self._sender.join(timeout=10)
+        for c in (self._sock, self._wake_r, self._wake_w):
+            c.close()
         with contextlib.suppress(OSError):
             os.unlink(self.path)
             os.rmdir(os.path.dirname(self.path))
 
-    def _accept(self) -> None:
-        while not self._stopping:
+    def _run(self) -> None:
+        """The writer's thread: wait for frames (or a new worker), write the appends they
+        hold, answer them; until :meth:`stop`."""
+        with selectors.DefaultSelector() as sel:
+            sel.register(self._sock, selectors.EVENT_READ)
+            sel.register(self._wake_r, selectors.EVENT_READ)
             try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            with self._lock:
-                if self._stopping:
-                    conn.close()
-                    return
-                self._links[conn] = threading.Lock()
-            threading.Thread(target=self._serve, args=(conn,), name="jaslog-writer-link",
-                             daemon=True).start()
+                while not self._stopping:
+                    taken: list[tuple[socket.socket, list[Any]]] = []
+                    for key, _ in sel.select():
+                        conn = key.fileobj
+                        assert isinstance(conn, socket.socket)
+                        if conn is self._wake_r:
+                            continue
+                        if conn is self._sock:
+                            self._accept(sel)
+                        else:
+                            self._read(sel, conn, taken)
+                    if taken and not self._stopping:
+                        self._write(taken)
+            finally:
+                for c in list(self._links):
+                    self._drop(sel, c)
 
-    def _serve(self, conn: socket.socket) -> None:
-        """Read one worker's frames until it goes; each append queued for the writer."""
-        buf = b""
+    def _accept(self, sel: selectors.BaseSelector) -> None:
         try:
-            while True:
-                data = conn.recv(1 << 16)
-                if not data:
-                    return
-                buf += data
-                while len(buf) >= HEADER.size:
-                    size, kind = HEADER.unpack_from(buf)
-                    end = HEADER.size + size
-                    if len(buf) < end:
-                        break
-                    body, buf = buf[HEADER.size:end], buf[end:]
-                    if kind == APPEND:
-                        self._take(conn, orjson.loads(body))
+            conn, _ = self._sock.accept()
         except OSError:
             return
-        finally:
-            with self._lock:
-                self._links.pop(conn, None)
-            conn.close()
+        self._links[conn] = b""
+        sel.register(conn, selectors.EVENT_READ)
 
-    def _take(self, conn: socket.socket, fields: list[Any]) -> None:
-        ident, game, events, expected_seq = fields
+    def _drop(self, sel: selectors.BaseSelector, conn: socket.socket) -> None:
+        """A worker gone (or the writer stopping): its socket shut, and closed by the
+        sending thread once what was to be sent on it is past (its number is not reused
+        while a send may still use it)."""
+        self._links.pop(conn, None)
+        with contextlib.suppress(KeyError, ValueError):
+            sel.unregister(conn)
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)
+        self._out.put([(conn, None)])
+
+    def _read(self, sel: selectors.BaseSelector, conn: socket.socket,
+              taken: list[tuple[socket.socket, list[Any]]]) -> None:
+        """What ``conn`` sent: each whole :data:`APPEND` frame's fields into ``taken``."""
         try:
-            fut = self.svc.submit(game, events, expected_seq)
-        except Exception as e:  # the service closing
-            self._send(conn, frame(FAILED, [ident, *error_fields(e)]))
+            data = conn.recv(1 << 16)
+        except OSError:
+            data = b""
+        if not data:
+            self._drop(sel, conn)
             return
-        fut.add_done_callback(lambda f: self._answer(conn, ident, game, f))
-        if fut.done():  # answered before its callback was added: the writer's flush is past
-            self.flush()
+        buf = self._links[conn]
+        buf = buf + data if buf else data
+        n, at = len(buf), 0
+        while n - at >= HEADER.size:
+            size, kind = HEADER.unpack_from(buf, at)
+            end = at + HEADER.size + size
+            if n < end:
+                break
+            if kind == APPEND:
+                taken.append((conn, orjson.loads(buf[at + HEADER.size:end])))
+            at = end
+        self._links[conn] = buf[at:]
 
-    def _answer(self, conn: socket.socket, ident: int, game: str, fut: Future[Answer]) -> None:
-        """Queue the answer of an append for its worker, and the game moved for the others
-        (sent at the next :meth:`flush`)."""
-        e = fut.exception()
-        if e is not None:
-            answer = frame(FAILED, [ident, *error_fields(e)])
-        else:
-            res, new = fut.result()
-            head = res.head
-            answer = frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
-                                  head.hash, new])
-        with self._lock:
-            self._answers.setdefault(conn, []).append(answer)
-            if e is None and res.appended:
-                for c in self._links:
-                    if c is not conn:
-                        moved = self._moved.setdefault(c, {})
-                        moved[game] = max(moved.get(game, 0), head.next_seq)
+    def _write(self, taken: list[tuple[socket.socket, list[Any]]]) -> None:
+        """Write the appends taken, answer each to its worker and tell every other worker
+        of each game they moved (once, at the game's last next seq), one write a worker."""
+        try:
+            done = self.svc.write_now([(game, events, expected_seq)
+                                       for _, (_, game, events, expected_seq) in taken])
+        except Exception as e:  # the service closing: every append refused so
+            why = error_fields(e)
+            out: dict[socket.socket, list[bytes]] = {}
+            for conn, (ident, *_) in taken:
+                out.setdefault(conn, []).append(frame(FAILED, [ident, *why]))
+            self._send_all(out, {})
+            return
+        answers: dict[socket.socket, list[bytes]] = {}
+        moved: dict[str, tuple[socket.socket | None, int]] = {}
+        for (conn, (ident, game, _, _)), fut in zip(taken, done, strict=True):
+            refused = fut.exception()
+            if refused is not None:
+                answer = frame(FAILED, [ident, *error_fields(refused)])
+            else:
+                res, new = fut.result()
+                head = res.head
+                answer = frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
+                                      head.hash, new])
+                if res.appended:
+                    was = moved.get(game)
+                    # the worker to leave out: the one that moved it, if only that one did
+                    by = conn if was is None or was[0] is conn else None
+                    moved[game] = (by, max(head.next_seq, was[1] if was else 0))
+            answers.setdefault(conn, []).append(answer)
+        self._send_all(answers, moved)
 
-    def flush(self) -> None:
-        """Send every worker what is queued for it, in one write each: the answers of its
-        appends, then one :data:`MOVED` a game. Called by the writer's thread after each
-        group it wrote (:attr:`Service.written <jaslog.service.core.Service.written>`)."""
-        with self._lock:
-            answers, self._answers = self._answers, {}
-            moved, self._moved = self._moved, {}
-        for conn in answers.keys() | moved.keys():
+    def _send_all(self, answers: dict[socket.socket, list[bytes]],
+                  moved: dict[str, tuple[socket.socket | None, int]]) -> None:
+        """Send every worker, in one write, its answers and then one :data:`MOVED` for each
+        game moved by another worker's appends: handed to the sending thread, so that the
+        writer's thread, should the worker it wakes take the core from it, goes on reading
+        and writing meanwhile."""
+        out: list[tuple[socket.socket, bytes | None]] = []
+        for conn in list(self._links):
             frames = answers.get(conn, [])
             frames += [frame(MOVED, [game, next_seq])
-                       for game, next_seq in moved.get(conn, {}).items()]
-            self._send(conn, b"".join(frames))
+                       for game, (by, next_seq) in moved.items() if by is not conn]
+            if frames:
+                out.append((conn, b"".join(frames)))
+        if out:
+            self._out.put(out)
 
-    def _send(self, conn: socket.socket, data: bytes) -> None:
-        with self._lock:
-            lock = self._links.get(conn)
-        if lock is None:
-            return
-        with lock, contextlib.suppress(OSError):
-            conn.sendall(data)
+    def _send(self) -> None:
+        """The sending thread: each worker's bytes sent in the order the writer's thread
+        handed them (a socket dropped closed after them); until :meth:`stop`."""
+        while (out := self._out.get()) is not None:
+            for conn, data in out:
+                if data is None:
+                    conn.close()
+                    continue
+                with contextlib.suppress(OSError):
+                    conn.sendall(data)
 
 
 class WriterLink(asyncio.Protocol):

@@ -5,6 +5,7 @@ SQLite store (the processes themselves: tests/service/test_processes.py)."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,28 @@ def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
     assert not Path(w.server.path).exists()
 
 
+def test_the_writer_reads_and_writes_on_one_thread(tmp_path: Path) -> None:
+    """The writer's one thread reads both workers' sockets and writes their appends itself:
+    no thread a worker, no hop to the service's own writer thread; one thread more sends
+    the answers (the writer's goes on while a worker it woke takes the core)."""
+    events = sim("g", 1)[:5]
+    w = TwoWorkers(tmp_path / "threads.sqlite", events)
+
+    async def run() -> list[str]:
+        await w.link()
+        for e in events[1:5]:
+            through = w.a if e["seq"] % 2 else w.b
+            res, _ = await through.append_soon("g", body_of([e]), e["seq"])
+            assert res.head.next_seq == e["seq"] + 1
+        return sorted(t.name for t in threading.enumerate() if t.name.startswith("jaslog-"))
+
+    try:
+        threads = asyncio.run(run())
+    finally:
+        w.close()
+    assert threads == ["jaslog-writer-send", "jaslog-writer-server"]
+
+
 def test_a_refusal_crosses_the_socket_whole() -> None:
     """Each kind of refusal, made again from its frame: the same class, sentence and
     fields."""
@@ -157,28 +180,26 @@ def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> No
 
     async def run() -> list[Any]:
         await w.link()
-        # the writer busy (its lock held, its thread waiting for it with the first append)
-        # while worker A sends two appends: all three are written in one group
+        # the writer busy (its lock held) while worker A sends two appends: the writer's
+        # thread has read both when it may write, and writes them in one group; B's append,
+        # sent meanwhile, is the next group
         writer._write_lock.acquire()
         try:
-            first = writer.submit("g", body_of(events[1:2]), 1)
-            while writer._queue.qsize():
-                await asyncio.sleep(0.01)
             sent = [asyncio.ensure_future(a.append_soon("g", body_of([e]), e["seq"]))
-                    for e in events[2:4]]
-            while writer._queue.qsize() < 2:
-                await asyncio.sleep(0.01)
+                    for e in events[1:3]]
+            await asyncio.sleep(0.2)
+            sent.append(asyncio.ensure_future(w.b.append_soon("g", body_of(events[3:4]), 3)))
+            await asyncio.sleep(0.2)
         finally:
             writer._write_lock.release()
         answers = await asyncio.gather(*sent)
-        first.result(timeout=10)
-        await asyncio.sleep(0.2)  # what B is told arrives
+        await asyncio.sleep(0.2)  # what each is told arrives
         return answers
 
     try:
         answers = asyncio.run(run())
     finally:
         w.close()
-    assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 3), (1, 4)]
-    assert told["b"] == [("g", 4)]
-    assert told["a"] == []
+    assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 2), (1, 3), (1, 4)]
+    assert told["b"] == [("g", 3)]  # A's group moved it twice: B is told once, at its last
+    assert told["a"] == [("g", 4)]
