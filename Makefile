@@ -41,7 +41,8 @@ PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	jaslog/games/kloepper/rules jaslog/games/kloepper/fold.py jaslog/store/bulk_read.py \
 	jaslog/events/line_bytes.py jaslog/play/blockfold.py tests/test_blockfold.py tests/test_logfold.py \
 	jaslog/store/import_lines.py tests/store/test_import_lines.py \
-	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py
+	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py \
+	tests/store/test_fold_games.py tests/store/test_bulk_read.py tests/export/test_stored.py
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider
