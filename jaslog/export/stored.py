@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
-from jaslog.export.columnar import lookup
+from jaslog.export.columnar import arrow, lookup, np_of
 from jaslog.export.columns import EventsColumns
 from jaslog.export.dataset import Prebuilt
 from jaslog.export.rows import (
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
 READ_GAMES = 100
 #: Codes up to this are seconds since 1970, above it milliseconds (:mod:`jaslog.store.compact`).
 SECONDS_MAX = 253_402_300_799
-_CARD = pa.array(CARD_TEXT, pa.string())
 _OPENERS = ("dealt", "round_score")
 _UNREAD: dict[str, Any] = {"type": "", "at": None}
 
@@ -118,17 +117,22 @@ def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
 def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
     """The ``events`` rows of every game of ``batch``, as :func:`jaslog.export.rows.build_game`
     writes them for a game without a retracted event (the round of an event: the count of
-    round openers up to it in its game, or a ruling's or note's own round)."""
+    round openers up to it in its game, or a ruling's or note's own round).
+
+    Each column is made once for the batch: numbers as numpy arrays with a mask, repeated
+    text (a type, a card, a game id) taken from a small table by index, a plain play's
+    canonical bytes joined from a few pieces (its game's head, its seq, its time, its seat
+    and card from a table by code)."""
     keys, seqs, codes = batch.keys, batch.seqs, batch.codes
     n = len(keys)
     starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if n \
         else np.zeros(0, np.int64)
-    game_of = np.cumsum(np.isin(np.arange(n), starts)) - 1
-    gids = pa.array([names[int(k)] for k in keys[starts]], pa.string())
+    game_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
+    gid_list = [names[int(k)] for k in keys[starts]]
+    gids = pa.array(gid_list, pa.string())
 
     oi = np.flatnonzero(codes < 0)           # the rows of the other events
-    plain = codes >= 0
-    pi = np.flatnonzero(plain)
+    pi = np.flatnonzero(codes >= 0)
     m = len(oi)
     # the other events' values, one list each (a row of a game that could not be read,
     # never exported: an empty one)
@@ -161,88 +165,122 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
     else:
         null_round = rnd == 0
 
-    # where each row's value is in (plain values, other values) laid end to end
-    rank = np.empty(n, np.int64)
-    rank[pi] = np.arange(len(pi))
-    rank[oi] = len(pi) + np.arange(m)
-
-    def merged(plain_values: pa.Array, other_values: pa.Array) -> pa.Array:
-        return pa.concat_arrays([plain_values, other_values]).take(pa.array(rank, pa.int64()))
-
-    def others_only(values: list[Any], type_: pa.DataType) -> pa.Array:
-        return merged(pa.nulls(len(pi), type_), pa.array(values, type_))
+    code = codes[pi]
+    # type and card: by index into a small table (a plain play: "play", its card by code)
+    type_names = ["play", *dict.fromkeys(kinds)]
+    type_index = {k: i for i, k in enumerate(type_names)}
+    type_ix = np.zeros(n, np.int64)
+    type_ix[oi] = [type_index[k] for k in kinds]
+    card_names = list(CARD_TEXT)
+    card_index = dict(_CARD_INDEX)
+    for c in card_o:
+        if c is not None and c not in card_index:
+            card_index[c] = len(card_names)
+            card_names.append(c)
+    card_ix = np.empty(n, np.int64)
+    card_ix[pi] = code & 31
+    card_ix[oi] = [-1 if c is None else card_index[c] for c in card_o]
+    seat = np.zeros(n, np.int64)
+    seat[pi] = code >> 5
+    seat_null = np.zeros(n, bool)
+    seat[oi] = [-1 if s is None else s for s in seat_o]
+    seat_null[oi] = [s is None for s in seat_o]
+    points = np.zeros(n, np.int64)
+    points_null = np.ones(n, bool)
+    points[oi] = [0 if p is None else p for p in points_o]
+    points_null[oi] = [p is None for p in points_o]
+    other_ix = np.full(n, -1, np.int64)   # a row's place among the other events (-1: a play)
+    other_ix[oi] = np.arange(m)
 
     # times: a plain play's from its code, the others' from their text
     ats = batch.ats[pi]
     at_null = batch.at_null[pi]
     ms = ats > SECONDS_MAX
-    micros = np.where(ms, ats * 1000, ats * 1_000_000)
-    at_plain = pa.array(micros, TS, mask=at_null if at_null.any() else None)
-    event_time = merged(at_plain, pa.array(at_o, pa.string()).cast(TS))
+    micros = np.zeros(n, np.int64)
+    micros[pi] = np.where(ms, ats * 1000, ats * 1_000_000)
+    time_null = np.zeros(n, bool)
+    time_null[pi] = at_null
+    if m:
+        other_at = pa.array(at_o, pa.string()).cast(TS)
+        time_null[oi] = np_of(other_at.is_null())
+        micros[oi] = np_of(other_at.cast(pa.int64()).fill_null(0))
 
-    code = codes[pi]
-    seat_p = code >> 5
-    card_p = _CARD.take(pa.array(code & 31, pa.int64()))
-    game_col = lookup(gids, game_of)
-    seq_col = pa.array(seqs, pa.int32())
-
-    # a plain play's canonical bytes, by Arrow (as EventsColumns writes them)
-    p_game, p_seq = game_col.take(pa.array(pi, pa.int64())), seq_col.take(pa.array(pi, pa.int64()))
-    at_text = _time_texts(ats, ms, at_null)
+    # a plain play's canonical bytes (as EventsColumns writes them): its game's head, its
+    # seq, its time, its seat and card
+    heads = pa.array(['{"game":"' + g + '","seq":' for g in gid_list], pa.string())
+    p_seq = pa.array(seqs[pi], pa.int64()).cast(pa.string())
     built = pc.binary_join_element_wise(
-        '{"game":"', p_game, '","seq":', p_seq.cast(pa.string()), ',"type":"play"',
-        pc.binary_join_element_wise(',"at":"', at_text, '"', ""),
-        ',"seat":', pa.array(seat_p, pa.int64()).cast(pa.string()), ',"card":"', card_p,
-        '"}', "", null_handling="replace", null_replacement="")
+        heads.take(pa.array(game_of[pi], pa.int64())), p_seq, *_at_pieces(ats, ms, at_null),
+        _PLAY_TAIL.take(pa.array(code, pa.int64())), "")
+    payload = pa.concat_arrays([built, pa.array(payload_o, pa.string())])
+    rank = np.empty(n, np.int64)
+    rank[pi] = np.arange(len(pi))
+    rank[oi] = len(pi) + np.arange(m)
 
     arrays = [
-        game_col,
-        seq_col,
-        merged(pa.array(["play"] * len(pi), pa.string()), pa.array(kinds, pa.string())),
-        event_time,
-        pa.array(rnd, pa.int16(), mask=null_round if null_round.any() else None),
-        merged(pa.array(seat_p, pa.int8()), pa.array(seat_o, pa.int8())),
-        merged(card_p, pa.array(card_o, pa.string())),
-        others_only(call_o, pa.string()),
-        others_only(points_o, pa.int32()),
-        others_only(id_o, pa.string()),
+        lookup(gids, game_of),
+        pa.array(seqs, pa.int32()),
+        lookup(pa.array(type_names, pa.string()), type_ix),
+        arrow(micros, TS, time_null),
+        arrow(rnd, pa.int16(), null_round),
+        arrow(seat, pa.int8(), seat_null),
+        lookup(pa.array(card_names, pa.string()), card_ix),
+        lookup(pa.array(call_o, pa.string()), other_ix),
+        arrow(points, pa.int32(), points_null),
+        lookup(pa.array(id_o, pa.string()), other_ix),
         pa.array(np.zeros(n, bool), pa.bool_()),
         pa.nulls(n, pa.int32()),
-        merged(built, pa.array(payload_o, pa.string())),
+        payload.take(pa.array(rank, pa.int64())),
     ]
     return pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
 
 
 _TWO = [f"{i:02d}" for i in range(60)]
-_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]], pa.string())
-_MINUTES = pa.array([f"{m}:" for m in _TWO], pa.string())
-_SECONDS = pa.array([f"{s}Z" for s in _TWO], pa.string())
+#: By hour, minute, second (the last: none, for a play without a time of day here).
+_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]] + [""], pa.string())
+_MINUTES = pa.array([f"{m}:" for m in _TWO] + [""], pa.string())
+_SECONDS_END = pa.array([f'{s}Z"' for s in _TWO] + [""], pa.string())
+#: Days from a batch's first play to its last up to which every day's date is written
+#: (more: only the days met).
+_DAYS_SPAN = 4096
+_CARD_INDEX = {c: i for i, c in enumerate(CARD_TEXT)}
+#: By code (``seat * 32 + card``): the end of a plain play's canonical bytes.
+_PLAY_TAIL = pa.array([f',"seat":{code >> 5},"card":"{CARD_TEXT[code & 31]}"}}'
+                       for code in range(4 * 32)], pa.string())
 
 
-def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array:
-    """The canonical text of each time code (:func:`jaslog.store.compact.time_text`): a
-    day's date written once for every day met, the time of day from tables by hour, minute
-    and second."""
+def _at_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray
+               ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
+    """The ``,"type":"play","at":"..."`` piece of each plain play's canonical bytes (no
+    time: ``,"type":"play"``), in four parts to be joined: the date (written once for every
+    day met), the hour, the minute and the second (from tables); a time in milliseconds
+    (rare) whole in the first part (:func:`jaslog.store.compact.time_text`)."""
     from jaslog.store.compact import time_text
 
-    days, second = np.divmod(np.where(ms | null, 0, codes), 86_400)
-    seen, inverse = np.unique(days, return_inverse=True)
-    dates = pa.array([time_text(int(d) * 86_400)[:10] for d in seen], pa.string())
+    odd = ms | null
+    timed = codes[~odd]
+    days, second = np.divmod(np.where(odd, timed[0] if len(timed) else 0, codes), 86_400)
+    lo = int(days.min()) if len(days) else 0
+    span = int(days.max()) - lo + 1 if len(days) else 0
+    if span <= _DAYS_SPAN:
+        seen, inverse = np.arange(lo, lo + span), days - lo
+    else:
+        seen, inverse = np.unique(days, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    texts = [',"type":"play","at":"' + time_text(int(d) * 86_400)[:10] for d in seen]
     hour, second = np.divmod(second, 3600)
     minute, second = np.divmod(second, 60)
-    text = pc.binary_join_element_wise(
-        dates.take(pa.array(inverse.reshape(-1), pa.int64())),
-        _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
-        _SECONDS.take(pa.array(second, pa.int64())), "")
-    if ms.any():  # (milliseconds: rare) one by one
-        odd = np.flatnonzero(ms & ~null)
-        ms_text = pa.array([time_text(int(c)) for c in codes[odd]], pa.string())
-        at = np.full(len(codes), -1, np.int64)
-        at[odd] = np.arange(len(odd))
-        text = pc.if_else(pa.array(ms & ~null), lookup(ms_text, at), text)
-    if null.any():
-        text = pc.if_else(pa.array(null), pa.nulls(len(codes), pa.string()), text)
-    return text
+    if odd.any():  # no time, or milliseconds: the first part says it all, the rest is empty
+        inverse = inverse.copy()
+        at = np.flatnonzero(odd)
+        inverse[at] = len(texts) + np.arange(len(at))
+        texts.extend(',"type":"play"' if no else f',"type":"play","at":"{time_text(int(c))}"'
+                     for c, no in zip(codes[at].tolist(), null[at].tolist(), strict=True))
+        hour, minute, second = (np.where(odd, empty, x)
+                                for x, empty in ((hour, 24), (minute, 60), (second, 60)))
+    return (pa.array(texts, pa.string()).take(pa.array(inverse, pa.int64())),
+            _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
+            _SECONDS_END.take(pa.array(second, pa.int64())))
 
 
 class _Times(Sequence[str | None]):
