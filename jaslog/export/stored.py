@@ -206,12 +206,12 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
         micros[oi] = np_of(other_at.cast(pa.int64()).fill_null(0))
 
     # a plain play's canonical bytes (as EventsColumns writes them): its game's head, its
-    # seq, its time, its seat and card
+    # seq, then its time, seat and card
     heads = pa.array(['{"game":"' + g + '","seq":' for g in gid_list], pa.string())
     p_seq = pa.array(seqs[pi], pa.int64()).cast(pa.string())
     built = pc.binary_join_element_wise(
-        heads.take(pa.array(game_of[pi], pa.int64())), p_seq, *_at_pieces(ats, ms, at_null),
-        _PLAY_TAIL.take(pa.array(code, pa.int64())), "")
+        heads.take(pa.array(game_of[pi], pa.int64())), p_seq,
+        *_play_pieces(ats, ms, at_null, code), "")
     payload = pa.concat_arrays([built, pa.array(payload_o, pa.string())])
     rank = np.empty(n, np.int64)
     rank[pi] = np.arange(len(pi))
@@ -236,25 +236,26 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
 
 
 _TWO = [f"{i:02d}" for i in range(60)]
-#: By hour, minute, second (the last: none, for a play without a time of day here).
-_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]] + [""], pa.string())
-_MINUTES = pa.array([f"{m}:" for m in _TWO] + [""], pa.string())
-_SECONDS_END = pa.array([f'{s}Z"' for s in _TWO] + [""], pa.string())
+_CARD_INDEX = {c: i for i, c in enumerate(CARD_TEXT)}
+#: By code (``seat * 32 + card``): the end of a plain play's canonical bytes.
+_TAILS = [f',"seat":{code >> 5},"card":"{CARD_TEXT[code & 31]}"}}' for code in range(4 * 32)]
+#: By hour * 60 + minute (the last: none, for a play without a time of day here).
+_HOUR_MINUTE = pa.array([f"T{h}:{m}:" for h in _TWO[:24] for m in _TWO] + [""], pa.string())
+#: By second * 128 + code: the second of a play's time and the end of its bytes (after the
+#: 60 seconds: the end alone, for a play without a time of day here).
+_SECOND_TAIL = pa.array([f'{s}Z"' + t for s in _TWO for t in _TAILS] + _TAILS, pa.string())
 #: Days from a batch's first play to its last up to which every day's date is written
 #: (more: only the days met).
 _DAYS_SPAN = 4096
-_CARD_INDEX = {c: i for i, c in enumerate(CARD_TEXT)}
-#: By code (``seat * 32 + card``): the end of a plain play's canonical bytes.
-_PLAY_TAIL = pa.array([f',"seat":{code >> 5},"card":"{CARD_TEXT[code & 31]}"}}'
-                       for code in range(4 * 32)], pa.string())
 
 
-def _at_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray
-               ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
-    """The ``,"type":"play","at":"..."`` piece of each plain play's canonical bytes (no
-    time: ``,"type":"play"``), in four parts to be joined: the date (written once for every
-    day met), the hour, the minute and the second (from tables); a time in milliseconds
-    (rare) whole in the first part (:func:`jaslog.store.compact.time_text`)."""
+def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.ndarray
+                 ) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """What follows a plain play's seq in its canonical bytes (``,"type":"play","at":"...",
+    "seat":..,"card":".."}``; no time: without ``"at"``), in three parts to be joined: the
+    date (written once for every day met), the hour and minute, and the second with the
+    seat and card (from tables, by time code and by ``play``: ``seat * 32 + card``); a time
+    in milliseconds (rare) whole in the first part (:func:`jaslog.store.compact.time_text`)."""
     from jaslog.store.compact import time_text
 
     odd = ms | null
@@ -268,19 +269,18 @@ def _at_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray
         seen, inverse = np.unique(days, return_inverse=True)
         inverse = inverse.reshape(-1)
     texts = [',"type":"play","at":"' + time_text(int(d) * 86_400)[:10] for d in seen]
-    hour, second = np.divmod(second, 3600)
-    minute, second = np.divmod(second, 60)
-    if odd.any():  # no time, or milliseconds: the first part says it all, the rest is empty
+    hour_minute, second = np.divmod(second, 60)
+    if odd.any():  # no time, or milliseconds: the first part says it all, the second none
         inverse = inverse.copy()
         at = np.flatnonzero(odd)
         inverse[at] = len(texts) + np.arange(len(at))
         texts.extend(',"type":"play"' if no else f',"type":"play","at":"{time_text(int(c))}"'
                      for c, no in zip(codes[at].tolist(), null[at].tolist(), strict=True))
-        hour, minute, second = (np.where(odd, empty, x)
-                                for x, empty in ((hour, 24), (minute, 60), (second, 60)))
+        hour_minute = np.where(odd, 24 * 60, hour_minute)
+        second = np.where(odd, 60, second)
     return (pa.array(texts, pa.string()).take(pa.array(inverse, pa.int64())),
-            _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
-            _SECONDS_END.take(pa.array(second, pa.int64())))
+            _HOUR_MINUTE.take(pa.array(hour_minute, pa.int64())),
+            _SECOND_TAIL.take(pa.array(second * 128 + play, pa.int64())))
 
 
 class _Times(Sequence[str | None]):
