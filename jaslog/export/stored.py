@@ -17,6 +17,7 @@ events by :func:`~jaslog.export.rows.build_game`. The rows are the same either w
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -106,15 +107,35 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
-    """Build the batch's ``events`` rows (None when a value does not fit a column: its games
-    are then built from their events, which says so)."""
+    """Build the batch's ``events`` rows and its games' rounds (None when a value does not
+    fit a column: its games are then built from their events, which says so)."""
     try:
-        batch.table = events_table(batch, names)
+        batch.table = batch_rows(batch, names)
     except (pa.ArrowInvalid, OverflowError, TypeError):
         batch.table = None
 
 
+@dataclass(slots=True)
+class BatchRows:
+    """What a batch's games are built from: its ``events`` table, and for each game (by its
+    first row), what :class:`~jaslog.export.rows.GameContext` says of its rounds: the seq of
+    each round's opener and whether its deal carried hands, the seq of each round's last
+    event, and the rows of its first and last event with a time (-1: none)."""
+
+    events: pa.Table
+    game_at: dict[int, int]                 # a game's first row -> its index below
+    openers: list[list[tuple[int, int, bool]]]   # (round, seq, hands) of each opener
+    last_seq: list[dict[int, int]]
+    first_timed: list[int]
+    last_timed: list[int]
+
+
 def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
+    """The ``events`` rows of every game of ``batch`` (:func:`batch_rows`)."""
+    return batch_rows(batch, names).events
+
+
+def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     """The ``events`` rows of every game of ``batch``, as :func:`jaslog.export.rows.build_game`
     writes them for a game without a retracted event (the round of an event: the count of
     round openers up to it in its game, or a ruling's or note's own round).
@@ -232,7 +253,42 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
         pa.nulls(n, pa.int32()),
         payload.take(pa.array(rank, pa.int64())),
     ]
-    return pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
+    table = pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
+
+    # each game's rounds: its openers, the last seq of each round (a ruling's or a note's
+    # own round included), its first and last event with a time
+    ng = len(starts)
+    ends = np.append(starts[1:], n)
+    at_opener = oi[opener]
+    og = game_of[at_opener].tolist()
+    o_round, o_seq = rnd[at_opener].tolist(), seqs[at_opener].tolist()
+    o_hands = [kinds[k] == "dealt" and ds[k]["hands"] is not None
+               for k in np.flatnonzero(opener).tolist()]
+    openers: list[list[tuple[int, int, bool]]] = [[] for _ in range(ng)]
+    for g, r, sq, h in zip(og, o_round, o_seq, o_hands, strict=True):
+        openers[g].append((r, sq, h))
+    has = np.flatnonzero(~null_round)
+    last_seq: list[dict[int, int]] = [{} for _ in range(ng)]
+    if len(has):
+        hr = rnd[has]
+        low = int(hr.min())
+        key = game_of[has] * (int(hr.max()) - low + 1) + (hr - low)
+        # the last row of each (game, round): the first met from the end
+        _u, back = np.unique(key[::-1], return_index=True)
+        last = has[len(has) - 1 - back]
+        for g, r, sq in zip(game_of[last].tolist(), rnd[last].tolist(), seqs[last].tolist(),
+                            strict=True):
+            last_seq[g][r] = sq
+    timed = np.flatnonzero(~time_null)
+    f = np.searchsorted(timed, starts)
+    lt = np.searchsorted(timed, ends) - 1
+    some = f <= lt
+    first_timed = np.where(some, timed[np.minimum(f, len(timed) - 1)] - starts, -1) \
+        if len(timed) else np.full(ng, -1)
+    last_timed = np.where(some, timed[np.maximum(lt, 0)] - starts, -1) \
+        if len(timed) else np.full(ng, -1)
+    return BatchRows(table, {lo: g for g, lo in enumerate(starts.tolist())}, openers, last_seq,
+                     first_timed.tolist(), last_timed.tolist())
 
 
 _TWO = [f"{i:02d}" for i in range(60)]
@@ -350,53 +406,25 @@ class StoredExport(Prebuilt):
         by_columns = getattr(adapter, "columnar", None)
         if by_columns is None:
             return False
-        lo, hi, n = sg.lo, sg.hi, len(sg)
+        lo, n = sg.lo, len(sg)
+        built: BatchRows = b.table
+        g = built.game_at[lo]
         others = sg.others
-        codes = b.codes[lo:hi]
-        seqs = b.seqs[lo:hi]
-        oi = np.flatnonzero(codes < 0)
         kinds = [e.type for e in others]
         # each round's first and last seq and whether its deal carried hands
-        opens = np.zeros(n, np.int64)
         first_seq: dict[int, int] = {}
         hands: dict[int, bool] = {}
-        own: list[tuple[int, int]] = []
-        number = 0
-        for k, e in enumerate(others):
-            kind = kinds[k]
-            if kind in _OPENERS:
-                number += 1
-                opens[oi[k]] = 1
-                first_seq[number] = e.seq
-                hands[number] = kind == "dealt" and e.__dict__["hands"] is not None
-            elif kind == "ruling" or kind == "note":
-                r = e.__dict__.get("round")
-                if r is not None:
-                    own.append((int(oi[k]), r))
-        rnd = np.cumsum(opens)
-        for row, r in own:
-            rnd[row] = r
-        has = rnd != 0
-        for row, _r in own:
-            has[row] = True
-        last_seq: dict[int, int] = {}
-        if has.any():
-            rr, ss = rnd[has], seqs[has]
-            top = np.full(int(rr.max()) - min(int(rr.min()), 0) + 1, -1, np.int64)
-            shift = -min(int(rr.min()), 0)
-            np.maximum.at(top, rr + shift, ss)
-            last_seq = {int(r) - shift: int(s) for r, s in enumerate(top) if s >= 0}
-        types = frozenset(kinds) | ({"play"} if len(oi) < n else frozenset())
+        for r, seq, with_hands in built.openers[g]:
+            first_seq[r] = seq
+            hands[r] = with_hands
+        last_seq = built.last_seq[g]
+        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
         at = _Times(sg)
-        first = others[0] if len(oi) and oi[0] == 0 else None
+        first = others[0] if others and b.codes[lo] < 0 else None
         started = first if isinstance(first, GameStarted) else None
-        has_time = ~b.at_null[lo:hi]
-        if len(oi):
-            has_time = has_time.copy()
-            has_time[oi] = [e.at is not None for e in others]
-        timed = np.flatnonzero(has_time)
-        first_at = at[int(timed[0])] if len(timed) else None
-        last_at = at[int(timed[-1])] if len(timed) else None
+        first_timed, last_timed = built.first_timed[g], built.last_timed[g]
+        first_at = at[first_timed] if first_timed >= 0 else None
+        last_at = at[last_timed] if last_timed >= 0 else None
         ruleset = started.ruleset if started is not None else None
         year = int(first_at[:4]) if first_at is not None else None
 
@@ -410,7 +438,7 @@ class StoredExport(Prebuilt):
         out = rows["events"]
         assert isinstance(out, EventsColumns)
         start = len(out)
-        out.add_table(b.table.slice(lo, n))
+        out.add_table(built.events.slice(lo, n))
         summary: Summary = adapter.build(ctx)
         plan.start, plan.size = start, n
         out.columnar.append(plan)
