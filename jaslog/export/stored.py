@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
+from jaslog.events.times import time_text
 from jaslog.export.columnar import arrow, lookup, np_of
 from jaslog.export.columns import EventsColumns
 from jaslog.export.dataset import Prebuilt
@@ -128,6 +129,7 @@ class BatchRows:
     last_seq: list[dict[int, int]]
     first_timed: list[int]
     last_timed: list[int]
+    times: list[dict[int, str | None]]      # the times of those rows, by seq
 
 
 def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
@@ -287,8 +289,18 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
         if len(timed) else np.full(ng, -1)
     last_timed = np.where(some, timed[np.maximum(lt, 0)] - starts, -1) \
         if len(timed) else np.full(ng, -1)
+    # the times the rows of a game's rounds and its first and last times are written with,
+    # by seq (RFC 3339 text), made here for the batch at once
+    times: list[dict[int, str | None]] = [{} for _ in range(ng)]
+    rows = np.unique(np.concatenate([
+        at_opener, last if len(has) else np.zeros(0, np.int64),
+        (first_timed + starts)[first_timed >= 0], (last_timed + starts)[last_timed >= 0]]))
+    for g, sq, no_time, c, k, a in zip(
+            game_of[rows].tolist(), seqs[rows].tolist(), time_null[rows].tolist(),
+            codes[rows].tolist(), other_ix[rows].tolist(), batch.ats[rows].tolist(), strict=True):
+        times[g][sq] = None if no_time else (time_text(a) if c >= 0 else at_o[k])
     return BatchRows(table, {lo: g for g, lo in enumerate(starts.tolist())}, openers, last_seq,
-                     first_timed.tolist(), last_timed.tolist())
+                     first_timed.tolist(), last_timed.tolist(), times)
 
 
 _TWO = [f"{i:02d}" for i in range(60)]
@@ -311,9 +323,7 @@ def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.n
     "seat":..,"card":".."}``; no time: without ``"at"``), in three parts to be joined: the
     date (written once for every day met), the hour and minute, and the second with the
     seat and card (from tables, by time code and by ``play``: ``seat * 32 + card``); a time
-    in milliseconds (rare) whole in the first part (:func:`jaslog.store.compact.time_text`)."""
-    from jaslog.store.compact import time_text
-
+    in milliseconds (rare) whole in the first part (:func:`jaslog.events.times.time_text`)."""
     odd = ms | null
     timed = codes[~odd]
     days, second = np.divmod(np.where(odd, timed[0] if len(timed) else 0, codes), 86_400)
@@ -340,14 +350,15 @@ def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.n
 
 
 class _Times(Sequence[str | None]):
-    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept)."""
+    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept; ``got``:
+    those made already)."""
 
     __slots__ = ("by_seq", "codes", "got", "lo", "n", "stored")
 
-    def __init__(self, game: StoredGame) -> None:
+    def __init__(self, game: StoredGame, got: dict[int, str | None] | None = None) -> None:
         self.stored, self.lo, self.n = game, game.lo, game.hi - game.lo
         self.codes = game.batch.codes
-        self.got: dict[int, str | None] = {}
+        self.got: dict[int, str | None] = {} if got is None else got
         self.by_seq: dict[int, Event] | None = None  # the other events, by seq
 
     def __len__(self) -> int:
@@ -359,8 +370,6 @@ class _Times(Sequence[str | None]):
         got = self.got.get(seq, self)
         if got is not self:
             return got
-        from jaslog.store.compact import time_text
-
         g = self.stored
         b, i = g.batch, self.lo + seq
         if self.codes[i] >= 0:
@@ -419,7 +428,7 @@ class StoredExport(Prebuilt):
             hands[r] = with_hands
         last_seq = built.last_seq[g]
         types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
-        at = _Times(sg)
+        at = _Times(sg, built.times[g])
         first = others[0] if others and b.codes[lo] < 0 else None
         started = first if isinstance(first, GameStarted) else None
         first_timed, last_timed = built.first_timed[g], built.last_timed[g]
