@@ -269,18 +269,22 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     openers: list[list[tuple[int, int, bool]]] = [[] for _ in range(ng)]
     for g, r, sq, h in zip(og, o_round, o_seq, o_hands, strict=True):
         openers[g].append((r, sq, h))
-    has = np.flatnonzero(~null_round)
+    # (a row of a counted round: the rows of a round follow each other in its game, the
+    # last of each run is its round's last; a ruling's or note's own round: by seq)
+    counted = ~null_round
+    own_rows = oi[np.array(own_at, np.int64)] if own else np.zeros(0, np.int64)
+    counted[own_rows] = False
+    at_counted = np.flatnonzero(counted)
+    key = game_of[at_counted] * (int(rnd.max()) + 1 if n else 1) + rnd[at_counted]
+    last = at_counted[np.append(key[1:] != key[:-1], True)] if len(key) \
+        else np.zeros(0, np.int64)
     last_seq: list[dict[int, int]] = [{} for _ in range(ng)]
-    if len(has):
-        hr = rnd[has]
-        low = int(hr.min())
-        key = game_of[has] * (int(hr.max()) - low + 1) + (hr - low)
-        # the last row of each (game, round): the first met from the end
-        _u, back = np.unique(key[::-1], return_index=True)
-        last = has[len(has) - 1 - back]
-        for g, r, sq in zip(game_of[last].tolist(), rnd[last].tolist(), seqs[last].tolist(),
-                            strict=True):
-            last_seq[g][r] = sq
+    for g, r, sq in zip(game_of[last].tolist(), rnd[last].tolist(), seqs[last].tolist(),
+                        strict=True):
+        last_seq[g][r] = sq
+    for g, r, sq in zip(game_of[own_rows].tolist(), rnd[own_rows].tolist(),
+                        seqs[own_rows].tolist(), strict=True):
+        last_seq[g][r] = max(last_seq[g].get(r, sq), sq)
     timed = np.flatnonzero(~time_null)
     f = np.searchsorted(timed, starts)
     lt = np.searchsorted(timed, ends) - 1
@@ -293,7 +297,7 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     # by seq (RFC 3339 text), made here for the batch at once
     times: list[dict[int, str | None]] = [{} for _ in range(ng)]
     rows = np.unique(np.concatenate([
-        at_opener, last if len(has) else np.zeros(0, np.int64),
+        at_opener, last, own_rows,
         (first_timed + starts)[first_timed >= 0], (last_timed + starts)[last_timed >= 0]]))
     for g, sq, no_time, c, k, a in zip(
             game_of[rows].tolist(), seqs[rows].tolist(), time_null[rows].tolist(),
