@@ -3,15 +3,16 @@
 A batch of games is read as columns (:mod:`jaslog.store.export_read`: each row's game, seq,
 time and ``seat * 32 + card`` for a plain play; the other events decoded) and each game
 folded from them. The batch's ``events`` rows are then built once, a column at a time
-(:func:`events_table`): the round of each event from a count of the round openers, a plain
+(:func:`batch_rows`): the round of each event from a count of the round openers, a plain
 play's card and canonical bytes by Arrow from its columns, the other events' values from
-their fields. A game whose plays and tricks are built a column at a time
-(:mod:`jaslog.export.columnar`) takes its slice of that table; the rest of its rows (rounds,
-players, games, violations) come from its fold through its game's row builder, as for any
-game (:func:`jaslog.export.rows.build_game`). Any other game (a correction, an irregularity,
-an integrity error, a game whose adapter builds no columns, ``--par``) is built from its
-events by :func:`~jaslog.export.rows.build_game`. The rows are the same either way
-(``tests/export/test_stored.py`` compares every table).
+their fields; with them, what each game's row builder reads of its rounds (each opener's
+seq, each round's last seq, their times). A game whose plays and tricks are built a column
+at a time (:mod:`jaslog.export.columnar`) takes its slice of that table; the rest of its
+rows (rounds, players, games, violations) come from its fold through its game's row
+builder, as for any game (:func:`jaslog.export.rows.build_game`). Any other game (a
+correction, an irregularity, an integrity error, a game whose adapter builds no columns,
+``--par``) is built from its events by :func:`~jaslog.export.rows.build_game`. The rows are
+the same either way (``tests/export/test_stored.py`` compares every table).
 """
 
 from __future__ import annotations
@@ -130,11 +131,6 @@ class BatchRows:
     first_timed: list[int]
     last_timed: list[int]
     times: list[dict[int, str | None]]      # the times of those rows, by seq
-
-
-def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
-    """The ``events`` rows of every game of ``batch`` (:func:`batch_rows`)."""
-    return batch_rows(batch, names).events
 
 
 def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
