@@ -30,8 +30,9 @@ lint:
 # Then, once more on the pure-Python hot path (JASLOG_PURE=1: the modules `pip install`
 # compiles load from their sources), the tests of what those modules compute: the games'
 # rules, the cards, the fold, the golden replays through the notation and the export of a
-# corpus of games, with those modules' doctests, which only a pure run can read; not the
-# slow tests (docs/testing.md). It proves the pure fallback gives the compiled answers.
+# corpus of games (and of a store, with the Klaverjas rows), with those modules' doctests,
+# which only a pure run can read; not the slow tests (docs/testing.md). It proves the pure
+# fallback gives the compiled answers.
 PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	tests/test_cards.py tests/test_fold.py tests/test_native.py \
 	tests/notation/test_roundtrip.py tests/export/test_tables.py \
@@ -42,7 +43,8 @@ PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	jaslog/events/line_bytes.py jaslog/play/blockfold.py tests/test_blockfold.py tests/test_logfold.py \
 	jaslog/store/import_lines.py tests/store/test_import_lines.py \
 	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py \
-	tests/store/test_fold_games.py tests/store/test_bulk_read.py tests/export/test_stored.py
+	tests/store/test_fold_games.py tests/store/test_bulk_read.py tests/export/test_stored.py \
+	jaslog/games/klaverjas/export.py tests/export/test_columnar.py
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider

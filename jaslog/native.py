@@ -63,6 +63,8 @@ HOT_PATH = (
     "jaslog.play.blockfold",
     # the import's reading: blocks of lines, the common plays from their bytes into rows
     "jaslog.store.import_lines",
+    # the export's Klaverjas rows: a row a round, a walk over every trick
+    "jaslog.games.klaverjas.export",
 )
 
 STAMP = "_native.txt"

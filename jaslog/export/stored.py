@@ -3,20 +3,22 @@
 A batch of games is read as columns (:mod:`jaslog.store.export_read`: each row's game, seq,
 time and ``seat * 32 + card`` for a plain play; the other events decoded) and each game
 folded from them. The batch's ``events`` rows are then built once, a column at a time
-(:func:`events_table`): the round of each event from a count of the round openers, a plain
+(:func:`batch_rows`): the round of each event from a count of the round openers, a plain
 play's card and canonical bytes by Arrow from its columns, the other events' values from
-their fields. A game whose plays and tricks are built a column at a time
-(:mod:`jaslog.export.columnar`) takes its slice of that table; the rest of its rows (rounds,
-players, games, violations) come from its fold through its game's row builder, as for any
-game (:func:`jaslog.export.rows.build_game`). Any other game (a correction, an irregularity,
-an integrity error, a game whose adapter builds no columns, ``--par``) is built from its
-events by :func:`~jaslog.export.rows.build_game`. The rows are the same either way
-(``tests/export/test_stored.py`` compares every table).
+their fields; with them, what each game's row builder reads of its rounds (each opener's
+seq, each round's last seq, their times). A game whose plays and tricks are built a column
+at a time (:mod:`jaslog.export.columnar`) takes its slice of that table; the rest of its
+rows (rounds, players, games, violations) come from its fold through its game's row
+builder, as for any game (:func:`jaslog.export.rows.build_game`). Any other game (a
+correction, an irregularity, an integrity error, a game whose adapter builds no columns,
+``--par``) is built from its events by :func:`~jaslog.export.rows.build_game`. The rows are
+the same either way (``tests/export/test_stored.py`` compares every table).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +27,8 @@ import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
 from jaslog.events import Event, GameStarted
-from jaslog.export.columnar import lookup
+from jaslog.events.times import time_text
+from jaslog.export.columnar import arrow, lookup, np_of
 from jaslog.export.columns import EventsColumns
 from jaslog.export.dataset import Prebuilt
 from jaslog.export.rows import (
@@ -52,7 +55,6 @@ if TYPE_CHECKING:
 READ_GAMES = 100
 #: Codes up to this are seconds since 1970, above it milliseconds (:mod:`jaslog.store.compact`).
 SECONDS_MAX = 253_402_300_799
-_CARD = pa.array(CARD_TEXT, pa.string())
 _OPENERS = ("dealt", "round_score")
 _UNREAD: dict[str, Any] = {"type": "", "at": None}
 
@@ -107,28 +109,49 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
-    """Build the batch's ``events`` rows (None when a value does not fit a column: its games
-    are then built from their events, which says so)."""
+    """Build the batch's ``events`` rows and its games' rounds (None when a value does not
+    fit a column: its games are then built from their events, which says so)."""
     try:
-        batch.table = events_table(batch, names)
+        batch.table = batch_rows(batch, names)
     except (pa.ArrowInvalid, OverflowError, TypeError):
         batch.table = None
 
 
-def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
+@dataclass(slots=True)
+class BatchRows:
+    """What a batch's games are built from: its ``events`` table, and for each game (by its
+    first row), what :class:`~jaslog.export.rows.GameContext` says of its rounds: the seq of
+    each round's opener and whether its deal carried hands, the seq of each round's last
+    event, and the rows of its first and last event with a time (-1: none)."""
+
+    events: pa.Table
+    game_at: dict[int, int]                 # a game's first row -> its index below
+    openers: list[list[tuple[int, int, bool]]]   # (round, seq, hands) of each opener
+    last_seq: list[dict[int, int]]
+    first_timed: list[int]
+    last_timed: list[int]
+    times: list[dict[int, str | None]]      # the times of those rows, by seq
+
+
+def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     """The ``events`` rows of every game of ``batch``, as :func:`jaslog.export.rows.build_game`
     writes them for a game without a retracted event (the round of an event: the count of
-    round openers up to it in its game, or a ruling's or note's own round)."""
+    round openers up to it in its game, or a ruling's or note's own round).
+
+    Each column is made once for the batch: numbers as numpy arrays with a mask, repeated
+    text (a type, a card, a game id) taken from a small table by index, a plain play's
+    canonical bytes joined from a few pieces (its game's head, its seq, its time, its seat
+    and card from a table by code)."""
     keys, seqs, codes = batch.keys, batch.seqs, batch.codes
     n = len(keys)
     starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if n \
         else np.zeros(0, np.int64)
-    game_of = np.cumsum(np.isin(np.arange(n), starts)) - 1
-    gids = pa.array([names[int(k)] for k in keys[starts]], pa.string())
+    game_of = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))
+    gid_list = [names[int(k)] for k in keys[starts]]
+    gids = pa.array(gid_list, pa.string())
 
     oi = np.flatnonzero(codes < 0)           # the rows of the other events
-    plain = codes >= 0
-    pi = np.flatnonzero(plain)
+    pi = np.flatnonzero(codes >= 0)
     m = len(oi)
     # the other events' values, one list each (a row of a game that could not be read,
     # never exported: an empty one)
@@ -161,99 +184,181 @@ def events_table(batch: StoredBatch, names: dict[int, str]) -> pa.Table:
     else:
         null_round = rnd == 0
 
-    # where each row's value is in (plain values, other values) laid end to end
-    rank = np.empty(n, np.int64)
-    rank[pi] = np.arange(len(pi))
-    rank[oi] = len(pi) + np.arange(m)
-
-    def merged(plain_values: pa.Array, other_values: pa.Array) -> pa.Array:
-        return pa.concat_arrays([plain_values, other_values]).take(pa.array(rank, pa.int64()))
-
-    def others_only(values: list[Any], type_: pa.DataType) -> pa.Array:
-        return merged(pa.nulls(len(pi), type_), pa.array(values, type_))
+    code = codes[pi]
+    # type and card: by index into a small table (a plain play: "play", its card by code)
+    type_names = ["play", *dict.fromkeys(kinds)]
+    type_index = {k: i for i, k in enumerate(type_names)}
+    type_ix = np.zeros(n, np.int64)
+    type_ix[oi] = [type_index[k] for k in kinds]
+    card_names = list(CARD_TEXT)
+    card_index = dict(_CARD_INDEX)
+    for c in card_o:
+        if c is not None and c not in card_index:
+            card_index[c] = len(card_names)
+            card_names.append(c)
+    card_ix = np.empty(n, np.int64)
+    card_ix[pi] = code & 31
+    card_ix[oi] = [-1 if c is None else card_index[c] for c in card_o]
+    seat = np.zeros(n, np.int64)
+    seat[pi] = code >> 5
+    seat_null = np.zeros(n, bool)
+    seat[oi] = [-1 if s is None else s for s in seat_o]
+    seat_null[oi] = [s is None for s in seat_o]
+    points = np.zeros(n, np.int64)
+    points_null = np.ones(n, bool)
+    points[oi] = [0 if p is None else p for p in points_o]
+    points_null[oi] = [p is None for p in points_o]
+    other_ix = np.full(n, -1, np.int64)   # a row's place among the other events (-1: a play)
+    other_ix[oi] = np.arange(m)
 
     # times: a plain play's from its code, the others' from their text
     ats = batch.ats[pi]
     at_null = batch.at_null[pi]
     ms = ats > SECONDS_MAX
-    micros = np.where(ms, ats * 1000, ats * 1_000_000)
-    at_plain = pa.array(micros, TS, mask=at_null if at_null.any() else None)
-    event_time = merged(at_plain, pa.array(at_o, pa.string()).cast(TS))
+    micros = np.zeros(n, np.int64)
+    micros[pi] = np.where(ms, ats * 1000, ats * 1_000_000)
+    time_null = np.zeros(n, bool)
+    time_null[pi] = at_null
+    if m:
+        other_at = pa.array(at_o, pa.string()).cast(TS)
+        time_null[oi] = np_of(other_at.is_null())
+        micros[oi] = np_of(other_at.cast(pa.int64()).fill_null(0))
 
-    code = codes[pi]
-    seat_p = code >> 5
-    card_p = _CARD.take(pa.array(code & 31, pa.int64()))
-    game_col = lookup(gids, game_of)
-    seq_col = pa.array(seqs, pa.int32())
-
-    # a plain play's canonical bytes, by Arrow (as EventsColumns writes them)
-    p_game, p_seq = game_col.take(pa.array(pi, pa.int64())), seq_col.take(pa.array(pi, pa.int64()))
-    at_text = _time_texts(ats, ms, at_null)
+    # a plain play's canonical bytes (as EventsColumns writes them): its game's head, its
+    # seq, then its time, seat and card
+    heads = pa.array(['{"game":"' + g + '","seq":' for g in gid_list], pa.string())
+    p_seq = pa.array(seqs[pi], pa.int64()).cast(pa.string())
     built = pc.binary_join_element_wise(
-        '{"game":"', p_game, '","seq":', p_seq.cast(pa.string()), ',"type":"play"',
-        pc.binary_join_element_wise(',"at":"', at_text, '"', ""),
-        ',"seat":', pa.array(seat_p, pa.int64()).cast(pa.string()), ',"card":"', card_p,
-        '"}', "", null_handling="replace", null_replacement="")
+        heads.take(pa.array(game_of[pi], pa.int64())), p_seq,
+        *_play_pieces(ats, ms, at_null, code), "")
+    payload = pa.concat_arrays([built, pa.array(payload_o, pa.string())])
+    rank = np.empty(n, np.int64)
+    rank[pi] = np.arange(len(pi))
+    rank[oi] = len(pi) + np.arange(m)
 
     arrays = [
-        game_col,
-        seq_col,
-        merged(pa.array(["play"] * len(pi), pa.string()), pa.array(kinds, pa.string())),
-        event_time,
-        pa.array(rnd, pa.int16(), mask=null_round if null_round.any() else None),
-        merged(pa.array(seat_p, pa.int8()), pa.array(seat_o, pa.int8())),
-        merged(card_p, pa.array(card_o, pa.string())),
-        others_only(call_o, pa.string()),
-        others_only(points_o, pa.int32()),
-        others_only(id_o, pa.string()),
+        lookup(gids, game_of),
+        pa.array(seqs, pa.int32()),
+        lookup(pa.array(type_names, pa.string()), type_ix),
+        arrow(micros, TS, time_null),
+        arrow(rnd, pa.int16(), null_round),
+        arrow(seat, pa.int8(), seat_null),
+        lookup(pa.array(card_names, pa.string()), card_ix),
+        lookup(pa.array(call_o, pa.string()), other_ix),
+        arrow(points, pa.int32(), points_null),
+        lookup(pa.array(id_o, pa.string()), other_ix),
         pa.array(np.zeros(n, bool), pa.bool_()),
         pa.nulls(n, pa.int32()),
-        merged(built, pa.array(payload_o, pa.string())),
+        payload.take(pa.array(rank, pa.int64())),
     ]
-    return pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
+    table = pa.Table.from_arrays(arrays, schema=SCHEMAS["events"])
+
+    # each game's rounds: its openers, the last seq of each round (a ruling's or a note's
+    # own round included), its first and last event with a time
+    ng = len(starts)
+    ends = np.append(starts[1:], n)
+    at_opener = oi[opener]
+    og = game_of[at_opener].tolist()
+    o_round, o_seq = rnd[at_opener].tolist(), seqs[at_opener].tolist()
+    o_hands = [kinds[k] == "dealt" and ds[k]["hands"] is not None
+               for k in np.flatnonzero(opener).tolist()]
+    openers: list[list[tuple[int, int, bool]]] = [[] for _ in range(ng)]
+    for g, r, sq, h in zip(og, o_round, o_seq, o_hands, strict=True):
+        openers[g].append((r, sq, h))
+    # (a row of a counted round: the rows of a round follow each other in its game, the
+    # last of each run is its round's last; a ruling's or note's own round: by seq)
+    counted = ~null_round
+    own_rows = oi[np.array(own_at, np.int64)] if own else np.zeros(0, np.int64)
+    counted[own_rows] = False
+    at_counted = np.flatnonzero(counted)
+    key = game_of[at_counted] * (int(rnd.max()) + 1 if n else 1) + rnd[at_counted]
+    last = at_counted[np.append(key[1:] != key[:-1], True)] if len(key) \
+        else np.zeros(0, np.int64)
+    last_seq: list[dict[int, int]] = [{} for _ in range(ng)]
+    for g, r, sq in zip(game_of[last].tolist(), rnd[last].tolist(), seqs[last].tolist(),
+                        strict=True):
+        last_seq[g][r] = sq
+    for g, r, sq in zip(game_of[own_rows].tolist(), rnd[own_rows].tolist(),
+                        seqs[own_rows].tolist(), strict=True):
+        last_seq[g][r] = max(last_seq[g].get(r, sq), sq)
+    timed = np.flatnonzero(~time_null)
+    f = np.searchsorted(timed, starts)
+    lt = np.searchsorted(timed, ends) - 1
+    some = f <= lt
+    first_timed = np.where(some, timed[np.minimum(f, len(timed) - 1)] - starts, -1) \
+        if len(timed) else np.full(ng, -1)
+    last_timed = np.where(some, timed[np.maximum(lt, 0)] - starts, -1) \
+        if len(timed) else np.full(ng, -1)
+    # the times the rows of a game's rounds and its first and last times are written with,
+    # by seq (RFC 3339 text), made here for the batch at once
+    times: list[dict[int, str | None]] = [{} for _ in range(ng)]
+    rows = np.unique(np.concatenate([
+        at_opener, last, own_rows,
+        (first_timed + starts)[first_timed >= 0], (last_timed + starts)[last_timed >= 0]]))
+    for g, sq, no_time, c, k, a in zip(
+            game_of[rows].tolist(), seqs[rows].tolist(), time_null[rows].tolist(),
+            codes[rows].tolist(), other_ix[rows].tolist(), batch.ats[rows].tolist(), strict=True):
+        times[g][sq] = None if no_time else (time_text(a) if c >= 0 else at_o[k])
+    return BatchRows(table, {lo: g for g, lo in enumerate(starts.tolist())}, openers, last_seq,
+                     first_timed.tolist(), last_timed.tolist(), times)
 
 
 _TWO = [f"{i:02d}" for i in range(60)]
-_HOURS = pa.array([f"T{h}:" for h in _TWO[:24]], pa.string())
-_MINUTES = pa.array([f"{m}:" for m in _TWO], pa.string())
-_SECONDS = pa.array([f"{s}Z" for s in _TWO], pa.string())
+_CARD_INDEX = {c: i for i, c in enumerate(CARD_TEXT)}
+#: By code (``seat * 32 + card``): the end of a plain play's canonical bytes.
+_TAILS = [f',"seat":{code >> 5},"card":"{CARD_TEXT[code & 31]}"}}' for code in range(4 * 32)]
+#: By hour * 60 + minute (the last: none, for a play without a time of day here).
+_HOUR_MINUTE = pa.array([f"T{h}:{m}:" for h in _TWO[:24] for m in _TWO] + [""], pa.string())
+#: By second * 128 + code: the second of a play's time and the end of its bytes (after the
+#: 60 seconds: the end alone, for a play without a time of day here).
+_SECOND_TAIL = pa.array([f'{s}Z"' + t for s in _TWO for t in _TAILS] + _TAILS, pa.string())
+#: Days from a batch's first play to its last up to which every day's date is written
+#: (more: only the days met).
+_DAYS_SPAN = 4096
 
 
-def _time_texts(codes: np.ndarray, ms: np.ndarray, null: np.ndarray) -> pa.Array:
-    """The canonical text of each time code (:func:`jaslog.store.compact.time_text`): a
-    day's date written once for every day met, the time of day from tables by hour, minute
-    and second."""
-    from jaslog.store.compact import time_text
-
-    days, second = np.divmod(np.where(ms | null, 0, codes), 86_400)
-    seen, inverse = np.unique(days, return_inverse=True)
-    dates = pa.array([time_text(int(d) * 86_400)[:10] for d in seen], pa.string())
-    hour, second = np.divmod(second, 3600)
-    minute, second = np.divmod(second, 60)
-    text = pc.binary_join_element_wise(
-        dates.take(pa.array(inverse.reshape(-1), pa.int64())),
-        _HOURS.take(pa.array(hour, pa.int64())), _MINUTES.take(pa.array(minute, pa.int64())),
-        _SECONDS.take(pa.array(second, pa.int64())), "")
-    if ms.any():  # (milliseconds: rare) one by one
-        odd = np.flatnonzero(ms & ~null)
-        ms_text = pa.array([time_text(int(c)) for c in codes[odd]], pa.string())
-        at = np.full(len(codes), -1, np.int64)
-        at[odd] = np.arange(len(odd))
-        text = pc.if_else(pa.array(ms & ~null), lookup(ms_text, at), text)
-    if null.any():
-        text = pc.if_else(pa.array(null), pa.nulls(len(codes), pa.string()), text)
-    return text
+def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.ndarray
+                 ) -> tuple[pa.Array, pa.Array, pa.Array]:
+    """What follows a plain play's seq in its canonical bytes (``,"type":"play","at":"...",
+    "seat":..,"card":".."}``; no time: without ``"at"``), in three parts to be joined: the
+    date (written once for every day met), the hour and minute, and the second with the
+    seat and card (from tables, by time code and by ``play``: ``seat * 32 + card``); a time
+    in milliseconds (rare) whole in the first part (:func:`jaslog.events.times.time_text`)."""
+    odd = ms | null
+    timed = codes[~odd]
+    days, second = np.divmod(np.where(odd, timed[0] if len(timed) else 0, codes), 86_400)
+    lo = int(days.min()) if len(days) else 0
+    span = int(days.max()) - lo + 1 if len(days) else 0
+    if span <= _DAYS_SPAN:
+        seen, inverse = np.arange(lo, lo + span), days - lo
+    else:
+        seen, inverse = np.unique(days, return_inverse=True)
+        inverse = inverse.reshape(-1)
+    texts = [',"type":"play","at":"' + time_text(int(d) * 86_400)[:10] for d in seen]
+    hour_minute, second = np.divmod(second, 60)
+    if odd.any():  # no time, or milliseconds: the first part says it all, the second none
+        inverse = inverse.copy()
+        at = np.flatnonzero(odd)
+        inverse[at] = len(texts) + np.arange(len(at))
+        texts.extend(',"type":"play"' if no else f',"type":"play","at":"{time_text(int(c))}"'
+                     for c, no in zip(codes[at].tolist(), null[at].tolist(), strict=True))
+        hour_minute = np.where(odd, 24 * 60, hour_minute)
+        second = np.where(odd, 60, second)
+    return (pa.array(texts, pa.string()).take(pa.array(inverse, pa.int64())),
+            _HOUR_MINUTE.take(pa.array(hour_minute, pa.int64())),
+            _SECOND_TAIL.take(pa.array(second * 128 + play, pa.int64())))
 
 
 class _Times(Sequence[str | None]):
-    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept)."""
+    """A stored game's times by seq, as RFC 3339 text (made when asked for, kept; ``got``:
+    those made already)."""
 
     __slots__ = ("by_seq", "codes", "got", "lo", "n", "stored")
 
-    def __init__(self, game: StoredGame) -> None:
+    def __init__(self, game: StoredGame, got: dict[int, str | None] | None = None) -> None:
         self.stored, self.lo, self.n = game, game.lo, game.hi - game.lo
         self.codes = game.batch.codes
-        self.got: dict[int, str | None] = {}
+        self.got: dict[int, str | None] = {} if got is None else got
         self.by_seq: dict[int, Event] | None = None  # the other events, by seq
 
     def __len__(self) -> int:
@@ -265,8 +370,6 @@ class _Times(Sequence[str | None]):
         got = self.got.get(seq, self)
         if got is not self:
             return got
-        from jaslog.store.compact import time_text
-
         g = self.stored
         b, i = g.batch, self.lo + seq
         if self.codes[i] >= 0:
@@ -312,53 +415,25 @@ class StoredExport(Prebuilt):
         by_columns = getattr(adapter, "columnar", None)
         if by_columns is None:
             return False
-        lo, hi, n = sg.lo, sg.hi, len(sg)
+        lo, n = sg.lo, len(sg)
+        built: BatchRows = b.table
+        g = built.game_at[lo]
         others = sg.others
-        codes = b.codes[lo:hi]
-        seqs = b.seqs[lo:hi]
-        oi = np.flatnonzero(codes < 0)
         kinds = [e.type for e in others]
         # each round's first and last seq and whether its deal carried hands
-        opens = np.zeros(n, np.int64)
         first_seq: dict[int, int] = {}
         hands: dict[int, bool] = {}
-        own: list[tuple[int, int]] = []
-        number = 0
-        for k, e in enumerate(others):
-            kind = kinds[k]
-            if kind in _OPENERS:
-                number += 1
-                opens[oi[k]] = 1
-                first_seq[number] = e.seq
-                hands[number] = kind == "dealt" and e.__dict__["hands"] is not None
-            elif kind == "ruling" or kind == "note":
-                r = e.__dict__.get("round")
-                if r is not None:
-                    own.append((int(oi[k]), r))
-        rnd = np.cumsum(opens)
-        for row, r in own:
-            rnd[row] = r
-        has = rnd != 0
-        for row, _r in own:
-            has[row] = True
-        last_seq: dict[int, int] = {}
-        if has.any():
-            rr, ss = rnd[has], seqs[has]
-            top = np.full(int(rr.max()) - min(int(rr.min()), 0) + 1, -1, np.int64)
-            shift = -min(int(rr.min()), 0)
-            np.maximum.at(top, rr + shift, ss)
-            last_seq = {int(r) - shift: int(s) for r, s in enumerate(top) if s >= 0}
-        types = frozenset(kinds) | ({"play"} if len(oi) < n else frozenset())
-        at = _Times(sg)
-        first = others[0] if len(oi) and oi[0] == 0 else None
+        for r, seq, with_hands in built.openers[g]:
+            first_seq[r] = seq
+            hands[r] = with_hands
+        last_seq = built.last_seq[g]
+        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
+        at = _Times(sg, built.times[g])
+        first = others[0] if others and b.codes[lo] < 0 else None
         started = first if isinstance(first, GameStarted) else None
-        has_time = ~b.at_null[lo:hi]
-        if len(oi):
-            has_time = has_time.copy()
-            has_time[oi] = [e.at is not None for e in others]
-        timed = np.flatnonzero(has_time)
-        first_at = at[int(timed[0])] if len(timed) else None
-        last_at = at[int(timed[-1])] if len(timed) else None
+        first_timed, last_timed = built.first_timed[g], built.last_timed[g]
+        first_at = at[first_timed] if first_timed >= 0 else None
+        last_at = at[last_timed] if last_timed >= 0 else None
         ruleset = started.ruleset if started is not None else None
         year = int(first_at[:4]) if first_at is not None else None
 
@@ -372,7 +447,7 @@ class StoredExport(Prebuilt):
         out = rows["events"]
         assert isinstance(out, EventsColumns)
         start = len(out)
-        out.add_table(b.table.slice(lo, n))
+        out.add_table(built.events.slice(lo, n))
         summary: Summary = adapter.build(ctx)
         plan.start, plan.size = start, n
         out.columnar.append(plan)

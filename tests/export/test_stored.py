@@ -129,19 +129,33 @@ def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
     assert coded > 32 * len(read)
 
 
-def test_time_texts_are_the_stores_own() -> None:
+@pytest.mark.parametrize("codes", [
+    # days far apart (only the days met are written), the edges of a day and of the range
+    [1767641455, 1767641455120, 0, 1767641515, 0, 86399, 86400, 253_402_300_799,
+     1767641455000, 951782400],
+    # days close together (every day from the first to the last is written)
+    [1767641455, 1767641455120, 0, 1767641515, 1767830399, 1767830400, 1767641455000,
+     1767600000],
+])
+def test_time_texts_are_the_stores_own(codes: list[int]) -> None:
     """A plain play's time written by Arrow is the store's text of its code: seconds, the
-    edges of a day and of the range, milliseconds (``.000`` kept), and none."""
+    edges of a day and of the range, milliseconds (``.000`` kept), and none; its seat and
+    card follow."""
     import numpy as np
+    import pyarrow.compute as pc
 
-    from jaslog.export.stored import SECONDS_MAX, _time_texts
+    from jaslog.cards import CARD_TEXT
+    from jaslog.export.stored import SECONDS_MAX, _play_pieces
     from jaslog.store.compact import time_text
 
-    codes = np.array([1767641455, 1767641455120, 0, 1767641515, 0, 86399, 86400, SECONDS_MAX,
-                      1767641455000, 951782400], np.int64)
-    null = np.zeros(len(codes), bool)
+    at = np.array(codes, np.int64)
+    null = np.zeros(len(at), bool)
     null[2] = True
-    got = _time_texts(codes, codes > SECONDS_MAX, null).to_pylist()
-    assert got == [None if n else time_text(int(c)) for c, n in zip(codes, null, strict=True)]
-    assert got[1] == "2026-01-05T19:30:55.120Z" and got[8] == "2026-01-05T19:30:55.000Z"
-    assert got[9] == "2000-02-29T00:00:00Z"
+    play = np.arange(len(at)) * 13 % 128  # seat * 32 + card
+    got = pc.binary_join_element_wise(*_play_pieces(at, at > SECONDS_MAX, null, play),
+                                      "").to_pylist()
+    tails = [f',"seat":{p >> 5},"card":"{CARD_TEXT[p & 31]}"}}' for p in play]
+    assert got == [(',"type":"play"' if n else f',"type":"play","at":"{time_text(int(c))}"') + t
+                   for c, n, t in zip(at, null, tails, strict=True)]
+    assert got[1].startswith(',"type":"play","at":"2026-01-05T19:30:55.120Z",')
+    assert got[-2].startswith(',"type":"play","at":"2026-01-05T19:30:55.000Z",')

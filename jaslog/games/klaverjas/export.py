@@ -255,7 +255,7 @@ def build(ctx: GameContext) -> Summary:
                   category_of(violation_category, v.rule, v.card), v.message))
     irregularity_rows(ctx)
 
-    outcome: Any = g.winner
+    outcome: Any = g.winner_of(tot)  # (the totals just added up: not again)
     finished = outcome is not None
     draw = outcome == "draw"
     wteam = outcome if isinstance(outcome, int) else None
