@@ -249,10 +249,16 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
             if fp is not None:
                 append(fp)  # type: ignore[arg-type]
                 continue
+        if type(kind) is not int:  # (changed behind the store's back)
+            raise UnreadableEvent(f"the stored event cannot be rebuilt: its kind {kind!r} is "
+                                  "no event type's code", g, seq)
         if kind & 0xFFFF not in names:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
-        if whole and version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
+        # (a rest of text, changed behind the store's back, takes the long way too: its
+        # bytes rebuilt say what is wrong)
+        if whole and version == VERSION and kind != 1 and \
+                (rest is None or (type(rest) is not str and rest[:1] != b"{")):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
             e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
