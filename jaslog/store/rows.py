@@ -30,7 +30,7 @@ from jaslog.store.compact import (
     time_code,
     time_text,
 )
-from jaslog.store.row_memo import keep, remembered
+from jaslog.store.row_memo import keep, remembered, remembered_rows
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
@@ -235,7 +235,16 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
     fast_of, rebuild = c.fast, c.rebuild
     out: list[Event] = []
     append = out.append
-    for r in rows:
+    quick = rows if game is not None and type(rows) is list else None
+    i = 0
+    n = len(rows)
+    while i < n:
+        if quick is not None:  # the short way below, compiled, as far as it goes
+            i = remembered_rows(c, game or "", quick, i, out)
+            if i >= n:
+                break
+        r = rows[i]
+        i += 1
         if game is None:
             g, seq, _pos, kind, version, eid, at, rec, seat, card, rest, _h = r
         else:
