@@ -174,6 +174,59 @@ def game_codes(text: str) -> list[int] | None:
     return out
 
 
+def game_others(text: Any, codes: list[int]) -> list[Any] | None:
+    """A game's other rows (those whose code is below 0) from the text SQLite joined them
+    into (``group_concat`` of :data:`jaslog.store.fold_read.OTHER`, read as a JSON array;
+    None when the game has none), each ``(seq, kind, version, event_id, at, recorded_at, seat,
+    card, rest)`` with the id and ``rest`` as bytes, in the order of ``codes`` (the game's
+    :func:`game_codes`); None when they are not that: a row of an odd type (``0``), not one
+    for each code below 0, or not of its seq (the batch is then read as rows).
+
+    >>> game_others('[2,9,1,null,null,null,0,null,"5B315D"]', [-1, 157, -3])
+    >>> game_others('[0,9,1,null,null,null,0,null,"5B315D"],[2,9,1,null,5,null,0,null,null]',
+    ...             [-1, 157, -3])
+    [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)]
+    >>> game_others('[0,9,1,null,null,null,0,null,null],0', [-1, -2])
+    """
+    if text is None:
+        parsed: Any = []
+    elif type(text) is str:
+        try:
+            parsed = orjson.loads(text.join("[]"))
+        except ValueError:
+            return None
+    else:
+        return None
+    if type(parsed) is not list:
+        return None
+    items: list[Any] = parsed
+    out: list[Any] = []
+    k = 0
+    n = len(items)
+    for v in codes:
+        if v >= 0:
+            continue
+        if k >= n:
+            return None
+        item = items[k]
+        k += 1
+        if type(item) is not list:
+            return None
+        r: list[Any] = item
+        if len(r) != 9 or r[0] != -1 - v:
+            return None
+        eid = r[3]
+        rest = r[8]
+        try:
+            out.append((r[0], r[1], r[2], None if eid is None else bytes.fromhex(eid), r[4],
+                        r[5], r[6], r[7], None if rest is None else bytes.fromhex(rest)))
+        except (TypeError, ValueError):
+            return None
+    if k != n:
+        return None
+    return out
+
+
 def fold_game_codes(gid: str, codes: list[int], others: list[Any]) -> GameFold:
     """Game ``gid`` folded from its rows' :func:`game_codes`; ``others``: the game's other
     events (each code below 0), read apart, in order. A plain play goes to the fold as its

@@ -2,10 +2,10 @@
 
 The export needs every stored event once, in the store's order (game, seq), and each game's
 fold (what only the rules can say). A batch of games is read as the replay's bulk fold reads
-it, by the same statements (:func:`jaslog.store.fold_read.read_codes`): each game as one row
+it, by the same statement (:func:`jaslog.store.fold_read.read_codes`): each game as one row
 of codes (a plain play's time, seq, seat and card in one integer, ``-1 - seq`` for any other
-row) and the other rows whole, read into events as :meth:`~jaslog.store.Store.iter_games`
-reads them (:func:`jaslog.store.rows.events_of`).
+row) with the other rows beside them, read into events as
+:meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
 
 The batch's codes are laid end to end as numpy columns (game key, seq, ``seat * 32 + card``
 or -1, time) for the export to build its ``events`` table from, a column at a time

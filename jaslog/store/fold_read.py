@@ -3,19 +3,23 @@ every stored game as the commands read ``store:`` (``jaslog check store:``, ``an
 what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
 A SQLite store is read a batch of games at a time (:func:`read_codes`, which the export's
-read, :mod:`jaslog.store.export_read`, shares), with two statements that see the same events
-(none past the store's position when the read began):
+read, :mod:`jaslog.store.export_read`, shares), with one statement that reads each game as
+one row (none past the store's position when the read began): its key and
 
-* each game as one row: its key and every row's code (:data:`CODE`), which SQLite works
-  out and joins into one text (``group_concat``): a plain play's time, seq, seat and card in
-  one integer (nine rows in ten: kind ``play`` of the current format, with no id, no
-  ``recorded_at`` and nothing but its seat, card and a time a code holds), ``-1 - seq`` for
-  any other row. SQLite's C code does the work of each row; Python gets one string a game,
-  no tuple a row. :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their
-  seqs run one after the other (so in seq order, which SQLite does not promise of
-  ``group_concat``, and without a gap);
-* the other rows whole (those not a bare play), read into events as
-  :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
+* every row's code (:data:`CODE`), which SQLite works out and joins into one text
+  (``group_concat``): a plain play's time, seq, seat and card in one integer (nine rows in
+  ten: kind ``play`` of the current format, with no id, no ``recorded_at`` and nothing but
+  its seat, card and a time a code holds), ``-1 - seq`` for any other row. SQLite's C code
+  does the work of each row; Python gets one string a game, no tuple a row.
+  :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their seqs run one
+  after the other (so in seq order, which SQLite does not promise of ``group_concat``, and
+  without a gap);
+* beside them, the other rows (:data:`OTHER`: those not a bare play) joined the same way,
+  each its columns as a JSON array (the id and ``rest`` in hex), which
+  :func:`jaslog.store.bulk_read.game_others` reads back into the columns the store holds,
+  one for each code below 0, and :func:`jaslog.store.rows.events_of` into events, as
+  :meth:`~jaslog.store.Store.iter_games` reads them. Both lists come from the same scan of
+  the game's rows, so they agree: no second statement scans the batch again.
 
 Both through the store's own connection, not through a second SQLite library (such as the
 ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
@@ -32,7 +36,7 @@ the game is folded; reference counting frees each game once its reader drops it.
 paused while a batch is read, too.
 
 A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
-value of an odd type, stored behind the store's back; a bare play of another format, with a
+value of an odd type in any row, stored behind the store's back; a bare play of another format, with a
 time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read as
 :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
 """
@@ -50,7 +54,14 @@ from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
-from jaslog.store.bulk_read import AT_CODED_MAX, AT_SHIFT, SEQS, fold_game_codes, game_codes
+from jaslog.store.bulk_read import (
+    AT_CODED_MAX,
+    AT_SHIFT,
+    SEQS,
+    fold_game_codes,
+    game_codes,
+    game_others,
+)
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.rows import codec, events_of, game_keys
 
@@ -58,9 +69,9 @@ from jaslog.store.rows import codec, events_of, game_keys
 #: refuse (located by game and seq).
 Folded = GameFold | FoldError
 
-#: A row with nothing but its columns (SQL over ``events``): a play that may be plain. The
-#: second statement reads every other row.
-BARE = "kind = 1 AND event_id IS NULL AND recorded_at IS NULL AND rest IS NULL"
+#: A row with nothing but its columns (SQL over ``events``): a play that may be plain.
+#: :data:`OTHER` carries every other row.
+BARE = "rest IS NULL AND kind = 1 AND event_id IS NULL AND recorded_at IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
 #: reads as one, with the current format's version in place of ``{version}``. A seat or a
 #: card of another type than an integer (stored behind the store's back) is either not
@@ -112,44 +123,65 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
 
 
 def _codes_sql(where: str) -> str:
-    """The statement of a batch's codes: each game's key and its rows' :data:`CODE` joined
-    by commas (``where``: the batch's rows)."""
-    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), seq_max=SEQS - 1,
-                       at_max=AT_CODED_MAX, at_scale=1 << AT_SHIFT)
-    return (f"SELECT game, group_concat({code}, ',') FROM events WHERE {where} "
-            "GROUP BY game ORDER BY game")
+    """The statement of a batch: each game's key, its rows' :data:`CODE` joined by commas,
+    and its other rows (:data:`OTHER`) joined by commas (``where``: the batch's rows)."""
+    plain = PLAIN.format(version=int(VERSION))
+    code = CODE.format(plain=plain, seq_max=SEQS - 1, at_max=AT_CODED_MAX,
+                       at_scale=1 << AT_SHIFT)
+    other = OTHER.format(bare=BARE)
+    return (f"SELECT game, group_concat({code}, ','), group_concat({other}, ',') "
+            f"FROM events WHERE {where} GROUP BY game ORDER BY game")
+
+
+#: A row that is not a bare play (SQL over ``events``, :mod:`jaslog.store.bulk_read`), for
+#: the second list a game's row joins: NULL for a bare row (:data:`BARE`: a plain play, whose
+#: code holds it, or, changed behind the store's back, a play its code does not hold, whose
+#: missing entry :func:`jaslog.store.bulk_read.game_others` refuses: the batch is then read as
+#: rows); ``json_array(seq, kind, version, hex(event_id), at, recorded_at, seat, card,
+#: hex(rest))`` for any other row whose columns are of the types the store writes (each an
+#: integer, the id and ``rest`` blobs, those but ``seq``, ``kind`` and ``version`` may be
+#: NULL); ``0`` for a row of another type in a column (stored behind the store's back;
+#: refused the same way). Nine rows in ten are bare: for them SQLite tests only the
+#: four columns of :data:`BARE`.
+OTHER = ("CASE WHEN {bare} THEN NULL "
+         "WHEN typeof(seq) = 'integer' AND typeof(kind) = 'integer' "
+         "AND typeof(version) = 'integer' "
+         "AND (event_id IS NULL OR typeof(event_id) = 'blob') "
+         "AND (at IS NULL OR typeof(at) = 'integer') "
+         "AND (recorded_at IS NULL OR typeof(recorded_at) = 'integer') "
+         "AND (seat IS NULL OR typeof(seat) = 'integer') "
+         "AND (card IS NULL OR typeof(card) = 'integer') "
+         "AND (rest IS NULL OR typeof(rest) = 'blob') "
+         "THEN json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
+         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest))) "
+         "ELSE 0 END")
 
 
 @dataclass(slots=True)
 class CodedBatch:
     """A batch of games as :func:`read_codes` reads it: each game's key and its rows'
-    codes (:func:`jaslog.store.bulk_read.game_codes`), in the store's order; the other rows
-    (those whose code is below 0) whole, in (game, seq) order, each ``(game, seq, kind,
-    version, event_id, at, recorded_at, seat, card, rest)``; and each game's id by its key."""
+    codes (:func:`jaslog.store.bulk_read.game_codes`), in the store's order; each game's
+    other rows (those whose code is below 0), in seq order, each ``(seq, kind, version,
+    event_id, at, recorded_at, seat, card, rest)`` (:func:`jaslog.store.bulk_read.game_others`);
+    and each game's id by its key."""
 
     names: dict[int, str]
     coded: list[tuple[int, list[int]]]
-    rows: list[Any]
+    others: list[list[Any]]
 
     def others_of(self) -> Iterator[tuple[int, list[int], list[Any]]]:
-        """Each game's key, codes and other rows (each ``row[1:]``: seq and the parts
+        """Each game's key, codes and other rows (seq and the parts
         :func:`jaslog.store.rows.events_of` reads), in the store's order."""
-        rows = self.rows
-        j = 0
-        for key, codes in self.coded:
-            others = []
-            while j < len(rows) and rows[j][0] == key:
-                others.append(rows[j][1:])
-                j += 1
+        for (key, codes), others in zip(self.coded, self.others, strict=True):
             yield key, codes, others
 
 
 def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | None:
     """The games ``ids`` (in the store's order, ``games.pos`` ascending) read up to position
-    ``until`` with the two statements of the module's note, through one connection: the
-    replay's bulk fold (:func:`fold_batch`) and the export
-    (:func:`jaslog.store.export_read.read_batch`) read a batch so. None when the codes
-    cannot be read (the caller reads the batch as rows)."""
+    ``until`` with the statement of the module's note, through one connection: the replay's
+    bulk fold (:func:`fold_batch`) and the export (:func:`jaslog.store.export_read.read_batch`)
+    read a batch so. None when the codes cannot be read (the caller reads the batch as
+    rows)."""
     keys = game_keys(conn, ids)
     order = sorted(keys[g] for g in ids if g in keys)
     names = {k: g for g, k in keys.items()}
@@ -163,24 +195,21 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
         with eng.raw_cursor(conn) as cur:
             cur.execute(_codes_sql(where), (*order, until))
             games = cur.fetchall()
-            cur.execute("SELECT game, seq, kind, version, event_id, at, recorded_at, seat, "
-                        f"card, rest FROM events WHERE {where} AND NOT ({BARE}) "
-                        "ORDER BY game, seq", (*order, until))
-            rows = cur.fetchall()
         coded: list[tuple[int, list[int]]] = []
-        others = 0
-        for key, text in games:
+        all_others: list[list[Any]] = []
+        for key, text, other_text in games:
             codes = game_codes(text) if type(text) is str else None
             if codes is None:
                 return None
-            others += sum(1 for v in codes if v < 0)
+            others = game_others(other_text, codes)
+            if others is None:  # an odd row: read as rows
+                return None
             coded.append((key, codes))
-        if others != len(rows):  # a bare row that is not a plain play: read as rows
-            return None
+            all_others.append(others)
     finally:
         if collecting:
             gc.enable()
-    return CodedBatch(names, coded, rows)
+    return CodedBatch(names, coded, all_others)
 
 
 def fold_batch(conn: Connection, ids: list[str], until: int,

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jaslog.events import Event
+from jaslog.events import VERSION, Event
 from jaslog.events.limits import INT_MAX
 from jaslog.events.registry import on_change
 from jaslog.store.compact import SECONDS_MAX, Codec, id_text, time_text
@@ -180,3 +180,42 @@ def remembered(codec: Codec, kind: int, name: str, game: Any, seq: Any, eid: Any
     _set(e, "__pydantic_extra__", None)
     _set(e, "__pydantic_private__", None)
     return e
+
+
+def remembered_rows(codec: Codec, game: str, rows: list[Any], start: int,
+                    out: list[Any]) -> int:
+    """The events of a game's rows from ``rows[start]`` on (each ``(seq, kind, version,
+    event_id, at, recorded_at, seat, card, rest)``, ``rest`` bytes or None) appended to
+    ``out`` while each is a row of the current format that :func:`remembered` takes (a kept
+    row's event with its own envelope, or its fields checked one by one); the index of the
+    first row it does not take (a play, a spilled or unknown type, whole bytes in ``rest``, a
+    value of another type, a field its check refuses, a game's first row), or ``len(rows)``.
+    The short way of :func:`jaslog.store.rows.events_of`, run compiled: it reads the row it
+    stops at its own way, and the rows after it here again, to the same events."""
+    names = codec.names
+    i = start
+    n = len(rows)
+    while i < n:
+        r = rows[i]
+        if type(r) is not tuple or len(r) != 9:
+            return i
+        row: tuple[Any, ...] = r
+        seq = row[0]
+        kind = row[1]
+        version = row[2]
+        rest = row[8]
+        if type(seq) is not int or type(kind) is not int or kind == 1 \
+                or type(version) is not int or version != VERSION:
+            return i
+        if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"):
+            return i
+        name = names.get(kind)
+        if name is None:
+            return i
+        e = remembered(codec, kind, name, game, seq, row[3], row[4], row[5], row[6], row[7],
+                       rest)
+        if e is None:
+            return i
+        out.append(e)
+        i += 1
+    return i

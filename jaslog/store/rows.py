@@ -30,7 +30,7 @@ from jaslog.store.compact import (
     time_code,
     time_text,
 )
-from jaslog.store.row_memo import keep, remembered
+from jaslog.store.row_memo import keep, remembered, remembered_rows
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
@@ -235,7 +235,16 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
     fast_of, rebuild = c.fast, c.rebuild
     out: list[Event] = []
     append = out.append
-    for r in rows:
+    quick = rows if game is not None and type(rows) is list else None
+    i = 0
+    n = len(rows)
+    while i < n:
+        if quick is not None:  # the short way below, compiled, as far as it goes
+            i = remembered_rows(c, game or "", quick, i, out)
+            if i >= n:
+                break
+        r = rows[i]
+        i += 1
         if game is None:
             g, seq, _pos, kind, version, eid, at, rec, seat, card, rest, _h = r
         else:
@@ -249,10 +258,16 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
             if fp is not None:
                 append(fp)  # type: ignore[arg-type]
                 continue
+        if type(kind) is not int:  # (changed behind the store's back)
+            raise UnreadableEvent(f"the stored event cannot be rebuilt: its kind {kind!r} is "
+                                  "no event type's code", g, seq)
         if kind & 0xFFFF not in names:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
-        if whole and version == VERSION and kind != 1 and (rest is None or rest[:1] != b"{"):
+        # (a rest of text, changed behind the store's back, takes the long way too: its
+        # bytes rebuilt say what is wrong)
+        if whole and version == VERSION and kind != 1 and \
+                (rest is None or (type(rest) is not str and rest[:1] != b"{")):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
             e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,

@@ -157,6 +157,46 @@ ODD_TIMES = (None, 0, -1, 1767641455, SECONDS_MAX, SECONDS_MAX + 1, 176764145512
 ODD_IDS = (None, bytes(range(16)), bytes(15), bytes(17), memoryview(bytes(range(16))), "abc")
 
 
+def test_a_games_other_rows_read_compiled_as_validating_them_gives(corpus: Path) -> None:
+    """A game's rows that are not plays, as the bulk fold reads them (``(seq, kind, version,
+    event_id, at, recorded_at, seat, card, rest)``), are taken by
+    :func:`row_memo.remembered_rows` (the short way of :func:`events_of`, compiled) from the
+    row after the game's first on, as the events validating them gives; it stops at a play
+    or whole bytes in ``rest``, which :func:`events_of` reads its own way, to the same
+    events."""
+    with open_store(str(corpus)) as s, s.engine.connect() as conn:
+        c = codec(conn)
+        by_game: dict[str, list[tuple[Any, ...]]] = {}
+        for r in _rows(conn):
+            if c.names[r.kind & 0xFFFF] != "play" and r.version == VERSION:
+                by_game.setdefault(r.game, []).append(
+                    (r.seq, r.kind, r.version, r.event_id, r.at, r.recorded_at, r.seat, r.card,
+                     None if r.rest is None else bytes(r.rest)))
+        row_memo.forget()
+        taken = 0
+        for _ in range(2):  # nothing kept, then every repeated row kept
+            for g, rows in by_game.items():
+                want = validating_events_of(conn, rows, game=g)
+                got: list[Any] = []
+                assert row_memo.remembered_rows(c, g, rows, 0, got) == 0  # (game_started: never)
+                for x, w in zip(events_of(conn, rows, fast=True, game=g), want, strict=True):
+                    assert_same(x, w)
+                got = []
+                stop = row_memo.remembered_rows(c, g, rows, 1, got)
+                taken += stop == len(rows)
+                assert stop > 1 and len(got) == stop - 1
+                for x, w in zip(got, want[1:stop], strict=True):
+                    assert_same(x, w)
+        assert taken >= len(by_game)  # (every game's rows, at least once every row is kept)
+        some = next(iter(by_game.values()))
+        play = (99, c.codes["play"], VERSION, None, None, None, 0, 5, None)
+        whole = (*some[1][:8], b'{"odd": 1}')
+        for odd in (play, whole):
+            got = []
+            assert row_memo.remembered_rows(c, "m-toy", [some[1], odd, some[2]], 0, got) == 1
+            assert len(got) == 1 and got[0].seq == some[1][0]
+
+
 def _odd_rows(kind: int, seat: Any, card: Any, rest: bytes | None) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """A row of ``kind`` with these parts, and with each odd envelope value in turn."""
     base = ("rows-1", 7, kind, VERSION, None, 1767641455, None, seat, card, rest)
