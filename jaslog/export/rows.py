@@ -226,6 +226,38 @@ def _json(obj: Any) -> str | None:
 _FREE_TEXT = frozenset({"game_started", "ruling", "note"})
 
 
+def game_row(game: str | None, started: GameStarted | None, fold: GameFold | None, events: int,
+             last_seq: int, summary: Summary, ok: bool, error: str | None,
+             first_at: str | None, last_at: str | None) -> tuple[Any, ...]:
+    """A game's row of the ``games`` table: its header (``started``, its first event when it
+    is the game's start), its options as folded, its count of events and last seq, what its
+    rounds sum to (``summary``), whether it is clean, its error, its first and last times."""
+    return (
+        game,
+        _json(started.options) if started is not None else None,
+        _json(fold.options) if fold is not None else None,
+        list(started.seats) if started is not None else [],
+        started.dealer if started is not None else None,
+        _json(started.meta) if started is not None else None,
+        events,
+        last_seq,
+        summary.rounds,
+        summary.rounds_complete,
+        summary.totals,
+        summary.totals_played,
+        summary.finished,
+        summary.winner_team,
+        summary.draw,
+        summary.winners,
+        summary.violations,
+        summary.rulings,
+        ok,
+        error,
+        first_at,
+        last_at,
+    )
+
+
 def payload_json(e: Event) -> bytes:
     """The event's canonical ``jaslog/1`` JSON (as :func:`jaslog.events.canonical_json`)."""
     if type(e) is FastPlay:  # read from the store in canonical form: its own bytes
@@ -369,30 +401,9 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
             plan.start, plan.size = start, n
             out.columnar.append(plan)
     ok = error is None and summary.violations == 0
-    rows["games"].add((
-        fold.game if fold is not None else None,
-        _json(started.options) if started is not None else None,
-        _json(fold.options) if fold is not None else None,
-        list(started.seats) if started is not None else [],
-        started.dealer if started is not None else None,
-        _json(started.meta) if started is not None else None,
-        len(events),
-        events[-1].seq,
-        summary.rounds,
-        summary.rounds_complete,
-        summary.totals,
-        summary.totals_played,
-        summary.finished,
-        summary.winner_team,
-        summary.draw,
-        summary.winners,
-        summary.violations,
-        summary.rulings,
-        ok,
-        str(error) if error is not None else None,
-        first_at,
-        last_at,
-    ))
+    rows["games"].add(game_row(fold.game if fold is not None else None, started, fold,
+                               len(events), events[-1].seq, summary, ok,
+                               str(error) if error is not None else None, first_at, last_at))
     for cols in rows.values():
         cols.fill_game(gid)
     return gid, events[-1].seq

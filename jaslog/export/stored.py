@@ -36,8 +36,8 @@ from jaslog.export.rows import (
     Partition,
     Rows,
     Summary,
-    _json,
     export_adapter,
+    game_row,
     normalize_time,
     payload_json,
 )
@@ -452,30 +452,8 @@ class StoredExport(Prebuilt):
         plan.start, plan.size = start, n
         out.columnar.append(plan)
         ok = summary.violations == 0
-        rows["games"].add((
-            fold.game,
-            _json(started.options) if started is not None else None,
-            _json(fold.options),
-            list(started.seats) if started is not None else [],
-            started.dealer if started is not None else None,
-            _json(started.meta) if started is not None else None,
-            n,
-            sg.last,
-            summary.rounds,
-            summary.rounds_complete,
-            summary.totals,
-            summary.totals_played,
-            summary.finished,
-            summary.winner_team,
-            summary.draw,
-            summary.winners,
-            summary.violations,
-            summary.rulings,
-            ok,
-            None,
-            first_at,
-            last_at,
-        ))
+        rows["games"].add(game_row(fold.game, started, fold, n, sg.last, summary, ok, None,
+                                   first_at, last_at))
         for cols in rows.values():
             cols.fill_game(sg.game)
         return True
