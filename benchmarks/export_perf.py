@@ -22,8 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from jaslog.events import Event
-from jaslog.export.dataset import ExportResult, export_games, load_manifest
+from jaslog.export.dataset import ExportResult, export_games
 from jaslog.export.schema import DICTIONARY_COLUMNS, TABLES
+from jaslog.export.snapshots import load_manifest
 
 if TYPE_CHECKING:
     from jaslog.store import Store

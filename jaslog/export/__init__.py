@@ -14,16 +14,13 @@ from __future__ import annotations
 
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
-    ExportError,
     ExportResult,
     export_games,
-    load_manifest,
-    snapshot_dir,
     usable_previous,
-    verify_dataset,
 )
 from jaslog.export.rows import build_game
 from jaslog.export.schema import SCHEMAS, TABLES, arrow_schema_docs
+from jaslog.export.snapshots import ExportError, load_manifest, snapshot_dir, verify_dataset
 from jaslog.export.sources import (
     export_files,
     export_store,

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from jaslog.batch import cluster
-from jaslog.export.dataset import Chunk, ExportError, build_chunks
+from jaslog.export.dataset import Chunk, build_chunks
+from jaslog.export.snapshots import ExportError
 from jaslog.export.sources import game_lines, parse_game
 from jaslog.logs import line_game
 

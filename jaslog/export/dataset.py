@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 import os
 import shutil
@@ -40,7 +39,6 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from jaslog.analysis.rounds import Solved
-from jaslog.errors import JaslogError
 from jaslog.events import Event
 from jaslog.export.columnar import ValueBeyondColumn, partition_tables
 from jaslog.export.par import Known, forget_families
@@ -56,6 +54,13 @@ from jaslog.export.schema import (
     TABLES,
     fingerprint,
 )
+from jaslog.export.snapshots import (
+    MANIFEST,
+    ExportError,
+    load_manifest,
+    sha256_file,
+    table_files,
+)
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
@@ -63,14 +68,7 @@ PAR_CHUNK = 20                # ...when every round is solved (par): minutes of 
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
 PENDING_BYTES = 64 << 20      # Arrow bytes held back for row groups, in all, before writing early
 FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
-MANIFEST = "manifest.json"
 HISTORY_KEEP = 100
-
-
-class ExportError(JaslogError):
-    """An export that cannot run (locked, unreadable previous snapshot...): a full sentence."""
-
-    code = "export_failed"
 
 
 @dataclass
@@ -98,90 +96,6 @@ class ExportResult:
                 "files_linked": self.files_linked, "rows_added": self.rows_added,
                 "rows_total": self.rows_total, "cursor": self.cursor,
                 **({"unreadable": self.unreadable} if self.unreadable else {})}
-
-
-# ------------------------------------------------------------------ reading a dataset
-
-def snapshot_dir(out: str | Path) -> Path | None:
-    """The current snapshot of an export folder (or ``out`` itself when it is a snapshot)."""
-    out = Path(out)
-    if (out / MANIFEST).is_file():
-        return out
-    cur = out / "current"
-    if cur.is_symlink() or cur.exists():
-        target = cur.resolve()
-        if (target / MANIFEST).is_file():
-            return target
-    return None
-
-
-def load_manifest(out: str | Path) -> tuple[Path, dict[str, Any]] | None:
-    """(snapshot folder, manifest) of the current snapshot, or None when there is none."""
-    snap = snapshot_dir(out)
-    if snap is None:
-        return None
-    try:
-        return snap, json.loads((snap / MANIFEST).read_text())
-    except (OSError, ValueError) as e:
-        raise ExportError(f"{snap / MANIFEST}: unreadable manifest ({e})") from None
-
-
-def table_files(snap: Path, manifest: dict[str, Any], table: str) -> list[Path]:
-    return [snap / f["path"] for f in manifest["files"] if f["table"] == table]
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def verify_dataset(out: str | Path) -> list[str]:
-    """Recheck a snapshot against its manifest: every file present with its size, SHA-256
-    and row count, and no file the manifest does not list. Returns the problems (none: ok).
-
-    A missing folder, or one that holds no export, is not damage: :class:`ExportError`."""
-    path = Path(out)
-    if not path.exists():
-        raise ExportError(f"{out}: no such folder; give the folder an export was written to")
-    if not path.is_dir():
-        raise ExportError(f"{out} is a file, not an export folder")
-    loaded = load_manifest(out)
-    cur = path / "current"
-    if loaded is None and (cur.is_symlink() or cur.exists()):  # an export was here: damage
-        return [f"current: points to {cur.resolve()}, which holds no {MANIFEST}"]
-    if loaded is None:
-        raise ExportError(f"{out}: no export here (no current snapshot with a manifest.json); "
-                          f"write one with `jaslog export {out}`")
-    snap, man = loaded
-    problems: list[str] = []
-    listed = set()
-    for f in man["files"]:
-        p = snap / f["path"]
-        listed.add(p)
-        if not p.is_file():
-            problems.append(f"{f['path']}: missing")
-            continue
-        if p.stat().st_size != f["bytes"]:
-            problems.append(f"{f['path']}: {p.stat().st_size} bytes, the manifest says {f['bytes']}")
-        digest = sha256_file(p)
-        if digest != f["sha256"]:
-            problems.append(f"{f['path']}: SHA-256 {digest[:16]}..., the manifest says "
-                            f"{f['sha256'][:16]}...")
-            continue
-        rows = pq.ParquetFile(p).metadata.num_rows
-        if rows != f["rows"]:
-            problems.append(f"{f['path']}: {rows} rows, the manifest says {f['rows']}")
-    for p in sorted(snap.rglob("*.parquet")):
-        if p not in listed:
-            problems.append(f"{p.relative_to(snap)}: not in the manifest")
-    for table, info in man["tables"].items():
-        n = sum(f["rows"] for f in man["files"] if f["table"] == table)
-        if n != info["rows"]:
-            problems.append(f"table {table}: files hold {n} rows, the manifest says {info['rows']}")
-    return problems
 
 
 # ------------------------------------------------------------------ writing

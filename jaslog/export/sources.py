@@ -14,14 +14,13 @@ from jaslog.events import Event
 from jaslog.export.dataset import (
     DEFAULT_CHUNK,
     Chunk,
-    ExportError,
     ExportResult,
     build_chunks,
     export_chunks,
     export_games,
-    load_manifest,
     usable_previous,
 )
+from jaslog.export.snapshots import ExportError, load_manifest
 from jaslog.games import game_of
 from jaslog.logs import Line, LogError, LogFiles, RawLine, read_line
 
