@@ -34,10 +34,10 @@ from jaslog.cards import CARD_TEXT
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event
 from jaslog.events.fast import FastPlay
-from jaslog.store.bulk_read import AT_SHIFT, SEQS, fold_game_codes
+from jaslog.store.bulk_read import AT_SHIFT, SEQS
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.compact import time_text
-from jaslog.store.fold_read import read_codes
+from jaslog.store.fold_read import fold_coded, read_codes
 from jaslog.store.rows import events_of
 
 
@@ -168,20 +168,10 @@ def _games(names: dict[int, str], batch: StoredBatch,
             unreadable(events)
             continue
         gid = names[int(batch.keys[lo])]
-        collecting = gc.isenabled()
-        gc.disable()  # (as above)
-        fold: GameFold | None = None
-        error: FoldError | None = None
-        try:
-            fold = fold_game_codes(gid, codes, events)
-        except FoldError as err:
-            error = err
-        except UnreadableEvent as err:
-            if unreadable is None:
-                raise
-            unreadable(err)
+        folded = fold_coded(gid, codes, events.copy, unreadable)
+        if folded is None:
             continue
-        finally:
-            if collecting:
-                gc.enable()
-        yield StoredGame(gid, batch, lo, hi, first, events, fold, error)
+        if isinstance(folded, FoldError):
+            yield StoredGame(gid, batch, lo, hi, first, events, None, folded)
+        else:
+            yield StoredGame(gid, batch, lo, hi, first, events, folded, None)

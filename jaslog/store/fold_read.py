@@ -44,8 +44,9 @@ time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
@@ -228,22 +229,32 @@ def _fold_read(conn: Connection, batch: CodedBatch,
     names = batch.names
     for key, codes, others in batch.others_of():
         gid = names[key]
-        collecting = gc.isenabled()
-        gc.disable()  # (see the module's note)
-        try:
-            events = events_of(conn, others, fast=True, game=gid)
-            folded: Folded = fold_game_codes(gid, codes, events)
-        except FoldError as err:
-            folded = err
-        except UnreadableEvent as err:
-            if unreadable is None:
-                raise
-            unreadable(err)
-            continue
-        finally:
-            if collecting:
-                gc.enable()
-        yield gid, folded
+        folded = fold_coded(gid, codes, partial(events_of, conn, others, fast=True, game=gid),
+                            unreadable)
+        if folded is not None:
+            yield gid, folded
+
+
+def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
+               unreadable: Callable[[UnreadableEvent], None] | None) -> Folded | None:
+    """A game folded from its codes and its other events (``read()`` gives them), the
+    cycle collector paused meanwhile (see the module's note): its fold, or the error of the
+    first event its rules refuse; None for a game no reader can read, given to
+    ``unreadable`` (raised without it)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return fold_game_codes(gid, codes, read())
+    except FoldError as err:
+        return err
+    except UnreadableEvent as err:
+        if unreadable is None:
+            raise
+        unreadable(err)
+        return None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def plays_coded(conn: Connection) -> bool:
