@@ -73,6 +73,25 @@ def frame(kind: int, body: Any) -> bytes:
     return HEADER.pack(len(data), kind) + data
 
 
+def unframe(buf: bytes) -> tuple[list[tuple[int, Any]], bytes]:
+    """The whole frames at the start of ``buf`` as (kind, body), and what is left of it (a
+    frame not yet whole).
+
+    >>> unframe(frame(APPEND, [1, "g"]) + frame(DONE, [2])[:3])
+    ([(1, [1, 'g'])], b'\\x00\\x00\\x00')
+    """
+    out: list[tuple[int, Any]] = []
+    n, at = len(buf), 0
+    while n - at >= HEADER.size:
+        size, kind = HEADER.unpack_from(buf, at)
+        end = at + HEADER.size + size
+        if n < end:
+            break
+        out.append((kind, orjson.loads(buf[at + HEADER.size:end])))
+        at = end
+    return out, buf[at:]
+
+
 def error_fields(e: BaseException) -> list[Any]:
     """An append's refusal as a frame carries it (:func:`error_of` makes it again)."""
     if isinstance(e, ConflictError):
@@ -239,17 +258,8 @@ class WriterServer:
             self._drop(sel, conn)
             return
         buf = self._links[conn]
-        buf = buf + data if buf else data
-        n, at = len(buf), 0
-        while n - at >= HEADER.size:
-            size, kind = HEADER.unpack_from(buf, at)
-            end = at + HEADER.size + size
-            if n < end:
-                break
-            if kind == APPEND:
-                taken.append((conn, orjson.loads(buf[at + HEADER.size:end])))
-            at = end
-        self._links[conn] = buf[at:]
+        frames, self._links[conn] = unframe(buf + data if buf else data)
+        taken.extend([(conn, body) for kind, body in frames if kind == APPEND])
 
     def _write(self, taken: list[tuple[socket.socket, list[Any]]]) -> None:
         """Write the appends taken, answer each to its worker and tell every other worker
@@ -350,15 +360,8 @@ class WriterLink(asyncio.Protocol):
             self._transport.close()
 
     def data_received(self, data: bytes) -> None:
-        buf = self._buf + data if self._buf else data
-        n, at = len(buf), 0
-        while n - at >= HEADER.size:
-            size, kind = HEADER.unpack_from(buf, at)
-            end = at + HEADER.size + size
-            if n < end:
-                break
-            fields = orjson.loads(buf[at + HEADER.size:end])
-            at = end
+        frames, self._buf = unframe(self._buf + data if self._buf else data)
+        for kind, fields in frames:
             if kind == MOVED:
                 self.moved(fields[0], fields[1])
                 continue
@@ -369,7 +372,6 @@ class WriterLink(asyncio.Protocol):
                 fut.set_result(answer_of(game, fields))
             else:
                 fut.set_exception(error_of(fields[1:]))
-        self._buf = buf[at:]
 
     def append(self, game: str, events: list[dict[str, Any]], expected_seq: int | None
                ) -> asyncio.Future[Answer]:
