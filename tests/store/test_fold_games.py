@@ -48,6 +48,26 @@ def _by_events(store: Store, **kw: Any) -> list[tuple[str, Any]]:
     return [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(**kw)]
 
 
+def _changed(store: Store, raw_sql: Callable[..., Any], change: str, where: str
+             ) -> tuple[list[tuple[str, Any]], list[str]]:
+    """The games of :data:`RULESETS` imported, then ``SET change`` on the row of game p-2
+    whose seq is ``where`` (SQL over ``events``, its game ``{key}``) behind the store's back:
+    what ``fold_games`` gives (each game seen, the unreadable ones' errors), checked to be
+    what the events ``iter_games`` reads give."""
+    _stored(store, imported=True)
+    disable_triggers(store, raw_sql)
+    key = "(SELECT pos FROM games WHERE id = 'p-2')"
+    raw_sql(f"UPDATE events SET {change} WHERE game = {key} AND seq = ("
+            + where.format(key=key) + ")")
+    bad: list[str] = []
+    by_events: list[str] = []
+    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
+    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
+        fast=True, unreadable=lambda e: by_events.append(str(e)))]
+    assert got == want and bad == by_events
+    return got, bad
+
+
 @pytest.mark.parametrize("imported", [False, True], ids=["appended", "imported"])
 def test_every_game_folds_as_its_events_fold(store: Store, imported: bool) -> None:
     _stored(store, imported)
@@ -124,17 +144,8 @@ def test_an_odd_other_row_is_read_as_rows(store: Store, raw_sql: Callable[..., A
     games as the events iter_games reads."""
     if store.dialect != "sqlite":
         pytest.skip("only SQLite stores a value of another type in an integer column")
-    _stored(store, imported=True)
-    disable_triggers(store, raw_sql)
-    key = "(SELECT pos FROM games WHERE id = 'p-2')"
-    raw_sql(f"UPDATE events SET {ODD_OTHERS[change]} WHERE game = {key} AND seq = (SELECT "
-            f"max(seq) FROM events WHERE game = {key} AND rest IS NOT NULL AND seq > 0)")
-    bad: list[str] = []
-    by_events: list[str] = []
-    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
-    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
-        fast=True, unreadable=lambda e: by_events.append(str(e)))]
-    assert got == want and bad == by_events
+    got, bad = _changed(store, raw_sql, ODD_OTHERS[change], "SELECT max(seq) FROM events "
+                        "WHERE game = {key} AND rest IS NOT NULL AND seq > 0")
     assert len(got) + len(bad) == len(RULESETS)
 
 
@@ -148,17 +159,8 @@ def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
     the same folds and the same unreadable game."""
     if store.dialect != "sqlite":
         pytest.skip("only SQLite stores a value of another type in an integer column")
-    _stored(store, imported=True)
-    disable_triggers(store, raw_sql)
-    key = "(SELECT pos FROM games WHERE id = 'p-2')"
-    raw_sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = (SELECT "
-            f"max(seq) FROM events WHERE game = {key} AND kind = 1 AND rest IS NULL)")
-    bad: list[str] = []
-    by_events: list[str] = []
-    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
-    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
-        fast=True, unreadable=lambda e: by_events.append(str(e)))]
-    assert got == want and bad == by_events
+    got, bad = _changed(store, raw_sql, f"{column} = {value}", "SELECT max(seq) FROM events "
+                        "WHERE game = {key} AND kind = 1 AND rest IS NULL")
     assert len(bad) == 1 and bad[0].startswith("game p-2 seq ")
     assert [g for g, _ in got] == [g for g in RULESETS if g != "p-2"]
 
@@ -183,17 +185,8 @@ def test_an_odd_play_folds_as_its_events_fold(store: Store, raw_sql: Callable[..
     line): the same folds, errors and unreadable games as the events read by iter_games."""
     if store.dialect != "sqlite" and "fraction" in change:
         pytest.skip("only SQLite stores a fraction in an integer column")
-    _stored(store, imported=True)
-    disable_triggers(store, raw_sql)
-    key = "(SELECT pos FROM games WHERE id = 'p-2')"
-    raw_sql(f"UPDATE events SET {ODD_PLAYS[change]} WHERE game = {key} AND seq = (SELECT "
-            f"max(seq) - 3 FROM events WHERE game = {key} AND kind = 1 AND rest IS NULL)")
-    bad: list[str] = []
-    by_events: list[str] = []
-    got = [(gid, _seen(f)) for gid, f in store.fold_games(unreadable=lambda e: bad.append(str(e)))]
-    want = [(gid, _seen(fold_one(gid, evs))) for gid, evs in store.iter_games(
-        fast=True, unreadable=lambda e: by_events.append(str(e)))]
-    assert got == want and bad == by_events
+    got, bad = _changed(store, raw_sql, ODD_PLAYS[change], "SELECT max(seq) - 3 FROM events "
+                        "WHERE game = {key} AND kind = 1 AND rest IS NULL")
     assert [g for g, _ in got] + [b.split()[1] for b in bad] != []
     if "a time in" in change:  # a time a code holds: the play keeps it
         folded = dict(store.fold_games())["p-2"]
