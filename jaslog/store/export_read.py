@@ -22,7 +22,6 @@ reads it as rows.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +35,7 @@ from jaslog.events import Event
 from jaslog.events.fast import FastPlay
 from jaslog.store.bulk_read import AT_SHIFT, SEQS
 from jaslog.store.codec import UnreadableEvent
+from jaslog.store.collector import collector_paused
 from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
 from jaslog.store.rows import events_of
@@ -117,18 +117,14 @@ def read_batch(conn: Connection, ids: list[str], until: int,
     lo = 0
     for key, codes, rows in coded.others_of():
         hi = lo + len(codes)
-        collecting = gc.isenabled()
-        gc.disable()  # a game's objects hold no reference cycle (as the replay's read)
+        got: list[Event] | UnreadableEvent
         try:
-            got: list[Event] | UnreadableEvent = events_of(conn, rows, fast=True,
-                                                           game=names[key])
+            with collector_paused():  # a game's objects hold no reference cycle
+                got = events_of(conn, rows, fast=True, game=names[key])
         except UnreadableEvent as err:
             if unreadable is None:
                 raise
             got = err
-        finally:
-            if collecting:
-                gc.enable()
         first = len(batch.others)
         batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
         per_game.append((lo, hi, first, codes, got))

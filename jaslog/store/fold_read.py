@@ -43,7 +43,6 @@ time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -64,6 +63,7 @@ from jaslog.store.bulk_read import (
     game_others,
 )
 from jaslog.store.codec import UnreadableEvent
+from jaslog.store.collector import collector_paused
 from jaslog.store.rows import codec, events_of, game_keys
 
 #: What a fold of a stored game gives: its fold, or the error of the first event its rules
@@ -190,9 +190,7 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
         return CodedBatch(names, [], [])
     marks = ", ".join("?" * len(order))
     where = f"game IN ({marks}) AND pos <= ?"
-    collecting = gc.isenabled()
-    gc.disable()  # (see the module's note)
-    try:
+    with collector_paused():  # (see the module's note)
         with eng.raw_cursor(conn) as cur:
             cur.execute(_codes_sql(where), (*order, until))
             games = cur.fetchall()
@@ -207,9 +205,6 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
                 return None
             coded.append((key, codes))
             all_others.append(others)
-    finally:
-        if collecting:
-            gc.enable()
     return CodedBatch(names, coded, all_others)
 
 
@@ -241,10 +236,9 @@ def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
     cycle collector paused meanwhile (see the module's note): its fold, or the error of the
     first event its rules refuse; None for a game no reader can read, given to
     ``unreadable`` (raised without it)."""
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return fold_game_codes(gid, codes, read())
+        with collector_paused():
+            return fold_game_codes(gid, codes, read())
     except FoldError as err:
         return err
     except UnreadableEvent as err:
@@ -252,9 +246,6 @@ def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
             raise
         unreadable(err)
         return None
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def plays_coded(conn: Connection) -> bool:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import gc
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from hashlib import sha256
 from itertools import islice
@@ -32,6 +31,7 @@ from jaslog.logs import Line, read_line
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.codec import canonical, current_canonical
+from jaslog.store.collector import collector_paused
 from jaslog.store.compact import _MINUTE_CODES, _SECOND_CODES, CARD_CODE, time_code
 from jaslog.store.import_input import (
     RawLine,
@@ -60,29 +60,6 @@ _PROGRESS_EVERY = 2000
 _BLOCK = 1000
 #: The fewest lines between two collections (of the young generations) while an import runs.
 _COLLECT_EVERY = 100_000
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's automatic cycle collector for a bulk import; the import collects the
-    young generations itself, right after a batch is written, when :data:`_COLLECT_EVERY`
-    lines or more were read since it last did (:meth:`Validator.flush`).
-
-    An import makes millions of short-lived objects (events, rows, states) that the collector
-    would otherwise scan again and again, for nothing: they hold no reference cycles (a fold
-    holds none, see :class:`jaslog.play.fold.GameFold`), so reference counting frees them. The
-    collection of the young generations is a safety net that stays cheap: it never scans what
-    survived an earlier one, and it comes when a batch's rows and folds were just let go of,
-    not while they are held (a collection in the middle of a batch scanned every event of it:
-    about 0.1 s of CPU a batch of 300 games).
-    """
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 # ---------------------------------------------------------------------- validating
@@ -495,7 +472,7 @@ class Validator:
             p.started = None
             if p.ready:
                 self.pending.pop(p.game, None)
-        if self.lines - self.collected >= _COLLECT_EVERY:  # (see _collector_paused)
+        if self.lines - self.collected >= _COLLECT_EVERY:  # (see collector_paused)
             del parts, todo, games
             gc.collect(1)
             self.collected = self.lines
@@ -529,7 +506,7 @@ class Importer:
         v = self.validator
         it = iter(lines)
         start = 1  # the number of the block's first line
-        with _collector_paused():
+        with collector_paused():
             while block := list(islice(it, _BLOCK)):
                 n += v.take_lines(block, source, start, None, True)
                 start += len(block)
@@ -553,7 +530,7 @@ class Importer:
         block: list[bytes] = []
         numbers: list[int] = []
         try:
-            with _collector_paused():
+            with collector_paused():
                 for r in raw_lines(stream):
                     if r[1] is None:  # too long to hold: its error is already known
                         if block:
@@ -581,7 +558,7 @@ class Importer:
 
     def finish(self) -> ImportSummary:
         """Write everything still pending and return the summary."""
-        with _collector_paused():
+        with collector_paused():
             self.validator.flush_all()
         self.validator.close()
         self.summary.lines = self.validator.lines

@@ -171,7 +171,7 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
                       batch_games=min(batch_games, WORKER_BATCH_GAMES),
                       batch_events=WORKER_BATCH_EVENTS)
         reader = v.reader
-        gc.disable()  # as in one process (see importer._collector_paused)
+        gc.disable()  # as in one process (see collector.collector_paused)
         while True:
             try:
                 chunk = q_in.get(timeout=1.0)
@@ -252,7 +252,7 @@ class ParallelImporter:
         for p in self.procs:
             p.start()
         # the lines held here make no cycles: the collector would only walk them again and
-        # again (see importer._collector_paused)
+        # again (see collector.collector_paused)
         self._collector_was_on = gc.isenabled()
         gc.disable()
         #: by worker: the numbers and bytes of the lines not sent yet
