@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.fold import FoldError
 from jaslog.events import Event, GameStarted
 from jaslog.events.times import time_text
 from jaslog.export.columnar import arrow, lookup, np_of
@@ -43,11 +44,12 @@ from jaslog.export.rows import (
 )
 from jaslog.export.schema import SCHEMAS, TS
 from jaslog.games import get_game
+from jaslog.play.fold import start_fold
 
 if TYPE_CHECKING:
     from jaslog.store import Store
     from jaslog.store.codec import UnreadableEvent
-    from jaslog.store.export_read import StoredBatch, StoredGame
+    from jaslog.store.export_read import FactRow, StoredBatch, StoredGame
 
 #: Games read as columns at a time (a batch's columns, its events table and its other
 #: events are held whole while its games are built: on the bench's store, batches of 200
@@ -99,13 +101,32 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
         with eng.read_tx(store.engine) as conn:
             if until is None:
                 until = store.cursor()
-            got = read_batch(conn, ids, until, unreadable, prepare=_prepare) \
-                if plays_coded(conn) else None
+            got = read_batch(conn, ids, until, unreadable, prepare=_prepare,
+                             stored=stored_facts) if plays_coded(conn) else None
     if got is None:
         yield from (events for _gid, events in store.games_by_id(
             ids, until=until, fast=True, unreadable=unreadable))
     else:
         yield from (StoredExport(g) for g in got)
+
+
+def stored_facts(gid: str, others: list[Event], facts: list[FactRow]) -> Any:
+    """What a game's rows are built from instead of its fold (:meth:`StoredExport.build`):
+    the fold of its ``game_started`` alone (its options and seats) with what its game's
+    export adapter makes of its stored round ``facts`` (``stored_facts``); None for a game
+    whose adapter has no use for them (the game is folded)."""
+    started = others[0] if others else None
+    if not isinstance(started, GameStarted):
+        return None
+    try:
+        start = start_fold(started)
+    except FoldError:
+        return None
+    take = getattr(export_adapter(get_game(start.game)), "stored_facts", None)
+    if take is None:
+        return None
+    got = take(start, frozenset(e.type for e in others), facts)
+    return None if got is None else (start, got)
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
@@ -349,6 +370,29 @@ def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.n
             _SECOND_TAIL.take(pa.array(second * 128 + play, pa.int64())))
 
 
+def _plays_fit(codes: np.ndarray, openers: list[tuple[int, int, bool]], facts: list[Any]
+               ) -> bool:
+    """Whether a game's plain plays (``codes``: its rows' ``seat * 32 + card``, -1 for any
+    other row, by seq) are those its stored facts were made of, as far as their counts
+    tell: no card twice in a round, and as many cards of each seat in each round as the
+    facts' ``plays_by_seat`` (the second last of a round's detail). A log changed behind
+    the store's back (``jaslog verify`` finds it) fails this and is folded: the fold says
+    what is wrong with it."""
+    seqs = np.array([seq for _r, seq, _h in openers], np.int64)
+    at = np.flatnonzero(codes >= 0)
+    play = codes[at]
+    rnd = np.searchsorted(seqs, at, side="right")
+    key = rnd * 32 + (play & 31)
+    if len(np.unique(key)) != len(key):
+        return False
+    rounds = len(facts)
+    counts = np.bincount(rnd * 4 + (play >> 5), minlength=(rounds + 1) * 4)
+    if len(counts) != (rounds + 1) * 4 or counts[:4].any():
+        return False
+    want = np.array([f[7][-2] for f in facts], np.int64).reshape(-1)
+    return bool((counts[4:] == want).all())
+
+
 class _Times(Sequence[str | None]):
     """A stored game's times by seq, as RFC 3339 text (made when asked for, kept; ``got``:
     those made already)."""
@@ -407,6 +451,10 @@ class StoredExport(Prebuilt):
         :func:`~jaslog.export.rows.build_game` would (False, and nothing appended: the game
         is not one built this way)."""
         sg = self.stored
+        if sg.facts is not None:
+            return self._from_facts(rows_for)
+        if not sg.folded():
+            return False
         fold, b = sg.fold, sg.batch
         if fold is None or sg.error is not None or fold.retracted or fold.irregularities \
                 or b.table is None:
@@ -454,6 +502,57 @@ class StoredExport(Prebuilt):
         ok = summary.violations == 0
         rows["games"].add(game_row(fold.game, started, fold, n, sg.last, summary, ok, None,
                                    first_at, last_at))
+        for cols in rows.values():
+            cols.fill_game(sg.game)
+        return True
+
+    def _from_facts(self, rows_for: Callable[[Partition], Rows]) -> bool:
+        """The game's rows from the batch's columns and its stored round facts, not folded:
+        its ``events`` rows from the batch's table, its plays and tricks a column at a time,
+        its rounds, players and games rows from the facts (its game's ``stored_facts`` and
+        ``build_stored``); as :meth:`build` writes them from its fold."""
+        sg = self.stored
+        b = sg.batch
+        built: BatchRows | None = b.table
+        start_fold_, facts = sg.facts
+        lo, n = sg.lo, len(sg)
+        g = built.game_at[lo] if built is not None else -1
+        if built is None or not _plays_fit(b.codes[lo:lo + n], built.openers[g], facts):
+            # a batch whose values do not fit a column, or plays the facts do not tell of
+            # (changed behind the store's back): the game folded, as any other
+            return sg.folded() and self.build(rows_for)
+        # (a game's adapter with ``stored_facts`` has these two beside)
+        adapter: Any = export_adapter(get_game(start_fold_.game))
+        others = sg.others
+        kinds = [e.type for e in others]
+        first_seq: dict[int, int] = {}
+        hands: dict[int, bool] = {}
+        for r, seq, with_hands in built.openers[g]:
+            first_seq[r] = seq
+            hands[r] = with_hands
+        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
+        at = _Times(sg, built.times[g])
+        started = others[0]
+        assert isinstance(started, GameStarted)
+        first_timed, last_timed = built.first_timed[g], built.last_timed[g]
+        first_at = at[first_timed] if first_timed >= 0 else None
+        last_at = at[last_timed] if last_timed >= 0 else None
+        year = int(first_at[:4]) if first_at is not None else None
+
+        ctx = GameContext(sg.game, start_fold_, (), at, {}, first_seq, built.last_seq[g], hands,
+                          kinds.count("ruling"), types=types)  # type: ignore[arg-type]
+        plan = adapter.columnar_stored(ctx, facts)
+        rows = ctx.rows = rows_for((started.ruleset, year))
+        ctx.columnar = True
+        out = rows["events"]
+        assert isinstance(out, EventsColumns)
+        start = len(out)
+        out.add_table(built.events.slice(lo, n))
+        summary: Summary = adapter.build_stored(ctx, facts)
+        plan.start, plan.size = start, n
+        out.columnar.append(plan)
+        rows["games"].add(game_row(start_fold_.game, started, start_fold_, n, sg.last, summary,
+                                   summary.violations == 0, None, first_at, last_at))
         for cols in rows.values():
             cols.fill_game(sg.game)
         return True

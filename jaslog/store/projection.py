@@ -66,11 +66,12 @@ class RoundFacts:
     final: list[int] | None
     roem: list[int] | None
     verdicts: list[list[Any]] | None
+    detail: list[Any] | None = None  # the game's :attr:`~jaslog.engine.game.Game.round_details`
 
     def row(self, game: int, seq: int) -> dict[str, Any]:
         return {"game": game, "round": self.round, "seq": seq, "result": self.result,
                 "recorded": self.recorded, "score": self.score, "final": self.final,
-                "roem": self.roem, "verdicts": self.verdicts}
+                "roem": self.roem, "verdicts": self.verdicts, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +111,16 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
     rounds = state.rounds
     if not rounds:
         return []
-    roem = get_game(fold.game).outcome_roem
+    game = get_game(fold.game)
+    roem = game.outcome_roem
+    details = game.round_details(state) if game.round_details is not None \
+        else [None] * len(rounds)
     broken: dict[int, list[list[Any]]] = {}
     for v in state.violations:
         broken.setdefault(v.round, []).append(
             [v.seq, v.rule, CARD_TEXT[v.card] if v.card is not None else None])
     out = []
-    for r, o in zip(rounds, state.outcomes(), strict=True):
+    for r, o, detail in zip(rounds, state.outcomes(), details, strict=True):
         if not r.closed:
             continue
         out.append(RoundFacts(r.number, o.result,
@@ -124,7 +128,7 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
                               [int(x) for x in o.score], [int(x) for x in o.final],
                               roem(o) if roem is not None else None,
                               sorted(broken[r.number], key=lambda v: v[0])
-                              if r.number in broken else None))
+                              if r.number in broken else None, detail))
     return out
 
 
@@ -146,14 +150,14 @@ def _latest(conn: Connection, pos: int) -> dict[int, RoundFacts]:
     tenth of the cost through SQLAlchemy's execution and its rows), its JSON columns decoded
     as :func:`read_round_facts` decodes them."""
     with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT round, result, recorded, score, final, roem, verdicts FROM "
+        cur.execute("SELECT round, result, recorded, score, final, roem, verdicts, detail FROM "
                     f"round_facts WHERE game = {eng.param_mark(conn.dialect.name)} "
                     "ORDER BY round, seq", (pos,))
         rows = cur.fetchall()
     out: dict[int, RoundFacts] = {}
-    for number, result, recorded, score, final, roem, verdicts in rows:
+    for number, result, recorded, score, final, roem, verdicts, detail in rows:
         out[number] = RoundFacts(number, result, recorded, _json(score), _json(final),
-                                 _json(roem), _json(verdicts))
+                                 _json(roem), _json(verdicts), _json(detail))
     return out
 
 
@@ -276,6 +280,16 @@ def note_pars(conn: Connection, solved: Sequence[tuple[str, int, Solved]]) -> in
 
 
 # ---------------------------------------------------------------------- rebuilding
+
+
+def facts_detailed(conn: Connection) -> bool:
+    """Whether ``round_facts`` has its ``detail`` column (a store whose facts were built
+    before it had none: they are built again when it is opened to write)."""
+    if conn.dialect.name == "sqlite":
+        return any(r[1] == "detail" for r in conn.exec_driver_sql(
+            "PRAGMA table_info(round_facts)"))
+    return any(c["name"] == "detail" for c in inspect(conn).get_columns("round_facts")) \
+        if inspect(conn).has_table("round_facts") else False
 
 
 def build_state(conn: Connection) -> str | None:
