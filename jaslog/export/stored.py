@@ -22,11 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
-from jaslog.engine.fold import FoldError
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.events.times import time_text
 from jaslog.export.columnar import arrow, lookup, np_of
@@ -118,15 +119,53 @@ def stored_facts(gid: str, others: list[Event], facts: list[FactRow]) -> Any:
     started = others[0] if others else None
     if not isinstance(started, GameStarted):
         return None
-    try:
-        start = start_fold(started)
-    except FoldError:
+    start = _start_of(started)
+    if start is None:
         return None
     take = getattr(export_adapter(get_game(start.game)), "stored_facts", None)
     if take is None:
         return None
     got = take(start, frozenset(e.type for e in others), facts)
     return None if got is None else (start, got)
+
+
+@dataclass(slots=True)
+class Started:
+    """What the rows of a game built from its stored facts read of its fold: the fold of its
+    ``game_started`` alone (its game, options and state before any round), shared by the
+    games that start alike, with the game's own seats."""
+
+    game: str
+    options: dict[str, Any]
+    seats: list[str]
+    state: Any
+
+
+#: The fold of each ``game_started`` met (but its seats), by ruleset, options and dealer.
+_STARTS: dict[tuple[str, bytes, int, int], GameFold | None] = {}
+
+
+def _start_of(started: GameStarted) -> Started | None:
+    """:class:`Started` of a game (None: its ``game_started`` does not fold)."""
+    seats = list(started.seats)
+    key = (started.ruleset, orjson.dumps(started.options, option=orjson.OPT_SORT_KEYS),
+           started.dealer, len(seats))
+    fold = _STARTS.get(key, _UNSET)
+    if fold is _UNSET:
+        try:
+            fold = start_fold(started.model_copy(update={"seats": [str(i) for i in
+                                                                   range(len(seats))]}))
+        except FoldError:
+            fold = None
+        if len(_STARTS) < 256:
+            _STARTS[key] = fold
+    if fold is None or len(set(seats)) != len(seats):
+        return None
+    assert isinstance(fold, GameFold)
+    return Started(fold.game, fold.options, seats, fold.state)
+
+
+_UNSET: Any = object()
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
@@ -136,6 +175,7 @@ def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
         batch.table = batch_rows(batch, names)
     except (pa.ArrowInvalid, OverflowError, TypeError):
         batch.table = None
+    batch.plays = batch_plays(batch)
 
 
 @dataclass(slots=True)
@@ -370,27 +410,56 @@ def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.n
             _SECOND_TAIL.take(pa.array(second * 128 + play, pa.int64())))
 
 
-def _plays_fit(codes: np.ndarray, openers: list[tuple[int, int, bool]], facts: list[Any]
-               ) -> bool:
-    """Whether a game's plain plays (``codes``: its rows' ``seat * 32 + card``, -1 for any
-    other row, by seq) are those its stored facts were made of, as far as their counts
-    tell: no card twice in a round, and as many cards of each seat in each round as the
-    facts' ``plays_by_seat`` (the second last of a round's detail). A log changed behind
-    the store's back (``jaslog verify`` finds it) fails this and is folded: the fold says
-    what is wrong with it."""
-    seqs = np.array([seq for _r, seq, _h in openers], np.int64)
-    at = np.flatnonzero(codes >= 0)
-    play = codes[at]
-    rnd = np.searchsorted(seqs, at, side="right")
-    key = rnd * 32 + (play & 31)
-    if len(np.unique(key)) != len(key):
+@dataclass(slots=True)
+class BatchPlays:
+    """A batch's plain plays counted for :func:`plays_fit`: by game (its index in the batch),
+    round (0: before any) and seat, the cards played; and each game whose round holds a
+    card twice."""
+
+    by_seat: np.ndarray      # [game, round, seat]
+    twice: np.ndarray        # [game]
+
+
+def batch_plays(batch: StoredBatch) -> BatchPlays:
+    """Count a batch's plain plays by game, round and seat, a column at a time."""
+    codes, keys = batch.codes, batch.keys
+    n = len(codes)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if n \
+        else np.zeros(0, np.int64)
+    ng = len(starts)
+    game_of = np.repeat(np.arange(ng), np.diff(np.append(starts, n)))
+    oi = np.flatnonzero(codes < 0)
+    opens = np.zeros(n, np.int64)
+    opens[oi[np.array([e is not None and e.type in _OPENERS for e in batch.others], bool)]] = 1
+    count = np.cumsum(opens)
+    rnd = count - (count[starts] - opens[starts])[game_of] if n else count
+    pi = np.flatnonzero(codes >= 0)
+    play, g = codes[pi], game_of[pi]
+    rounds = int(rnd.max()) + 1 if n else 1
+    slot = g * rounds + rnd[pi]
+    twice = np.zeros(ng, bool)
+    if len(pi):
+        card_count = np.bincount(slot * 32 + (play & 31))
+        twice[(np.flatnonzero(card_count > 1) // 32) // rounds] = True
+    by_seat = np.bincount(slot * 4 + (play >> 5), minlength=ng * rounds * 4)
+    return BatchPlays(by_seat.reshape(ng, rounds, 4), twice)
+
+
+def plays_fit(plays: BatchPlays, g: int, facts: list[Any]) -> bool:
+    """Whether game ``g``'s plain plays (:class:`BatchPlays`) are those its stored facts were
+    made of, as far as their counts tell: no card twice in a round, and as many cards of
+    each seat in each round as the facts' ``plays_by_seat`` (the second last of a round's
+    detail). A log changed behind the store's back (``jaslog verify`` finds it) fails this
+    and is folded: the fold says what is wrong with it."""
+    if plays.twice[g]:
         return False
+    counts = plays.by_seat[g]
     rounds = len(facts)
-    counts = np.bincount(rnd * 4 + (play >> 5), minlength=(rounds + 1) * 4)
-    if len(counts) != (rounds + 1) * 4 or counts[:4].any():
+    if len(counts) <= rounds:
         return False
-    want = np.array([f[7][-2] for f in facts], np.int64).reshape(-1)
-    return bool((counts[4:] == want).all())
+    if counts[0].any() or counts[rounds + 1:].any():
+        return False
+    return bool((counts[1:rounds + 1] == np.array([f[7][-2] for f in facts], np.int64)).all())
 
 
 class _Times(Sequence[str | None]):
@@ -514,15 +583,15 @@ class StoredExport(Prebuilt):
         sg = self.stored
         b = sg.batch
         built: BatchRows | None = b.table
-        start_fold_, facts = sg.facts
+        start, facts = sg.facts
         lo, n = sg.lo, len(sg)
         g = built.game_at[lo] if built is not None else -1
-        if built is None or not _plays_fit(b.codes[lo:lo + n], built.openers[g], facts):
+        if built is None or not plays_fit(b.plays, g, facts):
             # a batch whose values do not fit a column, or plays the facts do not tell of
             # (changed behind the store's back): the game folded, as any other
             return sg.folded() and self.build(rows_for)
         # (a game's adapter with ``stored_facts`` has these two beside)
-        adapter: Any = export_adapter(get_game(start_fold_.game))
+        adapter: Any = export_adapter(get_game(start.game))
         others = sg.others
         kinds = [e.type for e in others]
         first_seq: dict[int, int] = {}
@@ -539,19 +608,19 @@ class StoredExport(Prebuilt):
         last_at = at[last_timed] if last_timed >= 0 else None
         year = int(first_at[:4]) if first_at is not None else None
 
-        ctx = GameContext(sg.game, start_fold_, (), at, {}, first_seq, built.last_seq[g], hands,
+        ctx = GameContext(sg.game, start, (), at, {}, first_seq, built.last_seq[g], hands,
                           kinds.count("ruling"), types=types)  # type: ignore[arg-type]
-        plan = adapter.columnar_stored(ctx, facts)
+        plan = adapter.columnar_stored(ctx, start, facts)
         rows = ctx.rows = rows_for((started.ruleset, year))
         ctx.columnar = True
         out = rows["events"]
         assert isinstance(out, EventsColumns)
-        start = len(out)
+        first_row = len(out)
         out.add_table(built.events.slice(lo, n))
-        summary: Summary = adapter.build_stored(ctx, facts)
-        plan.start, plan.size = start, n
+        summary: Summary = adapter.build_stored(ctx, start, facts)
+        plan.start, plan.size = first_row, n
         out.columnar.append(plan)
-        rows["games"].add(game_row(start_fold_.game, started, start_fold_, n, sg.last, summary,
+        rows["games"].add(game_row(start.game, started, start, n, sg.last, summary,
                                    summary.violations == 0, None, first_at, last_at))
         for cols in rows.values():
             cols.fill_game(sg.game)

@@ -59,6 +59,7 @@ class StoredBatch:
     at_null: np.ndarray
     others: list[Event | None]
     table: Any = None
+    plays: Any = None  # what the export counted of its plays
     unreadable: Callable[[UnreadableEvent], None] | None = None
 
 
@@ -170,40 +171,41 @@ def read_batch(conn: Connection, ids: list[str], until: int,
     return _games(names, batch, per_game, unreadable, facts, stored)
 
 
-def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[tuple[int, int, Any]]]:
+def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
     """The stored round facts of the games ``keys`` (``games.pos``), every row: by game,
-    ``(round, seq, row)`` in round and seq order (none for a store whose facts keep no
-    ``detail``, or whose build of them is not done)."""
+    ``[round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round and
+    seq order, read as one JSON text a row and decoded at once (none for a store whose
+    facts keep no ``detail``, or whose build of them is not done)."""
     if not keys or not inspect(conn).has_table("round_facts") or not facts_detailed(conn) \
             or build_state(conn) != BUILT:
         return {}
-    out: dict[int, list[tuple[int, int, Any]]] = {}
     with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT round, game, seq, result, recorded, score, final, roem, verdicts, "
-                    f"detail FROM round_facts WHERE game IN ({', '.join('?' * len(keys))}) "
-                    "ORDER BY game, round, seq", keys)
-        for number, game, seq, *rest in cur.fetchall():
-            out.setdefault(game, []).append((number, seq, rest))
+        cur.execute("SELECT json_array(game, round, seq, result, recorded, json(score), "
+                    "json(final), json(roem), json(verdicts), json(detail)) FROM round_facts "
+                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq",
+                    keys)
+        texts = [t for (t,) in cur.fetchall()]
+    out: dict[int, list[list[Any]]] = {}
+    for row in orjson.loads("[" + ",".join(texts) + "]"):
+        out.setdefault(row[0], []).append(row[1:])
     return out
 
 
-def _game_facts(rows: list[tuple[int, int, Any]], last: int, rounds: int
-                ) -> list[FactRow] | None:
+def _game_facts(rows: list[list[Any]], last: int, rounds: int) -> list[FactRow] | None:
     """A game's facts as of its event ``last``: each round's latest row up to it, for
     rounds 1 to ``rounds``, each closed and with its ``detail`` (else None)."""
     latest: dict[int, Any] = {}
-    for number, seq, rest in rows:
-        if seq <= last:
-            latest[number] = rest
-    if len(latest) != rounds or any(n not in latest for n in range(1, rounds + 1)):
+    for row in rows:
+        if row[1] <= last:
+            latest[row[0]] = row
+    if len(latest) != rounds:
         return None
     out: list[FactRow] = []
     for n in range(1, rounds + 1):
-        result, recorded, score, final, roem, verdicts, detail = latest[n]
-        if result is None or detail is None:
+        got = latest.get(n)
+        if got is None or got[2] is None or got[8] is None:
             return None
-        out.append((n, result, recorded, _json(score), _json(final), _json(roem),
-                    _json(verdicts), _json(detail)))
+        out.append((n, *got[2:]))
     return out
 
 
@@ -231,7 +233,7 @@ def _columns(coded: list[tuple[int, list[int]]]
 def _games(names: dict[int, str], batch: StoredBatch,
            per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]],
            unreadable: Callable[[UnreadableEvent], None] | None,
-           facts: dict[int, list[tuple[int, int, Any]]], stored: Stored | None
+           facts: dict[int, list[list[Any]]], stored: Stored | None
            ) -> Iterator[StoredGame]:
     for lo, hi, first, codes, events in per_game:
         if isinstance(events, UnreadableEvent):
@@ -256,7 +258,3 @@ def _games(names: dict[int, str], batch: StoredBatch,
         else:
             yield StoredGame(gid, batch, lo, hi, first, events, folded, None)
 
-
-def _json(v: Any) -> Any:
-    """A JSON column's value as SQLite gives it (text), decoded."""
-    return orjson.loads(v) if isinstance(v, str | bytes) else v

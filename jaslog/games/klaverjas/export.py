@@ -114,15 +114,16 @@ def score_only_row(ctx: GameContext, r: Any, o: Any, method: str,
         count_roles(per_seat, chooser, made)
 
 
-def played_row(ctx: GameContext, n: int, method: str, hands: bool, d: list[Any], result: str,
-               score: list[int], final: list[int], roem: list[int]) -> tuple[Any, ...]:
+def played_row(ctx: GameContext, seats: Any, n: int, method: str, hands: bool, d: list[Any],
+               result: str, score: list[int], final: list[int], roem: list[int]
+               ) -> tuple[Any, ...]:
     """The ``rounds`` row of played round ``n``: its values as the fold holds them (``d``,
     :func:`jaslog.games.klaverjas.facts.round_detail`: from the fold, or as the store kept
-    them), its result, scores, final scores and roem, whether its deal carried ``hands``."""
+    them), its result, scores, final scores and roem, whether its deal carried ``hands``;
+    ``seats``: the players by seat."""
     (dealer, forehand, trump, chooser, _known, how, passes, turned, leader, complete, over,
      points, on_table, tricks, kinds, without, revoke_team, violations, ruled, reason,
      ruling_seq, rulings, after_end, claimed_by, gives, guaranteed, _won, _plays, _broken) = d
-    seats = ctx.fold.seats
     pteam = chooser & 1 if chooser is not None else None
     dteam = 1 - pteam if pteam is not None else None
     first_seq, last_seq = round_span(ctx, n, ruling_seq)
@@ -225,8 +226,9 @@ def build(ctx: GameContext) -> Summary:
                     plays.trick(t.number, lead, cards, t.seqs, None, None)
         d = round_detail(g, r, o)
         assert d is not None
-        rounds_out.add(played_row(ctx, n, method, ctx.hands_recorded.get(n, r.dealt is not None),
-                                  d, o.result, o.score, final, o.roem))
+        rounds_out.add(played_row(ctx, seats, n, method,
+                                  ctx.hands_recorded.get(n, r.dealt is not None), d, o.result,
+                                  o.score, final, o.roem))
         round_seats(per_seat, d, o.result, not by_rows)
 
     if by_rows:
@@ -525,11 +527,12 @@ def stored_facts(start: Any, types: frozenset[str], facts: list[Any]) -> list[An
     return facts
 
 
-def columnar_stored(ctx: GameContext, facts: list[Any]) -> ColumnarGame:
+def columnar_stored(ctx: GameContext, start: Any, facts: list[Any]) -> ColumnarGame:
     """:func:`columnar` of a game from its stored facts (:func:`stored_facts`): its verdicts
     (each round's trump, chooser, whether its hands are known; the rule each illegal play
-    broke) as stored."""
-    g: KlaverjasGame = ctx.fold.state
+    broke) as stored. ``start``: what its rows read of its fold before any round (its
+    options, seats and state: :class:`jaslog.export.stored.Started`)."""
+    g: KlaverjasGame = start.state
     rules = g.roem_rules
     options = ColumnOptions(g.last_bonus, rules.run3, rules.run4, rules.stuk, rules.four_kind,
                             rules.four_jacks, sum(1 << r for r in rules.four_kind_ranks),
@@ -543,16 +546,16 @@ def columnar_stored(ctx: GameContext, facts: list[Any]) -> ColumnarGame:
         for seq, _trick, _seat, card, rule, _message in d[-1]:
             if card is not None:
                 v.rules[seq] = rule
-    return ColumnarGame(ctx.game, COLUMNAR_TABLES, build_columns, ctx.fold.seats, options, v)
+    return ColumnarGame(ctx.game, COLUMNAR_TABLES, build_columns, start.seats, options, v)
 
 
-def build_stored(ctx: GameContext, facts: list[Any]) -> Summary:
-    """:func:`build` of a game from its stored facts (:func:`stored_facts`), the fold in
-    ``ctx`` that of its ``game_started`` alone: its rounds and players rows (its plays and
-    tricks are built a column at a time) and its violations."""
-    fold = ctx.fold
-    g: KlaverjasGame = fold.state
-    seats, rows = fold.seats, ctx.rows
+def build_stored(ctx: GameContext, start: Any, facts: list[Any]) -> Summary:
+    """:func:`build` of a game from its stored facts (:func:`stored_facts`), not folded
+    (``start``: as :func:`columnar_stored` reads it; ``ctx.fold`` is not read): its rounds
+    and players rows (its plays and tricks are built a column at a time) and its
+    violations."""
+    g: KlaverjasGame = start.state
+    seats, rows = start.seats, ctx.rows
     rounds_out = rows["rounds"]
     method = g.options["trump_selection"]
     per_seat = [[0] * 11 for _ in range(4)]
@@ -562,8 +565,8 @@ def build_stored(ctx: GameContext, facts: list[Any]) -> Summary:
         tot[1] += final[1]
         tot_played[0] += score[0]
         tot_played[1] += score[1]
-        rounds_out.add(played_row(ctx, n, method, ctx.hands_recorded[n], d, result, score,
-                                  final, roem))
+        rounds_out.add(played_row(ctx, seats, n, method, ctx.hands_recorded[n], d, result,
+                                  score, final, roem))
         round_seats(per_seat, d, result, True)
     viol = rows["violations"]
     broken = 0
