@@ -88,6 +88,9 @@ class StoredRound:
     verdicts: list[list[Any]]
     par: int | None = None
     par_result: str | None = None
+    #: what the export's ``rounds`` row reads of the fold (read only when ``detail`` is
+    #: asked of :func:`read_round_facts`; not in :meth:`to_json`)
+    detail: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "result": self.result,
@@ -197,14 +200,17 @@ def note_facts(conn: Connection, items: Sequence[tuple[str, int, list[RoundFacts
 # ---------------------------------------------------------------------- reading
 
 
-def read_round_facts(conn: Connection, games: Sequence[str] | None = None
-                     ) -> Iterator[StoredRound]:
+def read_round_facts(conn: Connection, games: Sequence[str] | None = None, *,
+                     detail: bool = False) -> Iterator[StoredRound]:
     """Every stored round's facts (of ``games`` only, when given), in the store's order (the
     games as they were stored, their rounds in order), with its par when a ``round_par``
-    row holds one (the latest solved)."""
+    row holds one (the latest solved); with ``detail``, its ``detail`` too (when the store
+    keeps the column)."""
+    detail = detail and facts_detailed(conn)
     q = text(
         "SELECT g.id, f.round, f.result, f.recorded, f.score, f.final, f.roem, f.verdicts, "
-        "p.par, p.par_result FROM round_facts f JOIN games g ON g.pos = f.game "
+        "p.par, p.par_result" + (", f.detail" if detail else "") + " FROM round_facts f "
+        "JOIN games g ON g.pos = f.game "
         "LEFT JOIN round_par p ON p.game = f.game AND p.round = f.round AND p.seq = "
         "(SELECT max(p2.seq) FROM round_par p2 WHERE p2.game = f.game AND p2.round = f.round) "
         "WHERE f.seq = (SELECT max(f2.seq) FROM round_facts f2 WHERE f2.game = f.game "
@@ -228,7 +234,7 @@ def read_round_facts(conn: Connection, games: Sequence[str] | None = None
         if r[2] is None:  # gone
             continue
         yield StoredRound(r[0], r[1], r[2], r[3], _json(r[4]), _json(r[5]), _json(r[6]),
-                          _json(r[7]) or [], r[8], r[9])
+                          _json(r[7]) or [], r[8], r[9], _json(r[10]) if detail else None)
 
 
 def _json(v: Any) -> Any:

@@ -194,3 +194,18 @@ def test_verify_finds_a_round_fact_edited_behind_the_stores_back(store: Store) -
     assert "round_facts of round 2 says pit" in rep.problems[0].message
     assert "jaslog reindex" in rep.problems[0].message
     assert store.reindex() is True and store.verify().ok
+
+
+def test_verify_finds_a_rounds_detail_edited_behind_the_stores_back(store: Store) -> None:
+    """What the export reads of a round's fold (``detail``) is checked by ``verify`` with the
+    rest of its facts; ``jaslog reindex`` mends it."""
+    games = club("vd")
+    store.import_lines(json.dumps(e) for g in games.values() for e in g)
+    assert store.verify().ok
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE round_facts SET detail = '[0]' WHERE round = 3 AND game = "
+                          "(SELECT pos FROM games WHERE id = 'vd-0')"))
+    rep = store.verify()
+    assert [(p.game, p.kind) for p in rep.problems] == [("vd-0", "derived")]
+    assert "round_facts of round 3" in rep.problems[0].message
+    assert store.reindex() is True and store.verify().ok
