@@ -116,14 +116,15 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
         return []
     game = get_game(fold.game)
     roem = game.outcome_roem
-    details = game.round_details(state) if game.round_details is not None \
+    outcomes = state.outcomes()
+    details = game.round_details(state, outcomes) if game.round_details is not None \
         else [None] * len(rounds)
     broken: dict[int, list[list[Any]]] = {}
     for v in state.violations:
         broken.setdefault(v.round, []).append(
             [v.seq, v.rule, CARD_TEXT[v.card] if v.card is not None else None])
     out = []
-    for r, o, detail in zip(rounds, state.outcomes(), details, strict=True):
+    for r, o, detail in zip(rounds, outcomes, details, strict=True):
         if not r.closed:
             continue
         out.append(RoundFacts(r.number, o.result,

@@ -95,6 +95,7 @@ def round_detail(g: KlaverjasGame, r: Round, o: Outcome) -> list[Any] | None:
     ]
 
 
-def round_details(state: Any) -> list[list[Any] | None]:
-    """:func:`round_detail` of every round of a folded game, in order."""
-    return [round_detail(state, r, o) for r, o in zip(state.rounds, state.outcomes(), strict=True)]
+def round_details(state: KlaverjasGame, outcomes: list[Outcome]) -> list[list[Any] | None]:
+    """:func:`round_detail` of every round of a folded game, in order (``outcomes``: the
+    state's ``outcomes()``)."""
+    return [round_detail(state, r, o) for r, o in zip(state.rounds, outcomes, strict=True)]
