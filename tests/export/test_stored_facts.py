@@ -36,6 +36,10 @@ MIX: list[tuple[str, dict[str, Any] | None, Faults]] = [
     ("amsterdam", {"roem.stuk_in_hand": True, "roem.claim_mode": "auto"}, Faults()),
     ("amsterdam", {"trump_selection": "dealer_must_choose", "first_lead": "trump_chooser"},
      FAULTS),
+    # claims of the rest, roem left unclaimed or claimed in part
+    ("amsterdam", None, Faults(claim_rate=0.4, unclaimed_roem_rate=0.2, partial_roem_rate=0.2,
+                               revoke_rate=0.02)),
+    ("rotterdam", None, Faults(claim_rate=0.4)),
 ]
 
 
@@ -53,6 +57,15 @@ def _games() -> list[list[dict[str, Any]]]:
     ruled.append({"game": "f-ruled", "seq": len(ruled), "type": "note", "round": 3,
                   "text": "the lights went out", "at": "2026-04-04T23:59:30Z"})
     games.append(ruled)
+    # notes between any two cards, with a seat, with and without a round
+    noted: list[dict[str, Any]] = []
+    for k, e in enumerate(simulate_game("f-noted", "rotterdam", seed=92,
+                                        at="2026-04-05T20:00:00Z")):
+        noted.append(e)
+        if e["type"] == "play" and k % 5 == 0:
+            noted.append({"game": "f-noted", "seq": 0, "type": "note", "text": "a note",
+                          "seat": k % 4, **({"round": 1} if k % 2 else {})})
+    games.append([{**e, "seq": k} for k, e in enumerate(noted)])
     return games
 
 
@@ -110,7 +123,10 @@ def test_plain_games_are_built_from_their_facts_to_the_same_files(store_file: Pa
         hows = {orjson.loads(d)[5] for (d,) in db.execute("SELECT detail FROM round_facts")}
         rulings = db.execute("SELECT count(*) FROM round_facts WHERE detail LIKE '%referee%'")
         assert rulings.fetchone()[0] >= 2
+        claimed = db.execute("SELECT count(*) FROM round_facts WHERE detail IS NOT NULL AND "
+                             "json_extract(detail, '$[23]') IS NOT NULL").fetchone()[0]
     assert hows >= {"chosen", "turned", "forced", "accepted", "named"}
+    assert claimed >= 3
 
 
 def test_a_round_whose_latest_facts_lack_the_detail_folds_its_game(store_file: Path,
