@@ -45,7 +45,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
@@ -64,7 +63,7 @@ from jaslog.store.bulk_read import (
 )
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
-from jaslog.store.rows import codec, events_of, game_keys
+from jaslog.store.rows import codec, game_keys, rows_reader
 
 #: What a fold of a stored game gives: its fold, or the error of the first event its rules
 #: refuse (located by game and seq).
@@ -222,23 +221,31 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
 def _fold_read(conn: Connection, batch: CodedBatch,
                unreadable: Any) -> Iterator[tuple[str, Folded]]:
     names = batch.names
+    kinds = codec(conn).names
     for key, codes, others in batch.others_of():
         gid = names[key]
-        folded = fold_coded(gid, codes, partial(events_of, conn, others, fast=True, game=gid),
-                            unreadable)
+        folded = fold_coded(gid, codes, others.copy, unreadable,
+                            rows=(rows_reader(conn, gid), kinds))
         if folded is not None:
             yield gid, folded
 
 
 def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
-               unreadable: Callable[[UnreadableEvent], None] | None) -> Folded | None:
+               unreadable: Callable[[UnreadableEvent], None] | None,
+               rows: tuple[Callable[[list[Any]], list[Any]], dict[int, str]] | None = None
+               ) -> Folded | None:
     """A game folded from its codes and its other events (``read()`` gives them), the
     cycle collector paused meanwhile (see the module's note): its fold, or the error of the
     first event its rules refuse; None for a game no reader can read, given to
-    ``unreadable`` (raised without it)."""
+    ``unreadable`` (raised without it). With ``rows`` (the game's
+    :func:`jaslog.store.rows.rows_reader` and the store's type names by code), ``read()``
+    gives the other rows as stored, which the fold takes as
+    :func:`jaslog.store.bulk_read.fold_game_codes` says."""
     try:
         with collector_paused():
-            return fold_game_codes(gid, codes, read())
+            if rows is None:
+                return fold_game_codes(gid, codes, read())
+            return fold_game_codes(gid, codes, read(), rows[0], rows[1])
     except FoldError as err:
         return err
     except UnreadableEvent as err:
