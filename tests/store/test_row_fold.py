@@ -7,16 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 import pytest
 from sqlalchemy import text
 
-from jaslog.engine.fold import FoldError, GameFold
-from jaslog.events import event_from_dict
+from jaslog.engine.fold import FoldError, GameFold, Handlers
+from jaslog.events import Bid, Dealt, event_from_dict
 from jaslog.games.klaverjas.fold import CALLS, deal_masks, roem_points
 from jaslog.play.audit import game_report
+from jaslog.play.fold import start_fold
 from jaslog.play.sim import Faults
 from jaslog.store import Store, open_store
 from jaslog.store.fold_read import fold_one
@@ -232,3 +233,37 @@ def test_the_rows_a_klaverjas_fold_reads_as_they_are() -> None:
                 [[*hands[:3], [*hands[3][:7], "1S"]]], [[*hands[:3], [*hands[3][:7], 31]]]):
         assert deal_masks(orjson.dumps(odd)) is None, odd
     assert deal_masks(b"[") is None and deal_masks(b'{"hands":null}') is None
+
+
+def test_a_fold_takes_only_the_rows_its_own_handlers_take() -> None:
+    """A Klaverjas fold takes a deal and a bid as their rows; a fold class that takes bids
+    by a handler of its own takes the deal and leaves the bid to its event (nothing
+    changed); a game's fold that declares no rows (Kloepper) takes none."""
+    events = [event_from_dict(e) for e in game_events("h-1", "amsterdam", seed=2)]
+    deal, bid = events[1], events[2]
+    assert isinstance(deal, Dealt) and isinstance(bid, Bid)
+    dealt_rest = orjson.dumps([deal.hands, deal.dealer])
+    bid_rest = orjson.dumps([bid.call])
+    f = start_fold(events[0])
+    cls: Any = type(f)
+
+    class OwnBids(cls):  # type: ignore[misc,valid-type]
+        handlers: ClassVar[Handlers] = {Bid: "own_bid"}
+
+        def own_bid(self, e: Bid) -> None:
+            self.game_state().bid(e.seat, e.call, e.seq)
+
+    g = OwnBids(f.started, f.options)
+    for fold in (f, g):
+        assert fold.apply_row("dealt", None, None, dealt_rest, (1, "row")) is True
+        assert fold.next_seq == 2 and fold.opened == [1] and fold.entries[1] == (1, "row")
+    assert f.apply_row("bid", bid.seat, None, bid_rest, (2, "row")) is True and f.next_seq == 3
+    assert g.apply_row("bid", bid.seat, None, bid_rest, (2, "row")) is False
+    assert g.next_seq == 2 and len(g.entries) == 2
+    g.apply(bid)  # (its own handler)
+    assert g.next_seq == 3 and g.entries[2] is bid
+    other = [event_from_dict(e) for e in game_events("h-2", "kloepper", seed=2)]
+    k = start_fold(other[0])
+    assert isinstance(other[1], Dealt)
+    assert k.apply_row("dealt", None, None, orjson.dumps([other[1].hands]), (1, "row")) is False
+    assert k.next_seq == 1 and k.entries == [other[0]]
