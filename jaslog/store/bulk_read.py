@@ -31,12 +31,15 @@ from typing import Any
 
 import orjson
 
-from jaslog.engine.fold import GameFold
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events import VERSION
 from jaslog.events.fast import FastPlay
 from jaslog.events.times import MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
 from jaslog.play.fold import start_fold
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.compact import CARD_TEXT
+from jaslog.store.row_memo import LAST_MS
 
 #: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
 #: the parts :func:`jaslog.store.rows.events_of` reads after ``seq``.
@@ -227,51 +230,127 @@ def game_others(text: Any, codes: list[int]) -> list[Any] | None:
     return out
 
 
-def fold_game_codes(gid: str, codes: list[int], others: list[Any]) -> GameFold:
+def taken_row(row: tuple[Any, ...], names: dict[int, str]) -> str | None:
+    """The type's name of a stored other row (``(seq, kind, version, event_id, at,
+    recorded_at, seat, card, rest)``) a game's fold may take as it is
+    (:meth:`~jaslog.engine.fold.GameFold.apply_row`): a row of the current format, of a type
+    the store knows (not spilled, not a play), with an envelope validation takes as it is
+    (an id of 16 bytes, times from 1970 to 9999: :func:`jaslog.store.row_memo.envelope`)
+    and ``rest`` the JSON of its fields; else None (its event is made, the usual way).
+
+    >>> taken_row((4, 3, VERSION, None, 1767641455, None, 2, None, b'["pass"]'), {3: "bid"})
+    'bid'
+    >>> taken_row((4, 3, VERSION, b"short", None, None, 2, None, b'["pass"]'), {3: "bid"})
+    """
+    kind = row[1]
+    version = row[2]
+    if type(kind) is not int or kind == 1 or type(version) is not int or version != VERSION:
+        return None
+    eid = row[3]
+    if eid is not None and (type(eid) is not bytes or len(eid) != 16):
+        return None
+    at = row[4]
+    if at is not None and (type(at) is not int or not 0 <= at <= LAST_MS):
+        return None
+    rec = row[5]
+    if rec is not None and (type(rec) is not int or not 0 <= rec <= LAST_MS):
+        return None
+    rest = row[8]
+    if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"):
+        return None
+    return names.get(kind)
+
+
+def fold_game_codes(gid: str, codes: list[int], others: list[Any],
+                    read: Callable[[list[Any]], list[Any]] | None = None,
+                    names: dict[int, str] | None = None) -> GameFold:
     """Game ``gid`` folded from its rows' :func:`game_codes`; ``others``: the game's other
     events (each code below 0), read apart, in order. A plain play goes to the fold as its
     seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
     :func:`~jaslog.engine.fold.play_code` until it is read (the fold's last time written once,
     at the end, when a play had it), or as a :class:`FastPlay` when its seq is not the one
-    the fold expects (which says what is wrong). Raises the fold's
-    :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
-    fit the rows (the store changed between the reads: never, as neither read sees past one
-    position)."""
+    the fold expects (which says what is wrong).
+
+    With ``read`` (and ``names``, the store's type names by code), ``others`` are the other
+    rows as stored (:func:`game_others`), and ``read(rows)`` gives their events
+    (:func:`jaslog.store.rows.events_of`): a row :func:`taken_row` passes goes to the fold as
+    its parts (:meth:`GameFold.apply_row`), the log keeping the row until it is read (then
+    ``read`` makes its event); any other row, and one the game does not take, is read into
+    its event and applied. The folds and errors are those of the events: an error of the
+    rules at a row taken so is located with the row's event, and before a fold error is
+    raised the rows after it are read, so that an unreadable row anywhere in the game says
+    so first, as when every event is read before the fold.
+
+    Raises the fold's :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when
+    ``others`` do not fit the rows (the store changed between the reads: never, as neither
+    read sees past one position), or (with ``read``) a row cannot be read."""
     cards = CARD_TEXT
     k = 0
     fold: GameFold | None = None
     seq = code_seq(codes[0]) - 1 if codes else -1
-    last = -1  # (the time of the last play with one, while no later event had one)
-    for v in codes:
-        seq += 1
-        if v < 0:
-            if k >= len(others) or others[k].seq != seq:
-                raise UnreadableEvent("the store's rows changed while they were read", gid, seq)
-            e = others[k]
-            k += 1
+    last = -1  # (the time of the last play or row with one, while no later event had one)
+    kinds: dict[int, str] = names if names is not None else {}
+    try:
+        for v in codes:
+            seq += 1
+            if v < 0:
+                if k >= len(others):
+                    raise UnreadableEvent("the store's rows changed while they were read", gid,
+                                          seq)
+                x = others[k]
+                k += 1
+                if read is None:
+                    e = x
+                    if e.seq != seq:
+                        raise UnreadableEvent("the store's rows changed while they were read",
+                                              gid, seq)
+                else:
+                    row: tuple[Any, ...] = x
+                    if row[0] != seq:
+                        raise UnreadableEvent("the store's rows changed while they were read",
+                                              gid, seq)
+                    if fold is not None and seq == fold.next_seq:
+                        name = taken_row(row, kinds)
+                        if name is not None:
+                            try:
+                                taken = fold.apply_row(name, row[6], row[7], row[8], row)
+                            except IntegrityError as err:
+                                raise fold.located(err, read([row])[0]) from None
+                            if taken:
+                                at = row[4]
+                                if at is not None:
+                                    last = at
+                                continue
+                    e = read([row])[0]
+                if fold is None:
+                    fold = start_fold(e)
+                    if read is not None:
+                        fold.row_events = read
+                else:
+                    if last >= 0 and e.at is not None:
+                        last = -1
+                    fold.apply(e)
+                continue
+            code = v & 127
+            a = (v >> AT_SHIFT) - 1
+            coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
+            if fold is not None and seq == fold.next_seq:
+                fold.apply_play(code >> 5, code & 31, None, coded)
+                if a >= 0:
+                    last = a
+                continue
+            play = FastPlay(gid, seq, code >> 5, cards[code & 31],
+                            None if a < 0 else time_text(a), None, None)
             if fold is None:
-                fold = start_fold(e)
+                fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
             else:
-                if last >= 0 and e.at is not None:
+                fold.apply(play)  # type: ignore[arg-type]
+                if a >= 0:
                     last = -1
-                fold.apply(e)
-            continue
-        code = v & 127
-        a = (v >> AT_SHIFT) - 1
-        coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
-        if fold is not None and seq == fold.next_seq:
-            fold.apply_play(code >> 5, code & 31, None, coded)
-            if a >= 0:
-                last = a
-            continue
-        play = FastPlay(gid, seq, code >> 5, cards[code & 31], None if a < 0 else time_text(a),
-                        None, None)
-        if fold is None:
-            fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
-        else:
-            fold.apply(play)  # type: ignore[arg-type]
-            if a >= 0:
-                last = -1
+    except FoldError:
+        if read is not None and k < len(others):
+            read(others[k:])  # (an unreadable row after the error says so instead)
+        raise
     if k != len(others) or fold is None:
         raise UnreadableEvent("the store's rows changed while they were read", gid,
                               seq if codes else 0)

@@ -17,9 +17,8 @@ one row (none past the store's position when the read began): its key and
 * beside them, the other rows (:data:`OTHER`: those not a bare play) joined the same way,
   each its columns as a JSON array (the id and ``rest`` in hex), which
   :func:`jaslog.store.bulk_read.game_others` reads back into the columns the store holds,
-  one for each code below 0, and :func:`jaslog.store.rows.events_of` into events, as
-  :meth:`~jaslog.store.Store.iter_games` reads them. Both lists come from the same scan of
-  the game's rows, so they agree: no second statement scans the batch again.
+  one for each code below 0. Both lists come from the same scan of the game's rows, so
+  they agree: no second statement scans the batch again.
 
 Both through the store's own connection, not through a second SQLite library (such as the
 ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
@@ -28,7 +27,17 @@ reset the write-ahead log under a reader, or a writer, of this one: sqlite.org's
 corrupt", 2.2.1).
 
 The compiled :func:`jaslog.store.bulk_read.fold_game_codes` then folds each game, a plain
-play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
+play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`),
+kept in the fold's log as one int until the log is read; another row handed to the fold as
+its parts when the game's fold takes it so (:meth:`jaslog.engine.fold.GameFold.apply_row`:
+Klaverjas takes a deal, a bid and a roem claim in their usual form, with no event built),
+kept in the log as the row until the log is read, when
+:func:`jaslog.store.rows.rows_reader` makes its event as
+:meth:`~jaslog.store.Store.iter_games` reads it; any other row is read into its event
+(:func:`jaslog.store.rows.events_of`) and applied, which says what is wrong with an odd one.
+The folds, logs and errors are those of the events (an error of the rules at a row taken as
+its parts names the row's event; an unreadable row later in the game is still the game's
+error).
 While a game is folded, Python's cycle collector is paused, as in the import and in
 ``check``'s reading of files: a game makes a few thousand objects (events, the fold's lists)
 that hold no reference cycle, which the collector would otherwise walk again and again while
@@ -45,7 +54,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
@@ -64,7 +72,7 @@ from jaslog.store.bulk_read import (
 )
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
-from jaslog.store.rows import codec, events_of, game_keys
+from jaslog.store.rows import codec, game_keys, rows_reader
 
 #: What a fold of a stored game gives: its fold, or the error of the first event its rules
 #: refuse (located by game and seq).
@@ -222,23 +230,31 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
 def _fold_read(conn: Connection, batch: CodedBatch,
                unreadable: Any) -> Iterator[tuple[str, Folded]]:
     names = batch.names
+    kinds = codec(conn).names
     for key, codes, others in batch.others_of():
         gid = names[key]
-        folded = fold_coded(gid, codes, partial(events_of, conn, others, fast=True, game=gid),
-                            unreadable)
+        folded = fold_coded(gid, codes, others.copy, unreadable,
+                            rows=(rows_reader(conn, gid), kinds))
         if folded is not None:
             yield gid, folded
 
 
 def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
-               unreadable: Callable[[UnreadableEvent], None] | None) -> Folded | None:
+               unreadable: Callable[[UnreadableEvent], None] | None,
+               rows: tuple[Callable[[list[Any]], list[Any]], dict[int, str]] | None = None
+               ) -> Folded | None:
     """A game folded from its codes and its other events (``read()`` gives them), the
     cycle collector paused meanwhile (see the module's note): its fold, or the error of the
     first event its rules refuse; None for a game no reader can read, given to
-    ``unreadable`` (raised without it)."""
+    ``unreadable`` (raised without it). With ``rows`` (the game's
+    :func:`jaslog.store.rows.rows_reader` and the store's type names by code), ``read()``
+    gives the other rows as stored, which the fold takes as
+    :func:`jaslog.store.bulk_read.fold_game_codes` says."""
     try:
         with collector_paused():
-            return fold_game_codes(gid, codes, read())
+            if rows is None:
+                return fold_game_codes(gid, codes, read())
+            return fold_game_codes(gid, codes, read(), rows[0], rows[1])
     except FoldError as err:
         return err
     except UnreadableEvent as err:
