@@ -11,11 +11,12 @@ are read from those columns, a column at a time where they can be.
 What each type needs is declared by its fields (:func:`jaslog.store.compact.plan_of`, its
 model's fields in order), never by its game: the fields the table reads from ``rest``
 (``call``, ``points``, a ruling's or note's ``round``, a deal's ``hands``) by their place in
-it; and its payload, for a type whose fields with a column come before its one field in
-``rest`` (a bid, a roem, a claim, a knock, a timeout...), joined by Arrow from pieces (its
-game and seq, ``"type"``, its times as text from their codes, its seat and card, and its
-field's JSON as it stands in ``rest``); for any other type (a deal, a ruling, a note...)
-written by orjson from its fields, a row at a time. Either way the bytes are those of
+it; and its payload: for a row of a type whose fields with a column come before those in
+``rest`` (a bid, a roem, a claim, a knock, a timeout, a deal...) and which has at most one
+field in ``rest`` given, joined by Arrow from pieces (its game and seq, ``"type"``, its
+times as text from their codes, its seat and card, and that field's JSON as it stands in
+``rest``); for any other row (a ruling, a note, a game's start...) written by orjson from its
+fields, a row at a time. Either way the bytes are those of
 :func:`jaslog.export.rows.payload_json` of the row's model (fields in model order, absent
 fields left out, compact: the models are strict, so a row's model holds its fields as they
 are stored, and ``rest`` holds them as orjson writes them, which is checked for each type of
@@ -52,6 +53,9 @@ from jaslog.store.compact import id_text, plan_of
 MS_MAX = SECONDS_MAX * 1000 + 999
 #: The fields of a type that the ``events`` table reads from ``rest``.
 READ_FIELDS = ("call", "points", "round", "hands")
+_TWO = [f"{i:02d}" for i in range(60)]
+_HOUR_MINUTE = pa.array([f"{h}:{m}:" for h in _TWO[:24] for m in _TWO], pa.string())
+_SECOND = pa.array([f"{s}Z" for s in _TWO], pa.string())
 _CARD_PIECES = pa.array([f',"card":"{c}"' for c in CARD_TEXT], pa.string())
 _SEAT = 4   # a field's column (jaslog.store.compact: seat, card)
 _CARD = 5
@@ -61,16 +65,19 @@ _CARD = 5
 class KindSpec:
     """What a type's rows are read by: its name, its fields after the envelope (each with
     its column, -1: in ``rest``), the place in ``rest`` of each field the table reads (-1:
-    none), how many fields ``rest`` holds, and whether its payload is joined by Arrow (its
-    fields with a column first, then at most one in ``rest``: ``rest_piece`` leads it)."""
+    none), its fields in ``rest``, and whether the payload of a row with at most one of
+    them given is joined by Arrow (its fields with a column come first)."""
 
     name: str
     type_piece: str
     fields: tuple[tuple[str, int], ...]
     read_at: tuple[int, ...]
-    rest_fields: int
+    rest_names: tuple[str, ...]
     joined: bool
-    rest_piece: str | None
+
+    @property
+    def rest_fields(self) -> int:
+        return len(self.rest_names)
 
 
 @cache
@@ -84,11 +91,11 @@ def kind_spec(name: str) -> KindSpec | None:
     columns = [i for i, (_n, slot) in enumerate(fields) if slot >= 0]
     first_rest = next((i for i, (_n, slot) in enumerate(fields) if slot < 0), len(fields))
     slots = [slot for _n, slot in fields if slot >= 0]
-    joined = len(rest) <= 1 and all(i < first_rest for i in columns) \
+    joined = all(i < first_rest for i in columns) \
         and all(slot in (_SEAT, _CARD) for slot in slots) and slots == sorted(set(slots))
     return KindSpec(name, f',"type":"{name}"', fields,
-                    tuple(rest.index(f) if f in rest else -1 for f in READ_FIELDS), len(rest),
-                    joined, f',"{rest[0]}":' if joined and rest else None)
+                    tuple(rest.index(f) if f in rest else -1 for f in READ_FIELDS), tuple(rest),
+                    joined)
 
 
 @dataclass(slots=True)
@@ -96,7 +103,8 @@ class OtherColumns:
     """The ``events`` values of a batch's other rows, in their order: type, seat, card (an
     index into ``card_names``; -1: none), call, points, id, time (microseconds), payload;
     the rows whose own round a ruling or note names (``own``: row, round); whether a deal
-    carried hands; and the text of each row's time (:meth:`time_text`)."""
+    carried hands; each row's time code (``at_codes``), and the text of the time of each row
+    read from its model (``odd_at``, by row)."""
 
     kinds: list[str]
     seat: np.ndarray
@@ -115,29 +123,32 @@ class OtherColumns:
     at_codes: np.ndarray
     odd_at: dict[int, str | None]
 
-    def time_text(self, k: int) -> str | None:
-        """The RFC 3339 text of row ``k``'s time (None: it has none)."""
-        if k in self.odd_at:
-            return self.odd_at[k]
-        if self.at_null[k]:
-            return None
-        return time_text(int(self.at_codes[k]))
-
 
 _UNREAD: dict[str, Any] = {"type": "", "at": None}
 
 
 def time_texts(codes: np.ndarray, null: np.ndarray) -> pa.Array:
     """The RFC 3339 text of each time code (:func:`jaslog.events.times.time_text`: seconds
-    up to :data:`SECONDS_MAX`, milliseconds above), NULL where ``null``."""
-    mask = null if null.any() else None
+    up to :data:`SECONDS_MAX`, milliseconds above), NULL where ``null``: joined from the
+    text of each day met, of the hour and minute and of the second (a time in milliseconds,
+    rare, written whole)."""
+    n = len(codes)
+    if n == 0 or null.all():
+        return pa.nulls(n, pa.string())
     ms = codes > SECONDS_MAX
-    secs = pa.array(np.where(ms, codes // 1000, codes), pa.int64(), mask=mask)
-    text = pc.strftime(secs.cast(pa.timestamp("s")), format="%Y-%m-%dT%H:%M:%SZ")
+    secs = np.where(ms, codes // 1000, codes)
+    days, second = np.divmod(np.where(null, secs[~null][0], secs), 86_400)
+    met, day = np.unique(days, return_inverse=True)
+    hour_minute, second = np.divmod(second, 60)
+    text = pc.binary_join_element_wise(
+        lookup(pa.array([time_text(int(d) * 86_400)[:11] for d in met.tolist()], pa.string()),
+               np.where(null, -1, day.reshape(-1))),
+        _HOUR_MINUTE.take(pa.array(hour_minute, pa.int64())),
+        _SECOND.take(pa.array(second, pa.int64())), "")
     if ms.any():
-        exact = pc.strftime(pa.array(np.where(ms, codes, 0), pa.int64(), mask=mask)
-                            .cast(pa.timestamp("ms")), format="%Y-%m-%dT%H:%M:%SZ")
-        text = pc.if_else(pa.array(ms, pa.bool_()), exact, text)
+        odd = ms & ~null
+        text = pc.replace_with_mask(text, pa.array(odd, pa.bool_()), pa.array(
+            [time_text(c) for c in codes[odd].tolist()], pa.string()))
     return text
 
 
@@ -172,6 +183,8 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
     # the fields read from rest, a type at a time (its rows' rests parsed at once; a type
     # whose rests are not as orjson writes them, or hold more than its fields: from models)
     parsed: list[Any] = [None] * m
+    given = np.full(m, -1, np.int64)   # the place in rest of its last value given (-1: none)
+    several = np.zeros(m, bool)        # more than one value given in rest
     for j, spec in enumerate(specs):
         if spec is None or spec.rest_fields == 0:
             continue
@@ -190,8 +203,16 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
         if not same:
             plain[at_kind] = False
             continue
+        last: list[int] = []
+        more: list[int] = []
         for k, v in zip(at_kind, values, strict=True):
             parsed[k] = v
+            n = len(v)
+            last.append(n - 1)
+            if n > 1 and v.count(None) != n - 1:
+                more.append(k)
+        given[at_kind] = last
+        several[more] = True
     odd = np.flatnonzero(~plain).tolist()
 
     kinds_u = [s.name if s is not None else "" for s in specs]
@@ -264,8 +285,9 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
     points_null = np.array([p is None for p in points], bool)
     points_a = np.array([0 if p is None else p for p in points], np.int64)
 
-    payload = _payloads(specs, inv, plain, odd, models, rows, parsed, gids, game_of, seqs,
-                        at, at_null, rec, rec_null, seat, seat_null, card_ix, ids, rest)
+    payload = _payloads(specs, inv, plain, several, odd, models, rows, parsed, gids, game_of,
+                        seqs, at, at_null, rec, rec_null, seat, seat_null, card_ix, ids, rest,
+                        given)
     return OtherColumns(kinds, seat, seat_null, card_ix, card_names, pa.array(call, pa.string()),
                         points_a, points_null, pa.array(ids, pa.string()), micros, at_null,
                         payload, own, hands, at, odd_at)
@@ -278,15 +300,18 @@ def _ints(values: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
+              several: np.ndarray,
               odd: list[int], models: Sequence[Event | None], rows: Sequence[Sequence[Any]],
               parsed: list[Any], gids: list[str], game_of: np.ndarray, seqs: np.ndarray,
               at: np.ndarray, at_null: np.ndarray, rec: np.ndarray, rec_null: np.ndarray,
               seat: np.ndarray, seat_null: np.ndarray, card_ix: np.ndarray,
-              ids: list[str | None], rest: pa.Array) -> pa.Array:
-    """Each other row's canonical bytes (see the module's note), in row order."""
+              ids: list[str | None], rest: pa.Array, given: np.ndarray) -> pa.Array:
+    """Each other row's canonical bytes (see the module's note), in row order: of the rows
+    read from their columns (``plain``), those with one value at most given in ``rest`` (not
+    ``several``; ``given``: its place, -1: none) joined by Arrow when their type allows."""
     m = len(inv)
     joined_kind = np.array([s is not None and s.joined for s in specs], bool)
-    joined = plain & joined_kind[inv]
+    joined = plain & ~several & joined_kind[inv]
     ji = np.flatnonzero(joined)
     parts: list[pa.Array] = []
     order: list[np.ndarray] = []
@@ -294,10 +319,18 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
         heads = pa.array(['{"game":"' + g + '","seq":' for g in gids], pa.string())
         type_pieces = pa.array([s.type_piece if s is not None else "" for s in specs],
                                pa.string())
-        rest_pieces = pa.array([s.rest_piece if s is not None else None for s in specs],
-                               pa.string())
+        # the piece that leads a row's one value in rest: by its type's first piece and the
+        # value's place in rest
+        first_piece = np.zeros(len(specs), np.int64)
+        pieces: list[str] = []
+        for j, s in enumerate(specs):
+            first_piece[j] = len(pieces)
+            pieces.extend(f',"{n}":' for n in (s.rest_names if s is not None else ()))
         k_inv = inv[ji]
-        rest_j = rest.take(pa.array(ji, pa.int64()))
+        at_given = given[ji]
+        rest_j = rest.take(pa.array(ji, pa.int64())).cast(pa.string())
+        value = rest_j if not (at_given > 0).any() else \
+            pc.replace_substring_regex(rest_j, pattern=r"^\[(null,)+", replacement="[")
         built = pc.binary_join_element_wise(
             heads.take(pa.array(game_of[ji], pa.int64())),
             pa.array(seqs[ji], pa.int64()).cast(pa.string()),
@@ -309,9 +342,9 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
                    .cast(pa.string()), ""),
             lookup(_CARD_PIECES, card_ix[ji]),
             pc.binary_join_element_wise(
-                lookup(rest_pieces, np.where(rest_j.is_null().to_numpy(zero_copy_only=False),
-                                             -1, k_inv)),
-                pc.binary_slice(rest_j, 1, -1).cast(pa.string()), ""),
+                lookup(pa.array(pieces, pa.string()),
+                       np.where(at_given < 0, -1, first_piece[k_inv] + at_given)),
+                pc.utf8_slice_codeunits(value, 1, -1), ""),
             "}", "", null_handling="replace", null_replacement="")
         parts.append(built)
         order.append(ji)

@@ -31,7 +31,7 @@ from jaslog.events.times import time_text
 from jaslog.export.columnar import arrow, lookup
 from jaslog.export.columns import EventsColumns
 from jaslog.export.dataset import Prebuilt
-from jaslog.export.other_rows import other_columns
+from jaslog.export.other_rows import other_columns, time_texts
 from jaslog.export.rows import (
     GameContext,
     Partition,
@@ -277,10 +277,12 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     rows = np.unique(np.concatenate([
         at_opener, last, own_rows,
         (first_timed + starts)[first_timed >= 0], (last_timed + starts)[last_timed >= 0]]))
-    for g, sq, no_time, c, k, a in zip(
-            game_of[rows].tolist(), seqs[rows].tolist(), time_null[rows].tolist(),
-            codes[rows].tolist(), other_ix[rows].tolist(), batch.ats[rows].tolist(), strict=True):
-        times[g][sq] = None if no_time else (time_text(a) if c >= 0 else oc.time_text(k))
+    k_rows = other_ix[rows]
+    texts = time_texts(np.where(k_rows < 0, batch.ats[rows], oc.at_codes[k_rows]),
+                       time_null[rows]).to_pylist()
+    for g, sq, k, text in zip(game_of[rows].tolist(), seqs[rows].tolist(), k_rows.tolist(),
+                              texts, strict=True):
+        times[g][sq] = oc.odd_at.get(k, text)
     return BatchRows(table, {lo: g for g, lo in enumerate(starts.tolist())}, openers, last_seq,
                      first_timed.tolist(), last_timed.tolist(), times)
 

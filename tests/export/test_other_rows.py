@@ -42,7 +42,8 @@ def _inserted(events: list[dict[str, Any]], at: dict[int, dict[str, Any]]) -> li
 
 
 def _klaverjas() -> list[dict[str, Any]]:
-    """A Klaverjas game with claims, deals with and without hands, false roem, and a note,
+    """A Klaverjas game with claims, deals with and without hands (and dealer), false roem,
+    and a note,
     an irregularity, a timeout (with an id and a recorded time), a bid with its time in
     milliseconds, two rulings and a correction."""
     g = simulate_game("x", "amsterdam", seed=11, at="2026-03-03T20:00:00Z",
@@ -50,6 +51,11 @@ def _klaverjas() -> list[dict[str, Any]]:
     deals = [i for i, e in enumerate(g) if e["type"] == "dealt"]
     bid = next(i for i, e in enumerate(g) if e["type"] == "bid" and i > deals[4])
     g[bid] = dict(g[bid], at=g[bid]["at"][:19] + ".070Z", id="5d0f7a0e-8d2b-4f5e-9b41-0c2a9e1f3b77")
+    # a deal without its hands but with its dealer (the second of its fields in rest), and
+    # one with both (two given: written row by row)
+    blind = next(i for i in deals[1:] if "hands" not in g[i])
+    g[blind] = dict(g[blind], dealer=(g[0]["dealer"] + deals.index(blind)) % 4)
+    g[deals[1]] = dict(g[deals[1]], dealer=(g[0]["dealer"] + 1) % 4)
     g = _inserted(g, {
         deals[1] + 2: {"type": "note", "text": TEXT, "seat": 2, "round": 2,
                        "at": "2026-03-03T20:31:00.250Z"},
@@ -171,14 +177,16 @@ def test_rows_changed_behind_the_stores_back_build_as_their_events(
 
 
 def test_the_kinds_are_declared_by_their_fields() -> None:
-    """A type whose fields with a column come first and one field in ``rest`` follows is
-    joined by Arrow; one with a field in ``rest`` before a column, or several, row by row."""
+    """A type whose fields with a column come first is joined by Arrow (a row with one
+    field given in ``rest`` at most); one with a field in ``rest`` before a column, row by
+    row."""
     bid, note, dealt, knock = (kind_spec(n) for n in ("bid", "note", "dealt", "knock"))
-    assert bid is not None and bid.joined and bid.rest_piece == ',"call":'
+    assert bid is not None and bid.joined and bid.rest_names == ("call",)
     assert bid.read_at == (0, -1, -1, -1)
     assert note is not None and not note.joined and note.read_at == (-1, -1, 1, -1)
-    assert dealt is not None and not dealt.joined and dealt.read_at == (-1, -1, -1, 0)
-    assert knock is not None and knock.joined and knock.rest_piece is None
+    assert dealt is not None and dealt.joined and dealt.read_at == (-1, -1, -1, 0)
+    assert dealt.rest_names == ("hands", "dealer", "turn_up", "stock")
+    assert knock is not None and knock.joined and knock.rest_names == ()
     assert kind_spec("no_such_type") is None
 
 
