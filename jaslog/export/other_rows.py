@@ -154,12 +154,13 @@ def time_texts(codes: np.ndarray, null: np.ndarray) -> pa.Array:
 
 def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
                   names: dict[int, str], gids: list[str], game_of: np.ndarray,
-                  seqs: np.ndarray) -> OtherColumns:
+                  seqs: np.ndarray, unread: Sequence[tuple[int, int]] = ()) -> OtherColumns:
     """The :class:`OtherColumns` of a batch's other rows (each ``(seq, kind, version,
     event_id, at, recorded_at, seat, card, rest)``, as :func:`jaslog.store.bulk_read.game_others`
-    reads them; ``models``: the event each was read into, None for a row of a game that could
-    not be read), ``names``: the store's types by code, ``gids``: the batch's game ids,
-    ``game_of``: each row's game (index into ``gids``), ``seqs``: its seq."""
+    reads them; ``models``: the event each was read into, None for the rows of a game that
+    could not be read, those from ``lo`` to ``hi`` of each pair of ``unread``), ``names``:
+    the store's types by code, ``gids``: the batch's game ids, ``game_of``: each row's game
+    (index into ``gids``), ``seqs``: its seq."""
     m = len(rows)
     if m == 0:
         return _empty()
@@ -175,7 +176,9 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
     card, card_null = _ints(card_t)
     rest = pa.array(rest_t, pa.binary())
     kept_whole = np_of(pc.equal(pc.binary_slice(rest, 0, 1), b"{").fill_null(False))
-    read = np.fromiter((e is not None for e in models), bool, m)
+    read = np.ones(m, bool)
+    for lo, hi in unread:
+        read[lo:hi] = False
     plain = read & known & (np.array(ver_t, np.int64) == VERSION) & ~kept_whole \
         & (card_null | ((card >= 0) & (card < 32))) \
         & (at_null | ((at >= 0) & (at <= MS_MAX))) & (rec_null | ((rec >= 0) & (rec <= MS_MAX)))
@@ -194,25 +197,29 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
         text = b"[" + b",".join([rest_t[k] or b"[]" for k in at_kind]) + b"]"
         try:
             values = orjson.loads(text)
-            same = orjson.dumps(values) == text and all(
-                type(v) is list and len(v) <= spec.rest_fields
-                and (v[-1] is not None if v else rest_t[k] is None)
-                for k, v in zip(at_kind, values, strict=True))
-        except (orjson.JSONDecodeError, TypeError, ValueError):
-            same = False
-        if not same:
+        except orjson.JSONDecodeError:
+            values = None
+        if type(values) is not list or orjson.dumps(values) != text:
             plain[at_kind] = False
             continue
+        fields = spec.rest_fields
         last: list[int] = []
         more: list[int] = []
+        odd_rows: list[int] = []
         for k, v in zip(at_kind, values, strict=True):
+            # a list of the type's fields at most, its last given (nothing: NULL, not [])
+            n = len(v) if type(v) is list else -1
+            if n > fields or n < 0 or (v[-1] is None if n else rest_t[k] is not None):
+                odd_rows.append(k)
+                last.append(-1)
+                continue
             parsed[k] = v
-            n = len(v)
             last.append(n - 1)
             if n > 1 and v.count(None) != n - 1:
                 more.append(k)
         given[at_kind] = last
         several[more] = True
+        plain[odd_rows] = False
     odd = np.flatnonzero(~plain).tolist()
 
     kinds_u = [s.name if s is not None else "" for s in specs]

@@ -155,7 +155,7 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     # the other events' values, from the columns the store holds of them (a row of a game
     # that could not be read, never exported: empty ones)
     oc = other_columns(batch.other_rows, batch.others, batch.kind_names, gid_list,
-                       game_of[oi], seqs[oi])
+                       game_of[oi], seqs[oi], batch.unread)
     kinds = oc.kinds
     opener = np.array([k in _OPENERS for k in kinds], bool) if m else np.zeros(0, bool)
     own_at = [k for k, _r in oc.own]

@@ -49,7 +49,8 @@ class StoredBatch:
     that could not be read), with the columns the store holds of each (``other_rows``: ``(seq,
     kind, version, event_id, at, recorded_at, seat, card, rest)``, as
     :func:`jaslog.store.bulk_read.game_others` reads them; ``kind_names``: the store's event
-    types by code). ``table``: what the export built of them."""
+    types by code; ``unread``: the other rows, from and to, of each game that could not be
+    read). ``table``: what the export built of them."""
 
     keys: np.ndarray
     seqs: np.ndarray
@@ -60,6 +61,7 @@ class StoredBatch:
     table: Any = None
     other_rows: list[Any] = field(default_factory=list)
     kind_names: dict[int, str] = field(default_factory=dict)
+    unread: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -131,7 +133,11 @@ def read_batch(conn: Connection, ids: list[str], until: int,
                 raise
             got = err
         first = len(batch.others)
-        batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
+        if isinstance(got, UnreadableEvent):
+            batch.unread.append((first, first + len(rows)))
+            batch.others.extend([None] * len(rows))
+        else:
+            batch.others.extend(got)
         batch.other_rows.extend(rows)
         per_game.append((lo, hi, first, codes, got))
         lo = hi
