@@ -56,6 +56,8 @@ READ_FIELDS = ("call", "points", "round", "hands")
 _TWO = [f"{i:02d}" for i in range(60)]
 _HOUR_MINUTE = pa.array([f"{h}:{m}:" for h in _TWO[:24] for m in _TWO], pa.string())
 _SECOND = pa.array([f"{s}Z" for s in _TWO], pa.string())
+_BRACE = pa.scalar(b"{", pa.binary())
+_EMPTY = pa.scalar(b"[]", pa.binary())
 _CARD_PIECES = pa.array([f',"card":"{c}"' for c in CARD_TEXT], pa.string())
 _SEAT = 4   # a field's column (jaslog.store.compact: seat, card)
 _CARD = 5
@@ -175,7 +177,9 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
     seat, seat_null = _ints(seat_t)
     card, card_null = _ints(card_t)
     rest = pa.array(rest_t, pa.binary())
-    kept_whole = np_of(pc.equal(pc.binary_slice(rest, 0, 1), b"{").fill_null(False))
+    # (bytes kept whole, or an empty rest, which the store never writes: NULL, not [])
+    kept_whole = np_of(pc.or_(pc.equal(pc.binary_slice(rest, 0, 1), _BRACE),
+                              pc.equal(rest, _EMPTY)).fill_null(False))
     read = np.ones(m, bool)
     for lo, hi in unread:
         read[lo:hi] = False
@@ -185,7 +189,7 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
 
     # the fields read from rest, a type at a time (its rows' rests parsed at once; a type
     # whose rests are not as orjson writes them, or hold more than its fields: from models)
-    parsed: list[Any] = [None] * m
+    parsed = np.full(m, None, object)
     given = np.full(m, -1, np.int64)   # the place in rest of its last value given (-1: none)
     several = np.zeros(m, bool)        # more than one value given in rest
     for j, spec in enumerate(specs):
@@ -203,29 +207,26 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
             plain[at_kind] = False
             continue
         fields = spec.rest_fields
-        last: list[int] = []
-        more: list[int] = []
-        odd_rows: list[int] = []
-        for k, v in zip(at_kind, values, strict=True):
-            # a list of the type's fields at most, its last given (nothing: NULL, not [])
-            n = len(v) if type(v) is list else -1
-            if n > fields or n < 0 or (v[-1] is None if n else rest_t[k] is not None):
-                odd_rows.append(k)
-                last.append(-1)
-                continue
-            parsed[k] = v
-            last.append(n - 1)
-            if n > 1 and v.count(None) != n - 1:
-                more.append(k)
-        given[at_kind] = last
-        several[more] = True
-        plain[odd_rows] = False
+        # each a list of the type's fields at most, its last given (nothing: [] from NULL)
+        if set(map(type, values)) != {list}:
+            plain[at_kind] = False
+            continue
+        lens = np.fromiter(map(len, values), np.int64, len(values))
+        given[at_kind] = lens - 1
+        full = [v[-1] for v in values if v]
+        if int(lens.max()) > fields or None in full:
+            bad = [k for k, v in zip(at_kind, values, strict=True)
+                   if len(v) > fields or (v and v[-1] is None)]
+            plain[bad] = False
+        parsed[at_kind] = np.fromiter(values, object, len(values))
+        if fields > 1:
+            several[at_kind] = [len(v) > 1 and v.count(None) != len(v) - 1 for v in values]
     odd = np.flatnonzero(~plain).tolist()
 
     kinds_u = [s.name if s is not None else "" for s in specs]
     kinds: list[str] = [kinds_u[i] for i in inv.tolist()]
-    call: list[Any] = [None] * m
-    points: list[Any] = [None] * m
+    call = np.full(m, None, object)
+    points = np.full(m, None, object)
     own: list[tuple[int, int]] = []
     hands = np.zeros(m, bool)
     for j, spec in enumerate(specs):
@@ -234,21 +235,20 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
         ic, ip, ir, ih = spec.read_at
         if ic < 0 and ip < 0 and ir < 0 and ih < 0:
             continue
-        for k in np.flatnonzero(plain & (inv == j)).tolist():
-            v = parsed[k]
-            if v is None:
-                continue
-            n = len(v)
-            if ic >= 0 and ic < n:
-                call[k] = v[ic]
-            if ip >= 0 and ip < n:
-                p = v[ip]
-                points[k] = p if isinstance(p, int) else None
-            if ir >= 0 and ir < n and v[ir] is not None and \
-                    (spec.name == "ruling" or spec.name == "note"):
-                own.append((k, v[ir]))
-            if ih >= 0 and ih < n and v[ih] is not None:
-                hands[k] = True
+        rows_j = np.flatnonzero(plain & (inv == j))
+        vs: list[Any] = parsed[rows_j].tolist()
+        n_j = len(vs)
+        if ic >= 0:
+            call[rows_j] = np.fromiter((v[ic] if len(v) > ic else None for v in vs), object, n_j)
+        if ip >= 0:
+            points[rows_j] = np.fromiter(
+                (p if isinstance(p := v[ip] if len(v) > ip else None, int) else None for v in vs),
+                object, n_j)
+        if ih >= 0:
+            hands[rows_j] = [len(v) > ih and v[ih] is not None for v in vs]
+        if ir >= 0 and (spec.name == "ruling" or spec.name == "note"):
+            own.extend((k, v[ir]) for k, v in zip(rows_j.tolist(), vs, strict=True)
+                       if len(v) > ir and v[ir] is not None)
     ids: list[str | None] = [None if b is None else id_text(b) for b in eid_t]
 
     seat = np.where(seat_null, -1, seat)
@@ -289,8 +289,9 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
         at_null[odd] = np_of(got.is_null())
         micros[odd] = np_of(got.cast(pa.int64()).fill_null(0))
     own.sort()
-    points_null = np.array([p is None for p in points], bool)
-    points_a = np.array([0 if p is None else p for p in points], np.int64)
+    points_arrow = pa.array(points, pa.int64())
+    points_null = np_of(points_arrow.is_null())
+    points_a = np_of(points_arrow.fill_null(0))
 
     payload = _payloads(specs, inv, plain, several, odd, models, rows, parsed, gids, game_of,
                         seqs, at, at_null, rec, rec_null, seat, seat_null, card_ix, ids, rest,
@@ -309,7 +310,7 @@ def _ints(values: tuple[Any, ...]) -> tuple[np.ndarray, np.ndarray]:
 def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
               several: np.ndarray,
               odd: list[int], models: Sequence[Event | None], rows: Sequence[Sequence[Any]],
-              parsed: list[Any], gids: list[str], game_of: np.ndarray, seqs: np.ndarray,
+              parsed: np.ndarray, gids: list[str], game_of: np.ndarray, seqs: np.ndarray,
               at: np.ndarray, at_null: np.ndarray, rec: np.ndarray, rec_null: np.ndarray,
               seat: np.ndarray, seat_null: np.ndarray, card_ix: np.ndarray,
               ids: list[str | None], rest: pa.Array, given: np.ndarray) -> pa.Array:
