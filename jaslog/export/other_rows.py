@@ -81,6 +81,10 @@ class KindSpec:
     def rest_fields(self) -> int:
         return len(self.rest_names)
 
+    def has(self, column: int) -> bool:
+        """Whether one of the type's fields is kept in ``column`` (:data:`_SEAT`, :data:`_CARD`)."""
+        return any(slot == column for _n, slot in self.fields)
+
 
 @cache
 def kind_spec(name: str) -> KindSpec | None:
@@ -251,8 +255,12 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
                        if len(v) > ir and v[ir] is not None)
     ids: list[str | None] = [None if b is None else id_text(b) for b in eid_t]
 
+    # (a seat or card in the column of a type without one, stored behind the store's back,
+    # is no field of its event: the store's reader leaves it out too)
+    seat_null = seat_null | ~np.array([s is not None and s.has(_SEAT) for s in specs], bool)[inv]
     seat = np.where(seat_null, -1, seat)
-    card_ix = np.where(card_null | ~plain, -1, card)
+    no_card = ~np.array([s is not None and s.has(_CARD) for s in specs], bool)[inv]
+    card_ix = np.where(card_null | no_card | ~plain, -1, card)
     card_names = list(CARD_TEXT)
     micros = np.where(at > SECONDS_MAX, at * 1000, at * 1_000_000)
     at_null = at_null.copy()

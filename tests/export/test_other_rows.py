@@ -154,6 +154,9 @@ def test_every_type_builds_the_row_builders_rows(stored: Path) -> None:
     ("type = 'claim'", "rest = CAST('[]' AS BLOB)"),          # nothing, not NULL
     ("type = 'note'", "version = 0"),                 # an older format
     ("type = 'timeout'", "seat = 7"),                  # a seat out of the rules' range
+    ("type = 'dealt'", "seat = 2"),                    # a column the type has no field in
+    ("type = 'bid'", "card = 5"),
+    ("type = 'knock'", "card = 3"),
 ])
 def test_rows_changed_behind_the_stores_back_build_as_their_events(
         stored: Path, tmp_path: Path, where: str, change: str) -> None:
