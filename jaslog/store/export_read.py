@@ -23,7 +23,7 @@ reads it as rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
 from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
-from jaslog.store.rows import events_of
+from jaslog.store.rows import codec, events_of
 
 
 @dataclass(slots=True)
@@ -46,7 +46,11 @@ class StoredBatch:
     """A batch's rows as columns (game key, seq, code: a plain play's ``seat * 32 + card``, -1
     for any other row; a plain play's time code; ``at_null``: no time) and its other events
     (those not plain plays), one for each code -1 in row order (None for the rows of a game
-    that could not be read). ``table``: what the export built of them."""
+    that could not be read), with the columns the store holds of each (``other_rows``: ``(seq,
+    kind, version, event_id, at, recorded_at, seat, card, rest)``, as
+    :func:`jaslog.store.bulk_read.game_others` reads them; ``kind_names``: the store's event
+    types by code; ``unread``: the other rows, from and to, of each game that could not be
+    read). ``table``: what the export built of them."""
 
     keys: np.ndarray
     seqs: np.ndarray
@@ -55,6 +59,9 @@ class StoredBatch:
     at_null: np.ndarray
     others: list[Event | None]
     table: Any = None
+    other_rows: list[Any] = field(default_factory=list)
+    kind_names: dict[int, str] = field(default_factory=dict)
+    unread: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -126,10 +133,16 @@ def read_batch(conn: Connection, ids: list[str], until: int,
                 raise
             got = err
         first = len(batch.others)
-        batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
+        if isinstance(got, UnreadableEvent):
+            batch.unread.append((first, first + len(rows)))
+            batch.others.extend([None] * len(rows))
+        else:
+            batch.others.extend(got)
+        batch.other_rows.extend(rows)
         per_game.append((lo, hi, first, codes, got))
         lo = hi
     if prepare is not None:
+        batch.kind_names = codec(conn).names
         prepare(batch, names)
     return _games(names, batch, per_game, unreadable)
 
