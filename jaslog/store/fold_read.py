@@ -60,7 +60,6 @@ from jaslog.store.bulk_read import (
     SEQS,
     fold_game_codes,
     game_codes,
-    game_others,
 )
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
@@ -71,26 +70,47 @@ from jaslog.store.rows import codec, events_of, game_keys
 Folded = GameFold | FoldError
 
 #: A row with nothing but its columns (SQL over ``events``): a play that may be plain.
-#: :data:`OTHER` carries every other row.
 BARE = "rest IS NULL AND kind = 1 AND event_id IS NULL AND recorded_at IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
 #: reads as one, with the current format's version in place of ``{version}``. A seat or a
 #: card of another type than an integer (stored behind the store's back) is either not
-#: between the bounds (text, a blob, NULL: the row's code is ``-1 - seq``, a row the second
-#: statement does not read, so the batch is read as rows) or makes the code a fraction
-#: (which :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
+#: between the bounds (text, a blob, NULL: the row is not a plain play, :data:`OTHER` reads
+#: it or marks it odd) or makes the code a fraction (which
+#: :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
 PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
-#: A row's code (SQL over ``events``, :mod:`jaslog.store.bulk_read`): for a plain play whose
-#: seq is below 8192 and whose time (if any) a code holds, ``(at + 1) * 2**20 + seq * 128 +
-#: seat * 32 + card``; for any other row ``-1 - seq``. Written with ``*`` and ``+`` (never
-#: ``%``, ``&`` or ``<<``, which make an integer of a fraction): a value of another type
-#: than an integer (stored behind the store's back) makes the code a fraction, which is not
-#: read as one.
+#: A row's entry (SQL over ``events``, :mod:`jaslog.store.bulk_read`), one ``CASE`` that
+#: tests each column once: for a plain play whose seq is below 8192 and whose time (if any)
+#: a code holds, its code ``(at + 1) * 2**20 + seq * 128 + seat * 32 + card``; for any other
+#: row, :data:`OTHER`. Written with ``*`` and ``+`` (never ``%``, ``&`` or ``<<``, which make
+#: an integer of a fraction): a value of another type than an integer (stored behind the
+#: store's back) makes the code a fraction, which is not read as one.
 CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
         "AND (at IS NULL OR at BETWEEN 0 AND {at_max}) "
         "THEN coalesce(at + 1, 0) * {at_scale} + seq * 128 + seat * 32 + card "
-        "ELSE -1 - seq END")
+        "{other} END")
+
+#: The rest of :data:`CODE`'s ``CASE``, for a row that is not a plain play (a bare play of
+#: another format, or with a time or a seq a code does not hold, among them): ``json_array(seq,
+#: kind, version, hex(event_id), at, recorded_at, seat, card, hex(rest))`` when its columns
+#: are of the types the store writes (each an integer, the id and ``rest`` blobs, those but
+#: ``seq``, ``kind`` and ``version`` may be NULL), read back by
+#: :func:`jaslog.store.bulk_read.game_codes` into the columns the store holds and by
+#: :func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
+#: reads them; ``-1`` for a row of another type in a column (stored behind the store's back;
+#: refused: the batch is then read as rows). Nine rows in ten are plain plays: SQLite tests
+#: no type of theirs.
+OTHER = ("WHEN typeof(seq) = 'integer' AND typeof(kind) = 'integer' "
+         "AND typeof(version) = 'integer' "
+         "AND (event_id IS NULL OR typeof(event_id) = 'blob') "
+         "AND (at IS NULL OR typeof(at) = 'integer') "
+         "AND (recorded_at IS NULL OR typeof(recorded_at) = 'integer') "
+         "AND (seat IS NULL OR typeof(seat) = 'integer') "
+         "AND (card IS NULL OR typeof(card) = 'integer') "
+         "AND (rest IS NULL OR typeof(rest) = 'blob') "
+         "THEN json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
+         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest))) "
+         "ELSE -1")
 
 #: Games one batch reads with each statement at most (a batch's codes are held whole: some
 #: 600 rows a game, a few MiB of Python integers).
@@ -124,38 +144,12 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
 
 
 def _codes_sql(where: str) -> str:
-    """The statement of a batch: each game's key, its rows' :data:`CODE` joined by commas,
-    and its other rows (:data:`OTHER`) joined by commas (``where``: the batch's rows)."""
-    plain = PLAIN.format(version=int(VERSION))
-    code = CODE.format(plain=plain, seq_max=SEQS - 1, at_max=AT_CODED_MAX,
-                       at_scale=1 << AT_SHIFT)
-    other = OTHER.format(bare=BARE)
-    return (f"SELECT game, group_concat({code}, ','), group_concat({other}, ',') "
+    """The statement of a batch: each game's key and its rows' entries (:data:`CODE`)
+    joined by commas (``where``: the batch's rows)."""
+    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), seq_max=SEQS - 1,
+                       at_max=AT_CODED_MAX, at_scale=1 << AT_SHIFT, other=OTHER)
+    return (f"SELECT game, group_concat({code}, ',') "
             f"FROM events WHERE {where} GROUP BY game ORDER BY game")
-
-
-#: A row that is not a bare play (SQL over ``events``, :mod:`jaslog.store.bulk_read`), for
-#: the second list a game's row joins: NULL for a bare row (:data:`BARE`: a plain play, whose
-#: code holds it, or, changed behind the store's back, a play its code does not hold, whose
-#: missing entry :func:`jaslog.store.bulk_read.game_others` refuses: the batch is then read as
-#: rows); ``json_array(seq, kind, version, hex(event_id), at, recorded_at, seat, card,
-#: hex(rest))`` for any other row whose columns are of the types the store writes (each an
-#: integer, the id and ``rest`` blobs, those but ``seq``, ``kind`` and ``version`` may be
-#: NULL); ``0`` for a row of another type in a column (stored behind the store's back;
-#: refused the same way). Nine rows in ten are bare: for them SQLite tests only the
-#: four columns of :data:`BARE`.
-OTHER = ("CASE WHEN {bare} THEN NULL "
-         "WHEN typeof(seq) = 'integer' AND typeof(kind) = 'integer' "
-         "AND typeof(version) = 'integer' "
-         "AND (event_id IS NULL OR typeof(event_id) = 'blob') "
-         "AND (at IS NULL OR typeof(at) = 'integer') "
-         "AND (recorded_at IS NULL OR typeof(recorded_at) = 'integer') "
-         "AND (seat IS NULL OR typeof(seat) = 'integer') "
-         "AND (card IS NULL OR typeof(card) = 'integer') "
-         "AND (rest IS NULL OR typeof(rest) = 'blob') "
-         "THEN json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
-         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest))) "
-         "ELSE 0 END")
 
 
 @dataclass(slots=True)
@@ -196,13 +190,11 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
             games = cur.fetchall()
         coded: list[tuple[int, list[int]]] = []
         all_others: list[list[Any]] = []
-        for key, text, other_text in games:
-            codes = game_codes(text) if type(text) is str else None
-            if codes is None:
+        for key, text in games:
+            got = game_codes(text) if type(text) is str else None
+            if got is None:  # an odd row: read as rows
                 return None
-            others = game_others(other_text, codes)
-            if others is None:  # an odd row: read as rows
-                return None
+            codes, others = got
             coded.append((key, codes))
             all_others.append(others)
     return CodedBatch(names, coded, all_others)
