@@ -194,12 +194,17 @@ def game_codes(text: str) -> tuple[list[int], list[Any]] | None:
 def _other_row(r: list[Any]) -> tuple[Any, ...] | None:
     """An other row's columns from its JSON array (:data:`jaslog.store.fold_read.OTHER`):
     ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)``, the id and
-    ``rest`` from hex to bytes; None when it is not that."""
+    ``rest`` from hex to bytes; None when it is not that (a fraction or a NULL where the store
+    writes an integer: SQLite let a value of another type through as it is)."""
     if len(r) != 9:
         return None
     seq = r[0]
-    if type(seq) is not int or seq < 0:
+    if type(seq) is not int or seq < 0 or type(r[1]) is not int or type(r[2]) is not int:
         return None
+    for i in range(4, 8):
+        v = r[i]
+        if v is not None and type(v) is not int:
+            return None
     eid = r[3]
     rest = r[8]
     try:

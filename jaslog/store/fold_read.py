@@ -92,25 +92,20 @@ CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
 
 #: The rest of :data:`CODE`'s ``CASE``, for a row that is not a plain play (a bare play of
 #: another format, or with a time or a seq a code does not hold, among them): ``json_array(seq,
-#: kind, version, hex(event_id), at, recorded_at, seat, card, hex(rest))`` when its columns
-#: are of the types the store writes (each an integer, the id and ``rest`` blobs, those but
-#: ``seq``, ``kind`` and ``version`` may be NULL), read back by
-#: :func:`jaslog.store.bulk_read.game_codes` into the columns the store holds and by
+#: kind, version, hex(event_id), at, recorded_at, seat, card, hex(rest))``, which
+#: :func:`jaslog.store.bulk_read.game_codes` reads back into the columns the store holds (and
 #: :func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
-#: reads them; ``-1`` for a row of another type in a column (stored behind the store's back;
-#: refused: the batch is then read as rows). Nine rows in ten are plain plays: SQLite tests
-#: no type of theirs.
-OTHER = ("WHEN typeof(seq) = 'integer' AND typeof(kind) = 'integer' "
-         "AND typeof(version) = 'integer' "
-         "AND (event_id IS NULL OR typeof(event_id) = 'blob') "
-         "AND (at IS NULL OR typeof(at) = 'integer') "
-         "AND (recorded_at IS NULL OR typeof(recorded_at) = 'integer') "
-         "AND (seat IS NULL OR typeof(seat) = 'integer') "
-         "AND (card IS NULL OR typeof(card) = 'integer') "
-         "AND (rest IS NULL OR typeof(rest) = 'blob') "
-         "THEN json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
-         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest))) "
-         "ELSE -1")
+#: reads them) when they are of the types the store writes: each an integer (those but
+#: ``seq``, ``kind`` and ``version`` may be NULL; a fraction comes back a JSON fraction, which
+#: it refuses), the id and ``rest`` blobs (or NULL). ``-1`` (refused) for a row with text or a
+#: blob in an integer column (either sorts after ``''``, every number before it) or anything
+#: but a blob in the id or ``rest`` (which sorts before ``x''``, the least blob): the batch is
+#: then read as rows. Comparisons, not ``typeof``: no function call a column. Nine rows in
+#: ten are plain plays: SQLite tests no type of theirs.
+OTHER = ("WHEN seq >= '' OR kind >= '' OR version >= '' OR at >= '' OR recorded_at >= '' "
+         "OR seat >= '' OR card >= '' OR event_id < x'' OR rest < x'' THEN -1 "
+         "ELSE json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
+         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest)))")
 
 #: Games one batch reads with each statement at most (a batch's codes are held whole: some
 #: 600 rows a game, a few MiB of Python integers).

@@ -134,6 +134,12 @@ ODD_OTHERS = {
     "an id as an integer": "event_id = 7",
     "a time as text": "at = '2026'",
     "a kind as a fraction": "kind = kind + 0.5",
+    "a version as a fraction": "version = 1.5",
+    "a time as a fraction": "at = 1767641455.25",
+    "a card as a blob": "card = x'1f'",
+    "a recorded time as text": "recorded_at = '2026'",
+    "an id as text": "event_id = 'id'",
+    "a seq below 0": "seq = -5",
 }
 
 
@@ -215,7 +221,9 @@ def test_a_games_codes_are_read_in_seq_order_or_not_at_all() -> None:
     assert game_codes(f"{first},Inf") is None and game_codes(f"{first},true") is None
     assert game_codes(f"{first},9.22337203685478e+18") is None  # a code past 63 bits: a real
     for odd in ('[1,10,1]', '[-1,10,1,null,null,null,null,null,null]',
-                '[1.5,10,1,null,null,null,null,null,null]',
+                '[1.5,10,1,null,null,null,null,null,null]', '[1,10.5,1,null,null,null,null,null,null]',
+                '[1,10,null,null,null,null,null,null,null]', '[1,10,1,null,5.5,null,null,null,null]',
+                '[1,10,1,null,null,null,"x",null,null]', '[1,10,1,null,null,null,null,true,null]',
                 '[1,10,1,"0G",null,null,null,null,null]', '[1,10,1,null,null,null,null,null,7]',
                 '{"seq":1}', 'null'):
         assert game_codes(f"{first},{odd}") is None, odd
