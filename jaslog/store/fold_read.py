@@ -4,22 +4,25 @@ what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
 A SQLite store is read a batch of games at a time (:func:`read_codes`, which the export's
 read, :mod:`jaslog.store.export_read`, shares), with one statement that reads each game as
-one row (none past the store's position when the read began): its key and
+one row (none past the store's position when the read began): its key and its rows' entries
+(:data:`CODE`), which SQLite works out, one ``CASE`` a row that tests each column once, and
+joins into one text (``group_concat``):
 
-* every row's code (:data:`CODE`), which SQLite works out and joins into one text
-  (``group_concat``): a plain play's time, seq, seat and card in one integer (nine rows in
-  ten: kind ``play`` of the current format, with no id, no ``recorded_at`` and nothing but
-  its seat, card and a time a code holds), ``-1 - seq`` for any other row. SQLite's C code
-  does the work of each row; Python gets one string a game, no tuple a row.
-  :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their seqs run one
-  after the other (so in seq order, which SQLite does not promise of ``group_concat``, and
-  without a gap);
-* beside them, the other rows (:data:`OTHER`: those not a bare play) joined the same way,
-  each its columns as a JSON array (the id and ``rest`` in hex), which
-  :func:`jaslog.store.bulk_read.game_others` reads back into the columns the store holds,
-  one for each code below 0, and :func:`jaslog.store.rows.events_of` into events, as
-  :meth:`~jaslog.store.Store.iter_games` reads them. Both lists come from the same scan of
-  the game's rows, so they agree: no second statement scans the batch again.
+* a plain play's code (nine rows in ten: kind ``play`` of the current format, with no id, no
+  ``recorded_at`` and nothing but its seat, card and a time a code holds): its time, seq,
+  seat and card in one integer, worked out with ``*`` and ``+`` alone;
+* any other row's columns as a JSON array (:data:`OTHER`: the id and ``rest`` in hex), or
+  ``-1`` when a column holds a value of another type than the store writes there.
+
+SQLite's C code does the work of each row; Python gets one string a game, no tuple a row.
+:func:`jaslog.store.bulk_read.game_codes` reads it with one ``orjson`` call into the codes
+(another row's as ``-1 - seq``) and the other rows' columns (read by
+:func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
+reads them), and takes them only when their seqs run one after the other (so in seq order,
+which SQLite 3.40 does not promise of ``group_concat``, whose order is the scan's, and
+without a gap) and each entry is a code from 0 or a row of integers and hex. The codes and
+the other rows come from the same scan, so they agree: no second statement scans the batch
+again, and no row is tested twice.
 
 Both through the store's own connection, not through a second SQLite library (such as the
 ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
@@ -36,9 +39,12 @@ the game is folded; reference counting frees each game once its reader drops it.
 paused while a batch is read, too.
 
 A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
-value of an odd type in any row, stored behind the store's back; a bare play of another format, with a
-time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read as
-:meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
+value of an odd type stored behind the store's back: text or a blob where the store writes
+an integer, anything but a blob in the id or ``rest``, a fraction, which makes a code or a
+column a JSON fraction, a NULL in ``seq``, ``kind`` or ``version``; a gap in a game's seqs)
+is read as :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
+A bare play the code does not hold (another format, a time before 1970 or past what a code
+holds, a seq from 8192 on) is one of the other rows, read as ``iter_games`` reads it.
 """
 
 from __future__ import annotations
@@ -150,10 +156,9 @@ def _codes_sql(where: str) -> str:
 @dataclass(slots=True)
 class CodedBatch:
     """A batch of games as :func:`read_codes` reads it: each game's key and its rows'
-    codes (:func:`jaslog.store.bulk_read.game_codes`), in the store's order; each game's
-    other rows (those whose code is below 0), in seq order, each ``(seq, kind, version,
-    event_id, at, recorded_at, seat, card, rest)`` (:func:`jaslog.store.bulk_read.game_others`);
-    and each game's id by its key."""
+    codes, in the store's order; each game's other rows (those whose code is below 0), in
+    seq order, each ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)``
+    (both by :func:`jaslog.store.bulk_read.game_codes`); and each game's id by its key."""
 
     names: dict[int, str]
     coded: list[tuple[int, list[int]]]
