@@ -162,7 +162,7 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
                   names: dict[int, str], gids: list[str], game_of: np.ndarray,
                   seqs: np.ndarray, unread: Sequence[tuple[int, int]] = ()) -> OtherColumns:
     """The :class:`OtherColumns` of a batch's other rows (each ``(seq, kind, version,
-    event_id, at, recorded_at, seat, card, rest)``, as :func:`jaslog.store.bulk_read.game_others`
+    event_id, at, recorded_at, seat, card, rest)``, as :func:`jaslog.store.bulk_read.game_codes`
     reads them; ``models``: the event each was read into, None for the rows of a game that
     could not be read, those from ``lo`` to ``hi`` of each pair of ``unread``), ``names``:
     the store's types by code, ``gids``: the batch's game ids, ``game_of``: each row's game

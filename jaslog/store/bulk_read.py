@@ -145,89 +145,76 @@ def code_seq(v: int) -> int:
     return -1 - v if v < 0 else (v >> 7) & (SEQS - 1)
 
 
-def game_codes(text: str) -> list[int] | None:
-    """The codes of a game's rows from the text SQLite joined them into
-    (``group_concat(code, ',')``, read as a JSON array), in seq order; None when the text is
-    not that (a code not an integer: a value of another type stored behind the store's
-    back; the seqs not one after the other: a gap, or the rows not in seq order, which
-    SQLite's ``group_concat`` does not promise), and the batch is read as rows.
+def game_codes(text: str) -> tuple[list[int], list[Any]] | None:
+    """A game's rows from the text SQLite joined them into (``group_concat`` of
+    :data:`jaslog.store.fold_read.CODE`, read as a JSON array): their codes in seq order, a
+    plain play's as SQLite worked it out, another row's ``-1 - seq``; and the other rows,
+    each ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)`` with the id
+    and ``rest`` as bytes, in seq order. None when the text is not that, and the batch is
+    read as rows: an entry neither a code (an integer from 0) nor a row (a JSON array of
+    its nine columns) — a fraction, a code below 0, a row SQLite marked odd (``-1``: a
+    value of another type stored behind the store's back); or the seqs not one after the
+    other (a gap, or the rows not in seq order, which SQLite's ``group_concat`` does not
+    promise).
 
-    >>> game_codes("-1,157,-3"), game_codes("-3,157,-1"), game_codes("-1,1.5"), game_codes("-1,-4")
-    ([-1, 157, -3], None, None, None)
+    >>> game_codes('[0,9,1,null,null,null,0,null,"5B315D"],157,[2,9,1,null,5,null,0,null,null]')
+    ([-1, 157, -3], [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)])
+    >>> game_codes("157,285"), game_codes("285,157"), game_codes("157,1.5"), game_codes("157,-1")
+    (([157, 285], []), None, None, None)
     """
     try:
-        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's integers)
+        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's entries)
     except ValueError:
         return None
     if type(parsed) is not list:
         return None
-    out: list[int] = parsed
+    items: list[Any] = parsed  # (the codes, in place: a row's entry becomes -1 - seq)
+    others: list[Any] = []
     seq = -1
-    for x in parsed:
-        if type(x) is not int:
-            return None  # (a fraction)
-        v: int = x
-        if v < 0:
-            s = -1 - v
-        else:
+    for i in range(len(items)):
+        x = items[i]
+        s: int
+        if type(x) is int:
+            v: int = x
+            if v < 0:
+                return None  # (an odd row, or a code SQLite did not work out as one)
             s = (v >> 7) & (SEQS - 1)
+        elif type(x) is list:
+            row = _other_row(x)
+            if row is None:
+                return None
+            s = row[0]
+            others.append(row)
+            items[i] = -1 - s
+        else:
+            return None  # (a fraction, or a time past what a code holds: a real)
         if s != seq + 1 and seq >= 0:
             return None
         seq = s
-    return out
+    return items, others
 
 
-def game_others(text: Any, codes: list[int]) -> list[Any] | None:
-    """A game's other rows (those whose code is below 0) from the text SQLite joined them
-    into (``group_concat`` of :data:`jaslog.store.fold_read.OTHER`, read as a JSON array;
-    None when the game has none), each ``(seq, kind, version, event_id, at, recorded_at, seat,
-    card, rest)`` with the id and ``rest`` as bytes, in the order of ``codes`` (the game's
-    :func:`game_codes`); None when they are not that: a row of an odd type (``0``), not one
-    for each code below 0, or not of its seq (the batch is then read as rows).
-
-    >>> game_others('[2,9,1,null,null,null,0,null,"5B315D"]', [-1, 157, -3])
-    >>> game_others('[0,9,1,null,null,null,0,null,"5B315D"],[2,9,1,null,5,null,0,null,null]',
-    ...             [-1, 157, -3])
-    [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)]
-    >>> game_others('[0,9,1,null,null,null,0,null,null],0', [-1, -2])
-    """
-    if text is None:
-        parsed: Any = []
-    elif type(text) is str:
-        try:
-            parsed = orjson.loads(text.join("[]"))
-        except ValueError:
-            return None
-    else:
+def _other_row(r: list[Any]) -> tuple[Any, ...] | None:
+    """An other row's columns from its JSON array (:data:`jaslog.store.fold_read.OTHER`):
+    ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)``, the id and
+    ``rest`` from hex to bytes; None when it is not that (a fraction or a NULL where the store
+    writes an integer: SQLite let a value of another type through as it is)."""
+    if len(r) != 9:
         return None
-    if type(parsed) is not list:
+    seq = r[0]
+    if type(seq) is not int or seq < 0 or type(r[1]) is not int or type(r[2]) is not int:
         return None
-    items: list[Any] = parsed
-    out: list[Any] = []
-    k = 0
-    n = len(items)
-    for v in codes:
-        if v >= 0:
-            continue
-        if k >= n:
+    for i in range(4, 8):
+        v = r[i]
+        if v is not None and type(v) is not int:
             return None
-        item = items[k]
-        k += 1
-        if type(item) is not list:
-            return None
-        r: list[Any] = item
-        if len(r) != 9 or r[0] != -1 - v:
-            return None
-        eid = r[3]
-        rest = r[8]
-        try:
-            out.append((r[0], r[1], r[2], None if eid is None else bytes.fromhex(eid), r[4],
-                        r[5], r[6], r[7], None if rest is None else bytes.fromhex(rest)))
-        except (TypeError, ValueError):
-            return None
-    if k != n:
+    eid = r[3]
+    rest = r[8]
+    try:
+        return (seq, r[1], r[2], None if eid is None else bytes.fromhex(eid), r[4], r[5], r[6],
+                r[7], None if rest is None else bytes.fromhex(rest))
+    except (TypeError, ValueError):
         return None
-    return out
 
 
 def taken_row(row: tuple[Any, ...], names: dict[int, str]) -> str | None:
@@ -272,7 +259,7 @@ def fold_game_codes(gid: str, codes: list[int], others: list[Any],
     the fold expects (which says what is wrong).
 
     With ``read`` (and ``names``, the store's type names by code), ``others`` are the other
-    rows as stored (:func:`game_others`), and ``read(rows)`` gives their events
+    rows as stored (:func:`game_codes`), and ``read(rows)`` gives their events
     (:func:`jaslog.store.rows.events_of`): a row :func:`taken_row` passes goes to the fold as
     its parts (:meth:`GameFold.apply_row`), the log keeping the row until it is read (then
     ``read`` makes its event); any other row, and one the game does not take, is read into

@@ -4,7 +4,7 @@ The export needs every stored event once, in the store's order (game, seq), and 
 fold (what only the rules can say). A batch of games is read as the replay's bulk fold reads
 it, by the same statement (:func:`jaslog.store.fold_read.read_codes`): each game as one row
 of codes (a plain play's time, seq, seat and card in one integer, ``-1 - seq`` for any other
-row) with the other rows beside them, read into events as
+row) and the other rows' columns, read into events as
 :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
 
 The batch's codes are laid end to end as numpy columns (game key, seq, ``seat * 32 + card``
@@ -16,8 +16,7 @@ build that way asks for :meth:`StoredGame.events`, its events as ``iter_games(fa
 gives them.
 
 None is returned for a batch whose codes cannot be read (a value of an odd type, stored
-behind the store's back; a bare play of another format; a gap in a game's seqs): the caller
-reads it as rows.
+behind the store's back; a gap in a game's seqs): the caller reads it as rows.
 """
 
 from __future__ import annotations
@@ -48,7 +47,7 @@ class StoredBatch:
     (those not plain plays), one for each code -1 in row order (None for the rows of a game
     that could not be read), with the columns the store holds of each (``other_rows``: ``(seq,
     kind, version, event_id, at, recorded_at, seat, card, rest)``, as
-    :func:`jaslog.store.bulk_read.game_others` reads them; ``kind_names``: the store's event
+    :func:`jaslog.store.bulk_read.game_codes` reads them; ``kind_names``: the store's event
     types by code; ``unread``: the other rows, from and to, of each game that could not be
     read). ``table``: what the export built of them."""
 
