@@ -85,7 +85,7 @@ class FoldError(JaslogError, ValueError):
 FOLD_FIELDS = frozenset({
     "game_id", "started", "ruleset", "options", "seats", "next_seq", "last_at", "notes", "entries",
     "unread", "retracted", "irregularities", "timeouts", "claim_judge", "state", "_apply", "fair_deal",
-    "openers"})
+    "opened", "row_events"})
 
 #: A fold class's declared handlers: event class -> the name of the method that takes it
 #: (None: an event a base class takes and this one does not).
@@ -168,10 +168,15 @@ class GameFold:
         self.notes: list[Event] = []
         #: every event applied, by seq (retracted events included): :attr:`log`, but that
         #: a play given by its canonical line or by its code (:meth:`apply_play`) is kept as
-        #: those bytes or that int until the log is read (from :attr:`unread` on)
+        #: those bytes or that int, and a stored row a game took as it is
+        #: (:meth:`apply_row`) as that tuple, until the log is read (from :attr:`unread` on)
         self.entries: list[Any] = [started]
-        #: the first entry of :attr:`entries` that may be a play's line (-1: none)
+        #: the first entry of :attr:`entries` that may be a play's line, code or a stored
+        #: row (-1: none)
         self.unread: int = -1
+        #: reads the stored rows the log keeps (:meth:`apply_row`) into their events, in
+        #: order (given by the reader that handed the rows over; None: no row is kept)
+        self.row_events: Callable[[list[Any]], list[Event]] | None = None
         #: the correction that retracted each retracted event, by the event's seq
         self.retracted: dict[int, Correction] = {}
         #: irregularities and timeouts, each with the round in play when it was recorded
@@ -180,9 +185,9 @@ class GameFold:
         #: whether the log holds an event of a computer deal (:data:`FAIR_DEAL`: a deal
         #: committed, a nonce, a deal revealed), which the audit then checks (rule book 9.3)
         self.fair_deal: bool = False
-        #: the events that opened a round (:data:`ROUND_OPENERS`), in seq order, retracted
-        #: ones included: the audit reads how each round was recorded without a scan of the log
-        self.openers: list[Event] = []
+        #: the seqs of the events that opened a round (:data:`ROUND_OPENERS`), in order,
+        #: retracted ones included (:attr:`openers` gives their events)
+        self.opened: list[int] = []
         #: judges a claim of the rest with the hands known (the game's solver, given by
         #: :func:`jaslog.play.fold.start_fold`); None leaves every claim standing as recorded
         self.claim_judge: ClaimJudge | None = None
@@ -220,7 +225,8 @@ class GameFold:
         new.retracted = dict(self.retracted)
         new.irregularities, new.timeouts = list(self.irregularities), list(self.timeouts)
         new.fair_deal = self.fair_deal
-        new.openers = list(self.openers)
+        new.opened = list(self.opened)
+        new.row_events = self.row_events
         new.claim_judge = self.claim_judge
         new.state = copy.deepcopy(self.state, memo)
         new._apply = self._apply
@@ -260,7 +266,7 @@ class GameFold:
             raise self.located(err, e) from None
         self.entries.append(e)
         if d["type"] in ROUND_OPENERS:
-            self.openers.append(e)
+            self.opened.append(seq)
         self.next_seq = seq + 1
         at: str | None = d["at"]
         if at is not None:
@@ -311,16 +317,63 @@ class GameFold:
     @property
     def log(self) -> list[Event]:
         """Every event applied, by seq (the log, retracted events included)."""
-        if self.unread >= 0:  # plays kept as their lines or codes: read now, once
+        if self.unread >= 0:  # plays kept as their lines or codes, rows: read now, once
             entries = self.entries
+            rows: list[int] = []
             for i in range(self.unread, len(entries)):
                 x = entries[i]
                 if isinstance(x, bytes):
                     entries[i] = fast_play(x)  # (a line a reader took as a canonical play)
                 elif isinstance(x, int):
                     entries[i] = coded_play(self.game_id, i, x)  # (an entry's seq: its place)
+                elif isinstance(x, tuple):
+                    rows.append(i)  # (a stored row a game took as it is: read below)
+            if rows:
+                read = self.row_events
+                assert read is not None, "a stored row is kept without its reader"
+                events = read([entries[i] for i in rows])
+                for i, ev in zip(rows, events, strict=True):
+                    entries[i] = ev
             self.unread = -1
         return self.entries
+
+    @property
+    def openers(self) -> list[Event]:
+        """The events that opened a round (:data:`ROUND_OPENERS`), in seq order, retracted
+        ones included: the audit reads how each round was recorded without a scan of the
+        log."""
+        log = self.log
+        return [log[s] for s in self.opened]
+
+    def apply_row(self, name: str, seat: Any, card: Any, rest: bytes | None,
+                  entry: Any) -> bool:
+        """Move the state on by the next event (seq :attr:`next_seq`), given as the parts of
+        its stored row: its type ``name``, its ``seat`` and ``card`` columns and its
+        ``rest`` (the bytes the store keeps: :mod:`jaslog.store.compact`), without its
+        event; True when this fold took it so. A game's fold takes the rows it knows in
+        their usual form (Klaverjas: a deal, a bid, a roem claim), with the state, the
+        violations and the errors :meth:`apply` gives of their events, and keeps ``entry``
+        (a tuple, the row) in the log until the log is read: :attr:`row_events` then makes
+        the events. False (this one: every row) changes nothing: the caller makes the event
+        and applies it, which says what is wrong with an odd row.
+
+        The caller has checked the row's envelope (a seq of this game, a time and an id
+        validation takes as they are) and sets :attr:`last_at` from the row's time (only
+        the last one is ever read); an :class:`~jaslog.engine.base.IntegrityError` of the
+        rules is the caller's to locate with the row's event (:meth:`located`): the fold is
+        then given up, as after any :class:`FoldError`."""
+        return False
+
+    def row_applied(self, name: str, entry: Any) -> None:
+        """The bookkeeping of a stored row a game's :meth:`apply_row` gave its state: the
+        log keeps ``entry`` until it is read, the next seq moves on, a round's opener is
+        noted (the time is the caller's)."""
+        if self.unread < 0:
+            self.unread = len(self.entries)
+        self.entries.append(entry)
+        if name in ROUND_OPENERS:
+            self.opened.append(self.next_seq)
+        self.next_seq += 1
 
     def played(self, seat: int, card: int, at: str | None,
                event: Event | bytes | int | None) -> None:

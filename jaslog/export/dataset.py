@@ -61,8 +61,13 @@ from jaslog.export.snapshots import (
     sha256_file,
     table_files,
 )
+from jaslog.store.collector import collector_paused
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+#: Tracked objects more alive at the end of a chunk than after the last sweep before the
+#: young generation is swept (:func:`build_chunks`): the export's own live objects (a batch
+#: read, a chunk's rows) stay well below it, the cycles of a few hundred broken games not.
+COLLECT_AFTER = 200_000
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
 PAR_CHUNK = 20                # ...when every round is solved (par): minutes of work, for a worker
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
@@ -391,8 +396,11 @@ def build_chunks(games: Iterable[Sequence[Event] | Prebuilt], index: dict[str, i
     :attr:`Chunk.solved`; ``columnar``: as there.
 
     The rows of a chunk are millions of small objects: the cyclic garbage collector would walk
-    them again and again (half the export's time), so it is paused here and sweeps the young
-    objects once per chunk.
+    them again and again (half the export's time), so it is paused here. A chunk makes next
+    to no reference cycles (none of its rows, folds or tables; an integrity error kept with
+    its traceback does), so the young objects are swept at the end of a chunk only once
+    :data:`COLLECT_AFTER` more of them are alive than after the last sweep: the cycles of
+    many broken games, not a chunk's live objects, each time.
     """
     buffers: dict[Partition, Rows] = {}
 
@@ -418,8 +426,8 @@ def build_chunks(games: Iterable[Sequence[Event] | Prebuilt], index: dict[str, i
                 if table in built:
                     out.tables.append((table, ppath, built[table]))
         buffers.clear()
-        if gc_was_on:
-            gc.collect(1)  # the chunk's garbage cycles (folds), while the heap is small
+        if gc.get_count()[0] >= COLLECT_AFTER:
+            gc.collect(1)  # the garbage cycles of the chunks so far, while the heap is small
         return out
 
     gc_was_on = gc.isenabled()
@@ -553,7 +561,10 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
     out = Path(out_dir)
     _check_folder(out)
     out.mkdir(parents=True, exist_ok=True)
-    with _lock(out):
+    # the collector paused for the whole export, as for an import: the export leaves caches
+    # behind (rows met, time texts) that an automatic collection in its last steps would
+    # walk whole, for no cycle (build_chunks sweeps what cycles its chunks make)
+    with _lock(out), collector_paused():
         loaded = load_manifest(out)
         prev_snap, prev = loaded if loaded is not None else (None, None)
         base = not full and usable_previous(prev, source, filters, par)

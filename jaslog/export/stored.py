@@ -30,9 +30,10 @@ from jaslog.cards import CARD_TEXT
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.events.times import time_text
-from jaslog.export.columnar import arrow, lookup, np_of
+from jaslog.export.columnar import arrow, lookup
 from jaslog.export.columns import EventsColumns
 from jaslog.export.dataset import Prebuilt
+from jaslog.export.other_rows import other_columns, time_texts
 from jaslog.export.rows import (
     GameContext,
     Partition,
@@ -41,7 +42,6 @@ from jaslog.export.rows import (
     export_adapter,
     game_row,
     normalize_time,
-    payload_json,
 )
 from jaslog.export.schema import SCHEMAS, TS
 from jaslog.games import get_game
@@ -59,7 +59,6 @@ READ_GAMES = 100
 #: Codes up to this are seconds since 1970, above it milliseconds (:mod:`jaslog.store.compact`).
 SECONDS_MAX = 253_402_300_799
 _OPENERS = ("dealt", "round_score")
-_UNREAD: dict[str, Any] = {"type": "", "at": None}
 
 
 def store_games(store: Store, *, since: str | None, ruleset: str | None, after: int | None,
@@ -214,23 +213,14 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     oi = np.flatnonzero(codes < 0)           # the rows of the other events
     pi = np.flatnonzero(codes >= 0)
     m = len(oi)
-    # the other events' values, one list each (a row of a game that could not be read,
-    # never exported: an empty one)
-    others = batch.others
-    ds = [_UNREAD if e is None else e.__dict__ for e in others]
-    kinds: list[str] = [d["type"] for d in ds]
-    seat_o = [d.get("seat") for d in ds]
-    card_o = [d.get("card") for d in ds]
-    call_o = [d.get("call") for d in ds]
-    points_o = [p if isinstance(p, int | None) else None for p in [d.get("points") for d in ds]]
-    id_o = [d.get("id") for d in ds]
-    at_o = [a if a is None or (a[10] == "T" and a[-1] != "z") else normalize_time(a)
-            for a in [d["at"] for d in ds]]
-    payload_o = [None if e is None else payload_json(e) for e in others]
+    # the other events' values, from the columns the store holds of them (a row of a game
+    # that could not be read, never exported: empty ones)
+    oc = other_columns(batch.other_rows, batch.others, batch.kind_names, gid_list,
+                       game_of[oi], seqs[oi], batch.unread)
+    kinds = oc.kinds
     opener = np.array([k in _OPENERS for k in kinds], bool) if m else np.zeros(0, bool)
-    own_at = [i for i, k in enumerate(kinds) if (k == "ruling" or k == "note")
-              and ds[i].get("round") is not None]
-    own = [ds[i]["round"] for i in own_at]
+    own_at = [k for k, _r in oc.own]
+    own = [r for _k, r in oc.own]
 
     # round: openers counted within each game (0: none yet: NULL), then the own rounds
     opens = np.zeros(n, np.int64)
@@ -251,28 +241,23 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     type_index = {k: i for i, k in enumerate(type_names)}
     type_ix = np.zeros(n, np.int64)
     type_ix[oi] = [type_index[k] for k in kinds]
-    card_names = list(CARD_TEXT)
-    card_index = dict(_CARD_INDEX)
-    for c in card_o:
-        if c is not None and c not in card_index:
-            card_index[c] = len(card_names)
-            card_names.append(c)
+    card_names = oc.card_names
     card_ix = np.empty(n, np.int64)
     card_ix[pi] = code & 31
-    card_ix[oi] = [-1 if c is None else card_index[c] for c in card_o]
+    card_ix[oi] = oc.card_ix
     seat = np.zeros(n, np.int64)
     seat[pi] = code >> 5
     seat_null = np.zeros(n, bool)
-    seat[oi] = [-1 if s is None else s for s in seat_o]
-    seat_null[oi] = [s is None for s in seat_o]
+    seat[oi] = oc.seat
+    seat_null[oi] = oc.seat_null
     points = np.zeros(n, np.int64)
     points_null = np.ones(n, bool)
-    points[oi] = [0 if p is None else p for p in points_o]
-    points_null[oi] = [p is None for p in points_o]
+    points[oi] = oc.points
+    points_null[oi] = oc.points_null
     other_ix = np.full(n, -1, np.int64)   # a row's place among the other events (-1: a play)
     other_ix[oi] = np.arange(m)
 
-    # times: a plain play's from its code, the others' from their text
+    # times: a plain play's from its code, the others' from theirs
     ats = batch.ats[pi]
     at_null = batch.at_null[pi]
     ms = ats > SECONDS_MAX
@@ -280,10 +265,8 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     micros[pi] = np.where(ms, ats * 1000, ats * 1_000_000)
     time_null = np.zeros(n, bool)
     time_null[pi] = at_null
-    if m:
-        other_at = pa.array(at_o, pa.string()).cast(TS)
-        time_null[oi] = np_of(other_at.is_null())
-        micros[oi] = np_of(other_at.cast(pa.int64()).fill_null(0))
+    micros[oi] = oc.micros
+    time_null[oi] = oc.at_null
 
     # a plain play's canonical bytes (as EventsColumns writes them): its game's head, its
     # seq, then its time, seat and card
@@ -292,7 +275,7 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     built = pc.binary_join_element_wise(
         heads.take(pa.array(game_of[pi], pa.int64())), p_seq,
         *_play_pieces(ats, ms, at_null, code), "")
-    payload = pa.concat_arrays([built, pa.array(payload_o, pa.string())])
+    payload = pa.concat_arrays([built, oc.payload])
     rank = np.empty(n, np.int64)
     rank[pi] = np.arange(len(pi))
     rank[oi] = len(pi) + np.arange(m)
@@ -305,9 +288,9 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
         arrow(rnd, pa.int16(), null_round),
         arrow(seat, pa.int8(), seat_null),
         lookup(pa.array(card_names, pa.string()), card_ix),
-        lookup(pa.array(call_o, pa.string()), other_ix),
+        lookup(oc.call, other_ix),
         arrow(points, pa.int32(), points_null),
-        lookup(pa.array(id_o, pa.string()), other_ix),
+        lookup(oc.ids, other_ix),
         pa.array(np.zeros(n, bool), pa.bool_()),
         pa.nulls(n, pa.int32()),
         payload.take(pa.array(rank, pa.int64())),
@@ -321,8 +304,7 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     at_opener = oi[opener]
     og = game_of[at_opener].tolist()
     o_round, o_seq = rnd[at_opener].tolist(), seqs[at_opener].tolist()
-    o_hands = [kinds[k] == "dealt" and ds[k]["hands"] is not None
-               for k in np.flatnonzero(opener).tolist()]
+    o_hands = oc.hands[opener].tolist()
     openers: list[list[tuple[int, int, bool]]] = [[] for _ in range(ng)]
     for g, r, sq, h in zip(og, o_round, o_seq, o_hands, strict=True):
         openers[g].append((r, sq, h))
@@ -356,10 +338,12 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     rows = np.unique(np.concatenate([
         at_opener, last, own_rows,
         (first_timed + starts)[first_timed >= 0], (last_timed + starts)[last_timed >= 0]]))
-    for g, sq, no_time, c, k, a in zip(
-            game_of[rows].tolist(), seqs[rows].tolist(), time_null[rows].tolist(),
-            codes[rows].tolist(), other_ix[rows].tolist(), batch.ats[rows].tolist(), strict=True):
-        times[g][sq] = None if no_time else (time_text(a) if c >= 0 else at_o[k])
+    k_rows = other_ix[rows]
+    texts = time_texts(np.where(k_rows < 0, batch.ats[rows], oc.at_codes[k_rows]),
+                       time_null[rows]).to_pylist()
+    for g, sq, k, text in zip(game_of[rows].tolist(), seqs[rows].tolist(), k_rows.tolist(),
+                              texts, strict=True):
+        times[g][sq] = oc.odd_at.get(k, text)
     return BatchRows(table, {lo: g for g, lo in enumerate(starts.tolist())}, openers, last_seq,
                      first_timed.tolist(), last_timed.tolist(), times)
 

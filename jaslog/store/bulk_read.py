@@ -31,12 +31,15 @@ from typing import Any
 
 import orjson
 
-from jaslog.engine.fold import GameFold
+from jaslog.engine.base import IntegrityError
+from jaslog.engine.fold import FoldError, GameFold
+from jaslog.events import VERSION
 from jaslog.events.fast import FastPlay
 from jaslog.events.times import MINUTES, SECONDS, SECONDS_MAX, minute_text, time_text
 from jaslog.play.fold import start_fold
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.compact import CARD_TEXT
+from jaslog.store.row_memo import LAST_MS
 
 #: The ``events`` columns a row holds, in order: the game's key (``games.pos``), its seq, then
 #: the parts :func:`jaslog.store.rows.events_of` reads after ``seq``.
@@ -142,136 +145,199 @@ def code_seq(v: int) -> int:
     return -1 - v if v < 0 else (v >> 7) & (SEQS - 1)
 
 
-def game_codes(text: str) -> list[int] | None:
-    """The codes of a game's rows from the text SQLite joined them into
-    (``group_concat(code, ',')``, read as a JSON array), in seq order; None when the text is
-    not that (a code not an integer: a value of another type stored behind the store's
-    back; the seqs not one after the other: a gap, or the rows not in seq order, which
-    SQLite's ``group_concat`` does not promise), and the batch is read as rows.
+def game_codes(text: str) -> tuple[list[int], list[Any]] | None:
+    """A game's rows from the text SQLite joined them into (``group_concat`` of
+    :data:`jaslog.store.fold_read.CODE`, read as a JSON array): their codes in seq order, a
+    plain play's as SQLite worked it out, another row's ``-1 - seq``; and the other rows,
+    each ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)`` with the id
+    and ``rest`` as bytes, in seq order. None when the text is not that, and the batch is
+    read as rows: an entry neither a code (an integer from 0) nor a row (a JSON array of
+    its nine columns) — a fraction, a code below 0, a row SQLite marked odd (``-1``: a
+    value of another type stored behind the store's back); or the seqs not one after the
+    other (a gap, or the rows not in seq order, which SQLite's ``group_concat`` does not
+    promise).
 
-    >>> game_codes("-1,157,-3"), game_codes("-3,157,-1"), game_codes("-1,1.5"), game_codes("-1,-4")
-    ([-1, 157, -3], None, None, None)
+    >>> game_codes('[0,9,1,null,null,null,0,null,"5B315D"],157,[2,9,1,null,5,null,0,null,null]')
+    ([-1, 157, -3], [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)])
+    >>> game_codes("157,285"), game_codes("285,157"), game_codes("157,1.5"), game_codes("157,-1")
+    (([157, 285], []), None, None, None)
     """
     try:
-        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's integers)
+        parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's entries)
     except ValueError:
         return None
     if type(parsed) is not list:
         return None
-    out: list[int] = parsed
+    items: list[Any] = parsed  # (the codes, in place: a row's entry becomes -1 - seq)
+    others: list[Any] = []
     seq = -1
-    for x in parsed:
-        if type(x) is not int:
-            return None  # (a fraction)
-        v: int = x
-        if v < 0:
-            s = -1 - v
-        else:
+    for i in range(len(items)):
+        x = items[i]
+        s: int
+        if type(x) is int:
+            v: int = x
+            if v < 0:
+                return None  # (an odd row, or a code SQLite did not work out as one)
             s = (v >> 7) & (SEQS - 1)
+        elif type(x) is list:
+            row = _other_row(x)
+            if row is None:
+                return None
+            s = row[0]
+            others.append(row)
+            items[i] = -1 - s
+        else:
+            return None  # (a fraction, or a time past what a code holds: a real)
         if s != seq + 1 and seq >= 0:
             return None
         seq = s
-    return out
+    return items, others
 
 
-def game_others(text: Any, codes: list[int]) -> list[Any] | None:
-    """A game's other rows (those whose code is below 0) from the text SQLite joined them
-    into (``group_concat`` of :data:`jaslog.store.fold_read.OTHER`, read as a JSON array;
-    None when the game has none), each ``(seq, kind, version, event_id, at, recorded_at, seat,
-    card, rest)`` with the id and ``rest`` as bytes, in the order of ``codes`` (the game's
-    :func:`game_codes`); None when they are not that: a row of an odd type (``0``), not one
-    for each code below 0, or not of its seq (the batch is then read as rows).
+def _other_row(r: list[Any]) -> tuple[Any, ...] | None:
+    """An other row's columns from its JSON array (:data:`jaslog.store.fold_read.OTHER`):
+    ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)``, the id and
+    ``rest`` from hex to bytes; None when it is not that (a fraction or a NULL where the store
+    writes an integer: SQLite let a value of another type through as it is)."""
+    if len(r) != 9:
+        return None
+    seq = r[0]
+    if type(seq) is not int or seq < 0 or type(r[1]) is not int or type(r[2]) is not int:
+        return None
+    for i in range(4, 8):
+        v = r[i]
+        if v is not None and type(v) is not int:
+            return None
+    eid = r[3]
+    rest = r[8]
+    try:
+        return (seq, r[1], r[2], None if eid is None else bytes.fromhex(eid), r[4], r[5], r[6],
+                r[7], None if rest is None else bytes.fromhex(rest))
+    except (TypeError, ValueError):
+        return None
 
-    >>> game_others('[2,9,1,null,null,null,0,null,"5B315D"]', [-1, 157, -3])
-    >>> game_others('[0,9,1,null,null,null,0,null,"5B315D"],[2,9,1,null,5,null,0,null,null]',
-    ...             [-1, 157, -3])
-    [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)]
-    >>> game_others('[0,9,1,null,null,null,0,null,null],0', [-1, -2])
+
+def taken_row(row: tuple[Any, ...], names: dict[int, str]) -> str | None:
+    """The type's name of a stored other row (``(seq, kind, version, event_id, at,
+    recorded_at, seat, card, rest)``) a game's fold may take as it is
+    (:meth:`~jaslog.engine.fold.GameFold.apply_row`): a row of the current format, of a type
+    the store knows (not spilled, not a play), with an envelope validation takes as it is
+    (an id of 16 bytes, times from 1970 to 9999: :func:`jaslog.store.row_memo.envelope`)
+    and ``rest`` the JSON of its fields; else None (its event is made, the usual way).
+
+    >>> taken_row((4, 3, VERSION, None, 1767641455, None, 2, None, b'["pass"]'), {3: "bid"})
+    'bid'
+    >>> taken_row((4, 3, VERSION, b"short", None, None, 2, None, b'["pass"]'), {3: "bid"})
     """
-    if text is None:
-        parsed: Any = []
-    elif type(text) is str:
-        try:
-            parsed = orjson.loads(text.join("[]"))
-        except ValueError:
-            return None
-    else:
+    kind = row[1]
+    version = row[2]
+    if type(kind) is not int or kind == 1 or type(version) is not int or version != VERSION:
         return None
-    if type(parsed) is not list:
+    eid = row[3]
+    if eid is not None and (type(eid) is not bytes or len(eid) != 16):
         return None
-    items: list[Any] = parsed
-    out: list[Any] = []
-    k = 0
-    n = len(items)
-    for v in codes:
-        if v >= 0:
-            continue
-        if k >= n:
-            return None
-        item = items[k]
-        k += 1
-        if type(item) is not list:
-            return None
-        r: list[Any] = item
-        if len(r) != 9 or r[0] != -1 - v:
-            return None
-        eid = r[3]
-        rest = r[8]
-        try:
-            out.append((r[0], r[1], r[2], None if eid is None else bytes.fromhex(eid), r[4],
-                        r[5], r[6], r[7], None if rest is None else bytes.fromhex(rest)))
-        except (TypeError, ValueError):
-            return None
-    if k != n:
+    at = row[4]
+    if at is not None and (type(at) is not int or not 0 <= at <= LAST_MS):
         return None
-    return out
+    rec = row[5]
+    if rec is not None and (type(rec) is not int or not 0 <= rec <= LAST_MS):
+        return None
+    rest = row[8]
+    if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"):
+        return None
+    return names.get(kind)
 
 
-def fold_game_codes(gid: str, codes: list[int], others: list[Any]) -> GameFold:
+def fold_game_codes(gid: str, codes: list[int], others: list[Any],
+                    read: Callable[[list[Any]], list[Any]] | None = None,
+                    names: dict[int, str] | None = None) -> GameFold:
     """Game ``gid`` folded from its rows' :func:`game_codes`; ``others``: the game's other
     events (each code below 0), read apart, in order. A plain play goes to the fold as its
     seat and card (:meth:`GameFold.apply_play`), the log keeping it as its
     :func:`~jaslog.engine.fold.play_code` until it is read (the fold's last time written once,
     at the end, when a play had it), or as a :class:`FastPlay` when its seq is not the one
-    the fold expects (which says what is wrong). Raises the fold's
-    :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when ``others`` do not
-    fit the rows (the store changed between the reads: never, as neither read sees past one
-    position)."""
+    the fold expects (which says what is wrong).
+
+    With ``read`` (and ``names``, the store's type names by code), ``others`` are the other
+    rows as stored (:func:`game_codes`), and ``read(rows)`` gives their events
+    (:func:`jaslog.store.rows.events_of`): a row :func:`taken_row` passes goes to the fold as
+    its parts (:meth:`GameFold.apply_row`), the log keeping the row until it is read (then
+    ``read`` makes its event); any other row, and one the game does not take, is read into
+    its event and applied. The folds and errors are those of the events: an error of the
+    rules at a row taken so is located with the row's event, and before a fold error is
+    raised the rows after it are read, so that an unreadable row anywhere in the game says
+    so first, as when every event is read before the fold.
+
+    Raises the fold's :class:`~jaslog.engine.fold.FoldError`; :class:`UnreadableEvent` when
+    ``others`` do not fit the rows (the store changed between the reads: never, as neither
+    read sees past one position), or (with ``read``) a row cannot be read."""
     cards = CARD_TEXT
     k = 0
     fold: GameFold | None = None
     seq = code_seq(codes[0]) - 1 if codes else -1
-    last = -1  # (the time of the last play with one, while no later event had one)
-    for v in codes:
-        seq += 1
-        if v < 0:
-            if k >= len(others) or others[k].seq != seq:
-                raise UnreadableEvent("the store's rows changed while they were read", gid, seq)
-            e = others[k]
-            k += 1
+    last = -1  # (the time of the last play or row with one, while no later event had one)
+    kinds: dict[int, str] = names if names is not None else {}
+    try:
+        for v in codes:
+            seq += 1
+            if v < 0:
+                if k >= len(others):
+                    raise UnreadableEvent("the store's rows changed while they were read", gid,
+                                          seq)
+                x = others[k]
+                k += 1
+                if read is None:
+                    e = x
+                    if e.seq != seq:
+                        raise UnreadableEvent("the store's rows changed while they were read",
+                                              gid, seq)
+                else:
+                    row: tuple[Any, ...] = x
+                    if row[0] != seq:
+                        raise UnreadableEvent("the store's rows changed while they were read",
+                                              gid, seq)
+                    if fold is not None and seq == fold.next_seq:
+                        name = taken_row(row, kinds)
+                        if name is not None:
+                            try:
+                                taken = fold.apply_row(name, row[6], row[7], row[8], row)
+                            except IntegrityError as err:
+                                raise fold.located(err, read([row])[0]) from None
+                            if taken:
+                                at = row[4]
+                                if at is not None:
+                                    last = at
+                                continue
+                    e = read([row])[0]
+                if fold is None:
+                    fold = start_fold(e)
+                    if read is not None:
+                        fold.row_events = read
+                else:
+                    if last >= 0 and e.at is not None:
+                        last = -1
+                    fold.apply(e)
+                continue
+            code = v & 127
+            a = (v >> AT_SHIFT) - 1
+            coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
+            if fold is not None and seq == fold.next_seq:
+                fold.apply_play(code >> 5, code & 31, None, coded)
+                if a >= 0:
+                    last = a
+                continue
+            play = FastPlay(gid, seq, code >> 5, cards[code & 31],
+                            None if a < 0 else time_text(a), None, None)
             if fold is None:
-                fold = start_fold(e)
+                fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
             else:
-                if last >= 0 and e.at is not None:
+                fold.apply(play)  # type: ignore[arg-type]
+                if a >= 0:
                     last = -1
-                fold.apply(e)
-            continue
-        code = v & 127
-        a = (v >> AT_SHIFT) - 1
-        coded = code if a < 0 else code | (a + 1) << 7  # (play_code, written out)
-        if fold is not None and seq == fold.next_seq:
-            fold.apply_play(code >> 5, code & 31, None, coded)
-            if a >= 0:
-                last = a
-            continue
-        play = FastPlay(gid, seq, code >> 5, cards[code & 31], None if a < 0 else time_text(a),
-                        None, None)
-        if fold is None:
-            fold = start_fold(play)  # type: ignore[arg-type]  # (which says what is wrong)
-        else:
-            fold.apply(play)  # type: ignore[arg-type]
-            if a >= 0:
-                last = -1
+    except FoldError:
+        if read is not None and k < len(others):
+            read(others[k:])  # (an unreadable row after the error says so instead)
+        raise
     if k != len(others) or fold is None:
         raise UnreadableEvent("the store's rows changed while they were read", gid,
                               seq if codes else 0)

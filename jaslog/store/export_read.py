@@ -4,7 +4,7 @@ The export needs every stored event once, in the store's order (game, seq), and 
 fold (what only the rules can say). A batch of games is read as the replay's bulk fold reads
 it, by the same statement (:func:`jaslog.store.fold_read.read_codes`): each game as one row
 of codes (a plain play's time, seq, seat and card in one integer, ``-1 - seq`` for any other
-row) with the other rows beside them, read into events as
+row) and the other rows' columns, read into events as
 :meth:`~jaslog.store.Store.iter_games` reads them (:func:`jaslog.store.rows.events_of`).
 
 The batch's codes are laid end to end as numpy columns (game key, seq, ``seat * 32 + card``
@@ -16,14 +16,13 @@ build that way asks for :meth:`StoredGame.events`, its events as ``iter_games(fa
 gives them.
 
 None is returned for a batch whose codes cannot be read (a value of an odd type, stored
-behind the store's back; a bare play of another format; a gap in a game's seqs): the caller
-reads it as rows.
+behind the store's back; a gap in a game's seqs): the caller reads it as rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -42,7 +41,7 @@ from jaslog.store.collector import collector_paused
 from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
 from jaslog.store.projection import BUILT, build_state, facts_detailed
-from jaslog.store.rows import events_of
+from jaslog.store.rows import codec, events_of
 
 
 @dataclass(slots=True)
@@ -50,7 +49,11 @@ class StoredBatch:
     """A batch's rows as columns (game key, seq, code: a plain play's ``seat * 32 + card``, -1
     for any other row; a plain play's time code; ``at_null``: no time) and its other events
     (those not plain plays), one for each code -1 in row order (None for the rows of a game
-    that could not be read). ``table``: what the export built of them."""
+    that could not be read), with the columns the store holds of each (``other_rows``: ``(seq,
+    kind, version, event_id, at, recorded_at, seat, card, rest)``, as
+    :func:`jaslog.store.bulk_read.game_codes` reads them; ``kind_names``: the store's event
+    types by code; ``unread``: the other rows, from and to, of each game that could not be
+    read). ``table``: what the export built of them."""
 
     keys: np.ndarray
     seqs: np.ndarray
@@ -59,6 +62,9 @@ class StoredBatch:
     at_null: np.ndarray
     others: list[Event | None]
     table: Any = None
+    other_rows: list[Any] = field(default_factory=list)
+    kind_names: dict[int, str] = field(default_factory=dict)
+    unread: list[tuple[int, int]] = field(default_factory=list)
     plays: Any = None  # what the export counted of its plays
     unreadable: Callable[[UnreadableEvent], None] | None = None
 
@@ -163,10 +169,16 @@ def read_batch(conn: Connection, ids: list[str], until: int,
                 raise
             got = err
         first = len(batch.others)
-        batch.others.extend([None] * len(rows) if isinstance(got, UnreadableEvent) else got)
+        if isinstance(got, UnreadableEvent):
+            batch.unread.append((first, first + len(rows)))
+            batch.others.extend([None] * len(rows))
+        else:
+            batch.others.extend(got)
+        batch.other_rows.extend(rows)
         per_game.append((lo, hi, first, codes, got))
         lo = hi
     if prepare is not None:
+        batch.kind_names = codec(conn).names
         prepare(batch, names)
     return _games(names, batch, per_game, unreadable, facts, stored)
 

@@ -4,22 +4,25 @@ what-if) and the benchmark's replay (:meth:`jaslog.store.Store.fold_games`).
 
 A SQLite store is read a batch of games at a time (:func:`read_codes`, which the export's
 read, :mod:`jaslog.store.export_read`, shares), with one statement that reads each game as
-one row (none past the store's position when the read began): its key and
+one row (none past the store's position when the read began): its key and its rows' entries
+(:data:`CODE`), which SQLite works out, one ``CASE`` a row that tests each column once, and
+joins into one text (``group_concat``):
 
-* every row's code (:data:`CODE`), which SQLite works out and joins into one text
-  (``group_concat``): a plain play's time, seq, seat and card in one integer (nine rows in
-  ten: kind ``play`` of the current format, with no id, no ``recorded_at`` and nothing but
-  its seat, card and a time a code holds), ``-1 - seq`` for any other row. SQLite's C code
-  does the work of each row; Python gets one string a game, no tuple a row.
-  :func:`jaslog.store.bulk_read.game_codes` takes the codes only when their seqs run one
-  after the other (so in seq order, which SQLite does not promise of ``group_concat``, and
-  without a gap);
-* beside them, the other rows (:data:`OTHER`: those not a bare play) joined the same way,
-  each its columns as a JSON array (the id and ``rest`` in hex), which
-  :func:`jaslog.store.bulk_read.game_others` reads back into the columns the store holds,
-  one for each code below 0, and :func:`jaslog.store.rows.events_of` into events, as
-  :meth:`~jaslog.store.Store.iter_games` reads them. Both lists come from the same scan of
-  the game's rows, so they agree: no second statement scans the batch again.
+* a plain play's code (nine rows in ten: kind ``play`` of the current format, with no id, no
+  ``recorded_at`` and nothing but its seat, card and a time a code holds): its time, seq,
+  seat and card in one integer, worked out with ``*`` and ``+`` alone;
+* any other row's columns as a JSON array (:data:`OTHER`: the id and ``rest`` in hex), or
+  ``-1`` when a column holds a value of another type than the store writes there.
+
+SQLite's C code does the work of each row; Python gets one string a game, no tuple a row.
+:func:`jaslog.store.bulk_read.game_codes` reads it with one ``orjson`` call into the codes
+(another row's as ``-1 - seq``) and the other rows' columns (read by
+:func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
+reads them), and takes them only when their seqs run one after the other (so in seq order,
+which SQLite 3.40 does not promise of ``group_concat``, whose order is the scan's, and
+without a gap) and each entry is a code from 0 or a row of integers and hex. The codes and
+the other rows come from the same scan, so they agree: no second statement scans the batch
+again, and no row is tested twice.
 
 Both through the store's own connection, not through a second SQLite library (such as the
 ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
@@ -28,7 +31,17 @@ reset the write-ahead log under a reader, or a writer, of this one: sqlite.org's
 corrupt", 2.2.1).
 
 The compiled :func:`jaslog.store.bulk_read.fold_game_codes` then folds each game, a plain
-play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`).
+play handed to the fold as its seat and card (:meth:`jaslog.engine.fold.GameFold.apply_play`),
+kept in the fold's log as one int until the log is read; another row handed to the fold as
+its parts when the game's fold takes it so (:meth:`jaslog.engine.fold.GameFold.apply_row`:
+Klaverjas takes a deal, a bid and a roem claim in their usual form, with no event built),
+kept in the log as the row until the log is read, when
+:func:`jaslog.store.rows.rows_reader` makes its event as
+:meth:`~jaslog.store.Store.iter_games` reads it; any other row is read into its event
+(:func:`jaslog.store.rows.events_of`) and applied, which says what is wrong with an odd one.
+The folds, logs and errors are those of the events (an error of the rules at a row taken as
+its parts names the row's event; an unreadable row later in the game is still the game's
+error).
 While a game is folded, Python's cycle collector is paused, as in the import and in
 ``check``'s reading of files: a game makes a few thousand objects (events, the fold's lists)
 that hold no reference cycle, which the collector would otherwise walk again and again while
@@ -36,16 +49,18 @@ the game is folded; reference counting frees each game once its reader drops it.
 paused while a batch is read, too.
 
 A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
-value of an odd type in any row, stored behind the store's back; a bare play of another format, with a
-time a code does not hold or a seq from 8192 on; a gap in a game's seqs) is read as
-:meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
+value of an odd type stored behind the store's back: text or a blob where the store writes
+an integer, anything but a blob in the id or ``rest``, a fraction, which makes a code or a
+column a JSON fraction, a NULL in ``seq``, ``kind`` or ``version``; a gap in a game's seqs)
+is read as :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
+A bare play the code does not hold (another format, a time before 1970 or past what a code
+holds, a seq from 8192 on) is one of the other rows, read as ``iter_games`` reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from sqlalchemy.engine import Connection, Engine
@@ -60,37 +75,52 @@ from jaslog.store.bulk_read import (
     SEQS,
     fold_game_codes,
     game_codes,
-    game_others,
 )
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
-from jaslog.store.rows import codec, events_of, game_keys
+from jaslog.store.rows import codec, game_keys, rows_reader
 
 #: What a fold of a stored game gives: its fold, or the error of the first event its rules
 #: refuse (located by game and seq).
 Folded = GameFold | FoldError
 
 #: A row with nothing but its columns (SQL over ``events``): a play that may be plain.
-#: :data:`OTHER` carries every other row.
 BARE = "rest IS NULL AND kind = 1 AND event_id IS NULL AND recorded_at IS NULL"
 #: A plain play (SQL over ``events``): what :func:`jaslog.store.bulk_read.games_of_rows`
 #: reads as one, with the current format's version in place of ``{version}``. A seat or a
 #: card of another type than an integer (stored behind the store's back) is either not
-#: between the bounds (text, a blob, NULL: the row's code is ``-1 - seq``, a row the second
-#: statement does not read, so the batch is read as rows) or makes the code a fraction
-#: (which :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
+#: between the bounds (text, a blob, NULL: the row is not a plain play, :data:`OTHER` reads
+#: it or marks it odd) or makes the code a fraction (which
+#: :func:`jaslog.store.bulk_read.game_codes` refuses: the batch is read as rows).
 PLAIN = BARE + (" AND version = {version} AND seat BETWEEN 0 AND 3 AND card BETWEEN 0 AND 31")
 
-#: A row's code (SQL over ``events``, :mod:`jaslog.store.bulk_read`): for a plain play whose
-#: seq is below 8192 and whose time (if any) a code holds, ``(at + 1) * 2**20 + seq * 128 +
-#: seat * 32 + card``; for any other row ``-1 - seq``. Written with ``*`` and ``+`` (never
-#: ``%``, ``&`` or ``<<``, which make an integer of a fraction): a value of another type
-#: than an integer (stored behind the store's back) makes the code a fraction, which is not
-#: read as one.
+#: A row's entry (SQL over ``events``, :mod:`jaslog.store.bulk_read`), one ``CASE`` that
+#: tests each column once: for a plain play whose seq is below 8192 and whose time (if any)
+#: a code holds, its code ``(at + 1) * 2**20 + seq * 128 + seat * 32 + card``; for any other
+#: row, :data:`OTHER`. Written with ``*`` and ``+`` (never ``%``, ``&`` or ``<<``, which make
+#: an integer of a fraction): a value of another type than an integer (stored behind the
+#: store's back) makes the code a fraction, which is not read as one.
 CODE = ("CASE WHEN {plain} AND seq BETWEEN 0 AND {seq_max} "
         "AND (at IS NULL OR at BETWEEN 0 AND {at_max}) "
         "THEN coalesce(at + 1, 0) * {at_scale} + seq * 128 + seat * 32 + card "
-        "ELSE -1 - seq END")
+        "{other} END")
+
+#: The rest of :data:`CODE`'s ``CASE``, for a row that is not a plain play (a bare play of
+#: another format, or with a time or a seq a code does not hold, among them): ``json_array(seq,
+#: kind, version, hex(event_id), at, recorded_at, seat, card, hex(rest))``, which
+#: :func:`jaslog.store.bulk_read.game_codes` reads back into the columns the store holds (and
+#: :func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
+#: reads them) when they are of the types the store writes: each an integer (those but
+#: ``seq``, ``kind`` and ``version`` may be NULL; a fraction comes back a JSON fraction, which
+#: it refuses), the id and ``rest`` blobs (or NULL). ``-1`` (refused) for a row with text or a
+#: blob in an integer column (either sorts after ``''``, every number before it) or anything
+#: but a blob in the id or ``rest`` (which sorts before ``x''``, the least blob): the batch is
+#: then read as rows. Comparisons, not ``typeof``: no function call a column. Nine rows in
+#: ten are plain plays: SQLite tests no type of theirs.
+OTHER = ("WHEN seq >= '' OR kind >= '' OR version >= '' OR at >= '' OR recorded_at >= '' "
+         "OR seat >= '' OR card >= '' OR event_id < x'' OR rest < x'' THEN -1 "
+         "ELSE json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
+         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest)))")
 
 #: Games one batch reads with each statement at most (a batch's codes are held whole: some
 #: 600 rows a game, a few MiB of Python integers).
@@ -124,47 +154,20 @@ def fold_one(gid: str, events: Sequence[Any]) -> Folded:
 
 
 def _codes_sql(where: str) -> str:
-    """The statement of a batch: each game's key, its rows' :data:`CODE` joined by commas,
-    and its other rows (:data:`OTHER`) joined by commas (``where``: the batch's rows)."""
-    plain = PLAIN.format(version=int(VERSION))
-    code = CODE.format(plain=plain, seq_max=SEQS - 1, at_max=AT_CODED_MAX,
-                       at_scale=1 << AT_SHIFT)
-    other = OTHER.format(bare=BARE)
-    return (f"SELECT game, group_concat({code}, ','), group_concat({other}, ',') "
+    """The statement of a batch: each game's key and its rows' entries (:data:`CODE`)
+    joined by commas (``where``: the batch's rows)."""
+    code = CODE.format(plain=PLAIN.format(version=int(VERSION)), seq_max=SEQS - 1,
+                       at_max=AT_CODED_MAX, at_scale=1 << AT_SHIFT, other=OTHER)
+    return (f"SELECT game, group_concat({code}, ',') "
             f"FROM events WHERE {where} GROUP BY game ORDER BY game")
-
-
-#: A row that is not a bare play (SQL over ``events``, :mod:`jaslog.store.bulk_read`), for
-#: the second list a game's row joins: NULL for a bare row (:data:`BARE`: a plain play, whose
-#: code holds it, or, changed behind the store's back, a play its code does not hold, whose
-#: missing entry :func:`jaslog.store.bulk_read.game_others` refuses: the batch is then read as
-#: rows); ``json_array(seq, kind, version, hex(event_id), at, recorded_at, seat, card,
-#: hex(rest))`` for any other row whose columns are of the types the store writes (each an
-#: integer, the id and ``rest`` blobs, those but ``seq``, ``kind`` and ``version`` may be
-#: NULL); ``0`` for a row of another type in a column (stored behind the store's back;
-#: refused the same way). Nine rows in ten are bare: for them SQLite tests only the
-#: four columns of :data:`BARE`.
-OTHER = ("CASE WHEN {bare} THEN NULL "
-         "WHEN typeof(seq) = 'integer' AND typeof(kind) = 'integer' "
-         "AND typeof(version) = 'integer' "
-         "AND (event_id IS NULL OR typeof(event_id) = 'blob') "
-         "AND (at IS NULL OR typeof(at) = 'integer') "
-         "AND (recorded_at IS NULL OR typeof(recorded_at) = 'integer') "
-         "AND (seat IS NULL OR typeof(seat) = 'integer') "
-         "AND (card IS NULL OR typeof(card) = 'integer') "
-         "AND (rest IS NULL OR typeof(rest) = 'blob') "
-         "THEN json_array(seq, kind, version, iif(event_id IS NULL, NULL, hex(event_id)), at, "
-         "recorded_at, seat, card, iif(rest IS NULL, NULL, hex(rest))) "
-         "ELSE 0 END")
 
 
 @dataclass(slots=True)
 class CodedBatch:
     """A batch of games as :func:`read_codes` reads it: each game's key and its rows'
-    codes (:func:`jaslog.store.bulk_read.game_codes`), in the store's order; each game's
-    other rows (those whose code is below 0), in seq order, each ``(seq, kind, version,
-    event_id, at, recorded_at, seat, card, rest)`` (:func:`jaslog.store.bulk_read.game_others`);
-    and each game's id by its key."""
+    codes, in the store's order; each game's other rows (those whose code is below 0), in
+    seq order, each ``(seq, kind, version, event_id, at, recorded_at, seat, card, rest)``
+    (both by :func:`jaslog.store.bulk_read.game_codes`); and each game's id by its key."""
 
     names: dict[int, str]
     coded: list[tuple[int, list[int]]]
@@ -196,13 +199,11 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
             games = cur.fetchall()
         coded: list[tuple[int, list[int]]] = []
         all_others: list[list[Any]] = []
-        for key, text, other_text in games:
-            codes = game_codes(text) if type(text) is str else None
-            if codes is None:
+        for key, text in games:
+            got = game_codes(text) if type(text) is str else None
+            if got is None:  # an odd row: read as rows
                 return None
-            others = game_others(other_text, codes)
-            if others is None:  # an odd row: read as rows
-                return None
+            codes, others = got
             coded.append((key, codes))
             all_others.append(others)
     return CodedBatch(names, coded, all_others)
@@ -222,23 +223,31 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
 def _fold_read(conn: Connection, batch: CodedBatch,
                unreadable: Any) -> Iterator[tuple[str, Folded]]:
     names = batch.names
+    kinds = codec(conn).names
     for key, codes, others in batch.others_of():
         gid = names[key]
-        folded = fold_coded(gid, codes, partial(events_of, conn, others, fast=True, game=gid),
-                            unreadable)
+        folded = fold_coded(gid, codes, others.copy, unreadable,
+                            rows=(rows_reader(conn, gid), kinds))
         if folded is not None:
             yield gid, folded
 
 
 def fold_coded(gid: str, codes: list[int], read: Callable[[], list[Any]],
-               unreadable: Callable[[UnreadableEvent], None] | None) -> Folded | None:
+               unreadable: Callable[[UnreadableEvent], None] | None,
+               rows: tuple[Callable[[list[Any]], list[Any]], dict[int, str]] | None = None
+               ) -> Folded | None:
     """A game folded from its codes and its other events (``read()`` gives them), the
     cycle collector paused meanwhile (see the module's note): its fold, or the error of the
     first event its rules refuse; None for a game no reader can read, given to
-    ``unreadable`` (raised without it)."""
+    ``unreadable`` (raised without it). With ``rows`` (the game's
+    :func:`jaslog.store.rows.rows_reader` and the store's type names by code), ``read()``
+    gives the other rows as stored, which the fold takes as
+    :func:`jaslog.store.bulk_read.fold_game_codes` says."""
     try:
         with collector_paused():
-            return fold_game_codes(gid, codes, read())
+            if rows is None:
+                return fold_game_codes(gid, codes, read())
+            return fold_game_codes(gid, codes, read(), rows[0], rows[1])
     except FoldError as err:
         return err
     except UnreadableEvent as err:

@@ -9,7 +9,8 @@ only ever added to, so what is kept never goes stale, it may only lack a code wr
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any, NamedTuple
 
 import orjson
@@ -230,7 +231,21 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
     the envelope was built before, as that event with its own envelope
     (:mod:`jaslog.store.row_memo`); else its bytes rebuilt and parsed (upcast when of an
     older format)."""
-    c = codec(conn)
+    return _events(codec(conn), conn, rows, fast, game)
+
+
+def rows_reader(conn: Connection, game: str) -> Callable[[list[Any]], list[Event]]:
+    """What reads rows of ``seq`` and :data:`PARTS` of game ``game`` into their events as
+    :func:`events_of` reads them (``fast``), through the store's type codes as they are now,
+    with no connection (a fold's log reads the rows it keeps when it is read, which may be
+    after the connection is closed: :meth:`jaslog.engine.fold.GameFold.apply_row`)."""
+    return partial(_events, codec(conn), None, fast=True, game=game)
+
+
+def _events(c: Codec, conn: Connection | None, rows: Sequence[Any], fast: bool = False,
+            game: str | None = None) -> list[Event]:
+    """:func:`events_of` through the type codes ``c`` (read again on ``conn`` for a code
+    not among them; without a connection such a row cannot be rebuilt)."""
     names = c.names
     fast_of, rebuild = c.fast, c.rebuild
     out: list[Event] = []
@@ -261,7 +276,7 @@ def events_of(conn: Connection, rows: Sequence[Any], fast: bool = False,
         if type(kind) is not int:  # (changed behind the store's back)
             raise UnreadableEvent(f"the stored event cannot be rebuilt: its kind {kind!r} is "
                                   "no event type's code", g, seq)
-        if kind & 0xFFFF not in names:
+        if kind & 0xFFFF not in names and conn is not None:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
         # (a rest of text, changed behind the store's back, takes the long way too: its

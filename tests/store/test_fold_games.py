@@ -104,8 +104,8 @@ def test_a_play_the_rules_refuse_is_the_games_error(store: Store,
 
 def test_sqlite_reads_a_game_as_one_row(store: Store) -> None:
     """On SQLite a batch is read with one statement through the store's own connection: each
-    game's rows as one row, their codes joined by SQLite and its other rows (those not plain
-    plays) joined beside them (no row-by-row read of any row)."""
+    game's rows as one row, each row's entry (a plain play's code, another row's columns)
+    worked out by one CASE and joined by SQLite (no row-by-row read of any row)."""
     if store.dialect != "sqlite":
         pytest.skip("the codes are read from a SQLite file")
     _stored(store, imported=True)
@@ -118,7 +118,8 @@ def test_sqlite_reads_a_game_as_one_row(store: Store) -> None:
     raw.set_trace_callback(None)
     reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
     assert len(reads) == 1, reads
-    assert reads[0].count("group_concat(CASE WHEN") == 2 and "GROUP BY game" in reads[0]
+    assert reads[0].count("group_concat(CASE WHEN") == 1 and "GROUP BY game" in reads[0]
+    assert reads[0].count("CASE") == 1 and reads[0].count("rest IS NULL AND kind = 1") == 1
     assert len(folds) == len(RULESETS)
     assert [(gid, _seen(f)) for gid, f in folds] == _by_events(store)
 
@@ -133,6 +134,12 @@ ODD_OTHERS = {
     "an id as an integer": "event_id = 7",
     "a time as text": "at = '2026'",
     "a kind as a fraction": "kind = kind + 0.5",
+    "a version as a fraction": "version = 1.5",
+    "a time as a fraction": "at = 1767641455.25",
+    "a card as a blob": "card = x'1f'",
+    "a recorded time as text": "recorded_at = '2026'",
+    "an id as text": "event_id = 'id'",
+    "a seq below 0": "seq = -5",
 }
 
 
@@ -196,16 +203,33 @@ def test_an_odd_play_folds_as_its_events_fold(store: Store, raw_sql: Callable[..
 
 
 def test_a_games_codes_are_read_in_seq_order_or_not_at_all() -> None:
-    """The codes SQLite joins for a game are taken only as integers whose seqs (a play's in
-    its code, another row's as ``-1 - seq``) run on one by one: in seq order, no gap."""
+    """The entries SQLite joins for a game are taken only as codes (integers from 0) and
+    other rows (arrays of their nine columns) whose seqs (a play's in its code, another
+    row's first) run on one by one: in seq order, no gap; another row's code is -1 - seq."""
     play = (1 << AT_SHIFT) * 1767641456 + 2 * 32 + 8  # seat 2 plays 7D
-    assert game_codes(f"-1,{play + 128},-3") == [-1, play + 128, -3]
-    assert game_codes(f"-3,{play + 128},-1") is None  # out of order
-    assert game_codes(f"-1,{play + 2 * 128}") is None  # a gap
-    assert game_codes(f"-1,{play + 128}.0") is None  # a fraction
-    assert game_codes("-1,Inf") is None and game_codes("-1,true") is None
-    assert game_codes(f"{play + 5 * 128},-7,{play + 7 * 128}") == \
-        [play + 640, -7, play + 896]  # (a game's rows from seq 5 on: the fold says what is wrong)
+    first = '[0,10,1,null,1767641400,null,null,null,"5B315D"]'
+    third = '[2,3,1,"0A0B",null,17,1,null,null]'
+    row0 = (0, 10, 1, None, 1767641400, None, None, None, b"[1]")
+    assert game_codes(f"{first},{play + 128},{third}") == \
+        ([-1, play + 128, -3], [row0, (2, 3, 1, b"\n\x0b", None, 17, 1, None, None)])
+    assert game_codes(f"{third},{play + 128},{first}") is None  # out of order
+    assert game_codes(f"{first},{play + 2 * 128}") is None  # a gap
+    assert game_codes(f"{first},{play + 128}.0") is None  # a fraction
+    assert game_codes(f"{first},-1") is None  # a row SQLite marked odd
+    assert game_codes(f"{first},{first}") is None  # a seq twice
+    assert game_codes(f"{first},-2") is None and game_codes(f"{play + 128},-1") is None
+    assert game_codes(f"{first},Inf") is None and game_codes(f"{first},true") is None
+    assert game_codes(f"{first},9.22337203685478e+18") is None  # a code past 63 bits: a real
+    for odd in ('[1,10,1]', '[-1,10,1,null,null,null,null,null,null]',
+                '[1.5,10,1,null,null,null,null,null,null]', '[1,10.5,1,null,null,null,null,null,null]',
+                '[1,10,null,null,null,null,null,null,null]', '[1,10,1,null,5.5,null,null,null,null]',
+                '[1,10,1,null,null,null,"x",null,null]', '[1,10,1,null,null,null,null,true,null]',
+                '[1,10,1,"0G",null,null,null,null,null]', '[1,10,1,null,null,null,null,null,7]',
+                '{"seq":1}', 'null'):
+        assert game_codes(f"{first},{odd}") is None, odd
+    assert game_codes(f"{play + 5 * 128},[6,3,1,null,null,null,1,null,null],{play + 7 * 128}") \
+        == ([play + 640, -7, play + 896], [(6, 3, 1, None, None, None, 1, None, None)])
+    # (a game's rows from seq 5 on: the fold says what is wrong)
     assert [code_seq(v) for v in (-1, -8192, play + (SEQS - 1) * 128)] == [0, 8191, SEQS - 1]
 
 

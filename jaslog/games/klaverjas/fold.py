@@ -2,19 +2,21 @@
 
 Compiled (``jaslog.native.HOT_PATH``), :class:`KlaverjasFold` is a native class: a play in
 its place goes from the event to the native game state without a Python attribute read on
-the way.
+the way; so does a stored deal, bid or roem claim read from the store's columns
+(:meth:`KlaverjasFold.apply_row`), with no event built until the log is read.
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Final, cast
+from typing import Any, ClassVar, Final, cast, get_args
 
+import orjson
 from mypy_extensions import mypyc_attr
 
 from jaslog.cards import CARD_INDEX, CARD_TEXT
 from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import GameFold, Handlers
-from jaslog.events import Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
+from jaslog.events import MOST_POINTS, Bid, Dealt, Event, GameStarted, Play, Roem, Ruling
 from jaslog.events.fast import FastPlay
 from jaslog.games.klaverjas.events import TrumpTurned
 from jaslog.games.klaverjas.rules import KlaverjasGame
@@ -22,6 +24,90 @@ from jaslog.games.klaverjas.rules import KlaverjasGame
 #: The classes of a play (compiled: read once, not looked up by name at every event).
 PLAY: Final = Play
 FAST_PLAY: Final = FastPlay
+
+
+#: A stored bid's ``rest`` (its call, as the store writes it: ``["pass"]``) to its call, for
+#: every call the model takes.
+CALLS: Final[dict[bytes, str]] = {orjson.dumps([c]): c
+                                  for c in get_args(Bid.model_fields["call"].annotation)}
+#: A stored roem claim's ``rest`` (``[20]``) to its points, as they were met (0 to
+#: :data:`MOST_POINTS`; None: not a roem claim's rest the model takes).
+_POINTS: dict[bytes, int | None] = {}
+
+
+def roem_points(rest: bytes) -> int | None:
+    """The points of a stored roem claim's ``rest`` (``[20]``), or None when it is not one
+    the model takes as it is (an int from 0 to :data:`MOST_POINTS`).
+
+    >>> roem_points(b"[20]"), roem_points(b"[true]"), roem_points(b"[-10]"), roem_points(b"[")
+    (20, None, None, None)
+    """
+    known = _POINTS.get(rest, -1)
+    if known != -1:
+        return known
+    try:
+        v: Any = orjson.loads(rest)
+    except orjson.JSONDecodeError:
+        v = None
+    points: int | None = None
+    if type(v) is list and len(v) == 1:
+        p = v[0]
+        if type(p) is int and 0 <= p <= MOST_POINTS:
+            points = p
+    if len(_POINTS) < 1024:
+        _POINTS[rest] = points
+    return points
+
+
+def deal_masks(rest: bytes | None) -> tuple[list[int] | None, int | None] | None:
+    """The hands (four masks of eight cards) and dealer of a stored Klaverjas deal's
+    ``rest`` (``[hands, dealer]``, either left out: :mod:`jaslog.store.compact`), or None
+    when it is not one the model takes and the rules deal as it is (no ``turn_up``, no
+    ``stock``, every card named by its text, four hands of eight, no card twice in a hand,
+    the dealer a seat): the event then says what is wrong.
+
+    >>> hands = [["7C", "8C", "9C", "10C", "JC", "QC", "KC", "AC"]] * 4
+    >>> masks, dealer = deal_masks(orjson.dumps([hands, 2]))
+    >>> [hex(m) for m in masks], dealer
+    (['0xff', '0xff', '0xff', '0xff'], 2)
+    >>> deal_masks(None), deal_masks(b"[null,1]"), deal_masks(b'[null,null,"7C"]')
+    ((None, None), (None, 1), None)
+    """
+    if rest is None:
+        return None, None
+    try:
+        v: Any = orjson.loads(rest)
+    except orjson.JSONDecodeError:
+        return None
+    if type(v) is not list:
+        return None
+    parts: list[Any] = v
+    n = len(parts)
+    if n > 2:
+        return None  # (a turn-up or a stock: refused by the handler, from the event)
+    dealer: Any = parts[1] if n > 1 else None
+    if dealer is not None and (type(dealer) is not int or not 0 <= dealer <= 3):
+        return None
+    given: Any = parts[0] if n > 0 else None
+    if given is None:
+        return None, dealer
+    if type(given) is not list or len(given) != 4:
+        return None
+    index = CARD_INDEX
+    hands: list[int] = []
+    for h in given:
+        if type(h) is not list or len(h) != 8:
+            return None
+        m = 0
+        for t in h:
+            if type(t) is not str:
+                return None
+            c = index.get(t, -1)
+            if c < 0 or m >> c & 1:
+                return None
+            m |= 1 << c
+        hands.append(m)
+    return hands, dealer
 
 
 def cards_mask(texts: list[str]) -> int:
@@ -131,6 +217,38 @@ class KlaverjasFold(GameFold):
         if at is not None:
             self.last_at = at
 
+    def apply_row(self, name: str, seat: Any, card: Any, rest: bytes | None,
+                  entry: Any) -> bool:
+        # A stored deal, bid or roem claim in its usual form goes to the rules as its
+        # fields, with no event (GameFold.apply_row); anything else the event's way. Only
+        # when this class's own handler takes the event (a fold class that takes it by a
+        # handler of its own: by way of the event).
+        seq = self.next_seq
+        state = cast(KlaverjasGame, self.state)
+        handlers = self._apply
+        if name == "bid":
+            call = None if rest is None else CALLS.get(rest)
+            if call is None or card is not None or type(seat) is not int or \
+                    not 0 <= seat <= 3 or handlers.get(Bid) is not BID_HANDLER:
+                return False
+            state.bid(seat, call, seq)
+        elif name == "roem":
+            points = None if rest is None else roem_points(rest)
+            if points is None or card is not None or type(seat) is not int or \
+                    not 0 <= seat <= 3 or handlers.get(Roem) is not ROEM_HANDLER:
+                return False
+            state.claim_roem(seat, points, seq)
+        elif name == "dealt":
+            deal = deal_masks(rest)
+            if deal is None or seat is not None or card is not None or \
+                    handlers.get(Dealt) is not DEALT_HANDLER:
+                return False
+            state.deal(deal[0], deal[1], seq)
+        else:
+            return False
+        GameFold.row_applied(self, name, entry)
+        return True
+
     def roem(self, e: Roem) -> None:
         self.game_state().claim_roem(e.seat, e.points, e.seq)
 
@@ -143,3 +261,8 @@ class KlaverjasFold(GameFold):
 
 #: The handler of a play that :meth:`KlaverjasFold.apply_play` stands for.
 PLAY_HANDLER: Final = KlaverjasFold.dispatch[Play]
+#: The handlers of a deal, a bid and a roem claim that :meth:`KlaverjasFold.apply_row`
+#: stands for.
+DEALT_HANDLER: Final = KlaverjasFold.dispatch[Dealt]
+BID_HANDLER: Final = KlaverjasFold.dispatch[Bid]
+ROEM_HANDLER: Final = KlaverjasFold.dispatch[Roem]
