@@ -21,6 +21,7 @@ import orjson
 
 from jaslog.analysis.rounds import Solved
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.facts import claim_columns, ruling_columns
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
@@ -391,4 +392,4 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
 
 
 
-__all__ = ["GameContext", "Rows", "Summary", "build_game"]
+__all__ = ["GameContext", "Rows", "Summary", "build_game", "claim_columns", "ruling_columns"]

@@ -13,17 +13,18 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.cards import CARD_TEXT, SUIT_LETTERS
-from jaslog.engine.facts import claim_columns, ruling_columns
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS
 from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
     Summary,
     add_trick,
+    claim_columns,
     individual_tail,
     known,
     round_span,
     rule_by_seq,
+    ruling_columns,
 )
 from jaslog.games.klaberjass.rules import KlaberjassGame, ScoreRules, has_bella, runs, score_deal
 from jaslog.games.klaberjass.rules.round import Round

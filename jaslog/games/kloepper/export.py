@@ -14,15 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.cards import CARD_TEXT
-from jaslog.engine.facts import claim_columns, ruling_columns
 from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
     Summary,
     add_trick,
+    claim_columns,
     individual_tail,
     round_span,
     rule_by_seq,
+    ruling_columns,
 )
 from jaslog.games.kloepper.rules import KloepperGame, known_sides, points
 
