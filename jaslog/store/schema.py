@@ -234,7 +234,8 @@ class RoundFactsRow(StoreModel, table=True):
     final: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     roem: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     verdicts: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
-    detail: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    detail: list[Any] | None = Field(default=None, sa_column=Column(JSON(none_as_null=True),
+                                                                   nullable=True))
 
 
 class RoundParRow(StoreModel, table=True):
