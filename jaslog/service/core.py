@@ -104,11 +104,19 @@ class Notifier:
 
     def __init__(self) -> None:
         self._waiters: dict[str, set[asyncio.Event]] = {}
+        #: Set at each :meth:`subscribe`: a stream opened (the watch of a store that waits
+        #: while none is open waits on it: :class:`jaslog.service.processes.StoreWatch`).
+        self.opened = threading.Event()
 
     def subscribe(self, game: str) -> asyncio.Event:
         ev = asyncio.Event()
         self._waiters.setdefault(game, set()).add(ev)
+        self.opened.set()
         return ev
+
+    def listening(self) -> bool:
+        """Whether a stream of this process waits on the notifier (any game)."""
+        return bool(self._waiters)
 
     def unsubscribe(self, game: str, ev: asyncio.Event) -> None:
         s = self._waiters.get(game)

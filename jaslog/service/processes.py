@@ -25,7 +25,10 @@ however many appends and games it holds: :attr:`Service.notify
 <jaslog.service.core.Service.notify>`; its payload the process's own token, so that a
 watch lets its own process's pass), and at the latest every :data:`PG_INTERVAL_S` (an
 append from outside the service, ``jaslog append``, sends none); the NOTIFYs that come
-within :data:`PG_GATHER_S` of each other make one read.
+within :data:`PG_GATHER_S` of each other make one read. A process with no stream open has
+nothing to wake: its watch reads nothing at the NOTIFYs (they wait unread), only the
+store's last position every :data:`PG_INTERVAL_S`, and reads the feed again from there
+once a stream opens (:attr:`Notifier.opened <jaslog.service.core.Notifier.opened>`).
 Reading by ``pos`` misses nothing and sees nothing twice (:mod:`jaslog.store.feed`); a
 stream sends each event once in any case (it goes on from the seq it sent last).
 """
@@ -48,7 +51,7 @@ from fastapi import FastAPI
 
 from jaslog.service.core import Notifier, Service
 from jaslog.store import open_store, resolve_url
-from jaslog.store.feed import MOST_PER_PAGE, games_after, games_after_on
+from jaslog.store.feed import MOST_PER_PAGE, games_after, games_after_on, last_pos_on
 
 #: How often (seconds) the watch of an SQLite store reads its feed.
 SQLITE_INTERVAL_S = 0.05
@@ -100,6 +103,7 @@ class StoreWatch:
 
     def stop(self) -> None:
         self._stop.set()
+        self.notifier.opened.set()  # wake the watch waiting for a stream, to see it stop
         if self.dsn is not None:  # wake the watch waiting for a NOTIFY, to see it stop at once
             import psycopg
 
@@ -141,32 +145,75 @@ class StoreWatch:
                 self._stop.wait(PG_INTERVAL_S)
 
     def _listen(self) -> None:
-        """Read the feed at each NOTIFY of another process on :data:`CHANNEL` (at the latest
-        every :data:`PG_INTERVAL_S`), listening before the first read: nothing is missed."""
+        """On PostgreSQL: while a stream of this process is open (:meth:`Notifier.listening
+        <jaslog.service.core.Notifier.listening>`), read the feed at each NOTIFY of another
+        process on :data:`CHANNEL` (at the latest every :data:`PG_INTERVAL_S`); while none
+        is, nothing is to be woken: read nothing but, every :data:`PG_INTERVAL_S`, the
+        store's last position (:meth:`_catch_up`), and let the NOTIFYs wait unread until a
+        stream opens. Listening before the first read: nothing is missed."""
         import psycopg
 
         assert self.dsn is not None
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
             while not self._stop.is_set():
-                self._wake(self.read(conn))
-                if self._others(conn):
-                    self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
-                    for _ in conn.notifies(timeout=0):
-                        pass
+                self._catch_up(conn)
+                if self.notifier.listening():
+                    self._others(conn)
+                else:
+                    self._idle(conn)
+
+    def _catch_up(self, conn: Any) -> None:
+        """With a stream open: wake the streams of the games stored since :attr:`after`.
+        With none: move :attr:`after` to the store's last position, read before looking for
+        a stream, so that a stream opened since (which reads its game after it subscribes)
+        has seen every event up to it, and the watch goes on after it."""
+        if not self.notifier.listening():
+            last = last_pos_on(conn)
+            if not self.notifier.listening():
+                self.after = max(self.after, last)
+                return
+        self._wake(self.read(conn))
+
+    def _idle(self, conn: Any) -> None:
+        """No stream open: wait until one opens (:attr:`Notifier.opened
+        <jaslog.service.core.Notifier.opened>`), at most :data:`PG_INTERVAL_S`, the NOTIFYs
+        that come meanwhile left unread; then drop them (:meth:`_catch_up` reads the
+        store's position instead)."""
+        opened = self.notifier.opened
+        opened.clear()
+        if not self.notifier.listening() and not self._stop.is_set():
+            opened.wait(PG_INTERVAL_S)
+        _drop_notifies(conn)
 
     def _others(self, conn: Any) -> bool:
-        """Wait for a NOTIFY of another process, at most :data:`PG_INTERVAL_S` (this
-        process's own pass); whether one came."""
+        """Wait for a NOTIFY, at most :data:`PG_INTERVAL_S`, and those that come within
+        :data:`PG_GATHER_S` of it; whether one of them was another process's (this
+        process's own pass: its streams were woken as it appended)."""
         deadline = time.monotonic() + PG_INTERVAL_S
         while not self._stop.is_set():
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            for n in conn.notifies(timeout=left, stop_after=1):
-                if n.payload != self.token:
-                    return True
+            told = [n.payload for n in conn.notifies(timeout=left, stop_after=1)]
+            if not told:
+                continue
+            self._stop.wait(PG_GATHER_S)  # the NOTIFYs close behind it, read together
+            told += _drop_notifies(conn)
+            if any(payload != self.token for payload in told):
+                return True
         return False
+
+
+def _drop_notifies(conn: Any) -> list[str]:
+    """The payloads of the NOTIFYs ``conn`` has received and not yet given, read without
+    waiting."""
+    payloads: list[str] = []
+    while True:
+        got = [n.payload for n in conn.notifies(timeout=0)]
+        if not got:
+            return payloads
+        payloads += got
 
 
 def _wake_all(notifier: Notifier, games: set[str]) -> None:

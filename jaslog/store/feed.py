@@ -85,3 +85,15 @@ def games_after_on(conn: Any, after: int = 0,
         raise ValueError(f"limit must be 1 to {MOST_PER_PAGE}")
     return [(int(pos), str(game))
             for pos, game in conn.execute(PG_GAMES_AFTER_SQL, (max(after, 0), limit))]
+
+
+#: The store's last position, for a PostgreSQL connection of psycopg's own.
+PG_LAST_POS_SQL = "SELECT coalesce(max(pos), 0) FROM events"
+
+
+def last_pos_on(conn: Any) -> int:
+    """The ``pos`` of the last event stored (0 when none) on ``conn``, a psycopg connection
+    to a PostgreSQL store in autocommit mode (as :func:`games_after_on`): every position up
+    to it is committed."""
+    row = conn.execute(PG_LAST_POS_SQL).fetchone()
+    return int(row[0]) if row is not None else 0

@@ -1,7 +1,7 @@
 """The news of appends between processes over one PostgreSQL store: each commit of a
 service's writer that stored events sends one ``NOTIFY`` with it (however many appends and
 games it holds), and a process's watch reads the store's feed at another process's
-``NOTIFY``, never at its own."""
+``NOTIFY``, never at its own, and only while a stream of its own process is open."""
 
 from __future__ import annotations
 
@@ -67,7 +67,9 @@ def test_a_watch_reads_the_feed_at_another_process_s_notify_only(
     g = _plain(simulate_game("g", "amsterdam", seed=1))
     svc.append("g", g[:3], 0)
     loop = asyncio.new_event_loop()
-    watch = StoreWatch(pg_url, Notifier(), loop)
+    notifier = Notifier()
+    notifier.subscribe("g")  # a stream of the game open in this process
+    watch = StoreWatch(pg_url, notifier, loop)
     svc.notify = (CHANNEL, watch.token)
     watch.start()
     try:
@@ -90,3 +92,58 @@ def test_a_watch_reads_the_feed_at_another_process_s_notify_only(
         svc.close()
         loop.close()
     assert time.monotonic() - started < 5  # told to stop, it does at once
+
+
+def _another_process_appends(url: str, game: str, events: list[dict],  # type: ignore[type-arg]
+                             expected: int) -> None:
+    """``events`` appended to ``game`` by a service of another process (its own token)."""
+    other = Service(url, clock=ManualClock(STORE_TIME))
+    other.notify = (CHANNEL, "another-process")
+    try:
+        other.append(game, events, expected)
+    finally:
+        other.close()
+
+
+def test_a_watch_with_no_stream_open_reads_nothing_and_wakes_a_stream_opened_later(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(processes, "PG_INTERVAL_S", 0.2)
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    h = _plain(simulate_game("h", "amsterdam", seed=2))
+    _another_process_appends(pg_url, "g", g[:3], 0)
+    _another_process_appends(pg_url, "h", h[:3], 0)
+    loop = asyncio.new_event_loop()
+    notifier = Notifier()
+    watch = StoreWatch(pg_url, notifier, loop)
+    read: list[int] = []  # where each read of the feed began
+    reading = watch.read
+
+    def counted(conn: object = None) -> set[str]:
+        read.append(watch.after)
+        return reading(conn)
+
+    watch.read = counted  # type: ignore[method-assign]
+    watch.start()
+    try:
+        time.sleep(0.5)
+        start = watch.after
+        _another_process_appends(pg_url, "g", g[3:5], 3)  # nobody here to wake: not read
+        deadline = time.monotonic() + 30
+        while watch.after != start + 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert watch.after == start + 2  # skipped to the store's last position
+        assert read == []  # the feed never read, its NOTIFY never looked at
+        stream_g = notifier.subscribe("g")  # a stream opens: it has read its game itself
+        stream_h = notifier.subscribe("h")
+        time.sleep(0.5)
+        _another_process_appends(pg_url, "h", h[3:4], 3)
+
+        async def woken() -> tuple[bool, bool]:
+            await asyncio.wait_for(stream_h.wait(), timeout=30)
+            return stream_g.is_set(), stream_h.is_set()
+
+        assert loop.run_until_complete(woken()) == (False, True)  # the game appended since
+        assert watch.after == start + 3 and read and read[0] == start + 2
+    finally:
+        watch.stop()
+        loop.close()
