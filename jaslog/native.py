@@ -65,6 +65,8 @@ HOT_PATH = (
     "jaslog.store.import_lines",
     # the export's Klaverjas rows: a row a round, a walk over every trick
     "jaslog.games.klaverjas.export",
+    # what a Klaverjas round's row reads of the fold, kept with its facts at every import
+    "jaslog.games.klaverjas.facts",
 )
 
 STAMP = "_native.txt"

@@ -14,10 +14,28 @@ from typing import Any
 
 import orjson
 
-from jaslog.engine.base import RestClaim, Ruling, Scored
+from jaslog.engine.base import RestClaim, RoundLike, Ruling, Scored
 from jaslog.engine.common import card_list
 from jaslog.engine.fold import ROUND_OPENERS, GameFold, describe
 from jaslog.events import Event, Irregularity, canonical_json
+
+
+def ruling_columns(r: RoundLike) -> tuple[str | None, int | None, int, bool | None]:
+    """A round's ``ruling_reason``, ``ruling_seq``, ``rulings`` and ``ruled_after_end``: the
+    last ruling (the one that counts) and how many there were."""
+    last = r.ruling
+    if last is None:
+        return None, None, 0, None
+    return last.reason, last.seq, len(r.rulings), last.after_end
+
+
+def claim_columns(r: RoundLike) -> tuple[int | None, str | None, bool | None]:
+    """A round's ``claimed_by``, ``claim_gives`` and ``claim_guaranteed``: the claim of the
+    rest that ended its play (rule book 9.1, decision 13), or NULLs."""
+    c = getattr(r, "claim", None)
+    if c is None:
+        return None, None, None
+    return c.seat, c.gives, c.guaranteed
 
 
 def ruling_list(rulings: list[Ruling]) -> list[dict[str, Any]]:

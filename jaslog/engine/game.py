@@ -135,6 +135,12 @@ class Game:
     #: the round facts the store keeps beside the events (:mod:`jaslog.store.projection`);
     #: None: the game has no roem
     outcome_roem: Callable[[Any], list[int]] | None = None
+    #: what the export's ``rounds`` row of each round reads of the fold (its game's own
+    #: list of plain values, None for a round it has none of), from the state and its
+    #: ``outcomes()``, kept beside the round facts (``round_facts.detail``) so a stored game
+    #: is exported without folding it again; None: the game keeps none (its games are
+    #: folded to be exported)
+    round_details: Callable[[Any, Any], list[list[Any] | None]] | None = None
     #: the package its adapters are imported from (default ``jaslog.games.<name>``; a game
     #: registered at run time, such as the test suite's toy, names its own)
     package: str = field(default="")

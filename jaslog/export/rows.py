@@ -21,7 +21,7 @@ import orjson
 
 from jaslog.analysis.rounds import Solved
 from jaslog.cards import CARD_TEXT
-from jaslog.engine.base import RoundLike
+from jaslog.engine.facts import claim_columns, ruling_columns
 from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.engine.game import Game
 from jaslog.events import Event, GameStarted
@@ -86,24 +86,6 @@ def rule_by_seq(violations: Sequence[Any], only_cards: bool) -> dict[int, str | 
     if only_cards:
         return {v.seq: v.rule for v in violations if v.card is not None}
     return {v.seq: (v.rule if v.card is not None else None) for v in violations}
-
-
-def ruling_columns(r: RoundLike) -> tuple[str | None, int | None, int, bool | None]:
-    """A round's ``ruling_reason``, ``ruling_seq``, ``rulings`` and ``ruled_after_end``: the
-    last ruling (the one that counts) and how many there were."""
-    last = r.ruling
-    if last is None:
-        return None, None, 0, None
-    return last.reason, last.seq, len(r.rulings), last.after_end
-
-
-def claim_columns(r: RoundLike) -> tuple[int | None, str | None, bool | None]:
-    """A round's ``claimed_by``, ``claim_gives`` and ``claim_guaranteed``: the claim of the
-    rest that ended its play (rule book 9.1, decision 13), or NULLs."""
-    c = getattr(r, "claim", None)
-    if c is None:
-        return None, None, None
-    return c.seat, c.gives, c.guaranteed
 
 
 def known(values: Sequence[int] | None, side: int | None) -> int | None:
@@ -410,4 +392,4 @@ def build_game(events: Sequence[Event], rows_for: Callable[[Partition], Rows], *
 
 
 
-__all__ = ["GameContext", "Rows", "Summary", "build_game"]
+__all__ = ["GameContext", "Rows", "Summary", "build_game", "claim_columns", "ruling_columns"]

@@ -22,10 +22,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import Event, GameStarted
 from jaslog.events.times import time_text
 from jaslog.export.columnar import arrow, lookup
@@ -43,11 +45,12 @@ from jaslog.export.rows import (
 )
 from jaslog.export.schema import SCHEMAS, TS
 from jaslog.games import get_game
+from jaslog.play.fold import start_fold
 
 if TYPE_CHECKING:
     from jaslog.store import Store
     from jaslog.store.codec import UnreadableEvent
-    from jaslog.store.export_read import StoredBatch, StoredGame
+    from jaslog.store.export_read import FactRow, StoredBatch, StoredGame
 
 #: Games read as columns at a time (a batch's columns, its events table and its other
 #: events are held whole while its games are built: on the bench's store, batches of 200
@@ -98,13 +101,70 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
         with eng.read_tx(store.engine) as conn:
             if until is None:
                 until = store.cursor()
-            got = read_batch(conn, ids, until, unreadable, prepare=_prepare) \
-                if plays_coded(conn) else None
+            got = read_batch(conn, ids, until, unreadable, prepare=_prepare,
+                             stored=stored_facts) if plays_coded(conn) else None
     if got is None:
         yield from (events for _gid, events in store.games_by_id(
             ids, until=until, fast=True, unreadable=unreadable))
     else:
         yield from (StoredExport(g) for g in got)
+
+
+def stored_facts(gid: str, others: list[Event], facts: list[FactRow]) -> Any:
+    """What a game's rows are built from instead of its fold (:meth:`StoredExport.build`):
+    the fold of its ``game_started`` alone (its options and seats) with what its game's
+    export adapter makes of its stored round ``facts`` (``stored_facts``); None for a game
+    whose adapter has no use for them (the game is folded)."""
+    started = others[0] if others else None
+    if not isinstance(started, GameStarted):
+        return None
+    start = _start_of(started)
+    if start is None:
+        return None
+    take = getattr(export_adapter(get_game(start.game)), "stored_facts", None)
+    if take is None:
+        return None
+    got = take(start, frozenset(e.type for e in others), facts)
+    return None if got is None else (start, got)
+
+
+@dataclass(slots=True)
+class Started:
+    """What the rows of a game built from its stored facts read of its fold: the fold of its
+    ``game_started`` alone (its game, options and state before any round), shared by the
+    games that start alike, with the game's own seats."""
+
+    game: str
+    options: dict[str, Any]
+    seats: list[str]
+    state: Any
+
+
+#: The fold of each ``game_started`` met (but its seats), by ruleset, options and dealer.
+_STARTS: dict[tuple[str, bytes, int, int], GameFold | None] = {}
+
+
+def _start_of(started: GameStarted) -> Started | None:
+    """:class:`Started` of a game (None: its ``game_started`` does not fold)."""
+    seats = list(started.seats)
+    key = (started.ruleset, orjson.dumps(started.options, option=orjson.OPT_SORT_KEYS),
+           started.dealer, len(seats))
+    fold = _STARTS.get(key, _UNSET)
+    if fold is _UNSET:
+        try:
+            fold = start_fold(started.model_copy(update={"seats": [str(i) for i in
+                                                                   range(len(seats))]}))
+        except FoldError:
+            fold = None
+        if len(_STARTS) < 256:
+            _STARTS[key] = fold
+    if fold is None or len(set(seats)) != len(seats):
+        return None
+    assert isinstance(fold, GameFold)
+    return Started(fold.game, fold.options, seats, fold.state)
+
+
+_UNSET: Any = object()
 
 
 def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
@@ -114,6 +174,7 @@ def _prepare(batch: StoredBatch, names: dict[int, str]) -> None:
         batch.table = batch_rows(batch, names)
     except (pa.ArrowInvalid, OverflowError, TypeError):
         batch.table = None
+    batch.plays = batch_plays(batch)
 
 
 @dataclass(slots=True)
@@ -333,6 +394,58 @@ def _play_pieces(codes: np.ndarray, ms: np.ndarray, null: np.ndarray, play: np.n
             _SECOND_TAIL.take(pa.array(second * 128 + play, pa.int64())))
 
 
+@dataclass(slots=True)
+class BatchPlays:
+    """A batch's plain plays counted for :func:`plays_fit`: by game (its index in the batch),
+    round (0: before any) and seat, the cards played; and each game whose round holds a
+    card twice."""
+
+    by_seat: np.ndarray      # [game, round, seat]
+    twice: np.ndarray        # [game]
+
+
+def batch_plays(batch: StoredBatch) -> BatchPlays:
+    """Count a batch's plain plays by game, round and seat, a column at a time."""
+    codes, keys = batch.codes, batch.keys
+    n = len(codes)
+    starts = np.flatnonzero(np.concatenate([[True], keys[1:] != keys[:-1]])) if n \
+        else np.zeros(0, np.int64)
+    ng = len(starts)
+    game_of = np.repeat(np.arange(ng), np.diff(np.append(starts, n)))
+    oi = np.flatnonzero(codes < 0)
+    opens = np.zeros(n, np.int64)
+    opens[oi[np.array([e is not None and e.type in _OPENERS for e in batch.others], bool)]] = 1
+    count = np.cumsum(opens)
+    rnd = count - (count[starts] - opens[starts])[game_of] if n else count
+    pi = np.flatnonzero(codes >= 0)
+    play, g = codes[pi], game_of[pi]
+    rounds = int(rnd.max()) + 1 if n else 1
+    slot = g * rounds + rnd[pi]
+    twice = np.zeros(ng, bool)
+    if len(pi):
+        card_count = np.bincount(slot * 32 + (play & 31))
+        twice[(np.flatnonzero(card_count > 1) // 32) // rounds] = True
+    by_seat = np.bincount(slot * 4 + (play >> 5), minlength=ng * rounds * 4)
+    return BatchPlays(by_seat.reshape(ng, rounds, 4), twice)
+
+
+def plays_fit(plays: BatchPlays, g: int, facts: list[Any]) -> bool:
+    """Whether game ``g``'s plain plays (:class:`BatchPlays`) are those its stored facts were
+    made of, as far as their counts tell: no card twice in a round, and as many cards of
+    each seat in each round as the facts' ``plays_by_seat`` (the second last of a round's
+    detail). A log changed behind the store's back (``jaslog verify`` finds it) fails this
+    and is folded: the fold says what is wrong with it."""
+    if plays.twice[g]:
+        return False
+    counts = plays.by_seat[g]
+    rounds = len(facts)
+    if len(counts) <= rounds:
+        return False
+    if counts[0].any() or counts[rounds + 1:].any():
+        return False
+    return bool((counts[1:rounds + 1] == np.array([f[7][-2] for f in facts], np.int64)).all())
+
+
 class _Times(Sequence[str | None]):
     """A stored game's times by seq, as RFC 3339 text (made when asked for, kept; ``got``:
     those made already)."""
@@ -391,6 +504,10 @@ class StoredExport(Prebuilt):
         :func:`~jaslog.export.rows.build_game` would (False, and nothing appended: the game
         is not one built this way)."""
         sg = self.stored
+        if sg.facts is not None:
+            return self._from_facts(rows_for)
+        if not sg.folded():
+            return False
         fold, b = sg.fold, sg.batch
         if fold is None or sg.error is not None or fold.retracted or fold.irregularities \
                 or b.table is None:
@@ -438,6 +555,57 @@ class StoredExport(Prebuilt):
         ok = summary.violations == 0
         rows["games"].add(game_row(fold.game, started, fold, n, sg.last, summary, ok, None,
                                    first_at, last_at))
+        for cols in rows.values():
+            cols.fill_game(sg.game)
+        return True
+
+    def _from_facts(self, rows_for: Callable[[Partition], Rows]) -> bool:
+        """The game's rows from the batch's columns and its stored round facts, not folded:
+        its ``events`` rows from the batch's table, its plays and tricks a column at a time,
+        its rounds, players and games rows from the facts (its game's ``stored_facts`` and
+        ``build_stored``); as :meth:`build` writes them from its fold."""
+        sg = self.stored
+        b = sg.batch
+        built: BatchRows | None = b.table
+        start, facts = sg.facts
+        lo, n = sg.lo, len(sg)
+        g = built.game_at[lo] if built is not None else -1
+        if built is None or not plays_fit(b.plays, g, facts):
+            # a batch whose values do not fit a column, or plays the facts do not tell of
+            # (changed behind the store's back): the game folded, as any other
+            return sg.folded() and self.build(rows_for)
+        # (a game's adapter with ``stored_facts`` has these two beside)
+        adapter: Any = export_adapter(get_game(start.game))
+        others = sg.others
+        kinds = [e.type for e in others]
+        first_seq: dict[int, int] = {}
+        hands: dict[int, bool] = {}
+        for r, seq, with_hands in built.openers[g]:
+            first_seq[r] = seq
+            hands[r] = with_hands
+        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
+        at = _Times(sg, built.times[g])
+        started = others[0]
+        assert isinstance(started, GameStarted)
+        first_timed, last_timed = built.first_timed[g], built.last_timed[g]
+        first_at = at[first_timed] if first_timed >= 0 else None
+        last_at = at[last_timed] if last_timed >= 0 else None
+        year = int(first_at[:4]) if first_at is not None else None
+
+        ctx = GameContext(sg.game, start, (), at, {}, first_seq, built.last_seq[g], hands,
+                          kinds.count("ruling"), types=types)  # type: ignore[arg-type]
+        plan = adapter.columnar_stored(ctx, start, facts)
+        rows = ctx.rows = rows_for((started.ruleset, year))
+        ctx.columnar = True
+        out = rows["events"]
+        assert isinstance(out, EventsColumns)
+        first_row = len(out)
+        out.add_table(built.events.slice(lo, n))
+        summary: Summary = adapter.build_stored(ctx, start, facts)
+        plan.start, plan.size = first_row, n
+        out.columnar.append(plan)
+        rows["games"].add(game_row(start.game, started, start, n, sg.last, summary,
+                                   summary.violations == 0, None, first_at, last_at))
         for cols in rows.values():
             cols.fill_game(sg.game)
         return True

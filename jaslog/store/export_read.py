@@ -26,17 +26,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import orjson
+from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from jaslog.cards import CARD_TEXT
-from jaslog.engine.fold import FoldError, GameFold
+from jaslog.engine.fold import ROUND_OPENERS, FoldError, GameFold
 from jaslog.events import Event
 from jaslog.events.fast import FastPlay
+from jaslog.store import engine as eng
 from jaslog.store.bulk_read import AT_SHIFT, SEQS
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
 from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
+from jaslog.store.projection import BUILT, build_state, facts_detailed
 from jaslog.store.rows import codec, events_of
 
 
@@ -61,13 +65,17 @@ class StoredBatch:
     other_rows: list[Any] = field(default_factory=list)
     kind_names: dict[int, str] = field(default_factory=dict)
     unread: list[tuple[int, int]] = field(default_factory=list)
+    plays: Any = None  # what the export counted of its plays
+    unreadable: Callable[[UnreadableEvent], None] | None = None
 
 
 @dataclass(slots=True)
 class StoredGame:
     """One game of a :class:`StoredBatch`: its rows ``lo`` to ``hi`` (excluded), its other
     events (those not plain plays, in seq order; the first is the batch's ``others[first]``),
-    and its fold (or the integrity error that stopped it)."""
+    and its fold (or the integrity error that stopped it); or, for a game whose rows the
+    caller builds from its stored round facts (``facts``: what the caller's ``stored``
+    made of them), no fold until :meth:`folded` is asked for one."""
 
     game: str
     batch: StoredBatch
@@ -77,6 +85,23 @@ class StoredGame:
     others: list[Event]
     fold: GameFold | None
     error: FoldError | None
+    facts: Any = None
+    codes: list[int] | None = None  # (a game not folded yet: its codes, to fold it by)
+
+    def folded(self) -> bool:
+        """Fold the game when it was not (its rows were to be built from its facts); False
+        when it cannot be read (given to the batch's ``unreadable``)."""
+        if self.codes is None:
+            return True
+        codes, self.codes, self.facts = self.codes, None, None
+        got = fold_coded(self.game, codes, self.others.copy, self.batch.unreadable)
+        if got is None:
+            return False
+        if isinstance(got, FoldError):
+            self.error = got
+        else:
+            self.fold = got
+        return True
 
     @property
     def last(self) -> int:
@@ -104,19 +129,31 @@ class StoredGame:
         return out
 
 
+#: What a caller makes of a game's stored round facts (:data:`FactRow` of each round, in
+#: order: the latest of each as of the game's last event read), given its id and other
+#: events: anything but None, and the game is not folded (:attr:`StoredGame.facts`).
+Stored = Callable[[str, list[Event], list["FactRow"]], Any]
+#: A round's stored facts: ``(round, result, recorded, score, final, roem, verdicts,
+#: detail)``, the JSON columns decoded.
+FactRow = tuple[int, str | None, str | None, Any, Any, Any, Any, Any]
+
+
 def read_batch(conn: Connection, ids: list[str], until: int,
                unreadable: Callable[[UnreadableEvent], None] | None,
-               prepare: Callable[[StoredBatch, dict[int, str]], None] | None = None
-               ) -> Iterator[StoredGame] | None:
+               prepare: Callable[[StoredBatch, dict[int, str]], None] | None = None,
+               stored: Stored | None = None) -> Iterator[StoredGame] | None:
     """The games ``ids`` (in the store's order) read as columns and folded, up to position
     ``until``; None when the codes cannot be read (the caller reads the batch as rows).
     ``prepare(batch, names)`` is called once the batch is read, before any game is folded
-    (``names``: game id by key)."""
+    (``names``: game id by key). ``stored``: what to make of a game's stored round facts
+    (:data:`Stored`; a game it makes something of is not folded)."""
     coded = read_codes(conn, ids, until)
     if coded is None:
         return None
     names = coded.names
-    batch = StoredBatch(*_columns(coded.coded), [])
+    facts = read_facts(conn, [key for key, _codes in coded.coded]) if stored is not None \
+        else {}
+    batch = StoredBatch(*_columns(coded.coded), [], unreadable=unreadable)
     # each game's other events, decoded (a game that cannot be read: its error, and None
     # for each of its rows)
     per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]] = []
@@ -143,7 +180,45 @@ def read_batch(conn: Connection, ids: list[str], until: int,
     if prepare is not None:
         batch.kind_names = codec(conn).names
         prepare(batch, names)
-    return _games(names, batch, per_game, unreadable)
+    return _games(names, batch, per_game, unreadable, facts, stored)
+
+
+def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
+    """The stored round facts of the games ``keys`` (``games.pos``), every row: by game,
+    ``[round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round and
+    seq order, read as one JSON text a row and decoded at once (none for a store whose
+    facts keep no ``detail``, or whose build of them is not done)."""
+    if not keys or not inspect(conn).has_table("round_facts") or not facts_detailed(conn) \
+            or build_state(conn) != BUILT:
+        return {}
+    with eng.raw_cursor(conn) as cur:
+        cur.execute("SELECT json_array(game, round, seq, result, recorded, json(score), "
+                    "json(final), json(roem), json(verdicts), json(detail)) FROM round_facts "
+                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq",
+                    keys)
+        texts = [t for (t,) in cur.fetchall()]
+    out: dict[int, list[list[Any]]] = {}
+    for row in orjson.loads("[" + ",".join(texts) + "]"):
+        out.setdefault(row[0], []).append(row[1:])
+    return out
+
+
+def _game_facts(rows: list[list[Any]], last: int, rounds: int) -> list[FactRow] | None:
+    """A game's facts as of its event ``last``: each round's latest row up to it, for
+    rounds 1 to ``rounds``, each closed and with its ``detail`` (else None)."""
+    latest: dict[int, Any] = {}
+    for row in rows:
+        if row[1] <= last:
+            latest[row[0]] = row
+    if len(latest) != rounds:
+        return None
+    out: list[FactRow] = []
+    for n in range(1, rounds + 1):
+        got = latest.get(n)
+        if got is None or got[2] is None or got[8] is None:
+            return None
+        out.append((n, *got[2:]))
+    return out
 
 
 def _columns(coded: list[tuple[int, list[int]]]
@@ -169,13 +244,24 @@ def _columns(coded: list[tuple[int, list[int]]]
 
 def _games(names: dict[int, str], batch: StoredBatch,
            per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]],
-           unreadable: Callable[[UnreadableEvent], None] | None) -> Iterator[StoredGame]:
+           unreadable: Callable[[UnreadableEvent], None] | None,
+           facts: dict[int, list[list[Any]]], stored: Stored | None
+           ) -> Iterator[StoredGame]:
     for lo, hi, first, codes, events in per_game:
         if isinstance(events, UnreadableEvent):
             assert unreadable is not None
             unreadable(events)
             continue
-        gid = names[int(batch.keys[lo])]
+        key = int(batch.keys[lo])
+        gid = names[key]
+        rows = facts.get(key)
+        if rows is not None and stored is not None:
+            rounds = sum(1 for e in events if e.type in ROUND_OPENERS)
+            got = _game_facts(rows, int(batch.seqs[hi - 1]), rounds)
+            made = stored(gid, events, got) if got is not None else None
+            if made is not None:
+                yield StoredGame(gid, batch, lo, hi, first, events, None, None, made, codes)
+                continue
         folded = fold_coded(gid, codes, events.copy, unreadable)
         if folded is None:
             continue
@@ -183,3 +269,4 @@ def _games(names: dict[int, str], batch: StoredBatch,
             yield StoredGame(gid, batch, lo, hi, first, events, None, folded)
         else:
             yield StoredGame(gid, batch, lo, hi, first, events, folded, None)
+

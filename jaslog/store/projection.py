@@ -66,11 +66,12 @@ class RoundFacts:
     final: list[int] | None
     roem: list[int] | None
     verdicts: list[list[Any]] | None
+    detail: list[Any] | None = None  # the game's :attr:`~jaslog.engine.game.Game.round_details`
 
     def row(self, game: int, seq: int) -> dict[str, Any]:
         return {"game": game, "round": self.round, "seq": seq, "result": self.result,
                 "recorded": self.recorded, "score": self.score, "final": self.final,
-                "roem": self.roem, "verdicts": self.verdicts}
+                "roem": self.roem, "verdicts": self.verdicts, "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,9 @@ class StoredRound:
     verdicts: list[list[Any]]
     par: int | None = None
     par_result: str | None = None
+    #: what the export's ``rounds`` row reads of the fold (read only when ``detail`` is
+    #: asked of :func:`read_round_facts`; not in :meth:`to_json`)
+    detail: Any = None
 
     def to_json(self) -> dict[str, Any]:
         return {"game": self.game, "round": self.round, "result": self.result,
@@ -110,13 +114,17 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
     rounds = state.rounds
     if not rounds:
         return []
-    roem = get_game(fold.game).outcome_roem
+    game = get_game(fold.game)
+    roem = game.outcome_roem
+    outcomes = state.outcomes()
+    details = game.round_details(state, outcomes) if game.round_details is not None \
+        else [None] * len(rounds)
     broken: dict[int, list[list[Any]]] = {}
     for v in state.violations:
         broken.setdefault(v.round, []).append(
             [v.seq, v.rule, CARD_TEXT[v.card] if v.card is not None else None])
     out = []
-    for r, o in zip(rounds, state.outcomes(), strict=True):
+    for r, o, detail in zip(rounds, outcomes, details, strict=True):
         if not r.closed:
             continue
         out.append(RoundFacts(r.number, o.result,
@@ -124,7 +132,7 @@ def facts_of(fold: GameFold) -> list[RoundFacts]:
                               [int(x) for x in o.score], [int(x) for x in o.final],
                               roem(o) if roem is not None else None,
                               sorted(broken[r.number], key=lambda v: v[0])
-                              if r.number in broken else None))
+                              if r.number in broken else None, detail))
     return out
 
 
@@ -146,14 +154,14 @@ def _latest(conn: Connection, pos: int) -> dict[int, RoundFacts]:
     tenth of the cost through SQLAlchemy's execution and its rows), its JSON columns decoded
     as :func:`read_round_facts` decodes them."""
     with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT round, result, recorded, score, final, roem, verdicts FROM "
+        cur.execute("SELECT round, result, recorded, score, final, roem, verdicts, detail FROM "
                     f"round_facts WHERE game = {eng.param_mark(conn.dialect.name)} "
                     "ORDER BY round, seq", (pos,))
         rows = cur.fetchall()
     out: dict[int, RoundFacts] = {}
-    for number, result, recorded, score, final, roem, verdicts in rows:
+    for number, result, recorded, score, final, roem, verdicts, detail in rows:
         out[number] = RoundFacts(number, result, recorded, _json(score), _json(final),
-                                 _json(roem), _json(verdicts))
+                                 _json(roem), _json(verdicts), _json(detail))
     return out
 
 
@@ -193,14 +201,17 @@ def note_facts(conn: Connection, items: Sequence[tuple[str, int, list[RoundFacts
 # ---------------------------------------------------------------------- reading
 
 
-def read_round_facts(conn: Connection, games: Sequence[str] | None = None
-                     ) -> Iterator[StoredRound]:
+def read_round_facts(conn: Connection, games: Sequence[str] | None = None, *,
+                     detail: bool = False) -> Iterator[StoredRound]:
     """Every stored round's facts (of ``games`` only, when given), in the store's order (the
     games as they were stored, their rounds in order), with its par when a ``round_par``
-    row holds one (the latest solved)."""
+    row holds one (the latest solved); with ``detail``, its ``detail`` too (when the store
+    keeps the column)."""
+    detail = detail and facts_detailed(conn)
     q = text(
         "SELECT g.id, f.round, f.result, f.recorded, f.score, f.final, f.roem, f.verdicts, "
-        "p.par, p.par_result FROM round_facts f JOIN games g ON g.pos = f.game "
+        "p.par, p.par_result" + (", f.detail" if detail else "") + " FROM round_facts f "
+        "JOIN games g ON g.pos = f.game "
         "LEFT JOIN round_par p ON p.game = f.game AND p.round = f.round AND p.seq = "
         "(SELECT max(p2.seq) FROM round_par p2 WHERE p2.game = f.game AND p2.round = f.round) "
         "WHERE f.seq = (SELECT max(f2.seq) FROM round_facts f2 WHERE f2.game = f.game "
@@ -224,7 +235,7 @@ def read_round_facts(conn: Connection, games: Sequence[str] | None = None
         if r[2] is None:  # gone
             continue
         yield StoredRound(r[0], r[1], r[2], r[3], _json(r[4]), _json(r[5]), _json(r[6]),
-                          _json(r[7]) or [], r[8], r[9])
+                          _json(r[7]) or [], r[8], r[9], _json(r[10]) if detail else None)
 
 
 def _json(v: Any) -> Any:
@@ -276,6 +287,16 @@ def note_pars(conn: Connection, solved: Sequence[tuple[str, int, Solved]]) -> in
 
 
 # ---------------------------------------------------------------------- rebuilding
+
+
+def facts_detailed(conn: Connection) -> bool:
+    """Whether ``round_facts`` has its ``detail`` column (a store whose facts were built
+    before it had none: they are built again when it is opened to write)."""
+    if conn.dialect.name == "sqlite":
+        return any(r[1] == "detail" for r in conn.exec_driver_sql(
+            "PRAGMA table_info(round_facts)"))
+    return any(c["name"] == "detail" for c in inspect(conn).get_columns("round_facts")) \
+        if inspect(conn).has_table("round_facts") else False
 
 
 def build_state(conn: Connection) -> str | None:

@@ -213,14 +213,16 @@ class VerifiedHeadRow(StoreModel, table=True):
 
 
 class RoundFactsRow(StoreModel, table=True):
-    """A closed round's facts as the game's rules fold them (:mod:`jaslog.store.projection`):
-    its ``result`` word, ``score`` as played and ``final`` (what counts) per side, ``roem``
-    per side, the rules' ``verdicts`` on it (``[seq, rule, card]`` of each rule broken) and
-    how it was ``recorded``. A projection of the events, never part of the hashed log: a
-    row is written when the facts of a round change (``seq``: the game's last event then),
-    never updated; a round's row of the highest ``seq`` is its facts, and a row without a
-    ``result`` says the round is gone (a correction retracted its deal). ``jaslog reindex``
-    drops the table and builds it again from the events."""
+    """A closed round's facts as the game's rules fold them (:mod:`jaslog.store.projection`): its
+    ``result`` word, ``score`` as played and ``final`` (what counts) per side, ``roem`` per
+    side, the rules' ``verdicts`` on it (``[seq, rule, card]`` of each rule broken) and how it
+    was ``recorded``, and what the export's ``rounds`` row reads of the fold (``detail``: the
+    game's own list, :attr:`jaslog.engine.game.Game.round_details`; NULL for a game that keeps
+    none, or a row written before the column existed). A projection of the events, never part
+    of the hashed log: a row is written when the facts of a round change (``seq``: the game's
+    last event then), never updated; a round's row of the highest ``seq`` is its facts, and a
+    row without a ``result`` says the round is gone (a correction retracted its deal).
+    ``jaslog reindex`` drops the table and builds it again from the events."""
 
     __tablename__ = "round_facts"
     game: int = Field(sa_column=Column(BigInteger, primary_key=True, autoincrement=False))
@@ -232,6 +234,8 @@ class RoundFactsRow(StoreModel, table=True):
     final: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     roem: list[int] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
     verdicts: list[Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    detail: list[Any] | None = Field(default=None, sa_column=Column(JSON(none_as_null=True),
+                                                                   nullable=True))
 
 
 class RoundParRow(StoreModel, table=True):

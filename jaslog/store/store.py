@@ -27,6 +27,7 @@ from jaslog.store.projection import (
     BUILT,
     StoredRound,
     build_state,
+    facts_detailed,
     note_pars,
     read_round_facts,
     rebuild,
@@ -177,9 +178,16 @@ class Store(Appending):
 
     def _finish_facts(self) -> None:
         """Go on with a build of the round facts an upgrade or a ``reindex`` left unfinished
-        (:func:`jaslog.store.projection.rebuild`)."""
+        (:func:`jaslog.store.projection.rebuild`), or build them again when they were
+        written before they kept each round's ``detail``."""
         with eng.read_tx(self.engine) as conn:
             state = build_state(conn)
+            stale = state is not None and not facts_detailed(conn)
+        if stale:  # written before the facts kept each round's detail: built again
+            with eng.write_tx(self.engine) as conn:
+                if not facts_detailed(conn):
+                    start_build(conn)
+            state = "building:-1"
         if state is not None and state != BUILT:
             rebuild(self)
 

@@ -43,7 +43,14 @@ from jaslog.games import get_game
 from jaslog.play.fold import start_fold
 from jaslog.store.codec import UnreadableEvent, decode, parse_time
 from jaslog.store.game_rows import place_of
-from jaslog.store.projection import BUILT, StoredRound, build_state, facts_of, read_round_facts
+from jaslog.store.projection import (
+    BUILT,
+    StoredRound,
+    build_state,
+    facts_detailed,
+    facts_of,
+    read_round_facts,
+)
 from jaslog.store.queries import winning_players
 from jaslog.store.results import PLAYING, Standing, standing
 from jaslog.store.schema import (
@@ -73,6 +80,8 @@ class Derived:
     place: Any = None
     #: its stored round facts, by round (None: the store keeps none to check)
     facts: dict[int, StoredRound] | None = None
+    #: the store keeps each round's ``detail`` (checked with the facts)
+    detailed: bool = False
 
 
 def derived_tables(conn: Connection) -> frozenset[str]:
@@ -103,9 +112,11 @@ def derived_of(conn: Connection, ids: list[str], tables: frozenset[str]) -> dict
                               {"ids": ids}):
             out[r.game].place = r
     if "round_facts" in tables:
+        detailed = facts_detailed(conn)
         for d in out.values():
             d.facts = {}
-        for f in read_round_facts(conn, ids):
+            d.detailed = detailed
+        for f in read_round_facts(conn, ids, detail=True):
             out[f.game].facts[f.round] = f  # type: ignore[index]
     return out
 
@@ -254,7 +265,8 @@ def check_facts(rep: VerifyReport, game: str, f: GameFold, d: Derived) -> None:
         w, got = want.get(number), d.facts.get(number)
         if w is not None and got is not None and (
                 got.result, got.recorded, got.score, got.final, got.roem, got.verdicts) == (
-                w.result, w.recorded, w.score, w.final, w.roem, w.verdicts or []):
+                w.result, w.recorded, w.score, w.final, w.roem, w.verdicts or []) and (
+                not d.detailed or got.detail == w.detail):
             continue
         said = "has none" if got is None else f"says {got.result} {got.final}"
         truth = "has no such closed round" if w is None else f"say {w.result} {w.final}"

@@ -104,7 +104,8 @@ def test_most_games_are_built_from_the_columns(store_file: Path, tmp_path: Path,
 def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
     """The export reads a SQLite store's batch with the replay's one statement (each game
     as one row: its codes and its other rows joined) and no statement of its own, and each
-    game's fold keeps its plain plays as their codes (no event made for a play)."""
+    game's fold, when it is folded (a game built from its stored round facts is not, until
+    asked), keeps its plain plays as their codes (no event made for a play)."""
     with open_store(str(store_file)) as store:
         statements: list[str] = []
         with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
@@ -122,6 +123,7 @@ def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
     coded = 0
     for g in read:
         assert isinstance(g, StoredExport)
+        assert g.stored.folded()
         fold = g.stored.fold
         if fold is not None:
             coded += sum(isinstance(x, int) for x in fold.entries)

@@ -31,12 +31,13 @@ def _both_ways(exported: Store, tmp_path: Path) -> tuple[dict[str, str], dict[st
 
 @pytest.mark.parametrize(("column", "value"), [
     ("seat", "'x'"), ("card", "NULL"), ("seat", "1.5"), ("at", "'soon'"), ("at", "-5"),
-    ("card", None)])
+    ("card", None), ("seat", "(seat + 1) % 4")])
 def test_values_changed_behind_the_stores_back_export_as_from_events(
         store: Store, raw_sql: Any, tmp_path: Path, column: str,  # noqa: F811
         value: str | None) -> None:
     """A play's column changed behind the store's back (into text, nothing, a fraction, a
-    time that is none; or into a card already played, which the rules refuse): its batch is
+    time that is none; or into a card already played, or another seat's turn, which the
+    rules refuse, though the game's stored round facts say nothing of it): its batch is
     read as rows, or its game built from its events, to the same files and the same games
     left out as an export that reads events."""
     if store.dialect != "sqlite":

@@ -194,3 +194,44 @@ def test_verify_finds_a_round_fact_edited_behind_the_stores_back(store: Store) -
     assert "round_facts of round 2 says pit" in rep.problems[0].message
     assert "jaslog reindex" in rep.problems[0].message
     assert store.reindex() is True and store.verify().ok
+
+
+def test_verify_finds_a_rounds_detail_edited_behind_the_stores_back(store: Store) -> None:
+    """What the export reads of a round's fold (``detail``) is checked by ``verify`` with the
+    rest of its facts; ``jaslog reindex`` mends it."""
+    games = club("vd")
+    store.import_lines(json.dumps(e) for g in games.values() for e in g)
+    assert store.verify().ok
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE round_facts SET detail = '[0]' WHERE round = 3 AND game = "
+                          "(SELECT pos FROM games WHERE id = 'vd-0')"))
+    rep = store.verify()
+    assert [(p.game, p.kind) for p in rep.problems] == [("vd-0", "derived")]
+    assert "round_facts of round 3" in rep.problems[0].message
+    assert store.reindex() is True and store.verify().ok
+
+
+def test_facts_built_before_the_detail_are_built_again_when_opened_to_write(
+        store_url: str) -> None:
+    """A store whose round facts were built before they kept each round's ``detail`` (no
+    such column): opened to read, it stays as it is; opened to write, the facts are built
+    again, with it, and are what the folds say."""
+    from jaslog.store.projection import BUILT, build_state, facts_detailed
+
+    games = club("fd")
+    with open_store(store_url) as store:
+        store.import_lines(json.dumps(e) for g in games.values() for e in g)
+        with store.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE round_facts DROP COLUMN detail"))
+            assert not facts_detailed(conn)
+    with open_store(store_url, create=False) as store, store.engine.connect() as conn:
+        assert not facts_detailed(conn)
+    with open_store(store_url) as store:
+        with store.engine.connect() as conn:
+            assert facts_detailed(conn) and build_state(conn) == BUILT
+            details = conn.execute(text(
+                "SELECT count(*) FROM round_facts WHERE detail IS NOT NULL")).scalar()
+        assert store.verify().ok
+    klaverjas = sum(len(facts_of(fold(event_from_dict(e) for e in g)))
+                    for g in games.values() if g[0]["ruleset"] in ("amsterdam", "rotterdam"))
+    assert details == klaverjas > 0

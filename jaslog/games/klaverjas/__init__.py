@@ -9,7 +9,7 @@ Everything about the game is in this package, with the same module names in each
 """
 
 from jaslog.engine.game import Game
-from jaslog.games.klaverjas import deal, events, options, oracle, sim, view
+from jaslog.games.klaverjas import deal, events, facts, options, oracle, sim, view
 from jaslog.games.klaverjas.fold import KlaverjasFold
 
 GAME = Game(
@@ -29,6 +29,7 @@ GAME = Game(
     redact_event=view.redact_event,
     roem_of=view.roem_of,
     outcome_roem=view.outcome_roem,
+    round_details=facts.round_details,
     simulate=sim.simulate_klaverjas,
     oracle_ops=oracle.OPS,
     answer=oracle.answer,

@@ -15,48 +15,40 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from jaslog.cards import CARD_TEXT, PLAIN_STRENGTH, RANK_MASK, SUIT_LETTERS, TRUMP_STRENGTH
+from jaslog.engine.facts import claim_columns, ruling_columns
 from jaslog.engine.jacknine import CARD_POINTS, RUN_LENGTH
-from jaslog.export.columnar import ColumnarGame, arrow, game_verdicts, lookup, np_of, rows_of
+from jaslog.export.columnar import (
+    ColumnarGame,
+    Verdicts,
+    arrow,
+    game_verdicts,
+    lookup,
+    np_of,
+    rows_of,
+)
 from jaslog.export.columns import IS_TRUMP, NO_TRUMP, POINTS, RANK_OF, SUIT_OF
 from jaslog.export.plays import PlaysOut
 from jaslog.export.rows import (
     GameContext,
     Summary,
     category_of,
-    claim_columns,
     irregularity_rows,
     known,
     round_span,
     rule_by_seq,
-    ruling_columns,
 )
 from jaslog.export.schema import SCHEMAS
-from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts, score_round
+from jaslog.games.klaverjas.facts import DETAIL, round_detail
+from jaslog.games.klaverjas.rules import KlaverjasGame, roem_parts
+from jaslog.games.klaverjas.rules.game import game_winner
 from jaslog.games.klaverjas.rules.play import STUK
-from jaslog.games.klaverjas.rules.trump import TrumpSelection
 
-JUDGED = ("made", "nat", "pit")
 COMPLETE = ("made", "nat", "pit", "revoke")
 TEAM_OF = (0, 1, 0, 1)
 NO_SEAT = (None,) * 4
 #: By playing team, by declarer: for each seat, it is on the playing side; it is the declarer.
 PLAYING = tuple(tuple((s & 1) == team for s in range(4)) for team in range(2))
 DECLARER = tuple(tuple(s == chooser for s in range(4)) for chooser in range(4))
-
-
-def trump_how(sel: TrumpSelection) -> str | None:
-    """How the selection machine fixed trumps (see the ``rounds.trump_how`` column)."""
-    if sel.trump is None:
-        return None
-    last = sel.bids[-1] if sel.bids else None
-    if last is None or last[1] == "pass":
-        return "turned"  # the machine fixed it when a card was turned
-    if sel.forced and sel.method in ("free", "random"):
-        return "forced"
-    if sel.method == "random":
-        return "accepted" if getattr(sel, "stage", "") == "accept" \
-            and sel.trump == sel.proposed else "named"
-    return "chosen"
 
 
 def violation_category(rule: str, card: int | None) -> str:
@@ -122,6 +114,57 @@ def score_only_row(ctx: GameContext, r: Any, o: Any, method: str,
         count_roles(per_seat, chooser, made)
 
 
+def played_row(ctx: GameContext, seats: Any, n: int, method: str, hands: bool, d: list[Any],
+               result: str, score: list[int], final: list[int], roem: list[int]
+               ) -> tuple[Any, ...]:
+    """The ``rounds`` row of played round ``n``: its values as the fold holds them (``d``,
+    :func:`jaslog.games.klaverjas.facts.round_detail`: from the fold, or as the store kept
+    them), its result, scores, final scores and roem, whether its deal carried ``hands``;
+    ``seats``: the players by seat."""
+    (dealer, forehand, trump, chooser, _known, how, passes, turned, leader, complete, over,
+     points, on_table, tricks, kinds, without, revoke_team, violations, ruled, reason,
+     ruling_seq, rulings, after_end, claimed_by, gives, guaranteed, _won, _plays, _broken) = d
+    pteam = chooser & 1 if chooser is not None else None
+    dteam = 1 - pteam if pteam is not None else None
+    first_seq, last_seq = round_span(ctx, n, ruling_seq)
+    return (
+        n, "klaverjas", dealer, seats[dealer], forehand, hands, "played",
+        SUIT_LETTERS[trump] if trump is not None else None, method, how, passes, list(turned),
+        chooser, seats[chooser] if chooser is not None else None,
+        (chooser - dealer - 1) % 4 + 1 if chooser is not None else None,
+        pteam,
+        sorted((chooser, (chooser + 2) % 4)) if chooser is not None else [],
+        leader, complete, over,
+        list(points), list(roem), list(on_table), list(tricks), kinds,
+        points[pteam] if pteam is not None else None,
+        points[dteam] if dteam is not None else None,
+        roem[pteam] if pteam is not None else None,
+        roem[dteam] if dteam is not None else None,
+        result, made_of(result), without, revoke_team, violations,
+        list(score), ruled, list(final),
+        [final[s & 1] for s in range(4)],
+        final[pteam] if pteam is not None else None,
+        final[dteam] if dteam is not None else None,
+        reason, ruling_seq, rulings, after_end,
+        claimed_by, gives, guaranteed,
+        None, None,
+        first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
+        *ctx.par.of_round(n),
+    )
+
+
+def round_seats(per_seat: list[list[int]], d: list[Any], result: str, plays: bool) -> None:
+    """A played round in the ``players`` counts (``d`` as :func:`played_row` reads it): its
+    roles, the tricks each seat won, and with ``plays`` the cards each seat played."""
+    chooser, won, played = d[3], d[-3], d[-2]
+    for seat in range(4):
+        per_seat[seat][10] += won[seat]
+        if plays:
+            per_seat[seat][7] += played[seat]
+    if result in COMPLETE and chooser is not None:
+        count_roles(per_seat, chooser, made_of(result))
+
+
 def build(ctx: GameContext) -> Summary:
     fold = ctx.fold
     g: KlaverjasGame = fold.state
@@ -132,16 +175,14 @@ def build(ctx: GameContext) -> Summary:
                      ctx.par.losses)
     add_trick = tricks_out.rows.append
     outcomes = g.outcomes()
-    roem_rules, score_rules = g.roem_rules, g.score_rules
+    roem_rules = g.roem_rules
     claimed_mode = g.claimed_mode
     method = g.options["trump_selection"]
-    stuk_value = roem_rules.stuk
 
     # per seat: [rounds, declarer, partner, defending, made_decl, made_partner, made_against,
     #            plays, revokes, violations, tricks_won]
     per_seat = [[0] * 11 for _ in range(4)]
     tot, tot_played = [0, 0], [0, 0]
-    full_tricks = 0  # complete tricks of the plays built a column at a time
 
     for r, o in zip(g.rounds, outcomes, strict=True):
         n = r.number
@@ -163,86 +204,35 @@ def build(ctx: GameContext) -> Summary:
                         POINTS[trump] if trump is not None else NO_TRUMP,
                         NO_SEAT if pteam is None else PLAYING[pteam],
                         NO_SEAT if chooser is None else DECLARER[chooser])
-        kinds: list[str] = []
-        complete = 0  # the round's complete tricks
-        for t in r.tricks:
-            cards = t.cards
-            if not cards:
-                continue
-            lead = t.leader
-            if not by_rows:
-                if t.complete:  # a card of each seat: counted for all the complete tricks below
-                    complete += 1
-                    per_seat[t.winner][10] += 1
-                    if trump is not None and t.roem:  # (the parts add up to the trick's roem)
-                        kinds.extend(k for k, p in roem_parts(cards, trump, roem_rules) if p > 0)
+            for t in r.tricks:
+                cards = t.cards
+                if not cards:
+                    continue
+                lead = t.leader
+                texts = [CARD_TEXT[c] for c in cards]
+                if t.complete:
+                    winner = t.winner
+                    wt = winner & 1
+                    parts = roem_parts(cards, trump, roem_rules) if trump is not None else []
+                    add_trick((n, t.number, lead, seats[lead], texts, True, winner, seats[winner],
+                               wt, trump_l, t.points, t.roem,
+                               t.claimed if claimed_mode else t.roem, parts,
+                               wt == pteam if pteam is not None else None, t.seqs[0],
+                               t.seqs[-1]))
+                    plays.trick(t.number, lead, cards, t.seqs, t.win, t.points)
                 else:
-                    for i in range(len(cards)):
-                        per_seat[(lead + i) & 3][7] += 1
-                continue
-            texts = [CARD_TEXT[c] for c in cards]
-            if t.complete:
-                complete += 1
-                winner = t.winner
-                wt = winner & 1
-                parts = roem_parts(cards, trump, roem_rules) if trump is not None else []
-                kinds.extend(k for k, p in parts if p > 0)
-                per_seat[winner][10] += 1
-                add_trick((n, t.number, lead, seats[lead], texts, True, winner, seats[winner], wt,
-                           trump_l, t.points, t.roem, t.claimed if claimed_mode else t.roem, parts,
-                           wt == pteam if pteam is not None else None, t.seqs[0], t.seqs[-1]))
-                plays.trick(t.number, lead, cards, t.seqs, t.win, t.points)
-            else:
-                add_trick((n, t.number, lead, seats[lead], texts, False, None, None, None, trump_l,
-                           None, None, None, [], None, t.seqs[0], t.seqs[-1]))
-                plays.trick(t.number, lead, cards, t.seqs, None, None)
-        if not by_rows:
-            full_tricks += complete
-        if stuk_value:
-            kinds.extend(["stuk_in_hand"] * (sum(r.hand_roem) // stuk_value))
-
-        result = o.result
-        made = made_of(result)
-        without = None
-        if result in JUDGED and pteam is not None:
-            without = score_round(score_rules, o.points, [0, 0], o.tricks, pteam, None)[1]
-        dteam = 1 - pteam if pteam is not None else None
-        sel = r.selection
-        first_seq, last_seq = round_span(ctx, n, r.ruling.seq if r.ruling is not None else None)
-        rounds_out.add((
-            n, "klaverjas", r.dealer, seats[r.dealer], r.forehand,
-            ctx.hands_recorded.get(n, r.dealt is not None), "played",
-            trump_l, method, trump_how(sel),
-            sum(1 for _, call in sel.bids if call == "pass"), list(sel.turned),
-            chooser, seats[chooser] if chooser is not None else None,
-            (chooser - r.dealer - 1) % 4 + 1 if chooser is not None else None,
-            pteam,
-            sorted((chooser, (chooser + 2) % 4)) if chooser is not None else [],
-            r.tricks[0].leader if r.tricks else None,
-            complete, r.over,
-            list(o.points), list(o.roem), list(o.roem_on_table), list(o.tricks), kinds,
-            o.points[pteam] if pteam is not None else None,
-            o.points[dteam] if dteam is not None else None,
-            o.roem[pteam] if pteam is not None else None,
-            o.roem[dteam] if dteam is not None else None,
-            result, made, without, r.revoke_team, len(r.violations),
-            list(o.score), list(o.ruled) if o.ruled is not None else None, list(final),
-            [final[s & 1] for s in range(4)],
-            final[pteam] if pteam is not None else None,
-            final[dteam] if dteam is not None else None,
-            *ruling_columns(r),
-            *claim_columns(r),
-            None, None,
-            first_seq, last_seq, ctx.at_seq(first_seq), ctx.at_seq(last_seq),
-            *ctx.par.of_round(n),
-        ))
-        if result in COMPLETE and chooser is not None:
-            count_roles(per_seat, chooser, made)
+                    add_trick((n, t.number, lead, seats[lead], texts, False, None, None, None,
+                               trump_l, None, None, None, [], None, t.seqs[0], t.seqs[-1]))
+                    plays.trick(t.number, lead, cards, t.seqs, None, None)
+        d = round_detail(g, r, o)
+        assert d is not None
+        rounds_out.add(played_row(ctx, seats, n, method,
+                                  ctx.hands_recorded.get(n, r.dealt is not None), d, o.result,
+                                  o.score, final, o.roem))
+        round_seats(per_seat, d, o.result, not by_rows)
 
     if by_rows:
         plays.per_seat(per_seat, 7)
-    for counts in per_seat:
-        counts[7] += full_tricks
     viol = rows["violations"]
     for v in g.violations:
         if v.seat is not None:
@@ -513,3 +503,95 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
         ev.column("event_time").take(take_p), pa.nulls(p_n, SCHEMAS["plays"].field("loss").type),
     ], schema=SCHEMAS["plays"])
     return {"plays": plays, "tricks": tricks}
+
+
+# ------------------------------------------------------------------ from the stored facts
+
+
+def stored_facts(start: Any, types: frozenset[str], facts: list[Any]) -> list[Any] | None:
+    """A stored game's round facts (``(round, result, recorded, score, final, roem, verdicts,
+    detail)`` of every round, each closed) when its rows can be built from them without
+    folding it (:func:`build_stored`, :func:`columnar_stored`), else None: a game whose log
+    holds what only the fold's row builder handles (as :func:`columnar` says: a correction,
+    an irregularity, a score-only round, three of a kind, a type not named
+    in :data:`COLUMNAR_TYPES`, a round played without its trump or chooser). ``start``:
+    the fold of its ``game_started`` alone."""
+    g: KlaverjasGame = start.state
+    if len(start.seats) != 4 or not types <= COLUMNAR_TYPES or g.roem_rules.three_of_a_kind:
+        return None
+    for f in facts:
+        d = f[7]
+        if f[2] != "played" or len(d) != len(DETAIL) \
+                or (d[8] is not None and (d[2] is None or d[3] is None)):
+            return None
+    return facts
+
+
+def columnar_stored(ctx: GameContext, start: Any, facts: list[Any]) -> ColumnarGame:
+    """:func:`columnar` of a game from its stored facts (:func:`stored_facts`): its verdicts
+    (each round's trump, chooser, whether its hands are known; the rule each illegal play
+    broke) as stored. ``start``: what its rows read of its fold before any round (its
+    options, seats and state: :class:`jaslog.export.stored.Started`)."""
+    g: KlaverjasGame = start.state
+    rules = g.roem_rules
+    options = ColumnOptions(g.last_bonus, rules.run3, rules.run4, rules.stuk, rules.four_kind,
+                            rules.four_jacks, sum(1 << r for r in rules.four_kind_ranks),
+                            g.claimed_mode, g.claim_by_winner)
+    v = Verdicts()
+    for f in facts:
+        d = f[7]
+        v.trump.append(-1 if d[2] is None else d[2])
+        v.chooser.append(-1 if d[3] is None else d[3])
+        v.known.append(bool(d[4]))
+        for seq, _trick, _seat, card, rule, _message in d[-1]:
+            if card is not None:
+                v.rules[seq] = rule
+    return ColumnarGame(ctx.game, COLUMNAR_TABLES, build_columns, start.seats, options, v)
+
+
+def build_stored(ctx: GameContext, start: Any, facts: list[Any]) -> Summary:
+    """:func:`build` of a game from its stored facts (:func:`stored_facts`), not folded
+    (``start``: as :func:`columnar_stored` reads it; ``ctx.fold`` is not read): its rounds
+    and players rows (its plays and tricks are built a column at a time) and its
+    violations."""
+    g: KlaverjasGame = start.state
+    seats, rows = start.seats, ctx.rows
+    rounds_out = rows["rounds"]
+    method = g.options["trump_selection"]
+    per_seat = [[0] * 11 for _ in range(4)]
+    tot, tot_played = [0, 0], [0, 0]
+    for n, result, _recorded, score, final, roem, _verdicts, d in facts:
+        tot[0] += final[0]
+        tot[1] += final[1]
+        tot_played[0] += score[0]
+        tot_played[1] += score[1]
+        rounds_out.add(played_row(ctx, seats, n, method, ctx.hands_recorded[n], d, result,
+                                  score, final, roem))
+        round_seats(per_seat, d, result, True)
+    viol = rows["violations"]
+    broken = 0
+    for n, *_, d in facts:
+        for seq, trick, seat, card, rule, message in d[-1]:
+            broken += 1
+            if seat is not None:
+                per_seat[seat][9] += 1
+                if card is not None:
+                    per_seat[seat][8] += 1
+            text = CARD_TEXT[card] if card is not None else None
+            viol.add((seq, n, trick, seat, seats[seat] if seat is not None else None, text,
+                      [text] if text is not None else None, rule,
+                      category_of(violation_category, rule, card), message))
+    outcome = game_winner(g.options, len(facts), tot) if facts else None
+    finished = outcome is not None
+    wteam = outcome if isinstance(outcome, int) else None
+    players = rows["players"]
+    for seat in range(4):
+        team = seat & 1
+        players.add((seats[seat], seat, team, seats[(seat + 2) % 4], *per_seat[seat], tot[team],
+                     (wteam == team) if finished else None))
+    return Summary(
+        rounds=len(facts), rounds_complete=len(facts), totals=tot, totals_played=tot_played,
+        finished=finished, winner_team=wteam, draw=outcome == "draw",
+        winners=[seats[s] for s in range(4) if wteam is not None and s & 1 == wteam],
+        violations=broken, rulings=ctx.rulings,
+    )

@@ -429,17 +429,8 @@ class KlaverjasGame(RoundBook[Round]):
     def winner_of(self, totals: list[int] | None) -> int | str | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
-        end = self.options["game_end"]
-        if end["type"] == "deals" and len(self.rounds) < end["count"]:
-            return None  # decided without adding up the scores (checked at every deal)
-        tot = self.totals() if totals is None else totals
-        if end["type"] != "deals" and max(tot) < end["points"]:
-            return None
-        if tot[0] != tot[1]:
-            return 0 if tot[0] > tot[1] else 1
-        if end["type"] == "deals" and self.options["game_tie"] == "draw":
-            return "draw"
-        return None  # equal totals: another deal
+        return game_winner(self.options, len(self.rounds),
+                           self.totals() if totals is None else totals)
 
     # ------------------------------------------------------------------ actions
 
@@ -637,6 +628,26 @@ class KlaverjasGame(RoundBook[Round]):
             return
         last.claimed = max(last.claimed, points)
 
+
+
+def game_winner(options: dict[str, Any], rounds: int, tot: list[int]) -> int | str | None:
+    """The winning team (or ``draw``) of a game of ``rounds`` rounds, its last closed, whose
+    final scores add up to ``tot``; None while it goes on (rule book 3, game end).
+
+    >>> opts = {"game_end": {"type": "deals", "count": 16}, "game_tie": "draw"}
+    >>> game_winner(opts, 15, [900, 600]), game_winner(opts, 16, [900, 600])
+    (None, 0)
+    """
+    end = options["game_end"]
+    if end["type"] == "deals" and rounds < end["count"]:
+        return None  # decided without adding up the scores (checked at every deal)
+    if end["type"] != "deals" and max(tot) < end["points"]:
+        return None
+    if tot[0] != tot[1]:
+        return 0 if tot[0] > tot[1] else 1
+    if end["type"] == "deals" and options["game_tie"] == "draw":
+        return "draw"
+    return None  # equal totals: another deal
 
 
 def check_deal(hands: list[int]) -> None:
