@@ -44,7 +44,8 @@ PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	jaslog/store/import_lines.py tests/store/test_import_lines.py \
 	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py \
 	tests/store/test_fold_games.py tests/store/test_bulk_read.py tests/export/test_stored.py \
-	jaslog/games/klaverjas/export.py tests/export/test_columnar.py
+	jaslog/games/klaverjas/export.py tests/export/test_columnar.py \
+	jaslog/games/klaverjas/facts.py tests/export/test_stored_facts.py tests/store/test_row_fold.py
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider
