@@ -289,7 +289,8 @@ class KeptWriter:
             raw = conn.connection.dbapi_connection
             assert raw is not None
             try:
-                raw.autocommit = True  # the transaction is ours: no BEGIN of the driver's
+                if not raw.autocommit:  # (its setter is a wait of the driver's, each time)
+                    raw.autocommit = True  # the transaction is ours: no BEGIN of the driver's
                 tx = conn.begin()
                 return conn, tx, _pg_locked_begin(raw, first)
             except Exception:
