@@ -152,7 +152,7 @@ def pg_exec(raw: Any, sql: str) -> Any:
     connection ``raw`` through libpq's own ``PQexec`` (the driver's ``pgconn``), and return
     the last statement's result (libpq's). One exchange with the server, as the driver's
     ``execute(..., prepare=False)`` of the string, without the driver's cursor, its
-    preparing and its wait loop (some 60 us of the writer's CPU a query); libpq waits for
+    preparing and its wait loop (some 30 us of the writer's CPU a query); libpq waits for
     the server with Python's lock released. A failure is raised as the driver raises it:
     the error of the statement's SQLSTATE (a ``psycopg.IntegrityError`` for rows refused),
     or ``psycopg.OperationalError`` when the connection is lost (``raw.closed`` then)."""
