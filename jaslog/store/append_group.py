@@ -179,7 +179,7 @@ class AppendGroup:
                 if commit:  # the transaction is ours (eng.write_tx_reading): no sync of its own
                     statements.append("COMMIT")
                 if statements:
-                    raw.execute("; ".join(statements), prepare=False)
+                    eng.pg_exec(raw, "; ".join(statements))
         except Exception as e:
             if not _refused(e):
                 raise

@@ -147,28 +147,51 @@ def write_tx(engine: Engine) -> Iterator[Connection]:
         yield conn
 
 
+def pg_exec(raw: Any, sql: str) -> Any:
+    """Run ``sql`` (statements without parameters, one query string) on the driver's
+    connection ``raw`` through libpq's own ``PQexec`` (the driver's ``pgconn``), and return
+    the last statement's result (libpq's). One exchange with the server, as the driver's
+    ``execute(..., prepare=False)`` of the string, without the driver's cursor, its
+    preparing and its wait loop (some 30 us of the writer's CPU a query); libpq waits for
+    the server with Python's lock released. A failure is raised as the driver raises it:
+    the error of the statement's SQLSTATE (a ``psycopg.IntegrityError`` for rows refused),
+    or ``psycopg.OperationalError`` when the connection is lost (``raw.closed`` then)."""
+    import psycopg
+    from psycopg import pq
+
+    pgconn = raw.pgconn
+    res = pgconn.exec_(sql.encode())
+    if res.status in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
+        return res
+    if pgconn.status != pq.ConnStatus.OK:
+        said = (pgconn.error_message or b"").decode("utf-8", "replace").strip()
+        raise psycopg.OperationalError(f"the connection to the server is lost: {said}")
+    raise psycopg.errors.error_from_result(res, encoding=raw.info.encoding)
+
+
 def _pg_locked_begin(raw: Any, first: str | None) -> Any:
     """Begin a PostgreSQL write transaction on the driver's connection ``raw`` (autocommit
     on: the transaction is ours), with the lock timeout and the store's write lock, and run
     ``first`` (a query without parameters) in it: one exchange with the server, one query
-    string in PostgreSQL's simple protocol (a pipeline of four statements cost the driver
-    about three times the CPU). The first column of ``first``'s first row, or None."""
+    string in PostgreSQL's simple protocol (:func:`pg_exec`; a pipeline of four statements
+    cost the driver about three times the CPU). The first column of ``first``'s first row,
+    as text (None: no query, no row or NULL)."""
     sql = f"BEGIN; SET LOCAL lock_timeout = {int(lock_timeout() * 1000)}; " \
         f"SELECT pg_advisory_xact_lock({PG_WRITE_LOCK})"
     if first is None:
-        raw.execute(sql, prepare=False)
+        pg_exec(raw, sql)
         return None
-    cur = raw.execute(f"{sql}; {first}", prepare=False)  # (several statements: not prepared)
-    while cur.nextset():  # to the last statement's rows: ``first``'s
-        pass
-    row = cur.fetchone()
-    return None if row is None else row[0]
+    res = pg_exec(raw, f"{sql}; {first}")  # the last statement's result: ``first``'s
+    if res.ntuples == 0:
+        return None
+    value = res.get_value(0, 0)
+    return None if value is None else bytes(value).decode()
 
 
 @contextmanager
 def write_tx_reading(engine: Engine, first: str | None) -> Iterator[tuple[Connection, Any]]:
     """:func:`write_tx`, and the first value of the first row of the query ``first`` (None:
-    no query), read once the writers' lock is held.
+    no query; on PostgreSQL the value as text), read once the writers' lock is held.
 
     On PostgreSQL the transaction's ``BEGIN``, its lock timeout, the lock and ``first`` go
     to the server together (one query string): one exchange, where they took four.
@@ -266,7 +289,8 @@ class KeptWriter:
             raw = conn.connection.dbapi_connection
             assert raw is not None
             try:
-                raw.autocommit = True  # the transaction is ours: no BEGIN of the driver's
+                if not raw.autocommit:  # (its setter is a wait of the driver's, each time)
+                    raw.autocommit = True  # the transaction is ours: no BEGIN of the driver's
                 tx = conn.begin()
                 return conn, tx, _pg_locked_begin(raw, first)
             except Exception:

@@ -457,6 +457,64 @@ def test_a_group_on_postgresql_sends_two_query_strings(pg_url: str, tmp_path: Pa
                 [{**e, "game": gid, "seq": i} for i, e in enumerate(evs[:4])]
 
 
+def test_a_group_on_postgresql_opens_no_cursor_of_the_driver(pg_url: str,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """A group's two query strings go through libpq's own ``PQexec`` (``pg_exec``), not
+    through the driver's cursors (each one's preparing, its adapters, its wait loop cost the
+    writer's thread more CPU than the exchange itself): eight appends in one group, no
+    cursor of psycopg made while it is written, and every append stored."""
+    svc = Service(pg_url, clock=ManualClock(STORE_TIME))
+    logs = {f"g{i}": _plain(simulate_game(f"g{i}", "amsterdam", seed=i)) for i in range(8)}
+    for gid, evs in logs.items():
+        svc.append(gid, evs[:3], 0)
+    made: list[str] = []
+    real_init = psycopg.Cursor.__init__
+
+    def counted(self: Any, *args: Any, **kwargs: Any) -> None:
+        made.append(threading.current_thread().name)
+        real_init(self, *args, **kwargs)
+
+    lock = _held(svc)
+    futs = [svc.submit(gid, [evs[3]], 3) for gid, evs in logs.items()]
+    _waiting(svc, len(futs))
+    monkeypatch.setattr(psycopg.Cursor, "__init__", counted)
+    lock.release()
+    assert [f.result(timeout=60)[0].appended for f in futs] == [1] * 8
+    monkeypatch.undo()
+    assert [t for t in made if t == "jaslog-writer"] == []
+    svc.close()
+    with open_store(pg_url) as s:
+        assert all(s.head(gid).next_seq == 4 for gid in logs) and s.verify().ok
+
+
+def test_pg_exec_raises_what_the_driver_raises(pg_url: str) -> None:
+    """``pg_exec`` (libpq's ``PQexec`` under the group's query strings) answers the last
+    statement's rows, and fails as the driver's ``execute`` would: the error class of the
+    statement's SQLSTATE (a refused row an ``IntegrityError``, which the group answers as a
+    conflict), and ``OperationalError`` with the connection marked closed when the server
+    dropped it (the kept writer then begins again on a fresh connection)."""
+    from jaslog.store.engine import pg_exec
+
+    url = pg_url.replace("+psycopg", "")
+    with psycopg.connect(url, autocommit=True) as raw, \
+            psycopg.connect(url, autocommit=True) as other:
+        res = pg_exec(raw, "CREATE TEMP TABLE t (k int PRIMARY KEY); SELECT 41 + 1")
+        assert res.get_value(0, 0) == b"42"
+        pg_exec(raw, "INSERT INTO t VALUES (1)")
+        with pytest.raises(psycopg.IntegrityError, match="duplicate key"):
+            pg_exec(raw, "BEGIN; INSERT INTO t VALUES (2); INSERT INTO t VALUES (1); COMMIT")
+        assert raw.info.transaction_status == psycopg.pq.TransactionStatus.INERROR
+        raw.rollback()
+        assert raw.execute("SELECT count(*) FROM t").fetchone() == (1,)
+        with pytest.raises(psycopg.errors.DivisionByZero):
+            pg_exec(raw, "SELECT 1/0")
+        other.execute("SELECT pg_terminate_backend(%s)", (raw.info.backend_pid,))
+        with pytest.raises(psycopg.OperationalError):
+            pg_exec(raw, "SELECT 1")
+        assert raw.closed
+
+
 def test_a_group_on_sqlite_reads_no_head(tmp_path: Path) -> None:
     """Eight appends to eight games in one group on SQLite: each is checked against the
     head its game's last append left (kept with its fold), none is read from the store."""
