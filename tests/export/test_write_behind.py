@@ -9,6 +9,7 @@ import resource
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 from jaslog.events import Event
+from jaslog.export import export_games
 from jaslog.export.behind import WriteBehind
 from jaslog.export.dataset import _Writers
 from jaslog.export.schema import SCHEMAS
@@ -98,3 +100,20 @@ def test_a_full_disk_stops_the_export_without_a_traceback(tmp_path: Path,
     assert "File too large" in proc.stderr, proc.stderr
     assert not list(out.glob(".staging-*"))
     assert not (out / "current").exists()
+
+
+def test_an_export_that_fails_leaves_no_writer(tmp_path: Path,
+                                               corpus: list[list[Event]]) -> None:
+    """The games stop coming with an error after some rows were given to the writer: the
+    error is the export's, the writer is stopped and joined, no staging folder is left."""
+
+    def broken() -> Iterator[list[Event]]:
+        yield from corpus[:30]
+        assert _writers_alive()  # rows of the first chunks are being written behind
+        raise RuntimeError("the store went away")
+
+    out = tmp_path / "ds"
+    with pytest.raises(RuntimeError, match="went away"):
+        export_games(broken(), out, chunk_games=3, row_group_rows=64)
+    assert not _writers_alive()
+    assert not list(out.glob(".staging-*")) and not (out / "current").exists()

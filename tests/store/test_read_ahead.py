@@ -96,3 +96,27 @@ def test_the_readers_error_is_raised_where_its_batch_is_taken(tmp_path: Path) ->
     with ReadAhead(str(missing)) as ahead, pytest.raises(sqlite3.OperationalError):
         ahead.codes(["g"], 10).result()
     assert not missing.exists()  # the reader makes no file
+
+
+def test_the_exports_reader_stopped_early_leaves_nothing_open(
+        store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The export's read of a store (one game a batch here) stopped after its first game:
+    no reader thread is left, and once the store is closed nothing holds its file."""
+    from jaslog.export import stored
+
+    monkeypatch.setattr(stored, "READ_GAMES", 1)
+    with open_store(str(store_path)) as store:
+        games = stored.store_games(store, since=None, ruleset=None, after=None,
+                                   until=store.cursor(), batch=2,
+                                   unreadable=lambda e: pytest.fail(str(e)))
+        first = next(games)
+        assert isinstance(first, stored.StoredExport) and first.game == "a-0" and _readers()
+        games.close()
+        assert not _readers()
+        every = list(stored.store_games(store, since=None, ruleset=None, after=None,
+                                        until=store.cursor(), batch=2,
+                                        unreadable=lambda e: pytest.fail(str(e))))
+        assert [g.game for g in every if isinstance(g, stored.StoredExport)] == list(RULESETS)
+        assert not _readers()
+    assert _open_fds(store_path) == []
+    store_path.unlink()
