@@ -17,7 +17,7 @@ the same either way (``tests/export/test_stored.py`` compares every table).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -62,7 +62,7 @@ _OPENERS = ("dealt", "round_score")
 
 def store_games(store: Store, *, since: str | None, ruleset: str | None, after: int | None,
                 until: int, batch: int, unreadable: Callable[[UnreadableEvent], None]
-                ) -> Iterator[StoredExport | list[Event]]:
+                ) -> Generator[StoredExport | list[Event], None, None]:
     """The games :meth:`~jaslog.store.Store.iter_games` yields (same arguments, same order),
     each as a :class:`StoredExport` when the store is a SQLite file whose batch reads as
     columns, else as its events."""
