@@ -220,10 +220,38 @@ def fetch_codes(raw: Any, ids: list[str], until: int) -> Fetched:
         order = sorted(names)
         marks = ", ".join("?" * len(order))
         with collector_paused():  # (see the module's note)
-            cur.execute(_codes_sql(f"game IN ({marks}) AND pos <= ?"), (*order, until))
-            return names, cur.fetchall()
+            cur.execute(_batch_sql(f"game IN ({marks}) AND pos <= ?"), (*order, until))
+            (text,) = cur.fetchone()
+            return names, _batch_rows(text)
     finally:
         cur.close()
+
+
+def _batch_sql(where: str) -> str:
+    """The batch statement (:func:`_codes_sql`) as one row: each game's key and its entries
+    joined as ``key:entries``, the games by ``;`` (neither is in an entry: integers, JSON
+    arrays of integers, NULLs and hex). One row a batch, not one a game: a reader thread
+    takes Python's lock back once for the batch, where a row a game made it wait for the
+    lock (up to the switch interval, 5 ms) a hundred times while the caller folds."""
+    return (f"WITH batch(game, entries) AS ({_codes_sql(where)}) "
+            "SELECT group_concat(game || ':' || coalesce(entries, ''), ';') FROM batch")
+
+
+def _batch_rows(text: str | None) -> list[tuple[int, str | None]]:
+    """Each game's key and entries from :func:`_batch_sql`'s text, in key order (the
+    order ``group_concat`` joins them in is not promised); no entries: None (read as rows).
+
+    >>> _batch_rows("7:157,285;3:[0,9]"), _batch_rows(None), _batch_rows("4:")
+    ([(3, '[0,9]'), (7, '157,285')], [], [(4, None)])
+    """
+    if text is None:
+        return []
+    out: list[tuple[int, str | None]] = []
+    for part in text.split(";"):
+        key, _, entries = part.partition(":")
+        out.append((int(key), entries or None))
+    out.sort(key=lambda r: r[0])
+    return out
 
 
 def parse_codes(names: dict[int, str], games: list[Any]) -> CodedBatch | None:
@@ -251,7 +279,7 @@ def codes_ahead(conn: Connection, path: str, batches: Iterable[list[str]], until
     from jaslog.store.read_ahead import ReadAhead
 
     with ReadAhead(path) as ahead:
-        it = iter(batches)
+        it = ramp(batches)
         ids = next(it, None)
         pending = None if ids is None else ahead.codes(ids, until)
         while ids is not None and pending is not None:
@@ -260,6 +288,26 @@ def codes_ahead(conn: Connection, path: str, batches: Iterable[list[str]], until
             pending = None if following is None else ahead.codes(following, until)
             yield ids, parse_codes(names, games)
             ids = following
+
+
+def ramp(batches: Iterable[list[str]], first: int = 8) -> Iterator[list[str]]:
+    """``batches`` cut so the first ones are small (``first`` games, then twice as many each
+    time, up to :data:`BATCH_GAMES`): the first batch's statement is the one read ahead of
+    nothing, so the reader soon runs a batch ahead of the fold; the games, in order, are the
+    same.
+
+    >>> [len(b) for b in ramp([list(range(100)), list(range(100)), list(range(5))])]
+    [8, 16, 32, 44, 100, 5]
+    """
+    size = first
+    for ids in batches:
+        i = 0
+        while size < BATCH_GAMES and i < len(ids):
+            yield ids[i:i + size]
+            i += size
+            size *= 2
+        if i < len(ids):
+            yield ids[i:]
 
 
 def fold_batch(conn: Connection, ids: list[str], until: int,

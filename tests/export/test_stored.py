@@ -19,6 +19,9 @@ from tests.export.real_table import real_table
 
 SEATS4 = ["ann", "bob", "cas", "dirk"]
 
+#: The batch statement (each game one entry of one row), as the trace shows it.
+BATCH_READ = "WITH batch(game, entries) AS (SELECT game, "
+
 
 def _games(corpus: list[list[Event]]) -> list[list[Event]]:
     """The export corpus (rulings, an unfinished game, games without times), with times in
@@ -129,7 +132,7 @@ def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path,
                                 until=store.cursor(), batch=7,
                                 unreadable=lambda e: pytest.fail(str(e))))
         raw.set_trace_callback(None)
-    reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
+    reads = [q for q in statements if q.startswith(BATCH_READ)]  # the events' rows
     codes = [q for q in reads if q.count("group_concat(CASE WHEN") == 1 and "GROUP BY game" in q]
     batches = -(-len(read) // 7)
     assert len(codes) == len(reads) == batches, reads

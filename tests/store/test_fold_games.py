@@ -23,6 +23,9 @@ from tests.store.test_tamper import disable_triggers
 
 RULESETS = {"a-0": "amsterdam", "k-1": "klaberjass-2p", "p-2": "kloepper", "r-3": "rotterdam"}
 
+#: The batch statement (each game one entry of one row), as the trace shows it.
+BATCH_READ = "WITH batch(game, entries) AS (SELECT game, "
+
 
 def _stored(store: Store, imported: bool = False) -> None:
     """The games of :data:`RULESETS` appended (each row with its ``recorded_at``), or
@@ -130,11 +133,13 @@ def test_sqlite_reads_a_game_as_one_row(store: Store, monkeypatch: pytest.Monkey
     monkeypatch.setattr(read_ahead, "connect", traced)
     folds = list(store.fold_games())
     raw.set_trace_callback(None)
-    assert not [q for q in statements if q.startswith("SELECT game, ")]
-    reads = [q for q in ahead if q.startswith("SELECT game, ")]  # the events' rows
+    assert not [q for q in statements if q.startswith(BATCH_READ)]
+    reads = [q for q in ahead if q.startswith(BATCH_READ)]  # the events' rows
     assert len(reads) == 1, reads
     assert reads[0].count("group_concat(CASE WHEN") == 1 and "GROUP BY game" in reads[0]
     assert reads[0].count("CASE") == 1 and reads[0].count("rest IS NULL AND kind = 1") == 1
+    assert reads[0].endswith("SELECT group_concat(game || ':' || coalesce(entries, ''), ';') "
+                             "FROM batch")  # the batch as one row
     assert len(opened) == 1
     with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         opened[0].total_changes  # noqa: B018 - the reader closed its connection
