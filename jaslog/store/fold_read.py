@@ -14,7 +14,9 @@ joins into one text (``group_concat``):
 * any other row's columns as a JSON array (:data:`OTHER`: the id and ``rest`` in hex), or
   ``-1`` when a column holds a value of another type than the store writes there.
 
-SQLite's C code does the work of each row; Python gets one string a game, no tuple a row.
+SQLite's C code does the work of each row; Python gets one string a game, no tuple a row,
+and the batch's games joined as one row (:func:`_batch_sql`: ``key:entries``, the games by
+``;``), so a reader thread takes Python's lock back once a batch, not once a game.
 :func:`jaslog.store.bulk_read.game_codes` reads it with one ``orjson`` call into the codes
 (another row's as ``-1 - seq``) and the other rows' columns (read by
 :func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
