@@ -31,6 +31,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,7 @@ import pyarrow.parquet as pq
 
 from jaslog.analysis.rounds import Solved
 from jaslog.events import Event
+from jaslog.export.behind import WriteBehind
 from jaslog.export.columnar import ValueBeyondColumn, partition_tables
 from jaslog.export.par import Known, forget_families
 from jaslog.export.plays import columns_for
@@ -118,18 +120,28 @@ class _Writers:
     ``row_group_rows`` rows (or until the held tables pass ``budget`` bytes in all, when the
     largest is written early), so row groups stay large whatever the chunk size. A file is
     closed and the next begun after ``file_rows`` rows.
+
+    The writes (a row group encoded, compressed and written; a file closed, synced and
+    hashed) are done behind the exporter by one writer thread, in the order they are decided
+    here (:class:`jaslog.export.behind.WriteBehind`: the files are those the exporter would
+    write itself, byte for byte), with at most a quarter of ``budget`` bytes of tables given
+    to it and not yet written. :meth:`close` waits for them (and raises the error of one
+    that failed); :meth:`abort` drops those not begun.
     """
 
     def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
                  row_group_rows: int = ROW_GROUP_ROWS, budget: int = PENDING_BYTES) -> None:
         self.root, self.version = root, version
         self.file_rows, self.row_group_rows, self.budget = file_rows, row_group_rows, budget
-        self.open: dict[tuple[str, str], tuple[pq.ParquetWriter, dict[str, Any]]] = {}
+        self.open: dict[tuple[str, str], dict[str, Any]] = {}  # each open file's entry
         self.counter: dict[tuple[str, str], int] = {}
         self.pending: dict[tuple[str, str], list[pa.Table]] = {}
         self.pending_rows: dict[tuple[str, str], int] = {}
         self.pending_bytes = 0
         self.done: list[dict[str, Any]] = []
+        # the open files' writers: the writer thread's alone (the exporter's after a join)
+        self.files: dict[tuple[str, str], pq.ParquetWriter] = {}
+        self.behind = WriteBehind(max(1, budget // 4))
 
     def add(self, table: str, part: str, t: pa.Table) -> None:
         if t.num_rows == 0:
@@ -145,50 +157,72 @@ class _Writers:
 
     def _write(self, key: tuple[str, str]) -> None:
         tables = self.pending.pop(key)
-        self.pending_rows.pop(key)
-        self.pending_bytes -= sum(x.nbytes for x in tables)
-        t = pa.concat_tables(tables)
-        del tables
-        table, part = key
-        if key not in self.open:
+        rows = self.pending_rows.pop(key)
+        nbytes = sum(x.nbytes for x in tables)
+        self.pending_bytes -= nbytes
+        new = key not in self.open
+        if new:
             n = self.counter.get(key, 0)
             self.counter[key] = n + 1
-            rel = f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet"
-            path = self.root / rel
+            table, part = key
+            self.open[key] = {"path": f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet",
+                              "table": table, "partition": part, "version": self.version,
+                              "rows": 0}
+        entry = self.open[key]
+        entry["rows"] += rows
+        last = entry["rows"] >= self.file_rows
+        if last:
+            self.open.pop(key)
+            self.done.append(entry)
+        self.behind.put(partial(self._write_table, key, entry, tables, new, last), nbytes)
+
+    def _write_table(self, key: tuple[str, str], entry: dict[str, Any], tables: list[pa.Table],
+                     new: bool, last: bool) -> None:
+        """(On the writer thread.) Write ``tables`` as one row group of the file of ``key``
+        (begun first when ``new``; closed after when ``last``)."""
+        t = pa.concat_tables(tables)
+        del tables[:]
+        if new:
+            path = self.root / entry["path"]
             path.parent.mkdir(parents=True, exist_ok=True)
-            w = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd",
-                                 use_dictionary=DICTIONARY_COLUMNS[table] or False,
-                                 write_statistics=True)
-            self.open[key] = (w, {"path": rel, "table": table, "partition": part,
-                                  "version": self.version, "rows": 0})
-        w, entry = self.open[key]
-        w.write_table(t, row_group_size=max(t.num_rows, 1))
-        entry["rows"] += t.num_rows
-        if entry["rows"] >= self.file_rows:
-            self._close(key)
+            table = entry["table"]
+            self.files[key] = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd",
+                                               use_dictionary=DICTIONARY_COLUMNS[table] or False,
+                                               write_statistics=True)
+        self.files[key].write_table(t, row_group_size=max(t.num_rows, 1))
+        if last:
+            self._close_file(key, entry)
 
     def _close(self, key: tuple[str, str]) -> None:
-        w, entry = self.open.pop(key)
-        w.close()
+        entry = self.open.pop(key)
+        self.done.append(entry)
+        self.behind.put(partial(self._close_file, key, entry), 0)
+
+    def _close_file(self, key: tuple[str, str], entry: dict[str, Any]) -> None:
+        """(On the writer thread.) Close the file of ``key``, sync it, and note its size and
+        SHA-256 in ``entry``."""
+        self.files.pop(key).close()
         path = self.root / entry["path"]
         with open(path, "rb") as f:
             os.fsync(f.fileno())
         entry["bytes"] = path.stat().st_size
         entry["sha256"] = sha256_file(path)
-        self.done.append(entry)
 
     def close(self) -> list[dict[str, Any]]:
         for key in list(self.pending):
             self._write(key)
         for key in list(self.open):
             self._close(key)
+        self.behind.join()
         return self.done
 
     def abort(self) -> None:
+        self.behind.abort()
         self.pending.clear()
-        for w, _ in self.open.values():
+        for w in self.files.values():
             with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
                 w.close()
+        self.files.clear()
         self.open.clear()
 
 

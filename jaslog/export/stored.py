@@ -17,7 +17,8 @@ the same either way (``tests/export/test_stored.py`` compares every table).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from jaslog.store import Store
     from jaslog.store.codec import UnreadableEvent
     from jaslog.store.export_read import FactRow, StoredBatch, StoredGame
+    from jaslog.store.read_ahead import Fetched
 
 #: Games read as columns at a time (a batch's columns, its events table and its other
 #: events are held whole while its games are built: on the bench's store, batches of 200
@@ -63,7 +65,7 @@ _OPENERS = ("dealt", "round_score")
 
 def store_games(store: Store, *, since: str | None, ruleset: str | None, after: int | None,
                 until: int, batch: int, unreadable: Callable[[UnreadableEvent], None]
-                ) -> Iterator[StoredExport | list[Event]]:
+                ) -> Generator[StoredExport | list[Event], None, None]:
     """The games :meth:`~jaslog.store.Store.iter_games` yields (same arguments, same order),
     each as a :class:`StoredExport` when the store is a SQLite file whose batch reads as
     columns, else as its events."""
@@ -74,9 +76,9 @@ def store_games(store: Store, *, since: str | None, ruleset: str | None, after: 
             since=since, ruleset=ruleset, after=after, until=until, fast=True,
             unreadable=unreadable))
         return
-    for ids in store.game_id_batches(since=since, ruleset=ruleset, after=after, until=until,
-                                     batch=batch):
-        yield from batch_games(store, ids, until, unreadable)
+    yield from _read_ahead(store, (part for ids in store.game_id_batches(
+        since=since, ruleset=ruleset, after=after, until=until, batch=batch)
+        for part in _parts(ids)), until, unreadable)
 
 
 def batch_games(store: Store, ids: list[str], until: int | None,
@@ -85,12 +87,44 @@ def batch_games(store: Store, ids: list[str], until: int | None,
     """The games ``ids`` (in the store's order) as :meth:`~jaslog.store.Store.games_by_id`
     yields them, each as a :class:`StoredExport` when the store is a SQLite file and the
     batch reads as columns, else as its events; read :data:`READ_GAMES` at a time."""
-    for i in range(0, len(ids), READ_GAMES):
-        yield from _batch_games(store, ids[i:i + READ_GAMES], until, unreadable)
+    from jaslog.store.fold_read import sqlite_file
+
+    if until is not None and sqlite_file(store.engine) is not None:
+        yield from _read_ahead(store, iter(_parts(ids)), until, unreadable)
+        return
+    for part in _parts(ids):
+        yield from _batch_games(store, part, until, unreadable)
+
+
+def _parts(ids: list[str]) -> list[list[str]]:
+    return [ids[i:i + READ_GAMES] for i in range(0, len(ids), READ_GAMES)]
+
+
+def _read_ahead(store: Store, parts: Iterator[list[str]], until: int,
+                unreadable: Callable[[UnreadableEvent], None]
+                ) -> Iterator[StoredExport | list[Event]]:
+    """:func:`_batch_games` of each batch of ``parts`` from the store's SQLite file, the next
+    batch's statement run meanwhile by a :class:`~jaslog.store.read_ahead.ReadAhead` on a
+    thread of its own (one batch ahead at most: its rows are held while this one is built).
+    Stopping early stops and joins the reader."""
+    from jaslog.store.fold_read import sqlite_file
+    from jaslog.store.read_ahead import ReadAhead
+
+    path = sqlite_file(store.engine)
+    assert path is not None
+    with ReadAhead(path) as ahead:
+        ids = next(parts, None)
+        fetched = None if ids is None else ahead.codes(ids, until)
+        while ids is not None and fetched is not None:
+            following = next(parts, None)
+            ahead_of = None if following is None else ahead.codes(following, until)
+            yield from _batch_games(store, ids, until, unreadable, fetched)
+            ids, fetched = following, ahead_of
 
 
 def _batch_games(store: Store, ids: list[str], until: int | None,
-                 unreadable: Callable[[UnreadableEvent], None]
+                 unreadable: Callable[[UnreadableEvent], None],
+                 fetched: Future[Fetched] | None = None
                  ) -> Iterator[StoredExport | list[Event]]:
     from jaslog.store import engine as eng
     from jaslog.store.export_read import read_batch
@@ -102,7 +136,8 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
             if until is None:
                 until = store.cursor()
             got = read_batch(conn, ids, until, unreadable, prepare=_prepare,
-                             stored=stored_facts) if plays_coded(conn) else None
+                             stored=stored_facts, fetched=fetched) \
+                if plays_coded(conn) else None
     if got is None:
         yield from (events for _gid, events in store.games_by_id(
             ids, until=until, fast=True, unreadable=unreadable))

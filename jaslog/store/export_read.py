@@ -22,6 +22,7 @@ behind the store's back; a gap in a game's seqs): the caller reads it as rows.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,7 @@ from jaslog.store.collector import collector_paused
 from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
 from jaslog.store.projection import BUILT, build_state, facts_detailed
+from jaslog.store.read_ahead import Fetched
 from jaslog.store.rows import codec, events_of
 
 
@@ -141,13 +143,15 @@ FactRow = tuple[int, str | None, str | None, Any, Any, Any, Any, Any]
 def read_batch(conn: Connection, ids: list[str], until: int,
                unreadable: Callable[[UnreadableEvent], None] | None,
                prepare: Callable[[StoredBatch, dict[int, str]], None] | None = None,
-               stored: Stored | None = None) -> Iterator[StoredGame] | None:
+               stored: Stored | None = None,
+               fetched: Future[Fetched] | None = None) -> Iterator[StoredGame] | None:
     """The games ``ids`` (in the store's order) read as columns and folded, up to position
     ``until``; None when the codes cannot be read (the caller reads the batch as rows).
     ``prepare(batch, names)`` is called once the batch is read, before any game is folded
     (``names``: game id by key). ``stored``: what to make of a game's stored round facts
-    (:data:`Stored`; a game it makes something of is not folded)."""
-    coded = read_codes(conn, ids, until)
+    (:data:`Stored`; a game it makes something of is not folded). ``fetched``: the batch
+    statement's rows read ahead (:func:`jaslog.store.fold_read.read_codes`)."""
+    coded = read_codes(conn, ids, until, fetched)
     if coded is None:
         return None
     names = coded.names

@@ -14,7 +14,9 @@ joins into one text (``group_concat``):
 * any other row's columns as a JSON array (:data:`OTHER`: the id and ``rest`` in hex), or
   ``-1`` when a column holds a value of another type than the store writes there.
 
-SQLite's C code does the work of each row; Python gets one string a game, no tuple a row.
+SQLite's C code does the work of each row; Python gets one string a game, no tuple a row,
+and the batch's games joined as one row (:func:`_batch_sql`: ``key:entries``, the games by
+``;``), so a reader thread takes Python's lock back once a batch, not once a game.
 :func:`jaslog.store.bulk_read.game_codes` reads it with one ``orjson`` call into the codes
 (another row's as ``-1 - seq``) and the other rows' columns (read by
 :func:`jaslog.store.rows.events_of` into events, as :meth:`~jaslog.store.Store.iter_games`
@@ -24,7 +26,11 @@ without a gap) and each entry is a code from 0 or a row of integers and hex. The
 the other rows come from the same scan, so they agree: no second statement scans the batch
 again, and no row is tested twice.
 
-Both through the store's own connection, not through a second SQLite library (such as the
+The replay and the export run a batch's statement ahead, on a reader thread with its own
+connection to the file (:func:`codes_ahead`, :class:`jaslog.store.read_ahead.ReadAhead`:
+SQLite's C code runs it on the second core while Python folds the batch before), reading
+the rows up to the same position; any other reader, through the store's connection. Both
+through the same ``sqlite3`` module, not through a second SQLite library (such as the
 ADBC driver's, which links its own copy: two copies of SQLite in one process undo each
 other's POSIX locks on the same file when either closes it, and another process may then
 reset the write-ahead log under a reader, or a writer, of this one: sqlite.org's "how to
@@ -59,7 +65,8 @@ holds, a seq from 8192 on) is one of the other rows, read as ``iter_games`` read
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +75,6 @@ from sqlalchemy.engine import Connection, Engine
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import VERSION
 from jaslog.play.fold import start_fold
-from jaslog.store import engine as eng
 from jaslog.store.bulk_read import (
     AT_CODED_MAX,
     AT_SHIFT,
@@ -78,7 +84,8 @@ from jaslog.store.bulk_read import (
 )
 from jaslog.store.codec import UnreadableEvent
 from jaslog.store.collector import collector_paused
-from jaslog.store.rows import codec, game_keys, rows_reader
+from jaslog.store.read_ahead import Fetched
+from jaslog.store.rows import codec, rows_reader
 
 #: What a fold of a stored game gives: its fold, or the error of the first event its rules
 #: refuse (located by game and seq).
@@ -180,23 +187,79 @@ class CodedBatch:
             yield key, codes, others
 
 
-def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | None:
+def read_codes(conn: Connection, ids: list[str], until: int,
+               fetched: Future[Fetched] | None = None) -> CodedBatch | None:
     """The games ``ids`` (in the store's order, ``games.pos`` ascending) read up to position
     ``until`` with the statement of the module's note, through one connection: the replay's
     bulk fold (:func:`fold_batch`) and the export (:func:`jaslog.store.export_read.read_batch`)
-    read a batch so. None when the codes cannot be read (the caller reads the batch as
-    rows)."""
-    keys = game_keys(conn, ids)
-    order = sorted(keys[g] for g in ids if g in keys)
-    names = {k: g for g, k in keys.items()}
-    if not order:
-        return CodedBatch(names, [], [])
-    marks = ", ".join("?" * len(order))
-    where = f"game IN ({marks}) AND pos <= ?"
+    read a batch so. ``fetched``: the statement's rows as a
+    :class:`~jaslog.store.read_ahead.ReadAhead` read them ahead (its error raised here), in
+    place of reading them through ``conn``. None when the codes cannot be read (the caller
+    reads the batch as rows)."""
+    if fetched is None:
+        names, games = fetch_codes(conn.connection.dbapi_connection, ids, until)
+    else:
+        names, games = fetched.result()
+    return parse_codes(names, games)
+
+
+def fetch_codes(raw: Any, ids: list[str], until: int) -> Fetched:
+    """The batch statement's rows for the games ``ids`` up to position ``until`` (each game's
+    key and its entries' text), and each game's id by its key, read through the driver's
+    own connection ``raw`` (the store's, or a :class:`~jaslog.store.read_ahead.ReadAhead`'s
+    on its thread)."""
+    cur = raw.cursor()
+    try:
+        uniq = list(dict.fromkeys(ids))
+        names: dict[int, str] = {}
+        for i in range(0, len(uniq), 500):
+            part = uniq[i:i + 500]
+            cur.execute(f"SELECT id, pos FROM games WHERE id IN ({', '.join('?' * len(part))})",
+                        part)
+            names.update((int(pos), gid) for gid, pos in cur.fetchall())
+        if not names:
+            return names, []
+        order = sorted(names)
+        marks = ", ".join("?" * len(order))
+        with collector_paused():  # (see the module's note)
+            cur.execute(_batch_sql(f"game IN ({marks}) AND pos <= ?"), (*order, until))
+            (text,) = cur.fetchone()
+            return names, _batch_rows(text)
+    finally:
+        cur.close()
+
+
+def _batch_sql(where: str) -> str:
+    """The batch statement (:func:`_codes_sql`) as one row: each game's key and its entries
+    joined as ``key:entries``, the games by ``;`` (neither is in an entry: integers, JSON
+    arrays of integers, NULLs and hex). One row a batch, not one a game: a reader thread
+    takes Python's lock back once for the batch, where a row a game made it wait for the
+    lock (up to the switch interval, 5 ms) a hundred times while the caller folds."""
+    return (f"WITH batch(game, entries) AS ({_codes_sql(where)}) "
+            "SELECT group_concat(game || ':' || coalesce(entries, ''), ';') FROM batch")
+
+
+def _batch_rows(text: str | None) -> list[tuple[int, str | None]]:
+    """Each game's key and entries from :func:`_batch_sql`'s text, in key order (the
+    order ``group_concat`` joins them in is not promised); no entries: None (read as rows).
+
+    >>> _batch_rows("7:157,285;3:[0,9]"), _batch_rows(None), _batch_rows("4:")
+    ([(3, '[0,9]'), (7, '157,285')], [], [(4, None)])
+    """
+    if text is None:
+        return []
+    out: list[tuple[int, str | None]] = []
+    for part in text.split(";"):
+        key, _, entries = part.partition(":")
+        out.append((int(key), entries or None))
+    out.sort(key=lambda r: r[0])
+    return out
+
+
+def parse_codes(names: dict[int, str], games: list[Any]) -> CodedBatch | None:
+    """A batch's :class:`CodedBatch` from its statement's rows (:func:`fetch_codes`), or
+    None when its codes cannot be read."""
     with collector_paused():  # (see the module's note)
-        with eng.raw_cursor(conn) as cur:
-            cur.execute(_codes_sql(where), (*order, until))
-            games = cur.fetchall()
         coded: list[tuple[int, list[int]]] = []
         all_others: list[list[Any]] = []
         for key, text in games:
@@ -209,6 +272,46 @@ def read_codes(conn: Connection, ids: list[str], until: int) -> CodedBatch | Non
     return CodedBatch(names, coded, all_others)
 
 
+def codes_ahead(conn: Connection, path: str, batches: Iterable[list[str]], until: int
+                ) -> Generator[tuple[list[str], CodedBatch | None], None, None]:
+    """Each batch of ``batches`` (game ids in the store's order) with its :func:`read_codes`
+    (None: read it as rows), batch N+1's statement run by a
+    :class:`~jaslog.store.read_ahead.ReadAhead` on the file ``path`` while the caller works
+    on batch N: one batch ahead at most. Closing the generator stops and joins the reader."""
+    from jaslog.store.read_ahead import ReadAhead
+
+    with ReadAhead(path) as ahead:
+        it = ramp(batches)
+        ids = next(it, None)
+        pending = None if ids is None else ahead.codes(ids, until)
+        while ids is not None and pending is not None:
+            names, games = pending.result()
+            following = next(it, None)
+            pending = None if following is None else ahead.codes(following, until)
+            yield ids, parse_codes(names, games)
+            ids = following
+
+
+def ramp(batches: Iterable[list[str]], first: int = 8) -> Iterator[list[str]]:
+    """``batches`` cut so the first ones are small (``first`` games, then twice as many each
+    time, up to :data:`BATCH_GAMES`): the first batch's statement is the one read ahead of
+    nothing, so the reader soon runs a batch ahead of the fold; the games, in order, are the
+    same.
+
+    >>> [len(b) for b in ramp([list(range(100)), list(range(100)), list(range(5))])]
+    [8, 16, 32, 44, 100, 5]
+    """
+    size = first
+    for ids in batches:
+        i = 0
+        while size < BATCH_GAMES and i < len(ids):
+            yield ids[i:i + size]
+            i += size
+            size *= 2
+        if i < len(ids):
+            yield ids[i:]
+
+
 def fold_batch(conn: Connection, ids: list[str], until: int,
                unreadable: Any) -> Iterator[tuple[str, Folded]] | None:
     """The games ``ids`` (in the store's order, ``games.pos`` ascending) folded from their
@@ -217,10 +320,10 @@ def fold_batch(conn: Connection, ids: list[str], until: int,
     batch = read_codes(conn, ids, until)
     if batch is None:
         return None
-    return _fold_read(conn, batch, unreadable)
+    return fold_read(conn, batch, unreadable)
 
 
-def _fold_read(conn: Connection, batch: CodedBatch,
+def fold_read(conn: Connection, batch: CodedBatch,
                unreadable: Any) -> Iterator[tuple[str, Folded]]:
     names = batch.names
     kinds = codec(conn).names

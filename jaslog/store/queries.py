@@ -6,7 +6,8 @@ A mixin of :class:`jaslog.store.Store` (which provides ``engine``).
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing
 from functools import partial
 from typing import Any, cast
 
@@ -301,7 +302,7 @@ class Queries:
     def fold_games(self, *, since: str | None = None, ruleset: str | None = None,
                    after: int | None = None, until: int | None = None,
                    unreadable: Unreadable | None = None
-                   ) -> Iterator[tuple[str, GameFold | FoldError]]:
+                   ) -> Generator[tuple[str, GameFold | FoldError], None, None]:
         """Every game :meth:`iter_games` yields (same arguments, same order) folded through
         its rules: ``(game_id, fold)``, or ``(game_id, error)`` with the
         :class:`~jaslog.engine.fold.FoldError` of the first event the rules refuse. The
@@ -314,16 +315,22 @@ class Queries:
         with eng.read_tx(self.engine) as conn:
             if until is None:
                 until = self._cursor(conn)
-            coded = fold_read.sqlite_file(self.engine) is not None \
-                and fold_read.plays_coded(conn)
-            for ids in self._id_batches(conn, since=since, ruleset=ruleset, after=after,
-                                        until=until, batch=fold_read.BATCH_GAMES):
-                folded = fold_read.fold_batch(conn, ids, until, unreadable) if coded else None
-                if folded is None:
-                    folded = (
-                        (gid, fold_read.fold_one(gid, events))
-                        for gid, events in self._games_of(conn, ids, until, True, unreadable))
-                yield from folded
+            path = fold_read.sqlite_file(self.engine)
+            batches = self._id_batches(conn, since=since, ruleset=ruleset, after=after,
+                                       until=until, batch=fold_read.BATCH_GAMES)
+            # a SQLite file: the next batch's statement read ahead on a thread of its own
+            coded: Generator[tuple[list[str], fold_read.CodedBatch | None], None, None] = \
+                fold_read.codes_ahead(conn, path, batches, until) \
+                if path is not None and fold_read.plays_coded(conn) \
+                else ((ids, None) for ids in batches)
+            with closing(coded):  # a reader stopped and joined when this generator stops
+                for ids, batch in coded:
+                    if batch is not None:
+                        yield from fold_read.fold_read(conn, batch, unreadable)
+                    else:
+                        yield from ((gid, fold_read.fold_one(gid, events))
+                                    for gid, events in self._games_of(conn, ids, until, True,
+                                                                      unreadable))
 
     def game_id_batches(self, *, since: str | None = None, ruleset: str | None = None,
                         after: int | None = None, until: int | None = None,

@@ -19,6 +19,9 @@ from tests.export.real_table import real_table
 
 SEATS4 = ["ann", "bob", "cas", "dirk"]
 
+#: The batch statement (each game one entry of one row), as the trace shows it.
+BATCH_READ = "WITH batch(game, entries) AS (SELECT game, "
+
 
 def _games(corpus: list[list[Event]]) -> list[list[Event]]:
     """The export corpus (rulings, an unfinished game, games without times), with times in
@@ -101,13 +104,27 @@ def test_most_games_are_built_from_the_columns(store_file: Path, tmp_path: Path,
     assert len(built) >= len(corpus) - 2
 
 
-def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
+def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The export reads a SQLite store's batch with the replay's one statement (each game
-    as one row: its codes and its other rows joined) and no statement of its own, and each
-    game's fold, when it is folded (a game built from its stored round facts is not, until
-    asked), keeps its plain plays as their codes (no event made for a play)."""
+    as one row: its codes and its other rows joined), by the same reader thread on its own
+    connection, and no statement of its own; each game's fold, when it is folded (a game
+    built from its stored round facts is not, until asked), keeps its plain plays as their
+    codes (no event made for a play)."""
+    from jaslog.store import read_ahead
+
+    statements: list[str] = []
+    opened: list[sqlite3.Connection] = []
+
+    def traced(path: str) -> sqlite3.Connection:
+        conn = connect(path)
+        conn.set_trace_callback(statements.append)
+        opened.append(conn)
+        return conn
+
+    connect = read_ahead.connect
+    monkeypatch.setattr(read_ahead, "connect", traced)
     with open_store(str(store_file)) as store:
-        statements: list[str] = []
         with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
             raw = c.connection.dbapi_connection
             assert isinstance(raw, sqlite3.Connection)
@@ -116,10 +133,13 @@ def test_the_export_reads_a_batch_as_the_replay_does(store_file: Path) -> None:
                                 until=store.cursor(), batch=7,
                                 unreadable=lambda e: pytest.fail(str(e))))
         raw.set_trace_callback(None)
-    reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
+    reads = [q for q in statements if q.startswith(BATCH_READ)]  # the events' rows
     codes = [q for q in reads if q.count("group_concat(CASE WHEN") == 1 and "GROUP BY game" in q]
     batches = -(-len(read) // 7)
     assert len(codes) == len(reads) == batches, reads
+    assert len(opened) == 1  # one reader for the whole export, its connection closed after
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        opened[0].total_changes  # noqa: B018
     coded = 0
     for g in read:
         assert isinstance(g, StoredExport)

@@ -23,6 +23,9 @@ from tests.store.test_tamper import disable_triggers
 
 RULESETS = {"a-0": "amsterdam", "k-1": "klaberjass-2p", "p-2": "kloepper", "r-3": "rotterdam"}
 
+#: The batch statement (each game one entry of one row), as the trace shows it.
+BATCH_READ = "WITH batch(game, entries) AS (SELECT game, "
+
 
 def _stored(store: Store, imported: bool = False) -> None:
     """The games of :data:`RULESETS` appended (each row with its ``recorded_at``), or
@@ -102,24 +105,44 @@ def test_a_play_the_rules_refuse_is_the_games_error(store: Store,
     assert all(isinstance(dict(got)[g], tuple) and len(dict(got)[g]) == 4 for g in RULESETS)
 
 
-def test_sqlite_reads_a_game_as_one_row(store: Store) -> None:
-    """On SQLite a batch is read with one statement through the store's own connection: each
+def test_sqlite_reads_a_game_as_one_row(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On SQLite a batch is read with one statement, by the reader thread on its own
+    connection to the file (the store's connection reads the batches' ids meanwhile): each
     game's rows as one row, each row's entry (a plain play's code, another row's columns)
     worked out by one CASE and joined by SQLite (no row-by-row read of any row)."""
     if store.dialect != "sqlite":
         pytest.skip("the codes are read from a SQLite file")
     _stored(store, imported=True)
+    from jaslog.store import read_ahead
+
     statements: list[str] = []
+    ahead: list[str] = []
     with store.engine.connect() as c:  # the pool's one connection, which the reads reuse
         raw = c.connection.dbapi_connection
         assert isinstance(raw, sqlite3.Connection)
         raw.set_trace_callback(statements.append)
+    opened: list[sqlite3.Connection] = []
+
+    def traced(path: str) -> sqlite3.Connection:
+        conn = connect(path)
+        conn.set_trace_callback(ahead.append)
+        opened.append(conn)
+        return conn
+
+    connect = read_ahead.connect
+    monkeypatch.setattr(read_ahead, "connect", traced)
     folds = list(store.fold_games())
     raw.set_trace_callback(None)
-    reads = [q for q in statements if q.startswith("SELECT game, ")]  # the events' rows
+    assert not [q for q in statements if q.startswith(BATCH_READ)]
+    reads = [q for q in ahead if q.startswith(BATCH_READ)]  # the events' rows
     assert len(reads) == 1, reads
     assert reads[0].count("group_concat(CASE WHEN") == 1 and "GROUP BY game" in reads[0]
     assert reads[0].count("CASE") == 1 and reads[0].count("rest IS NULL AND kind = 1") == 1
+    assert reads[0].endswith("SELECT group_concat(game || ':' || coalesce(entries, ''), ';') "
+                             "FROM batch")  # the batch as one row
+    assert len(opened) == 1
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        opened[0].total_changes  # noqa: B018 - the reader closed its connection
     assert len(folds) == len(RULESETS)
     assert [(gid, _seen(f)) for gid, f in folds] == _by_events(store)
 
