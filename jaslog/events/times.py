@@ -29,18 +29,31 @@ def minute_text(minute: int) -> str:
     """
     if len(MINUTES) > 100_000:
         MINUTES.clear()
-    text = MINUTES[minute] = time.strftime("%Y-%m-%dT%H:%M:", time.gmtime(minute * 60))
+    try:
+        text = time.strftime("%Y-%m-%dT%H:%M:", time.gmtime(minute * 60))
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"the time code {minute * 60} is no time this jaslog can write") from None
+    MINUTES[minute] = text
     return text
 
 
 def time_text(code: int) -> str:
-    """The text of a time code (:func:`jaslog.store.compact.time_code` writes one).
+    """The text of a time code (:func:`jaslog.store.compact.time_code` writes one); a
+    :class:`ValueError` for a code no time has (a huge integer changed behind the store's
+    back; a fraction gives a :class:`TypeError`), which every reader of the store reports as
+    the row's ``unreadable_game``.
 
     >>> time_text(1767641455), time_text(1767641455120)
     ('2026-01-05T19:30:55Z', '2026-01-05T19:30:55.120Z')
+    >>> time_text(10**30)
+    Traceback (most recent call last):
+    ValueError: the time code 1000000000000000000000000000000 is no time this jaslog can write
     """
     if code <= SECONDS_MAX:
         minute, second = divmod(code, 60)
         return (MINUTES.get(minute) or minute_text(minute)) + SECONDS[second]
     secs, ms = divmod(code, 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{ms:03d}Z"
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + f".{ms:03d}Z"
+    except (OverflowError, OSError, ValueError):
+        raise ValueError(f"the time code {code!r} is no time this jaslog can write") from None

@@ -407,7 +407,7 @@ class Codec:
                 recorded_at: Any, seat: Any, card: Any, rest: Any) -> bytes:
         """The canonical bytes of the event whose row this is (in ``game`` at ``seq``)."""
         if rest is not None:
-            rest = bytes(rest) if not isinstance(rest, bytes) else rest
+            rest = rest if type(rest) is bytes else rest_bytes(rest)
             if rest[:1] == b"{":
                 return rest
         if kind == 1 and rest is None and version == VERSION and self.names.get(1) == "play":
@@ -457,6 +457,22 @@ class Codec:
         i = None if event_id is None else id_text(event_id)
         r = None if recorded_at is None else time_text(recorded_at)
         return FastPlay(game, seq, seat, CARD_TEXT[card], a, i, None, r)  # bytes when asked
+
+
+def rest_bytes(rest: Any) -> bytes:
+    """A row's ``rest`` as bytes; a :class:`TypeError` for a value no ``rest`` holds (text
+    or a number, changed behind the store's back: ``bytes(5)`` would be five zero bytes,
+    ``bytes(2**62)`` no memory at all).
+
+    >>> rest_bytes(memoryview(b"[1]"))
+    b'[1]'
+    >>> rest_bytes(5)
+    Traceback (most recent call last):
+    TypeError: its rest 5 is not bytes
+    """
+    if isinstance(rest, (bytes, bytearray, memoryview)):
+        return bytes(rest)
+    raise TypeError(f"its rest {rest!r} is not bytes")
 
 
 def _play(game: str, seq: int, at: str | None, eid: str | None, rec: str | None, seat: int,

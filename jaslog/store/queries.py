@@ -20,13 +20,13 @@ from jaslog.store import engine as eng
 from jaslog.store.bulk_read import COLUMNS as BULK_COLUMNS
 from jaslog.store.bulk_read import games_of_rows
 from jaslog.store.codec import UnreadableEvent, parse_time
-from jaslog.store.compact import time_text
 from jaslog.store.rows import (
     PARTS,
     codec,
     events_of,
     game_keys,
     head_hashes,
+    head_of,
     key_of,
     read_rows,
 )
@@ -261,8 +261,7 @@ class Queries:
         with eng.read_tx(self.engine) as conn:
             rows = conn.execute(q).all()
         return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
-                         r.head_seq + 1, bytes(r.hash).hex(),
-                         None if r.last_at is None else time_text(r.last_at)) for r in rows]
+                         *head_of(r.id, r.head_seq, r.hash, r.last_at)) for r in rows]
 
     def info(self, game: str) -> GameInfo:
         """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""

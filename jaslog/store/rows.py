@@ -136,11 +136,11 @@ def payload_of(c: Codec, game: str, seq: int, r: Any) -> bytes:
 
 
 def _kind_name(c: Codec, kind: Any) -> str:
-    return c.names.get(int(kind) & 0xFFFF, "?") if kind is not None else "?"
+    return c.names.get(kind & 0xFFFF, "?") if type(kind) is int else "?"
 
 
 def _refreshed(conn: Connection, c: Codec, rows: Sequence[Any]) -> Codec:
-    if any(int(r.kind) & 0xFFFF not in c.names for r in rows):
+    if any(type(r.kind) is int and r.kind & 0xFFFF not in c.names for r in rows):
         return codec(conn, refresh=True)
     return c
 
@@ -154,30 +154,57 @@ def stored_rows(conn: Connection, rows: Sequence[Any], lenient: bool = False
     report, instead of an :class:`UnreadableEvent`."""
     c = _refreshed(conn, codec(conn), rows)
     need = {(r.game, r.seq - 1) for i, r in enumerate(rows)
-            if r.seq > 0 and (i == 0 or rows[i - 1].game != r.game)}
+            if type(r.seq) is int and r.seq > 0 and (i == 0 or rows[i - 1].game != r.game)}
     before = _hashes_at(conn, need) if need else {}
     out: list[StoredRow] = []
     prev_game, prev = None, GENESIS_RAW
     for r in rows:
         if r.game != prev_game:
-            prev = GENESIS_RAW if r.seq == 0 else before.get((r.game, r.seq - 1), GENESIS_RAW)
+            prev = GENESIS_RAW if r.seq == 0 or type(r.seq) is not int \
+                else before.get((r.game, r.seq - 1), GENESIS_RAW)
             prev_game = r.game
-        h = bytes(r.hash)
-        eid = r.event_id
         try:
+            # every column of another type than the store writes (changed behind its back)
+            # is the row's ``unreadable_game``, or (``lenient``) empty bytes
+            if type(r.seq) is not int:
+                raise UnreadableEvent(f"its seq {r.seq!r} is no integer", r.game, r.seq)
+            h = _hash_bytes(r.hash)
             payload = payload_of(c, r.game, r.seq, r)
             at = None if r.at is None else _time_text(r.at)
             if at is None and r.rest is not None and b'"at":' in payload:
                 at = _written_at(payload)  # a time its column cannot hold: in the rest
-        except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError):
+            eid = None if r.event_id is None else _id_text(r.event_id)
+        except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError) as e:
             if not lenient:
-                raise
-            payload, at = b"", None
-        out.append(StoredRow(r.game, r.seq, r.pos, _kind_name(c, r.kind), r.version,
-                             None if eid is None else _id_text(eid), at, payload, prev.hex(),
-                             h.hex()))
+                if isinstance(e, UnreadableEvent):
+                    raise
+                raise UnreadableEvent(f"the stored event cannot be read: {e}", r.game,
+                                      r.seq) from None
+            payload, at, eid = b"", None, None
+            h = r.hash if type(r.hash) is bytes else b""
+        out.append(StoredRow(r.game, r.seq, r.pos, _kind_name(c, r.kind), r.version, eid, at,
+                             payload, prev.hex(), h.hex()))
         prev = h
     return out
+
+
+def _hash_bytes(h: Any) -> bytes:
+    """A row's ``hash`` as bytes (a value of another type: a ValueError)."""
+    if isinstance(h, (bytes, memoryview)):
+        return bytes(h)
+    raise ValueError(f"its hash {h!r} is not bytes")
+
+
+def head_of(game: str, seq: Any, h: Any, at: Any) -> tuple[int, str, str | None]:
+    """A game's next seq, head hash (hex) and last time (text) from its last row's ``seq``,
+    ``hash`` and ``at``; an :class:`UnreadableEvent` when one is of another type than the
+    store writes (changed behind its back)."""
+    try:
+        if type(seq) is not int:
+            raise ValueError(f"its seq {seq!r} is no integer")
+        return seq + 1, _hash_bytes(h).hex(), None if at is None else _time_text(at)
+    except (ValueError, TypeError) as e:
+        raise UnreadableEvent(f"the game's last event cannot be read: {e}", game, seq) from None
 
 
 def _written_at(payload: bytes) -> str | None:
@@ -194,6 +221,8 @@ def _written_at(payload: bytes) -> str | None:
 
 def _id_text(b: Any) -> str:
     from jaslog.store.compact import id_text
+    if not isinstance(b, (bytes, memoryview)):
+        raise ValueError(f"its event_id {b!r} is not bytes")
     return id_text(bytes(b))
 
 
@@ -279,10 +308,10 @@ def _events(c: Codec, conn: Connection | None, rows: Sequence[Any], fast: bool =
         if kind & 0xFFFF not in names and conn is not None:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
-        # (a rest of text, changed behind the store's back, takes the long way too: its
-        # bytes rebuilt say what is wrong)
+        # (a rest of text or a number, changed behind the store's back, takes the long way
+        # too: its bytes rebuilt say what is wrong)
         if whole and version == VERSION and kind != 1 and \
-                (rest is None or (type(rest) is not str and rest[:1] != b"{")):
+                (rest is None or (isinstance(rest, (bytes, memoryview)) and rest[:1] != b"{")):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
             e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
@@ -409,6 +438,7 @@ __all__ = [
     "events_of",
     "game_keys",
     "head_hashes",
+    "head_of",
     "key_of",
     "keys_of",
     "late_row",
