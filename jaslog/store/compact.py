@@ -163,8 +163,13 @@ def id_code(v: Any) -> bytes | None:
 
 
 def id_text(b: bytes) -> str:
-    """The canonical text of a UUID held as 16 bytes."""
-    h = bytes(b).hex()
+    """The canonical text of a UUID held as 16 bytes (a :class:`TypeError` for a value that
+    is no bytes: changed behind the store's back)."""
+    if type(b) is not bytes:
+        if not isinstance(b, (bytearray, memoryview)):
+            raise TypeError(f"its event_id {b!r} is not bytes")
+        b = bytes(b)
+    h = b.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
@@ -450,8 +455,10 @@ class Codec:
         JSON to read, no model to build), else None."""
         if kind != 1 or rest is not None or version != VERSION or self.names.get(1) != "play" \
                 or type(seat) is not int or type(card) is not int or not 0 <= seat <= 3 \
+                or not 0 <= card < 32 \
                 or (at is not None and type(at) is not int) \
-                or (recorded_at is not None and type(recorded_at) is not int):
+                or (recorded_at is not None and type(recorded_at) is not int) \
+                or (event_id is not None and type(event_id) is not bytes):
             return None  # (a value of another type, stored behind the store's back: rebuilt)
         a = None if at is None else time_text(at)
         i = None if event_id is None else id_text(event_id)

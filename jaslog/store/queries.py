@@ -28,6 +28,7 @@ from jaslog.store.rows import (
     head_hashes,
     head_of,
     key_of,
+    last_link,
     read_rows,
 )
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
@@ -65,7 +66,8 @@ class Queries:
         row = conn.execute(_HEAD, {"game": game}).first()
         if row is None:
             return Head(game, 0, GENESIS)
-        return Head(game, row.seq + 1, bytes(row.hash).hex())
+        seq, h = last_link(game, row.seq, row.hash)
+        return Head(game, seq + 1, h)
 
     @staticmethod
     def _heads(conn: Connection, games: Sequence[str]) -> dict[str, Head]:
@@ -86,7 +88,7 @@ class Queries:
         Positions are contiguous and in commit order on both backends.
         """
         with eng.read_tx(self.engine) as conn:
-            return int(conn.execute(LAST_POS).scalar_one())
+            return self._cursor(conn)
 
     # ------------------------------------------------------------------ events
 
@@ -261,7 +263,7 @@ class Queries:
         with eng.read_tx(self.engine) as conn:
             rows = conn.execute(q).all()
         return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
-                         *head_of(r.id, r.head_seq, r.hash, r.last_at)) for r in rows]
+                         *head_of(r.head_seq, r.hash, r.last_at)) for r in rows]
 
     def info(self, game: str) -> GameInfo:
         """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""
@@ -345,7 +347,13 @@ class Queries:
 
     @staticmethod
     def _cursor(conn: Connection) -> int:
-        return int(conn.execute(LAST_POS).scalar_one())
+        pos = conn.execute(LAST_POS).scalar_one()
+        if type(pos) is not int:  # (a pos changed behind the store's back: text, a fraction)
+            from jaslog.store.types import StoreError
+
+            raise StoreError(f"the store's last position is {pos!r}, not an integer: a row of "
+                             "events was changed behind the store's back")
+        return pos
 
     def _id_batches(self, conn: Connection, *, since: str | None, ruleset: str | None,
                     after: int | None, until: int | None, batch: int) -> Iterator[list[str]]:

@@ -195,16 +195,17 @@ def _hash_bytes(h: Any) -> bytes:
     raise ValueError(f"its hash {h!r} is not bytes")
 
 
-def head_of(game: str, seq: Any, h: Any, at: Any) -> tuple[int, str, str | None]:
+def head_of(seq: Any, h: Any, at: Any) -> tuple[int, str, str | None]:
     """A game's next seq, head hash (hex) and last time (text) from its last row's ``seq``,
-    ``hash`` and ``at``; an :class:`UnreadableEvent` when one is of another type than the
-    store writes (changed behind its back)."""
+    ``hash`` and ``at``. A value of another type than the store writes (changed behind its
+    back) is left out (0, empty, None): the listing still lists the game, and reading its
+    events says it is unreadable (``unreadable_game``)."""
     try:
-        if type(seq) is not int:
-            raise ValueError(f"its seq {seq!r} is no integer")
-        return seq + 1, _hash_bytes(h).hex(), None if at is None else _time_text(at)
-    except (ValueError, TypeError) as e:
-        raise UnreadableEvent(f"the game's last event cannot be read: {e}", game, seq) from None
+        last_at = None if at is None else _time_text(at)
+    except (ValueError, TypeError):
+        last_at = None
+    return (seq + 1 if type(seq) is int else 0,
+            bytes(h).hex() if isinstance(h, (bytes, memoryview)) else "", last_at)
 
 
 def _written_at(payload: bytes) -> str | None:
@@ -421,8 +422,19 @@ def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, 
             EVENTS, last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq)).join(
             GAMES, GAMES.c.pos == EVENTS.c.game)
         for r in conn.execute(q):
-            out[r.id] = (int(r.seq), bytes(r.hash).hex())
+            out[r.id] = last_link(r.id, r.seq, r.hash)
     return out
+
+
+def last_link(game: str, seq: Any, h: Any) -> tuple[int, str]:
+    """A game's last row's seq and hash (hex), the head an append goes on from; an
+    :class:`UnreadableEvent` when either is of another type than the store writes (changed
+    behind its back): no event is appended to a chain whose end cannot be read."""
+    if type(seq) is not int or not isinstance(h, (bytes, memoryview)):
+        odd = f"its seq {seq!r} is no integer" if type(seq) is not int else \
+            f"its hash {h!r} is not bytes"
+        raise UnreadableEvent(f"the game's last event cannot be read: {odd}", game, seq)
+    return seq, bytes(h).hex()
 
 
 __all__ = [
@@ -441,6 +453,7 @@ __all__ = [
     "head_of",
     "key_of",
     "keys_of",
+    "last_link",
     "late_row",
     "read_rows",
     "seed_types",
