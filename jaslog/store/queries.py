@@ -29,6 +29,7 @@ from jaslog.store.rows import (
     head_of,
     key_of,
     last_link,
+    last_pos,
     read_rows,
 )
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
@@ -49,6 +50,10 @@ _HEAD = (select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == key_of(bindp
 _ROWS = select(EVENTS.c.seq, *PARTS).where(
     EVENTS.c.game == key_of(bindparam("game")), EVENTS.c.seq >= bindparam("since"),
     EVENTS.c.seq <= bindparam("upto")).order_by(EVENTS.c.seq)
+#: Every row of a game, whatever its seq holds (a seq changed behind the store's back into
+#: text or a negative number is read, and says the game is unreadable, not left out).
+_ALL_ROWS = select(EVENTS.c.seq, *PARTS).where(
+    EVENTS.c.game == key_of(bindparam("game"))).order_by(EVENTS.c.seq)
 #: The highest seq a game's rows are asked up to when no ``upto`` is given.
 _NO_END = 2**31 - 1  # the seq column is a 32-bit integer on PostgreSQL
 LAST_POS = select(func.coalesce(func.max(EVENTS.c.pos), 0))
@@ -95,6 +100,8 @@ class Queries:
     @staticmethod
     def _rows_of(conn: Connection, game: str, upto: int | None = None, since: int = 0
                  ) -> list[Any]:
+        if upto is None and since == 0:
+            return list(conn.execute(_ALL_ROWS, {"game": game}))
         return list(conn.execute(_ROWS, {"game": game, "since": since,
                                          "upto": _NO_END if upto is None else upto}))
 
@@ -347,13 +354,7 @@ class Queries:
 
     @staticmethod
     def _cursor(conn: Connection) -> int:
-        pos = conn.execute(LAST_POS).scalar_one()
-        if type(pos) is not int:  # (a pos changed behind the store's back: text, a fraction)
-            from jaslog.store.types import StoreError
-
-            raise StoreError(f"the store's last position is {pos!r}, not an integer: a row of "
-                             "events was changed behind the store's back")
-        return pos
+        return last_pos(conn)
 
     def _id_batches(self, conn: Connection, *, since: str | None, ruleset: str | None,
                     after: int | None, until: int | None, batch: int) -> Iterator[list[str]]:

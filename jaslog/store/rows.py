@@ -33,6 +33,7 @@ from jaslog.store.compact import (
 )
 from jaslog.store.row_memo import keep, remembered, remembered_rows
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
+from jaslog.store.types import StoreError
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
 
@@ -296,8 +297,9 @@ def _events(c: Codec, conn: Connection | None, rows: Sequence[Any], fast: bool =
             g = game
             seq, kind, version, eid, at, rec, seat, card, rest = r
         # a seq of another type than an integer (changed behind the store's back: SQLite keeps
-        # a fraction) takes neither short way: its bytes are parsed, which says what is wrong
-        whole = type(seq) is int
+        # a fraction), or below 0, takes neither short way: its bytes are parsed, which says
+        # what is wrong
+        whole = type(seq) is int and seq >= 0
         if fast and whole and kind == 1 and rest is None:
             fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
             if fp is not None:
@@ -426,6 +428,19 @@ def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, 
     return out
 
 
+def last_pos(conn: Connection) -> int:
+    """The store's write position, the ``pos`` of its last event (0 when empty); a
+    :class:`StoreError` when that is no integer (changed behind the store's back): no reader
+    can say how far to read."""
+    from sqlalchemy import func
+
+    pos = conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one()
+    if type(pos) is not int:
+        raise StoreError(f"the store's last position is {pos!r}, not an integer: a row of "
+                         "events was changed behind the store's back")
+    return pos
+
+
 def last_link(game: str, seq: Any, h: Any) -> tuple[int, str]:
     """A game's last row's seq and hash (hex), the head an append goes on from; an
     :class:`UnreadableEvent` when either is of another type than the store writes (changed
@@ -454,6 +469,7 @@ __all__ = [
     "key_of",
     "keys_of",
     "last_link",
+    "last_pos",
     "late_row",
     "read_rows",
     "seed_types",
