@@ -13,6 +13,8 @@ import time
 #: The latest time in whole seconds (9999-12-31T23:59:59Z): a stored time up to it is in
 #: seconds, a larger one in milliseconds (every millisecond time after 1978-01-12 is larger).
 SECONDS_MAX = 253_402_300_799
+#: The latest time in milliseconds an event may hold (9999-12-31T23:59:59.999Z).
+LAST_MS = SECONDS_MAX * 1000 + 999
 
 #: The text of each minute met (``2026-01-05T19:30:``), by minutes since 1970, and of each
 #: second in a minute (``55Z``): a time in seconds is the two joined (the events of a game

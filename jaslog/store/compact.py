@@ -41,7 +41,7 @@ import orjson
 from jaslog.cards import card_text
 from jaslog.events import EVENT_MODELS, VERSION
 from jaslog.events.fast import FastPlay
-from jaslog.events.times import SECONDS_MAX, time_text
+from jaslog.events.times import LAST_MS, SECONDS_MAX, time_text
 
 #: The hash seq 0 links to, as a raw digest.
 GENESIS_RAW = bytes(32)
@@ -456,9 +456,11 @@ class Codec:
         if kind != 1 or rest is not None or version != VERSION or self.names.get(1) != "play" \
                 or type(seat) is not int or type(card) is not int or not 0 <= seat <= 3 \
                 or not 0 <= card < 32 \
-                or (at is not None and type(at) is not int) \
-                or (recorded_at is not None and type(recorded_at) is not int) \
-                or (event_id is not None and type(event_id) is not bytes):
+                or (at is not None and (type(at) is not int or not 0 <= at <= LAST_MS)) \
+                or (recorded_at is not None and (type(recorded_at) is not int
+                                                 or not 0 <= recorded_at <= LAST_MS)) \
+                or (event_id is not None and (type(event_id) is not bytes
+                                              or len(event_id) != 16)):
             return None  # (a value of another type, stored behind the store's back: rebuilt)
         a = None if at is None else time_text(at)
         i = None if event_id is None else id_text(event_id)
