@@ -27,7 +27,8 @@ from jaslog.logs import read_lines, skip_bom
 from jaslog.play.fairdeal import check_deals
 from jaslog.store import certificate
 from jaslog.store import engine as eng
-from jaslog.store.schema import EVENTS, VERIFIED_HEADS
+from jaslog.store.rows import last_pos
+from jaslog.store.schema import VERIFIED_HEADS
 from jaslog.store.signing import V2, PublicKey, parse_anchor
 
 #: The most checking processes ``verify --workers`` starts.
@@ -45,7 +46,7 @@ def auto_workers(store: Any, full: bool) -> int:
     if cpus < 2 or not store.workers_ok():
         return 0
     with eng.read_tx(store.engine) as conn:
-        top = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        top = last_pos(conn)
         since = 0
         if not full and inspect(conn).has_table("verified_heads"):
             since = int(conn.execute(select(func.coalesce(func.min(VERIFIED_HEADS.c.pos), 0)))

@@ -87,8 +87,9 @@ def games_of_rows(fetch: Callable[[], list[Any]], names: dict[int, str], version
             at = r[5]
             if (plays and r[2] == 1 and r[9] is None and r[4] is None and r[6] is None
                     and r[3] == version and isinstance(seat, int) and isinstance(card, int)
-                    and isinstance(r[1], int) and 0 <= seat <= 3 and 0 <= card <= 31
-                    and (at is None or isinstance(at, int))):
+                    and isinstance(r[1], int) and r[1] >= 0 and 0 <= seat <= 3
+                    and 0 <= card <= 31
+                    and (at is None or (isinstance(at, int) and 0 <= at <= LAST_MS))):
                 text: str | None = None
                 if at is not None:
                     a: int = at

@@ -71,9 +71,11 @@ def decode(payload: bytes, version: int, game: str = "?", seq: int = -1) -> Even
     try:
         if version == VERSION:
             return parse_event(payload)
+        if type(version) is not int:  # (changed behind the store's back: text, a fraction)
+            raise EventError(f"{version!r} is no format version")
         return event_from_dict(upcast(orjson.loads(payload), version))
     except (EventError, orjson.JSONDecodeError, KeyError) as e:
-        raise UnreadableEvent(f"the stored event (format version {version}) cannot be read: "
+        raise UnreadableEvent(f"the stored event (format version {version!r}) cannot be read: "
                               f"{e}", game, seq) from None
 
 

@@ -41,7 +41,7 @@ import orjson
 from jaslog.cards import card_text
 from jaslog.events import EVENT_MODELS, VERSION
 from jaslog.events.fast import FastPlay
-from jaslog.events.times import SECONDS_MAX, time_text
+from jaslog.events.times import LAST_MS, SECONDS_MAX, time_text
 
 #: The hash seq 0 links to, as a raw digest.
 GENESIS_RAW = bytes(32)
@@ -163,8 +163,13 @@ def id_code(v: Any) -> bytes | None:
 
 
 def id_text(b: bytes) -> str:
-    """The canonical text of a UUID held as 16 bytes."""
-    h = bytes(b).hex()
+    """The canonical text of a UUID held as 16 bytes (a :class:`TypeError` for a value that
+    is no bytes: changed behind the store's back)."""
+    if type(b) is not bytes:
+        if not isinstance(b, (bytearray, memoryview)):
+            raise TypeError(f"its event_id {b!r} is not bytes")
+        b = bytes(b)
+    h = b.hex()
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
@@ -407,7 +412,7 @@ class Codec:
                 recorded_at: Any, seat: Any, card: Any, rest: Any) -> bytes:
         """The canonical bytes of the event whose row this is (in ``game`` at ``seq``)."""
         if rest is not None:
-            rest = bytes(rest) if not isinstance(rest, bytes) else rest
+            rest = rest if type(rest) is bytes else rest_bytes(rest)
             if rest[:1] == b"{":
                 return rest
         if kind == 1 and rest is None and version == VERSION and self.names.get(1) == "play":
@@ -450,13 +455,33 @@ class Codec:
         JSON to read, no model to build), else None."""
         if kind != 1 or rest is not None or version != VERSION or self.names.get(1) != "play" \
                 or type(seat) is not int or type(card) is not int or not 0 <= seat <= 3 \
-                or (at is not None and type(at) is not int) \
-                or (recorded_at is not None and type(recorded_at) is not int):
+                or not 0 <= card < 32 \
+                or (at is not None and (type(at) is not int or not 0 <= at <= LAST_MS)) \
+                or (recorded_at is not None and (type(recorded_at) is not int
+                                                 or not 0 <= recorded_at <= LAST_MS)) \
+                or (event_id is not None and (type(event_id) is not bytes
+                                              or len(event_id) != 16)):
             return None  # (a value of another type, stored behind the store's back: rebuilt)
         a = None if at is None else time_text(at)
         i = None if event_id is None else id_text(event_id)
         r = None if recorded_at is None else time_text(recorded_at)
         return FastPlay(game, seq, seat, CARD_TEXT[card], a, i, None, r)  # bytes when asked
+
+
+def rest_bytes(rest: Any) -> bytes:
+    """A row's ``rest`` as bytes; a :class:`TypeError` for a value no ``rest`` holds (text
+    or a number, changed behind the store's back: ``bytes(5)`` would be five zero bytes,
+    ``bytes(2**62)`` no memory at all).
+
+    >>> rest_bytes(memoryview(b"[1]"))
+    b'[1]'
+    >>> rest_bytes(5)
+    Traceback (most recent call last):
+    TypeError: its rest 5 is not bytes
+    """
+    if isinstance(rest, (bytes, bytearray, memoryview)):
+        return bytes(rest)
+    raise TypeError(f"its rest {rest!r} is not bytes")
 
 
 def _play(game: str, seq: int, at: str | None, eid: str | None, rec: str | None, seat: int,

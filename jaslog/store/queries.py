@@ -21,14 +21,16 @@ from jaslog.store import engine as eng
 from jaslog.store.bulk_read import COLUMNS as BULK_COLUMNS
 from jaslog.store.bulk_read import games_of_rows
 from jaslog.store.codec import UnreadableEvent, parse_time
-from jaslog.store.compact import time_text
 from jaslog.store.rows import (
     PARTS,
     codec,
     events_of,
     game_keys,
     head_hashes,
+    head_of,
     key_of,
+    last_link,
+    last_pos,
     read_rows,
 )
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
@@ -49,6 +51,10 @@ _HEAD = (select(EVENTS.c.seq, EVENTS.c.hash).where(EVENTS.c.game == key_of(bindp
 _ROWS = select(EVENTS.c.seq, *PARTS).where(
     EVENTS.c.game == key_of(bindparam("game")), EVENTS.c.seq >= bindparam("since"),
     EVENTS.c.seq <= bindparam("upto")).order_by(EVENTS.c.seq)
+#: Every row of a game, whatever its seq holds (a seq changed behind the store's back into
+#: text or a negative number is read, and says the game is unreadable, not left out).
+_ALL_ROWS = select(EVENTS.c.seq, *PARTS).where(
+    EVENTS.c.game == key_of(bindparam("game"))).order_by(EVENTS.c.seq)
 #: The highest seq a game's rows are asked up to when no ``upto`` is given.
 _NO_END = 2**31 - 1  # the seq column is a 32-bit integer on PostgreSQL
 LAST_POS = select(func.coalesce(func.max(EVENTS.c.pos), 0))
@@ -66,7 +72,8 @@ class Queries:
         row = conn.execute(_HEAD, {"game": game}).first()
         if row is None:
             return Head(game, 0, GENESIS)
-        return Head(game, row.seq + 1, bytes(row.hash).hex())
+        seq, h = last_link(game, row.seq, row.hash)
+        return Head(game, seq + 1, h)
 
     @staticmethod
     def _heads(conn: Connection, games: Sequence[str]) -> dict[str, Head]:
@@ -87,13 +94,15 @@ class Queries:
         Positions are contiguous and in commit order on both backends.
         """
         with eng.read_tx(self.engine) as conn:
-            return int(conn.execute(LAST_POS).scalar_one())
+            return self._cursor(conn)
 
     # ------------------------------------------------------------------ events
 
     @staticmethod
     def _rows_of(conn: Connection, game: str, upto: int | None = None, since: int = 0
                  ) -> list[Any]:
+        if upto is None and since == 0:
+            return list(conn.execute(_ALL_ROWS, {"game": game}))
         return list(conn.execute(_ROWS, {"game": game, "since": since,
                                          "upto": _NO_END if upto is None else upto}))
 
@@ -262,8 +271,7 @@ class Queries:
         with eng.read_tx(self.engine) as conn:
             rows = conn.execute(q).all()
         return [GameInfo(r.id, r.ruleset, list(r.seats), r.dealer, _show_time(r.created_at),
-                         r.head_seq + 1, bytes(r.hash).hex(),
-                         None if r.last_at is None else time_text(r.last_at)) for r in rows]
+                         *head_of(r.head_seq, r.hash, r.last_at)) for r in rows]
 
     def info(self, game: str) -> GameInfo:
         """One game's :class:`GameInfo` (raises :class:`NoSuchGame`)."""
@@ -353,7 +361,7 @@ class Queries:
 
     @staticmethod
     def _cursor(conn: Connection) -> int:
-        return int(conn.execute(LAST_POS).scalar_one())
+        return last_pos(conn)
 
     def _id_batches(self, conn: Connection, *, since: str | None, ruleset: str | None,
                     after: int | None, until: int | None, batch: int) -> Iterator[list[str]]:

@@ -33,6 +33,7 @@ from jaslog.store.compact import (
 )
 from jaslog.store.row_memo import keep, remembered, remembered_rows
 from jaslog.store.schema import EVENT_TYPES, EVENTS, GAMES
+from jaslog.store.types import StoreError
 
 _CODECS: weakref.WeakKeyDictionary[Engine, Codec] = weakref.WeakKeyDictionary()
 
@@ -136,11 +137,11 @@ def payload_of(c: Codec, game: str, seq: int, r: Any) -> bytes:
 
 
 def _kind_name(c: Codec, kind: Any) -> str:
-    return c.names.get(int(kind) & 0xFFFF, "?") if kind is not None else "?"
+    return c.names.get(kind & 0xFFFF, "?") if type(kind) is int else "?"
 
 
 def _refreshed(conn: Connection, c: Codec, rows: Sequence[Any]) -> Codec:
-    if any(int(r.kind) & 0xFFFF not in c.names for r in rows):
+    if any(type(r.kind) is int and r.kind & 0xFFFF not in c.names for r in rows):
         return codec(conn, refresh=True)
     return c
 
@@ -154,30 +155,58 @@ def stored_rows(conn: Connection, rows: Sequence[Any], lenient: bool = False
     report, instead of an :class:`UnreadableEvent`."""
     c = _refreshed(conn, codec(conn), rows)
     need = {(r.game, r.seq - 1) for i, r in enumerate(rows)
-            if r.seq > 0 and (i == 0 or rows[i - 1].game != r.game)}
+            if type(r.seq) is int and r.seq > 0 and (i == 0 or rows[i - 1].game != r.game)}
     before = _hashes_at(conn, need) if need else {}
     out: list[StoredRow] = []
     prev_game, prev = None, GENESIS_RAW
     for r in rows:
         if r.game != prev_game:
-            prev = GENESIS_RAW if r.seq == 0 else before.get((r.game, r.seq - 1), GENESIS_RAW)
+            prev = GENESIS_RAW if r.seq == 0 or type(r.seq) is not int \
+                else before.get((r.game, r.seq - 1), GENESIS_RAW)
             prev_game = r.game
-        h = bytes(r.hash)
-        eid = r.event_id
         try:
+            # every column of another type than the store writes (changed behind its back)
+            # is the row's ``unreadable_game``, or (``lenient``) empty bytes
+            if type(r.seq) is not int:
+                raise UnreadableEvent(f"its seq {r.seq!r} is no integer", r.game, r.seq)
+            h = _hash_bytes(r.hash)
             payload = payload_of(c, r.game, r.seq, r)
             at = None if r.at is None else _time_text(r.at)
             if at is None and r.rest is not None and b'"at":' in payload:
                 at = _written_at(payload)  # a time its column cannot hold: in the rest
-        except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError):
+            eid = None if r.event_id is None else _id_text(r.event_id)
+        except (UnreadableEvent, ValueError, OverflowError, OSError, TypeError) as e:
             if not lenient:
-                raise
-            payload, at = b"", None
-        out.append(StoredRow(r.game, r.seq, r.pos, _kind_name(c, r.kind), r.version,
-                             None if eid is None else _id_text(eid), at, payload, prev.hex(),
-                             h.hex()))
+                if isinstance(e, UnreadableEvent):
+                    raise
+                raise UnreadableEvent(f"the stored event cannot be read: {e}", r.game,
+                                      r.seq) from None
+            payload, at, eid = b"", None, None
+            h = r.hash if type(r.hash) is bytes else b""
+        out.append(StoredRow(r.game, r.seq, r.pos, _kind_name(c, r.kind), r.version, eid, at,
+                             payload, prev.hex(), h.hex()))
         prev = h
     return out
+
+
+def _hash_bytes(h: Any) -> bytes:
+    """A row's ``hash`` as bytes (a value of another type: a ValueError)."""
+    if isinstance(h, (bytes, memoryview)):
+        return bytes(h)
+    raise ValueError(f"its hash {h!r} is not bytes")
+
+
+def head_of(seq: Any, h: Any, at: Any) -> tuple[int, str, str | None]:
+    """A game's next seq, head hash (hex) and last time (text) from its last row's ``seq``,
+    ``hash`` and ``at``. A value of another type than the store writes (changed behind its
+    back) is left out (0, empty, None): the listing still lists the game, and reading its
+    events says it is unreadable (``unreadable_game``)."""
+    try:
+        last_at = None if at is None else _time_text(at)
+    except (ValueError, TypeError):
+        last_at = None
+    return (seq + 1 if type(seq) is int else 0,
+            bytes(h).hex() if isinstance(h, (bytes, memoryview)) else "", last_at)
 
 
 def _written_at(payload: bytes) -> str | None:
@@ -194,6 +223,8 @@ def _written_at(payload: bytes) -> str | None:
 
 def _id_text(b: Any) -> str:
     from jaslog.store.compact import id_text
+    if not isinstance(b, (bytes, memoryview)):
+        raise ValueError(f"its event_id {b!r} is not bytes")
     return id_text(bytes(b))
 
 
@@ -266,8 +297,9 @@ def _events(c: Codec, conn: Connection | None, rows: Sequence[Any], fast: bool =
             g = game
             seq, kind, version, eid, at, rec, seat, card, rest = r
         # a seq of another type than an integer (changed behind the store's back: SQLite keeps
-        # a fraction) takes neither short way: its bytes are parsed, which says what is wrong
-        whole = type(seq) is int
+        # a fraction), or below 0, takes neither short way: its bytes are parsed, which says
+        # what is wrong
+        whole = type(seq) is int and seq >= 0
         if fast and whole and kind == 1 and rest is None:
             fp = fast_of(g, seq, version, kind, eid, at, rec, seat, card, rest)
             if fp is not None:
@@ -279,10 +311,10 @@ def _events(c: Codec, conn: Connection | None, rows: Sequence[Any], fast: bool =
         if kind & 0xFFFF not in names and conn is not None:
             c = codec(conn, refresh=True)
             names, fast_of, rebuild = c.names, c.fast, c.rebuild
-        # (a rest of text, changed behind the store's back, takes the long way too: its
-        # bytes rebuilt say what is wrong)
+        # (a rest of text or a number, changed behind the store's back, takes the long way
+        # too: its bytes rebuilt say what is wrong)
         if whole and version == VERSION and kind != 1 and \
-                (rest is None or (type(rest) is not str and rest[:1] != b"{")):
+                (rest is None or (isinstance(rest, (bytes, memoryview)) and rest[:1] != b"{")):
             name = names.get(kind)  # (None when spilled)
             rb = rest if rest is None or type(rest) is bytes else bytes(rest)
             e = None if name is None else remembered(c, kind, name, g, seq, eid, at, rec, seat,
@@ -392,8 +424,32 @@ def head_hashes(conn: Connection, games: Sequence[str]) -> dict[str, tuple[int, 
             EVENTS, last, and_(EVENTS.c.game == last.c.game, EVENTS.c.seq == last.c.seq)).join(
             GAMES, GAMES.c.pos == EVENTS.c.game)
         for r in conn.execute(q):
-            out[r.id] = (int(r.seq), bytes(r.hash).hex())
+            out[r.id] = last_link(r.id, r.seq, r.hash)
     return out
+
+
+def last_pos(conn: Connection) -> int:
+    """The store's write position, the ``pos`` of its last event (0 when empty); a
+    :class:`StoreError` when that is no integer (changed behind the store's back): no reader
+    can say how far to read."""
+    from sqlalchemy import func
+
+    pos = conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one()
+    if type(pos) is not int:
+        raise StoreError(f"the store's last position is {pos!r}, not an integer: a row of "
+                         "events was changed behind the store's back")
+    return pos
+
+
+def last_link(game: str, seq: Any, h: Any) -> tuple[int, str]:
+    """A game's last row's seq and hash (hex), the head an append goes on from; an
+    :class:`UnreadableEvent` when either is of another type than the store writes (changed
+    behind its back): no event is appended to a chain whose end cannot be read."""
+    if type(seq) is not int or not isinstance(h, (bytes, memoryview)):
+        odd = f"its seq {seq!r} is no integer" if type(seq) is not int else \
+            f"its hash {h!r} is not bytes"
+        raise UnreadableEvent(f"the game's last event cannot be read: {odd}", game, seq)
+    return seq, bytes(h).hex()
 
 
 __all__ = [
@@ -409,8 +465,11 @@ __all__ = [
     "events_of",
     "game_keys",
     "head_hashes",
+    "head_of",
     "key_of",
     "keys_of",
+    "last_link",
+    "last_pos",
     "late_row",
     "read_rows",
     "seed_types",

@@ -33,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from jaslog.events import Event
 from jaslog.store.codec import as_bytes, decode, link
-from jaslog.store.rows import event_select, read_rows, stored_rows
+from jaslog.store.rows import event_select, last_pos, read_rows, stored_rows
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, SIGNATURES, VERIFIED_HEADS
 from jaslog.store.signing import (
     KeyDir,
@@ -391,7 +391,7 @@ def verify_store(store: Any, *, keys: list[PublicKey] | None = None, full: bool 
         run = _Run(trust, has_tables(conn), tracked, tracked and not full)
         run.checked.incremental = run.incremental
         rep.checked = run.checked
-        reached = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
+        reached = last_pos(conn)
         ids = list(conn.execute(select(GAMES.c.id).order_by(GAMES.c.id)).scalars()) \
             if workers > 0 and store.workers_ok() else []
         if len(ids) > 1:
