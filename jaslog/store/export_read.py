@@ -278,18 +278,24 @@ def read_batch(conn: Connection, ids: list[str], until: int,
 def _read_known(conn: Connection, gid: str, rows: list[Any]) -> list[Any]:
     """A game's other rows read as :func:`~jaslog.store.rows.events_of` reads them, but
     :data:`_PENDING` for each row after the first known to read (:func:`known_rows`); the
-    :class:`UnreadableEvent` of the first row that does not read, as reading them all."""
+    :class:`UnreadableEvent` of the first row that does not read, as reading them all (the
+    rows not known are read in one go, in order, and every row known reads)."""
+    got: list[Any] = events_of(conn, rows[:1], fast=True, game=gid)
     c = codec(conn)
-    got: list[Any] = []
-    i, n = 0, len(rows)
+    n = len(rows)
+    unknown: list[int] = []
+    i = 1
     while i < n:
-        j = known_rows(c, gid, rows, i) if i else 0
-        if j > i:
-            got.extend([_PENDING] * (j - i))
-            i = j
-            continue
-        got.extend(events_of(conn, rows[i:i + 1], fast=True, game=gid))
-        i += 1
+        j = known_rows(c, gid, rows, i)
+        got.extend([_PENDING] * (j - i))
+        if j < n:
+            unknown.append(j)
+            got.append(_PENDING)
+        i = j + 1
+    if unknown:
+        for k, e in zip(unknown, events_of(conn, [rows[k] for k in unknown], fast=True,
+                                           game=gid), strict=True):
+            got[k] = e
     return got
 
 
