@@ -145,12 +145,13 @@ def _batch_games(store: Store, ids: list[str], until: int | None,
         yield from (StoredExport(g) for g in got)
 
 
-def stored_facts(gid: str, others: list[Event], facts: list[FactRow]) -> Any:
+def stored_facts(gid: str, started: Event | None, types: frozenset[str],
+                 facts: list[FactRow]) -> Any:
     """What a game's rows are built from instead of its fold (:meth:`StoredExport.build`):
-    the fold of its ``game_started`` alone (its options and seats) with what its game's
-    export adapter makes of its stored round ``facts`` (``stored_facts``); None for a game
-    whose adapter has no use for them (the game is folded)."""
-    started = others[0] if others else None
+    the fold of its ``game_started`` (its first other event, ``started``) alone (its options
+    and seats) with what its game's export adapter makes of its stored round ``facts``
+    (``stored_facts``) and the ``types`` of its other events; None for a game whose adapter
+    has no use for them (the game is folded)."""
     if not isinstance(started, GameStarted):
         return None
     start = _start_of(started)
@@ -159,7 +160,7 @@ def stored_facts(gid: str, others: list[Event], facts: list[FactRow]) -> Any:
     take = getattr(export_adapter(get_game(start.game)), "stored_facts", None)
     if take is None:
         return None
-    got = take(start, frozenset(e.type for e in others), facts)
+    got = take(start, types, facts)
     return None if got is None else (start, got)
 
 
@@ -449,7 +450,7 @@ def batch_plays(batch: StoredBatch) -> BatchPlays:
     game_of = np.repeat(np.arange(ng), np.diff(np.append(starts, n)))
     oi = np.flatnonzero(codes < 0)
     opens = np.zeros(n, np.int64)
-    opens[oi[np.array([e is not None and e.type in _OPENERS for e in batch.others], bool)]] = 1
+    opens[oi[np.array([t in _OPENERS for t in batch.types], bool)]] = 1
     count = np.cumsum(opens)
     rnd = count - (count[starts] - opens[starts])[game_of] if n else count
     pi = np.flatnonzero(codes >= 0)
@@ -485,13 +486,12 @@ class _Times(Sequence[str | None]):
     """A stored game's times by seq, as RFC 3339 text (made when asked for, kept; ``got``:
     those made already)."""
 
-    __slots__ = ("by_seq", "codes", "got", "lo", "n", "stored")
+    __slots__ = ("codes", "got", "lo", "n", "stored")
 
     def __init__(self, game: StoredGame, got: dict[int, str | None] | None = None) -> None:
         self.stored, self.lo, self.n = game, game.lo, game.hi - game.lo
         self.codes = game.batch.codes
         self.got: dict[int, str | None] = {} if got is None else got
-        self.by_seq: dict[int, Event] | None = None  # the other events, by seq
 
     def __len__(self) -> int:
         return self.n
@@ -507,9 +507,9 @@ class _Times(Sequence[str | None]):
         if self.codes[i] >= 0:
             text = None if b.at_null[i] else time_text(int(b.ats[i]))
         else:
-            if self.by_seq is None:
-                self.by_seq = {e.seq: e for e in g.others}
-            text = normalize_time(self.by_seq[seq].at)
+            # (its event alone: the game's other events are read when asked for)
+            k = g.first + int((self.codes[self.lo:i] < 0).sum())
+            text = normalize_time(b.others[k].at)
         self.got[seq] = text
         return text
 
@@ -554,8 +554,7 @@ class StoredExport(Prebuilt):
         lo, n = sg.lo, len(sg)
         built: BatchRows = b.table
         g = built.game_at[lo]
-        others = sg.others
-        kinds = [e.type for e in others]
+        kinds = sg.types
         # each round's first and last seq and whether its deal carried hands
         first_seq: dict[int, int] = {}
         hands: dict[int, bool] = {}
@@ -563,9 +562,9 @@ class StoredExport(Prebuilt):
             first_seq[r] = seq
             hands[r] = with_hands
         last_seq = built.last_seq[g]
-        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
+        types = frozenset(kinds) | ({"play"} if len(kinds) < n else frozenset())
         at = _Times(sg, built.times[g])
-        first = others[0] if others and b.codes[lo] < 0 else None
+        first = sg.head if b.codes[lo] < 0 else None
         started = first if isinstance(first, GameStarted) else None
         first_timed, last_timed = built.first_timed[g], built.last_timed[g]
         first_at = at[first_timed] if first_timed >= 0 else None
@@ -611,16 +610,15 @@ class StoredExport(Prebuilt):
             return sg.folded() and self.build(rows_for)
         # (a game's adapter with ``stored_facts`` has these two beside)
         adapter: Any = export_adapter(get_game(start.game))
-        others = sg.others
-        kinds = [e.type for e in others]
+        kinds = sg.types
         first_seq: dict[int, int] = {}
         hands: dict[int, bool] = {}
         for r, seq, with_hands in built.openers[g]:
             first_seq[r] = seq
             hands[r] = with_hands
-        types = frozenset(kinds) | ({"play"} if len(others) < n else frozenset())
+        types = frozenset(kinds) | ({"play"} if len(kinds) < n else frozenset())
         at = _Times(sg, built.times[g])
-        started = others[0]
+        started = sg.head
         assert isinstance(started, GameStarted)
         first_timed, last_timed = built.first_timed[g], built.last_timed[g]
         first_at = at[first_timed] if first_timed >= 0 else None

@@ -15,13 +15,20 @@ and card, no event made) and handed on as a :class:`StoredGame`. A game the expo
 build that way asks for :meth:`StoredGame.events`, its events as ``iter_games(fast=True)``
 gives them.
 
+A game with stored round facts, which the export may build without folding it, has only
+its first other row (its ``game_started``) and the rows not known to read read at once: the
+rest (a kept row's parts, :func:`jaslog.store.row_memo.known_rows`) when the game is folded
+or its events asked for (:class:`OtherEvents`). A row that does not read is read at once,
+so its game is left out as it always was.
+
 None is returned for a batch whose codes cannot be read (a value of an odd type, stored
 behind the store's back; a gap in a game's seqs): the caller reads it as rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +50,59 @@ from jaslog.store.compact import time_text
 from jaslog.store.fold_read import fold_coded, read_codes
 from jaslog.store.projection import BUILT, build_state, facts_detailed
 from jaslog.store.read_ahead import Fetched
-from jaslog.store.rows import codec, events_of
+from jaslog.store.row_memo import known_rows
+from jaslog.store.rows import codec, events_of, rows_reader
+
+#: An other row not read into its event yet (:class:`OtherEvents`).
+_PENDING: Any = object()
+
+
+class OtherEvents(Sequence[Any]):
+    """A batch's other events, one for each other row in row order (None for the rows of a
+    game that could not be read). The rows of a game with stored facts that are known to
+    read (:func:`known_rows`: a kept row's parts, with an envelope taken as it is) are read
+    into their events only when asked for (:meth:`span` for a game's, ``[k]`` for one
+    row's), which gives the events reading them at once would."""
+
+    __slots__ = ("firsts", "items", "readers", "rows")
+
+    def __init__(self, rows: list[Any]) -> None:
+        self.items: list[Any] = []
+        self.rows = rows                   # the batch's other rows, as stored
+        self.firsts: list[int] = []        # the first row of each game read later
+        self.readers: list[Callable[[list[Any]], list[Event]]] = []  # and its reader
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __getitem__(self, k: Any) -> Any:
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self.items)))]
+        e = self.items[k]
+        if e is _PENDING:
+            read = self.readers[bisect_right(self.firsts, k) - 1]
+            e = self.items[k] = read([self.rows[k]])[0]
+        return e
+
+    def later(self, first: int, read: Callable[[list[Any]], list[Event]]) -> None:
+        """The rows marked :data:`_PENDING` of the game whose rows start at ``first`` are
+        read by ``read`` when asked for."""
+        self.firsts.append(first)
+        self.readers.append(read)
+
+    def span(self, first: int, count: int) -> list[Event]:
+        """The events of a game's other rows ``first`` to ``first + count`` (excluded)."""
+        got = self.items[first:first + count]
+        pending = [k for k, e in enumerate(got) if e is _PENDING]
+        if pending:
+            read = self.readers[bisect_right(self.firsts, first) - 1]
+            rows = self.rows
+            with collector_paused():  # (see read_batch)
+                events = read([rows[first + k] for k in pending])
+            for k, e in zip(pending, events, strict=True):
+                got[k] = e
+            self.items[first:first + count] = got
+        return got
 
 
 @dataclass(slots=True)
@@ -51,22 +110,24 @@ class StoredBatch:
     """A batch's rows as columns (game key, seq, code: a plain play's ``seat * 32 + card``, -1
     for any other row; a plain play's time code; ``at_null``: no time) and its other events
     (those not plain plays), one for each code -1 in row order (None for the rows of a game
-    that could not be read), with the columns the store holds of each (``other_rows``: ``(seq,
-    kind, version, event_id, at, recorded_at, seat, card, rest)``, as
-    :func:`jaslog.store.bulk_read.game_codes` reads them; ``kind_names``: the store's event
-    types by code; ``unread``: the other rows, from and to, of each game that could not be
-    read). ``table``: what the export built of them."""
+    that could not be read; some read only when asked for: :class:`OtherEvents`), with the
+    columns the store holds of each (``other_rows``: ``(seq, kind, version, event_id, at,
+    recorded_at, seat, card, rest)``, as :func:`jaslog.store.bulk_read.game_codes` reads
+    them; ``kind_names``: the store's event types by code; ``types``: each one's type, None
+    for a row of a game that could not be read; ``unread``: the other rows, from and to, of
+    each game that could not be read). ``table``: what the export built of them."""
 
     keys: np.ndarray
     seqs: np.ndarray
     codes: np.ndarray
     ats: np.ndarray
     at_null: np.ndarray
-    others: list[Event | None]
+    others: OtherEvents
     table: Any = None
     other_rows: list[Any] = field(default_factory=list)
     kind_names: dict[int, str] = field(default_factory=dict)
     unread: list[tuple[int, int]] = field(default_factory=list)
+    types: list[str | None] = field(default_factory=list)
     plays: Any = None  # what the export counted of its plays
     unreadable: Callable[[UnreadableEvent], None] | None = None
 
@@ -74,17 +135,19 @@ class StoredBatch:
 @dataclass(slots=True)
 class StoredGame:
     """One game of a :class:`StoredBatch`: its rows ``lo`` to ``hi`` (excluded), its other
-    events (those not plain plays, in seq order; the first is the batch's ``others[first]``),
-    and its fold (or the integrity error that stopped it); or, for a game whose rows the
-    caller builds from its stored round facts (``facts``: what the caller's ``stored``
-    made of them), no fold until :meth:`folded` is asked for one."""
+    events' types (those not plain plays, in seq order; the first is the batch's
+    ``others[first]``, ``head``), and its fold (or the integrity error that stopped it); or,
+    for a game whose rows the caller builds from its stored round facts (``facts``: what the
+    caller's ``stored`` made of them), no fold until :meth:`folded` is asked for one, and
+    its other events read only when :attr:`others` is."""
 
     game: str
     batch: StoredBatch
     lo: int
     hi: int
     first: int
-    others: list[Event]
+    types: list[str]
+    head: Event | None
     fold: GameFold | None
     error: FoldError | None
     facts: Any = None
@@ -96,7 +159,7 @@ class StoredGame:
         if self.codes is None:
             return True
         codes, self.codes, self.facts = self.codes, None, None
-        got = fold_coded(self.game, codes, self.others.copy, self.batch.unreadable)
+        got = fold_coded(self.game, codes, lambda: self.others, self.batch.unreadable)
         if got is None:
             return False
         if isinstance(got, FoldError):
@@ -104,6 +167,11 @@ class StoredGame:
         else:
             self.fold = got
         return True
+
+    @property
+    def others(self) -> list[Event]:
+        """The game's other events, in seq order (a new list)."""
+        return self.batch.others.span(self.first, len(self.types))
 
     @property
     def last(self) -> int:
@@ -132,9 +200,10 @@ class StoredGame:
 
 
 #: What a caller makes of a game's stored round facts (:data:`FactRow` of each round, in
-#: order: the latest of each as of the game's last event read), given its id and other
-#: events: anything but None, and the game is not folded (:attr:`StoredGame.facts`).
-Stored = Callable[[str, list[Event], list["FactRow"]], Any]
+#: order: the latest of each as of the game's last event read), given its id, its first
+#: other event and the types of its other events: anything but None, and the game is not
+#: folded (:attr:`StoredGame.facts`).
+Stored = Callable[[str, Event | None, frozenset[str], list["FactRow"]], Any]
 #: A round's stored facts: ``(round, result, recorded, score, final, roem, verdicts,
 #: detail)``, the JSON columns decoded.
 FactRow = tuple[int, str | None, str | None, Any, Any, Any, Any, Any]
@@ -157,34 +226,81 @@ def read_batch(conn: Connection, ids: list[str], until: int,
     names = coded.names
     facts = read_facts(conn, [key for key, _codes in coded.coded]) if stored is not None \
         else {}
-    batch = StoredBatch(*_columns(coded.coded), [], unreadable=unreadable)
+    batch = StoredBatch(*_columns(coded.coded), OtherEvents([]), unreadable=unreadable)
+    batch.others.rows = batch.other_rows
+    kind_names = codec(conn).names
     # each game's other events, decoded (a game that cannot be read: its error, and None
-    # for each of its rows)
-    per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]] = []
+    # for each of its rows); of a game with stored facts, its first row and each row not
+    # known to read (:func:`known_rows`), in order, the others when asked for: the first
+    # row that does not read makes its game unreadable here, as it always did
+    per_game: list[tuple[int, int, int, list[int], list[str] | UnreadableEvent,
+                         Event | None]] = []
     lo = 0
+    items = batch.others.items
     for key, codes, rows in coded.others_of():
         hi = lo + len(codes)
-        got: list[Event] | UnreadableEvent
+        gid = names[key]
+        first = len(items)
+        got: list[Any] | UnreadableEvent
+        later = False
         try:
             with collector_paused():  # a game's objects hold no reference cycle
-                got = events_of(conn, rows, fast=True, game=names[key])
+                if key in facts and len(rows) > 1:
+                    got = _read_known(conn, gid, rows)
+                    later = any(e is _PENDING for e in got)
+                else:
+                    got = events_of(conn, rows, fast=True, game=gid)
         except UnreadableEvent as err:
             if unreadable is None:
                 raise
             got = err
-        first = len(batch.others)
+        types: list[str] | UnreadableEvent
         if isinstance(got, UnreadableEvent):
             batch.unread.append((first, first + len(rows)))
-            batch.others.extend([None] * len(rows))
+            items.extend([None] * len(rows))
+            batch.types.extend([None] * len(rows))
+            types = got
         else:
-            batch.others.extend(got)
+            items.extend(got)
+            if later:
+                batch.others.later(first, rows_reader(conn, gid))
+                now = codec(conn).names
+                types = [now[r[1]] if e is _PENDING else e.type for e, r in zip(got, rows, strict=True)]
+            else:
+                types = [e.type for e in got]
+            batch.types.extend(types)
         batch.other_rows.extend(rows)
-        per_game.append((lo, hi, first, codes, got))
+        per_game.append((lo, hi, first, codes, types,
+                         got[0] if not isinstance(got, UnreadableEvent) and got else None))
         lo = hi
     if prepare is not None:
-        batch.kind_names = codec(conn).names
+        batch.kind_names = kind_names
         prepare(batch, names)
     return _games(names, batch, per_game, unreadable, facts, stored)
+
+
+def _read_known(conn: Connection, gid: str, rows: list[Any]) -> list[Any]:
+    """A game's other rows read as :func:`~jaslog.store.rows.events_of` reads them, but
+    :data:`_PENDING` for each row after the first known to read (:func:`known_rows`); the
+    :class:`UnreadableEvent` of the first row that does not read, as reading them all (the
+    rows not known are read in one go, in order, and every row known reads)."""
+    got: list[Any] = events_of(conn, rows[:1], fast=True, game=gid)
+    c = codec(conn)
+    n = len(rows)
+    unknown: list[int] = []
+    i = 1
+    while i < n:
+        j = known_rows(c, gid, rows, i)
+        got.extend([_PENDING] * (j - i))
+        if j < n:
+            unknown.append(j)
+            got.append(_PENDING)
+        i = j + 1
+    if unknown:
+        for k, e in zip(unknown, events_of(conn, [rows[k] for k in unknown], fast=True,
+                                           game=gid), strict=True):
+            got[k] = e
+    return got
 
 
 def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
@@ -247,30 +363,34 @@ def _columns(coded: list[tuple[int, list[int]]]
 
 
 def _games(names: dict[int, str], batch: StoredBatch,
-           per_game: list[tuple[int, int, int, list[int], list[Event] | UnreadableEvent]],
+           per_game: list[tuple[int, int, int, list[int], list[str] | UnreadableEvent,
+                                Event | None]],
            unreadable: Callable[[UnreadableEvent], None] | None,
            facts: dict[int, list[list[Any]]], stored: Stored | None
            ) -> Iterator[StoredGame]:
-    for lo, hi, first, codes, events in per_game:
-        if isinstance(events, UnreadableEvent):
+    for lo, hi, first, codes, types, head in per_game:
+        if isinstance(types, UnreadableEvent):
             assert unreadable is not None
-            unreadable(events)
+            unreadable(types)
             continue
         key = int(batch.keys[lo])
         gid = names[key]
         rows = facts.get(key)
         if rows is not None and stored is not None:
-            rounds = sum(1 for e in events if e.type in ROUND_OPENERS)
+            rounds = sum(1 for t in types if t in ROUND_OPENERS)
             got = _game_facts(rows, int(batch.seqs[hi - 1]), rounds)
-            made = stored(gid, events, got) if got is not None else None
+            made = stored(gid, head, frozenset(types), got) if got is not None else None
             if made is not None:
-                yield StoredGame(gid, batch, lo, hi, first, events, None, None, made, codes)
+                yield StoredGame(gid, batch, lo, hi, first, types, head, None, None, made,
+                                 codes)
                 continue
-        folded = fold_coded(gid, codes, events.copy, unreadable)
+        game = StoredGame(gid, batch, lo, hi, first, types, head, None, None)
+        folded = fold_coded(gid, codes, lambda g=game: g.others, unreadable)  # type: ignore[misc]
         if folded is None:
             continue
         if isinstance(folded, FoldError):
-            yield StoredGame(gid, batch, lo, hi, first, events, None, folded)
+            game.error = folded
         else:
-            yield StoredGame(gid, batch, lo, hi, first, events, folded, None)
+            game.fold = folded
+        yield game
 

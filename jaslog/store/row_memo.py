@@ -219,3 +219,50 @@ def remembered_rows(codec: Codec, game: str, rows: list[Any], start: int,
         out.append(e)
         i += 1
     return i
+
+
+def known_rows(codec: Codec, game: str, rows: list[Any], start: int) -> int:
+    """The index of the first of a game's rows from ``rows[start]`` on (each as
+    :func:`remembered_rows` takes them) that is not known to read into its event: each row
+    before it is a kept row's parts with an envelope validation takes as it is, which
+    :func:`remembered_rows` reads (now or later, kept or not then) without fail; checked
+    from the columns alone, no event made. ``len(rows)``: every row is known."""
+    names = codec.names
+    i = start
+    n = len(rows)
+    if type(game) is not str or game not in _GAMES:
+        return i
+    while i < n:
+        r = rows[i]
+        if type(r) is not tuple or len(r) != 9:
+            return i
+        row: tuple[Any, ...] = r
+        seq = row[0]
+        kind = row[1]
+        version = row[2]
+        rest = row[8]
+        if type(seq) is not int or type(kind) is not int or kind == 1 \
+                or type(version) is not int or version != VERSION or not 0 <= seq <= INT_MAX:
+            return i
+        if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"
+                                 or len(rest) > LONGEST_REST):
+            return i
+        name = names.get(kind)
+        if name is None:
+            return i
+        eid = row[3]
+        at = row[4]
+        rec = row[5]
+        if (eid is not None and (type(eid) is not bytes or len(eid) != 16)) \
+                or (at is not None and (type(at) is not int or not 0 <= at <= LAST_MS)) \
+                or (rec is not None and (type(rec) is not int or not 0 <= rec <= LAST_MS)):
+            return i
+        seat = row[6]
+        card = row[7]
+        if (seat is not None and type(seat) is not int) \
+                or (card is not None and type(card) is not int):
+            return i
+        if (name, seat, card, rest) not in _KEPT:
+            return i
+        i += 1
+    return i
