@@ -161,3 +161,20 @@ def test_bad_rulings(round_: int, score: list[int], code: str) -> None:
     with pytest.raises(FoldError) as err:
         log.fold()
     assert (err.value.code, err.value.seq) == (code, 2)
+
+
+def test_a_game_of_deals_goes_on_without_adding_up_its_scores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before its last deal a game of 16 deals is not over, whatever the scores: the winner
+    is known without adding them up (asked at every deal, it would cost the fold a sum of
+    every round's outcome each time)."""
+    st = game(15).fold().state
+
+    def added_up(*_args: Any) -> list[int]:
+        raise AssertionError("the scores were added up")
+
+    try:
+        monkeypatch.setattr(type(st), "totals", added_up)
+    except (TypeError, AttributeError):
+        pytest.skip("a compiled class's methods cannot be replaced (the pure run tests this)")
+    assert st.winner is None and not st.finished

@@ -429,6 +429,9 @@ class KlaverjasGame(RoundBook[Round]):
     def winner_of(self, totals: list[int] | None) -> int | str | None:
         if not self.rounds or not self.rounds[-1].closed:
             return None
+        end = self.options["game_end"]
+        if end["type"] == "deals" and len(self.rounds) < end["count"]:
+            return None  # (game_winner's first test, before the scores are added up)
         return game_winner(self.options, len(self.rounds),
                            self.totals() if totals is None else totals)
 
