@@ -278,9 +278,9 @@ def codes_ahead(conn: Connection, path: str, batches: Iterable[list[str]], until
     (None: read it as rows), batch N+1's statement run by a
     :class:`~jaslog.store.read_ahead.ReadAhead` on the file ``path`` while the caller works
     on batch N: one batch ahead at most. Closing the generator stops and joins the reader."""
-    from jaslog.store.read_ahead import ReadAhead
+    from jaslog.store.read_ahead import ReadAhead, quick_handoffs
 
-    with ReadAhead(path) as ahead:
+    with ReadAhead(path) as ahead, quick_handoffs():
         it = ramp(batches)
         ids = next(it, None)
         pending = None if ids is None else ahead.codes(ids, until)

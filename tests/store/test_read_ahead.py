@@ -120,3 +120,30 @@ def test_the_exports_reader_stopped_early_leaves_nothing_open(
         assert not _readers()
     assert _open_fds(store_path) == []
     store_path.unlink()
+
+
+def test_quick_handoffs_restore_the_switch_interval_when_the_last_block_ends() -> None:
+    """Two readers' blocks that overlap (in two threads) leave the process's switch interval
+    as it was before the first, whichever ends first."""
+    import sys
+    import threading
+
+    from jaslog.store.read_ahead import HANDOFF_S, quick_handoffs
+
+    before = sys.getswitchinterval()
+    entered, leave = threading.Event(), threading.Event()
+
+    def other() -> None:
+        with quick_handoffs():
+            entered.set()
+            leave.wait(5)
+
+    t = threading.Thread(target=other)
+    with quick_handoffs():
+        t.start()
+        assert entered.wait(5)
+        assert sys.getswitchinterval() == HANDOFF_S
+    assert sys.getswitchinterval() == HANDOFF_S  # the other block still runs
+    leave.set()
+    t.join()
+    assert sys.getswitchinterval() == before
