@@ -152,8 +152,15 @@ def _no_traceback(res: Any) -> str:
     return str(out)
 
 
-@pytest.mark.parametrize("value", list(VALUES), ids=list(VALUES))
-@pytest.mark.parametrize("column", COLUMNS)
+#: The cases ``make test`` runs (one a kind of fault: a value a reader once crashed on, a
+#: key, an id, a card, the chain); every other column and value is a soak test.
+QUICK = {("version", "text"), ("at", "huge real"), ("rest", "largest integer"), ("seq", "text"),
+         ("pos", "text"), ("event_id", "blob"), ("card", "negative"), ("hash", "null")}
+
+
+@pytest.mark.parametrize(("column", "value"), [
+    pytest.param(c, v, id=f"{c}-{v}", marks=() if (c, v) in QUICK else pytest.mark.soak)
+    for c in COLUMNS for v in VALUES])
 def test_an_odd_value_in_any_column_is_an_unreadable_game_on_every_reader(
         original: Path, before: dict[str, list[bytes]], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch, column: str, value: str) -> None:
