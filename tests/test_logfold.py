@@ -125,3 +125,18 @@ def test_a_last_line_cut_short_and_a_notation_text_read_alike(tmp_path: Path) ->
     assert fast == read([cut, text], fast=False)
     assert fast[0][1] is not None and "truncated" in fast[0][1]
     assert [g[0] for g in fast] == ["g", "t"]
+
+
+def test_a_games_openers_leave_its_plays_kept_as_their_lines(tmp_path: Path) -> None:
+    """Reading a fold's round openers (as the audit and the store's round facts do) reads
+    no play: the plays a check keeps as their lines stay lines until the log is read."""
+    events = simulate_game("g", seed=5)
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    with contextlib.ExitStack() as stack:
+        (g,) = list(fold_log(LogFiles([path], stack)))
+    assert isinstance(g, FileGame) and g.fold is not None
+    openers = g.fold.openers
+    assert [e.type for e in openers] == ["dealt"] * len(openers) and openers
+    assert sum(isinstance(x, bytes) for x in g.fold.entries) > 100
+    assert [e.seq for e in g.fold.openers] == [e["seq"] for e in events if e["type"] == "dealt"]

@@ -342,8 +342,16 @@ class GameFold:
         """The events that opened a round (:data:`ROUND_OPENERS`), in seq order, retracted
         ones included: the audit reads how each round was recorded without a scan of the
         log."""
-        log = self.log
-        return [log[s] for s in self.opened]
+        entries = self.entries
+        rows = [s for s in self.opened if isinstance(entries[s], tuple)]
+        if rows:  # (a deal kept as its stored row: read now, once; no play is an opener,
+            # so the plays kept as lines or codes stay as they are: reading the whole log
+            # for its openers cost a check or an import a FastPlay for every play)
+            read = self.row_events
+            assert read is not None, "a stored row is kept without its reader"
+            for s, ev in zip(rows, read([entries[s] for s in rows]), strict=True):
+                entries[s] = ev
+        return [entries[s] for s in self.opened]
 
     def apply_row(self, name: str, seat: Any, card: Any, rest: bytes | None,
                   entry: Any) -> bool:
