@@ -29,6 +29,7 @@ since is solved again, and a reindex keeps it.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -193,9 +194,32 @@ def note_facts(conn: Connection, items: Sequence[tuple[str, int, list[RoundFacts
         for number, f in before.items():
             if number not in now and f.result is not None:
                 rows.append(RoundFacts(number, None, None, None, None, None, None).row(p, seq))
-    if rows:
+    if rows and conn.dialect.name == "sqlite":
+        _insert_facts(conn, rows)
+    elif rows:
         conn.execute(ROUND_FACTS.insert(), rows)
     return len(rows)
+
+
+#: The columns of ``round_facts`` in the order :func:`_insert_facts` writes them.
+_FACT_COLUMNS = ("game", "round", "seq", "result", "recorded", "score", "final", "roem",
+                 "verdicts", "detail")
+
+
+def _insert_facts(conn: Connection, rows: list[dict[str, Any]]) -> None:
+    """``rows`` inserted into a SQLite store's ``round_facts`` through the driver's own cursor
+    (an import writes some sixteen rows a game: through SQLAlchemy's execution, which
+    serializes each JSON value in its own call, a seventh of an import's writing), each JSON
+    column the text SQLAlchemy's ``JSON`` type writes (``json.dumps``; None as ``null``, but
+    ``detail``'s as SQL NULL, as its column declares)."""
+    dumps = json.dumps
+    values = [(r["game"], r["round"], r["seq"], r["result"], r["recorded"], dumps(r["score"]),
+               dumps(r["final"]), dumps(r["roem"]), dumps(r["verdicts"]),
+               None if r["detail"] is None else dumps(r["detail"])) for r in rows]
+    marks = ", ".join("?" * len(_FACT_COLUMNS))
+    with eng.raw_cursor(conn) as cur:
+        cur.executemany(f"INSERT INTO round_facts ({', '.join(_FACT_COLUMNS)}) "
+                        f"VALUES ({marks})", values)
 
 
 # ---------------------------------------------------------------------- reading
