@@ -514,6 +514,17 @@ class _Times(Sequence[str | None]):
         return text
 
 
+def _rounds_opened(built: BatchRows, g: int) -> tuple[dict[int, int], dict[int, bool]]:
+    """Each round of the batch's game ``g``: the seq of its opener, and whether its deal
+    carried hands."""
+    first_seq: dict[int, int] = {}
+    hands: dict[int, bool] = {}
+    for r, seq, with_hands in built.openers[g]:
+        first_seq[r] = seq
+        hands[r] = with_hands
+    return first_seq, hands
+
+
 class StoredExport(Prebuilt):
     """A stored game as the export builds it (:func:`jaslog.export.dataset.build_chunks`):
     its rows from the batch's columns when it can (:meth:`build`), else its events."""
@@ -555,12 +566,7 @@ class StoredExport(Prebuilt):
         built: BatchRows = b.table
         g = built.game_at[lo]
         kinds = sg.types
-        # each round's first and last seq and whether its deal carried hands
-        first_seq: dict[int, int] = {}
-        hands: dict[int, bool] = {}
-        for r, seq, with_hands in built.openers[g]:
-            first_seq[r] = seq
-            hands[r] = with_hands
+        first_seq, hands = _rounds_opened(built, g)
         last_seq = built.last_seq[g]
         types = frozenset(kinds) | ({"play"} if len(kinds) < n else frozenset())
         at = _Times(sg, built.times[g])
@@ -611,11 +617,7 @@ class StoredExport(Prebuilt):
         # (a game's adapter with ``stored_facts`` has these two beside)
         adapter: Any = export_adapter(get_game(start.game))
         kinds = sg.types
-        first_seq: dict[int, int] = {}
-        hands: dict[int, bool] = {}
-        for r, seq, with_hands in built.openers[g]:
-            first_seq[r] = seq
-            hands[r] = with_hands
+        first_seq, hands = _rounds_opened(built, g)
         types = frozenset(kinds) | ({"play"} if len(kinds) < n else frozenset())
         at = _Times(sg, built.times[g])
         started = sg.head
