@@ -31,7 +31,6 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +40,6 @@ import pyarrow.parquet as pq
 
 from jaslog.analysis.rounds import Solved
 from jaslog.events import Event
-from jaslog.export.behind import WriteBehind
 from jaslog.export.columnar import ValueBeyondColumn, partition_tables
 from jaslog.export.par import Known, forget_families
 from jaslog.export.plays import columns_for
@@ -67,9 +65,11 @@ from jaslog.store.collector import collector_paused
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 #: Tracked objects more alive at the end of a chunk than after the last sweep before the
-#: young generation is swept (:func:`build_chunks`): the export's own live objects (a batch
-#: read, a chunk's rows) stay well below it, the cycles of a few hundred broken games not.
-COLLECT_AFTER = 200_000
+#: young generation is swept (:func:`build_chunks`): low enough that the cycles a chunk
+#: leaves do not pile up (at 200,000 an export of 150 games held some 40 MiB more than one of
+#: 15: the memory bound of ``tests/export/test_dataset.py``), a sweep of the young objects
+#: alone, not of everything the export holds.
+COLLECT_AFTER = 20_000
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
 PAR_CHUNK = 20                # ...when every round is solved (par): minutes of work, for a worker
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
@@ -121,12 +121,10 @@ class _Writers:
     largest is written early), so row groups stay large whatever the chunk size. A file is
     closed and the next begun after ``file_rows`` rows.
 
-    The writes (a row group encoded, compressed and written; a file closed, synced and
-    hashed) are done behind the exporter by one writer thread, in the order they are decided
-    here (:class:`jaslog.export.behind.WriteBehind`: the files are those the exporter would
-    write itself, byte for byte), with at most a quarter of ``budget`` bytes of tables given
-    to it and not yet written. :meth:`close` waits for them (and raises the error of one
-    that failed); :meth:`abort` drops those not begun.
+    The writes are done here, as they are decided (a writer thread behind the exporter
+    gained no time an idle machine could measure, and its allocations, in an arena of its
+    own, grew the export's memory with the number of games: the memory bound of
+    ``tests/export/test_dataset.py``).
     """
 
     def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
@@ -139,9 +137,7 @@ class _Writers:
         self.pending_rows: dict[tuple[str, str], int] = {}
         self.pending_bytes = 0
         self.done: list[dict[str, Any]] = []
-        # the open files' writers: the writer thread's alone (the exporter's after a join)
-        self.files: dict[tuple[str, str], pq.ParquetWriter] = {}
-        self.behind = WriteBehind(max(1, budget // 4))
+        self.files: dict[tuple[str, str], pq.ParquetWriter] = {}  # the open files' writers
 
     def add(self, table: str, part: str, t: pa.Table) -> None:
         if t.num_rows == 0:
@@ -174,11 +170,11 @@ class _Writers:
         if last:
             self.open.pop(key)
             self.done.append(entry)
-        self.behind.put(partial(self._write_table, key, entry, tables, new, last), nbytes)
+        self._write_table(key, entry, tables, new, last)
 
     def _write_table(self, key: tuple[str, str], entry: dict[str, Any], tables: list[pa.Table],
                      new: bool, last: bool) -> None:
-        """(On the writer thread.) Write ``tables`` as one row group of the file of ``key``
+        """Write ``tables`` as one row group of the file of ``key``
         (begun first when ``new``; closed after when ``last``)."""
         t = pa.concat_tables(tables)
         del tables[:]
@@ -196,10 +192,10 @@ class _Writers:
     def _close(self, key: tuple[str, str]) -> None:
         entry = self.open.pop(key)
         self.done.append(entry)
-        self.behind.put(partial(self._close_file, key, entry), 0)
+        self._close_file(key, entry)
 
     def _close_file(self, key: tuple[str, str], entry: dict[str, Any]) -> None:
-        """(On the writer thread.) Close the file of ``key``, sync it, and note its size and
+        """Close the file of ``key``, sync it, and note its size and
         SHA-256 in ``entry``."""
         self.files.pop(key).close()
         path = self.root / entry["path"]
@@ -213,11 +209,9 @@ class _Writers:
             self._write(key)
         for key in list(self.open):
             self._close(key)
-        self.behind.join()
         return self.done
 
     def abort(self) -> None:
-        self.behind.abort()
         self.pending.clear()
         for w in self.files.values():
             with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
