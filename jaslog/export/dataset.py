@@ -65,11 +65,9 @@ from jaslog.store.collector import collector_paused
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 #: Tracked objects more alive at the end of a chunk than after the last sweep before the
-#: young generation is swept (:func:`build_chunks`): low enough that the cycles a chunk
-#: leaves do not pile up (at 200,000 an export of 150 games held some 40 MiB more than one of
-#: 15: the memory bound of ``tests/export/test_dataset.py``), a sweep of the young objects
-#: alone, not of everything the export holds.
-COLLECT_AFTER = 20_000
+#: young generation is swept (:func:`build_chunks`): the export's own live objects (a batch
+#: read, a chunk's rows) stay well below it, the cycles of a few hundred broken games not.
+COLLECT_AFTER = 200_000
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
 PAR_CHUNK = 20                # ...when every round is solved (par): minutes of work, for a worker
 ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
