@@ -155,13 +155,15 @@ def game_codes(text: str) -> tuple[list[int], list[Any]] | None:
     read as rows: an entry neither a code (an integer from 0) nor a row (a JSON array of
     its nine columns) — a fraction, a code below 0, a row SQLite marked odd (``-1``: a
     value of another type stored behind the store's back); or the seqs not one after the
-    other (a gap, or the rows not in seq order, which SQLite's ``group_concat`` does not
-    promise).
+    other from seq 0 (a gap, no seq 0, or the rows not in seq order, which SQLite's
+    ``group_concat`` does not promise).
 
     >>> game_codes('[0,9,1,null,null,null,0,null,"5B315D"],157,[2,9,1,null,5,null,0,null,null]')
     ([-1, 157, -3], [(0, 9, 1, None, None, None, 0, None, b'[1]'), (2, 9, 1, None, 5, None, 0, None, None)])
-    >>> game_codes("157,285"), game_codes("285,157"), game_codes("157,1.5"), game_codes("157,-1")
-    (([157, 285], []), None, None, None)
+    >>> game_codes("29,157"), game_codes("157,29"), game_codes("29,1.5"), game_codes("29,-1")
+    (([29, 157], []), None, None, None)
+    >>> game_codes("157,285") is None  # (no seq 0)
+    True
     """
     try:
         parsed: Any = orjson.loads(text.join("[]"))  # (one C call for the game's entries)
@@ -189,7 +191,7 @@ def game_codes(text: str) -> tuple[list[int], list[Any]] | None:
             items[i] = -1 - s
         else:
             return None  # (a fraction, or a time past what a code holds: a real)
-        if s != seq + 1 and seq >= 0:
+        if s != seq + 1:  # (from seq 0, one by one)
             return None
         seq = s
     return items, others

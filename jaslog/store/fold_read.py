@@ -57,8 +57,9 @@ paused while a batch is read, too.
 A PostgreSQL store, a SQLite database in memory, or a batch whose codes cannot be read (a
 value of an odd type stored behind the store's back: text or a blob where the store writes
 an integer, anything but a blob in the id or ``rest``, a fraction, which makes a code or a
-column a JSON fraction, a NULL in ``seq``, ``kind`` or ``version``; a gap in a game's seqs)
-is read as :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the same errors.
+column a JSON fraction, a NULL in ``seq``, ``kind`` or ``version``; a gap in a game's seqs,
+or no seq 0) is read as :meth:`~jaslog.store.Store.iter_games` reads it: the same folds, the
+same errors.
 A bare play the code does not hold (another format, a time before 1970 or past what a code
 holds, a seq from 8192 on) is one of the other rows, read as ``iter_games`` reads it.
 """

@@ -31,7 +31,9 @@ from jaslog.store.rows import (
     key_of,
     last_link,
     last_pos,
+    no_start,
     read_rows,
+    seq_error,
 )
 from jaslog.store.schema import EVENTS, GAME_PLAYERS, GAMES, PLAYERS
 from jaslog.store.types import GENESIS, GameInfo, Head, NoSuchGame, StoredEvent
@@ -55,6 +57,8 @@ _ROWS = select(EVENTS.c.seq, *PARTS).where(
 #: text or a negative number is read, and says the game is unreadable, not left out).
 _ALL_ROWS = select(EVENTS.c.seq, *PARTS).where(
     EVENTS.c.game == key_of(bindparam("game"))).order_by(EVENTS.c.seq)
+#: A game's first seq stored.
+_FIRST = select(func.min(EVENTS.c.seq)).where(EVENTS.c.game == key_of(bindparam("game")))
 #: The highest seq a game's rows are asked up to when no ``upto`` is given.
 _NO_END = 2**31 - 1  # the seq column is a 32-bit integer on PostgreSQL
 LAST_POS = select(func.coalesce(func.max(EVENTS.c.pos), 0))
@@ -108,7 +112,20 @@ class Queries:
 
     def _read_events(self, conn: Connection, game: str, upto: int | None = None, since: int = 0
                      ) -> list[Event]:
-        return events_of(conn, self._rows_of(conn, game, upto, since), game=game)
+        """The game's events from seq ``since`` up to seq ``upto``; read from seq 0, an
+        :class:`UnreadableEvent` for a game whose seqs no reader reads
+        (:func:`jaslog.store.rows.seq_error`), as the readers of many games say it."""
+        out = events_of(conn, self._rows_of(conn, game, upto, since), game=game)
+        if since == 0:
+            if out:
+                bad = seq_error(game, out)
+                if bad is not None:
+                    raise bad
+            elif upto is not None:  # (none up to ``upto``: has the game events past it?)
+                first = conn.execute(_FIRST, {"game": game}).scalar()
+                if first is not None:
+                    raise no_start(game, first)
+        return out
 
     def events(self, game: str, upto: int | None = None) -> list[Event]:
         """The game's events in seq order (upcast to the current format), up to seq ``upto``.
@@ -372,10 +389,12 @@ class Queries:
                 touched = touched.where(EVENTS.c.pos <= until)
             base = base.where(GAMES.c.pos.in_(touched))
         elif until is not None:
-            # A game exists at ``until`` when its first event does (seq 0 comes first): one
-            # primary-key lookup per game, not a scan of every event per batch.
-            base = base.where(select(EVENTS.c.seq).where(
-                EVENTS.c.game == GAMES.c.pos, EVENTS.c.seq == 0, EVENTS.c.pos <= until).exists())
+            # A game exists at ``until`` when its first row does (seq 0 comes first): one
+            # primary-key lookup per game, not a scan of every event per batch. The first row,
+            # not the row at seq 0: a game whose seq-0 row was moved or renumbered behind the
+            # store's back is listed, and its readers name it.
+            base = base.where(select(EVENTS.c.pos).where(EVENTS.c.game == GAMES.c.pos)
+                              .order_by(EVENTS.c.seq).limit(1).scalar_subquery() <= until)
         last_pos = 0
         while True:
             rows = conn.execute(base.where(GAMES.c.pos > last_pos).order_by(GAMES.c.pos)
@@ -407,7 +426,11 @@ class Queries:
         bad: dict[str, UnreadableEvent] = {}
         for gid, rows in by_game.items():
             try:
-                out[gid] = events_of(conn, rows, fast=fast)
+                evs = events_of(conn, rows, fast=fast)
+                odd = seq_error(gid, evs) if evs else None
+                if odd is not None:
+                    raise odd
+                out[gid] = evs
             except UnreadableEvent as e:
                 if unreadable is None:
                     raise
@@ -462,6 +485,13 @@ def _games_for_fold(conn: Connection, ids: list[str], until: int | None,
             fetch = cast(Callable[[], list[Any]], partial(cur.fetchmany, FETCH_ROWS))
             games = games_of_rows(fetch, names, VERSION, plays, decode)
             for key, events in games:
+                if events is not None:  # (its seqs, once a game)
+                    odd = seq_error(names[key], events)
+                    if odd is not None:
+                        if unreadable is None:
+                            raise odd
+                        bad[key] = odd
+                        events = None
                 if not streamed:
                     got[key] = events
                 elif events is None:

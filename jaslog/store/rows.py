@@ -50,6 +50,10 @@ INSERT_COLUMNS = ("game", "seq", "pos", "kind", "version", "event_id", "at", "re
 ENCODED_COLUMNS = ("game", "pos", "seq", "hash", "kind", "version", "event_id", "at",
                    "recorded_at", "seat", "card", "rest")
 
+#: The largest seq a store holds (its column is a 32-bit integer on PostgreSQL, and so is the
+#: export's): no game of jaslog's comes near it, only a row changed behind the store's back.
+SEQ_MAX = 2**31 - 1
+
 
 def codec(conn: Connection, refresh: bool = False) -> Codec:
     """The store's event type codes (read from ``event_types`` when not yet kept, or
@@ -198,14 +202,15 @@ def _hash_bytes(h: Any) -> bytes:
 
 def head_of(seq: Any, h: Any, at: Any) -> tuple[int, str, str | None]:
     """A game's next seq, head hash (hex) and last time (text) from its last row's ``seq``,
-    ``hash`` and ``at``. A value of another type than the store writes (changed behind its
-    back) is left out (0, empty, None): the listing still lists the game, and reading its
-    events says it is unreadable (``unreadable_game``)."""
+    ``hash`` and ``at``. A value of another type than the store writes, or a seq past
+    :data:`SEQ_MAX` (changed behind its back), is left out (0, empty, None): the listing
+    still lists the game, and reading its events says it is unreadable
+    (``unreadable_game``)."""
     try:
         last_at = None if at is None else _time_text(at)
     except (ValueError, TypeError):
         last_at = None
-    return (seq + 1 if type(seq) is int else 0,
+    return (seq + 1 if type(seq) is int and seq <= SEQ_MAX else 0,
             bytes(h).hex() if isinstance(h, (bytes, memoryview)) else "", last_at)
 
 
@@ -441,12 +446,50 @@ def last_pos(conn: Connection) -> int:
     return pos
 
 
+def no_start(game: str, first: Any) -> UnreadableEvent:
+    """The error of a game with events stored but none at seq 0, where every game begins
+    (``first``: the seq of its first stored event).
+
+    >>> str(no_start("g", 1))[:68]
+    'game g seq 0: no event is stored at seq 0, where every game begins ('
+    """
+    return UnreadableEvent(f"no event is stored at seq 0, where every game begins (its "
+                           f"game_started); its first stored event is seq {first}: that row "
+                           "was moved to another game, or its seq changed, behind the "
+                           "store's back", game, 0)
+
+
+def seq_error(game: str, events: Sequence[Any]) -> UnreadableEvent | None:
+    """Why a game whose events were read (in seq order, at least one, from seq 0 on) cannot
+    be read for their seqs, or None: its first event is not at seq 0 (:func:`no_start`), or
+    its last seq is past :data:`SEQ_MAX`. Once a game, never a row: the readers of many
+    games (``iter_games``, ``fold_games``, the export) and ``events`` name such a game the
+    same way.
+
+    >>> from types import SimpleNamespace as Ev
+    >>> seq_error("g", [Ev(seq=0), Ev(seq=2)]) is None
+    True
+    >>> str(seq_error("g", [Ev(seq=0), Ev(seq=2**63 - 1)]))[:62]
+    'game g seq 9223372036854775807: its seq is past the largest a '
+    """
+    first = events[0].seq
+    if first != 0:
+        return no_start(game, first)
+    last = events[-1].seq
+    if last > SEQ_MAX:
+        return UnreadableEvent(f"its seq is past the largest a store holds ({SEQ_MAX}): the "
+                               "row was changed behind the store's back", game, last)
+    return None
+
+
 def last_link(game: str, seq: Any, h: Any) -> tuple[int, str]:
     """A game's last row's seq and hash (hex), the head an append goes on from; an
-    :class:`UnreadableEvent` when either is of another type than the store writes (changed
-    behind its back): no event is appended to a chain whose end cannot be read."""
-    if type(seq) is not int or not isinstance(h, (bytes, memoryview)):
+    :class:`UnreadableEvent` when either is of another type than the store writes, or the seq
+    past :data:`SEQ_MAX` (changed behind its back): no event is appended to a chain whose
+    end cannot be read."""
+    if type(seq) is not int or seq > SEQ_MAX or not isinstance(h, (bytes, memoryview)):
         odd = f"its seq {seq!r} is no integer" if type(seq) is not int else \
+            f"its seq is past the largest a store holds ({SEQ_MAX})" if seq > SEQ_MAX else \
             f"its hash {h!r} is not bytes"
         raise UnreadableEvent(f"the game's last event cannot be read: {odd}", game, seq)
     return seq, bytes(h).hex()
@@ -457,6 +500,7 @@ __all__ = [
     "ENCODED_COLUMNS",
     "INSERT_COLUMNS",
     "PARTS",
+    "SEQ_MAX",
     "VERSION",
     "StoredRow",
     "codec",
@@ -471,8 +515,10 @@ __all__ = [
     "last_link",
     "last_pos",
     "late_row",
+    "no_start",
     "read_rows",
     "seed_types",
+    "seq_error",
     "stored_rows",
     "type_code",
 ]

@@ -145,8 +145,9 @@ class Problem:
     forged, or rows before it were removed and the positions renumbered), ``unsigned`` (a
     round or the game ended and no signature covers it), ``derived`` (a row kept beside the
     events, a game's result, winners, place or start, or the schema version, disagrees with
-    them: :mod:`jaslog.store.verify_derived`) or ``version`` (an event's format version column
-    says a version in which its bytes do not read).
+    them: :mod:`jaslog.store.verify_derived`), ``version`` (an event's format version column
+    says a version in which its bytes do not read) or ``position`` (an event has no position
+    in the store: every read up to a position leaves it out).
     """
 
     game: str

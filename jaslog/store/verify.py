@@ -82,6 +82,7 @@ def verify(conn: Connection, game: str | None, cert: str | None,
         tables = derived_tables(conn)
         signed = _one(rep, game, rows, header, players, sigs, trust,
                       derived_of(conn, [game], tables)[game], tables)
+        _unplaced(conn, rep, game)
         if cert is not None:
             check_certificate(rep, game, [r.hash for r in rows], cert, signed)
         if progress:
@@ -509,8 +510,27 @@ def _one(rep: VerifyReport, game: str, rows: list[Any], header: Any, seats: list
     return found.at
 
 
+def _unplaced(conn: Connection, rep: VerifyReport, game: str | None = None) -> None:
+    """Each event (of ``game`` only, when given) with no position (``pos`` NULL, in a table
+    rebuilt without its NOT NULL): its chain holds, but every read up to a position leaves
+    it out, so its game reads without it. One indexed look-up, for the whole store."""
+    q = (select(GAMES.c.id, EVENTS.c.seq).join_from(EVENTS, GAMES, GAMES.c.pos == EVENTS.c.game)
+         .where(EVENTS.c.pos.is_(None)))
+    if game is not None:
+        q = q.where(GAMES.c.id == game)
+    for r in conn.execute(q.order_by(GAMES.c.id, EVENTS.c.seq)):
+        rep.problems.append(Problem(r.id, r.seq if type(r.seq) is int else None, "position",
+                                    "the event has no position in the store (its pos is NULL, "
+                                    "where jaslog writes one to every event): every read up to "
+                                    "a position (the replay, check store:, the export) leaves "
+                                    "it out, and the game reads without it; the row was "
+                                    "changed behind the store's back"))
+
+
 def _positions(conn: Connection, rep: VerifyReport, signing: bool = False) -> None:
-    """Event, game and signature positions run 1..n without holes (a hole is a deleted row)."""
+    """Event, game and signature positions run 1..n without holes (a hole is a deleted row),
+    and every event has one (:func:`_unplaced`)."""
+    _unplaced(conn, rep)
     tables = [(EVENTS, "event"), (GAMES, "game")] + ([(SIGNATURES, "signature")] if signing else [])
     for table, what in tables:
         n, hi = conn.execute(select(func.count(), func.coalesce(func.max(table.c.pos), 0))

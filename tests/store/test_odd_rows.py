@@ -1,7 +1,9 @@
 """A row of ``events`` changed behind the store's back (by hand, with sqlite3) to hold a value
 of a type or size the store never writes: every reader of the store says which game cannot
 be read (``unreadable_game``: the game, the seq and the odd value), or reads it, and never
-shows a traceback.
+shows a traceback. A game whose seq-0 row moved to another game or was renumbered, or with a
+seq past the largest a store holds, is named by every reader; an event whose ``pos`` is NULL
+(left out by every read up to a position) is named by ``verify`` (``position``).
 
 For every column of ``events`` and each odd value (text, a blob, a fraction, a real too
 large for any time, the largest integer, a negative one, NULL where SQLite takes it), one
@@ -30,7 +32,6 @@ from jaslog.errors import JaslogError
 from jaslog.events import canonical_json
 from jaslog.events.fast import FastPlay
 from jaslog.export import export_store
-from jaslog.export.snapshots import ExportError
 from jaslog.play.sim import simulate_game
 from jaslog.service.app import create_app
 from jaslog.store import Store, open_store
@@ -85,9 +86,11 @@ def _target(con: sqlite3.Connection, gid: str, kind: str) -> int:
     return int(seq)
 
 
-def _changed(original: Path, tmp_path: Path, column: str, value: str) -> tuple[Path, list[str]]:
+def _changed(original: Path, tmp_path: Path, column: str, value: str
+             ) -> tuple[Path, dict[str, int]]:
     """A copy of the store with ``column`` set to ``value`` in the row of each game of
-    :data:`GAMES` that has a kind (the first only, for a unique column); the games changed."""
+    :data:`GAMES` that has a kind (the first only, for a unique column); the games changed,
+    each with the seq its row had."""
     path = tmp_path / "store.sqlite"
     shutil.copy(original, path)
     con = sqlite3.connect(path)
@@ -97,11 +100,12 @@ def _changed(original: Path, tmp_path: Path, column: str, value: str) -> tuple[P
         con.execute(sql.replace("NOT NULL", ""))
         con.execute("INSERT INTO events SELECT * FROM events_before")
         con.execute("DROP TABLE events_before")
-    changed = [g for g, (_, kind) in GAMES.items() if kind is not None]
+    games = [g for g, (_, kind) in GAMES.items() if kind is not None]
     if column in UNIQUE:
-        changed = changed[:1]
-    for gid in changed:
-        seq = _target(con, gid, GAMES[gid][1] or "")
+        games = games[:1]
+    changed: dict[str, int] = {}
+    for gid in games:
+        seq = changed[gid] = _target(con, gid, GAMES[gid][1] or "")
         n = con.execute(f"UPDATE events SET {column} = {value} WHERE seq = {seq} AND game = "
                         f"(SELECT pos FROM games WHERE id = '{gid}')").rowcount
         assert n == 1
@@ -180,16 +184,27 @@ def test_an_odd_value_in_any_column_is_an_unreadable_game_on_every_reader(
                 with pytest.raises(StoreError, match="changed behind the store's back") as e:
                     read()
                 assert e.value.code == "store_error"
-            changed = []
+            changed = {}
             raise _StoreLevel
         until = store.cursor()  # (fold_games reads up to it: iter_games the same)
         got, bad = _events(store, until=until)
         fast, bad_fast = _events(store, fast=True, until=until)
-        # a game left alone reads as it was; one changed is read or said unreadable, not both
+        # a game left alone reads as it was; one changed is read or said unreadable, one of
+        # the two (a game whose seq-0 row moved to another game, or was renumbered, is named
+        # for its missing seq 0)
         for gid in GAMES:
             if gid not in changed:
                 assert got.get(gid) == before[gid] and fast.get(gid) == before[gid], gid
         assert set(bad) <= set(changed) and not set(bad) & set(got), bad
+        assert set(changed) <= set(got) | set(bad), (sorted(got), bad)
+        if column in ("game", "seq"):
+            assert bad["r-3"].startswith("game r-3 seq "), bad
+        if column == "game":
+            assert bad["r-3"].startswith("game r-3 seq 0: no event is stored at seq 0"), bad
+        if (column, value) == ("seq", "largest integer"):  # (a seq no store holds)
+            assert sorted(bad) == sorted(changed), bad
+            assert all(f"seq {2**63 - 1}: its seq is past the largest" in bad[g]
+                       for g in ("a-0", "k-1", "p-2")), bad
         assert bad_fast == bad and sorted(fast) == sorted(got)
         # the bulk fold leaves out and tells the same games
         folded_bad: list[Exception] = []
@@ -199,8 +214,8 @@ def test_an_odd_value_in_any_column_is_an_unreadable_game_on_every_reader(
         for gid in GAMES:
             try:
                 store.events(gid)
-            except UnreadableEvent as e:  # (a game without seq 0 is no game iter_games lists)
-                assert e.game == gid and (gid in bad or gid not in got), str(e)
+            except UnreadableEvent as e:
+                assert e.game == gid and gid in bad, str(e)
             except JaslogError as e:  # (its rows moved to no game at all: no such game)
                 assert gid in changed and column in ("game",), str(e)
             else:
@@ -209,30 +224,23 @@ def test_an_odd_value_in_any_column_is_an_unreadable_game_on_every_reader(
                 store.stored_events(gid)
             except JaslogError as e:
                 assert gid in changed and e.code in ("unreadable_game", "no_such_game"), str(e)
-        try:
-            store.games()
-        except UnreadableEvent as e:
-            assert e.game in changed and e.code == "unreadable_game", str(e)
+        # the listing lists every game, readable or not
+        assert sorted(i.game for i in store.games()) == sorted(GAMES)
         # verify names every changed game whose events read otherwise than they were stored
+        # or cannot be read
         report = store.verify()
         flagged = {p.game for p in report.problems}
         for gid in changed:
-            # (a pos of NULL takes the row out of every read up to a position, and verify
-            # does not see it: the game reads a seq short)
-            if got.get(gid) is not None and got[gid] != before[gid] and \
-                    (column, value) != ("pos", "null"):
+            if got.get(gid) != before[gid]:
                 assert gid in flagged, (gid, report.problems)
+        if (column, value) == ("pos", "null"):  # (every read up to a position leaves it out)
+            assert [(p.game, p.seq, p.kind) for p in report.problems] == \
+                [("a-0", changed["a-0"], "position")], report.problems
         assert not flagged & (set(GAMES) - set(changed)) or column in ("game", "pos"), \
             report.problems
-        # the export leaves out the games iter_games leaves out, and says so (a seq at the
-        # largest integer is read, and the export says its column cannot hold it)
-        try:
-            result = export_store(store, tmp_path / "export", workers=0)
-        except ExportError as e:
-            assert (column, value) == ("seq", "largest integer"), str(e)
-            assert "does not fit the dataset's column" in str(e)
-        else:
-            assert sorted(result.unreadable) == sorted(bad.values())
+        # the export leaves out the games iter_games leaves out, and says so
+        result = export_store(store, tmp_path / "export", workers=0)
+        assert sorted(result.unreadable) == sorted(bad.values())
     except _StoreLevel:
         bad = {}
     finally:
@@ -248,12 +256,21 @@ def test_an_odd_value_in_any_column_is_an_unreadable_game_on_every_reader(
         shown = _no_traceback(runner.invoke(app, ["replay", f"store:{gid}"]))
         if gid in bad:
             assert f"game {gid} seq" in shown, shown
-    _no_traceback(runner.invoke(app, ["verify"]))
+    verified = _no_traceback(runner.invoke(app, ["verify"]))
+    if (column, value) == ("pos", "null"):
+        assert f"game a-0 seq {changed['a-0']}: position: the event has no position" in verified
     # the service's reads: an answer with a code, never the service's own failure
     application = create_app(str(path))
     token = application.state.service.tokens.create("admin")[0]
     with TestClient(application, raise_server_exceptions=False) as client:
         auth = {"Authorization": f"Bearer {token}"}
+        # the listing lists every game, one whose first event cannot be read with why
+        listed = client.get("/api/games", headers=auth)
+        assert listed.status_code == 200, listed.text
+        said = {g["game"]: g.get("unreadable") for g in listed.json()}
+        assert sorted(said) == sorted(GAMES), said
+        if column == "game":
+            assert str(said["r-3"]).startswith("game r-3 seq 0: "), said
         for url in ("/api/games", *(f"/api/games/{g}{end}" for g in changed
                                    for end in ("", "/events", "/state", "/replay"))):
             r = client.get(url, headers=auth)
