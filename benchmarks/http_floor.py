@@ -45,6 +45,8 @@ async def whoami() -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> None:
     import uvicorn
 
+    from jaslog.cli.serve_cmds import uvicorn_logging
+
     p = argparse.ArgumentParser(prog="python -m benchmarks.http_floor",
                                 description=__doc__.split("\n\n")[0])
     p.add_argument("--host", default="127.0.0.1")
@@ -57,9 +59,9 @@ def main(argv: list[str] | None = None) -> None:
     # as jaslog serve configures uvicorn (jaslog/cli/serve_cmds.py)
     if args.workers > 1:
         uvicorn.run("benchmarks.http_floor:app", host=args.host, port=args.port,
-                    log_level=args.log_level, workers=args.workers)
+                    workers=args.workers, **uvicorn_logging(args.log_level))
         return
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level)
+    config = uvicorn.Config(app, host=args.host, port=args.port, **uvicorn_logging(args.log_level))
     uvicorn.Server(config).run()
 
 

@@ -92,7 +92,7 @@ def serve(
         _serve_workers(svc, workers, settings, host, port, log_level)
         return
     app = serving_app(db, service=svc, **settings)
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level)
+    config = uvicorn.Config(app, host=host, port=port, **uvicorn_logging(log_level))
     guard_logs()  # after uvicorn's logging is set up: no token in a log line
     server = uvicorn.Server(config)
     server.run()
@@ -132,7 +132,7 @@ def _serve_workers(svc: Any, workers: int, settings: dict[str, Any], host: str, 
     # the workers' settings (spawned: they inherit them)
     os.environ[WORKER_SETTINGS] = worker_settings(db=svc.url, **settings)
     config = uvicorn.Config("jaslog.service.processes:worker_app", factory=True, host=host,
-                            port=port, log_level=log_level, workers=workers)
+                            port=port, workers=workers, **uvicorn_logging(log_level))
     guard_logs()
     try:
         try:
@@ -144,6 +144,22 @@ def _serve_workers(svc: Any, workers: int, settings: dict[str, Any], host: str, 
         if writer is not None:
             writer.stop()
             svc.close()
+
+
+def uvicorn_logging(log_level: str) -> dict[str, Any]:
+    """uvicorn's logging settings for ``--log-level``: the access log (a line a request, at
+    level info) on only where the level lets its lines through. Above info uvicorn would
+    still work out each request's line (its client, its path quoted) to drop it.
+
+    >>> uvicorn_logging("info"), uvicorn_logging("warning")
+    ({'log_level': 'info', 'access_log': True}, {'log_level': 'warning', 'access_log': False})
+    """
+    import logging
+
+    from uvicorn.config import LOG_LEVELS
+
+    level = LOG_LEVELS.get(log_level.lower(), logging.INFO)
+    return {"log_level": log_level, "access_log": level <= logging.INFO}
 
 
 def port_free(host: str, port: int) -> None:

@@ -26,9 +26,10 @@ however many appends and games it holds: :attr:`Service.notify
 watch lets its own process's pass), and at the latest every :data:`PG_INTERVAL_S` (an
 append from outside the service, ``jaslog append``, sends none); the NOTIFYs that come
 within :data:`PG_GATHER_S` of each other make one read. A process with no stream open has
-nothing to wake: its watch reads nothing at the NOTIFYs (they wait unread), only the
-store's last position every :data:`PG_INTERVAL_S`, and reads the feed again from there
-once a stream opens (:attr:`Notifier.opened <jaslog.service.core.Notifier.opened>`).
+nothing to wake: its watch listens to nothing (``UNLISTEN``: no NOTIFY is sent to it, so
+none is read and dropped) and reads only the store's last position every
+:data:`PG_INTERVAL_S`; once a stream opens (:attr:`Notifier.opened
+<jaslog.service.core.Notifier.opened>`) it listens again, then reads the feed from there.
 Reading by ``pos`` misses nothing and sees nothing twice (:mod:`jaslog.store.feed`); a
 stream sends each event once in any case (it goes on from the seq it sent last).
 """
@@ -146,19 +147,26 @@ class StoreWatch:
 
     def _listen(self) -> None:
         """On PostgreSQL: while a stream of this process is open (:meth:`Notifier.listening
-        <jaslog.service.core.Notifier.listening>`), read the feed at each NOTIFY of another
-        process on :data:`CHANNEL` (at the latest every :data:`PG_INTERVAL_S`); while none
-        is, nothing is to be woken: read nothing but, every :data:`PG_INTERVAL_S`, the
-        store's last position (:meth:`_catch_up`), and let the NOTIFYs wait unread until a
-        stream opens. Listening before the first read: nothing is missed."""
+        <jaslog.service.core.Notifier.listening>`), listen on :data:`CHANNEL` and read the
+        feed at each NOTIFY of another process (at the latest every
+        :data:`PG_INTERVAL_S`); while none is, nothing is to be woken: listen to nothing
+        (the NOTIFYs of every commit of every process are not sent to this connection at
+        all) and read nothing but, every :data:`PG_INTERVAL_S`, the store's last position
+        (:meth:`_catch_up`). A stream opened: listening first, then the feed read from the
+        last position seen, so nothing is missed."""
         import psycopg
 
         assert self.dsn is not None
         with psycopg.connect(self.dsn, autocommit=True) as conn:
-            conn.execute(f"LISTEN {CHANNEL}")
+            listening = False
             while not self._stop.is_set():
+                wanted = self.notifier.listening()
+                if wanted != listening:
+                    conn.execute(f"{'' if wanted else 'UN'}LISTEN {CHANNEL}")
+                    listening = wanted
+                    _drop_notifies(conn)
                 self._catch_up(conn)
-                if self.notifier.listening():
+                if listening and self.notifier.listening():
                     self._others(conn)
                 else:
                     self._idle(conn)
@@ -177,14 +185,12 @@ class StoreWatch:
 
     def _idle(self, conn: Any) -> None:
         """No stream open: wait until one opens (:attr:`Notifier.opened
-        <jaslog.service.core.Notifier.opened>`), at most :data:`PG_INTERVAL_S`, the NOTIFYs
-        that come meanwhile left unread; then drop them (:meth:`_catch_up` reads the
-        store's position instead)."""
+        <jaslog.service.core.Notifier.opened>`), at most :data:`PG_INTERVAL_S` (the
+        connection listens to nothing meanwhile: :meth:`_listen`)."""
         opened = self.notifier.opened
         opened.clear()
         if not self.notifier.listening() and not self._stop.is_set():
             opened.wait(PG_INTERVAL_S)
-        _drop_notifies(conn)
 
     def _others(self, conn: Any) -> bool:
         """Wait for a NOTIFY, at most :data:`PG_INTERVAL_S`, and those that come within

@@ -153,3 +153,15 @@ def test_a_scorer_token_writes_to_a_game_made_on_the_command_line(server: Server
     with server.client("admin") as c:
         events = c.get(f"/api/games/{games['at-1']}/events").json()["events"]
     assert [e["type"] for e in events] == ["game_started", "note"]
+
+
+@pytest.mark.parametrize(("level", "access_log"), [
+    ("trace", True), ("debug", True), ("info", True), ("INFO", True),
+    ("warning", False), ("Warning", False), ("error", False), ("critical", False)])
+def test_the_access_log_is_on_only_where_its_lines_would_print(level: str,
+                                                               access_log: bool) -> None:
+    """uvicorn's access log writes its lines at level info: above it, off (uvicorn would
+    still work out each request's line, to drop it); the level is passed on as given."""
+    from jaslog.cli.serve_cmds import uvicorn_logging
+
+    assert uvicorn_logging(level) == {"log_level": level, "access_log": access_log}

@@ -147,3 +147,60 @@ def test_a_watch_with_no_stream_open_reads_nothing_and_wakes_a_stream_opened_lat
     finally:
         watch.stop()
         loop.close()
+
+
+def test_a_watch_with_no_stream_open_is_sent_no_notify(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """With no stream open the watch's connection listens to nothing: the NOTIFY of every
+    other process's commit is not sent to it (not even to be dropped unread); a stream
+    opened, it listens again and is told."""
+    monkeypatch.setattr(processes, "PG_INTERVAL_S", 0.2)
+    received: list[str] = []  # every NOTIFY the watch's connection was sent
+    dropping = processes._drop_notifies
+
+    def counted(conn: psycopg.Connection) -> list[str]:
+        got = dropping(conn)
+        received.extend(got)
+        return got
+
+    monkeypatch.setattr(processes, "_drop_notifies", counted)
+    g = _plain(simulate_game("g", "amsterdam", seed=1))
+    _another_process_appends(pg_url, "g", g[:3], 0)
+    loop = asyncio.new_event_loop()
+    notifier = Notifier()
+    watch = StoreWatch(pg_url, notifier, loop)
+    others = watch._others
+
+    def told(conn: psycopg.Connection) -> bool:
+        said = others(conn)
+        received.append("another" if said else "")
+        return said
+
+    watch._others = told  # type: ignore[method-assign]
+    watch.start()
+    try:
+        time.sleep(0.5)
+        start = watch.after
+        for n in range(3):  # three commits of another process, nobody here to wake
+            _another_process_appends(pg_url, "g", g[3 + n:4 + n], 3 + n)
+        deadline = time.monotonic() + 30
+        while watch.after != start + 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # two more of the watch's idle turns
+        assert watch.after == start + 3  # it kept up with the store's last position
+        assert received == []  # and was sent no NOTIFY
+        stream = notifier.subscribe("g")
+        time.sleep(0.5)  # listening again
+        _another_process_appends(pg_url, "g", g[6:7], 6)
+
+        async def woken() -> bool:
+            await asyncio.wait_for(stream.wait(), timeout=30)
+            return stream.is_set()
+
+        assert loop.run_until_complete(woken())
+        while "another" not in received and time.monotonic() < deadline + 30:
+            time.sleep(0.05)
+        assert "another" in received  # the other process's NOTIFY was sent to it
+    finally:
+        watch.stop()
+        loop.close()
