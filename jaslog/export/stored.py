@@ -514,6 +514,20 @@ class _Times(Sequence[str | None]):
         return text
 
 
+class _Context(GameContext):
+    """The context of a stored game's rows, its times a :class:`_Times`: a time the batch
+    wrote already (a round's first and last event's) read from it at once."""
+
+    at: _Times
+
+    def at_seq(self, seq: int) -> str | None:
+        times = self.at
+        got: Any = times.got.get(seq, _UNSET)
+        if got is not _UNSET:
+            return got  # type: ignore[no-any-return]
+        return times[seq] if 0 <= seq < times.n else None
+
+
 def _rounds_opened(built: BatchRows, g: int) -> tuple[dict[int, int], dict[int, bool]]:
     """Each round of the batch's game ``g``: the seq of its opener, and whether its deal
     carried hands."""
@@ -578,7 +592,7 @@ class StoredExport(Prebuilt):
         ruleset = started.ruleset if started is not None else None
         year = int(first_at[:4]) if first_at is not None else None
 
-        ctx = GameContext(sg.game, fold, (), at, {}, first_seq, last_seq, hands,
+        ctx = _Context(sg.game, fold, (), at, {}, first_seq, last_seq, hands,
                           kinds.count("ruling"), types=types)  # type: ignore[arg-type]
         plan = by_columns(ctx)
         if plan is None:
@@ -627,7 +641,7 @@ class StoredExport(Prebuilt):
         last_at = at[last_timed] if last_timed >= 0 else None
         year = int(first_at[:4]) if first_at is not None else None
 
-        ctx = GameContext(sg.game, start, (), at, {}, first_seq, built.last_seq[g], hands,
+        ctx = _Context(sg.game, start, (), at, {}, first_seq, built.last_seq[g], hands,
                           kinds.count("ruling"), types=types)  # type: ignore[arg-type]
         plan = adapter.columnar_stored(ctx, start, facts)
         rows = ctx.rows = rows_for((started.ruleset, year))

@@ -17,9 +17,10 @@ gives them.
 
 A game with stored round facts, which the export may build without folding it, has only
 its first other row (its ``game_started``) and the rows not known to read read at once: the
-rest (a kept row's parts, :func:`jaslog.store.row_memo.known_rows`) when the game is folded
-or its events asked for (:class:`OtherEvents`). A row that does not read is read at once,
-so its game is left out as it always was.
+rest (a kept row's parts, or a row whose fields pass their checks, a deal's among them:
+:func:`jaslog.store.row_memo.known_rows`) when the game is folded or its events asked for
+(:class:`OtherEvents`). A row that does not read is read at once, so its game is left out
+as it always was.
 
 None is returned for a batch whose codes cannot be read (a value of an odd type, stored
 behind the store's back; a gap in a game's seqs): the caller reads it as rows.
@@ -60,9 +61,10 @@ _PENDING: Any = object()
 class OtherEvents(Sequence[Any]):
     """A batch's other events, one for each other row in row order (None for the rows of a
     game that could not be read). The rows of a game with stored facts that are known to
-    read (:func:`known_rows`: a kept row's parts, with an envelope taken as it is) are read
-    into their events only when asked for (:meth:`span` for a game's, ``[k]`` for one
-    row's), which gives the events reading them at once would."""
+    read (:func:`known_rows`: a kept row's parts or fields that pass their checks, with an
+    envelope taken as it is) are read into their events only when asked for (:meth:`span`
+    for a game's, ``[k]`` for one row's), which gives the events reading them at once
+    would."""
 
     __slots__ = ("firsts", "items", "readers", "rows")
 

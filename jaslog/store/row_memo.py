@@ -108,33 +108,24 @@ def keep(name: str, seat: Any, card: Any, rest: bytes | None, e: Event) -> None:
         template, frozenset(e.__pydantic_fields_set__ - OPTIONAL_ENVELOPE), containers)
 
 
+def _taken(game: Any, seq: Any, eid: Any, at: Any, rec: Any) -> bool:
+    """Whether a row's envelope is one validation takes as it is (the game an id a validated
+    event had, the seq an int within 64 bits, times from 1970 to 9999, the id 16 bytes)."""
+    return type(game) is str and game in _GAMES and type(seq) is int \
+        and 0 <= seq <= INT_MAX \
+        and (eid is None or (type(eid) is bytes and len(eid) == 16)) \
+        and (at is None or (type(at) is int and 0 <= at <= LAST_MS)) \
+        and (rec is None or (type(rec) is int and 0 <= rec <= LAST_MS))
+
+
 def envelope(game: Any, seq: Any, eid: Any, at: Any, rec: Any
              ) -> tuple[str | None, str | None, str | None] | None:
     """The texts of a row's ``at``, ``id`` and ``recorded_at`` when its envelope is one
-    validation takes as it is (the game an id a validated event had, the seq an int within 64
-    bits, times from 1970 to 9999, the id 16 bytes); else None."""
-    if type(game) is not str or game not in _GAMES or type(seq) is not int \
-            or not 0 <= seq <= INT_MAX:
+    validation takes as it is (:func:`_taken`); else None."""
+    if not _taken(game, seq, eid, at, rec):
         return None
-    if at is None:
-        a = None
-    elif type(at) is int and 0 <= at <= LAST_MS:
-        a = time_text(at)
-    else:
-        return None
-    if eid is None:
-        i = None
-    elif type(eid) is bytes and len(eid) == 16:
-        i = id_text(eid)
-    else:
-        return None
-    if rec is None:
-        r = None
-    elif type(rec) is int and 0 <= rec <= LAST_MS:
-        r = time_text(rec)
-    else:
-        return None
-    return a, i, r
+    return (None if at is None else time_text(at), None if eid is None else id_text(eid),
+            None if rec is None else time_text(rec))
 
 
 def remembered(codec: Codec, kind: int, name: str, game: Any, seq: Any, eid: Any, at: Any,
@@ -182,6 +173,26 @@ def remembered(codec: Codec, kind: int, name: str, game: Any, seq: Any, eid: Any
     return e
 
 
+def _name_of(names: dict[int, str], r: Any) -> str | None:
+    """The type's name of a game's row (``(seq, kind, version, event_id, at, recorded_at,
+    seat, card, rest)``) that the short way may take: of the current format, its seq and
+    kind ints, not a play, ``rest`` None or bytes that are not whole bytes (``{``), its type
+    known to ``names``; else None."""
+    if type(r) is not tuple or len(r) != 9:
+        return None
+    row: tuple[Any, ...] = r
+    seq = row[0]
+    kind = row[1]
+    version = row[2]
+    rest = row[8]
+    if type(seq) is not int or type(kind) is not int or kind == 1 \
+            or type(version) is not int or version != VERSION:
+        return None
+    if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"):
+        return None
+    return names.get(kind)
+
+
 def remembered_rows(codec: Codec, game: str, rows: list[Any], start: int,
                     out: list[Any]) -> int:
     """The events of a game's rows from ``rows[start]`` on (each ``(seq, kind, version,
@@ -197,23 +208,12 @@ def remembered_rows(codec: Codec, game: str, rows: list[Any], start: int,
     n = len(rows)
     while i < n:
         r = rows[i]
-        if type(r) is not tuple or len(r) != 9:
-            return i
-        row: tuple[Any, ...] = r
-        seq = row[0]
-        kind = row[1]
-        version = row[2]
-        rest = row[8]
-        if type(seq) is not int or type(kind) is not int or kind == 1 \
-                or type(version) is not int or version != VERSION:
-            return i
-        if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"):
-            return i
-        name = names.get(kind)
+        name = _name_of(names, r)
         if name is None:
             return i
-        e = remembered(codec, kind, name, game, seq, row[3], row[4], row[5], row[6], row[7],
-                       rest)
+        row: tuple[Any, ...] = r
+        e = remembered(codec, row[1], name, game, row[0], row[3], row[4], row[5], row[6],
+                       row[7], row[8])
         if e is None:
             return i
         out.append(e)
@@ -223,10 +223,12 @@ def remembered_rows(codec: Codec, game: str, rows: list[Any], start: int,
 
 def known_rows(codec: Codec, game: str, rows: list[Any], start: int) -> int:
     """The index of the first of a game's rows from ``rows[start]`` on (each as
-    :func:`remembered_rows` takes them) that is not known to read into its event: each row
-    before it is a kept row's parts with an envelope validation takes as it is, which
-    :func:`remembered_rows` reads (now or later, kept or not then) without fail; checked
-    from the columns alone, no event made. ``len(rows)``: every row is known."""
+    :func:`remembered_rows` takes them) that is not known to read into its event; each row
+    before it has an envelope validation takes as it is and either a kept row's parts or
+    fields that pass their checks (:func:`checked_event`, whose event is kept then, as
+    :func:`remembered` keeps it: a deal's hands, never kept, are checked each time), so
+    :func:`remembered_rows` reads it (now or later, kept or not then) without fail; no
+    event's envelope is written. ``len(rows)``: every row is known."""
     names = codec.names
     i = start
     n = len(rows)
@@ -234,35 +236,26 @@ def known_rows(codec: Codec, game: str, rows: list[Any], start: int) -> int:
         return i
     while i < n:
         r = rows[i]
-        if type(r) is not tuple or len(r) != 9:
+        name = _name_of(names, r)
+        if name is None:
             return i
         row: tuple[Any, ...] = r
         seq = row[0]
-        kind = row[1]
-        version = row[2]
-        rest = row[8]
-        if type(seq) is not int or type(kind) is not int or kind == 1 \
-                or type(version) is not int or version != VERSION or not 0 <= seq <= INT_MAX:
-            return i
-        if rest is not None and (type(rest) is not bytes or rest[:1] == b"{"
-                                 or len(rest) > LONGEST_REST):
-            return i
-        name = names.get(kind)
-        if name is None:
-            return i
-        eid = row[3]
-        at = row[4]
-        rec = row[5]
-        if (eid is not None and (type(eid) is not bytes or len(eid) != 16)) \
-                or (at is not None and (type(at) is not int or not 0 <= at <= LAST_MS)) \
-                or (rec is not None and (type(rec) is not int or not 0 <= rec <= LAST_MS)):
-            return i
         seat = row[6]
         card = row[7]
-        if (seat is not None and type(seat) is not int) \
+        rest = row[8]
+        if not _taken(game, seq, row[3], row[4], row[5]) \
+                or (seat is not None and type(seat) is not int) \
                 or (card is not None and type(card) is not int):
             return i
-        if (name, seat, card, rest) not in _KEPT:
-            return i
+        if (rest is not None and len(rest) > LONGEST_REST) \
+                or (name, seat, card, rest) not in _KEPT:
+            plan = codec.plan(row[1])
+            tp = None if plan is None else type_plan(name, plan)
+            e = None if tp is None else checked_event(tp, name, game, seq, None, None, None,
+                                                      seat, card, rest)
+            if e is None:
+                return i
+            keep(name, seat, card, rest, e)
         i += 1
     return i

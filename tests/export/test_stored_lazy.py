@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from jaslog.export.stored import StoredExport, store_games
-from jaslog.store import Store
+from jaslog.store import Store, row_memo
 from jaslog.store.export_read import _PENDING
 from tests.export.test_stored_changed import _both_ways
 from tests.store.conftest import game_events, raw_sql, store  # noqa: F401  (fixtures)
@@ -69,6 +69,51 @@ def test_a_plain_games_other_rows_are_read_when_asked_for(store: Store) -> None:
         assert [_fields(e) for e in sg.others] == [_fields(e) for e in want if e.seq in seqs]
         assert _pending(g) == 0
         assert [_fields(e) for e in g.events()] == [_fields(e) for e in want]
+
+
+def test_a_plain_games_deals_are_checked_not_read_until_asked_for(store: Store) -> None:  # noqa: F811
+    """A deal's row, whose hands are too long to keep, is checked (its fields, as reading it
+    would), not read, even in a process that has kept nothing yet: of a game built from its
+    stored facts it stays a row until the game's events are asked for, then reads to the
+    event ``iter_games`` gives."""
+    _sqlite(store)
+    _fill(store)
+    row_memo.forget()
+    read = _read(store)
+    by_id = dict(store.iter_games(until=store.cursor(), fast=True))
+    for g in read:
+        sg = g.stored
+        assert sg.facts is not None
+        items = sg.batch.others.items[sg.first:sg.first + len(sg.types)]
+        deals = [e for e, t in zip(items, sg.types, strict=True) if t == "dealt"]
+        assert len(deals) >= 2 and all(e is _PENDING for e in deals)
+        want = [e for e in by_id[sg.game] if e.type == "dealt"]
+        assert [_fields(e) for e in sg.others if e.type == "dealt"] == [_fields(e) for e in want]
+
+
+@pytest.mark.parametrize(("value", "out"), [
+    ("CAST(replace(CAST(rest AS TEXT), '\"7C\"', '\"7c\"') AS BLOB)", True),
+    ("x'ff'", True),
+    ("CAST('[[[' || substr(CAST(rest AS TEXT), instr(CAST(rest AS TEXT), ',') + 1) AS BLOB)",
+     False)])
+def test_a_deal_row_that_does_not_read_leaves_its_game_out_as_reading_events(
+        store: Store, raw_sql: Any, tmp_path: Path, value: str, out: bool) -> None:  # noqa: F811
+    """A deal's ``rest`` changed behind the store's back, though its game has stored facts:
+    a card no model knows or bytes that are no JSON leave the game out, with the same
+    error; a hand of seven reads (the rules refuse it); either way to the same files as an
+    export that reads events."""
+    _sqlite(store)
+    _fill(store)
+    _read(store)
+    disable_triggers(store, raw_sql)
+    key = "(SELECT pos FROM games WHERE id = 'a-2')"
+    kind = "(SELECT code FROM event_types WHERE name = 'dealt')"
+    seq = raw_sql(f"SELECT max(seq) FROM events WHERE game = {key} AND kind = {kind}")[0][0]
+    raw_sql(f"UPDATE events SET rest = {value} WHERE game = {key} AND seq = {seq}")
+    columns, events, unreadable, by_events = _both_ways(store, tmp_path)
+    assert columns == events and unreadable == by_events
+    assert len(unreadable) == out and all("a-2" in u for u in unreadable)
+    assert len(columns) > 5
 
 
 @pytest.mark.parametrize(("column", "value", "out"), [
