@@ -45,7 +45,8 @@ PURE_TESTS := tests/rules tests/rules_klaberjass tests/rules_kloepper \
 	jaslog/store/row_memo.py jaslog/store/row_check.py tests/store/test_row_memo.py \
 	tests/store/test_fold_games.py tests/store/test_bulk_read.py tests/export/test_stored.py \
 	jaslog/games/klaverjas/export.py tests/export/test_columnar.py \
-	jaslog/games/klaverjas/facts.py tests/export/test_stored_facts.py tests/store/test_row_fold.py
+	jaslog/games/klaverjas/facts.py tests/export/test_stored_facts.py tests/store/test_row_fold.py \
+	jaslog/engine/facts.py jaslog/games/klaverjas/report.py tests/test_audit.py tests/test_check_output.py
 # The soak tests (marked `soak`) run only when -m names them (tests/conftest.py).
 test: setup-tests lint
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n 2 --dist loadscope -p no:cacheprovider

@@ -43,6 +43,8 @@ HOT_PATH = (
     "jaslog.games.klaverjas.rules.trump",
     "jaslog.games.klaverjas.fold",
     "jaslog.engine.common",
+    # what every game's round report holds beside the game's own (check --json, the audit)
+    "jaslog.engine.facts",
     "jaslog.games.klaberjass.rules.bidding",
     "jaslog.games.klaberjass.rules.play",
     "jaslog.games.klaberjass.rules.round",
@@ -63,6 +65,8 @@ HOT_PATH = (
     "jaslog.play.blockfold",
     # the import's reading: blocks of lines, the common plays from their bytes into rows
     "jaslog.store.import_lines",
+    # check's report of a Klaverjas game: a round's entry, every trick's
+    "jaslog.games.klaverjas.report",
     # the export's Klaverjas rows: a row a round, a walk over every trick
     "jaslog.games.klaverjas.export",
     # what a Klaverjas round's row reads of the fold, kept with its facts at every import

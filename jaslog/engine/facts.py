@@ -4,7 +4,9 @@ irregularities, the timeouts, and the events a correction retracted (rule book 9
 
 These read the fold, not the game's rules, so they are the same for every game;
 :func:`jaslog.play.audit.game_report` adds them to the game's report, the viewer and the
-terminal show them.
+terminal show them. This module is on the compiled hot path (:data:`jaslog.native.HOT_PATH`:
+``check`` sets them into every round of every game); run as pure Python it gives the same
+answers.
 """
 
 from __future__ import annotations
@@ -100,25 +102,34 @@ def round_facts(fold: GameFold, outcomes: Sequence[Scored]) -> list[dict[str, An
     (``played`` or ``score_only``), ``hands_recorded``, ``rulings`` (every one, in order, the
     last counting), ``irregularities`` and the ``claim`` of the rest that ended its play;
     ``outcomes`` are the rounds' (``fold.state.outcomes()``)."""
+    return _put_facts(fold, [{} for _ in fold.state.rounds], outcomes)
+
+
+def _put_facts(fold: GameFold, rounds: list[dict[str, Any]],
+               outcomes: Sequence[Scored]) -> list[dict[str, Any]]:
+    """:func:`round_facts` set into ``rounds``, one dict a round (a key it holds already
+    keeps its place, as ``dict.update`` keeps it)."""
     state = fold.state
-    openers = [e for e in fold.openers if e.seq not in fold.retracted]
-    running = [0] * state.scores
+    retracted = fold.retracted
+    openers = fold.openers
+    if retracted:
+        openers = [e for e in openers if e.seq not in retracted]
     irregular: dict[int, list[dict[str, Any]]] = {}
     for number, e in fold.irregularities:
         irregular.setdefault(number, []).append(irregularity_dict(e, number))
-    out = []
-    for r, opener, o in zip(state.rounds, openers, outcomes, strict=True):
-        running = [a + b for a, b in zip(running, o.final, strict=True)]
-        out.append({
-            "final": list(o.final),
-            "totals": running,
-            "recorded": "score_only" if r.score_only is not None else "played",
-            "hands_recorded": opener.type == "dealt" and getattr(opener, "hands", None) is not None,
-            "rulings": ruling_list(r.rulings),
-            "irregularities": irregular.get(r.number, []),
-            "claim": claim_dict(r.claim),
-        })
-    return out
+    running = [0] * state.scores
+    for rep, r, opener, o in zip(rounds, state.rounds, openers, outcomes, strict=True):
+        final = o.final
+        running = [a + b for a, b in zip(running, final, strict=True)]
+        rep["final"] = list(final)
+        rep["totals"] = running
+        rep["recorded"] = "score_only" if r.score_only is not None else "played"
+        rep["hands_recorded"] = opener.type == "dealt" and getattr(opener, "hands", None) is not None
+        rep["rulings"] = ruling_list(r.rulings) if r.rulings else []
+        rep["irregularities"] = irregular.get(r.number, []) if irregular else []
+        c = r.claim
+        rep["claim"] = claim_dict(c) if c is not None else None
+    return rounds
 
 
 def claim_dict(c: RestClaim | None) -> dict[str, Any] | None:
@@ -144,10 +155,11 @@ def add_round_facts(fold: GameFold, rounds: list[dict[str, Any]], outcomes: Sequ
     as :func:`round_facts` takes them). A score-only round reports
     the sheet's points, its roem under the game's ``roem_keys``, and what the sheet did not
     say (the game's ``unknown_keys``) as unknown: null."""
-    for rep, facts, r in zip(rounds, round_facts(fold, outcomes), fold.state.rounds, strict=True):
-        rep.update(facts)
-        if rep["ruling"] is not None:
-            rep["ruling"]["after_end"] = r.ruling.after_end
+    _put_facts(fold, rounds, outcomes)
+    for rep, r in zip(rounds, fold.state.rounds, strict=True):
+        ruling = rep["ruling"]
+        if ruling is not None:
+            ruling["after_end"] = r.ruling.after_end
         so = r.score_only
         if so is not None:
             rep["points"] = so.points

@@ -116,6 +116,10 @@ def catalogue(*items: Option) -> dict[str, Option]:
     return {o.key: o for o in items}
 
 
+#: What :func:`plain_copy` copies (a dict, a list, a tuple); any other value is shared.
+_NESTED = (dict, list, tuple)
+
+
 def plain_copy(value: Any) -> Any:
     """A deep copy of JSON data (dicts, lists, tuples, scalars), as writing it as JSON and
     reading it back gives it (a tuple comes back a list), without the JSON: a preset is
@@ -126,11 +130,12 @@ def plain_copy(value: Any) -> Any:
     >>> c == json.loads(json.dumps(p)), c["game_end"] is p["game_end"]
     (True, False)
     """
-    if isinstance(value, dict):
-        return {k: plain_copy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain_copy(v) for v in value]
+    if isinstance(value, dict):  # (a scalar is taken as it is, without a call)
+        return {k: plain_copy(v) if isinstance(v, _NESTED) else v for k, v in value.items()}
+    if isinstance(value, _NESTED):
+        return [plain_copy(v) if isinstance(v, _NESTED) else v for v in value]
     return value
+
 
 
 def resolve_preset(options: Mapping[str, Option], ruleset: str, preset: Mapping[str, Any],

@@ -1,12 +1,12 @@
-"""What Klaverjas shows: the report of its rounds (the referee's view, for ``check --json``)
-and the table as a seat may see it (:func:`seat_view`, the game's one visibility rule).
+"""What Klaverjas shows: the report of its rounds (the referee's view, for ``check --json``:
+:func:`rounds_report`, compiled in :mod:`jaslog.games.klaverjas.report`) and the table as a
+seat may see it (:func:`seat_view`, the game's one visibility rule).
 
 The hands are the only secret in Klaverjas; partnerships are fixed by the seats.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import partial
 from typing import Any, cast
 
@@ -25,30 +25,7 @@ from jaslog.engine.view import (
     secret_view,
     viewer_of,
 )
-
-
-def rounds_report(fold: GameFold, outcomes: Sequence[Any]) -> list[dict[str, Any]]:
-    """Every round for ``check --json`` (the referee's view: everything), with its
-    outcome of ``outcomes`` (``state.outcomes()``, worked out once by the audit)."""
-    state = fold.state
-    claimed = state.claimed_mode
-    out = []
-    for r, o in zip(state.rounds, outcomes, strict=True):
-        out.append({
-            "round": r.number,
-            "dealer": r.dealer,
-            "trump": SUIT_LETTERS[r.trump] if r.trump is not None else None,
-            "chooser": r.chooser,
-            "tricks": [t.report(claimed) for t in r.tricks if t.cards],
-            "points": o.points,
-            "roem": o.roem,
-            "roem_on_table": o.roem_on_table,
-            "result": o.result,
-            "score": o.score,
-            "ruling": ({"score": r.ruling.score, "reason": r.ruling.reason, "seq": r.ruling.seq}
-                       if r.ruling else None),
-        })
-    return out
+from jaslog.games.klaverjas.report import rounds_report as rounds_report  # (compiled)
 
 
 def seat_view(fold: GameFold, viewer: Viewer = None, head: GameFold | None = None, *,
