@@ -279,10 +279,10 @@ def _check_append(svc: Service, who: Principal, game: str, events: list[dict[str
     if who.role == "seat":
         seat_may_append(who, game, events)
         return  # whether the rules take it now, the online game's checks say
-    if who.role in ("scorer", "referee") and types & set(SERVICE_TYPES):
+    if who.role in ("scorer", "referee") and not types.isdisjoint(SERVICE_TYPES):
         raise ApiError(403, "service_only", "a timeout, a deal's commit and its reveal are "
                        "recorded by the service itself", game=game)
-    if types & set(ONLINE_SERVICE_TYPES) and online_of(svc).clock_of(game) is not None:
+    if not types.isdisjoint(ONLINE_SERVICE_TYPES) and online_of(svc).clock_of(game) is not None:
         raise ApiError(403, "service_only", f"game {game} is played online: the service deals "
                        "it, and a nonce comes from its seat's token", game=game)
     if who.role == "scorer":

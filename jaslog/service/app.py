@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.security.utils import get_authorization_scheme_param
 from fastapi.staticfiles import StaticFiles
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -46,6 +47,7 @@ from jaslog.service.deps import (
     PRINCIPAL,
     ApiError,
     api_words,
+    checked_principal,
     pattern_sentence,
     the_service,
     too_large,
@@ -127,10 +129,6 @@ class RequestGate:
     async def _token_refused(scope: Scope, headers: Headers
                              ) -> tuple[Principal | None, JSONResponse | None]:
         """The token's holder, or the answer to a request whose token does not pass."""
-        from fastapi.security.utils import get_authorization_scheme_param
-
-        from jaslog.service.deps import checked_principal
-
         scheme, token = get_authorization_scheme_param(headers.get("authorization"))
         given = token if scheme.lower() == "bearer" and token else None
         try:

@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from jaslog.events.limits import INT_MAX, INT_MIN, MAX_DEPTH
+from jaslog.service.api_games import appended
 from jaslog.service.auth import Principal
 from jaslog.service.deps import LARGE_BODY, PRINCIPAL
 from jaslog.service.game_models import AppendIn
@@ -131,8 +132,6 @@ class FastAppend:
 
     async def _append(self, scope: Scope, receive: Receive, send: Send, game: str,
                       body: AppendIn, who: Principal, gzip_ok: bool) -> None:
-        from jaslog.service.api_games import appended
-
         app = scope["app"]
         try:
             out = orjson.dumps(await appended(game, body, app.state.service, who))

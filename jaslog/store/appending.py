@@ -570,14 +570,16 @@ def _payloads(evs: list[Event]) -> list[bytes]:
 
 def _rows(head: Head, evs: list[Event], payloads: list[bytes],
           pos: int) -> tuple[list[tuple[Any, ...]], Head]:
-    """The event rows of ``evs`` after ``head`` (positions after ``pos``), and the new head."""
+    """The event rows of ``evs`` after ``head`` (positions after ``pos``; their hashes raw,
+    as the rows' encoder stores them: not written out in hex to be read back), and the new
+    head."""
     prev = bytes.fromhex(head.hash)
     rows = []
     for e, payload in zip(evs, payloads, strict=True):
         h = link(prev, payload)
         pos += 1
         rows.append((e.game, e.seq, pos, e.type, VERSION, norm_id(e.id), e.at, payload,
-                     prev.hex(), h.hex()))
+                     prev, h))
         prev = h
     return rows, Head(head.game, evs[-1].seq + 1, prev.hex())
 
