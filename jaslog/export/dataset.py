@@ -603,10 +603,11 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
         writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
         result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
         added: dict[str, int] = dict.fromkeys(TABLES, 0)
+        chunks = iter(make_chunks(index))
         try:
             replaced: set[str] = set()
             seen = 0
-            for chunk in make_chunks(index):
+            for chunk in chunks:
                 for table, ppath, t in chunk.tables:
                     added[table] += t.num_rows
                     writers.add(table, ppath, t)
@@ -672,4 +673,9 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
         except BaseException:  # whatever stops it, Ctrl-C too: no half-written snapshot stays
             writers.abort()
             shutil.rmtree(staging, ignore_errors=True)
+            # and the chunks' builders stop now (workers, the files they hand chunks back
+            # through), not when the traceback that holds them is dropped
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
             raise
