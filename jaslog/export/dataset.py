@@ -29,6 +29,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,6 +75,8 @@ ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are hel
 PENDING_BYTES = 64 << 20      # Arrow bytes held back for row groups, in all, before writing early
 FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
 HISTORY_KEEP = 100
+#: Threads that write the last row groups and close the files at the end of an export.
+CLOSE_THREADS = min(os.cpu_count() or 1, 4)
 
 
 @dataclass
@@ -122,7 +125,7 @@ class _Writers:
     The writes are done here, as they are decided (a writer thread behind the exporter
     gained no time an idle machine could measure, and its allocations, in an arena of its
     own, grew the export's memory with the number of games: the memory bound of
-    ``tests/export/test_dataset.py``).
+    ``tests/export/test_dataset.py``). Only :meth:`close`, once, writes its files side by side.
     """
 
     def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
@@ -156,12 +159,7 @@ class _Writers:
         self.pending_bytes -= nbytes
         new = key not in self.open
         if new:
-            n = self.counter.get(key, 0)
-            self.counter[key] = n + 1
-            table, part = key
-            self.open[key] = {"path": f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet",
-                              "table": table, "partition": part, "version": self.version,
-                              "rows": 0}
+            self._begin(key)
         entry = self.open[key]
         entry["rows"] += rows
         last = entry["rows"] >= self.file_rows
@@ -169,6 +167,15 @@ class _Writers:
             self.open.pop(key)
             self.done.append(entry)
         self._write_table(key, entry, tables, new, last)
+
+    def _begin(self, key: tuple[str, str]) -> None:
+        """The entry of the next file of ``key``, open."""
+        n = self.counter.get(key, 0)
+        self.counter[key] = n + 1
+        table, part = key
+        self.open[key] = {"path": f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet",
+                          "table": table, "partition": part, "version": self.version,
+                          "rows": 0}
 
     def _write_table(self, key: tuple[str, str], entry: dict[str, Any], tables: list[pa.Table],
                      new: bool, last: bool) -> None:
@@ -187,11 +194,6 @@ class _Writers:
         if last:
             self._close_file(key, entry)
 
-    def _close(self, key: tuple[str, str]) -> None:
-        entry = self.open.pop(key)
-        self.done.append(entry)
-        self._close_file(key, entry)
-
     def _close_file(self, key: tuple[str, str], entry: dict[str, Any]) -> None:
         """Close the file of ``key``, sync it, and note its size and
         SHA-256 in ``entry``."""
@@ -203,10 +205,35 @@ class _Writers:
         entry["sha256"] = sha256_file(path)
 
     def close(self) -> list[dict[str, Any]]:
-        for key in list(self.pending):
-            self._write(key)
-        for key in list(self.open):
-            self._close(key)
+        """Write what is held back and close every file: the files side by side, on
+        :data:`CLOSE_THREADS` threads (Arrow encodes and compresses a row group, and the file
+        is synced and hashed, with Python's lock let go). Each file is written by one
+        thread, as it would be here: the same bytes."""
+        jobs: list[tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]] = []
+        for key in [*self.pending, *(k for k in self.open if k not in self.pending)]:
+            tables = self.pending.pop(key, [])
+            self.pending_bytes -= sum(x.nbytes for x in tables)
+            new = key not in self.open
+            if new:
+                self._begin(key)
+            entry = self.open.pop(key)
+            entry["rows"] += self.pending_rows.pop(key, 0)
+            self.done.append(entry)
+            jobs.append((key, entry, tables, new))
+
+        def finish(job: tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]) -> None:
+            key, entry, tables, new = job
+            if tables:
+                self._write_table(key, entry, tables, new, True)
+            else:
+                self._close_file(key, entry)
+
+        if len(jobs) > 1 and CLOSE_THREADS > 1:
+            with ThreadPoolExecutor(min(CLOSE_THREADS, len(jobs))) as pool:
+                list(pool.map(finish, jobs))
+        else:
+            for job in jobs:
+                finish(job)
         return self.done
 
     def abort(self) -> None:
@@ -603,10 +630,11 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
         writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
         result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
         added: dict[str, int] = dict.fromkeys(TABLES, 0)
+        chunks = iter(make_chunks(index))
         try:
             replaced: set[str] = set()
             seen = 0
-            for chunk in make_chunks(index):
+            for chunk in chunks:
                 for table, ppath, t in chunk.tables:
                     added[table] += t.num_rows
                     writers.add(table, ppath, t)
@@ -672,4 +700,9 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
         except BaseException:  # whatever stops it, Ctrl-C too: no half-written snapshot stays
             writers.abort()
             shutil.rmtree(staging, ignore_errors=True)
+            # and the chunks' builders stop now (workers, the files they hand chunks back
+            # through), not when the traceback that holds them is dropped
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
             raise

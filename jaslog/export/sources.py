@@ -125,7 +125,7 @@ def export_store(store: Store, out_dir: str | Path, *, since: str | None = None,
         n = auto_workers(len(batches), par) if workers is None else min(workers, len(batches))
         if n > 0:
             return export_chunks(lambda index: keeping_pars(store, store_chunks(
-                                     store, batches, index, until, n, par=par)),
+                                     store, batches, index, until, n, Path(out_dir), par=par)),
                                  out_dir, cursor=until, source=source, filters=filters,
                                  chunk_games=chunk_games, full=full, keep=keep,
                                  progress=progress, par=par)
@@ -285,7 +285,8 @@ def export_files(paths: Iterable[str | Path], out_dir: str | Path, *, full: bool
         chunks = -(-log.games // chunk_games)
         n = auto_workers(chunks, par) if workers is None else min(workers, chunks)
         if n > 0:
-            return export_chunks(lambda index: file_chunks(log, index, chunk_games, n, par=par),
+            return export_chunks(lambda index: file_chunks(log, index, chunk_games, n,
+                                                           Path(out_dir), par=par),
                                  out_dir, source=FILES_SOURCE, chunk_games=chunk_games,
                                  full=full, keep=keep, progress=progress, par=par)
         games = (parse_game(lines) for lines in game_lines(log))

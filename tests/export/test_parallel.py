@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from jaslog.events import Event
-from jaslog.export import ExportError, export_files, export_store
+from jaslog.export import ExportError, export_files, export_store, parallel
+from jaslog.export.dataset import build_chunks
 from jaslog.export.parallel import MIN_CHUNKS, auto_workers
 from jaslog.store import open_store
 from tests.export.test_dataset import archive, content
@@ -102,6 +104,62 @@ def test_workers_export_log_files_to_the_same_bytes(tmp_path: Path,
     assert not (tmp_path / "bad" / "current").exists()
 
 
+def test_a_chunk_comes_back_through_a_file_not_the_pipe(
+        tmp_path: Path, corpus: list[list[Event]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a worker sends back through the pool's pipe is a few hundred bytes whatever the
+    chunk; its tables wait in a file, which taking the chunk back reads and deletes, and
+    they are the tables one process builds."""
+    from jaslog.export.stored import batch_games
+
+    games = corpus[:6]
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in games:
+            archive(store, _dicts(g))
+        ids = [g[0].game for g in games]
+        until = store.cursor()
+        monkeypatch.setattr(parallel, "_store", store)
+        monkeypatch.setattr(parallel, "_until", until)
+        folder = tmp_path / "chunks"
+        folder.mkdir()
+        sent = parallel._build((ids, {}, False), str(folder))
+        unreadable: list[object] = []
+        [here] = build_chunks(batch_games(store, ids, until, unreadable.append), {},
+                              len(ids) + 1)
+    assert len(pickle.dumps(sent)) < 2_000
+    assert sum(t.nbytes for _, _, t in here.tables) > 100_000
+    assert [p.name for p in folder.iterdir()] == [Path(sent.path).name]
+    back = parallel.taken_back(sent)
+    assert not any(folder.iterdir())
+    assert (back.added, back.seen) == (here.added, here.seen) == (6, 6)
+    assert [(t, p) for t, p, _ in back.tables] == [(t, p) for t, p, _ in here.tables]
+    for (_, _, a), (_, _, b) in zip(back.tables, here.tables, strict=True):
+        assert a.equals(b) and a.schema.equals(b.schema, check_metadata=True)
+
+
+@pytest.mark.soak
+def test_a_failed_export_leaves_no_chunk_behind(tmp_path: Path,
+                                                corpus: list[list[Event]]) -> None:
+    """An export with workers that stops midway (here, its progress callback fails) stops
+    its workers and deletes the files they handed chunks back through at once, before its
+    error is even handled; the next export publishes the dataset."""
+    def fail(n: int) -> None:
+        raise RuntimeError(f"stopped after {n} games")
+
+    out = tmp_path / "ds"
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in corpus[:8]:
+            archive(store, _dicts(g))
+        try:
+            export_store(store, out, chunk_games=1, workers=2, progress=fail)
+        except RuntimeError as e:
+            assert str(e) == "stopped after 1 games"
+            assert [p.name for p in out.iterdir()] == [".lock"]  # while the error is held
+        else:
+            raise AssertionError("the export did not stop")
+        assert export_store(store, out, chunk_games=1, workers=2).games_added == 8
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "current", "snapshots"]
+
+
 def test_how_many_workers() -> None:
     assert auto_workers(MIN_CHUNKS - 1) == 0
     cpus = os.cpu_count() or 1
@@ -143,6 +201,13 @@ def test_a_killed_export_leaves_no_worker(tmp_path: Path, corpus: list[list[Even
         assert time.monotonic() < deadline, f"workers outlived the export: {survivors}"
         time.sleep(0.05)
     assert not (out / "current").exists()  # nothing was published
+    # what it left (its staging folder, the chunks its workers handed back) the next export
+    # sweeps away
+    left = [p for p in out.iterdir() if p.name.startswith(".staging-")]
+    assert left
+    with open_store(str(db)) as store:
+        export_store(store, out, chunk_games=1, workers=2)
+    assert sorted(p.name for p in out.iterdir()) == [".lock", "current", "snapshots"]
 
 
 @pytest.mark.parametrize("workers", [0, pytest.param(2, marks=pytest.mark.soak)])  # worker processes: soak
