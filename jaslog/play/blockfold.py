@@ -314,151 +314,8 @@ class BlockFolder:
     def model(self, raw: bytes, ended: bool) -> Any:
         """``raw`` (a line without its line break; ``ended``: it had one; :meth:`scan` read
         it last) as its event model when it is the canonical text of a deal, a bid or a
-        roem claim (keys in the model's order, no spaces, no escapes, every field as the
-        model checks it), made without the model's validation; else None: the models read
-        it."""
-        n = len(raw)
-        if not raw.startswith(self.head) or n + ended > MAX_LINE:  # (the line break counts)
-            return None
-        if ended and n > 0 and raw[n - 1] == CR:
-            n -= 1
-        i = len(self.head)
-        k = number_end(raw, i, n)
-        if k < 0 or not has(raw, k, n, _TYPE_OF):
-            return None
-        seq = digits(raw, i, k - i)
-        i = k + 9
-        if has(raw, i, n, _BID):
-            kind = "bid"
-            i += 4
-        elif has(raw, i, n, _ROEM):
-            kind = "roem"
-            i += 5
-        elif has(raw, i, n, _DEALT):
-            kind = "dealt"
-            i += 6
-        else:
-            return None
-        at: str | None = None
-        eid: str | None = None
-        rec: str | None = None
-        given = {"game", "seq", "type"}
-        if has(raw, i, n, AT):
-            q = time_end(raw, i + 7, n)
-            if q < 0:
-                return None
-            at = raw[i + 7:q].decode()
-            given.add("at")
-            i = q + 1
-        if has(raw, i, n, ID):
-            q = uuid_end(raw, i + 7, n)
-            if q < 0:
-                return None
-            eid = raw[i + 7:q].decode()
-            given.add("id")
-            i = q + 1
-        if has(raw, i, n, RECORDED):
-            q = time_end(raw, i + 16, n)
-            if q < 0:
-                return None
-            rec = raw[i + 16:q].decode()
-            given.add("recorded_at")
-            i = q + 1
-        fields: dict[str, Any] = {"game": self.gid, "seq": seq, "type": kind, "at": at,
-                                  "id": eid, "recorded_at": rec}
-        if kind == "dealt":
-            return self._dealt(raw, i, n, fields, given)
-        # ,"seat":S then the call or the points, and the line's end
-        if not has(raw, i, n, SEAT):
-            return None
-        seat = raw[i + 8] - ZERO if i + 8 < n else -1
-        if seat < 0 or seat > 3:
-            return None
-        i += 9
-        fields["seat"] = seat
-        given.add("seat")
-        if kind == "bid":
-            if not has(raw, i, n, _CALL):
-                return None
-            i += 9
-            q = i
-            while q < n and raw[q] != QUOTE:
-                q += 1
-            if q + 2 != n or raw[q + 1] != 125:  # }
-                return None
-            call = _CALLS.get(raw[i:q])
-            if call is None:
-                return None
-            fields["call"] = call
-            given.add("call")
-            return _model(Bid, fields, given)
-        if not has(raw, i, n, _POINTS):
-            return None
-        i += 10
-        k = number_end(raw, i, n)
-        if k < 0 or k + 1 != n or raw[k] != 125:  # }
-            return None
-        points = digits(raw, i, k - i)
-        if points > MOST_POINTS:
-            return None
-        fields["points"] = points
-        given.add("points")
-        return _model(Roem, fields, given)
-
-    def _dealt(self, raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str]) -> Any:
-        """The body of a deal at ``raw[i:n]``, its hands, dealer, turn-up card and stock as
-        the model takes them, each optional, and the line's end: the deal's model, or None."""
-        hands: list[list[str]] | None = None
-        dealer: int | None = None
-        turn_up: str | None = None
-        stock: list[str] | None = None
-        if has(raw, i, n, _HANDS):
-            i += 10
-            hands = []
-            if i < n and raw[i] == 93:  # ]
-                i += 1
-            else:
-                while True:
-                    if i >= n or raw[i] != 91:  # [
-                        return None
-                    hand: list[str] = []
-                    i = cards_at(raw, i + 1, n, hand)
-                    if i < 0 or i >= n:
-                        return None
-                    hands.append(hand)
-                    b = raw[i]
-                    i += 1
-                    if b == 93:  # ]
-                        break
-                    if b != 44:  # ,
-                        return None
-            given.add("hands")
-        if has(raw, i, n, _DEALER):
-            dealer = raw[i + 10] - ZERO if i + 10 < n else -1
-            if dealer < 0 or dealer > 3:
-                return None
-            i += 11
-            given.add("dealer")
-        if has(raw, i, n, _TURN_UP):
-            c = card_at(raw, i + 12, n)
-            if c < 0:
-                return None
-            turn_up = CARD_TEXT[c]
-            i += 16 if c & 7 == 3 else 15
-            given.add("turn_up")
-        if has(raw, i, n, _STOCK):
-            stock = []
-            i = cards_at(raw, i + 10, n, stock)
-            if i < 0:
-                return None
-            given.add("stock")
-        if i + 1 != n or raw[i] != 125:  # }
-            return None
-        fields["hands"] = hands
-        fields["dealer"] = dealer
-        fields["turn_up"] = turn_up
-        fields["stock"] = stock
-        return _model(Dealt, fields, given)
+        roem claim (:func:`canonical_model`); else None: the models read it."""
+        return canonical_model(raw, ended, self.head, self.gid)
 
     def other(self, raw: bytes, ended: bool, number: int, out: list[object]) -> str | None:
         """Any line but a canonical play (``ended``: it had a line break), read as
@@ -510,3 +367,163 @@ class BlockFolder:
                 self.fold_now = None
             self.mark += 1
         self.next_end = marks[self.mark] if self.mark < len(marks) else -1
+
+
+def canonical_model(raw: bytes, ended: bool, head: bytes, gid: str) -> Any:
+    """``raw`` (a line without its line break; ``ended``: it had one) as its event model
+    when it is the canonical text of a deal, a bid or a roem claim of game ``gid`` (keys in
+    the model's order, no spaces, no escapes, every field as the model checks it), its line
+    starting with ``head`` (``{"game":"<gid>","seq":``), made without the model's
+    validation; else None: the models read it. (Its bytes are then the event's canonical
+    bytes: the import takes them as they are.)
+
+    >>> e = canonical_model(b'{"game":"g","seq":2,"type":"bid","seat":1,"call":"pass"}', False,
+    ...                     b'{"game":"g","seq":', "g")
+    >>> type(e).__name__, e.seq, e.seat, e.call, e.model_fields_set == {"game", "seq", "type", "seat", "call"}
+    ('Bid', 2, 1, 'pass', True)
+    >>> canonical_model(b'{"game":"g","seq":2,"type":"bid","seat":1,"call":"pas"}', False,
+    ...                 b'{"game":"g","seq":', "g") is None
+    True
+    """
+    n = len(raw)
+    if not raw.startswith(head) or n + ended > MAX_LINE:  # (the line break counts)
+        return None
+    if ended and n > 0 and raw[n - 1] == CR:
+        n -= 1
+    i = len(head)
+    k = number_end(raw, i, n)
+    if k < 0 or not has(raw, k, n, _TYPE_OF):
+        return None
+    seq = digits(raw, i, k - i)
+    i = k + 9
+    if has(raw, i, n, _BID):
+        kind = "bid"
+        i += 4
+    elif has(raw, i, n, _ROEM):
+        kind = "roem"
+        i += 5
+    elif has(raw, i, n, _DEALT):
+        kind = "dealt"
+        i += 6
+    else:
+        return None
+    at: str | None = None
+    eid: str | None = None
+    rec: str | None = None
+    given = {"game", "seq", "type"}
+    if has(raw, i, n, AT):
+        q = time_end(raw, i + 7, n)
+        if q < 0:
+            return None
+        at = raw[i + 7:q].decode()
+        given.add("at")
+        i = q + 1
+    if has(raw, i, n, ID):
+        q = uuid_end(raw, i + 7, n)
+        if q < 0:
+            return None
+        eid = raw[i + 7:q].decode()
+        given.add("id")
+        i = q + 1
+    if has(raw, i, n, RECORDED):
+        q = time_end(raw, i + 16, n)
+        if q < 0:
+            return None
+        rec = raw[i + 16:q].decode()
+        given.add("recorded_at")
+        i = q + 1
+    fields: dict[str, Any] = {"game": gid, "seq": seq, "type": kind, "at": at,
+                              "id": eid, "recorded_at": rec}
+    if kind == "dealt":
+        return _dealt(raw, i, n, fields, given)
+    # ,"seat":S then the call or the points, and the line's end
+    if not has(raw, i, n, SEAT):
+        return None
+    seat = raw[i + 8] - ZERO if i + 8 < n else -1
+    if seat < 0 or seat > 3:
+        return None
+    i += 9
+    fields["seat"] = seat
+    given.add("seat")
+    if kind == "bid":
+        if not has(raw, i, n, _CALL):
+            return None
+        i += 9
+        q = i
+        while q < n and raw[q] != QUOTE:
+            q += 1
+        if q + 2 != n or raw[q + 1] != 125:  # }
+            return None
+        call = _CALLS.get(raw[i:q])
+        if call is None:
+            return None
+        fields["call"] = call
+        given.add("call")
+        return _model(Bid, fields, given)
+    if not has(raw, i, n, _POINTS):
+        return None
+    i += 10
+    k = number_end(raw, i, n)
+    if k < 0 or k + 1 != n or raw[k] != 125:  # }
+        return None
+    points = digits(raw, i, k - i)
+    if points > MOST_POINTS:
+        return None
+    fields["points"] = points
+    given.add("points")
+    return _model(Roem, fields, given)
+
+def _dealt(raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str]) -> Any:
+    """The body of a deal at ``raw[i:n]``, its hands, dealer, turn-up card and stock as
+    the model takes them, each optional, and the line's end: the deal's model, or None."""
+    hands: list[list[str]] | None = None
+    dealer: int | None = None
+    turn_up: str | None = None
+    stock: list[str] | None = None
+    if has(raw, i, n, _HANDS):
+        i += 10
+        hands = []
+        if i < n and raw[i] == 93:  # ]
+            i += 1
+        else:
+            while True:
+                if i >= n or raw[i] != 91:  # [
+                    return None
+                hand: list[str] = []
+                i = cards_at(raw, i + 1, n, hand)
+                if i < 0 or i >= n:
+                    return None
+                hands.append(hand)
+                b = raw[i]
+                i += 1
+                if b == 93:  # ]
+                    break
+                if b != 44:  # ,
+                    return None
+        given.add("hands")
+    if has(raw, i, n, _DEALER):
+        dealer = raw[i + 10] - ZERO if i + 10 < n else -1
+        if dealer < 0 or dealer > 3:
+            return None
+        i += 11
+        given.add("dealer")
+    if has(raw, i, n, _TURN_UP):
+        c = card_at(raw, i + 12, n)
+        if c < 0:
+            return None
+        turn_up = CARD_TEXT[c]
+        i += 16 if c & 7 == 3 else 15
+        given.add("turn_up")
+    if has(raw, i, n, _STOCK):
+        stock = []
+        i = cards_at(raw, i + 10, n, stock)
+        if i < 0:
+            return None
+        given.add("stock")
+    if i + 1 != n or raw[i] != 125:  # }
+        return None
+    fields["hands"] = hands
+    fields["dealer"] = dealer
+    fields["turn_up"] = turn_up
+    fields["stock"] = stock
+    return _model(Dealt, fields, given)

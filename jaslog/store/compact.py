@@ -323,7 +323,20 @@ class Codec:
         writes the event's canonical bytes itself, and encodes them)."""
         return None if kind == 1 else self._row_of(payload, kind, d)
 
-    def _row_of(self, payload: bytes, kind: int, d: Mapping[str, Any]) -> Row | None:
+    def row_of_canonical(self, kind: int, d: Mapping[str, Any]) -> Row | None:
+        """The row of an event of type code ``kind`` (not a play) with the fields ``d``,
+        whose canonical bytes a reader has proven to be what those fields write (a line read
+        byte by byte: :func:`jaslog.play.blockfold.canonical_model`), so they are not
+        written again to compare; None when a field's value needs the general way (it
+        spills, or JSON would not give it back: :meth:`_row_of`).
+
+        >>> c = Codec({1: "play", 3: "bid"})
+        >>> c.row_of_canonical(3, {"game": "g", "seq": 2, "type": "bid", "seat": 1, "call": "C"})
+        (3, None, None, None, 1, None, b'["C"]')
+        """
+        return None if kind == 1 else self._row_of(None, kind, d)
+
+    def _row_of(self, payload: bytes | None, kind: int, d: Mapping[str, Any]) -> Row | None:
         """The row of an event whose fields the caller has, when it rebuilds ``payload``
         exactly, proven without rebuilding it (else None: the general way, which rebuilds).
 
@@ -337,7 +350,8 @@ class Codec:
         reads back as a value of the same bytes, and not as ``null`` (:data:`_REST_TYPES`:
         orjson writes what it reads back byte for byte; a float, which may be NaN and written
         ``null``, and any other type go the general way). ``tests/store/test_compact.py``
-        checks that this gives the row the rebuild gives, on every type and odd values."""
+        checks that this gives the row the rebuild gives, on every type and odd values.
+        ``payload`` None: the caller has proven the bytes (:meth:`row_of_canonical`)."""
         spec = self._specs.get(kind)
         if spec is None:
             plan = self.plan(kind)
@@ -358,7 +372,8 @@ class Codec:
                 if slot < 0:
                     rest.append(None)
                 continue
-            same[n] = v
+            if payload is not None:
+                same[n] = v
             if to_column is None:
                 if type(v) not in _REST_TYPES:
                     return None
@@ -371,7 +386,7 @@ class Codec:
         while rest and rest[-1] is None:
             rest.pop()
         try:
-            if orjson.dumps(same) != payload:
+            if payload is not None and orjson.dumps(same) != payload:
                 return None
             rest_b = orjson.dumps(rest) if rest else None
         except TypeError:

@@ -9,11 +9,20 @@ with no ``id`` nor ``recorded_at``, and an ``at`` in whole seconds of UTC from 1
 regex: its game id, seq, seat, card and time go from the bytes into the row
 (:data:`jaslog.store.rows.ENCODED_COLUMNS`: the card and the time as the integers the store
 keeps), the line itself is the event's canonical payload (its hash chained from it), and the
-fold gets the cheapest event it takes, a :class:`~jaslog.events.fast.FastPlay` built from its
-fields. When the play is the next of the game the lines are on, all of that happens here;
-any other line, and any doubt, goes to :meth:`~jaslog.store.importer.Validator.take_bytes`
-(the regex, the models, :func:`jaslog.logs.read_line`) as before, so every error names the
-same file, line, game, seq, seat, card and rule, and the rows are the same.
+fold takes the play as its seat and card (:meth:`~jaslog.engine.fold.GameFold.apply_play`),
+its log keeping the line's bytes until it is read.
+
+Most other lines are deals, bids and roem claims in their canonical text: such a line is read
+from its bytes as ``check`` reads it (:func:`jaslog.play.blockfold.canonical_model`: its
+model made without pydantic's validation), the line is its canonical payload, and its row is
+written from its fields without writing them again to compare
+(:meth:`~jaslog.store.compact.Codec.row_of_canonical`).
+
+When the event is the next of the game the lines are on, it is folded and chained here (else
+by :meth:`~jaslog.store.importer.Validator.take_event`). Any other line, and any doubt, goes
+to :meth:`~jaslog.store.importer.Validator.take_bytes` (the regex, the models,
+:func:`jaslog.logs.read_line`) as before, so every error names the same file, line, game,
+seq, seat, card and rule, and the rows are the same.
 
 This module is on the compiled hot path (:data:`jaslog.native.HOT_PATH`); run as pure Python
 it gives the same rows, more slowly.
@@ -51,6 +60,7 @@ from jaslog.events.line_bytes import (
     game_id,
     number_end,
 )
+from jaslog.play.blockfold import canonical_model
 from jaslog.store.compact import CARD_CODE
 
 #: The code of ``play`` in the store's ``event_types`` (a store whose code 1 is another type
@@ -146,6 +156,10 @@ class PlayLines:
         #: takes it stops
         self.line: Any = None
         self.number = 0
+        #: the canonical bytes and the row (after ``seq`` and ``hash``) of the deal, bid or
+        #: roem claim :meth:`model` read last
+        self.payload = b""
+        self.tail: tuple[Any, ...] = ()
 
     def read(self, raw: bytes) -> bool:
         """Whether ``raw`` is a play of the common form (see the module's text): then its
@@ -213,6 +227,29 @@ class PlayLines:
         self.end = n
         return True
 
+    def model(self, raw: bytes, codec: Any) -> Any:
+        """``raw`` as its event model when it is the canonical text of a deal, a bid or a
+        roem claim (:func:`~jaslog.play.blockfold.canonical_model`, as ``check`` reads it)
+        whose row the store's ``codec`` writes from its fields
+        (:meth:`~jaslog.store.compact.Codec.row_of_canonical`): then its canonical bytes
+        (the line, without its line break) are in :attr:`payload` and its row after ``seq``
+        and ``hash`` in :attr:`tail`; else None (the general way reads it and says what is
+        wrong with it, if anything). :meth:`read` read the line first (its game's head)."""
+        n = len(raw)
+        ended = n > 0 and raw[n - 1] == LF
+        text = raw[:n - 1] if ended else raw
+        e = canonical_model(text, ended, self.head, self.gid)
+        if e is None:
+            return None
+        kind = codec.codes.get(e.type)
+        row = None if kind is None else codec.row_of_canonical(kind, e.__dict__)
+        if row is None:
+            return None
+        n = len(text)
+        self.payload = text[:n - 1] if n > 0 and text[n - 1] == CR else text
+        self.tail = (row[0], VERSION, row[1], row[2], row[3], row[4], row[5], row[6])
+        return e
+
     def play(self, payload: bytes) -> FastPlay:
         """The play :meth:`read` read last, as the fold takes it (its fields set as
         :class:`~jaslog.events.fast.FastPlay`'s constructor sets them, in one dict)."""
@@ -239,9 +276,10 @@ class PlayLines:
         ends: Any = v.ends
         most: int = v.max_pending
         common = self.plays_first
-        # The game the lines are on, while only its plays come: its pending game, fold, rows
-        # and chain kept here, and the validator's counters (written back before any other
-        # of its methods runs: ``p`` None then, until the next look-up).
+        # The game the lines are on, while only its plays, deals, bids and roem claims come:
+        # its pending game, fold, rows and chain kept here, and the validator's counters
+        # (written back before any other of its methods runs: ``p`` None then, until the
+        # next look-up).
         p: Any = None
         gid = ""
         fold: Any = None
@@ -256,7 +294,12 @@ class PlayLines:
             number = first + k if numbers is None else numbers[k]
             self.line = raw
             self.number = number
-            if not (common and type(raw) is bytes and self.read(raw)):
+            readable = common and type(raw) is bytes
+            play = readable and self.read(raw)
+            # not a common play: a canonical deal, bid or roem claim (its model and row), or
+            # the general way
+            e: Any = None if play or not readable else self.model(raw, v.codec)
+            if not play and e is None:
                 if p is not None:
                     p.prev, p.last = prev, last
                     v.lines, v.pending_events, v.ready_events = count, events, ready_events
@@ -265,8 +308,11 @@ class PlayLines:
                     taken += 1
                 continue
             taken += 1
-            end = self.end
-            payload = raw if end == len(raw) else raw[:end]
+            if play:
+                end = self.end
+                payload = raw if end == len(raw) else raw[:end]
+            else:
+                payload = self.payload
             if p is None or self.gid != gid:
                 if p is not None:
                     p.prev, p.last = prev, last
@@ -275,19 +321,27 @@ class PlayLines:
                 gid = self.gid
                 q = pending.get(gid)
                 if q is None or q.fold is None or q.stored_len or gid != v.last_game:
-                    at = self.at_code
-                    v.take_event(self.play(payload), source, number, payload,
-                                 (_PLAY_KIND, VERSION, None, None if at < 0 else at, None,
-                                  self.seat, self.card_code, None))
+                    if play:
+                        at = self.at_code
+                        v.take_event(self.play(payload), source, number, payload,
+                                     (_PLAY_KIND, VERSION, None, None if at < 0 else at, None,
+                                      self.seat, self.card_code, None))
+                    else:
+                        v.take_event(e, source, number, payload, self.tail)
                     continue
                 p = q
                 fold, rows, prev, ready = q.fold, q.rows, q.prev, q.ready
                 closing = len(v.closing) > 0
                 count, events, ready_events = v.lines, v.pending_events, v.ready_events
-            # the next play of the game the lines are on
+            # the next event of the game the lines are on
             count += 1
             try:
-                fold.apply(self.play(payload))
+                if not play:
+                    fold.apply(e)
+                elif self.seq == fold.next_seq:  # (its bytes kept in the log until read)
+                    fold.apply_play(self.seat, self.card_code, self.at, payload)
+                else:  # a seq out of its place: the play's event says so
+                    fold.apply(self.play(payload))
             except FoldError as err:
                 p.prev, p.last = prev, last
                 v.lines, v.pending_events, v.ready_events = count, events, ready_events
@@ -295,9 +349,12 @@ class PlayLines:
                 v.reject(gid, str(err.located(source, number)), source, number)
                 continue
             h = sha256(prev + payload).digest()
-            at = self.at_code
-            rows.append((self.seq, h, _PLAY_KIND, VERSION, None, None if at < 0 else at, None,
-                         self.seat, self.card_code, None))
+            if play:
+                at = self.at_code
+                rows.append((self.seq, h, _PLAY_KIND, VERSION, None, None if at < 0 else at,
+                             None, self.seat, self.card_code, None))
+            else:
+                rows.append((e.seq, h) + self.tail)  # noqa: RUF005 (one concatenation)
             prev = h
             last = number
             events += 1
