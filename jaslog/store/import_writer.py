@@ -93,7 +93,7 @@ class Writer:
             if others:
                 keys.update(game_keys(conn, others))
             pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
-            rows: list[tuple[Any, ...]] = []
+            values: list[Any] = []  # every row's values, one after the other
             last: list[int] = []
             for p in ok:
                 key = keys.get(p.game)
@@ -103,9 +103,10 @@ class Writer:
                 todo = [late_row(conn, r) if type(r[2]) is str else r for r in p.rows] \
                     if p.late else p.rows
                 # the rows wait with their key and position left open: put before them here
-                pos = placed(rows, key, pos, todo)
+                pos = placed(values, key, pos, todo)
                 last.append(pos)
-            self.store.insert_encoded(conn, rows)
+            self.store.insert_encoded(conn, values)
+            del values  # (let go of before the commit: the batch's every value)
             # every game written is signed at its new head, with the rows (signing.py)
             self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head, at)
                                           for p, at in zip(ok, last, strict=True)])
