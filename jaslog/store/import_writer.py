@@ -15,7 +15,7 @@ from typing import Any
 from jaslog.events import GameStarted
 from jaslog.store import engine as eng
 from jaslog.store.import_lines import placed
-from jaslog.store.projection import RoundFacts, note_facts
+from jaslog.store.projection import RoundFacts, fact_values, insert_fact_values, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected
 
@@ -52,6 +52,16 @@ class Part:
         return self.base_seq + len(self.rows)
 
 
+@dataclass(slots=True)
+class Batch:
+    """Parts to write in one transaction, with what :meth:`Writer.prepare` worked out for them
+    beforehand: ``facts``, by game, the ``round_facts`` values of a new game's closed rounds
+    after its key (:func:`~jaslog.store.projection.fact_values`)."""
+
+    parts: list[Part]
+    facts: dict[str, list[tuple[Any, ...]]]
+
+
 class Writer:
     """Writes parts, a batch per transaction, and keeps the import's summary."""
 
@@ -67,6 +77,24 @@ class Writer:
     def write(self, parts: list[Part]) -> set[str]:
         """Write ``parts`` in one transaction; returns the games written. A game whose head
         moved since it was read is rejected (another writer), the others are written."""
+        return self.commit(self.prepare(parts))
+
+    def prepare(self, parts: list[Part]) -> Batch:
+        """What of writing ``parts`` needs nothing of the store, worked out before the write
+        transaction (an import's workers take turns at writing: the less a turn holds, the
+        more the other worker's reading and folding overlaps it): the parts to write, and on
+        SQLite the round facts of each new game as the rows the store keeps (their JSON text:
+        :func:`~jaslog.store.projection.fact_values`)."""
+        parts = [p for p in parts if p.rows and p.game not in self.rejected]
+        facts: dict[str, list[tuple[Any, ...]]] = {}
+        if self.store.dialect == "sqlite":
+            for p in parts:
+                if p.base_seq == 0 and p.facts:
+                    facts[p.game] = fact_values(p.next_seq - 1, p.facts)
+        return Batch(parts, facts)
+
+    def commit(self, batch: Batch) -> set[str]:
+        """Write a batch :meth:`prepare` made, in one transaction (see :meth:`write`)."""
         from sqlalchemy import func, select
 
         from jaslog.store.codec import UnreadableEvent
@@ -74,7 +102,7 @@ class Writer:
         from jaslog.store.rows import game_keys, late_row
         from jaslog.store.schema import EVENTS
 
-        parts = [p for p in parts if p.rows and p.game not in self.rejected]
+        parts = [p for p in batch.parts if p.game not in self.rejected]
         if not parts:
             return set()
         ok: list[Part] = []
@@ -113,9 +141,16 @@ class Writer:
             # and where it stands, when it ended (or had, before these events: results.py)
             note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
                                 if p.standing is not None and (p.standing != PLAYING or p.base_seq)])
-            # and the facts of its closed rounds (projection.py)
-            note_facts(conn, [(p.game, p.next_seq - 1, p.facts, p.base_seq == 0) for p in ok
-                              if p.facts is not None and (p.facts or p.base_seq)])
+            # and the facts of its closed rounds (projection.py): as prepared, when every
+            # game that has some is new (else compared with the stored ones, in one call)
+            todo_facts = [p for p in ok if p.facts is not None and (p.facts or p.base_seq)]
+            known = batch.facts
+            if all(p.game in known for p in todo_facts):
+                insert_fact_values(conn, [(keys[p.game], *v) for p in todo_facts
+                                          for v in known[p.game]])
+            else:
+                note_facts(conn, [(p.game, p.next_seq - 1, p.facts, p.base_seq == 0)
+                                  for p in todo_facts if p.facts is not None])
         for p in ok:
             self.summary.events += len(p.rows)
             if p.base_seq == 0:
