@@ -1,9 +1,11 @@
 """The import's writing half: :class:`Part`, a game's events read and chained, ready to
 insert; :class:`Writer`, which writes parts a batch per transaction (checking first that
-nobody moved their games meanwhile) and keeps the import's summary.
+nobody moved their games meanwhile) and keeps the import's summary: :meth:`Writer.prepare`
+works out what needs nothing of the store (a :class:`Batch`), :meth:`Writer.commit` writes it.
 
 :mod:`jaslog.store.importer` validates lines into parts and hands them here, in one process;
-:mod:`jaslog.store.parallel` validates in worker processes and writes here, in the parent.
+:mod:`jaslog.store.parallel` validates in worker processes, each writing its own batches here
+(prepared before its turn to write, committed in it).
 """
 
 from __future__ import annotations
