@@ -117,18 +117,21 @@ def seconds_at(raw: bytes, i: int) -> int:
     return ((days * 24 + hour) * 60 + minute) * 60 + second
 
 
-def placed(out: list[tuple[Any, ...]], key: int, pos: int, rows: list[tuple[Any, ...]]) -> int:
-    """Append ``rows`` (a :class:`~jaslog.store.import_writer.Part`'s, from ``seq`` on) to ``out``,
-    each with the game's key and its position before it, the first at ``pos + 1``; returns
-    the last position given.
+def placed(out: list[Any], key: int, pos: int, rows: list[tuple[Any, ...]]) -> int:
+    """Append ``rows`` (a :class:`~jaslog.store.import_writer.Part`'s, from ``seq`` on) to ``out``
+    flat, each row's values one after the other, with the game's key and its position before
+    them (the first at ``pos + 1``), as the import's insert binds them
+    (:meth:`~jaslog.store.appending.Appending.insert_encoded`); returns the last position given.
 
-    >>> out: list[tuple[Any, ...]] = []
+    >>> out: list[Any] = []
     >>> placed(out, 7, 40, [(0, b"h0"), (1, b"h1")]), out
-    (42, [(7, 41, 0, b'h0'), (7, 42, 1, b'h1')])
+    (42, [7, 41, 0, b'h0', 7, 42, 1, b'h1'])
     """
     for r in rows:
         pos += 1
-        out.append((key, pos) + r)  # noqa: RUF005 (one concatenation, compiled)
+        out.append(key)
+        out.append(pos)
+        out.extend(r)
     return pos
 
 

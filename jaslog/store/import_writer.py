@@ -1,9 +1,11 @@
 """The import's writing half: :class:`Part`, a game's events read and chained, ready to
 insert; :class:`Writer`, which writes parts a batch per transaction (checking first that
-nobody moved their games meanwhile) and keeps the import's summary.
+nobody moved their games meanwhile) and keeps the import's summary: :meth:`Writer.prepare`
+works out what needs nothing of the store (a :class:`Batch`), :meth:`Writer.commit` writes it.
 
 :mod:`jaslog.store.importer` validates lines into parts and hands them here, in one process;
-:mod:`jaslog.store.parallel` validates in worker processes and writes here, in the parent.
+:mod:`jaslog.store.parallel` validates in worker processes, each writing its own batches here
+(prepared before its turn to write, committed in it).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from jaslog.events import GameStarted
 from jaslog.store import engine as eng
 from jaslog.store.import_lines import placed
-from jaslog.store.projection import RoundFacts, note_facts
+from jaslog.store.projection import RoundFacts, fact_values, insert_fact_values, note_facts
 from jaslog.store.results import PLAYING, Standing, note_results
 from jaslog.store.types import GENESIS, Head, ImportSummary, Rejected
 
@@ -52,6 +54,16 @@ class Part:
         return self.base_seq + len(self.rows)
 
 
+@dataclass(slots=True)
+class Batch:
+    """Parts to write in one transaction, with what :meth:`Writer.prepare` worked out for them
+    beforehand: ``facts``, by game, the ``round_facts`` values of a new game's closed rounds
+    after its key (:func:`~jaslog.store.projection.fact_values`)."""
+
+    parts: list[Part]
+    facts: dict[str, list[tuple[Any, ...]]]
+
+
 class Writer:
     """Writes parts, a batch per transaction, and keeps the import's summary."""
 
@@ -67,6 +79,24 @@ class Writer:
     def write(self, parts: list[Part]) -> set[str]:
         """Write ``parts`` in one transaction; returns the games written. A game whose head
         moved since it was read is rejected (another writer), the others are written."""
+        return self.commit(self.prepare(parts))
+
+    def prepare(self, parts: list[Part]) -> Batch:
+        """What of writing ``parts`` needs nothing of the store, worked out before the write
+        transaction (an import's workers take turns at writing: the less a turn holds, the
+        more the other worker's reading and folding overlaps it): the parts to write, and on
+        SQLite the round facts of each new game as the rows the store keeps (their JSON text:
+        :func:`~jaslog.store.projection.fact_values`)."""
+        parts = [p for p in parts if p.rows and p.game not in self.rejected]
+        facts: dict[str, list[tuple[Any, ...]]] = {}
+        if self.store.dialect == "sqlite":
+            for p in parts:
+                if p.base_seq == 0 and p.facts:
+                    facts[p.game] = fact_values(p.next_seq - 1, p.facts)
+        return Batch(parts, facts)
+
+    def commit(self, batch: Batch) -> set[str]:
+        """Write a batch :meth:`prepare` made, in one transaction (see :meth:`write`)."""
         from sqlalchemy import func, select
 
         from jaslog.store.codec import UnreadableEvent
@@ -74,7 +104,7 @@ class Writer:
         from jaslog.store.rows import game_keys, late_row
         from jaslog.store.schema import EVENTS
 
-        parts = [p for p in parts if p.rows and p.game not in self.rejected]
+        parts = [p for p in batch.parts if p.game not in self.rejected]
         if not parts:
             return set()
         ok: list[Part] = []
@@ -93,7 +123,7 @@ class Writer:
             if others:
                 keys.update(game_keys(conn, others))
             pos = int(conn.execute(select(func.coalesce(func.max(EVENTS.c.pos), 0))).scalar_one())
-            rows: list[tuple[Any, ...]] = []
+            values: list[Any] = []  # every row's values, one after the other
             last: list[int] = []
             for p in ok:
                 key = keys.get(p.game)
@@ -103,18 +133,26 @@ class Writer:
                 todo = [late_row(conn, r) if type(r[2]) is str else r for r in p.rows] \
                     if p.late else p.rows
                 # the rows wait with their key and position left open: put before them here
-                pos = placed(rows, key, pos, todo)
+                pos = placed(values, key, pos, todo)
                 last.append(pos)
-            self.store.insert_encoded(conn, rows)
+            self.store.insert_encoded(conn, values)
+            del values  # (let go of before the commit: the batch's every value)
             # every game written is signed at its new head, with the rows (signing.py)
             self.store._sign_heads(conn, [(p.game, p.next_seq - 1, p.head, at)
                                           for p, at in zip(ok, last, strict=True)])
             # and where it stands, when it ended (or had, before these events: results.py)
             note_results(conn, [(p.game, p.next_seq - 1, p.standing, p.base_seq == 0) for p in ok
                                 if p.standing is not None and (p.standing != PLAYING or p.base_seq)])
-            # and the facts of its closed rounds (projection.py)
-            note_facts(conn, [(p.game, p.next_seq - 1, p.facts, p.base_seq == 0) for p in ok
-                              if p.facts is not None and (p.facts or p.base_seq)])
+            # and the facts of its closed rounds (projection.py): as prepared, when every
+            # game that has some is new (else compared with the stored ones, in one call)
+            todo_facts = [p for p in ok if p.facts is not None and (p.facts or p.base_seq)]
+            known = batch.facts
+            if all(p.game in known for p in todo_facts):
+                insert_fact_values(conn, [(keys[p.game], *v) for p in todo_facts
+                                          for v in known[p.game]])
+            else:
+                note_facts(conn, [(p.game, p.next_seq - 1, p.facts, p.base_seq == 0)
+                                  for p in todo_facts if p.facts is not None])
         for p in ok:
             self.summary.events += len(p.rows)
             if p.base_seq == 0:

@@ -154,13 +154,14 @@ def _worker(url: str, batch_games: int, q_in: Any, q_out: Any, parent: int, lock
         writer = Writer(store, summary, lambda g, r: v.dropped(g))
 
         def sink(parts: list[Part]) -> set[str]:
+            writing[:] = parts
+            batch = writer.prepare(parts)  # (what needs no turn is done before it)
             with lock:
                 if os.getppid() != parent:
                     os._exit(1)  # the import was killed: write nothing more
-                writing[:] = parts
-                done = writer.write(parts)
-                writing.clear()
-                return done
+                done = writer.commit(batch)
+            writing.clear()
+            return done
 
         def reject(game: str, reason: str, source: str | None, line: int | None) -> None:
             if game not in writer.rejected:

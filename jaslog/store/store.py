@@ -20,6 +20,7 @@ from jaslog.store import engine as eng
 from jaslog.store.appending import Appending, EventLike
 from jaslog.store.clock import Clock, system_clock
 from jaslog.store.codec import now_text, utc_text
+from jaslog.store.collector import collector_paused
 from jaslog.store.foldcache import FoldCache
 from jaslog.store.game_rows import created_at, insert_games
 from jaslog.store.migrate import needs_events
@@ -276,8 +277,12 @@ class Store(Appending):
         from jaslog.store.importer import Importer
 
         imp = Importer(self, batch_games=batch_games)
-        imp.feed(lines, progress, source)
-        return imp.finish()
+        # paused from the first line to the last write (see collector_paused): let run between
+        # the reading and the last batch's write, the collector would walk every row and
+        # fold still held for that batch
+        with collector_paused():
+            imp.feed(lines, progress, source)
+            return imp.finish()
 
     def import_files(self, paths: Iterable[str | Path], *, batch_games: int = 500,
                      progress: Callable[[int], None] | None = None,
@@ -308,6 +313,7 @@ class Store(Appending):
                 imp = ParallelImporter(self, workers, batch_games=batch_games)
             else:
                 imp = Importer(self, batch_games=batch_games)
+                stack.enter_context(collector_paused())  # (as in import_lines)
             done = 0
             try:
                 for (source, path), last in zip(inputs, ends, strict=True):
