@@ -29,7 +29,6 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,20 +47,14 @@ from jaslog.export.ratings import outcomes, rate, ratings_tables
 from jaslog.export.rows import Partition, Rows, build_game
 from jaslog.export.schema import (
     DERIVED_TABLES,
-    DICTIONARY_COLUMNS,
     GAME_TABLES,
     LAYOUT,
     SCHEMAS,
     TABLES,
     fingerprint,
 )
-from jaslog.export.snapshots import (
-    MANIFEST,
-    ExportError,
-    load_manifest,
-    sha256_file,
-    table_files,
-)
+from jaslog.export.snapshots import MANIFEST, ExportError, load_manifest, table_files
+from jaslog.export.writers import FILE_ROWS, ROW_GROUP_ROWS, Writers
 from jaslog.store.collector import collector_paused
 
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
@@ -71,12 +64,7 @@ NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 COLLECT_AFTER = 200_000
 DEFAULT_CHUNK = 200           # games whose rows are built (as Python lists) before Arrow takes them
 PAR_CHUNK = 20                # ...when every round is solved (par): minutes of work, for a worker
-ROW_GROUP_ROWS = 131_072      # rows per Parquet row group (Arrow tables are held until then)
-PENDING_BYTES = 64 << 20      # Arrow bytes held back for row groups, in all, before writing early
-FILE_ROWS = 4_000_000         # a file is closed and the next begun after this many rows
 HISTORY_KEEP = 100
-#: Threads that write the last row groups and close the files at the end of an export.
-CLOSE_THREADS = min(os.cpu_count() or 1, 4)
 
 
 @dataclass
@@ -112,137 +100,6 @@ def partition_path(part: Partition) -> str:
     ruleset, year = part
     return (f"ruleset={ruleset if ruleset is not None else NULL_PARTITION}/"
             f"year={year if year is not None else NULL_PARTITION}")
-
-
-class _Writers:
-    """The Parquet files of one export, by (table, partition).
-
-    Arrow tables added for a (table, partition) are held until they make a row group of
-    ``row_group_rows`` rows (or until the held tables pass ``budget`` bytes in all, when the
-    largest is written early), so row groups stay large whatever the chunk size. A file is
-    closed and the next begun after ``file_rows`` rows.
-
-    The writes are done here, as they are decided (a writer thread behind the exporter
-    gained no time an idle machine could measure, and its allocations, in an arena of its
-    own, grew the export's memory with the number of games: the memory bound of
-    ``tests/export/test_dataset.py``). Only :meth:`close`, once, writes its files side by side.
-    """
-
-    def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
-                 row_group_rows: int = ROW_GROUP_ROWS, budget: int = PENDING_BYTES) -> None:
-        self.root, self.version = root, version
-        self.file_rows, self.row_group_rows, self.budget = file_rows, row_group_rows, budget
-        self.open: dict[tuple[str, str], dict[str, Any]] = {}  # each open file's entry
-        self.counter: dict[tuple[str, str], int] = {}
-        self.pending: dict[tuple[str, str], list[pa.Table]] = {}
-        self.pending_rows: dict[tuple[str, str], int] = {}
-        self.pending_bytes = 0
-        self.done: list[dict[str, Any]] = []
-        self.files: dict[tuple[str, str], pq.ParquetWriter] = {}  # the open files' writers
-
-    def add(self, table: str, part: str, t: pa.Table) -> None:
-        if t.num_rows == 0:
-            return
-        key = (table, part)
-        self.pending.setdefault(key, []).append(t)
-        self.pending_rows[key] = self.pending_rows.get(key, 0) + t.num_rows
-        self.pending_bytes += t.nbytes
-        if self.pending_rows[key] >= self.row_group_rows:
-            self._write(key)
-        while self.pending_bytes > self.budget and self.pending:
-            self._write(max(self.pending, key=lambda k: sum(x.nbytes for x in self.pending[k])))
-
-    def _write(self, key: tuple[str, str]) -> None:
-        tables = self.pending.pop(key)
-        rows = self.pending_rows.pop(key)
-        nbytes = sum(x.nbytes for x in tables)
-        self.pending_bytes -= nbytes
-        new = key not in self.open
-        if new:
-            self._begin(key)
-        entry = self.open[key]
-        entry["rows"] += rows
-        last = entry["rows"] >= self.file_rows
-        if last:
-            self.open.pop(key)
-            self.done.append(entry)
-        self._write_table(key, entry, tables, new, last)
-
-    def _begin(self, key: tuple[str, str]) -> None:
-        """The entry of the next file of ``key``, open."""
-        n = self.counter.get(key, 0)
-        self.counter[key] = n + 1
-        table, part = key
-        self.open[key] = {"path": f"{table}/{part}/part-{self.version:06d}-{n:04d}.parquet",
-                          "table": table, "partition": part, "version": self.version,
-                          "rows": 0}
-
-    def _write_table(self, key: tuple[str, str], entry: dict[str, Any], tables: list[pa.Table],
-                     new: bool, last: bool) -> None:
-        """Write ``tables`` as one row group of the file of ``key``
-        (begun first when ``new``; closed after when ``last``)."""
-        t = pa.concat_tables(tables)
-        del tables[:]
-        if new:
-            path = self.root / entry["path"]
-            path.parent.mkdir(parents=True, exist_ok=True)
-            table = entry["table"]
-            self.files[key] = pq.ParquetWriter(path, SCHEMAS[table], compression="zstd",
-                                               use_dictionary=DICTIONARY_COLUMNS[table] or False,
-                                               write_statistics=True)
-        self.files[key].write_table(t, row_group_size=max(t.num_rows, 1))
-        if last:
-            self._close_file(key, entry)
-
-    def _close_file(self, key: tuple[str, str], entry: dict[str, Any]) -> None:
-        """Close the file of ``key``, sync it, and note its size and
-        SHA-256 in ``entry``."""
-        self.files.pop(key).close()
-        path = self.root / entry["path"]
-        with open(path, "rb") as f:
-            os.fsync(f.fileno())
-        entry["bytes"] = path.stat().st_size
-        entry["sha256"] = sha256_file(path)
-
-    def close(self) -> list[dict[str, Any]]:
-        """Write what is held back and close every file: the files side by side, on
-        :data:`CLOSE_THREADS` threads (Arrow encodes and compresses a row group, and the file
-        is synced and hashed, with Python's lock let go). Each file is written by one
-        thread, as it would be here: the same bytes."""
-        jobs: list[tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]] = []
-        for key in [*self.pending, *(k for k in self.open if k not in self.pending)]:
-            tables = self.pending.pop(key, [])
-            self.pending_bytes -= sum(x.nbytes for x in tables)
-            new = key not in self.open
-            if new:
-                self._begin(key)
-            entry = self.open.pop(key)
-            entry["rows"] += self.pending_rows.pop(key, 0)
-            self.done.append(entry)
-            jobs.append((key, entry, tables, new))
-
-        def finish(job: tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]) -> None:
-            key, entry, tables, new = job
-            if tables:
-                self._write_table(key, entry, tables, new, True)
-            else:
-                self._close_file(key, entry)
-
-        if len(jobs) > 1 and CLOSE_THREADS > 1:
-            with ThreadPoolExecutor(min(CLOSE_THREADS, len(jobs))) as pool:
-                list(pool.map(finish, jobs))
-        else:
-            for job in jobs:
-                finish(job)
-        return self.done
-
-    def abort(self) -> None:
-        self.pending.clear()
-        for w in self.files.values():
-            with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
-                w.close()
-        self.files.clear()
-        self.open.clear()
 
 
 def _link(src: Path, dst: Path) -> None:
@@ -336,7 +193,7 @@ def _previous_index(snap: Path, manifest: dict[str, Any]) -> dict[str, int]:
 
 
 def _carry_over(snap: Path, manifest: dict[str, Any], replaced: set[str], staging: Path,
-                writers: _Writers) -> list[dict[str, Any]]:
+                writers: Writers) -> list[dict[str, Any]]:
     """Link the previous snapshot's files into staging; rewrite the groups holding ``replaced``."""
     affected: set[tuple[int, str]] = set()
     gone = pa.array(sorted(replaced), pa.string())
@@ -537,7 +394,7 @@ def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
     """Write the ``ratings`` table of the snapshot in ``staging`` (whose game tables are
     ``files``), rebuilt from every game's ``games`` and ``players`` rows."""
     games, players, parts = read_outcome_tables(staging, files)
-    writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
+    writers = Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
     try:
         for part, t in sorted(ratings_tables(rate(outcomes(games, players, parts))).items()):
             writers.add("ratings", part, t)
@@ -627,7 +484,7 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
             shutil.rmtree(stale, ignore_errors=True)
         staging = out / f".staging-v{version:06d}-{uuid.uuid4().hex[:8]}"
         staging.mkdir()
-        writers = _Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
+        writers = Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
         result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
         added: dict[str, int] = dict.fromkeys(TABLES, 0)
         chunks = iter(make_chunks(index))

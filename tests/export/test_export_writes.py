@@ -16,8 +16,8 @@ import pytest
 
 from jaslog.events import Event
 from jaslog.export import export_games
-from jaslog.export.dataset import _Writers
 from jaslog.export.schema import SCHEMAS
+from jaslog.export.writers import Writers
 from tests.conftest import ROOT
 
 
@@ -25,7 +25,7 @@ def test_a_failed_write_is_raised_in_the_exporter(tmp_path: Path) -> None:
     """A write that fails (here: its folder cannot be made) raises its error in the
     exporter."""
     (tmp_path / "events").write_text("a file where the table's folder goes")
-    writers = _Writers(tmp_path, 1, row_group_rows=1)
+    writers = Writers(tmp_path, 1, row_group_rows=1)
     with pytest.raises(OSError) as raised:  # (one row makes a row group: written at once)
         writers.add("events", "ruleset=x/year=2026",
                     pa.Table.from_pylist([{}], schema=SCHEMAS["events"]))
