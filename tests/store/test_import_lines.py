@@ -64,18 +64,23 @@ def _variants() -> list[bytes]:
                "2026-01-05X19:30:55Z", "2026/01/05T19:30:55Z", "2026-01-05T19-30:55Z"):
         out.append(PLAY.replace(b"2026-01-05T19:30:55Z", at.encode()))
     rng = random.Random(7)
-    for _ in range(3000):  # a byte changed, dropped or doubled anywhere
-        b = bytearray(PLAY)
-        k = rng.randrange(len(b))
-        what = rng.randrange(3)
-        if what == 0:
-            b[k] = rng.choice(b'0123456789-:TZ".,{}ACDHSJQK\\ \n\r\x00\xff')
-        elif what == 1:
-            del b[k]
-        else:
-            b.insert(k, b[k])
-        out.append(bytes(b))
+    out += (_mutated(PLAY, rng, b'0123456789-:TZ".,{}ACDHSJQK\\ \n\r\x00\xff')
+            for _ in range(3000))
     return out
+
+
+def _mutated(line: bytes, rng: random.Random, alphabet: bytes) -> bytes:
+    """``line`` with one byte changed (to one of ``alphabet``), dropped or doubled."""
+    b = bytearray(line)
+    k = rng.randrange(len(b))
+    what = rng.randrange(3)
+    if what == 0:
+        b[k] = rng.choice(alphabet)
+    elif what == 1:
+        del b[k]
+    else:
+        b.insert(k, b[k])
+    return bytes(b)
 
 
 def test_the_reader_takes_exactly_the_common_plays_the_regex_takes() -> None:
@@ -136,17 +141,8 @@ def _others() -> list[bytes]:
             dealt.replace(b'}', b',"dealer":1,"stock":["7C","8C"]}'),
             dealt.replace(b'}', b',"stock":[]}'), dealt.replace(b'}', b',"dealer":9}')]
     rng = random.Random(11)
-    for x in (bid, roem, dealt) * 300:  # a byte changed, dropped or doubled anywhere
-        b = bytearray(x)
-        k = rng.randrange(len(b))
-        what = rng.randrange(3)
-        if what == 0:
-            b[k] = rng.choice(b'0123456789-:TZ".,{}[]ACDHSJQK\\ \n\r\x00\xff')
-        elif what == 1:
-            del b[k]
-        else:
-            b.insert(k, b[k])
-        out.append(bytes(b))
+    out += (_mutated(x, rng, b'0123456789-:TZ".,{}[]ACDHSJQK\\ \n\r\x00\xff')
+            for x in (bid, roem, dealt) * 300)  # a byte changed, dropped or doubled anywhere
     return out
 
 
