@@ -91,6 +91,14 @@ def test_a_plain_games_deals_are_checked_not_read_until_asked_for(store: Store) 
         assert [_fields(e) for e in sg.others if e.type == "dealt"] == [_fields(e) for e in want]
 
 
+def _change_last(sql: Any, kind: str, column: str, value: str) -> None:
+    """Set ``column`` to ``value`` (SQL) in game a-2's last row of type ``kind``."""
+    key = "(SELECT pos FROM games WHERE id = 'a-2')"
+    code = f"(SELECT code FROM event_types WHERE name = '{kind}')"
+    seq = sql(f"SELECT max(seq) FROM events WHERE game = {key} AND kind = {code}")[0][0]
+    sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = {seq}")
+
+
 @pytest.mark.parametrize(("value", "out"), [
     ("CAST(replace(CAST(rest AS TEXT), '\"7C\"', '\"7c\"') AS BLOB)", True),
     ("x'ff'", True),
@@ -106,10 +114,7 @@ def test_a_deal_row_that_does_not_read_leaves_its_game_out_as_reading_events(
     _fill(store)
     _read(store)
     disable_triggers(store, raw_sql)
-    key = "(SELECT pos FROM games WHERE id = 'a-2')"
-    kind = "(SELECT code FROM event_types WHERE name = 'dealt')"
-    seq = raw_sql(f"SELECT max(seq) FROM events WHERE game = {key} AND kind = {kind}")[0][0]
-    raw_sql(f"UPDATE events SET rest = {value} WHERE game = {key} AND seq = {seq}")
+    _change_last(raw_sql, "dealt", "rest", value)
     columns, events, unreadable, by_events = _both_ways(store, tmp_path)
     assert columns == events and unreadable == by_events
     assert len(unreadable) == out and all("a-2" in u for u in unreadable)
@@ -132,10 +137,7 @@ def test_a_bid_row_that_does_not_read_leaves_its_game_out_as_reading_events(
     _read(store)
     assert _pending(next(g for g in _read(store) if g.game == "a-2")) > 0
     disable_triggers(store, raw_sql)
-    key = "(SELECT pos FROM games WHERE id = 'a-2')"
-    kind = "(SELECT code FROM event_types WHERE name = 'bid')"
-    seq = raw_sql(f"SELECT max(seq) FROM events WHERE game = {key} AND kind = {kind}")[0][0]
-    raw_sql(f"UPDATE events SET {column} = {value} WHERE game = {key} AND seq = {seq}")
+    _change_last(raw_sql, "bid", column, value)
     columns, events, unreadable, by_events = _both_ways(store, tmp_path)
     assert columns == events and unreadable == by_events
     assert len(unreadable) == out and all("a-2" in u for u in unreadable)
