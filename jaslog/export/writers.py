@@ -55,6 +55,9 @@ class Writers:
         self.counter: dict[tuple[str, str], int] = {}
         self.pending: dict[tuple[str, str], list[pa.Table]] = {}
         self.pending_rows: dict[tuple[str, str], int] = {}
+        #: the Arrow bytes held of each (table, partition) (a table's ``nbytes`` walks its
+        #: buffers each time it is asked)
+        self.pending_key_bytes: dict[tuple[str, str], int] = {}
         self.pending_bytes = 0
         self.done: list[dict[str, Any]] = []
         self.files: dict[tuple[str, str], pq.ParquetWriter] = {}  # the open files' writers
@@ -67,17 +70,18 @@ class Writers:
         key = (table, part)
         self.pending.setdefault(key, []).append(t)
         self.pending_rows[key] = self.pending_rows.get(key, 0) + t.num_rows
-        self.pending_bytes += t.nbytes
+        nbytes = t.nbytes
+        self.pending_key_bytes[key] = self.pending_key_bytes.get(key, 0) + nbytes
+        self.pending_bytes += nbytes
         if self.pending_rows[key] >= self.row_group_rows:
             self._write(key)
         while self.pending_bytes > self.budget and self.pending:
-            self._write(max(self.pending, key=lambda k: sum(x.nbytes for x in self.pending[k])))
+            self._write(max(self.pending, key=self.pending_key_bytes.__getitem__))
 
     def _write(self, key: tuple[str, str]) -> None:
         tables = self.pending.pop(key)
         rows = self.pending_rows.pop(key)
-        nbytes = sum(x.nbytes for x in tables)
-        self.pending_bytes -= nbytes
+        self.pending_bytes -= self.pending_key_bytes.pop(key)
         new = key not in self.open
         if new:
             self._begin(key)
@@ -134,7 +138,7 @@ class Writers:
         jobs: list[tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]] = []
         for key in [*self.pending, *(k for k in self.open if k not in self.pending)]:
             tables = self.pending.pop(key, [])
-            self.pending_bytes -= sum(x.nbytes for x in tables)
+            self.pending_bytes -= self.pending_key_bytes.pop(key, 0)
             new = key not in self.open
             if new:
                 self._begin(key)
@@ -166,6 +170,7 @@ class Writers:
 
     def abort(self) -> None:
         self.pending.clear()
+        self.pending_key_bytes.clear()
         for w in self.files.values():
             with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
                 w.close()
