@@ -198,10 +198,16 @@ def _chunks_of(pool: Any, build: Callable[..., PassedOn], tasks: Iterable[Any], 
                workers: int) -> Iterator[Chunk]:
     """The chunks of ``tasks`` built by ``build(task, spill)`` on ``pool``'s ``workers``, in
     order, passed on through a folder of ``folder`` (deleted when they are all taken back, or
-    when the export stops)."""
+    when the export stops). Once the last task is handed out the pool is closed: each worker
+    ends when it has no more to build, while this process still writes the last chunks,
+    rather than when the export is over."""
+    def handed_out() -> Iterator[Any]:
+        yield from tasks
+        pool.close()
+
     spill = tempfile.mkdtemp(prefix=".staging-chunks-", dir=folder)
     try:
-        for sent in in_order(lambda task: pool.apply_async(build, (task, spill)), tasks,
+        for sent in in_order(lambda task: pool.apply_async(build, (task, spill)), handed_out(),
                              AHEAD * workers):
             yield taken_back(sent)
     finally:

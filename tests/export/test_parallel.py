@@ -185,6 +185,31 @@ def test_a_failed_export_leaves_no_chunk_behind(tmp_path: Path,
     assert sorted(p.name for p in out.iterdir()) == [".lock", "current", "snapshots"]
 
 
+def test_the_workers_end_once_the_last_chunk_is_handed_out(tmp_path: Path,
+                                                           corpus: list[list[Event]]) -> None:
+    """The pool is closed when its last chunk is handed out: its workers end while the
+    export still writes (here, as the last chunk is told), not after it."""
+    import multiprocessing
+    import time
+
+    left: list[int] = []
+
+    def told(n: int) -> None:
+        if n < 6:
+            return
+        deadline = time.monotonic() + 20
+        while multiprocessing.active_children() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        left.append(len(multiprocessing.active_children()))
+
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in corpus[:6]:
+            archive(store, _dicts(g))
+        assert export_store(store, tmp_path / "ds", chunk_games=1, workers=2,
+                            progress=told).games_added == 6
+    assert left == [0]
+
+
 def test_how_many_workers() -> None:
     assert auto_workers(MIN_CHUNKS - 1) == 0
     cpus = os.cpu_count() or 1
