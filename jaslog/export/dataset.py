@@ -389,14 +389,20 @@ def build_chunks(games: Iterable[Sequence[Event] | Prebuilt], index: dict[str, i
             forget_families()
 
 
-def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
+#: The columns of the ``games`` and ``players`` rows the ratings read (:func:`outcomes`).
+OUTCOME_COLUMNS: dict[str, list[str]] = {
+    "games": ["game", "kind", "finished", "error", "first_at", "last_at"],
+    "players": ["game", "player", "seat", "team", "score"],
+}
+
+
+def _write_ratings(staging: Path, version: int, tables: dict[str, pa.Table], *,
                    file_rows: int, row_group_rows: int) -> list[dict[str, Any]]:
-    """Write the ``ratings`` table of the snapshot in ``staging`` (whose game tables are
-    ``files``), rebuilt from every game's ``games`` and ``players`` rows."""
-    games, players, parts = read_outcome_tables(staging, files)
+    """Write the ``ratings`` table of the snapshot in ``staging``: ``tables``, by
+    partition (:func:`ratings_of`)."""
     writers = Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
     try:
-        for part, t in sorted(ratings_tables(rate(outcomes(games, players, parts))).items()):
+        for part, t in sorted(tables.items()):
             writers.add("ratings", part, t)
         return writers.close()
     except BaseException:
@@ -404,12 +410,39 @@ def _write_ratings(staging: Path, version: int, files: list[dict[str, Any]], *,
         raise
 
 
+def ratings_of(games: pa.Table, players: pa.Table, parts: dict[str, str]
+               ) -> dict[str, pa.Table]:
+    """The ``ratings`` rows, by partition, rebuilt from every game's ``games`` and
+    ``players`` rows (:func:`outcome_tables`)."""
+    return ratings_tables(rate(outcomes(games, players, parts)))
+
+
+def outcome_tables(snap: Path, files: list[dict[str, Any]], writers: Writers
+                   ) -> tuple[pa.Table, pa.Table, dict[str, str]]:
+    """The ``games`` and ``players`` rows the ratings need, of the snapshot in ``snap``: of
+    its ``files`` carried over, read from them, and of those ``writers`` writes, as they
+    were added (:attr:`Writers.kept`); and each game's partition."""
+    games, players, parts = read_outcome_tables(snap, files)
+    gs, ps = [games], [players]
+    for part, t in writers.kept["games"]:
+        gs.append(t)
+        parts.update(dict.fromkeys(t.column("game").to_pylist(), part))
+    ps += (t for _part, t in writers.kept["players"])
+    return _same_columns("games", gs), _same_columns("players", ps), parts
+
+
+def _same_columns(table: str, tables: list[pa.Table]) -> pa.Table:
+    """``tables``' rows as one table of ``table``'s :data:`OUTCOME_COLUMNS` (as the schema
+    has them: a file read back may say less of its columns than the schema does)."""
+    schema = pa.schema([SCHEMAS[table].field(c) for c in OUTCOME_COLUMNS[table]])
+    return pa.concat_tables([t.cast(schema) for t in tables])
+
+
 def read_outcome_tables(snap: Path, files: list[dict[str, Any]]
                         ) -> tuple[pa.Table, pa.Table, dict[str, str]]:
     """The ``games`` and ``players`` rows the ratings need, from the snapshot's files, and
     each game's partition."""
-    gcols = ["game", "kind", "finished", "error", "first_at", "last_at"]
-    pcols = ["game", "player", "seat", "team", "score"]
+    gcols, pcols = OUTCOME_COLUMNS["games"], OUTCOME_COLUMNS["players"]
     games, players, parts = [], [], {}
     for f in files:
         if f["table"] == "games":
@@ -484,7 +517,8 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
             shutil.rmtree(stale, ignore_errors=True)
         staging = out / f".staging-v{version:06d}-{uuid.uuid4().hex[:8]}"
         staging.mkdir()
-        writers = Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows)
+        writers = Writers(staging, version, file_rows=file_rows, row_group_rows=row_group_rows,
+                          keep=OUTCOME_COLUMNS)
         result = ExportResult(path=staging, version=version, changed=True, cursor=cursor)
         added: dict[str, int] = dict.fromkeys(TABLES, 0)
         chunks = iter(make_chunks(index))
@@ -515,8 +549,12 @@ def export_chunks(make_chunks: Callable[[dict[str, int]], Iterable[Chunk]], out_
             kept: list[dict[str, Any]] = []
             if base and prev is not None and prev_snap is not None:
                 kept = _carry_over(prev_snap, prev, replaced, staging, writers)
-            new_files = writers.close()
-            derived = _write_ratings(staging, version, kept + new_files, file_rows=file_rows,
+            # the ratings, from every game's rows (those written now kept as they were added),
+            # rated on this thread while the files close on theirs
+            outcome = outcome_tables(staging, kept, writers)
+            rated: dict[str, pa.Table] = {}
+            new_files = writers.close(meanwhile=lambda: rated.update(ratings_of(*outcome)))
+            derived = _write_ratings(staging, version, rated, file_rows=file_rows,
                                      row_group_rows=row_group_rows)
             added.update({t: sum(f["rows"] for f in derived if f["table"] == t)
                           for t in DERIVED_TABLES})

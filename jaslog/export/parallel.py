@@ -13,12 +13,14 @@ workers (``tests/export/test_parallel.py``). Whether the analysis columns are co
 (``par``) goes to the workers with each chunk.
 
 A worker hands its chunk's tables back as Arrow IPC streams in a file of a folder beside the
-export's staging folder (:func:`passed_on`), which this process reads and deletes
+export's staging folder (:func:`passed_on`), which this process maps into memory and deletes
 (:func:`taken_back`): a chunk of 200 games is some 30 MiB of tables, and sending them
 pickled through the pool's pipe cost this process about 0.2 s of CPU a chunk (the pipe read
 64 KiB at a time, copied and unpickled), the worker 0.1 s, where the file costs about a tenth
-of that. The folder is named as a staging folder is (``.staging-chunks-*``), so an export
-killed midway leaves nothing the next one does not sweep away.
+of that; its large tables written from the file's pages rather than a copy save most of the
+rest (the copy, and the kernel's work to give the copy fresh pages). The folder is named as a
+staging folder is (``.staging-chunks-*``), so an export killed midway leaves nothing the
+next one does not sweep away.
 
 Workers are forked where that is safe, else spawned (see :func:`jaslog.store.parallel.start_method`),
 and on Linux they are killed with their parent.
@@ -53,6 +55,10 @@ MIN_CHUNKS = 4
 MIN_CHUNKS_PAR = 2
 #: Chunks per worker built (or being built) ahead of the one this process writes.
 AHEAD = 2
+#: A table taken back is read in place (memory-mapped) when it is at least one
+#: ``IN_PLACE``-th of its chunk's file (:func:`taken_back`), so a file is kept by tables
+#: waiting to be written of at least that share of it.
+IN_PLACE = 8
 
 _store: Any = None
 _until: int | None = None
@@ -94,8 +100,13 @@ def passed_on(chunk: Chunk, folder: str) -> PassedOn:
 
 
 def taken_back(sent: PassedOn) -> Chunk:
-    """The chunk :func:`passed_on` wrote, its tables read back (into this process's memory:
-    the file is deleted).
+    """The chunk :func:`passed_on` wrote, its tables read back, and the file deleted.
+
+    The file is memory-mapped and its large tables (:data:`IN_PLACE`) are read in place, not
+    copied: their buffers are the file's pages, which stay (the file deleted but mapped)
+    until the last of them is written and dropped. The smaller tables are copied out: they
+    wait for many chunks' rows before they make a row group, and would hold their whole
+    chunk's file meanwhile.
 
     >>> import tempfile
     >>> t = pa.table({"game": ["g-1", "g-2"]})
@@ -109,9 +120,17 @@ def taken_back(sent: PassedOn) -> Chunk:
     (2, True)
     """
     try:
-        with pa.OSFile(sent.path) as f:
-            sent.chunk.tables = [(table, part, pa.ipc.open_stream(f).read_all())
-                                 for table, part in sent.tables]
+        with pa.memory_map(sent.path) as mapped, pa.OSFile(sent.path) as f:
+            size = mapped.size()
+            tables = []
+            for table, part in sent.tables:
+                start = mapped.tell()
+                t = pa.ipc.open_stream(mapped).read_all()
+                if t.nbytes * IN_PLACE < size:  # copied: read again, into memory
+                    f.seek(start)
+                    t = pa.ipc.open_stream(f).read_all()
+                tables.append((table, part, t))
+            sent.chunk.tables = tables
     finally:
         os.unlink(sent.path)
     return sent.chunk
@@ -179,10 +198,16 @@ def _chunks_of(pool: Any, build: Callable[..., PassedOn], tasks: Iterable[Any], 
                workers: int) -> Iterator[Chunk]:
     """The chunks of ``tasks`` built by ``build(task, spill)`` on ``pool``'s ``workers``, in
     order, passed on through a folder of ``folder`` (deleted when they are all taken back, or
-    when the export stops)."""
+    when the export stops). Once the last task is handed out the pool is closed: each worker
+    ends when it has no more to build, while this process still writes the last chunks,
+    rather than when the export is over."""
+    def handed_out() -> Iterator[Any]:
+        yield from tasks
+        pool.close()
+
     spill = tempfile.mkdtemp(prefix=".staging-chunks-", dir=folder)
     try:
-        for sent in in_order(lambda task: pool.apply_async(build, (task, spill)), tasks,
+        for sent in in_order(lambda task: pool.apply_async(build, (task, spill)), handed_out(),
                              AHEAD * workers):
             yield taken_back(sent)
     finally:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -36,16 +37,27 @@ class Writers:
     gained no time an idle machine could measure, and its allocations, in an arena of its
     own, grew the export's memory with the number of games: the memory bound of
     ``tests/export/test_dataset.py``). Only :meth:`close`, once, writes its files side by side.
+
+    ``keep``: for these tables, the columns named are kept as they are added (by
+    partition, :attr:`kept`), for what is built from the whole snapshot when it is written
+    (the ratings, from the ``games`` and ``players`` rows) without reading the files back.
     """
 
     def __init__(self, root: Path, version: int, *, file_rows: int = FILE_ROWS,
-                 row_group_rows: int = ROW_GROUP_ROWS, budget: int = PENDING_BYTES) -> None:
+                 row_group_rows: int = ROW_GROUP_ROWS, budget: int = PENDING_BYTES,
+                 keep: dict[str, list[str]] | None = None) -> None:
         self.root, self.version = root, version
+        self.keep = keep or {}
+        #: the ``keep`` columns of every table added, by table: (partition, columns)
+        self.kept: dict[str, list[tuple[str, pa.Table]]] = {t: [] for t in self.keep}
         self.file_rows, self.row_group_rows, self.budget = file_rows, row_group_rows, budget
         self.open: dict[tuple[str, str], dict[str, Any]] = {}  # each open file's entry
         self.counter: dict[tuple[str, str], int] = {}
         self.pending: dict[tuple[str, str], list[pa.Table]] = {}
         self.pending_rows: dict[tuple[str, str], int] = {}
+        #: the Arrow bytes held of each (table, partition) (a table's ``nbytes`` walks its
+        #: buffers each time it is asked)
+        self.pending_key_bytes: dict[tuple[str, str], int] = {}
         self.pending_bytes = 0
         self.done: list[dict[str, Any]] = []
         self.files: dict[tuple[str, str], pq.ParquetWriter] = {}  # the open files' writers
@@ -53,20 +65,23 @@ class Writers:
     def add(self, table: str, part: str, t: pa.Table) -> None:
         if t.num_rows == 0:
             return
+        if table in self.keep:
+            self.kept[table].append((part, t.select(self.keep[table])))
         key = (table, part)
         self.pending.setdefault(key, []).append(t)
         self.pending_rows[key] = self.pending_rows.get(key, 0) + t.num_rows
-        self.pending_bytes += t.nbytes
+        nbytes = t.nbytes
+        self.pending_key_bytes[key] = self.pending_key_bytes.get(key, 0) + nbytes
+        self.pending_bytes += nbytes
         if self.pending_rows[key] >= self.row_group_rows:
             self._write(key)
         while self.pending_bytes > self.budget and self.pending:
-            self._write(max(self.pending, key=lambda k: sum(x.nbytes for x in self.pending[k])))
+            self._write(max(self.pending, key=self.pending_key_bytes.__getitem__))
 
     def _write(self, key: tuple[str, str]) -> None:
         tables = self.pending.pop(key)
         rows = self.pending_rows.pop(key)
-        nbytes = sum(x.nbytes for x in tables)
-        self.pending_bytes -= nbytes
+        self.pending_bytes -= self.pending_key_bytes.pop(key)
         new = key not in self.open
         if new:
             self._begin(key)
@@ -114,15 +129,16 @@ class Writers:
         entry["bytes"] = path.stat().st_size
         entry["sha256"] = sha256_file(path)
 
-    def close(self) -> list[dict[str, Any]]:
+    def close(self, meanwhile: Callable[[], None] | None = None) -> list[dict[str, Any]]:
         """Write what is held back and close every file: the files side by side, on
         :data:`CLOSE_THREADS` threads (Arrow encodes and compresses a row group, and the file
         is synced and hashed, with Python's lock let go). Each file is written by one
-        thread, as it would be here: the same bytes."""
+        thread, as it would be here: the same bytes. ``meanwhile`` runs on this thread while
+        they are written (after them, without threads): its error is raised once they are."""
         jobs: list[tuple[tuple[str, str], dict[str, Any], list[pa.Table], bool]] = []
         for key in [*self.pending, *(k for k in self.open if k not in self.pending)]:
             tables = self.pending.pop(key, [])
-            self.pending_bytes -= sum(x.nbytes for x in tables)
+            self.pending_bytes -= self.pending_key_bytes.pop(key, 0)
             new = key not in self.open
             if new:
                 self._begin(key)
@@ -140,14 +156,21 @@ class Writers:
 
         if len(jobs) > 1 and CLOSE_THREADS > 1:
             with ThreadPoolExecutor(min(CLOSE_THREADS, len(jobs))) as pool:
-                list(pool.map(finish, jobs))
+                closing = [pool.submit(finish, job) for job in jobs]
+                if meanwhile is not None:
+                    meanwhile()  # (an error of it raised once every file is done)
+            for f in closing:
+                f.result()
         else:
             for job in jobs:
                 finish(job)
+            if meanwhile is not None:
+                meanwhile()
         return self.done
 
     def abort(self) -> None:
         self.pending.clear()
+        self.pending_key_bytes.clear()
         for w in self.files.values():
             with contextlib.suppress(pa.ArrowException, OSError):  # the file is thrown away
                 w.close()

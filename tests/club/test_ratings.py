@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -111,3 +112,29 @@ def test_the_ratings_view_is_there_for_sql_and_for_the_public(season: Season) ->
             rows = ds.query("SELECT player, max(games) FROM ratings WHERE kind = 'klaverjas' "
                             "GROUP BY player ORDER BY player").rows
         assert dict(rows)["star"] == 12, public
+
+
+def test_the_ratings_are_openskills_own_to_the_last_bit() -> None:
+    """``rate`` hands openskill's ``rate`` sides that it copies without ``copy.deepcopy``:
+    every number is the one openskill gives for the same games passed as plain lists."""
+    from openskill.models import PlackettLuce
+
+    from jaslog.export.ratings import START_RATING, START_UNCERTAINTY, Outcome, rate
+
+    names = ["ann", "bob", "cas", "dee", "eve", "fay"]
+    games = [Outcome(f"g-{i}", "klaverjas", "", i, None,
+                     ((names[i % 6], names[(i + 2) % 6]), (names[(i + 1) % 6], names[(i + 3) % 6])),
+                     (1000 + 37 * (i % 5), 1000 + 53 * (i % 3))) for i in range(30)]
+    games += [Outcome(f"k-{i}", "kloepper", "", 100 + i, None, tuple((n,) for n in names[:4]),
+                      (i % 3, 2, 5 - i % 4, 2)) for i in range(10)]
+    model = PlackettLuce(mu=START_RATING, sigma=START_UNCERTAINTY)
+    now: dict[tuple[str, str], Any] = {}
+    theirs = []
+    for o in games:
+        teams = [[now.get((o.kind, p)) or model.rating(name=p) for p in side] for side in o.sides]
+        for side, new in zip(o.sides, model.rate(teams, scores=list(o.scores)), strict=True):
+            for p, r in zip(side, new, strict=True):
+                now[(o.kind, p)] = r
+                theirs.append((o.game, p, r.mu.hex(), r.sigma.hex()))
+    ours = [(r.game, r.player, r.rating.hex(), r.uncertainty.hex()) for r in rate(games)]
+    assert ours == theirs and len(ours) == 30 * 4 + 10 * 4

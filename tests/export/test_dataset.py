@@ -22,6 +22,7 @@ from jaslog.events import Event
 from jaslog.export import (
     TABLES,
     ExportError,
+    dataset,
     export_files,
     export_games,
     export_store,
@@ -125,6 +126,30 @@ def test_incremental_export_adds_files_and_reads_as_one(
     r3 = export_games(corpus, out)
     assert not r3.changed and r3.version == 2 and current(out) == v2
     assert verify_dataset(out) == []
+
+
+def test_the_ratings_come_from_the_rows_written_not_from_the_files_read_back(
+        tmp_path: Path, corpus: list[list[Event]], corpus_rows: dict[str, list[tuple[Any, ...]]],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ``games`` and ``players`` rows the ratings are rated from are kept as they are
+    written: no file of the new snapshot is read back for them; only the files carried over
+    from the previous snapshot are, and the ratings are those of one export of every game."""
+    read: list[Path] = []
+    real = dataset.read_columns
+
+    def reading(path: Path, columns: list[str]) -> Any:
+        read.append(path)
+        return real(path, columns)
+
+    monkeypatch.setattr(dataset, "read_columns", reading)
+    out = tmp_path / "ds"
+    export_games(corpus[:20], out, chunk_games=5)
+    assert read == []
+    carried = {Path(p) for p, f in files_of(out).items() if f["table"] in ("games", "players")}
+    export_games(corpus, out, chunk_games=5)
+    # (each path read within its snapshot: table/ruleset=.../year=.../part-....parquet)
+    assert {p.relative_to(p.parents[3]) for p in read} == carried
+    assert content(out) == corpus_rows
 
 
 def test_a_game_with_new_events_replaces_its_rows(

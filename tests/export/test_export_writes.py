@@ -7,11 +7,13 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from jaslog.events import Event
@@ -31,6 +33,32 @@ def test_a_failed_write_is_raised_in_the_exporter(tmp_path: Path) -> None:
                     pa.Table.from_pylist([{}], schema=SCHEMAS["events"]))
     assert isinstance(raised.value, FileExistsError | NotADirectoryError)
     writers.abort()
+
+
+def test_what_runs_while_the_files_close_raises_once_they_are_closed(tmp_path: Path) -> None:
+    """:meth:`Writers.close` runs ``meanwhile`` on the calling thread while the files are
+    written; its error is raised once every file is written and closed, and the columns
+    asked to be kept are kept as the tables were added."""
+    writers = Writers(tmp_path, 1, keep={"ratings": ["game", "games"]})
+    parts = ["ruleset=a/year=2026", "ruleset=b/year=2026", "ruleset=c/year=2026"]
+    for i, part in enumerate(parts):
+        writers.add("ratings", part, pa.Table.from_pylist(
+            [{"game": f"g-{i}", "kind": "klaverjas", "player": "ann", "at": None, "games": 1,
+              "rating": 25.0, "uncertainty": 8.0, "ordinal": 1.0}], schema=SCHEMAS["ratings"]))
+    assert [(p, t.to_pylist()) for p, t in writers.kept["ratings"]] == \
+        [(p, [{"game": f"g-{i}", "games": 1}]) for i, p in enumerate(parts)]
+    ran: list[int] = []
+
+    def meanwhile() -> None:
+        ran.append(threading.get_ident())
+        raise RuntimeError("the ratings failed")
+
+    with pytest.raises(RuntimeError, match="ratings failed"):
+        writers.close(meanwhile=meanwhile)
+    assert ran == [threading.get_ident()]
+    assert len(writers.done) == 3 and all(f["sha256"] for f in writers.done)
+    assert all(pq.ParquetFile(tmp_path / f["path"]).metadata.num_rows == 1
+               for f in writers.done)
 
 
 FULL_DISK = """

@@ -8,11 +8,12 @@ import pickle
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
 
 from jaslog.events import Event
 from jaslog.export import ExportError, export_files, export_store, parallel
-from jaslog.export.dataset import build_chunks
+from jaslog.export.dataset import Chunk, build_chunks
 from jaslog.export.parallel import MIN_CHUNKS, auto_workers
 from jaslog.store import open_store
 from tests.export.test_dataset import archive, content
@@ -136,6 +137,30 @@ def test_a_chunk_comes_back_through_a_file_not_the_pipe(
         assert a.equals(b) and a.schema.equals(b.schema, check_metadata=True)
 
 
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads the process's maps")
+def test_a_chunk_s_large_tables_are_read_in_place_and_its_small_ones_copied(
+        tmp_path: Path) -> None:
+    """Taking a chunk back maps its file: the large tables are the file's pages (the file
+    deleted at once, its pages kept while they are used), the small ones, which wait for
+    many chunks to make a row group, are copies that do not keep the file."""
+    big = pa.table({"seq": pa.array(range(100_000), pa.int64())})
+    small = pa.table({"seq": pa.array(range(100), pa.int64())})
+    sent = parallel.passed_on(Chunk(tables=[("events", "p", big), ("games", "p", small)]),
+                              str(tmp_path))
+
+    def mapped() -> bool:
+        return sent.path in Path("/proc/self/maps").read_text()
+
+    back = parallel.taken_back(sent)
+    assert not any(tmp_path.iterdir())
+    [(_, _, b), (_, _, s)] = back.tables
+    assert mapped() and b.equals(big) and s.equals(small)
+    back.tables.clear()
+    del b
+    assert not mapped()  # the small table holds no page of the file
+    assert s.equals(small)
+
+
 @pytest.mark.soak
 def test_a_failed_export_leaves_no_chunk_behind(tmp_path: Path,
                                                 corpus: list[list[Event]]) -> None:
@@ -158,6 +183,31 @@ def test_a_failed_export_leaves_no_chunk_behind(tmp_path: Path,
             raise AssertionError("the export did not stop")
         assert export_store(store, out, chunk_games=1, workers=2).games_added == 8
     assert sorted(p.name for p in out.iterdir()) == [".lock", "current", "snapshots"]
+
+
+def test_the_workers_end_once_the_last_chunk_is_handed_out(tmp_path: Path,
+                                                           corpus: list[list[Event]]) -> None:
+    """The pool is closed when its last chunk is handed out: its workers end while the
+    export still writes (here, as the last chunk is told), not after it."""
+    import multiprocessing
+    import time
+
+    left: list[int] = []
+
+    def told(n: int) -> None:
+        if n < 6:
+            return
+        deadline = time.monotonic() + 20
+        while multiprocessing.active_children() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        left.append(len(multiprocessing.active_children()))
+
+    with open_store(str(tmp_path / "s.sqlite")) as store:
+        for g in corpus[:6]:
+            archive(store, _dicts(g))
+        assert export_store(store, tmp_path / "ds", chunk_games=1, workers=2,
+                            progress=told).games_added == 6
+    assert left == [0]
 
 
 def test_how_many_workers() -> None:
