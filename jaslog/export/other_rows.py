@@ -43,7 +43,7 @@ import pyarrow.compute as pc
 from jaslog.cards import CARD_TEXT
 from jaslog.events import VERSION, Event
 from jaslog.events.times import SECONDS_MAX, time_text
-from jaslog.export.columnar import lookup, np_of
+from jaslog.export.columnar import arrow, lookup, np_of
 from jaslog.export.rows import normalize_time, payload_json
 from jaslog.export.schema import TS
 from jaslog.store.compact import id_text, plan_of
@@ -354,8 +354,8 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
             _piece(',"at":"', time_texts(at[ji], at_null[ji]), '"'),
             _piece(',"id":"', pa.array([ids[k] for k in ji.tolist()], pa.string()), '"'),
             _piece(',"recorded_at":"', time_texts(rec[ji], rec_null[ji]), '"'),
-            _piece(',"seat":', pa.array(seat[ji], pa.int64(), mask=seat_null[ji])
-                   .cast(pa.string()), ""),
+            _piece(',"seat":', arrow(seat[ji], pa.int64(), seat_null[ji]).cast(pa.string()),
+                   ""),
             lookup(_CARD_PIECES, card_ix[ji]),
             pc.binary_join_element_wise(
                 lookup(pa.array(pieces, pa.string()),

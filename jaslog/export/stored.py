@@ -473,13 +473,11 @@ def plays_fit(plays: BatchPlays, g: int, facts: list[Any]) -> bool:
     and is folded: the fold says what is wrong with it."""
     if plays.twice[g]:
         return False
-    counts = plays.by_seat[g]
+    counts = plays.by_seat[g].tolist()  # (a game's few rounds: compared as lists)
     rounds = len(facts)
-    if len(counts) <= rounds:
+    if len(counts) <= rounds or any(counts[0]) or any(map(any, counts[rounds + 1:])):
         return False
-    if counts[0].any() or counts[rounds + 1:].any():
-        return False
-    return bool((counts[1:rounds + 1] == np.array([f[7][-2] for f in facts], np.int64)).all())
+    return counts[1:rounds + 1] == [list(f[7][-2]) for f in facts]
 
 
 class _Times(Sequence[str | None]):

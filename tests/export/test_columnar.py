@@ -164,3 +164,43 @@ def test_claims_of_the_rest_and_notes_are_the_same_both_ways() -> None:
         games.append(to_events([{**e, "seq": k} for k, e in enumerate(out)]))
     assert columnar_games(games) == len(games)
     assert_same(games, chunk=3)
+
+
+@pytest.mark.parametrize("type_", [pa.int8(), pa.int16(), pa.int32(), pa.int64(),
+                                   pa.timestamp("us", tz="UTC"), pa.bool_()])
+@pytest.mark.parametrize("n", [0, 1, 9, 1000])
+def test_an_array_from_numpy_is_the_one_arrow_converts(type_: pa.DataType, n: int) -> None:
+    """:func:`~jaslog.export.columnar.arrow` makes its arrays from numpy's buffers: they
+    hold what ``pa.array`` makes of the same values and mask (none, some, every value NULL;
+    a strided view; a narrower numpy type)."""
+    import numpy as np
+
+    from jaslog.export.columnar import arrow
+
+    rng = np.random.default_rng(n)
+    numbers = rng.integers(-120, 120, n)
+    values: np.ndarray = numbers > 0 if pa.types.is_boolean(type_) else numbers
+    some = rng.random(n) < 0.3
+    narrow = pa.types.is_integer(type_)  # (Arrow makes a timestamp of int64 alone)
+    for null in (None, some, np.zeros(n, bool), np.ones(n, bool)):
+        for v, m in ((values, null), (values[::2], None if null is None else null[::2]),
+                     (values.astype(np.int16) if narrow else values, null)):
+            got = arrow(v, type_, m)
+            got.validate(full=True)
+            want = pa.array(v, type_, mask=m if m is not None and m.any() else None)
+            assert got.type == want.type and got.null_count == want.null_count
+            assert got.to_pylist() == want.to_pylist()
+
+
+def test_a_value_beyond_its_column_is_refused_unless_null() -> None:
+    """A value a narrow column cannot hold raises Arrow's error (the export's
+    ``ValueBeyondColumn``), as Arrow's conversion does; where it is NULL it is not looked at."""
+    import numpy as np
+
+    from jaslog.export.columnar import arrow
+
+    for bad in (300, -300):
+        with pytest.raises(pa.ArrowInvalid, match="not in range"):
+            arrow(np.array([1, bad]), pa.int8())
+    assert arrow(np.array([1, 300]), pa.int8(), np.array([False, True])).to_pylist() == [1, None]
+    assert arrow(np.array([2**40]), pa.int64()).to_pylist() == [2**40]

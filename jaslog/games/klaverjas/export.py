@@ -376,8 +376,13 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
     pos = np.arange(p_n) - np.repeat(group, np.diff(np.append(group, p_n)))
     trick_no = pos // 4 + 1
     position = pos % 4
-    card = np_of(pc.index_in(ev.column("card").take(pa.array(pidx, pa.int64())),
-                             value_set=_CARD)).astype(np.int64)
+    # the plays' own columns, taken at once: a play's card as text (kept: the plays' and the
+    # tricks' cards) and as its code, and its time
+    take_p = pa.array(pidx, pa.int64())
+    at_plays = ev.select(["card", "event_time"]).take(take_p).combine_chunks()
+    card_text = at_plays.column("card").chunk(0) if at_plays.num_rows \
+        else pa.array([], pa.string())
+    card = np_of(pc.index_in(card_text, value_set=_CARD)).astype(np.int64)
     p_seat = seat[pidx]
     suit, rank = card >> 3, card & 7
     trump = trump_r[p_round]
@@ -426,9 +431,9 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
     kinds = np.stack([kind1, np.full(t_n, 4)], axis=1)[slots]
     kpts = np.stack([pts1, stuk_pts[t_game]], axis=1)[slots]
     parts = pa.ListArray.from_arrays(
-        pa.array(np.concatenate([[0], np.cumsum(count)]), pa.int32()),
+        arrow(np.concatenate([[0], np.cumsum(count)]), pa.int32()),
         pa.StructArray.from_arrays([_KIND.take(pa.array(kinds, pa.int64())),
-                                    pa.array(kpts, pa.int16())], names=["kind", "points"]))
+                                    arrow(kpts, pa.int16())], names=["kind", "points"]))
 
     # roem credited: each claim against the trick just completed in its round (else late)
     last_play = np.maximum.accumulate(np.where(is_play, np.arange(n), -1)) if n \
@@ -450,8 +455,7 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
     credited = np.where(claimed_mode[t_game], credited, roem)
 
     incomplete = ~complete
-    take_p = pa.array(pidx, pa.int64())
-    p_seq = np_of(ev.column("seq").take(take_p))
+    p_seq = seq[pidx]
     t_first_ev = pidx[tstart]
     t_last_ev = pidx[tstart + tsize - 1]
     no_pteam = t_chooser < 0
@@ -459,9 +463,8 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
         lookup(gids, t_game), arrow(rnd[t_first_ev], pa.int16()),
         arrow(t_number, pa.int8()), arrow(leader, pa.int8()),
         lookup(players, t_game * 4 + leader),
-        pa.ListArray.from_arrays(pa.array(np.append(tstart, p_n), pa.int32()),
-                                 lookup(_CARD, card)),
-        pa.array(complete, pa.bool_()),
+        pa.ListArray.from_arrays(arrow(np.append(tstart, p_n), pa.int32()), card_text),
+        arrow(complete, pa.bool_()),
         arrow(winner, pa.int8(), incomplete),
         lookup(players, np.where(incomplete, -1, t_game * 4 + winner)),
         arrow(winner & 1, pa.int8(), incomplete), lookup(_SUIT_LETTER, t_trump),
@@ -492,15 +495,17 @@ def build_columns(events: pa.Table, games: list[ColumnarGame]) -> dict[str, pa.T
         arrow(trick_no, pa.int8()), arrow(position, pa.int8()),
         arrow(p_seq, pa.int32()), arrow(p_seat, pa.int8()),
         lookup(players, p_game * 4 + p_seat), arrow(p_seat & 1, pa.int8()),
-        lookup(_CARD, card), lookup(_SUIT, card), lookup(_RANK, card),
-        lookup(_SUIT_LETTER, trump), pa.array(suit == trump, pa.bool_()),
-        arrow(~broke, pa.bool_(), ~known), lookup(pa.array(rule_names, pa.string()), p_rule),
+        card_text, lookup(_SUIT, card), lookup(_RANK, card),
+        lookup(_SUIT_LETTER, trump), arrow(suit == trump, pa.bool_()),
+        arrow(~broke, pa.bool_(), ~known),
+        lookup(pa.array(rule_names, pa.string()), p_rule) if rule_names
+        else pa.nulls(p_n, pa.string()),
         arrow(position == win[trick_of], pa.bool_(), p_incomplete),
         arrow(cpoints, pa.int16()),
         arrow(t_points[trick_of], pa.int16(), p_incomplete),
         arrow((p_seat & 1) == (chooser & 1), pa.bool_(), no_chooser),
         arrow(p_seat == chooser, pa.bool_(), no_chooser),
-        ev.column("event_time").take(take_p), pa.nulls(p_n, SCHEMAS["plays"].field("loss").type),
+        at_plays.column("event_time"), pa.nulls(p_n, SCHEMAS["plays"].field("loss").type),
     ], schema=SCHEMAS["plays"])
     return {"plays": plays, "tricks": tricks}
 
