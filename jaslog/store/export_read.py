@@ -36,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import orjson
-from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from jaslog.cards import CARD_TEXT
@@ -305,24 +304,52 @@ def _read_known(conn: Connection, gid: str, rows: list[Any]) -> list[Any]:
     return got
 
 
+#: A ``round_facts`` row as JSON text, by concatenation (SQL): ``[game, round, seq, result,
+#: recorded, score, final, roem, verdicts, detail]``, each JSON column's text as stored (the
+#: store writes it with ``json.dumps``; NULL: ``null``), each text column quoted.
+FACT_ROW = ("'[' || game || ',' || round || ',' || seq || ',' "
+            "|| coalesce(json_quote(result), 'null') || ',' "
+            "|| coalesce(json_quote(recorded), 'null') || ',' || coalesce(score, 'null') || ',' "
+            "|| coalesce(final, 'null') || ',' || coalesce(roem, 'null') || ',' "
+            "|| coalesce(verdicts, 'null') || ',' || coalesce(detail, 'null') || ']'")
+
+
 def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
     """The stored round facts of the games ``keys`` (``games.pos``), every row: by game,
     ``[round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round and
-    seq order, read as one JSON text a row and decoded at once (none for a store whose
-    facts keep no ``detail``, or whose build of them is not done)."""
-    if not keys or not inspect(conn).has_table("round_facts") or not facts_detailed(conn) \
-            or build_state(conn) != BUILT:
+    seq order, the batch's rows read as one JSON text (:data:`FACT_ROW` each; its bytes, so
+    that a value not UTF-8 does not stop the read) and decoded at once. None for a store
+    whose facts keep no ``detail``, or whose build of them is not done; none for a batch
+    whose text does not read as rows of facts (changed behind the store's back): its games
+    are folded."""
+    if not keys or not facts_detailed(conn) or build_state(conn) != BUILT:
         return {}
     with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT json_array(game, round, seq, result, recorded, json(score), "
-                    "json(final), json(roem), json(verdicts), json(detail)) FROM round_facts "
-                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq",
+        cur.execute("SELECT CAST('[' || group_concat(r, ',') || ']' AS BLOB) "
+                    f"FROM (SELECT {FACT_ROW} AS r "
+                    "FROM round_facts "
+                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq)",
                     keys)
-        texts = [t for (t,) in cur.fetchall()]
+        (text,) = cur.fetchone()
+    try:
+        rows = orjson.loads(text) if text is not None else []
+    except orjson.JSONDecodeError:
+        return {}
     out: dict[int, list[list[Any]]] = {}
-    for row in orjson.loads("[" + ",".join(texts) + "]"):
+    for row in rows:
+        if type(row) is not list or len(row) != 10:
+            return {}
         out.setdefault(row[0], []).append(row[1:])
+    try:
+        for got in out.values():  # (in round and seq order: group_concat does not promise it)
+            got.sort(key=_round_seq)
+    except TypeError:
+        return {}
     return out
+
+
+def _round_seq(row: list[Any]) -> tuple[Any, Any]:
+    return row[0], row[1]
 
 
 def _game_facts(rows: list[list[Any]], last: int, rounds: int) -> list[FactRow] | None:
