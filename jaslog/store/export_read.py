@@ -316,9 +316,9 @@ FACT_ROW = ("'[' || game || ',' || round || ',' || seq || ',' "
 
 def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
     """The stored round facts of the games ``keys`` (``games.pos``), every row: by game,
-    ``[round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round and
-    seq order, the batch's rows read as one JSON text (:data:`FACT_ROW` each; its bytes, so
-    that a value not UTF-8 does not stop the read) and decoded at once. None for a store
+    ``[game, round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round
+    and seq order, the batch's rows read as one JSON text (:data:`FACT_ROW` each; its bytes,
+    so that a value not UTF-8 does not stop the read) and decoded at once. None for a store
     whose facts keep no ``detail``, or whose build of them is not done; none for a batch
     whose text does not read as rows of facts (changed behind the store's back): its games
     are folded."""
@@ -339,34 +339,35 @@ def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
     for row in rows:
         if type(row) is not list or len(row) != 10:
             return {}
-        out.setdefault(row[0], []).append(row[1:])
+        got = out.get(row[0])
+        if got is None:
+            out[row[0]] = [row]
+        else:
+            got.append(row)
     try:
-        for got in out.values():  # (in round and seq order: group_concat does not promise it)
-            got.sort(key=_round_seq)
+        for got in out.values():  # (in round and seq order: group_concat does not promise
+            got.sort()            # it; a game's rows differ in round or seq)
     except TypeError:
         return {}
     return out
 
 
-def _round_seq(row: list[Any]) -> tuple[Any, Any]:
-    return row[0], row[1]
-
-
 def _game_facts(rows: list[list[Any]], last: int, rounds: int) -> list[FactRow] | None:
-    """A game's facts as of its event ``last``: each round's latest row up to it, for
-    rounds 1 to ``rounds``, each closed and with its ``detail`` (else None)."""
+    """A game's facts (its :func:`read_facts` rows) as of its event ``last``: each round's
+    latest row up to it, for rounds 1 to ``rounds``, each closed and with its ``detail``
+    (else None)."""
     latest: dict[int, Any] = {}
     for row in rows:
-        if row[1] <= last:
-            latest[row[0]] = row
+        if row[2] <= last:
+            latest[row[1]] = row
     if len(latest) != rounds:
         return None
     out: list[FactRow] = []
     for n in range(1, rounds + 1):
         got = latest.get(n)
-        if got is None or got[2] is None or got[8] is None:
+        if got is None or got[3] is None or got[9] is None:
             return None
-        out.append((n, *got[2:]))
+        out.append((n, got[3], got[4], got[5], got[6], got[7], got[8], got[9]))
     return out
 
 
@@ -406,7 +407,7 @@ def _games(names: dict[int, str], batch: StoredBatch,
         gid = names[key]
         rows = facts.get(key)
         if rows is not None and stored is not None:
-            rounds = sum(1 for t in types if t in ROUND_OPENERS)
+            rounds = sum(map(ROUND_OPENERS.__contains__, types))
             got = _game_facts(rows, int(batch.seqs[hi - 1]), rounds)
             made = stored(gid, head, frozenset(types), got) if got is not None else None
             if made is not None:
