@@ -32,6 +32,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -380,9 +381,9 @@ def _columns(coded: list[tuple[int, list[int]]]
     if not coded:
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, np.zeros(0, bool)
-    raw = np.concatenate([np.array(codes, np.int64) for _key, codes in coded])
-    keys = np.repeat(np.array([key for key, _codes in coded], np.int64),
-                     [len(codes) for _key, codes in coded])
+    sizes = [len(codes) for _key, codes in coded]
+    raw = np.fromiter(chain.from_iterable(codes for _key, codes in coded), np.int64, sum(sizes))
+    keys = np.repeat(np.array([key for key, _codes in coded], np.int64), sizes)
     other = raw < 0
     seqs = np.where(other, -1 - raw, (raw >> 7) & (SEQS - 1))
     codes = np.where(other, -1, raw & 127)
