@@ -68,6 +68,11 @@ def json_problem(value: Any, where: str) -> str | None:
     return None
 
 
+#: The types whose own fields :func:`event_problem` reads (of any other type it reads only
+#: the game and the seq).
+FIELDS_LIMITED = frozenset({"game_started", "correction"})
+
+
 def event_problem(e: Any) -> str | None:
     """Why a validated event breaks a limit the models do not hold themselves, in the words
     of an event error (``field 'meta.x': ...``); None when it keeps them all. Only the

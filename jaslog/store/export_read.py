@@ -32,11 +32,11 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
 import orjson
-from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from jaslog.cards import CARD_TEXT
@@ -305,41 +305,70 @@ def _read_known(conn: Connection, gid: str, rows: list[Any]) -> list[Any]:
     return got
 
 
+#: A ``round_facts`` row as JSON text, by concatenation (SQL): ``[game, round, seq, result,
+#: recorded, score, final, roem, verdicts, detail]``, each JSON column's text as stored (the
+#: store writes it with ``json.dumps``; NULL: ``null``), each text column quoted.
+FACT_ROW = ("'[' || game || ',' || round || ',' || seq || ',' "
+            "|| coalesce(json_quote(result), 'null') || ',' "
+            "|| coalesce(json_quote(recorded), 'null') || ',' || coalesce(score, 'null') || ',' "
+            "|| coalesce(final, 'null') || ',' || coalesce(roem, 'null') || ',' "
+            "|| coalesce(verdicts, 'null') || ',' || coalesce(detail, 'null') || ']'")
+
+
 def read_facts(conn: Connection, keys: list[int]) -> dict[int, list[list[Any]]]:
     """The stored round facts of the games ``keys`` (``games.pos``), every row: by game,
-    ``[round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round and
-    seq order, read as one JSON text a row and decoded at once (none for a store whose
-    facts keep no ``detail``, or whose build of them is not done)."""
-    if not keys or not inspect(conn).has_table("round_facts") or not facts_detailed(conn) \
-            or build_state(conn) != BUILT:
+    ``[game, round, seq, result, recorded, score, final, roem, verdicts, detail]`` in round
+    and seq order, the batch's rows read as one JSON text (:data:`FACT_ROW` each; its bytes,
+    so that a value not UTF-8 does not stop the read) and decoded at once. None for a store
+    whose facts keep no ``detail``, or whose build of them is not done; none for a batch
+    whose text does not read as rows of facts (changed behind the store's back): its games
+    are folded."""
+    if not keys or not facts_detailed(conn) or build_state(conn) != BUILT:
         return {}
     with eng.raw_cursor(conn) as cur:
-        cur.execute("SELECT json_array(game, round, seq, result, recorded, json(score), "
-                    "json(final), json(roem), json(verdicts), json(detail)) FROM round_facts "
-                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq",
+        cur.execute("SELECT CAST('[' || group_concat(r, ',') || ']' AS BLOB) "
+                    f"FROM (SELECT {FACT_ROW} AS r "
+                    "FROM round_facts "
+                    f"WHERE game IN ({', '.join('?' * len(keys))}) ORDER BY game, round, seq)",
                     keys)
-        texts = [t for (t,) in cur.fetchall()]
+        (text,) = cur.fetchone()
+    try:
+        rows = orjson.loads(text) if text is not None else []
+    except orjson.JSONDecodeError:
+        return {}
     out: dict[int, list[list[Any]]] = {}
-    for row in orjson.loads("[" + ",".join(texts) + "]"):
-        out.setdefault(row[0], []).append(row[1:])
+    for row in rows:
+        if type(row) is not list or len(row) != 10:
+            return {}
+        got = out.get(row[0])
+        if got is None:
+            out[row[0]] = [row]
+        else:
+            got.append(row)
+    try:
+        for got in out.values():  # (in round and seq order: group_concat does not promise
+            got.sort()            # it; a game's rows differ in round or seq)
+    except TypeError:
+        return {}
     return out
 
 
 def _game_facts(rows: list[list[Any]], last: int, rounds: int) -> list[FactRow] | None:
-    """A game's facts as of its event ``last``: each round's latest row up to it, for
-    rounds 1 to ``rounds``, each closed and with its ``detail`` (else None)."""
+    """A game's facts (its :func:`read_facts` rows) as of its event ``last``: each round's
+    latest row up to it, for rounds 1 to ``rounds``, each closed and with its ``detail``
+    (else None)."""
     latest: dict[int, Any] = {}
     for row in rows:
-        if row[1] <= last:
-            latest[row[0]] = row
+        if row[2] <= last:
+            latest[row[1]] = row
     if len(latest) != rounds:
         return None
     out: list[FactRow] = []
     for n in range(1, rounds + 1):
         got = latest.get(n)
-        if got is None or got[2] is None or got[8] is None:
+        if got is None or got[3] is None or got[9] is None:
             return None
-        out.append((n, *got[2:]))
+        out.append((n, got[3], got[4], got[5], got[6], got[7], got[8], got[9]))
     return out
 
 
@@ -352,9 +381,9 @@ def _columns(coded: list[tuple[int, list[int]]]
     if not coded:
         empty = np.zeros(0, np.int64)
         return empty, empty, empty, empty, np.zeros(0, bool)
-    raw = np.concatenate([np.array(codes, np.int64) for _key, codes in coded])
-    keys = np.repeat(np.array([key for key, _codes in coded], np.int64),
-                     [len(codes) for _key, codes in coded])
+    sizes = [len(codes) for _key, codes in coded]
+    raw = np.fromiter(chain.from_iterable(codes for _key, codes in coded), np.int64, sum(sizes))
+    keys = np.repeat(np.array([key for key, _codes in coded], np.int64), sizes)
     other = raw < 0
     seqs = np.where(other, -1 - raw, (raw >> 7) & (SEQS - 1))
     codes = np.where(other, -1, raw & 127)
@@ -379,7 +408,7 @@ def _games(names: dict[int, str], batch: StoredBatch,
         gid = names[key]
         rows = facts.get(key)
         if rows is not None and stored is not None:
-            rounds = sum(1 for t in types if t in ROUND_OPENERS)
+            rounds = sum(map(ROUND_OPENERS.__contains__, types))
             got = _game_facts(rows, int(batch.seqs[hi - 1]), rounds)
             made = stored(gid, head, frozenset(types), got) if got is not None else None
             if made is not None:

@@ -215,3 +215,46 @@ def checked_event(tp: TypePlan, name: str, game: str, seq: int, at: str | None, 
     _set(e, "__pydantic_extra__", None)
     _set(e, "__pydantic_private__", None)
     return e if event_problem(e) is None else None
+
+
+def fields_pass(tp: TypePlan, seat: Any, card: Any, rest: bytes | None) -> bool:
+    """Whether a row's fields pass the checks :func:`checked_event` makes of them (``rest``
+    a JSON array of at most the type's values in ``rest``, each value one its field's check
+    accepts, none missing that may not be), with no event built: for a type whose fields
+    :func:`jaslog.events.limits.event_problem` does not read (not in
+    :data:`jaslog.events.limits.FIELDS_LIMITED`), of a row whose envelope was taken, this
+    is whether :func:`checked_event` gives an event."""
+    _model, fields, n_rest = tp
+    if rest is None:
+        values: Any = ()
+    else:
+        try:
+            values = orjson.loads(rest)
+        except orjson.JSONDecodeError:
+            return False
+        if type(values) is not list or len(values) > n_rest:
+            return False
+    i = 0
+    n = len(values)
+    for _fname, slot, check, optional in fields:
+        if slot < 0:
+            v = values[i] if i < n else None
+            i += 1
+        elif slot == 4:
+            v = seat
+            if v is not None and type(v) is not int:
+                return False
+        else:
+            if card is None:
+                v = None
+            elif type(card) is int and 0 <= card < 32:
+                v = CARD_TEXT[card]
+            else:
+                return False
+        if v is None:
+            if not optional:
+                return False
+            continue
+        if not check(v):
+            return False
+    return True

@@ -32,10 +32,10 @@ from __future__ import annotations
 from typing import Any
 
 from jaslog.events import VERSION, Event
-from jaslog.events.limits import INT_MAX
+from jaslog.events.limits import FIELDS_LIMITED, INT_MAX
 from jaslog.events.registry import on_change
 from jaslog.store.compact import SECONDS_MAX, Codec, id_text, time_text
-from jaslog.store.row_check import checked_event, type_plan
+from jaslog.store.row_check import checked_event, fields_pass, type_plan
 
 #: The latest time :func:`time_text` writes in milliseconds that validation accepts
 #: (9999-12-31T23:59:59.999Z); the earliest of either kind is 1970.
@@ -226,7 +226,8 @@ def known_rows(codec: Codec, game: str, rows: list[Any], start: int) -> int:
     :func:`remembered_rows` takes them) that is not known to read into its event; each row
     before it has an envelope validation takes as it is and either a kept row's parts or
     fields that pass their checks (:func:`checked_event`, whose event is kept then, as
-    :func:`remembered` keeps it: a deal's hands, never kept, are checked each time), so
+    :func:`remembered` keeps it; a row too long to keep, such as a deal's, has its fields
+    checked each time by :func:`fields_pass`, with no event built), so
     :func:`remembered_rows` reads it (now or later, kept or not then) without fail; no
     event's envelope is written. ``len(rows)``: every row is known."""
     names = codec.names
@@ -248,8 +249,13 @@ def known_rows(codec: Codec, game: str, rows: list[Any], start: int) -> int:
                 or (seat is not None and type(seat) is not int) \
                 or (card is not None and type(card) is not int):
             return i
-        if (rest is not None and len(rest) > LONGEST_REST) \
-                or (name, seat, card, rest) not in _KEPT:
+        if rest is not None and len(rest) > LONGEST_REST and name not in FIELDS_LIMITED:
+            # (never kept: its fields checked, no event built)
+            plan = codec.plan(row[1])
+            tp = None if plan is None else type_plan(name, plan)
+            if tp is None or not fields_pass(tp, seat, card, rest):
+                return i
+        elif (name, seat, card, rest) not in _KEPT:
             plan = codec.plan(row[1])
             tp = None if plan is None else type_plan(name, plan)
             e = None if tp is None else checked_event(tp, name, game, seq, None, None, None,

@@ -142,6 +142,20 @@ def test_a_round_whose_latest_facts_lack_the_detail_folds_its_game(store_file: P
     assert "f-3-0" not in unfolded and "f-3-1" in unfolded
 
 
+@pytest.mark.parametrize("detail", ["'[1, 2'", "'not json'", "x'00ff'"])
+def test_a_round_whose_facts_are_no_json_folds_its_batch(store_file: Path, tmp_path: Path,
+                                                         detail: str) -> None:
+    """A round's detail changed behind the store's back into text that is no JSON: the games
+    read with it are folded (the others still built from their facts), to the same files."""
+    path = _copy(store_file, tmp_path)
+    with sqlite3.connect(path) as db:
+        db.execute(f"UPDATE round_facts SET detail = {detail} WHERE round = 2 AND game = "
+                   "(SELECT pos FROM games WHERE id = 'f-3-0')")
+    columns, events, unfolded = _both_ways(path, tmp_path)
+    assert columns == events
+    assert "f-3-0" not in unfolded and "f-0-0" in unfolded and "f-9-0" in unfolded
+
+
 def test_facts_built_before_the_detail_fold_until_opened_to_write(store_file: Path,
                                                                  tmp_path: Path) -> None:
     """A store whose round facts were built before they kept each round's detail (no

@@ -13,11 +13,11 @@ from sqlalchemy import Connection
 
 from jaslog.events import VERSION, Event
 from jaslog.events.fast import FastPlay
-from jaslog.events.limits import INT_MAX
+from jaslog.events.limits import FIELDS_LIMITED, INT_MAX, event_problem
 from jaslog.events.registry import models
 from jaslog.games import register, unregister
 from jaslog.play.sim import Faults, simulate_game, simulated_rulesets
-from jaslog.store import open_store, row_memo
+from jaslog.store import open_store, row_check, row_memo
 from jaslog.store.codec import UnreadableEvent, decode
 from jaslog.store.compact import SECONDS_MAX, UnknownKind
 from jaslog.store.row_memo import LAST_MS
@@ -274,3 +274,59 @@ def test_the_models_check_no_field_against_another(toy: None) -> None:
         assert not (d.validators or d.field_validators or d.root_validators
                     or d.model_validators or d.field_serializers), name
         assert list(functions(model.__pydantic_core_schema__)) == [], name
+
+
+def test_event_problem_reads_no_field_of_a_type_not_limited(toy: None) -> None:
+    """What :func:`row_check.fields_pass` rests on: of a type not in
+    :data:`FIELDS_LIMITED`, :func:`event_problem` reads the game and the seq alone (a field
+    it read would trip), so a row's fields that pass their checks make an event it keeps."""
+    class Tripwire:
+        def __getattribute__(self, name: str) -> Any:
+            raise AssertionError(f"event_problem read a field's {name}")
+
+    seen = 0
+    for name, model in models().items():
+        if name in FIELDS_LIMITED:
+            continue
+        fields: dict[str, Any] = {f: Tripwire() for f in list(model.model_fields)[6:]}
+        e = model.model_construct(game="g", seq=1, type=name, **fields)
+        assert event_problem(e) is None, name
+        seen += bool(fields)
+    assert seen > 10
+
+
+def test_a_long_rows_fields_pass_as_checking_them_into_an_event(corpus: Path) -> None:
+    """:func:`row_check.fields_pass` (the check of a row too long to keep, with no event
+    built) says of every row of the corpus and of odd deals what :func:`checked_event`
+    says, for the types it is asked of; and :func:`row_memo.known_rows` stops at the same
+    rows either way."""
+    with open_store(str(corpus)) as s, s.engine.connect() as conn:
+        c = codec(conn)
+        rows = [(c.names[r.kind & 0xFFFF], r.seat, r.card,
+                 None if r.rest is None else bytes(r.rest))
+                for r in _rows(conn) if r.version == VERSION]
+        for odd in (HANDS, HANDS.replace(b"7C", b"7c"), HANDS.replace(b'"7C"', b"7"),
+                    HANDS.replace(b'"7C"', b"null"), HANDS[:-1], HANDS + b" ",
+                    b'[[["7C"],[]],null,"AS",["8C","JD"]]', b'[[["7C"],[]],null,null,null,null]',
+                    b'{"hands":null}', b'"AS"', b"[]", b"[null]"):
+            rows.append(("dealt", None, None, odd))
+            rows.append(("dealt", 2, 40, odd))
+        passed = 0
+        for name, seat, card, rest in rows:
+            plan = c.plan(c.codes[name])
+            tp = None if plan is None else row_check.type_plan(name, plan)
+            if tp is None or name in FIELDS_LIMITED:
+                continue
+            want = row_check.checked_event(tp, name, "rows-1", 7, None, None, None, seat,
+                                           card, rest) is not None
+            assert row_check.fields_pass(tp, seat, card, rest) == want, (name, rest)
+            passed += want
+        assert passed > 100
+        deals = [(k, c.codes["dealt"], VERSION, None, 1767641455, None, None, None, rest)
+                 for k, rest in enumerate((HANDS, HANDS, HANDS.replace(b"7C", b"7c"), HANDS),
+                                          start=1)]
+        row_memo.forget()
+        events_of(conn, [(0, c.codes["note"], VERSION, None, None, None, None, None,
+                          b'["known"]')], game="rows-1")
+        assert row_memo.known_rows(c, "rows-1", deals, 0) == 2
+        assert row_memo.known_rows(c, "rows-1", deals, 3) == 4
