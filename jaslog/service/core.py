@@ -107,11 +107,17 @@ class Notifier:
         #: Set at each :meth:`subscribe`: a stream opened (the watch of a store that waits
         #: while none is open waits on it: :class:`jaslog.service.processes.StoreWatch`).
         self.opened = threading.Event()
+        #: Called with the game at each :meth:`subscribe`, on the event loop's thread (a
+        #: worker of ``jaslog serve --workers N`` asks the one writer to tell it of the
+        #: game's moves: :meth:`jaslog.service.writer.WriterLink.watch`); None: nothing.
+        self.watching: Callable[[str], None] | None = None
 
     def subscribe(self, game: str) -> asyncio.Event:
         ev = asyncio.Event()
         self._waiters.setdefault(game, set()).add(ev)
         self.opened.set()
+        if self.watching is not None:
+            self.watching(game)
         return ev
 
     def listening(self) -> bool:

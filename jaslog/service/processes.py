@@ -4,7 +4,8 @@ lets a live stream in any process see the appends of every other.
 Over SQLite the serving process is the one writer of its workers
 (:mod:`jaslog.service.writer`): each worker checks an append as one process alone would (who
 may append it, the online room's checks), sends it to the writer and answers what the
-writer answers; the writer tells every worker of each game it moved, which wakes that
+writer answers; the writer tells each worker of the moves of the games it holds (its own
+appends' games, those its streams watch), which wakes that
 game's streams there. Over PostgreSQL, and for two ``jaslog serve`` over one store, every
 process appends itself, through the same :class:`~jaslog.service.core.Service` as one
 process alone, so every answer (codes, bodies) is the same whichever process gives it. The
@@ -253,7 +254,8 @@ def watch_store(app: FastAPI) -> FastAPI:
 def linked_to_writer(app: FastAPI, path: str) -> FastAPI:
     """``app`` (of :func:`jaslog.service.create_app`) with its service's appends sent to
     the one writer on the socket ``path`` (:class:`~jaslog.service.writer.WriterLink`)
-    while it serves; the games the writer tells of wake this process's streams."""
+    while it serves; the games the writer tells of wake this process's streams, and a
+    stream opened asks the writer to tell of its game."""
     from jaslog.service.writer import WriterLink
 
     svc: Service = app.state.service
@@ -265,14 +267,14 @@ def linked_to_writer(app: FastAPI, path: str) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(a: Any) -> AsyncIterator[Any]:
-        link = WriterLink(path, moved)
+        link = WriterLink(path, moved, svc.notifier.wake)
         await link.connect()
-        svc.link = link
+        svc.link, svc.notifier.watching = link, link.watch
         try:
             async with inner(a) as state:
                 yield state
         finally:
-            svc.link = None
+            svc.link, svc.notifier.watching = None, None
             link.close()
 
     app.router.lifespan_context = lifespan

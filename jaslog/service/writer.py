@@ -12,25 +12,34 @@ holds a :class:`WriterLink` to it: its service's appends (:meth:`Service.append_
 may append, the online room's checks), written and answered by the writer, with the same
 codes and bodies as one process alone.
 
-The writer tells every worker of each game it moved (a :data:`MOVED` frame), so a live
-stream in any worker wakes at once, whichever worker took the append; no worker reads the
-store's feed to find them.
+The writer tells each worker that holds a game of every move of it (a :data:`MOVED` frame),
+so a live stream in any worker wakes at once, whichever worker took the append; no worker
+reads the store's feed to find them. A worker holds a game once the writer has answered an
+append of it from that worker (its service keeps the game's next seq as it last heard it:
+:meth:`Service.moved <jaslog.service.core.Service.moved>`) or opened a stream on it (a
+:data:`WATCH` frame, sent once a game when its :class:`~jaslog.service.core.Notifier` first
+subscribes it; ``""``, the stream of every game, holds them all); it holds it until it goes.
+The others are not told: a worker whose clients append to games of their own is not woken
+for the other worker's appends. The writer answers a :data:`WATCH` with :data:`WATCHING`
+once it holds the game for that worker, which wakes the game's streams there: what was
+appended between the stream's first read and then, it reads again.
 
 Frames go in batches, not one write each: a worker sends the appends its event loop took in
 one turn in one write, and the writer, once a group is committed, sends each worker the
-answers of its appends in the group and one :data:`MOVED` a game the group moved (at the
-game's last next seq) in one write. The writer's one thread reads the workers' sockets and
-writes what it read itself (:meth:`Service.write_now
+answers of its appends in the group and one :data:`MOVED` of the games the group moved that
+the worker holds (each at its last next seq) in one write. The writer's one thread reads
+the workers' sockets and writes what it read itself (:meth:`Service.write_now
 <jaslog.service.core.Service.write_now>`): an append costs no wake of another thread there,
 and what the workers send while a group is written is the next group. A second thread sends
 the answers, a group's to every worker at once: a worker woken by its answers may take the
 core from the thread that woke it, and the writer's thread goes on meanwhile.
 
 A frame is its length (4 bytes, big-endian, of what follows the kind), its kind (one byte)
-and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` from a worker;
-:data:`DONE` ``[id, appended, already_stored, next_seq, hash, violations]`` or
-:data:`FAILED` ``[id, error...]`` (:func:`error_fields`) back; :data:`MOVED` ``[game,
-next_seq]`` to every worker. The socket is a file in a folder only the serving user may
+and an orjson array: :data:`APPEND` ``[id, game, events, expected_seq]`` and :data:`WATCH`
+``[game]`` from a worker; :data:`DONE` ``[id, appended, already_stored, next_seq, hash,
+violations]`` or :data:`FAILED` ``[id, error...]`` (:func:`error_fields`) back;
+:data:`MOVED` ``[[game, next_seq], ...]`` and :data:`WATCHING` ``[game]`` to the workers
+that hold the game. The socket is a file in a folder only the serving user may
 enter.
 """
 
@@ -53,6 +62,7 @@ from typing import TYPE_CHECKING, Any, cast
 import orjson
 
 from jaslog.engine.fold import FoldError
+from jaslog.service.core import EVERY_GAME
 from jaslog.store import AppendResult, ConflictError, Head, StoreError
 from jaslog.store.engine import DatabaseError
 from jaslog.store.types import NoSuchGame, RejectedError
@@ -63,7 +73,7 @@ if TYPE_CHECKING:
 #: A frame's header: the length of its body, its kind.
 HEADER = struct.Struct(">IB")
 #: The kinds of frames.
-APPEND, DONE, FAILED, MOVED = 1, 2, 3, 4
+APPEND, DONE, FAILED, MOVED, WATCH, WATCHING = 1, 2, 3, 4, 5, 6
 #: What an append is answered: the store's result, the violations its events brought.
 Answer = tuple[AppendResult, list[dict[str, Any]]]
 
@@ -155,10 +165,10 @@ class WriterServer:
     ``path`` and writes them through ``svc`` (its group commit), all on one thread of its
     own: it waits for any worker's frames, writes the appends it read (in one group, or as
     many as :meth:`Service.write_now <jaslog.service.core.Service.write_now>` makes of
-    them), then hands the sending thread each worker's answers and word of the games the
-    other workers' appends moved (:meth:`_send_all`), and waits again. Whatever came
-    meanwhile is the next group. No append passes from a thread to another in this
-    process; a group's answers pass once."""
+    them), then hands the sending thread each worker's answers and word of the games it
+    holds that the other workers' appends moved (:meth:`_send_all`), and waits again.
+    Whatever came meanwhile is the next group. No append passes from a thread to another
+    in this process; a group's answers pass once."""
 
     def __init__(self, svc: Service, path: str) -> None:
         self.svc, self.path = svc, path
@@ -167,6 +177,9 @@ class WriterServer:
         self._wake_r, self._wake_w = socket.socketpair()
         #: Each worker's socket and what it sent that is not a whole frame yet.
         self._links: dict[socket.socket, bytes] = {}
+        #: The workers that hold each game (:data:`EVERY_GAME`: those that hold them all),
+        #: told of its moves; the writer's thread's alone.
+        self._holders: dict[str, set[socket.socket]] = {}
         self._stopping = False
         self._thread: threading.Thread | None = None
         #: What the sending thread is to send (each worker's socket and its bytes; None
@@ -241,6 +254,8 @@ class WriterServer:
         sending thread once what was to be sent on it is past (its number is not reused
         while a send may still use it)."""
         self._links.pop(conn, None)
+        for holders in self._holders.values():
+            holders.discard(conn)
         with contextlib.suppress(KeyError, ValueError):
             sel.unregister(conn)
         with contextlib.suppress(OSError):
@@ -249,7 +264,8 @@ class WriterServer:
 
     def _read(self, sel: selectors.BaseSelector, conn: socket.socket,
               taken: list[tuple[socket.socket, list[Any]]]) -> None:
-        """What ``conn`` sent: each whole :data:`APPEND` frame's fields into ``taken``."""
+        """What ``conn`` sent: each whole :data:`APPEND` frame's fields into ``taken``; each
+        :data:`WATCH` answered :data:`WATCHING` once the worker holds the game."""
         try:
             data = conn.recv(1 << 16)
         except OSError:
@@ -259,11 +275,30 @@ class WriterServer:
             return
         buf = self._links[conn]
         frames, self._links[conn] = unframe(buf + data if buf else data)
-        taken.extend([(conn, body) for kind, body in frames if kind == APPEND])
+        watched: list[bytes] = []
+        for kind, body in frames:
+            if kind == APPEND:
+                taken.append((conn, body))
+            elif kind == WATCH:
+                self._hold(body[0], conn)
+                watched.append(frame(WATCHING, body))
+        if watched:  # every group from here on tells it
+            self._out.put([(conn, b"".join(watched))])
+
+    def _hold(self, game: str, conn: socket.socket) -> None:
+        """The worker on ``conn`` holds ``game``: it is told of its moves from now on."""
+        held = self._holders.get(game)
+        if held is None:
+            self._holders[game] = {conn}
+        else:
+            held.add(conn)
 
     def _write(self, taken: list[tuple[socket.socket, list[Any]]]) -> None:
-        """Write the appends taken, answer each to its worker and tell every other worker
-        of each game they moved (once, at the game's last next seq), one write a worker."""
+        """Write the appends taken, answer each to its worker and tell each other worker
+        that holds a game they moved of it (once, at the game's last next seq), one write a
+        worker. A worker holds the game of each append of it the writer answered (its
+        service keeps the next seq it was answered: :meth:`Service.moved
+        <jaslog.service.core.Service.moved>`)."""
         try:
             done = self.svc.write_now([(game, events, expected_seq)
                                        for _, (_, game, events, expected_seq) in taken])
@@ -283,6 +318,7 @@ class WriterServer:
             else:
                 res, new = fut.result()
                 head = res.head
+                self._hold(game, conn)
                 answer = frame(DONE, [ident, res.appended, res.already_stored, head.next_seq,
                                       head.hash, new])
                 if res.appended:
@@ -295,15 +331,26 @@ class WriterServer:
 
     def _send_all(self, answers: dict[socket.socket, list[bytes]],
                   moved: dict[str, tuple[socket.socket | None, int]]) -> None:
-        """Send every worker, in one write, its answers and then one :data:`MOVED` for each
-        game moved by another worker's appends: handed to the sending thread, so that the
-        writer's thread, should the worker it wakes take the core from it, goes on reading
-        and writing meanwhile."""
+        """Send each worker, in one write, its answers and then one :data:`MOVED` of the
+        games it holds that another worker's appends moved: handed to the sending thread,
+        so that the writer's thread, should the worker it wakes take the core from it, goes
+        on reading and writing meanwhile. A worker with neither is not written to (nor
+        woken)."""
+        told: dict[socket.socket, list[list[Any]]] = {}
+        every = self._holders.get(EVERY_GAME)
+        for game, (by, next_seq) in moved.items():
+            held = self._holders.get(game)
+            if every:
+                held = every if held is None else held | every
+            for conn in held or ():
+                if conn is not by:
+                    told.setdefault(conn, []).append([game, next_seq])
         out: list[tuple[socket.socket, bytes | None]] = []
         for conn in list(self._links):
             frames = answers.get(conn, [])
-            frames += [frame(MOVED, [game, next_seq])
-                       for game, (by, next_seq) in moved.items() if by is not conn]
+            games = told.get(conn)
+            if games:
+                frames.append(frame(MOVED, games))
             if frames:
                 out.append((conn, b"".join(frames)))
         if out:
@@ -325,10 +372,15 @@ class WriterLink(asyncio.Protocol):
     """A worker's link to the :class:`WriterServer` at ``path``, on the worker's event
     loop: an append awaits its answer there (no thread between the request and the
     socket); from another thread, :meth:`submit` gives a future. ``moved(game,
-    next_seq)`` is called on the loop for each game another worker's append moved."""
+    next_seq)`` is called on the loop for each game another worker's append moved that
+    this worker holds (it sent an append of it, or asked for it: :meth:`watch`);
+    ``woken(game)`` once the writer holds a game watched for this worker."""
 
-    def __init__(self, path: str, moved: Callable[[str, int], None]) -> None:
-        self.path, self.moved = path, moved
+    def __init__(self, path: str, moved: Callable[[str, int], None],
+                 woken: Callable[[str], None] = lambda game: None) -> None:
+        self.path, self.moved, self.woken = path, moved, woken
+        #: The games :meth:`watch` asked the writer to tell of.
+        self._watched: set[str] = set()
         self.loop: asyncio.AbstractEventLoop | None = None
         self._transport: asyncio.Transport | None = None
         self._buf = b""
@@ -363,7 +415,11 @@ class WriterLink(asyncio.Protocol):
         frames, self._buf = unframe(self._buf + data if self._buf else data)
         for kind, fields in frames:
             if kind == MOVED:
-                self.moved(fields[0], fields[1])
+                for game, next_seq in fields:
+                    self.moved(game, next_seq)
+                continue
+            if kind == WATCHING:
+                self.woken(fields[0])
                 continue
             game, fut = self._waiting.pop(fields[0], (None, None))
             if fut is None or fut.done() or game is None:
@@ -385,10 +441,25 @@ class WriterLink(asyncio.Protocol):
             return fut
         self._next += 1
         self._waiting[self._next] = (game, fut)
+        self._send(frame(APPEND, [self._next, game, events, expected_seq]))
+        return fut
+
+    def watch(self, game: str) -> None:
+        """Ask the writer (on the loop's thread) to tell this worker of every move of
+        ``game`` (:data:`EVERY_GAME`: of every game) from now on, though it appends none:
+        a stream of it opened here. Once a game; :attr:`woken` is called for it when the
+        writer holds it."""
+        if game in self._watched or self._transport is None:
+            return
+        self._watched.add(game)
+        self._send(frame(WATCH, [game]))
+
+    def _send(self, data: bytes) -> None:
+        """``data`` written with the others of this turn of the loop."""
+        assert self.loop is not None
         if not self._out:
             self.loop.call_soon(self._write)
-        self._out.append(frame(APPEND, [self._next, game, events, expected_seq]))
-        return fut
+        self._out.append(data)
 
     def _write(self) -> None:
         """Write the appends taken since the last write, in one write (their futures were

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
+from jaslog.service.app import create_app
 from jaslog.service.core import Service
+from jaslog.service.processes import linked_to_writer
 from jaslog.service.writer import WriterLink, WriterServer, error_fields, error_of, writer_socket
 from jaslog.store import ConflictError, open_store
 from jaslog.store.engine import DatabaseError
@@ -102,8 +104,9 @@ def test_two_workers_append_through_the_one_writer(tmp_path: Path) -> None:
     for linked, alone in refusals:
         assert linked == alone
     assert refusals[1][0]["fold"] is not None  # the rule's own words, seat and card
-    # each worker was told of the games the other's appends moved, at once
-    assert told["b"] == [("g", s + 1) for s in range(1, 12, 2)]
+    # each worker was told of the other's appends of the game at once, from its own first
+    # append of it on (A's first, seq 1, came before B held the game)
+    assert told["b"] == [("g", s + 1) for s in range(3, 12, 2)]
     assert told["a"][:5] == [("g", s + 1) for s in range(2, 12, 2)]
     assert ("g", 13) in told["a"]
     with open_store(w.url) as s:
@@ -172,14 +175,17 @@ def test_an_append_to_a_writer_gone_is_503_unreachable(tmp_path: Path) -> None:
 
 def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> None:
     """The appends the writer commits in one group are answered together: each worker gets
-    its answers, and the other worker hears of each game the group moved once, at its last
-    next seq."""
+    its answers, and the other worker, which holds the game, hears of each game the group
+    moved once, at its last next seq."""
     events = sim("g", 1)[:4]
     w = TwoWorkers(tmp_path / "grouped.sqlite", events)
     writer, a, told = w.writer, w.a, w.told
 
     async def run() -> list[Any]:
         await w.link()
+        assert w.b.link is not None
+        w.b.link.watch("g")  # a stream of the game open in B
+        await asyncio.sleep(0.2)
         # the writer busy (its lock held) while worker A sends two appends: the writer's
         # thread has read both when it may write, and writes them in one group; B's append,
         # sent meanwhile, is the next group
@@ -203,3 +209,81 @@ def test_a_group_is_answered_in_one_write_a_game_told_once(tmp_path: Path) -> No
     assert [(res.appended, res.head.next_seq) for res, _ in answers] == [(1, 2), (1, 3), (1, 4)]
     assert told["b"] == [("g", 3)]  # A's group moved it twice: B is told once, at its last
     assert told["a"] == [("g", 4)]
+
+
+def test_a_worker_is_told_only_of_the_games_it_holds(tmp_path: Path) -> None:
+    """A worker that neither appended a game nor watches it is not written to when another
+    worker's appends move it (no wake for nothing); once it watches the game (a stream
+    opened there) it is answered :data:`WATCHING` (its streams woken, to read what came
+    meanwhile) and told of every move from then on; watching every game, of every game's."""
+    events, other = sim("g", 1)[:6], sim("h", 2)[:3]
+    w = TwoWorkers(tmp_path / "held.sqlite", events)
+    woken: list[str] = []
+    got: list[bytes] = []
+
+    async def run() -> None:
+        await w.link()
+        link = w.b.link
+        assert link is not None
+        link.woken = woken.append
+        received = link.data_received
+
+        def counted(data: bytes) -> None:
+            got.append(data)
+            received(data)
+
+        link.data_received = counted  # type: ignore[method-assign]
+        with open_store(w.url) as s:
+            s.append("h", other[:1])
+        for e in events[1:3]:  # B holds neither game: it hears nothing
+            await w.a.append_soon("g", body_of([e]), e["seq"])
+        await asyncio.sleep(0.2)
+        assert (got, woken) == ([], [])
+        link.watch("g")
+        link.watch("g")  # once a game
+        await asyncio.sleep(0.2)
+        assert woken == ["g"]
+        await w.a.append_soon("g", body_of(events[3:4]), 3)
+        await w.a.append_soon("h", body_of(other[1:2]), 1)  # not watched: not told
+        await asyncio.sleep(0.2)
+        link.watch("")  # a stream of every game
+        await asyncio.sleep(0.2)
+        await w.a.append_soon("h", body_of(other[2:3]), 2)
+        await asyncio.sleep(0.2)
+
+    try:
+        asyncio.run(run())
+    finally:
+        w.close()
+    assert woken == ["g", ""]
+    assert w.told["b"] == [("g", 4), ("h", 3)]
+    assert w.told["a"] == []  # B appended nothing
+
+
+def test_a_stream_opened_in_a_worker_hears_of_the_other_workers_appends(
+        tmp_path: Path) -> None:
+    """A worker's app as ``jaslog serve --workers N`` serves it (:func:`linked_to_writer`):
+    a stream of a game it never appended to, subscribed once the app runs, is woken by the
+    writer once it holds the game for that worker, and then by each append another worker
+    makes to it."""
+    events = sim("g", 1)[:4]
+    w = TwoWorkers(tmp_path / "stream.sqlite", events)
+    app = linked_to_writer(create_app(w.url), w.server.path)
+    svc: Service = app.state.service
+
+    async def run() -> None:
+        await w.link()
+        async with app.router.lifespan_context(app):
+            wake = svc.notifier.subscribe("g")
+            await asyncio.wait_for(wake.wait(), 5)  # the writer holds it for this worker
+            for e in events[1:3]:
+                wake.clear()
+                await w.a.append_soon("g", body_of([e]), e["seq"])
+                await asyncio.wait_for(wake.wait(), 5)  # (else TimeoutError)
+
+    try:
+        asyncio.run(run())
+        assert svc._written["g"] == 3  # told at each move: a fold kept at 3 is the game's
+    finally:
+        svc.close()
+        w.close()
