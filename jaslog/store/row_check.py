@@ -159,30 +159,25 @@ def _fields_plan(model: type[Event], schema: Any, plan: Plan) -> TypePlan | None
 _set = object.__setattr__
 
 
-def checked_event(tp: TypePlan, name: str, game: str, seq: int, at: str | None, eid: str | None,
-                  rec: str | None, seat: Any, card: Any, rest: bytes | None) -> Event | None:
-    """The event of a row of type ``name`` (its plan ``tp``) whose envelope was taken
-    (``game``, ``seq`` and the texts of ``at``, ``id`` and ``recorded_at``), or None when a
-    value is not one its check accepts."""
-    model, fields, n_rest = tp
+def _rest_values(rest: bytes | None, n_rest: int) -> Any:
+    """The values of a row's ``rest`` (a JSON array of at most ``n_rest`` of them; none when
+    ``rest`` is NULL), or None when it is not one."""
     if rest is None:
-        values: Any = ()
-    else:
-        try:
-            values = orjson.loads(rest)
-        except orjson.JSONDecodeError:
-            return None
-        if type(values) is not list or len(values) > n_rest:
-            return None
-    d: dict[str, Any] = {"game": game, "seq": seq, "type": name, "at": at, "id": eid,
-                         "recorded_at": rec}
-    given = {"game", "seq", "type"}
-    if at is not None:
-        given.add("at")
-    if eid is not None:
-        given.add("id")
-    if rec is not None:
-        given.add("recorded_at")
+        return ()
+    try:
+        values = orjson.loads(rest)
+    except orjson.JSONDecodeError:
+        return None
+    if type(values) is not list or len(values) > n_rest:
+        return None
+    return values
+
+
+def _fields_fit(fields: tuple[tuple[str, int, Check, bool], ...], values: Any, seat: Any,
+                card: Any, d: dict[str, Any] | None, given: set[str] | None) -> bool:
+    """Whether every field of a row passes its check (its value from ``values`` in order,
+    or the row's ``seat`` or ``card``; none missing that may not be), each value set in
+    ``d`` (and its name added to ``given``, unless NULL) when ``d`` is given."""
     i = 0
     n = len(values)
     for fname, slot, check, optional in fields:
@@ -192,23 +187,48 @@ def checked_event(tp: TypePlan, name: str, game: str, seq: int, at: str | None, 
         elif slot == 4:
             v = seat
             if v is not None and type(v) is not int:
-                return None
+                return False
         else:
             if card is None:
                 v = None
             elif type(card) is int and 0 <= card < 32:
                 v = CARD_TEXT[card]
             else:
-                return None
+                return False
         if v is None:
             if not optional:
-                return None
-            d[fname] = None
+                return False
+            if d is not None:
+                d[fname] = None
             continue
         if not check(v):
-            return None
-        d[fname] = v
-        given.add(fname)
+            return False
+        if d is not None and given is not None:
+            d[fname] = v
+            given.add(fname)
+    return True
+
+
+def checked_event(tp: TypePlan, name: str, game: str, seq: int, at: str | None, eid: str | None,
+                  rec: str | None, seat: Any, card: Any, rest: bytes | None) -> Event | None:
+    """The event of a row of type ``name`` (its plan ``tp``) whose envelope was taken
+    (``game``, ``seq`` and the texts of ``at``, ``id`` and ``recorded_at``), or None when a
+    value is not one its check accepts."""
+    model, fields, n_rest = tp
+    values = _rest_values(rest, n_rest)
+    if values is None:
+        return None
+    d: dict[str, Any] = {"game": game, "seq": seq, "type": name, "at": at, "id": eid,
+                         "recorded_at": rec}
+    given = {"game", "seq", "type"}
+    if at is not None:
+        given.add("at")
+    if eid is not None:
+        given.add("id")
+    if rec is not None:
+        given.add("recorded_at")
+    if not _fields_fit(fields, values, seat, card, d, given):
+        return None
     e = model.__new__(model)
     _set(e, "__dict__", d)
     _set(e, "__pydantic_fields_set__", given)
@@ -225,36 +245,5 @@ def fields_pass(tp: TypePlan, seat: Any, card: Any, rest: bytes | None) -> bool:
     :data:`jaslog.events.limits.FIELDS_LIMITED`), of a row whose envelope was taken, this
     is whether :func:`checked_event` gives an event."""
     _model, fields, n_rest = tp
-    if rest is None:
-        values: Any = ()
-    else:
-        try:
-            values = orjson.loads(rest)
-        except orjson.JSONDecodeError:
-            return False
-        if type(values) is not list or len(values) > n_rest:
-            return False
-    i = 0
-    n = len(values)
-    for _fname, slot, check, optional in fields:
-        if slot < 0:
-            v = values[i] if i < n else None
-            i += 1
-        elif slot == 4:
-            v = seat
-            if v is not None and type(v) is not int:
-                return False
-        else:
-            if card is None:
-                v = None
-            elif type(card) is int and 0 <= card < 32:
-                v = CARD_TEXT[card]
-            else:
-                return False
-        if v is None:
-            if not optional:
-                return False
-            continue
-        if not check(v):
-            return False
-    return True
+    values = _rest_values(rest, n_rest)
+    return values is not None and _fields_fit(fields, values, seat, card, None, None)
