@@ -191,7 +191,7 @@ def test_an_id_is_taken_as_the_models_pattern_takes_it_many(u: bytes) -> None:
 def _lines(paths: list[Path]) -> list[tuple[str, str | None, list[tuple[str, int]]]]:
     with contextlib.ExitStack() as stack:
         log = LogFiles(paths, stack)
-        return [(g.game, str(g.error), g.lines) if isinstance(g, FileGame) else ("bare", str(g), [])
+        return [(g.game, str(g.error), list(g.lines)) if isinstance(g, FileGame) else ("bare", str(g), [])
                 for g in fold_log(log)]
 
 

@@ -421,3 +421,32 @@ def test_a_play_given_as_seat_and_card_folds_as_the_model(ruleset: str) -> None:
         assert (by_ints_err.value.seat, by_ints_err.value.card) == \
             (by_model_err.value.seat, by_model_err.value.card)
         assert (g.next_seq, len(g.log)) == (first + 1, first + 1)
+
+
+def test_source_lines_are_the_list_of_pairs_they_keep_as_runs() -> None:
+    """A game's ``lines`` (where each event was read) kept as runs of consecutive lines
+    read as the list of ``(source, line)`` pairs would: length, indexes (negative ones and
+    slices too), iteration and equality, whatever the runs."""
+    import random
+
+    from jaslog.play.fold import SourceLines
+
+    rng = random.Random(5)
+    for _ in range(50):
+        pairs: list[tuple[str, int]] = []
+        kept = SourceLines()
+        for _ in range(rng.randrange(0, 30)):
+            source = rng.choice(["a.jsonl", "b.jsonl"])
+            first = rng.choice([pairs[-1][1] + 1 if pairs else 1, rng.randrange(1, 99)])
+            count = rng.choice([0, 1, 1, 3, 40])
+            if count == 1 and rng.random() < 0.5:
+                kept.append((source, first))
+            else:
+                kept.add_run(source, first, count)
+            pairs += [(source, first + k) for k in range(count)]
+        assert len(kept) == len(pairs) and list(kept) == pairs and kept == pairs
+        assert pairs == kept and kept == SourceLines(pairs) and kept != [*pairs, ("a", 1)]
+        assert [kept[i] for i in range(-len(pairs), len(pairs))] == pairs + pairs
+        assert kept[1:-1:2] == pairs[1:-1:2]
+        with pytest.raises(IndexError):
+            kept[len(pairs)]

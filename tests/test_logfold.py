@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,83 @@ def test_a_games_openers_leave_its_plays_kept_as_their_lines(tmp_path: Path) -> 
     assert [e.type for e in openers] == ["dealt"] * len(openers) and openers
     assert sum(isinstance(x, bytes) for x in g.fold.entries) > 100
     assert [e.seq for e in g.fold.openers] == [e["seq"] for e in events if e["type"] == "dealt"]
+
+
+def _folds(paths: list[Path], fast: bool) -> list[FileGame]:
+    with contextlib.ExitStack() as stack:
+        log = LogFiles(paths, stack)
+        games = fold_log(log) if fast else fold_lines(log.lines(), log.is_last)
+        return [g for g in games if isinstance(g, FileGame)]
+
+
+def _timed(events: list[dict[str, Any]], last: str) -> list[dict[str, Any]]:
+    """``events`` each with a time (a second apart, in canonical order) up to the last of
+    type ``last``, none after it."""
+    k = max(i for i, e in enumerate(events) if e["type"] == last)
+    start = datetime(2026, 1, 5, 19, 30, tzinfo=UTC)
+    out = []
+    for i, e in enumerate(events):
+        head = {x: e[x] for x in ("game", "seq", "type")}
+        if i <= k:
+            head["at"] = (start + timedelta(seconds=i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        out.append(head | {x: v for x, v in e.items() if x not in head})
+    return out
+
+
+@pytest.mark.parametrize("last", ["play", "bid", "roem", "dealt"])
+def test_a_folds_last_time_is_its_last_timed_events(last: str, tmp_path: Path) -> None:
+    """A play's time goes into its fold once, at the game's end or before any other event
+    is folded into it: each fold's ``last_at`` is the time of its last event that has one,
+    a play, a bid, a roem claim or a deal, also with another game between and a game going
+    on in a second file, and with a play out of its place and a CRLF line among them."""
+    a = _timed(simulate_game("a", seed=3), last)
+    b = _timed(simulate_game("b", seed=4), last)
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    lines = [orjson.dumps(e) + b"\n" for e in a]
+    lines[20] = lines[20].replace(b"\n", b"\r\n")
+    one.write_bytes(b"".join(lines[:40] + [orjson.dumps(e) + b"\n" for e in b]
+                             + lines[40:-10]))
+    two.write_bytes(b"".join(lines[-10:]))
+    fast, slow = _folds([one, two], True), _folds([one, two], False)
+    assert [(g.game, g.error) for g in fast] == [(g.game, g.error) for g in slow]
+    assert [g.fold.last_at for g in fast if g.fold] == [g.fold.last_at for g in slow if g.fold]
+    assert [g.fold.last_at for g in fast if g.fold] == \
+        [next(e["at"] for e in reversed(x) if "at" in e) for x in (b, a)]
+
+
+def test_a_bid_and_a_roem_claim_are_kept_as_their_lines_until_the_log_is_read(
+        tmp_path: Path) -> None:
+    """A canonical bid or roem claim in its place goes to its game's fold as the stored row
+    it would be, its line kept in the log: the log, when read, holds the events the models
+    read, and the game's lines, folds and reports are those of the reading line by line."""
+    events = simulate_game("g", seed=5)
+    path = tmp_path / "g.jsonl"
+    path.write_bytes(b"".join(orjson.dumps(e) + b"\n" for e in events))
+    (fast,), (slow,) = _folds([path], True), _folds([path], False)
+    assert fast.fold is not None and slow.fold is not None
+    kinds = {e["type"] for e, x in zip(events, fast.fold.entries, strict=True)
+             if isinstance(x, tuple)}
+    assert kinds == {"bid", "roem"}
+    assert [e.model_dump() for e in fast.fold.log] == [e.model_dump() for e in slow.fold.log]
+    assert [e.model_fields_set for e in fast.fold.log if e.type != "play"] == \
+        [e.model_fields_set for e in slow.fold.log if e.type != "play"]
+    assert fast.lines == slow.lines and len(fast.lines) == len(events)
+    assert json.dumps(game_report("g", fast.fold)) == json.dumps(game_report("g", slow.fold))
+
+
+@pytest.mark.parametrize("seq, line", [
+    (3, b'{"game":"g","seq":3,"type":"bid","at":"2026-01-05T19:31:00Z","seat":3,"call":"pass"}\n'),
+    (1, b'{"game":"g","seq":1,"type":"roem","seat":2,"points":20}\n'),
+])
+def test_a_bid_or_roem_claim_the_rules_refuse_gives_the_models_error(
+        seq: int, line: bytes, tmp_path: Path) -> None:
+    """A bid or roem claim folded as its row that the rules refuse (a bid once the trumps
+    are chosen, roem before the first deal) stops its game with the error its event gives,
+    at its line."""
+    lines = _game("g", 3)
+    lines[seq] = line
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b"".join(lines[:seq + 1]))
+    fast = read([path], fast=True)
+    assert fast == read([path], fast=False)
+    assert fast[0][1] is not None and f"{path}:{seq + 1}: game g seq {seq}: " in fast[0][1]

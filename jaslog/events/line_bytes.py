@@ -48,7 +48,8 @@ SUIT: Final = byte_classes(*(bytes([c]) for c in b"CDHS"))
 #: Days of each month of a year not leap, by month (1-12).
 DAYS: Final = bytes((0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31))
 #: A card's rank in :mod:`jaslog.cards` (7 8 9 10 J Q K A: 0-7) by its index in ``RANK``.
-RANK_ORDER: Final = (0, 1, 2, 4, 5, 6, 7, 3)
+#: (Bytes, not a tuple: compiled, a ``Final`` tuple is built anew wherever it is indexed.)
+RANK_ORDER: Final = bytes((0, 1, 2, 4, 5, 6, 7, 3))
 
 
 def has(raw: bytes, i: int, end: int, text: bytes) -> bool:

@@ -152,25 +152,43 @@ def blocks(stream: IO[bytes], size: int = 0) -> Iterator[tuple[bytes, int]]:
     its line break); what follows ``stop`` (a line's start, no line break) is the start of
     the next block too.
 
+    The file is read into one buffer, kept from block to block (the start of a line cut
+    at the block's end moved to its front), and each block copied out of it once: a fresh
+    block of megabytes read, then joined to the cut line before it, cost more than the
+    read itself (the memory of each new block touched for the first time).
+
     >>> import io
     >>> list(blocks(io.BytesIO(b"a\\nb\\nc")))
     [(b'a\\nb\\nc', 4), (b'c', 1)]
+    >>> list(blocks(io.BytesIO(b"abc\\nd\\n"), 2))
+    [(b'abc\\n', 4), (b'd\\n', 2)]
     """
-    rest = b""
     size = size or BLOCK
-    while True:
-        chunk = stream.read(size)
-        if not chunk:
-            break
-        data = rest + chunk if rest else chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0:
-            rest = data
-            continue
-        rest = data[cut:]
-        yield data, cut
-    if rest:
-        yield rest, len(rest)
+    buf = bytearray(size)
+    view = memoryview(buf)
+    kept = 0  # bytes at the buffer's front: the start of a line cut at the last block's end
+    try:
+        while True:
+            if kept == len(buf):  # a line longer than the buffer: make room for the rest
+                view.release()
+                buf.extend(bytes(len(buf)))
+                view = memoryview(buf)
+            got = stream.readinto(view[kept:])  # type: ignore[attr-defined]
+            if not got:
+                break
+            n = kept + got
+            cut = buf.rfind(b"\n", 0, n) + 1
+            if cut == 0:  # no line ends here yet
+                kept = n
+                continue
+            data = bytes(view[:n])
+            buf[:n - cut] = data[cut:]
+            kept = n - cut
+            yield data, cut
+        if kept:
+            yield bytes(view[:kept]), kept
+    finally:
+        view.release()
 
 
 def last_lines(stream: IO[bytes], k: int, last: dict[str, tuple[int, int]]) -> None:

@@ -4,8 +4,12 @@ bytes: the compiled heart of ``jaslog check``'s reading (:func:`jaslog.play.logf
 Nine lines in ten are plays. A line that is exactly the canonical text of a play (what
 :func:`jaslog.events.fast.fast_play` takes: keys in the model's order, no spaces, no escapes,
 every field as the model checks it) is recognized here byte by byte, without a regex or a
-JSON parse, and handed to its game's fold as a :class:`~jaslog.events.fast.FastPlay`, its
-payload written only if asked for. Every other line, and any doubt, is read as
+JSON parse, and handed to its game's fold as its seat and card, its line kept in the
+game's log until the log is read (its time written into the fold once, at the game's last
+play, and where each line stands noted by runs of lines, not line by line). A canonical
+deal, bid or roem claim is read from its bytes too; a bid or a roem claim in its place goes
+to its game's fold as the stored row it would be, its line kept in the log until read.
+Every other line, and any doubt, is read as
 :func:`~jaslog.play.logfold.fold_log` reads it line by line (the fast path of the plays, the
 models, then :func:`jaslog.logs.read_line`), so an error names the same file, line, game,
 seq, seat, card and rule.
@@ -29,6 +33,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from jaslog.cards import CARD_TEXT
+from jaslog.engine.base import IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
 from jaslog.events import MOST_POINTS, Bid, Dealt, EventError, Roem, parse_event
 from jaslog.events.fast import FastPlay
@@ -71,6 +76,10 @@ _STOCK: Final = b',"stock":['
 #: A bid's call by its text's bytes (the calls the model takes).
 _CALLS: Final = {c.encode(): c for c in ("pass", "accept", "take", "schmeiss", "annul", "play",
                                          "C", "D", "H", "S")}
+#: A bid's call as the stored row's ``rest`` a fold takes it by (``["pass"]``).
+_BID_REST: Final = {c: b'["' + c.encode() + b'"]' for c in _CALLS.values()}
+#: A roem claim's points as the stored row's ``rest`` (``[20]``), as they were met.
+_ROEM_REST: dict[int, bytes] = {}
 _NEW: Final = object.__new__
 _SET: Final = object.__setattr__
 
@@ -109,19 +118,33 @@ class BlockFolder:
         #: the game read last, its fold and its lines, while it folds (None: look it up)
         self.game: Any = None
         self.fold_now: GameFold | None = None
-        self.lines: list[tuple[str, int]] = []
+        self.lines: Any = None
         self.known: dict[bytes, str] = {}
-        #: the block being folded (:meth:`start`): its lines, how many to fold, the next
-        #: to fold, and the number of the last folded
-        #: the play read last by :meth:`scan`: its seat, card (0-31), ``at``, ``id`` and
+        #: the play read last by :meth:`scan`: its line, seat, card (0-31), where its
+        #: ``at`` stands in its line (``at_to`` -1: none; :meth:`when`), ``id`` and
         #: ``recorded_at``
+        self.raw = b""
         self.seat = 0
         self.card = 0
-        self.when: str | None = None
+        self.at_from = 0
+        self.at_to = -1
         self.eid: str | None = None
         self.rec: str | None = None
         #: whether the line read last ended in a carriage return
         self.cr = False
+        #: the run of consecutive lines folded into one game (its ``lines``) not yet added
+        #: to them (:meth:`note`), from line ``run_first`` to before ``run_next``
+        self.run_lines: Any = None
+        self.run_first = 0
+        self.run_next = -1
+        #: the fold whose ``last_at`` is the time of a play folded since (in its line
+        #: ``at_line``, from ``at_start`` to ``at_stop``): written in by :meth:`flush`
+        self.at_fold: GameFold | None = None
+        self.at_line = b""
+        self.at_start = 0
+        self.at_stop = 0
+        #: the block being folded (:meth:`start`): its lines, how many to fold, the next
+        #: to fold, and the number of the last folded
         self.block: list[bytes] = []
         self.last = 0
         self.at = 0
@@ -179,10 +202,53 @@ class BlockFolder:
                     break
         self.at = k
         self.number = number
+        self.flush()
         if k < last:
             return True
         self.block = []
         return False
+
+    def flush(self) -> None:
+        """Bring the games up to date with what was folded into them: the run of lines
+        not yet added to a game's ``lines`` (:meth:`flush_run`), and the time of the play
+        folded last into a fold (:meth:`flush_at`)."""
+        self.flush_run()
+        if self.at_fold is not None:
+            self.flush_at()
+
+    def note(self, lines: Any, number: int) -> None:
+        """Line ``number`` was folded into the game whose lines are ``lines``: it goes on
+        the run of lines under way, or starts one (:meth:`flush_run` adds them)."""
+        if lines is not self.run_lines or number != self.run_next:
+            self.flush_run()
+            self.run_lines = lines
+            self.run_first = number
+        self.run_next = number + 1
+
+    def flush_run(self) -> None:
+        """Add the run of lines under way to its game's lines."""
+        lines = self.run_lines
+        if lines is not None:
+            if self.run_next > self.run_first:
+                lines.add_run(self.name, self.run_first, self.run_next - self.run_first)
+            self.run_lines = None
+            self.run_next = -1
+
+    def flush_at(self) -> None:
+        """Write the time of the play folded last into :attr:`at_fold` (a fold's
+        ``last_at``, as :meth:`~jaslog.engine.fold.GameFold.apply_play` would have written
+        it at that play) into it."""
+        fold = self.at_fold
+        if fold is not None:
+            fold.last_at = self.at_line[self.at_start:self.at_stop].decode()
+            self.at_fold = None
+            self.at_line = b""
+
+    def when(self) -> str | None:
+        """The ``at`` of the play read last by :meth:`scan` (None: it has none)."""
+        if self.at_to < 0:
+            return None
+        return self.raw[self.at_from:self.at_to].decode()
 
     def play(self, raw: bytes, ended: bool) -> FastPlay | None:
         """``raw`` (a line without its line break; ``ended``: it had one) as a
@@ -190,13 +256,14 @@ class BlockFolder:
         seq = self.scan(raw, ended)
         if seq < 0:
             return None
-        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when, self.eid,
+        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when(), self.eid,
                         None, self.rec)
 
     def scan(self, raw: bytes, ended: bool) -> int:
         """The seq of ``raw`` (a line without its line break; ``ended``: it had one) when
         it is the canonical text of a play, its other fields left in :attr:`gid`,
-        :attr:`seat`, :attr:`card` (0-31), :attr:`when` (its ``at``), :attr:`eid` and :attr:`rec`; else -1."""
+        :attr:`seat`, :attr:`card` (0-31), :attr:`at_from` and :attr:`at_to` (where its
+        ``at`` stands: :meth:`when`), :attr:`eid` and :attr:`rec`; else -1."""
         if not raw.startswith(self.head):
             gid = game_id(raw)
             if gid is None:
@@ -222,7 +289,8 @@ class BlockFolder:
         if raw[i:i + 14] != PLAY_TYPE:  # (a slice and a memcmp: cheaper than 14 compares)
             return -1
         i += 14
-        at: str | None = None
+        at_from = 0
+        at_to = -1
         eid: str | None = None
         rec: str | None = None
         # the optional keys, told apart by their third byte: "at", "id", "recorded_at"
@@ -231,7 +299,8 @@ class BlockFolder:
             q = time_end(raw, i + 7, n)
             if q < 0:
                 return -1
-            at = raw[i + 7:q].decode()
+            at_from = i + 7
+            at_to = q
             i = q + 1
             key = raw[i + 2] if i + 2 < n else 0
         if key == 105 and has(raw, i, n, ID):
@@ -264,9 +333,11 @@ class BlockFolder:
         suit = SUIT[raw[i]] - 1
         if suit < 0 or raw[i + 1] != QUOTE or raw[i + 2] != 125:  # }
             return -1
+        self.raw = raw
         self.seat = seat
         self.card = suit * 8 + RANK_ORDER[rank]
-        self.when = at
+        self.at_from = at_from
+        self.at_to = at_to
         self.eid = eid
         self.rec = rec
         return seq
@@ -275,9 +346,12 @@ class BlockFolder:
         """Fold the play of line ``number`` (``raw``) read by :meth:`scan` (seq ``seq``)
         into its game (the game of the line read last: its fold kept at hand while it
         folds): its seat and card as ints, the line kept in the game's log in its place
-        until the log is read (:meth:`~jaslog.engine.fold.GameFold.apply_play`)."""
+        until the log is read (:meth:`~jaslog.engine.fold.GameFold.apply_play`), its time
+        left in the line until the game's last (:meth:`flush`)."""
         fold = self.fold_now
         if self.game is None or fold is None:
+            if self.at_fold is not None:  # (the time of another game's fold: written in)
+                self.flush_at()
             g = self.games.get(self.gid)
             if g is None:
                 g = self.games[self.gid] = FileGame(self.gid)
@@ -286,7 +360,7 @@ class BlockFolder:
                 self.fold_now = None
                 return
             if g.fold is None:  # (a play first: start_fold says what is wrong)
-                g.lines.append((self.name, number))
+                self.note(g.lines, number)
                 try:
                     g.fold = start_fold(self.fast(seq))  # type: ignore[arg-type]
                 except FoldError as err:
@@ -296,10 +370,23 @@ class BlockFolder:
             self.fold_now = fold = g.fold
             self.lines = g.lines
             assert fold is not None
-        self.lines.append((self.name, number))
+        if self.run_lines is self.lines and number == self.run_next:
+            self.run_next = number + 1
+        else:
+            self.note(self.lines, number)
         try:
+            if seq == fold.next_seq and self.eid is None and self.rec is None and not self.cr:
+                fold.apply_play(self.seat, self.card, None, raw)
+                if self.at_to >= 0:  # its time: the fold's last_at once it is read
+                    self.at_fold = fold
+                    self.at_line = raw
+                    self.at_start = self.at_from
+                    self.at_stop = self.at_to
+                return
+            if self.at_fold is not None:  # (written before this play's own)
+                self.flush_at()
             if seq == fold.next_seq and self.eid is None and self.rec is None:
-                fold.apply_play(self.seat, self.card, self.when, None if self.cr else raw)
+                fold.apply_play(self.seat, self.card, self.when(), None)
             else:  # (a play out of its place, or with more fields: its event)
                 fold.apply(self.fast(seq))  # type: ignore[arg-type]  # a FastPlay: every field a fold reads
         except FoldError as err:
@@ -308,7 +395,7 @@ class BlockFolder:
 
     def fast(self, seq: int) -> FastPlay:
         """The play read last by :meth:`scan`, of seq ``seq``, as a :class:`FastPlay`."""
-        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when, self.eid,
+        return FastPlay(self.gid, seq, self.seat, CARD_TEXT[self.card], self.when(), self.eid,
                         None, self.rec)
 
     def model(self, raw: bytes, ended: bool) -> Any:
@@ -321,12 +408,21 @@ class BlockFolder:
         """Any line but a canonical play (``ended``: it had a line break), read as
         :func:`~jaslog.play.logfold.fold_log` reads it line by line: its game (None: a
         blank line, or one that names no game, handed on). A canonical deal, bid or roem
-        claim is read from its bytes (:meth:`model`); any other line by the models."""
+        claim is read from its bytes (:func:`canonical_parts`), a bid or roem claim in its
+        place folded as its row (:meth:`row`), anything else as its model; any other line
+        by the models."""
         self.game = None  # (the games may change under the game kept at hand)
         self.fold_now = None
+        if self.at_fold is not None:  # (the event may have a time: the fold's last_at)
+            self.flush_at()
         games = self.games
         # (scan took every canonical play: fast_play would take no other line)
-        e: Any = self.model(raw, ended)
+        e: Any = None
+        parts = canonical_parts(raw, ended, self.head, self.gid)
+        if parts is not None:
+            if parts[0] is not Dealt and self.row(parts, raw, ended, number):
+                return self.gid
+            e = _model(parts[0], parts[1], parts[2])
         if e is None:
             if ended:
                 raw += b"\n"
@@ -337,6 +433,7 @@ class BlockFolder:
                     return None
                 e = None
         if e is None:
+            self.flush()  # (the games' lines up to date for take_line)
             line_gid, bare = take_line(games, read_line(raw, self.name, number))
             if bare is not None:
                 out.append(bare)
@@ -346,7 +443,7 @@ class BlockFolder:
         if g is None:
             g = games[gid] = FileGame(gid)
         if g.error is None:
-            g.lines.append((self.name, number))
+            self.note(g.lines, number)
             try:
                 if g.fold is None:
                     g.fold = start_fold(e)
@@ -356,17 +453,79 @@ class BlockFolder:
                 g.error = err.located(self.name, number)
         return gid
 
+    def row(self, parts: tuple[Any, dict[str, Any], set[str]], raw: bytes, ended: bool,
+            number: int) -> bool:
+        """Fold line ``number`` (``raw``, a canonical bid or roem claim whose fields are
+        ``parts``, as :func:`canonical_parts` read them) into its game as the stored row
+        it would be (:meth:`~jaslog.engine.fold.GameFold.apply_row`: no model made), the
+        line kept in the game's log until the log is read (:func:`line_events`): True when
+        the game's fold took it so (or refused it by its rules: the game's error, located
+        as its event's). False changes nothing: the line is then folded as its model."""
+        cls, fields, given = parts
+        if fields["id"] is not None or fields["recorded_at"] is not None or \
+                (ended and raw[len(raw) - 1] == CR):
+            return False
+        g = self.games.get(self.gid)
+        if g is None or g.error is not None or g.fold is None:
+            return False
+        fold = g.fold
+        if fields["seq"] != fold.next_seq:
+            return False
+        if cls is Bid:
+            name = "bid"
+            rest = _BID_REST[fields["call"]]
+        else:
+            name = "roem"
+            points: int = fields["points"]
+            known = _ROEM_REST.get(points)
+            if known is None:
+                known = _ROEM_REST[points] = b"[" + str(points).encode() + b"]"
+            rest = known
+        try:
+            took = fold.apply_row(name, fields["seat"], None, rest, (raw, self.gid))
+        except IntegrityError as err:  # (the error the model's event gives: located so)
+            self.note(g.lines, number)
+            g.error = fold.located(err, _model(cls, fields, given)).located(self.name, number)
+            return True
+        if not took:
+            return False
+        self.note(g.lines, number)
+        if fold.row_events is None:
+            fold.row_events = line_events
+        at = fields["at"]
+        if at is not None:
+            fold.last_at = at
+        return True
+
     def handed(self, number: int, gid: str, out: list[object]) -> None:
         """Line ``number``, of game ``gid``, is at or past the next game's end: hand the
         game on if this is its last line (as :meth:`jaslog.logs.LogFiles.is_last` tells)."""
         marks = self.marks
         while self.mark < len(marks) and marks[self.mark] <= number:
             if marks[self.mark] == number and self.ends[number] == gid:
+                self.flush()
                 out.append(self.games.pop(gid))
                 self.game = None
                 self.fold_now = None
             self.mark += 1
         self.next_end = marks[self.mark] if self.mark < len(marks) else -1
+
+
+def line_events(rows: list[Any]) -> list[Any]:
+    """The events of the canonical lines a fold kept in its log as rows
+    (:meth:`BlockFolder.row`: ``(line, game)``), when the log is read
+    (:attr:`~jaslog.engine.fold.GameFold.row_events`).
+
+    >>> e, = line_events([(b'{"game":"g","seq":2,"type":"bid","seat":1,"call":"pass"}', "g")])
+    >>> type(e).__name__, e.seq, e.call
+    ('Bid', 2, 'pass')
+    """
+    out: list[Any] = []
+    for raw, gid in rows:
+        e = canonical_model(raw, False, b'{"game":"' + gid.encode() + b'","seq":', gid)
+        assert e is not None, "a line kept as a row is the canonical line of its event"
+        out.append(e)
+    return out
 
 
 def canonical_model(raw: bytes, ended: bool, head: bytes, gid: str) -> Any:
@@ -385,6 +544,16 @@ def canonical_model(raw: bytes, ended: bool, head: bytes, gid: str) -> Any:
     ...                 b'{"game":"g","seq":', "g") is None
     True
     """
+    parts = canonical_parts(raw, ended, head, gid)
+    if parts is None:
+        return None
+    return _model(parts[0], parts[1], parts[2])
+
+
+def canonical_parts(raw: bytes, ended: bool, head: bytes, gid: str,
+                    ) -> tuple[Any, dict[str, Any], set[str]] | None:
+    """What :func:`canonical_model` makes its model of: the model's class, its fields and
+    those the line gave; None when it makes none."""
     n = len(raw)
     if not raw.startswith(head) or n + ended > MAX_LINE:  # (the line break counts)
         return None
@@ -459,7 +628,7 @@ def canonical_model(raw: bytes, ended: bool, head: bytes, gid: str) -> Any:
             return None
         fields["call"] = call
         given.add("call")
-        return _model(Bid, fields, given)
+        return Bid, fields, given
     if not has(raw, i, n, _POINTS):
         return None
     i += 10
@@ -471,11 +640,13 @@ def canonical_model(raw: bytes, ended: bool, head: bytes, gid: str) -> Any:
         return None
     fields["points"] = points
     given.add("points")
-    return _model(Roem, fields, given)
+    return Roem, fields, given
 
-def _dealt(raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str]) -> Any:
+def _dealt(raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str],
+           ) -> tuple[Any, dict[str, Any], set[str]] | None:
     """The body of a deal at ``raw[i:n]``, its hands, dealer, turn-up card and stock as
-    the model takes them, each optional, and the line's end: the deal's model, or None."""
+    the model takes them, each optional, and the line's end: the deal's model's parts
+    (:func:`canonical_parts`), or None."""
     hands: list[list[str]] | None = None
     dealer: int | None = None
     turn_up: str | None = None
@@ -526,4 +697,4 @@ def _dealt(raw: bytes, i: int, n: int, fields: dict[str, Any], given: set[str]) 
     fields["dealer"] = dealer
     fields["turn_up"] = turn_up
     fields["stock"] = stock
-    return _model(Dealt, fields, given)
+    return Dealt, fields, given

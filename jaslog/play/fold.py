@@ -17,9 +17,10 @@ jaslog.engine.fold.FoldError: game g seq 3: seat 1 played 7H but it is seat 0's 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, cast, overload
 
 from jaslog.engine.base import ClaimJudge, IntegrityError
 from jaslog.engine.fold import FoldError, GameFold
@@ -88,6 +89,78 @@ def fold(events: Iterable[Event]) -> GameFold:
     return f
 
 
+class SourceLines(Sequence[tuple[str, int]]):
+    """Where each event of a game was read, in the order folded: ``(source, line)``, kept as
+    runs of consecutive lines of one source (a game written line after line in one file
+    takes one run a block of lines read, not a pair of objects a line).
+
+    >>> lines = SourceLines([("a.jsonl", 3)])
+    >>> lines.append(("a.jsonl", 4)); lines.add_run("a.jsonl", 5, 2); lines.append(("b.jsonl", 1))
+    >>> len(lines), lines[3], lines[-1], lines == [("a.jsonl", n) for n in (3, 4, 5, 6)] + [("b.jsonl", 1)]
+    (5, ('a.jsonl', 6), ('b.jsonl', 1), True)
+    """
+
+    __slots__ = ("_count", "_firsts", "_sources", "_starts")
+
+    def __init__(self, pairs: Iterable[tuple[str, int]] = ()) -> None:
+        self._sources: list[str] = []  # each run's source,
+        self._firsts: list[int] = []  # its first line,
+        self._starts: list[int] = []  # and the index of its first pair
+        self._count = 0
+        for source, line in pairs:
+            self.add_run(source, line, 1)
+
+    def add_run(self, source: str, first: int, count: int) -> None:
+        """Add the ``count`` lines of ``source`` from line ``first`` on, in order."""
+        if count <= 0:
+            return
+        if self._sources and self._sources[-1] == source and \
+                self._firsts[-1] + self._count - self._starts[-1] == first:
+            self._count += count  # (the last run goes on)
+            return
+        self._sources.append(source)
+        self._firsts.append(first)
+        self._starts.append(self._count)
+        self._count += count
+
+    def append(self, pair: tuple[str, int]) -> None:
+        """Add one ``(source, line)``."""
+        self.add_run(pair[0], pair[1], 1)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[str, int]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[tuple[str, int]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[str, int] | list[tuple[str, int]]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._count))]
+        k = i + self._count if i < 0 else i
+        if not 0 <= k < self._count:
+            raise IndexError("SourceLines index out of range")
+        r = bisect_right(self._starts, k) - 1
+        return self._sources[r], self._firsts[r] + k - self._starts[r]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        ends = [*self._starts[1:], self._count] if self._starts else []
+        for source, first, start, end in zip(self._sources, self._firsts, self._starts, ends,
+                                             strict=True):
+            for line in range(first, first + end - start):
+                yield source, line
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, (SourceLines, list, tuple)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # (a list's equal: not hashable either)
+
+    def __repr__(self) -> str:
+        return f"SourceLines({list(self)!r})"
+
+
 @dataclass
 class FileGame:
     """A game as read from log files: its fold, or the integrity error that stopped it."""
@@ -95,7 +168,7 @@ class FileGame:
     game: str
     fold: GameFold | None = None
     error: FoldError | None = None
-    lines: list[tuple[str, int]] = field(default_factory=list)  # (source, line) of each event
+    lines: SourceLines = field(default_factory=SourceLines)  # (source, line) of each event
 
 
 def take_line(games: dict[str, FileGame], ln: Line) -> tuple[str | None, FoldError | None]:
@@ -152,4 +225,5 @@ def fold_lines(lines: Iterable[Line], is_last: Callable[[str, Line], bool] | Non
 
 
 
-__all__ = ["FileGame", "FoldError", "GameFold", "fold", "fold_lines", "start_fold", "take_line"]
+__all__ = ["FileGame", "FoldError", "GameFold", "SourceLines", "fold", "fold_lines", "start_fold",
+           "take_line"]
