@@ -307,7 +307,10 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
     # a plain play's canonical bytes (as EventsColumns writes them): its game's head, its
     # seq, then its time, seat and card
     heads = pa.array(['{"game":"' + g + '","seq":' for g in gid_list], pa.string())
-    p_seq = pa.array(seqs[pi], pa.int64()).cast(pa.string())
+    p_seqs = seqs[pi]
+    p_seq = _SEQ_TEXT.take(pa.array(p_seqs, pa.int64())) \
+        if len(p_seqs) and int(p_seqs.max()) < len(_SEQ_TEXT) \
+        else pa.array(p_seqs, pa.int64()).cast(pa.string())
     built = pc.binary_join_element_wise(
         heads.take(pa.array(game_of[pi], pa.int64())), p_seq,
         *_play_pieces(ats, ms, at_null, code), "")
@@ -326,7 +329,7 @@ def batch_rows(batch: StoredBatch, names: dict[int, str]) -> BatchRows:
         lookup(pa.array(card_names, pa.string()), card_ix),
         lookup(oc.call, other_ix),
         arrow(points, pa.int32(), points_null),
-        lookup(oc.ids, other_ix),
+        lookup(oc.ids, other_ix) if oc.ids.null_count < len(oc.ids) else pa.nulls(n, pa.string()),
         pa.array(np.zeros(n, bool), pa.bool_()),
         pa.nulls(n, pa.int32()),
         payload.take(pa.array(rank, pa.int64())),
@@ -393,6 +396,9 @@ _HOUR_MINUTE = pa.array([f"T{h}:{m}:" for h in _TWO[:24] for m in _TWO] + [""], 
 #: By second * 128 + code: the second of a play's time and the end of its bytes (after the
 #: 60 seconds: the end alone, for a play without a time of day here).
 _SECOND_TAIL = pa.array([f'{s}Z"' + t for s in _TWO for t in _TAILS] + _TAILS, pa.string())
+#: A seq's text by seq, for the seqs a plain play's code holds (below
+#: :data:`jaslog.store.bulk_read.SEQS`): taken by index, cheaper than Arrow's cast.
+_SEQ_TEXT = pa.array([str(i) for i in range(8192)], pa.string())
 #: Days from a batch's first play to its last up to which every day's date is written
 #: (more: only the days met).
 _DAYS_SPAN = 4096

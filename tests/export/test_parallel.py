@@ -210,6 +210,27 @@ def test_the_workers_end_once_the_last_chunk_is_handed_out(tmp_path: Path,
     assert left == [0]
 
 
+def _arrow_allocator() -> str:
+    return pa.default_memory_pool().backend_name
+
+
+def test_a_store_worker_allocates_arrow_memory_with_the_c_library(tmp_path: Path) -> None:
+    """A worker reading the store takes its Arrow memory from the C library's allocator,
+    whose freed memory a worker takes again batch after batch, not from Arrow's default;
+    the exporting process keeps its own."""
+    import multiprocessing
+
+    from jaslog.store.parallel import start_method
+
+    url = str(tmp_path / "s.sqlite")
+    open_store(url).close()
+    before = _arrow_allocator()
+    ctx: Any = multiprocessing.get_context(start_method())
+    with ctx.Pool(1, initializer=parallel._init, initargs=(url, None, os.getpid())) as pool:
+        assert pool.apply(_arrow_allocator) == "system"
+    assert _arrow_allocator() == before
+
+
 def test_how_many_workers() -> None:
     assert auto_workers(MIN_CHUNKS - 1) == 0
     cpus = os.cpu_count() or 1
