@@ -257,8 +257,10 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
                    if len(v) > fields or (v and v[-1] is None)]
             plain[bad] = False
         parsed[at_kind] = np.fromiter(values, object, len(values))
-        if fields > 1:
-            several[at_kind] = [len(v) > 1 and v.count(None) != len(v) - 1 for v in values]
+        if fields > 1 and int(lens.max()) > 1:  # (a row of one value given at most: not)
+            longer = np.flatnonzero(lens > 1).tolist()
+            several[np.array(at_kind, np.int64)[longer]] = [
+                values[i].count(None) != len(values[i]) - 1 for i in longer]
     odd = np.flatnonzero(~plain).tolist()
 
     kinds_u = [s.name if s is not None else "" for s in specs]
