@@ -51,7 +51,7 @@ class Columns:
     table uses one way only.
     """
 
-    __slots__ = ("columnar", "lists", "names", "rows", "table")
+    __slots__ = ("columnar", "handed", "lists", "names", "rows", "table")
 
     def __init__(self, table: str) -> None:
         self.table = table
@@ -61,8 +61,12 @@ class Columns:
         #: (``events``) the games of these rows whose other tables are built from them a
         #: column at a time (:class:`jaslog.export.columnar.ColumnarGame`)
         self.columnar: list[Any] = []
+        #: whether a column's list was handed out (:meth:`__getitem__`): else every list but
+        #: ``game`` is empty, and :meth:`fill_game` need not look at them
+        self.handed = False
 
     def __getitem__(self, name: str) -> list[Any]:
+        self.handed = True
         return self.lists[self.names.index(name)]
 
     def get(self, *names: str) -> list[list[Any]]:
@@ -83,8 +87,10 @@ class Columns:
         game = self.lists[0]
         if self.rows:
             n = len(self.rows)
-            if any(self.lists[1:]):
+            if self.handed and any(self.lists[1:]):
                 raise AssertionError(f"{self.table}: rows added both whole and by column")
+        elif not self.handed:
+            return
         else:
             n = len(self.lists[1])
             if any(len(col) != n for col in self.lists[1:]):
@@ -109,6 +115,15 @@ class Columns:
         return pa.Table.from_arrays(arrays, schema=SCHEMAS[self.table])
 
 
+class _Run(tuple[pa.Table, int, int]):
+    """Rows of a table held by :class:`EventsColumns`: the table, the first row, how many."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"(..., {self[1]}, {self[2]})"
+
+
 class EventsColumns(Columns):
     """The ``events`` rows of a chunk, one list per column, where a play the store read from
     its columns alone may leave its ``payload`` None (:func:`jaslog.export.rows.build_game`):
@@ -121,23 +136,41 @@ class EventsColumns(Columns):
 
     def __init__(self, table: str = "events") -> None:
         super().__init__(table)
-        #: rows added as Arrow tables (:meth:`add_table`) and runs of the listed rows, in order
-        self.segments: list[pa.Table | tuple[int, int]] = []
+        #: runs of rows added as Arrow tables (:meth:`add_table`) and of the listed rows
+        #: (from, to), in order
+        self.segments: list[_Run | tuple[int, int]] = []
         self.held = 0      # rows in the tables of ``segments``
         self.listed = 0    # listed rows already in a run of ``segments``
 
     def __len__(self) -> int:
         return self.held + len(self.lists[0])
 
-    def add_table(self, t: pa.Table) -> None:
-        """A game's rows already built (of this table's schema, ``game`` filled), after the
-        rows held so far."""
+    def add_table(self, t: pa.Table, lo: int = 0, n: int | None = None) -> None:
+        """A game's rows already built (of this table's schema, ``game`` filled): ``n`` rows
+        of ``t`` from ``lo`` (all of them by default), after the rows held so far. Rows that
+        follow the last ones added in the same table are held as one run of it.
+
+        >>> t = pa.Table.from_pylist([{"game": "g", "seq": i} for i in range(6)],
+        ...                          schema=SCHEMAS["events"])
+        >>> ev = EventsColumns()
+        >>> ev.add_table(t, 0, 2); ev.add_table(t, 2, 3)
+        >>> len(ev), ev.segments
+        (5, [(..., 0, 5)])
+        >>> ev.to_table().column("seq").to_pylist()
+        [0, 1, 2, 3, 4]
+        """
+        if n is None:
+            n = t.num_rows - lo
         k = len(self.lists[0])
         if k > self.listed:
             self.segments.append((self.listed, k))
             self.listed = k
-        self.segments.append(t)
-        self.held += t.num_rows
+        last = self.segments[-1] if self.segments else None
+        if type(last) is _Run and last[0] is t and last[1] + last[2] == lo:
+            self.segments[-1] = _Run((t, last[1], last[2] + n))
+        else:
+            self.segments.append(_Run((t, lo, n)))
+        self.held += n
 
     def to_table(self) -> pa.Table:
         if not self.segments:
@@ -147,7 +180,7 @@ class EventsColumns(Columns):
         if k > self.listed:
             self.segments.append((self.listed, k))
             self.listed = k
-        parts = [seg if isinstance(seg, pa.Table) else
+        parts = [seg[0].slice(seg[1], seg[2]) if type(seg) is _Run else
                  cast(pa.Table, listed).slice(seg[0], seg[1] - seg[0]) for seg in self.segments]
         return pa.concat_tables(parts).combine_chunks()
 

@@ -133,29 +133,63 @@ class OtherColumns:
 _UNREAD: dict[str, Any] = {"type": "", "at": None}
 
 
-def time_texts(codes: np.ndarray, null: np.ndarray) -> pa.Array:
+def time_texts(codes: np.ndarray, null: np.ndarray, before: str = "", after: str = ""
+               ) -> pa.Array:
     """The RFC 3339 text of each time code (:func:`jaslog.events.times.time_text`: seconds
-    up to :data:`SECONDS_MAX`, milliseconds above), NULL where ``null``: joined from the
-    text of each day met, of the hour and minute and of the second (a time in milliseconds,
-    rare, written whole)."""
+    up to :data:`SECONDS_MAX`, milliseconds above), between ``before`` and ``after``, NULL
+    where ``null``: joined from the text of each day met (``before`` in front), of the hour
+    and minute and of the second (``after`` behind); a time in milliseconds, rare, written
+    whole.
+
+    >>> time_texts(np.array([0, 1767641455120, 5]), np.array([False, False, True]),
+    ...            '"at":"', '"').to_pylist()
+    ['"at":"1970-01-01T00:00:00Z"', '"at":"2026-01-05T19:30:55.120Z"', None]
+    """
     n = len(codes)
     if n == 0 or null.all():
         return pa.nulls(n, pa.string())
     ms = codes > SECONDS_MAX
     secs = np.where(ms, codes // 1000, codes)
     days, second = np.divmod(np.where(null, secs[~null][0], secs), 86_400)
-    met, day = np.unique(days, return_inverse=True)
+    met, day = _days_met(days)
     hour_minute, second = np.divmod(second, 60)
+    seconds = _SECOND if not after else _seconds_with(after)
     text = pc.binary_join_element_wise(
-        lookup(pa.array([time_text(int(d) * 86_400)[:11] for d in met.tolist()], pa.string()),
-               np.where(null, -1, day.reshape(-1))),
+        lookup(pa.array([before + time_text(int(d) * 86_400)[:11] for d in met.tolist()],
+                        pa.string()), np.where(null, -1, day)),
         _HOUR_MINUTE.take(pa.array(hour_minute, pa.int64())),
-        _SECOND.take(pa.array(second, pa.int64())), "")
+        seconds.take(pa.array(second, pa.int64())), "")
     if ms.any():
         odd = ms & ~null
         text = pc.replace_with_mask(text, pa.array(odd, pa.bool_()), pa.array(
-            [time_text(c) for c in codes[odd].tolist()], pa.string()))
+            [before + time_text(c) + after for c in codes[odd].tolist()], pa.string()))
     return text
+
+
+#: Days from a batch's first to its last up to which the days met are found by a count
+#: (more: by a sort).
+_DAYS_SPAN = 1 << 16
+
+
+def _days_met(days: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The days met in ``days``, in order, and the place of each day among them (as
+    ``np.unique(days, return_inverse=True)``, without its sort when the days are few)."""
+    lo = int(days.min())
+    span = int(days.max()) - lo + 1
+    if span > _DAYS_SPAN:
+        met, inverse = np.unique(days, return_inverse=True)
+        return met, inverse.reshape(-1)
+    seen = np.zeros(span, bool)
+    at = days - lo
+    seen[at] = True
+    place = np.cumsum(seen) - 1
+    return np.flatnonzero(seen) + lo, place[at]
+
+
+@cache
+def _seconds_with(after: str) -> pa.Array:
+    """By second: its text and ``after``."""
+    return pa.array([f"{s}Z{after}" for s in _TWO], pa.string())
 
 
 def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
@@ -223,8 +257,10 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
                    if len(v) > fields or (v and v[-1] is None)]
             plain[bad] = False
         parsed[at_kind] = np.fromiter(values, object, len(values))
-        if fields > 1:
-            several[at_kind] = [len(v) > 1 and v.count(None) != len(v) - 1 for v in values]
+        if fields > 1 and int(lens.max()) > 1:  # (a row of one value given at most: not)
+            longer = np.flatnonzero(lens > 1).tolist()
+            several[np.array(at_kind, np.int64)[longer]] = [
+                values[i].count(None) != len(values[i]) - 1 for i in longer]
     odd = np.flatnonzero(~plain).tolist()
 
     kinds_u = [s.name if s is not None else "" for s in specs]
@@ -301,11 +337,12 @@ def other_columns(rows: Sequence[Sequence[Any]], models: Sequence[Event | None],
     points_null = np_of(points_arrow.is_null())
     points_a = np_of(points_arrow.fill_null(0))
 
+    ids_a = pa.array(ids, pa.string())
     payload = _payloads(specs, inv, plain, several, odd, models, rows, parsed, gids, game_of,
-                        seqs, at, at_null, rec, rec_null, seat, seat_null, card_ix, ids, rest,
-                        given)
+                        seqs, at, at_null, rec, rec_null, seat, seat_null, card_ix, ids, ids_a,
+                        rest, given)
     return OtherColumns(kinds, seat, seat_null, card_ix, card_names, pa.array(call, pa.string()),
-                        points_a, points_null, pa.array(ids, pa.string()), micros, at_null,
+                        points_a, points_null, ids_a, micros, at_null,
                         payload, own, hands, at, odd_at)
 
 
@@ -321,7 +358,8 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
               parsed: np.ndarray, gids: list[str], game_of: np.ndarray, seqs: np.ndarray,
               at: np.ndarray, at_null: np.ndarray, rec: np.ndarray, rec_null: np.ndarray,
               seat: np.ndarray, seat_null: np.ndarray, card_ix: np.ndarray,
-              ids: list[str | None], rest: pa.Array, given: np.ndarray) -> pa.Array:
+              ids: list[str | None], ids_a: pa.Array, rest: pa.Array, given: np.ndarray
+              ) -> pa.Array:
     """Each other row's canonical bytes (see the module's note), in row order: of the rows
     read from their columns (``plain``), those with one value at most given in ``rest`` (not
     ``several``; ``given``: its place, -1: none) joined by Arrow when their type allows."""
@@ -347,15 +385,20 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
         rest_j = rest.take(pa.array(ji, pa.int64())).cast(pa.string())
         value = rest_j if not (at_given > 0).any() else \
             pc.replace_substring_regex(rest_j, pattern=r"^\[(null,)+", replacement="[")
+        every = len(ji) == m
+        # (the pieces no row has, an id or a recorded time mostly, left out: "" each)
+        id_j = ids_a if every else ids_a.take(pa.array(ji, pa.int64()))
+        rec_null_j = rec_null[ji]
+        seat_j, seat_null_j = seat[ji], seat_null[ji]
         built = pc.binary_join_element_wise(
             heads.take(pa.array(game_of[ji], pa.int64())),
             pa.array(seqs[ji], pa.int64()).cast(pa.string()),
             type_pieces.take(pa.array(k_inv, pa.int64())),
-            _piece(',"at":"', time_texts(at[ji], at_null[ji]), '"'),
-            _piece(',"id":"', pa.array([ids[k] for k in ji.tolist()], pa.string()), '"'),
-            _piece(',"recorded_at":"', time_texts(rec[ji], rec_null[ji]), '"'),
-            _piece(',"seat":', arrow(seat[ji], pa.int64(), seat_null[ji]).cast(pa.string()),
-                   ""),
+            time_texts(at[ji], at_null[ji], ',"at":"', '"'),
+            *([] if id_j.null_count == len(id_j) else [_piece(',"id":"', id_j, '"')]),
+            *([] if rec_null_j.all() else
+              [time_texts(rec[ji], rec_null_j, ',"recorded_at":"', '"')]),
+            *([] if seat_null_j.all() else [_seat_pieces(seat_j, seat_null_j)]),
             lookup(_CARD_PIECES, card_ix[ji]),
             pc.binary_join_element_wise(
                 lookup(pa.array(pieces, pa.string()),
@@ -383,6 +426,20 @@ def _payloads(specs: list[KindSpec | None], inv: np.ndarray, plain: np.ndarray,
     rank = np.empty(m, np.int64)
     rank[at_rows] = np.arange(m)
     return pa.concat_arrays(parts).take(pa.array(rank, pa.int64()))
+
+
+def _seat_pieces(seat: np.ndarray, null: np.ndarray) -> pa.Array:
+    """``,"seat":`` and each seat (NULL where ``null``): from a table when every seat is
+    one of the first :data:`_SEATS_LISTED`."""
+    listed = seat[~null]
+    if len(listed) and int(listed.min()) >= 0 and int(listed.max()) < len(_SEAT_PIECES):
+        return lookup(_SEAT_PIECES, np.where(null, -1, seat))
+    return _piece(',"seat":', arrow(seat, pa.int64(), null).cast(pa.string()), "")
+
+
+#: Seats whose piece is taken from a table (:func:`_seat_pieces`).
+_SEATS_LISTED = 8
+_SEAT_PIECES = pa.array([f',"seat":{s}' for s in range(_SEATS_LISTED)], pa.string())
 
 
 def _piece(before: str, values: pa.Array, after: str) -> pa.Array:

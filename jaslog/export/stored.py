@@ -606,7 +606,7 @@ class StoredExport(Prebuilt):
         out = rows["events"]
         assert isinstance(out, EventsColumns)
         start = len(out)
-        out.add_table(built.events.slice(lo, n))
+        out.add_table(built.events, lo, n)
         summary: Summary = adapter.build(ctx)
         plan.start, plan.size = start, n
         out.columnar.append(plan)
@@ -653,7 +653,7 @@ class StoredExport(Prebuilt):
         out = rows["events"]
         assert isinstance(out, EventsColumns)
         first_row = len(out)
-        out.add_table(built.events.slice(lo, n))
+        out.add_table(built.events, lo, n)
         summary: Summary = adapter.build_stored(ctx, start, facts)
         plan.start, plan.size = first_row, n
         out.columnar.append(plan)

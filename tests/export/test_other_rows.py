@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from jaslog.events import EVENT_MODELS, event_from_dict
-from jaslog.export.other_rows import kind_spec, time_texts
+from jaslog.export.other_rows import _seat_pieces, kind_spec, time_texts
 from jaslog.export.plays import columns_for
 from jaslog.export.rows import build_game
 from jaslog.export.schema import GAME_TABLES
@@ -200,3 +200,24 @@ def test_time_texts_are_the_stores_own() -> None:
     null[-1] = True
     assert time_texts(codes, null).to_pylist() == [
         *(time_text(int(c)) for c in codes[:-1]), None]
+
+
+@pytest.mark.parametrize("spread", [3 * 86_400, 86_400 << 17])  # days counted; days sorted
+def test_time_texts_between_pieces_are_the_stores_own(spread: int) -> None:
+    rng = np.random.default_rng(4)
+    codes = 1_700_000_000 + rng.integers(0, spread, 500)
+    codes[::7] = codes[::7] * 1000 + 120    # some in milliseconds
+    null = rng.random(500) < 0.1
+    got = time_texts(codes, null, ',"at":"', '"').to_pylist()
+    assert got == [None if no else f',"at":"{time_text(int(c))}"'
+                   for c, no in zip(codes.tolist(), null.tolist(), strict=True)]
+
+
+def test_seat_pieces_beyond_the_table_are_written_too() -> None:
+    seats = np.array([0, 3, 7, 1], np.int64)
+    null = np.array([False, False, False, True])
+    assert _seat_pieces(seats, null).to_pylist() == [',"seat":0', ',"seat":3', ',"seat":7',
+                                                     None]
+    far = np.array([2, 40, 1234567], np.int64)
+    assert _seat_pieces(far, np.zeros(3, bool)).to_pylist() == [
+        ',"seat":2', ',"seat":40', ',"seat":1234567']

@@ -119,8 +119,9 @@ def played_row(ctx: GameContext, seats: Any, n: int, method: str, hands: bool, d
                ) -> tuple[Any, ...]:
     """The ``rounds`` row of played round ``n``: its values as the fold holds them (``d``,
     :func:`jaslog.games.klaverjas.facts.round_detail`: from the fold, or as the store kept
-    them), its result, scores, final scores and roem, whether its deal carried ``hands``;
-    ``seats``: the players by seat."""
+    them; lists of their own either way, which the row takes as they are), its result,
+    scores, final scores and roem, whether its deal carried ``hands``; ``seats``: the
+    players by seat."""
     (dealer, forehand, trump, chooser, _known, how, passes, turned, leader, complete, over,
      points, on_table, tricks, kinds, without, revoke_team, violations, ruled, reason,
      ruling_seq, rulings, after_end, claimed_by, gives, guaranteed, _won, _plays, _broken) = d
@@ -129,13 +130,13 @@ def played_row(ctx: GameContext, seats: Any, n: int, method: str, hands: bool, d
     first_seq, last_seq = round_span(ctx, n, ruling_seq)
     return (
         n, "klaverjas", dealer, seats[dealer], forehand, hands, "played",
-        SUIT_LETTERS[trump] if trump is not None else None, method, how, passes, list(turned),
+        SUIT_LETTERS[trump] if trump is not None else None, method, how, passes, turned,
         chooser, seats[chooser] if chooser is not None else None,
         (chooser - dealer - 1) % 4 + 1 if chooser is not None else None,
         pteam,
         sorted((chooser, (chooser + 2) % 4)) if chooser is not None else [],
         leader, complete, over,
-        list(points), list(roem), list(on_table), list(tricks), kinds,
+        points, list(roem), on_table, tricks, kinds,
         points[pteam] if pteam is not None else None,
         points[dteam] if dteam is not None else None,
         roem[pteam] if pteam is not None else None,
