@@ -462,7 +462,7 @@ def event_from_dict(raw: Any) -> Event:
     if not isinstance(raw, dict):
         raise EventError(f"an event is a JSON object, not {json_kind(raw)}")
     t = raw.get("type")
-    model = EVENT_MODELS.get(t) if isinstance(t, str) else None
+    model = registry.models().get(t) if isinstance(t, str) else None  # (the dict itself)
     if model is None:
         if t is None:
             raise EventError("field 'type' is missing")

@@ -88,6 +88,78 @@ class _Waiting:
     future: Future[tuple[AppendResult, list[dict[str, Any]]]]
 
 
+class _Settled(Future[Any]):
+    """The answer of an append that :meth:`Service.write_now` writes and answers on the
+    calling thread before it returns: a :class:`~concurrent.futures.Future` that no other
+    thread waits for, so without its lock, its condition and their wake-ups (one of each an
+    append, for nothing). Settled once, read after; never cancelled.
+
+    >>> f = _Settled()
+    >>> f.set_running_or_notify_cancel(), f.done()
+    (True, False)
+    >>> f.set_result(7); f.done(), f.exception(), f.result()
+    (True, None, 7)
+    >>> g = _Settled(); g.set_exception(KeyError("k")); g.exception()
+    KeyError('k')
+    """
+
+    def __init__(self) -> None:  # (no lock: see the class)
+        self._state = "PENDING"
+        self._result: Any = None
+        self._exception: BaseException | None = None
+        self._done_callbacks: list[Callable[[Future[Any]], object]] = []
+
+    def __repr__(self) -> str:
+        return f"<_Settled {self._state}>"
+
+    def cancel(self) -> bool:
+        return False
+
+    def cancelled(self) -> bool:
+        return False
+
+    def running(self) -> bool:
+        return self._state == "RUNNING"
+
+    def done(self) -> bool:
+        return self._state == "FINISHED"
+
+    def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
+        if self._state == "FINISHED":
+            fn(self)
+        else:
+            self._done_callbacks.append(fn)
+
+    def set_running_or_notify_cancel(self) -> bool:
+        self._state = "RUNNING"
+        return True
+
+    def set_result(self, result: Any) -> None:
+        self._result, self._state = result, "FINISHED"
+        self._called()
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        self._exception, self._state = exception, "FINISHED"
+        self._called()
+
+    def _called(self) -> None:
+        callbacks, self._done_callbacks = self._done_callbacks, []
+        for fn in callbacks:
+            fn(self)
+
+    def result(self, timeout: float | None = None) -> Any:
+        if self._state != "FINISHED":
+            raise RuntimeError("an append of write_now is answered before it returns")
+        if self._exception is not None:
+            raise self._exception
+        return self._result
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        if self._state != "FINISHED":
+            raise RuntimeError("an append of write_now is answered before it returns")
+        return self._exception
+
+
 class _WriteAlone(Exception):
     """A group to write again, each append in a transaction of its own."""
 
@@ -375,7 +447,7 @@ class Service:
         """
         if self.link is not None and not self.link.on_loop():
             return self.submit(game, events, expected_seq).result()
-        w = _Waiting(game, events, self._stamped(events), expected_seq, Future())
+        w = _Waiting(game, events, self._stamped(events), expected_seq, _Settled())
         w.future.set_running_or_notify_cancel()
         with self._write_lock:
             self._write_group([w])
@@ -393,7 +465,9 @@ class Service:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the service is closed")
-        waiting = [_Waiting(game, events, self._stamped(events), expected_seq, Future())
+        arrived: list[str] = []  # the time the appends came, read once for them all
+        waiting = [_Waiting(game, events, self._stamped(events, arrived), expected_seq,
+                            _Settled())
                    for game, events, expected_seq in appends]
         at = 0
         while at < len(waiting):
@@ -409,12 +483,24 @@ class Service:
                 self._write_group(group)
         return [w.future for w in waiting]
 
-    def _stamped(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The events, each without ``at`` stamped with the time now (of arrival)."""
-        if all(e.get("at") is not None for e in events):
+    def _stamped(self, events: list[dict[str, Any]], arrived: list[str] | None = None
+                 ) -> list[dict[str, Any]]:
+        """The events, each without ``at`` stamped with the time now (of arrival).
+        ``arrived``: the stamp of appends that came together, read by the first of them that
+        needs it (kept there) and given to the others."""
+        for e in events:
+            if e.get("at") is None:
+                break
+        else:
             return events
-        arrived = stamp(self.clock())
-        return [e if e.get("at") is not None else {**e, "at": arrived} for e in events]
+        if arrived is None:
+            now = stamp(self.clock())
+        elif arrived:
+            now = arrived[0]
+        else:
+            now = stamp(self.clock())
+            arrived.append(now)
+        return [e if e.get("at") is not None else {**e, "at": now} for e in events]
 
     def _write_loop(self) -> None:
         """The writer's thread: waits for an append, takes the writer's lock, then every
@@ -560,6 +646,8 @@ class Service:
     def _new_violations(res: AppendResult) -> list[dict[str, Any]]:
         """The violations the appended events brought, as the writer's fold found them when
         it checked them (the game is not folded again to answer)."""
+        if not res.violations:
+            return []
         return [violation_dict(v) for v in sorted(res.violations, key=lambda v: v.seq)]
 
     @staticmethod

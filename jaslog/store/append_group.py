@@ -4,6 +4,7 @@ the service's group commit, each append checked and answered as it would be alon
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -87,6 +88,9 @@ class AppendGroup:
         #: is to be written again in a group of its own, checked against the stored head.
         self.kept_heads = False
         self._pos = pos  # the last event position handed out
+        #: The store's clock, read at the group's first append (the writers' lock held): the
+        #: ``recorded_at`` of every event the group stores.
+        self._now: datetime | None = None
         #: Event rows to write (:meth:`flush`), and the games and the first append (game,
         #: first seq) they are of.
         self._rows: list[tuple[Any, ...]] = []
@@ -110,8 +114,10 @@ class AppendGroup:
         prep = s._prepared(game, events, expected_seq, at_end)
         self.games.add(game)
         kept = s._kept_head(game, prep)
+        if self._now is None:
+            self._now = s.clock()
         try:
-            res, plan = s._check(self.conn, game, prep, kept)
+            res, plan = s._check(self.conn, game, prep, kept, self._now)
         except BaseException:
             s._forget(game)
             raise

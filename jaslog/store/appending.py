@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Final
 
 import orjson
 from sqlalchemy import select
@@ -230,7 +230,9 @@ class Appending(Signing):
     def group(self) -> Iterator[AppendGroup]:
         """One write transaction that several appends share (group commit): one ``BEGIN``
         and one ``COMMIT`` (one sync to disk) for all of them, each append checked against
-        the game as the appends before it in the group left it.
+        the game as the appends before it in the group left it. The store's clock is read
+        once for the group, at its first append: every event it stores has that
+        ``recorded_at`` (they are committed together).
 
         Each :meth:`AppendGroup.append` answers, or refuses, exactly as :meth:`append` would
         have at that point. Every refusal (a conflict, a rule, a bad event, a duplicate id)
@@ -297,7 +299,8 @@ class Appending(Signing):
         return _Prepared(at_end, items, evs)
 
     def _check(self, conn: Connection, game: str, prep: _Prepared,
-               kept: Head | None = None) -> tuple[AppendResult, _Plan | None]:
+               kept: Head | None = None, now: datetime | None = None
+               ) -> tuple[AppendResult, _Plan | None]:
         """Check a prepared batch in the write transaction ``conn`` (reading only): what to
         write (None when nothing: the result says why), or the refusal raised. The cached
         fold of the game is moved on over the new events (dropped on a refusal).
@@ -307,15 +310,18 @@ class Appending(Signing):
         since, the batch's rows collide with its rows (a game's seqs are unique) and are
         refused when written; a refusal found here is checked against the stored head, and
         the batch checked again against it when the two differ: every answer is the one the
-        stored head gives."""
+        stored head gives.
+
+        ``now``: the store's clock as read once the writers' lock was held (a group reads it
+        once for all its appends: :meth:`AppendGroup.append`); else it is read here."""
         if kept is not None:
             try:
-                return self._check_at(conn, game, prep, kept)
+                return self._check_at(conn, game, prep, kept, now)
             except (ConflictError, RejectedError):
                 if self._write_head(conn, game) == kept:
                     raise
                 self._forget(game)  # another writer moved the game: check it as stored
-        return self._check_at(conn, game, prep, self._write_head(conn, game))
+        return self._check_at(conn, game, prep, self._write_head(conn, game), now)
 
     def _kept_head(self, game: str, prep: _Prepared) -> Head | None:
         """The game's head as this store last wrote it, when its fold is kept and the batch
@@ -326,7 +332,7 @@ class Appending(Signing):
         return Head(game, hit[0], hit[1])
 
     def _check_at(self, conn: Connection, game: str, prep: _Prepared,
-                  head: Head) -> tuple[AppendResult, _Plan | None]:
+                  head: Head, now: datetime | None = None) -> tuple[AppendResult, _Plan | None]:
         """:meth:`_check` against ``head``."""
         evs = prep.evs
         if prep.at_end:
@@ -343,7 +349,8 @@ class Appending(Signing):
                 else "that would leave a gap"
             raise ConflictError(game, rest[0].seq, head.next_seq, detail)
         # read once the writers' lock is held: stamps follow the order of commits
-        now = self.clock()
+        if now is None:
+            now = self.clock()
         _refuse_future_at(game, rest, now)
         rest = stamped(rest, now)
         self._check_ids(conn, game, rest)
@@ -630,9 +637,76 @@ def same_event(payload: bytes, e: Event) -> bool:
 
 def stamped(evs: list[Event], now: datetime) -> list[Event]:
     """The events with ``recorded_at`` set to ``now`` (they carry none: see
-    :func:`_refuse_recorded_at`)."""
-    at = stamp(now)
-    return [e.model_copy(update={"recorded_at": at}) for e in evs]
+    :func:`_refuse_recorded_at`): each a copy, as ``model_copy(update=...)`` makes it (the
+    same fields, ``recorded_at`` among those given), built without its look-ups and copies
+    of the model's parts (an event model takes no extra fields).
+
+    >>> from jaslog.events import parse_event
+    >>> from jaslog.store.clock import parse_stamp
+    >>> e = parse_event(b'{"game":"g","seq":3,"type":"note","text":"tea"}')
+    >>> [s] = stamped([e], parse_stamp("2026-12-01T20:00:00Z"))
+    >>> s.recorded_at, "recorded_at" in s.model_fields_set, e.recorded_at
+    ('2026-12-01T20:00:00.000Z', True, None)
+    """
+    at = _stamp_text(now)
+    out: list[Event] = []
+    for e in evs:
+        if e.__pydantic_extra__ is not None or e.__pydantic_private__ is not None:
+            out.append(e.model_copy(update={"recorded_at": at}))
+            continue
+        c = _NEW(type(e))
+        d = e.__dict__.copy()
+        d["recorded_at"] = at
+        _SET(c, "__dict__", d)
+        _SET(c, "__pydantic_fields_set__", e.__pydantic_fields_set__ | _RECORDED_AT)
+        _SET(c, "__pydantic_extra__", None)
+        _SET(c, "__pydantic_private__", None)
+        out.append(c)
+    return out
+
+
+def _stamp_text(now: datetime) -> str:
+    """:func:`~jaslog.store.clock.stamp` of ``now``, kept for the next call with the same
+    reading (a group's appends are stamped with one)."""
+    last = _LAST_STAMP
+    if last[0] is now:
+        return last[1]
+    text = stamp(now)
+    globals()["_LAST_STAMP"] = (now, text)
+    return text
+
+
+def _not_after(at: str, now_text: str) -> bool:
+    """Whether ``at`` is, by its text alone, no later than ``now_text`` (a
+    :func:`~jaslog.store.clock.stamp`): written in UTC as the stamp is, in milliseconds (the
+    service's own stamps of arrival) or whole seconds (a table's, mostly), whose order is
+    then their texts'. False: not known so (another form of time, or later), to be read in
+    full.
+
+    >>> _not_after("2026-12-01T20:00:00.000Z", "2026-12-01T20:00:00.001Z")
+    True
+    >>> _not_after("2026-12-01T20:00:00.002Z", "2026-12-01T20:00:00.001Z")
+    False
+    >>> _not_after("2026-12-01T20:00:00Z", "2026-12-01T20:00:00.001Z")
+    True
+    >>> _not_after("2026-12-01T20:00:01Z", "2026-12-01T20:00:00.999Z")
+    False
+    >>> _not_after("2026-12-01 19:00:00.000Z", "2026-12-01T20:00:00.001Z")
+    False
+    """
+    n = len(at)
+    if n < 20 or at[10] != "T" or at[-1] != "Z":
+        return False
+    if n == 24:
+        return at[19] == "." and at <= now_text
+    return n == 20 and at[:19] <= now_text[:19]
+
+
+_NEW: Final = object.__new__
+_SET: Final = object.__setattr__
+_RECORDED_AT: Final = frozenset({"recorded_at"})
+#: The last clock reading :func:`stamped` wrote out, and its text.
+_LAST_STAMP: tuple[datetime | None, str] = (None, "")
 
 
 def _refuse_recorded_at(game: str, items: Sequence[Any]) -> None:
@@ -652,8 +726,12 @@ def _refuse_recorded_at(game: str, items: Sequence[Any]) -> None:
 def _refuse_future_at(game: str, evs: list[Event], now: datetime) -> None:
     """Refuse a batch with an ``at`` more than :data:`AT_TOLERANCE` ahead of ``now``
     (``at_in_future``)."""
+    now_text = _stamp_text(now)
     for e in evs:
-        if e.at is not None and parse_stamp(e.at) - now > AT_TOLERANCE:
+        at = e.at
+        if at is None or _not_after(at, now_text):
+            continue
+        if parse_stamp(at) - now > AT_TOLERANCE:
             minutes = int(AT_TOLERANCE.total_seconds() // 60)
             raise RejectedError(f"game {game} seq {e.seq}: at {e.at} is more than {minutes} "
                                 f"minutes ahead of the store's clock ({stamp(now)}): a table's "

@@ -287,3 +287,39 @@ def test_a_stream_opened_in_a_worker_hears_of_the_other_workers_appends(
     finally:
         svc.close()
         w.close()
+
+
+def test_the_appends_read_together_are_stamped_and_answered_at_once(tmp_path: Path) -> None:
+    """The appends the writer read in one go (:meth:`Service.write_now`) came together: the
+    clock is read once for the ``at`` of those without one, and once for the group's
+    ``recorded_at``; each is answered (its result, or its refusal) before it returns."""
+    from jaslog.store.clock import ManualClock
+
+    class Ticking(ManualClock):
+        def __call__(self) -> Any:
+            self.advance(0.001)
+            return self.now
+
+    url = f"sqlite:///{tmp_path / 'together.sqlite'}"
+    games = {g: [{k: v for k, v in e.items() if k != "at"} for e in sim(g, i)[:3]]
+             for i, g in enumerate(("t1", "t2"), 1)}
+    svc = Service(url, clock=Ticking("2026-12-01T20:00:00Z"))
+    try:
+        for g, evs in games.items():
+            assert svc.write_now([(g, evs[:1], 0)])[0].result()[0].appended == 1
+        answers = svc.write_now([("t1", games["t1"][1:2], 1), ("t2", games["t2"][1:3], 1),
+                                 ("t1", games["t1"][1:2], 5)])
+        assert all(a.done() for a in answers)
+        assert [a.result()[0].appended for a in answers[:2]] == [1, 2]
+        refused = answers[2].exception()
+        assert isinstance(refused, RejectedError) and refused.code == "seq_mismatch"
+        with pytest.raises(RejectedError):
+            answers[2].result()
+        stored = {g: svc.writer.events(g) for g in games}
+    finally:
+        svc.close()
+    together = [e for g in games for e in stored[g][1:]]
+    assert len(together) == 3
+    assert {e.at for e in together} == {together[0].at}  # one reading, for all three
+    assert {e.recorded_at for e in together} == {together[0].recorded_at}
+    assert together[0].at != stored["t1"][0].at

@@ -12,8 +12,11 @@ import orjson
 import pytest
 
 from jaslog.events import event_from_dict, write_events
+from jaslog.play.sim import simulate_game
 from jaslog.store import ConflictError, RejectedError, Store, open_store
+from jaslog.store.appending import stamped
 from jaslog.store.clock import ManualClock
+from jaslog.store.codec import canonical
 from tests.store.conftest import STORE_TIME, game_events, jsonl
 
 
@@ -118,6 +121,67 @@ def test_an_at_more_than_5_minutes_ahead_is_refused(store: Store) -> None:
     store.clock.advance(60)  # type: ignore[attr-defined]
     store.append("k-4", [{**events[6], "at": ahead_6}], expected_seq=6)
     assert store.head("k-4").next_seq == 7
+
+
+def test_an_at_ahead_in_milliseconds_is_refused_whatever_its_separator(store: Store) -> None:
+    """The check reads a stamp like the store's own (``T``, milliseconds, ``Z``) by its text;
+    an ``at`` written otherwise (a space for the ``T``, which sorts before it) is read in
+    full, and refused when it is ahead."""
+    events = game_events("k-4b", seed=4)
+    store.append("k-4b", events[:3])
+    for ahead in ("2026-12-01T20:05:00.001Z", "2026-12-01 23:59:59.000Z",
+                  "2026-12-01t20:06:00.000Z", "2026-12-01T20:05:01Z", "2026-12-01 20:06:00Z"):
+        with pytest.raises(RejectedError) as info:
+            store.append("k-4b", [{**events[3], "at": ahead}], expected_seq=3)
+        assert (info.value.code, info.value.seq) == ("at_in_future", 3)
+    store.append("k-4b", [{**events[3], "at": "2026-12-01T20:05:00.000Z"},
+                          {**events[4], "at": "2026-12-01 19:59:59.999Z"},
+                          {**events[5], "at": "2026-12-01T20:05:00Z"}], expected_seq=3)
+    assert store.head("k-4b").next_seq == 6
+
+
+@pytest.mark.parametrize("ruleset", ["amsterdam", "klaberjass-2p", "kloepper"])
+def test_a_stamped_event_is_the_model_copy_of_it(ruleset: str) -> None:
+    """What the store stamps is what ``model_copy(update=...)`` would make of each event: the
+    same class, fields, fields given and canonical bytes; the event itself untouched."""
+    now = ManualClock("2026-12-01T20:00:31.5Z")()
+    note = {"game": "k-s", "seq": 999, "type": "note", "text": "tea",
+            "at": "2026-12-01T20:00:00Z", "id": str(uuid.uuid4())}
+    events = [event_from_dict(e) for e in [*simulate_game("k-s", ruleset, seed=3), note]]
+    for e, s in zip(events, stamped(events, now), strict=True):
+        copy = e.model_copy(update={"recorded_at": "2026-12-01T20:00:31.500Z"})
+        assert type(s) is type(copy)
+        assert (s.__dict__, s.model_fields_set) == (copy.__dict__, copy.model_fields_set)
+        assert canonical(s) == canonical(copy)
+        assert e.recorded_at is None and "recorded_at" not in e.model_fields_set
+
+
+class TickingClock(ManualClock):
+    """A clock that moves a millisecond every time it is read."""
+
+    def __call__(self) -> Any:
+        self.advance(0.001)
+        return self.now
+
+
+def test_a_group_stamps_its_events_with_one_reading_of_the_clock(store_url: str) -> None:
+    """A group's appends are committed together: the clock is read once for them all, at
+    its first append, and every event of the group has that ``recorded_at``."""
+    clock = TickingClock(STORE_TIME)
+    with open_store(store_url, clock=clock) as s:
+        evs = {g: game_events(g, seed=i) for i, g in enumerate(("k-g1", "k-g2"))}
+        s.append("k-g1", evs["k-g1"][:4])  # a read: 20:00:00.001
+        s.append("k-g2", evs["k-g2"][:4])  # 20:00:00.002
+        with s.group() as g:  # the group's one read: 20:00:00.003
+            g.append("k-g1", evs["k-g1"][4:6], expected_seq=4)
+            g.append("k-g2", evs["k-g2"][4:5], expected_seq=4)
+            g.append("k-g1", evs["k-g1"][6:7], expected_seq=6)
+        s.append("k-g2", evs["k-g2"][5:6], expected_seq=5)  # 20:00:00.004
+        assert stored_stamps(s, "k-g1") == ["2026-12-01T20:00:00.001Z"] * 4 + \
+            ["2026-12-01T20:00:00.003Z"] * 3
+        assert stored_stamps(s, "k-g2") == ["2026-12-01T20:00:00.002Z"] * 4 + \
+            ["2026-12-01T20:00:00.003Z", "2026-12-01T20:00:00.004Z"]
+        assert s.verify("k-g1").ok and s.verify("k-g2").ok
 
 
 def test_a_retry_is_recognised_after_the_store_stamped_it(store: Store) -> None:
