@@ -386,11 +386,26 @@ _ROEM = (b'{"game":"g-1","seq":12,"type":"roem","recorded_at":"2026-01-05T19:30:
          b'"points":50}\n')
 
 
-@settings(max_examples=1500, deadline=None)
-@given(st.sampled_from([_DEAL, _BID, _ROEM]), st.integers(0, 400), st.binary(max_size=3),
-       st.integers(0, 3))
+OTHER_PROPERTY = given(st.sampled_from([_DEAL, _BID, _ROEM]), st.integers(0, 400),
+                       st.binary(max_size=3), st.integers(0, 3))
+
+
+def _other_changed(line: bytes, at: int, put: bytes, cut: int) -> None:
+    at %= len(line)
+    modelled_alike(line[:at] + put + line[at + cut:])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@OTHER_PROPERTY
 def test_a_deal_bid_or_roem_claim_changed_anywhere_is_read_as_the_models_read_it(
         line: bytes, at: int, put: bytes, cut: int) -> None:
     """Any bytes put in place of any few bytes: the same model, or left to the models."""
-    at %= len(line)
-    modelled_alike(line[:at] + put + line[at + cut:])
+    _other_changed(line, at, put, cut)
+
+
+@pytest.mark.soak
+@settings(max_examples=1500, deadline=None)
+@OTHER_PROPERTY
+def test_a_deal_bid_or_roem_claim_changed_anywhere_is_read_as_the_models_read_it_many(
+        line: bytes, at: int, put: bytes, cut: int) -> None:
+    _other_changed(line, at, put, cut)

@@ -13,8 +13,11 @@ from jaslog.export.stored import StoredExport, store_games
 from jaslog.store import Store, row_memo
 from jaslog.store.export_read import _PENDING
 from tests.export.test_stored_changed import _both_ways
-from tests.store.conftest import game_events, raw_sql, store  # noqa: F401  (fixtures)
+from tests.store.conftest import game_events, raw_sql, sqlite_only, store  # noqa: F401  (fixtures)
 from tests.store.test_tamper import disable_triggers
+
+#: The export reads columns of a SQLite store only.
+pytestmark = sqlite_only
 
 #: The games of the store, in its order: plain ones around the one changed.
 GAMES = (("a-0", "amsterdam"), ("r-1", "rotterdam"), ("a-2", "amsterdam"),
@@ -43,16 +46,10 @@ def _fill(db: Store, games: tuple[tuple[str, str], ...] = GAMES) -> None:
         db.append(gid, game_events(gid, ruleset, seed=i + 11))
 
 
-def _sqlite(db: Store) -> None:
-    if db.dialect != "sqlite":
-        pytest.skip("the export reads columns of a SQLite store only")
-
-
 def test_a_plain_games_other_rows_are_read_when_asked_for(store: Store) -> None:  # noqa: F811
     """Of a game built from its stored facts, the rows after its first whose parts a row read
     before had stay rows until its events are asked for, then read to the events
     ``iter_games`` gives; its types and ``game_started`` are there without them."""
-    _sqlite(store)
     _fill(store)
     _read(store)  # (the rows of one game read, the next ones' repeat them)
     read = _read(store)
@@ -76,7 +73,6 @@ def test_a_plain_games_deals_are_checked_not_read_until_asked_for(store: Store) 
     would), not read, even in a process that has kept nothing yet: of a game built from its
     stored facts it stays a row until the game's events are asked for, then reads to the
     event ``iter_games`` gives."""
-    _sqlite(store)
     _fill(store)
     row_memo.forget()
     read = _read(store)
@@ -110,7 +106,6 @@ def test_a_deal_row_that_does_not_read_leaves_its_game_out_as_reading_events(
     a card no model knows or bytes that are no JSON leave the game out, with the same
     error; a hand of seven reads (the rules refuse it); either way to the same files as an
     export that reads events."""
-    _sqlite(store)
     _fill(store)
     _read(store)
     disable_triggers(store, raw_sql)
@@ -132,7 +127,6 @@ def test_a_bid_row_that_does_not_read_leaves_its_game_out_as_reading_events(
     """A bid row changed behind the store's back, in a game among plain ones whose other
     rows are read only when asked for: the game is left out, with the same error, to the
     same files as an export that reads events."""
-    _sqlite(store)
     _fill(store)
     _read(store)
     assert _pending(next(g for g in _read(store) if g.game == "a-2")) > 0
@@ -152,7 +146,6 @@ def test_an_odd_game_started_row_exports_as_reading_events(
         value: str) -> None:
     """A game's ``game_started`` row changed behind the store's back (that does not read, or
     reads to another event): the same files, the same games left out, as reading events."""
-    _sqlite(store)
     _fill(store)
     _read(store)
     disable_triggers(store, raw_sql)
@@ -168,7 +161,6 @@ def test_a_corrected_game_among_plain_ones_is_folded_to_the_same_files(
     """A game with a correction, in the same batch as plain games: it is folded (its other
     rows all read), the plain ones around it built from their facts, to the same files as
     an export that reads events."""
-    _sqlite(store)
     store.append("a-0", game_events("a-0", "amsterdam", seed=11))
     g = game_events("c-1", "amsterdam", seed=12)
     deals = [i for i, e in enumerate(g) if e["type"] == "dealt"]

@@ -188,6 +188,12 @@ def pg_url(pg_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> I
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
+#: The mark of a test of what only a SQLite file holds (a value of another type in an integer
+#: column, the codes read from the file): its store an SQLite file, and no ``[postgresql]``
+#: case that would start a database only to be skipped.
+sqlite_only = pytest.mark.parametrize("store_url", ["sqlite"], indirect=True)
+
+
 @pytest.fixture(params=BACKENDS)
 def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     """A URL of an empty store: an SQLite file, then a PostgreSQL database."""

@@ -18,7 +18,7 @@ from jaslog.play.sim import Faults
 from jaslog.store import Store
 from jaslog.store.bulk_read import AT_SHIFT, SEQS, code_seq, game_codes
 from jaslog.store.fold_read import fold_one
-from tests.store.conftest import game_events
+from tests.store.conftest import game_events, sqlite_only
 from tests.store.test_tamper import disable_triggers
 
 RULESETS = {"a-0": "amsterdam", "k-1": "klaberjass-2p", "p-2": "kloepper", "r-3": "rotterdam"}
@@ -105,13 +105,12 @@ def test_a_play_the_rules_refuse_is_the_games_error(store: Store,
     assert all(isinstance(dict(got)[g], tuple) and len(dict(got)[g]) == 4 for g in RULESETS)
 
 
+@sqlite_only  # (the codes are read from a SQLite file)
 def test_sqlite_reads_a_game_as_one_row(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     """On SQLite a batch is read with one statement, by the reader thread on its own
     connection to the file (the store's connection reads the batches' ids meanwhile): each
     game's rows as one row, each row's entry (a plain play's code, another row's columns)
     worked out by one CASE and joined by SQLite (no row-by-row read of any row)."""
-    if store.dialect != "sqlite":
-        pytest.skip("the codes are read from a SQLite file")
     _stored(store, imported=True)
     from jaslog.store import read_ahead
 
@@ -166,19 +165,19 @@ ODD_OTHERS = {
 }
 
 
+@sqlite_only  # (only SQLite stores a value of another type in an integer column)
 @pytest.mark.parametrize("change", list(ODD_OTHERS), ids=list(ODD_OTHERS))
 def test_an_odd_other_row_is_read_as_rows(store: Store, raw_sql: Callable[..., Any],
                                           change: str) -> None:
     """A row that is not a play, changed behind the store's back to hold a value of another
     type in a column: its batch is read row by row, to the same folds, errors and unreadable
     games as the events iter_games reads."""
-    if store.dialect != "sqlite":
-        pytest.skip("only SQLite stores a value of another type in an integer column")
     got, bad = _changed(store, raw_sql, ODD_OTHERS[change], "SELECT max(seq) FROM events "
                         "WHERE game = {key} AND rest IS NOT NULL AND seq > 0")
     assert len(got) + len(bad) == len(RULESETS)
 
 
+@sqlite_only  # (only SQLite stores a value of another type in an integer column)
 @pytest.mark.parametrize(("column", "value"), [("seat", "'x'"), ("card", "NULL"),
                                                ("seat", "1.5")])
 def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
@@ -187,8 +186,6 @@ def test_a_play_the_columns_do_not_take_is_read_as_rows(store: Store,
     """A play's seat or card changed behind the store's back into what no plain play holds
     (text, nothing, a fraction): its batch is read row by row, as iter_games reads it, to
     the same folds and the same unreadable game."""
-    if store.dialect != "sqlite":
-        pytest.skip("only SQLite stores a value of another type in an integer column")
     got, bad = _changed(store, raw_sql, f"{column} = {value}", "SELECT max(seq) FROM events "
                         "WHERE game = {key} AND kind = 1 AND rest IS NULL")
     assert len(bad) == 1 and bad[0].startswith("game p-2 seq ")
