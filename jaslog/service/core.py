@@ -23,6 +23,7 @@ from jaslog.play.audit import violation_dict
 from jaslog.play.views import Sight, Timeline, timeline
 from jaslog.service.auth import Principal, Tokens
 from jaslog.service.db import service_engine
+from jaslog.service.settled import SettledFuture
 from jaslog.store import AppendResult, ConflictError, GameInfo, Head, Store, open_store
 from jaslog.store.append_group import AppendGroup
 from jaslog.store.clock import Clock, stamp, system_clock
@@ -86,78 +87,6 @@ class _Waiting:
     stamped: list[dict[str, Any]]
     expected_seq: int | None
     future: Future[tuple[AppendResult, list[dict[str, Any]]]]
-
-
-class _Settled(Future[Any]):
-    """The answer of an append that :meth:`Service.write_now` writes and answers on the
-    calling thread before it returns: a :class:`~concurrent.futures.Future` that no other
-    thread waits for, so without its lock, its condition and their wake-ups (one of each an
-    append, for nothing). Settled once, read after; never cancelled.
-
-    >>> f = _Settled()
-    >>> f.set_running_or_notify_cancel(), f.done()
-    (True, False)
-    >>> f.set_result(7); f.done(), f.exception(), f.result()
-    (True, None, 7)
-    >>> g = _Settled(); g.set_exception(KeyError("k")); g.exception()
-    KeyError('k')
-    """
-
-    def __init__(self) -> None:  # (no lock: see the class)
-        self._state = "PENDING"
-        self._result: Any = None
-        self._exception: BaseException | None = None
-        self._done_callbacks: list[Callable[[Future[Any]], object]] = []
-
-    def __repr__(self) -> str:
-        return f"<_Settled {self._state}>"
-
-    def cancel(self) -> bool:
-        return False
-
-    def cancelled(self) -> bool:
-        return False
-
-    def running(self) -> bool:
-        return self._state == "RUNNING"
-
-    def done(self) -> bool:
-        return self._state == "FINISHED"
-
-    def add_done_callback(self, fn: Callable[[Future[Any]], object]) -> None:
-        if self._state == "FINISHED":
-            fn(self)
-        else:
-            self._done_callbacks.append(fn)
-
-    def set_running_or_notify_cancel(self) -> bool:
-        self._state = "RUNNING"
-        return True
-
-    def set_result(self, result: Any) -> None:
-        self._result, self._state = result, "FINISHED"
-        self._called()
-
-    def set_exception(self, exception: BaseException | None) -> None:
-        self._exception, self._state = exception, "FINISHED"
-        self._called()
-
-    def _called(self) -> None:
-        callbacks, self._done_callbacks = self._done_callbacks, []
-        for fn in callbacks:
-            fn(self)
-
-    def result(self, timeout: float | None = None) -> Any:
-        if self._state != "FINISHED":
-            raise RuntimeError("an append of write_now is answered before it returns")
-        if self._exception is not None:
-            raise self._exception
-        return self._result
-
-    def exception(self, timeout: float | None = None) -> BaseException | None:
-        if self._state != "FINISHED":
-            raise RuntimeError("an append of write_now is answered before it returns")
-        return self._exception
 
 
 class _WriteAlone(Exception):
@@ -447,7 +376,7 @@ class Service:
         """
         if self.link is not None and not self.link.on_loop():
             return self.submit(game, events, expected_seq).result()
-        w = _Waiting(game, events, self._stamped(events), expected_seq, _Settled())
+        w = _Waiting(game, events, self._stamped(events), expected_seq, SettledFuture())
         w.future.set_running_or_notify_cancel()
         with self._write_lock:
             self._write_group([w])
@@ -467,7 +396,7 @@ class Service:
                 raise RuntimeError("the service is closed")
         arrived: list[str] = []  # the time the appends came, read once for them all
         waiting = [_Waiting(game, events, self._stamped(events, arrived), expected_seq,
-                            _Settled())
+                            SettledFuture())
                    for game, events, expected_seq in appends]
         at = 0
         while at < len(waiting):
