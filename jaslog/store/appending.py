@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from types import SimpleNamespace
-from typing import Any, Final
+from typing import Any
 
 import orjson
 from sqlalchemy import select
@@ -33,7 +33,7 @@ from jaslog.events.limits import MAX_LINE, event_problem, too_long
 from jaslog.play.fold import start_fold
 from jaslog.store import engine as eng
 from jaslog.store.append_group import AppendGroup
-from jaslog.store.clock import AT_TOLERANCE, Clock, parse_stamp, stamp
+from jaslog.store.clock import Clock, stamp
 from jaslog.store.codec import (
     UnreadableEvent,
     canonical,
@@ -56,6 +56,7 @@ from jaslog.store.rows import (
 )
 from jaslog.store.schema import EVENTS, GAMES
 from jaslog.store.signing import Marks, Signing, due, marks
+from jaslog.store.stamps import refuse_future_at, refuse_recorded_at, stamped
 from jaslog.store.types import (
     GENESIS,
     AppendResult,
@@ -288,10 +289,10 @@ class Appending(Signing):
         evs: list[Event] = []
         if at_end:
             items = self._parsed(game, events)
-            _refuse_recorded_at(game, items)
+            refuse_recorded_at(game, items)
         else:
             evs = self._coerce(game, events, expected_seq)
-            _refuse_recorded_at(game, evs)
+            refuse_recorded_at(game, evs)
         if expected_seq is not None and evs and evs[0].seq != expected_seq:
             raise RejectedError(f"game {game}: the batch starts at seq {evs[0].seq} but seq "
                                 f"{expected_seq} was expected; nothing was written",
@@ -351,7 +352,7 @@ class Appending(Signing):
         # read once the writers' lock is held: stamps follow the order of commits
         if now is None:
             now = self.clock()
-        _refuse_future_at(game, rest, now)
+        refuse_future_at(game, rest, now)
         rest = stamped(rest, now)
         self._check_ids(conn, game, rest)
         f, before, held = self._validate(conn, head, rest)
@@ -633,111 +634,6 @@ def same_event(payload: bytes, e: Event) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(at, str) and payload == canonical(e.model_copy(update={"recorded_at": at}))
-
-
-def stamped(evs: list[Event], now: datetime) -> list[Event]:
-    """The events with ``recorded_at`` set to ``now`` (they carry none: see
-    :func:`_refuse_recorded_at`): each a copy, as ``model_copy(update=...)`` makes it (the
-    same fields, ``recorded_at`` among those given), built without its look-ups and copies
-    of the model's parts (an event model takes no extra fields).
-
-    >>> from jaslog.events import parse_event
-    >>> from jaslog.store.clock import parse_stamp
-    >>> e = parse_event(b'{"game":"g","seq":3,"type":"note","text":"tea"}')
-    >>> [s] = stamped([e], parse_stamp("2026-12-01T20:00:00Z"))
-    >>> s.recorded_at, "recorded_at" in s.model_fields_set, e.recorded_at
-    ('2026-12-01T20:00:00.000Z', True, None)
-    """
-    at = _stamp_text(now)
-    out: list[Event] = []
-    for e in evs:
-        if e.__pydantic_extra__ is not None or e.__pydantic_private__ is not None:
-            out.append(e.model_copy(update={"recorded_at": at}))
-            continue
-        c = _NEW(type(e))
-        d = e.__dict__.copy()
-        d["recorded_at"] = at
-        _SET(c, "__dict__", d)
-        _SET(c, "__pydantic_fields_set__", e.__pydantic_fields_set__ | _RECORDED_AT)
-        _SET(c, "__pydantic_extra__", None)
-        _SET(c, "__pydantic_private__", None)
-        out.append(c)
-    return out
-
-
-def _stamp_text(now: datetime) -> str:
-    """:func:`~jaslog.store.clock.stamp` of ``now``, kept for the next call with the same
-    reading (a group's appends are stamped with one)."""
-    last = _LAST_STAMP
-    if last[0] is now:
-        return last[1]
-    text = stamp(now)
-    globals()["_LAST_STAMP"] = (now, text)
-    return text
-
-
-def _not_after(at: str, now_text: str) -> bool:
-    """Whether ``at`` is, by its text alone, no later than ``now_text`` (a
-    :func:`~jaslog.store.clock.stamp`): written in UTC as the stamp is, in milliseconds (the
-    service's own stamps of arrival) or whole seconds (a table's, mostly), whose order is
-    then their texts'. False: not known so (another form of time, or later), to be read in
-    full.
-
-    >>> _not_after("2026-12-01T20:00:00.000Z", "2026-12-01T20:00:00.001Z")
-    True
-    >>> _not_after("2026-12-01T20:00:00.002Z", "2026-12-01T20:00:00.001Z")
-    False
-    >>> _not_after("2026-12-01T20:00:00Z", "2026-12-01T20:00:00.001Z")
-    True
-    >>> _not_after("2026-12-01T20:00:01Z", "2026-12-01T20:00:00.999Z")
-    False
-    >>> _not_after("2026-12-01 19:00:00.000Z", "2026-12-01T20:00:00.001Z")
-    False
-    """
-    n = len(at)
-    if n < 20 or at[10] != "T" or at[-1] != "Z":
-        return False
-    if n == 24:
-        return at[19] == "." and at <= now_text
-    return n == 20 and at[:19] <= now_text[:19]
-
-
-_NEW: Final = object.__new__
-_SET: Final = object.__setattr__
-_RECORDED_AT: Final = frozenset({"recorded_at"})
-#: The last clock reading :func:`stamped` wrote out, and its text.
-_LAST_STAMP: tuple[datetime | None, str] = (None, "")
-
-
-def _refuse_recorded_at(game: str, items: Sequence[Any]) -> None:
-    """Refuse a live batch in which an event carries ``recorded_at`` (``recorded_at_given``)."""
-    for i, e in enumerate(items):
-        given = e.get("recorded_at") if isinstance(e, dict) else getattr(e, "recorded_at", None)
-        if given is not None:
-            seq = e.get("seq") if isinstance(e, dict) else e.seq
-            where = f" (seq {seq})" if isinstance(seq, int) else ""
-            raise RejectedError(f"game {game}: event {i + 1} of the batch{where} carries "
-                                f"recorded_at {given!r}: recorded_at is set by the store's own "
-                                "clock; leave it out; nothing was written", game=game,
-                                seq=seq if isinstance(seq, int) else None,
-                                code="recorded_at_given")
-
-
-def _refuse_future_at(game: str, evs: list[Event], now: datetime) -> None:
-    """Refuse a batch with an ``at`` more than :data:`AT_TOLERANCE` ahead of ``now``
-    (``at_in_future``)."""
-    now_text = _stamp_text(now)
-    for e in evs:
-        at = e.at
-        if at is None or _not_after(at, now_text):
-            continue
-        if parse_stamp(at) - now > AT_TOLERANCE:
-            minutes = int(AT_TOLERANCE.total_seconds() // 60)
-            raise RejectedError(f"game {game} seq {e.seq}: at {e.at} is more than {minutes} "
-                                f"minutes ahead of the store's clock ({stamp(now)}): a table's "
-                                "time may be ahead of the store's by at most "
-                                f"{minutes} minutes (is the device's clock right?); nothing was "
-                                "written", game=game, seq=e.seq, code="at_in_future")
 
 
 @dataclass

@@ -14,9 +14,9 @@ import pytest
 from jaslog.events import event_from_dict, write_events
 from jaslog.play.sim import simulate_game
 from jaslog.store import ConflictError, RejectedError, Store, open_store
-from jaslog.store.appending import stamped
 from jaslog.store.clock import ManualClock
 from jaslog.store.codec import canonical
+from jaslog.store.stamps import stamped
 from tests.store.conftest import STORE_TIME, game_events, jsonl
 
 
