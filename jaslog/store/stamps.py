@@ -44,12 +44,14 @@ def stamped(evs: list[Event], now: datetime) -> list[Event]:
 
 def _stamp_text(now: datetime) -> str:
     """:func:`~jaslog.store.clock.stamp` of ``now``, kept for the next call with the same
-    reading (a group's appends are stamped with one)."""
+    reading (a group's appends are stamped with one; the pair is replaced whole, so a
+    reader on another thread sees a reading with its own text)."""
+    global _LAST_STAMP
     last = _LAST_STAMP
     if last[0] is now:
         return last[1]
     text = stamp(now)
-    globals()["_LAST_STAMP"] = (now, text)
+    _LAST_STAMP = (now, text)
     return text
 
 
